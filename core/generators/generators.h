@@ -1,0 +1,40 @@
+#pragma once
+// Generator functions, one file each. Each `check*` throws ValidationError naming the rule a
+// parameter set breaks; each generator assumes its check passed.
+
+#include "generators/registry.h"
+
+namespace stagecraft::gen {
+
+void checkGpipe(const ScheduleParams&);
+Schedule gpipe(const ScheduleParams&);
+
+void check1f1b(const ScheduleParams&);
+Schedule oneFOneB(const ScheduleParams&);
+
+void checkInterleaved(const ScheduleParams&);
+Schedule interleaved(const ScheduleParams&);
+
+void checkBreadthFirst(const ScheduleParams&);
+Schedule breadthFirst(const ScheduleParams&);
+
+void checkChimera(const ScheduleParams&);
+Schedule chimera(const ScheduleParams&);
+
+void checkBitpipe(const ScheduleParams&);
+Schedule bitpipe(const ScheduleParams&);
+
+void checkZbH1(const ScheduleParams&);
+Schedule zbH1(const ScheduleParams&);
+
+void checkZbH2(const ScheduleParams&);
+Schedule zbH2(const ScheduleParams&);
+
+void checkZbV(const ScheduleParams&);
+Schedule zbV(const ScheduleParams&);
+
+/// Shared rule helpers: throw ValidationError("generator.constraint", field, ...) when broken.
+void requireEvenPp(std::string_view schedule, const ScheduleParams&);
+void requireMicrobatchesMultipleOfPp(std::string_view schedule, const ScheduleParams&);
+
+} // namespace stagecraft::gen

@@ -1,0 +1,42 @@
+#pragma once
+// Identity of one operation of a pipeline schedule.
+
+#include <cstdint>
+#include <string>
+
+namespace stagecraft {
+
+/// What an op computes. `B` is the input-gradient part of the backward in schedules that split
+/// it (zero-bubble family, `Schedule::splitBackward`), otherwise the whole backward. `W` is the
+/// weight-gradient part. `GradSync` all-reduces one stage replica's gradients with the other
+/// replicas (bidirectional schedules' eager sync); `Optimizer` steps a stage's weights.
+enum class OpKind : std::uint8_t { F, B, W, GradSync, Optimizer };
+
+inline constexpr int kOpKindCount = 5;
+
+/// One op as placed in a device's order. Micro-batch is -1 for ops that are not per micro-batch
+/// (GradSync, Optimizer). `stage` is the stage index inside its pipe; `chunk` is which of the
+/// device's model chunks runs it (derived from the placement, stored for fast access).
+struct Op {
+    OpKind kind = OpKind::F;
+    std::uint8_t pipe = 0;
+    std::uint16_t chunk = 0;
+    std::int32_t stage = 0;
+    std::int32_t mb = 0;
+
+    friend bool operator==(const Op&, const Op&) = default;
+};
+
+static_assert(sizeof(Op) == 12, "Op is stored once per op of million-op schedules; keep it small");
+
+/// True for ops that carry a micro-batch and follow the data dependencies (F, B, W).
+constexpr bool isComputeKind(OpKind kind) { return kind == OpKind::F || kind == OpKind::B || kind == OpKind::W; }
+
+/// "F", "B", "W", "GradSync", "Optimizer".
+const char* opKindName(OpKind kind);
+
+/// Compact human label used by text Gantts and error messages: "F3", "B0", "W7" with the stage
+/// and pipe ("F3@s5" / "F3@s5'" for the second pipe), "GradSync@s2".
+std::string describeOp(const Op& op);
+
+} // namespace stagecraft

@@ -1,0 +1,54 @@
+#pragma once
+// The schedule IR: where each stage lives and the order in which each device runs its ops.
+// A schedule is plain data; generators build it, passes transform it, the validator checks it,
+// the simulator times it, and writers print it.
+
+#include "ir/op.h"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace stagecraft {
+
+/// Where one (pipe, stage) runs: the device and which of that device's model chunks it is.
+struct StageSlot {
+    int device = 0;
+    int chunk = 0;
+    friend bool operator==(const StageSlot&, const StageSlot&) = default;
+};
+
+struct Schedule {
+    std::string name;         ///< registry name ("1f1b") or where it was read from
+    int devices = 0;          ///< pipeline devices p
+    int pipes = 1;            ///< 1, or 2 for bidirectional schedules (Chimera, BitPipe)
+    int stagesPerPipe = 0;    ///< S: stages of one pipe, in forward order
+    int microbatches = 0;     ///< m, over all pipes together
+    int chunksPerDevice = 1;  ///< model chunks a device holds, over all pipes
+    bool splitBackward = false; ///< B is the input gradient and W the weight gradient (zero bubble)
+    std::vector<std::vector<StageSlot>> placement; ///< [pipe][stage]
+    std::vector<std::vector<Op>> order;            ///< [device]: ops in execution order
+
+    const StageSlot& slot(int pipe, int stage) const { return placement[pipe][stage]; }
+    std::size_t opCount() const;
+    /// Fraction of a full stage (layers / p) that one stage of this schedule holds: p / S.
+    /// Chunk ops of interleaved (1/v), V-shaped and BitPipe (1/2) schedules cost that much.
+    double stageFraction() const { return double(devices) / double(stagesPerPipe); }
+
+    friend bool operator==(const Schedule&, const Schedule&) = default;
+};
+
+/// Stage s on device s mod p as chunk s div p (1F1B when S == p; interleaved and breadth-first).
+std::vector<StageSlot> loopedPlacement(int devices, int stages);
+/// V shape over 2p stages: stage s < p on device s (chunk 0), stage s >= p on device 2p-1-s (chunk 1).
+std::vector<StageSlot> vShapePlacement(int devices);
+
+/// An empty schedule with its shape and placement filled in and one empty order per device.
+Schedule makeSchedule(std::string name, int devices, int microbatches,
+                      std::vector<std::vector<StageSlot>> placement, bool splitBackward);
+
+/// Append an op to `device`'s order. The chunk comes from the placement; the device must be the
+/// one the placement names (a generator bug otherwise: std::logic_error).
+void pushOp(Schedule& schedule, int device, OpKind kind, int pipe, int stage, int mb);
+
+} // namespace stagecraft

@@ -1,0 +1,76 @@
+#pragma once
+// List scheduling of a schedule: every device runs its ops strictly in order; an op starts when
+// its device is free and all its inputs have arrived (dependency end + comm when it crosses
+// devices). Gradient syncs of the replicas of one stage are one collective: all members start
+// together. Linear in the number of ops. Used with zero costs by the validator (deadlock check)
+// and with real costs by the simulator.
+
+#include "ir/op_index.h"
+#include "ir/schedule.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace stagecraft {
+
+/// Duration of every op and the delay of cross-device dependencies.
+struct OpCosts {
+    /// duration[kind][pipe * stagesPerPipe + stage], in µs (or units).
+    std::array<std::vector<double>, kOpKindCount> duration;
+    double comm = 0.0; ///< added to every dependency whose producer runs on another device
+
+    double of(const Op& op, int stagesPerPipe) const {
+        return duration[static_cast<int>(op.kind)][static_cast<std::size_t>(op.pipe * stagesPerPipe + op.stage)];
+    }
+};
+
+/// Costs given per full stage (layers / p), the convention of the project file: a stage of this
+/// schedule costs `stageFraction()` of that; a backward that is not split costs b + w.
+OpCosts fullStageCosts(const Schedule& schedule, double f, double b, double w, double comm = 0.0,
+                       double gradSync = 0.0, double optimizer = 0.0);
+
+struct OpTime {
+    double start = -1.0;
+    double end = -1.0;
+};
+
+/// A device that could not go on, and why.
+struct BlockedDevice {
+    int device = -1;
+    OpRef at;                  ///< the op the device is stuck on
+    OpRef waitingFor;          ///< the dependency it waits for (invalid for a collective)
+    std::string reason;        ///< one readable sentence
+};
+
+struct ListScheduleResult {
+    std::vector<std::size_t> deviceOffset; ///< flat index of device d's first op
+    std::vector<OpTime> times;             ///< [deviceOffset[d] + index]
+    std::vector<BlockedDevice> blocked;    ///< empty when every op ran
+    std::vector<int> cycle;                ///< devices that wait on each other in a ring (deadlock)
+
+    bool complete() const { return blocked.empty(); }
+    const OpTime& time(int device, int index) const { return times[deviceOffset[device] + index]; }
+};
+
+/// The data dependencies of `op` (F/B/W only; GradSync and Optimizer are handled by the
+/// scheduler). Calls `visit(OpRef)` for each; absent producers are passed as invalid refs.
+template <typename Visit>
+void forEachDependency(const Schedule& schedule, const OpIndex& index, const Op& op, Visit&& visit) {
+    switch (op.kind) {
+    case OpKind::F:
+        if (op.stage > 0) visit(index.find(OpKind::F, op.pipe, op.stage - 1, op.mb));
+        break;
+    case OpKind::B:
+        visit(index.find(OpKind::F, op.pipe, op.stage, op.mb));
+        if (op.stage + 1 < schedule.stagesPerPipe) visit(index.find(OpKind::B, op.pipe, op.stage + 1, op.mb));
+        break;
+    case OpKind::W: visit(index.find(OpKind::B, op.pipe, op.stage, op.mb)); break;
+    case OpKind::GradSync:
+    case OpKind::Optimizer: break;
+    }
+}
+
+ListScheduleResult listSchedule(const Schedule& schedule, const OpIndex& index, const OpCosts& costs);
+
+} // namespace stagecraft

@@ -1,0 +1,181 @@
+#include "validate/validator.h"
+
+#include "error.h"
+#include "ir/op_index.h"
+#include "sim/list_scheduler.h"
+
+#include <algorithm>
+#include <set>
+
+namespace stagecraft {
+
+namespace {
+
+class Collector {
+public:
+    explicit Collector(std::size_t limit) : m_limit(limit) {}
+    void add(std::string id, int device, int position, std::string message) {
+        if (m_problems.size() < m_limit)
+            m_problems.push_back({std::move(id), device, position, std::move(message)});
+        else
+            ++m_dropped;
+    }
+    bool empty() const { return m_problems.empty(); }
+    std::vector<Problem> take() {
+        if (m_dropped > 0)
+            m_problems.push_back({"schedule.more", -1, -1, std::to_string(m_dropped) + " more problem(s) not shown"});
+        return std::move(m_problems);
+    }
+
+private:
+    std::size_t m_limit;
+    std::size_t m_dropped = 0;
+    std::vector<Problem> m_problems;
+};
+
+std::string at(int device, int position) {
+    return "device " + std::to_string(device) + " position " + std::to_string(position);
+}
+
+bool checkShape(const Schedule& s, Collector& out) {
+    auto rule = [&](bool ok, const std::string& message) {
+        if (!ok) out.add("schedule.shape", -1, -1, message);
+        return ok;
+    };
+    bool ok = rule(s.devices >= 1 && s.devices <= kMaxDevices,
+                   "devices = " + std::to_string(s.devices) + ": must be in 1.." + std::to_string(kMaxDevices));
+    ok &= rule(s.pipes == 1 || s.pipes == 2, "pipes = " + std::to_string(s.pipes) + ": must be 1 or 2");
+    ok &= rule(s.stagesPerPipe >= 1 && s.stagesPerPipe <= kMaxStagesPerPipe,
+               "stages per pipe = " + std::to_string(s.stagesPerPipe) + ": must be in 1.." +
+                   std::to_string(kMaxStagesPerPipe));
+    ok &= rule(s.microbatches >= 1 && s.microbatches <= kMaxMicrobatches,
+               "micro-batches = " + std::to_string(s.microbatches) + ": must be in 1.." +
+                   std::to_string(kMaxMicrobatches));
+    if (!ok) return false;
+    ok &= rule(int(s.order.size()) == s.devices, "the schedule has " + std::to_string(s.order.size()) +
+                                                     " device orders for " + std::to_string(s.devices) + " devices");
+    ok &= rule(int(s.placement.size()) == s.pipes,
+               "the placement lists " + std::to_string(s.placement.size()) + " pipes, the schedule has " +
+                   std::to_string(s.pipes));
+    if (!ok) return false;
+    std::set<std::pair<int, int>> used; // (device, chunk)
+    for (int pipe = 0; pipe < s.pipes; ++pipe) {
+        if (!rule(int(s.placement[pipe].size()) == s.stagesPerPipe,
+                  "pipe " + std::to_string(pipe) + " places " + std::to_string(s.placement[pipe].size()) +
+                      " stages, expected " + std::to_string(s.stagesPerPipe)))
+            return false;
+        for (int stage = 0; stage < s.stagesPerPipe; ++stage) {
+            const StageSlot& slot = s.placement[pipe][stage];
+            const std::string what = "stage " + std::to_string(stage) + " of pipe " + std::to_string(pipe);
+            ok &= rule(slot.device >= 0 && slot.device < s.devices,
+                       what + " is placed on device " + std::to_string(slot.device) + ", outside 0.." +
+                           std::to_string(s.devices - 1));
+            ok &= rule(slot.chunk >= 0 && slot.chunk < s.chunksPerDevice,
+                       what + " is chunk " + std::to_string(slot.chunk) + ", outside 0.." +
+                           std::to_string(s.chunksPerDevice - 1));
+            ok &= rule(used.insert({slot.device, slot.chunk}).second,
+                       what + " is chunk " + std::to_string(slot.chunk) + " of device " +
+                           std::to_string(slot.device) + ", which another stage already is");
+        }
+    }
+    return ok;
+}
+
+void checkOps(const Schedule& s, Collector& out) {
+    for (int d = 0; d < s.devices; ++d) {
+        const auto& ops = s.order[d];
+        for (int i = 0; i < int(ops.size()); ++i) {
+            const Op& op = ops[i];
+            if (op.pipe >= s.pipes || op.stage < 0 || op.stage >= s.stagesPerPipe) continue; // index reports it
+            const StageSlot& slot = s.slot(op.pipe, op.stage);
+            if (slot.device != d)
+                out.add("schedule.op", d, i,
+                        at(d, i) + ": " + describeOp(op) + " runs on device " + std::to_string(d) +
+                            ", but its stage is placed on device " + std::to_string(slot.device));
+            else if (slot.chunk != op.chunk)
+                out.add("schedule.op", d, i,
+                        at(d, i) + ": " + describeOp(op) + " says chunk " + std::to_string(op.chunk) +
+                            ", but its stage is chunk " + std::to_string(slot.chunk));
+            if (op.kind == OpKind::W && !s.splitBackward)
+                out.add("schedule.op", d, i,
+                        at(d, i) + ": " + describeOp(op) +
+                            " is a weight-gradient op, but this schedule does not split the backward");
+        }
+    }
+}
+
+void checkComplete(const Schedule& s, const OpIndex& index, Collector& out) {
+    for (const auto& p : index.problems()) out.add("schedule.duplicate", p.where.device, p.where.index,
+                                                   at(p.where.device, p.where.index) + ": " + p.message);
+    std::vector<OpKind> kinds{OpKind::F, OpKind::B};
+    if (s.splitBackward) kinds.push_back(OpKind::W);
+    for (int mb = 0; mb < s.microbatches; ++mb) {
+        const int pipe = index.pipeOf(mb);
+        if (pipe < 0) {
+            out.add("schedule.missing", -1, -1, "micro-batch " + std::to_string(mb) + " has no op at all");
+            continue;
+        }
+        for (int stage = 0; stage < s.stagesPerPipe; ++stage)
+            for (OpKind kind : kinds)
+                if (!index.find(kind, pipe, stage, mb).valid()) {
+                    Op missing{kind, std::uint8_t(pipe), std::uint16_t(s.slot(pipe, stage).chunk), stage, mb};
+                    out.add("schedule.missing", s.slot(pipe, stage).device, -1,
+                            describeOp(missing) + " is missing: device " +
+                                std::to_string(s.slot(pipe, stage).device) + " must run it exactly once");
+                }
+    }
+}
+
+void checkDynamics(const Schedule& s, const OpIndex& index, Collector& out) {
+    const OpCosts zero = fullStageCosts(s, 0, 0, 0);
+    const ListScheduleResult run = listSchedule(s, index, zero);
+    if (run.complete()) return;
+    // Ops ordered before their own dependency on the same device get a precise message.
+    bool local = false;
+    for (const auto& b : run.blocked)
+        if (b.waitingFor.valid() && b.waitingFor.device == b.device) {
+            local = true;
+            out.add("schedule.order", b.device, b.at.index,
+                    at(b.device, b.at.index) + ": " + describeOp(s.order[b.device][b.at.index]) +
+                        " runs before its dependency " + describeOp(s.order[b.device][b.waitingFor.index]) +
+                        " at position " + std::to_string(b.waitingFor.index) + " of the same device");
+        }
+    if (local) return;
+    std::string message = "deadlock: ";
+    if (!run.cycle.empty()) {
+        message += "devices wait on each other in a ring:";
+        for (int d : run.cycle)
+            for (const auto& b : run.blocked)
+                if (b.device == d) message += " " + b.reason + ";";
+    } else {
+        message += run.blocked.front().reason;
+    }
+    out.add("schedule.deadlock", run.blocked.front().device, run.blocked.front().at.index, message);
+}
+
+} // namespace
+
+std::vector<Problem> findProblems(const Schedule& schedule, std::size_t limit) {
+    Collector out(limit);
+    if (!checkShape(schedule, out)) return out.take();
+    if (schedule.opCount() > kMaxOps) {
+        out.add("schedule.shape", -1, -1, std::to_string(schedule.opCount()) + " ops: more than the limit of " +
+                                              std::to_string(kMaxOps));
+        return out.take();
+    }
+    checkOps(schedule, out);
+    const OpIndex index(schedule);
+    checkComplete(schedule, index, out);
+    if (out.empty()) checkDynamics(schedule, index, out);
+    return out.take();
+}
+
+void validate(const Schedule& schedule) {
+    auto problems = findProblems(schedule, 2);
+    if (problems.empty()) return;
+    std::string message = "schedule '" + schedule.name + "': " + problems.front().message;
+    if (problems.size() > 1) message += " (and more problems)";
+    throw ValidationError(problems.front().id, schedule.name, message);
+}
+
+} // namespace stagecraft

@@ -1,0 +1,35 @@
+#pragma once
+// Structural and dynamic checks of a schedule: shape and placement are consistent, every
+// (stage, micro-batch) op appears exactly once, each device's order respects the data
+// dependencies, and the schedule cannot deadlock when sends are asynchronous and receives block
+// (the semantics of torch.distributed.pipelining's runtime and of our own).
+
+#include "ir/schedule.h"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace stagecraft {
+
+/// Limits that keep a typo from exhausting memory; generators and readers enforce them too.
+inline constexpr int kMaxDevices = 4096;
+inline constexpr int kMaxMicrobatches = 1 << 20;
+inline constexpr int kMaxStagesPerPipe = 1 << 16;
+inline constexpr std::size_t kMaxOps = std::size_t(1) << 28;
+
+struct Problem {
+    std::string id;      ///< "schedule.shape", "schedule.op", "schedule.duplicate", "schedule.missing",
+                         ///< "schedule.order", "schedule.deadlock"
+    int device = -1;     ///< -1 when not tied to one device
+    int position = -1;   ///< index in the device's order, -1 when not tied to one op
+    std::string message; ///< names the op, its place and the rule
+};
+
+/// All problems, up to `limit` (the count of the rest is reported in a last "schedule.more" entry).
+std::vector<Problem> findProblems(const Schedule& schedule, std::size_t limit = 50);
+
+/// Throws ValidationError carrying the first problem (and how many more there are).
+void validate(const Schedule& schedule);
+
+} // namespace stagecraft
