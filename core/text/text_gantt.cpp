@@ -1,0 +1,98 @@
+#include "text/text_gantt.h"
+
+#include "error.h"
+#include "ir/op_index.h"
+#include "sim/list_scheduler.h"
+
+#include <algorithm>
+
+namespace stagecraft {
+
+namespace {
+
+/// Chunks of one pipe on a device: interleaved, breadth-first and V schedules have several;
+/// bidirectional ones have one per pipe (plus the V legs for BitPipe).
+int chunksPerPipe(const Schedule& s) { return std::max(1, s.chunksPerDevice / std::max(1, s.pipes)); }
+
+const char* colorOf(OpKind kind) {
+    switch (kind) {
+    case OpKind::F: return "\x1b[44;97m";
+    case OpKind::B: return "\x1b[43;30m";
+    case OpKind::W: return "\x1b[42;30m";
+    default: return "\x1b[45;97m";
+    }
+}
+
+} // namespace
+
+std::string opLabel(const Schedule& s, const Op& op) {
+    std::string label;
+    switch (op.kind) {
+    case OpKind::F: label = "F"; break;
+    case OpKind::B: label = "B"; break;
+    case OpKind::W: label = "W"; break;
+    case OpKind::GradSync: label = "S"; break;
+    case OpKind::Optimizer: label = "O"; break;
+    }
+    if (op.mb >= 0) label += std::to_string(op.mb);
+    const int perPipe = chunksPerPipe(s);
+    if (perPipe > 1) {
+        // Chunk index within the op's pipe: the stage's position along that pipe's chunks.
+        const int chunkInPipe = s.pipes == 1 ? op.chunk : op.stage * perPipe / s.stagesPerPipe;
+        label += char('a' + std::min(chunkInPipe, 25));
+    }
+    if (op.pipe > 0) label += '\'';
+    return label;
+}
+
+std::string renderTextGantt(const Schedule& s, const TextGanttOptions& options) {
+    const OpIndex index(s);
+    OpCosts steps = fullStageCosts(s, 0, 0, 0);
+    for (auto& perKind : steps.duration) std::fill(perKind.begin(), perKind.end(), 1.0);
+    const ListScheduleResult run = listSchedule(s, index, steps);
+    if (!run.complete())
+        throw ValidationError("schedule.deadlock", s.name,
+                              "cannot draw '" + s.name + "': " + run.blocked.front().reason);
+
+    std::size_t width = 1, lastStep = 0;
+    for (int d = 0; d < s.devices; ++d)
+        for (int i = 0; i < int(s.order[d].size()); ++i) {
+            width = std::max(width, opLabel(s, s.order[d][i]).size());
+            lastStep = std::max(lastStep, std::size_t(run.time(d, i).end));
+        }
+    std::size_t shown = lastStep;
+    if (options.maxSteps > 0) shown = std::min(shown, std::size_t(options.maxSteps));
+
+    std::string out = s.name + ": p=" + std::to_string(s.devices) + " m=" + std::to_string(s.microbatches) +
+                      " stages/pipe=" + std::to_string(s.stagesPerPipe) + (s.pipes > 1 ? " pipes=2" : "") + ", " +
+                      std::to_string(lastStep) + " steps (every op one step)\n";
+    const std::string deviceWidth = std::to_string(s.devices - 1);
+    for (int d = 0; d < s.devices; ++d) {
+        std::vector<const Op*> cells(shown, nullptr);
+        for (int i = 0; i < int(s.order[d].size()); ++i) {
+            const std::size_t step = std::size_t(run.time(d, i).start);
+            if (step < shown) cells[step] = &s.order[d][i];
+        }
+        std::string name = "D" + std::to_string(d);
+        name.resize(deviceWidth.size() + 1, ' ');
+        out += name + " |";
+        for (const Op* op : cells) {
+            std::string label = op ? opLabel(s, *op) : ".";
+            label.resize(width, ' ');
+            if (op && options.color)
+                out += std::string(colorOf(op->kind)) + label + "\x1b[0m";
+            else
+                out += label;
+            out += ' ';
+        }
+        out.back() = '|';
+        if (shown < lastStep) out += " ...";
+        out += '\n';
+    }
+    out += "F forward, B backward" + std::string(s.splitBackward ? " (input gradient), W weight gradient" : "") +
+           (chunksPerPipe(s) > 1 ? ", a/b/.. chunk" : "") + (s.pipes > 1 ? ", ' second pipe, S gradient sync" : "") +
+           ", . idle\n";
+    return out;
+}
+
+} // namespace stagecraft

@@ -1,0 +1,118 @@
+// Property sweep over every registered generator: p in 1..16, m in 1..64, v in 1..4 (v only
+// for generators that take chunks). Every accepted combination validates (each op exactly
+// once, orders consistent with the dependencies, no deadlock) and has the right op counts;
+// every rejected combination is rejected by exactly the documented rule, with a message naming
+// the field.
+#include "error.h"
+#include "generators/registry.h"
+#include "ir/op_index.h"
+#include "validate/validator.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+using namespace stagecraft;
+
+namespace {
+
+bool takesChunks(const GeneratorInfo& info) {
+    return std::any_of(info.params.begin(), info.params.end(), [](const ParamSpec& s) { return s.name == "chunks"; });
+}
+
+/// The documented constraints, written independently of the generators' own checks.
+bool expectedAccepted(std::string_view name, int p, int m, int v) {
+    if (name == "interleaved") return v >= 2 && m % p == 0;
+    if (name == "chimera" || name == "bitpipe") return p % 2 == 0 && m % p == 0;
+    if (name == "zb-h2") return m >= 2 * p;
+    return true;
+}
+
+void checkCounts(const Schedule& s, const GeneratorInfo& info, const ScheduleParams& params) {
+    const int kinds = info.splitBackward ? 3 : 2;
+    REQUIRE(s.stagesPerPipe == info.stagesPerPipe(params));
+    REQUIRE(s.pipes == info.pipes);
+    std::size_t compute = 0;
+    for (const auto& ops : s.order)
+        compute += std::count_if(ops.begin(), ops.end(), [](const Op& op) { return isComputeKind(op.kind); });
+    REQUIRE(compute == std::size_t(s.stagesPerPipe) * params.microbatches * kinds);
+    // Each device runs F, B (and W) once per micro-batch of each stage it holds.
+    const OpIndex index(s);
+    std::vector<std::size_t> perPipe(s.pipes, 0);
+    for (int mb = 0; mb < s.microbatches; ++mb) ++perPipe[index.pipeOf(mb)];
+    std::vector<std::size_t> expected(s.devices, 0);
+    for (int pipe = 0; pipe < s.pipes; ++pipe)
+        for (const StageSlot& slot : s.placement[pipe]) expected[slot.device] += perPipe[pipe];
+    for (int d = 0; d < s.devices; ++d) {
+        const auto forwards = std::count_if(s.order[d].begin(), s.order[d].end(),
+                                            [](const Op& op) { return op.kind == OpKind::F; });
+        REQUIRE(std::size_t(forwards) == expected[d]);
+    }
+}
+
+} // namespace
+
+TEST_CASE("Every generator over p 1..16, m 1..64, v 1..4", "[generators][property]") {
+    for (const GeneratorInfo& info : generators()) DYNAMIC_SECTION(info.name) {
+        const int maxChunks = takesChunks(info) ? 4 : 1;
+        int accepted = 0;
+        for (int p = 1; p <= 16; ++p)
+            for (int m = 1; m <= 64; ++m)
+                for (int v = 1; v <= maxChunks; ++v) {
+                    const ScheduleParams params{p, m, v};
+                    INFO(info.name << " p=" << p << " m=" << m << " v=" << v);
+                    const auto violation = constraintViolation(info, params);
+                    REQUIRE(violation.has_value() == !expectedAccepted(info.name, p, m, v));
+                    if (violation) {
+                        REQUIRE_THAT(*violation, Catch::Contains("parallel."));
+                        REQUIRE_THROWS_AS(generateSchedule(info.name, params), ValidationError);
+                        continue;
+                    }
+                    ++accepted;
+                    const Schedule s = generateSchedule(info.name, params);
+                    const auto problems = findProblems(s, 3);
+                    REQUIRE((problems.empty() ? std::string() : problems.front().message) == "");
+                    checkCounts(s, info, params);
+                }
+        INFO(info.name);
+        CHECK(accepted > 0);
+    }
+}
+
+TEST_CASE("Rejections name the field, the value and the rule", "[generators]") {
+    auto messageOf = [](std::string_view name, ScheduleParams params) {
+        try {
+            generateSchedule(name, params);
+        } catch (const ValidationError& e) {
+            return e.field() + " | " + e.message();
+        }
+        return std::string("accepted");
+    };
+    CHECK(messageOf("interleaved", {4, 6, 2}) ==
+          "parallel.microbatches | parallel.microbatches = 6: interleaved needs microbatches % pp == 0 (pp = 4)");
+    CHECK(messageOf("interleaved", {4, 8, 1}) ==
+          "parallel.chunks | parallel.chunks = 1: interleaved needs chunks in 2..64");
+    CHECK(messageOf("chimera", {1, 2, 1}) == "parallel.pp | parallel.pp = 1: chimera needs pp in 2..4096");
+    CHECK(messageOf("bitpipe", {6, 8, 1}) ==
+          "parallel.microbatches | parallel.microbatches = 8: bitpipe needs microbatches % pp == 0 (pp = 6)");
+    CHECK(messageOf("chimera", {5, 10, 1}) ==
+          "parallel.pp | parallel.pp = 5: chimera runs two pipelines in opposite directions and needs an even pp");
+    CHECK(messageOf("zb-h2", {4, 7, 1}) ==
+          "parallel.microbatches | parallel.microbatches = 7: zb-h2 needs microbatches >= 2 * pp = 8 to fill "
+          "its warm-up");
+    CHECK(messageOf("1f1b", {1000000000, 8, 1}) == "parallel.pp | parallel.pp = 1000000000: 1f1b needs pp in 1..4096");
+    CHECK(messageOf("gpipe", {4, 0, 1}) ==
+          "parallel.microbatches | parallel.microbatches = 0: gpipe needs microbatches in 1..1048576");
+    CHECK(messageOf("1f1b", {4096, 1 << 20, 1}).find("more than the limit") != std::string::npos);
+}
+
+TEST_CASE("Unknown schedule names list the valid ones, case-insensitively", "[generators]") {
+    CHECK(findGenerator("ZB-V").name == "zb-v");
+    try {
+        findGenerator("zb-x");
+        FAIL("accepted an unknown name");
+    } catch (const ValidationError& e) {
+        CHECK(std::string(e.what()) == "[schedule.unknown] unknown schedule 'zb-x'; valid names: gpipe, 1f1b, "
+                                       "interleaved, breadth-first, chimera, bitpipe, zb-h1, zb-h2, zb-v");
+    }
+}
