@@ -12,9 +12,8 @@ OpCosts fullStageCosts(const Schedule& schedule, double f, double b, double w, d
     OpCosts costs;
     costs.comm = comm;
     const double backward = schedule.splitBackward ? b : b + w;
-    const std::array<double, kOpKindCount> perKind{f * fraction, backward * fraction,
-                                                   schedule.splitBackward ? w * fraction : 0.0, gradSync,
-                                                   optimizer};
+    const std::array<double, kOpKindCount> perKind{
+        f * fraction, backward * fraction, schedule.splitBackward ? w * fraction : 0.0, gradSync, optimizer};
     for (int k = 0; k < kOpKindCount; ++k) costs.duration[k].assign(slots, perKind[k]);
     return costs;
 }
@@ -29,11 +28,11 @@ struct Run {
     const OpIndex& index;
     const OpCosts& costs;
     ListScheduleResult result;
-    std::vector<std::size_t> head;       // next op per device
-    std::vector<double> deviceFree;      // end of the last op per device
-    std::vector<int> firstWaiter;        // [global op] first device waiting on it
-    std::vector<int> nextWaiter;         // [device] next device waiting on the same op
-    std::vector<OpRef> waitingFor;       // [device]
+    std::vector<std::size_t> head;  // next op per device
+    std::vector<double> deviceFree; // end of the last op per device
+    std::vector<int> firstWaiter;   // [global op] first device waiting on it
+    std::vector<int> nextWaiter;    // [device] next device waiting on the same op
+    std::vector<OpRef> waitingFor;  // [device]
     std::vector<int> readyStack;
     // Gradient-sync collectives: members grouped by stage.
     std::vector<std::vector<OpRef>> syncMembers; // [stage]
@@ -177,8 +176,9 @@ struct Run {
             } else if (waitingFor[d].valid()) {
                 b.waitingFor = waitingFor[d];
                 const Op& dep = schedule.order[b.waitingFor.device][b.waitingFor.index];
-                b.reason = here + " for " + describeOp(dep) + " at position " + std::to_string(b.waitingFor.index) +
-                           " of device " + std::to_string(b.waitingFor.device);
+                b.reason = here + " for " + describeOp(dep) + " at position " +
+                           std::to_string(b.waitingFor.index) + " of device " +
+                           std::to_string(b.waitingFor.device);
             } else {
                 b.reason = here + " for an op that the schedule does not contain";
             }

@@ -21,7 +21,8 @@ struct OpCosts {
     double comm = 0.0; ///< added to every dependency whose producer runs on another device
 
     double of(const Op& op, int stagesPerPipe) const {
-        return duration[static_cast<int>(op.kind)][static_cast<std::size_t>(op.pipe * stagesPerPipe + op.stage)];
+        return duration[static_cast<int>(op.kind)]
+                       [static_cast<std::size_t>(op.pipe * stagesPerPipe + op.stage)];
     }
 };
 
@@ -38,9 +39,9 @@ struct OpTime {
 /// A device that could not go on, and why.
 struct BlockedDevice {
     int device = -1;
-    OpRef at;                  ///< the op the device is stuck on
-    OpRef waitingFor;          ///< the dependency it waits for (invalid for a collective)
-    std::string reason;        ///< one readable sentence
+    OpRef at;           ///< the op the device is stuck on
+    OpRef waitingFor;   ///< the dependency it waits for (invalid for a collective)
+    std::string reason; ///< one readable sentence
 };
 
 struct ListScheduleResult {
@@ -65,9 +66,12 @@ void forEachDependency(const Schedule& schedule, const OpIndex& index, const Op&
         visit(index.find(OpKind::F, op.pipe, op.stage, op.mb));
         if (op.stage + 1 < schedule.stagesPerPipe) visit(index.find(OpKind::B, op.pipe, op.stage + 1, op.mb));
         break;
-    case OpKind::W: visit(index.find(OpKind::B, op.pipe, op.stage, op.mb)); break;
+    case OpKind::W:
+        visit(index.find(OpKind::B, op.pipe, op.stage, op.mb));
+        break;
     case OpKind::GradSync:
-    case OpKind::Optimizer: break;
+    case OpKind::Optimizer:
+        break;
     }
 }
 

@@ -1,0 +1,46 @@
+#pragma once
+// Time metrics of a timeline: makespan, bubble ratios, per-device busy/idle and where each
+// device's idle time comes from.
+
+#include "ir/schedule.h"
+#include "sim/timeline.h"
+
+#include <vector>
+
+namespace stagecraft {
+
+/// Idle time of one device split by cause.
+struct BubbleBreakdown {
+    double warmup = 0;             ///< before the device's first op
+    double cooldown = 0;           ///< after its last op, until the makespan
+    double communication = 0;      ///< waiting for a transfer in flight (after its producer ended)
+    std::vector<double> waitingOn; ///< [device k]: waiting for an op of device k to finish
+    double other = 0;              ///< anything else (collectives)
+};
+
+struct DeviceMetrics {
+    double busy = 0; ///< sum of compute-lane op durations
+    double idle = 0; ///< makespan - busy
+    double firstStart = 0;
+    double lastEnd = 0;
+    double span() const { return lastEnd - firstStart; }
+    BubbleBreakdown bubbles;
+};
+
+struct TimeMetrics {
+    double makespan = 0;
+    /// Idle over total device time, every device from 0 to the makespan (an optimizer flush
+    /// ends every device's iteration): Σ idle / (p · makespan).
+    double bubbleRatio = 0;
+    /// The zero-bubble papers' measure for schedules without a flush: cost = the longest
+    /// per-device span (first start to last end), ratio = (cost - busiest device) / cost.
+    double spanBubbleRatio = 0;
+    std::vector<DeviceMetrics> devices;
+};
+
+/// `timeline` must be a timeline of `schedule` (its compute events in the schedule's order);
+/// otherwise ValidationError "timeline.mismatch" says where they differ. `comm` is the transfer
+/// delay the timeline was simulated with (0 for measured timelines: waits count as waits).
+TimeMetrics computeTimeMetrics(const Schedule& schedule, const Timeline& timeline, double comm = 0);
+
+} // namespace stagecraft
