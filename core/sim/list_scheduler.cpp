@@ -29,16 +29,17 @@ struct Run {
     const OpCosts& costs;
     ListScheduleResult result;
     std::vector<std::size_t> head;  // next op per device
-    std::vector<double> deviceFree; // end of the last op per device
+    std::vector<double> deviceFree; // end of the last compute op per device
+    std::vector<double> commFree;   // end of the last collective per device
     std::vector<int> firstWaiter;   // [global op] first device waiting on it
     std::vector<int> nextWaiter;    // [device] next device waiting on the same op
     std::vector<OpRef> waitingFor;  // [device]
     std::vector<int> readyStack;
-    // Gradient-sync collectives: members grouped by stage.
+    // Gradient-sync collectives: members grouped by stage; each device's sync per (pipe, stage).
     std::vector<std::vector<OpRef>> syncMembers; // [stage]
-    std::vector<int> syncArrived;                // [stage]
-    std::vector<double> syncReady;               // [stage] latest arrival time
-    std::vector<char> arrived;                   // [device] waiting at a collective
+    std::vector<int> syncPosted;                 // [stage]
+    std::vector<double> syncReady;               // [stage] latest post time
+    std::vector<OpRef> syncOf;                   // [pipe * S + stage]
 
     Run(const Schedule& s, const OpIndex& i, const OpCosts& c) : schedule(s), index(i), costs(c) {
         const std::size_t devices = schedule.order.size();
@@ -48,32 +49,34 @@ struct Run {
         result.times.assign(result.deviceOffset.back(), OpTime{});
         head.assign(devices, 0);
         deviceFree.assign(devices, 0.0);
+        commFree.assign(devices, 0.0);
         firstWaiter.assign(result.deviceOffset.back(), kNone);
         nextWaiter.assign(devices, kNone);
         waitingFor.assign(devices, OpRef{});
-        arrived.assign(devices, 0);
-        syncMembers.resize(static_cast<std::size_t>(std::max(schedule.stagesPerPipe, 0)));
+        const int stages = std::max(schedule.stagesPerPipe, 0);
+        syncMembers.resize(std::size_t(stages));
+        syncOf.assign(std::size_t(std::max(schedule.pipes, 0)) * stages, OpRef{});
         for (std::size_t d = 0; d < devices; ++d)
             for (std::size_t i = 0; i < schedule.order[d].size(); ++i) {
                 const Op& op = schedule.order[d][i];
-                if (op.kind == OpKind::GradSync && op.stage >= 0 && op.stage < schedule.stagesPerPipe)
-                    syncMembers[op.stage].push_back({int(d), int(i)});
+                if (op.kind != OpKind::GradSync || op.stage < 0 || op.stage >= stages ||
+                    op.pipe >= schedule.pipes)
+                    continue;
+                syncMembers[op.stage].push_back({int(d), int(i)});
+                syncOf[std::size_t(op.pipe) * stages + op.stage] = {int(d), int(i)};
             }
-        syncArrived.assign(syncMembers.size(), 0);
+        syncPosted.assign(syncMembers.size(), 0);
         syncReady.assign(syncMembers.size(), 0.0);
     }
 
     OpTime& timeOf(OpRef ref) { return result.times[result.deviceOffset[ref.device] + ref.index]; }
 
-    void finish(int device, double start, double duration) {
-        const OpRef here{device, int(head[device])};
-        OpTime& t = timeOf(here);
+    /// Record an op's times and wake every device that waited on it.
+    void complete(OpRef ref, double start, double duration) {
+        OpTime& t = timeOf(ref);
         t.start = start;
         t.end = start + duration;
-        deviceFree[device] = t.end;
-        ++head[device];
-        // Wake every device that waited on this op.
-        const std::size_t gid = result.deviceOffset[device] + here.index;
+        const std::size_t gid = result.deviceOffset[ref.device] + ref.index;
         for (int w = firstWaiter[gid]; w != kNone;) {
             const int next = nextWaiter[w];
             nextWaiter[w] = kNone;
@@ -108,7 +111,7 @@ struct Run {
                 block(device, dep);
                 return;
             }
-            start = std::max(start, t.end + (dep.device != device ? costs.comm : 0.0));
+            start = std::max(start, t.end + costs.commBetween(dep.device, device));
         });
         return ready;
     }
@@ -121,7 +124,10 @@ struct Run {
             if (index.pipeOf(mb) != op.pipe) continue;
             const OpRef dep = index.find(last, op.pipe, op.stage, mb);
             if (!dep.valid() || timeOf(dep).end < 0) {
-                waitingFor[device] = dep;
+                if (dep.valid() && dep.device != device)
+                    block(device, dep);
+                else
+                    waitingFor[device] = dep;
                 return false;
             }
         }
@@ -130,35 +136,50 @@ struct Run {
 
     void runDevice(int device) {
         const auto& ops = schedule.order[device];
-        while (head[device] < ops.size() && !arrived[device]) {
-            const Op& op = ops[head[device]];
+        while (head[device] < ops.size()) {
+            const OpRef here{device, int(head[device])};
+            const Op& op = ops[here.index];
             double start = deviceFree[device];
             if (op.kind == OpKind::GradSync) {
                 if (!localBackwardDone(device, op)) return;
-                arriveAtSync(device, op, start);
+                ++head[device]; // posted: the device goes on while the collective runs
+                post(here, op, start);
                 continue;
             }
             if (op.kind == OpKind::Optimizer) {
                 if (!localBackwardDone(device, op)) return;
+                const OpRef sync = syncOf[std::size_t(op.pipe) * schedule.stagesPerPipe + op.stage];
+                if (sync.valid() && sync.device == device) {
+                    if (timeOf(sync).end < 0) {
+                        block(device, sync);
+                        return;
+                    }
+                    start = std::max(start, timeOf(sync).end);
+                }
             } else if (!dependenciesReady(device, op, start)) {
                 return;
             }
-            finish(device, start, costs.of(op, schedule.stagesPerPipe));
+            ++head[device];
+            deviceFree[device] = start + costs.of(op, schedule.stagesPerPipe);
+            complete(here, start, costs.of(op, schedule.stagesPerPipe));
         }
     }
 
-    void arriveAtSync(int device, const Op& op, double ready) {
+    /// A device posts its part of a stage's gradient collective; the last member to post starts
+    /// it on every member's communication lane.
+    void post(OpRef here, const Op& op, double postedAt) {
         const int stage = op.stage;
-        arrived[device] = 1;
-        syncReady[stage] = std::max(syncReady[stage], ready);
-        if (++syncArrived[stage] < int(syncMembers[stage].size())) return;
-        const double start = syncReady[stage];
+        syncReady[stage] = std::max(syncReady[stage], postedAt);
+        if (++syncPosted[stage] < int(syncMembers[stage].size())) return;
+        double start = syncReady[stage];
+        for (const OpRef& member : syncMembers[stage]) start = std::max(start, commFree[member.device]);
         for (const OpRef& member : syncMembers[stage]) {
-            arrived[member.device] = 0;
-            const Op& memberOp = schedule.order[member.device][member.index];
-            finish(member.device, start, costs.of(memberOp, schedule.stagesPerPipe));
-            if (member.device != device) readyStack.push_back(member.device);
+            const double duration =
+                costs.of(schedule.order[member.device][member.index], schedule.stagesPerPipe);
+            commFree[member.device] = start + duration;
+            complete(member, start, duration);
         }
+        (void)here;
     }
 
     void describeBlocked() {
@@ -170,20 +191,31 @@ struct Run {
             const Op& op = schedule.order[d][head[d]];
             const std::string here = "device " + std::to_string(d) + " waits at position " +
                                      std::to_string(head[d]) + " (" + describeOp(op) + ")";
-            if (arrived[d]) {
-                b.reason = here + " for the other replicas of stage " + std::to_string(op.stage) +
-                           " to reach their gradient sync";
-            } else if (waitingFor[d].valid()) {
+            if (waitingFor[d].valid()) {
                 b.waitingFor = waitingFor[d];
                 const Op& dep = schedule.order[b.waitingFor.device][b.waitingFor.index];
                 b.reason = here + " for " + describeOp(dep) + " at position " +
                            std::to_string(b.waitingFor.index) + " of device " +
                            std::to_string(b.waitingFor.device);
+                if (dep.kind == OpKind::GradSync)
+                    b.reason += ", a gradient sync whose other replicas never post it";
             } else {
                 b.reason = here + " for an op that the schedule does not contain";
             }
             result.blocked.push_back(std::move(b));
         }
+        // Collectives that never started: some replica did not reach its sync.
+        for (std::size_t stage = 0; stage < syncMembers.size(); ++stage)
+            if (syncPosted[stage] > 0 && syncPosted[stage] < int(syncMembers[stage].size()) &&
+                result.blocked.empty()) {
+                BlockedDevice b;
+                b.device = syncMembers[stage].front().device;
+                b.at = syncMembers[stage].front();
+                b.reason = "the gradient sync of stage " + std::to_string(stage) + " never starts: only " +
+                           std::to_string(syncPosted[stage]) + " of its " +
+                           std::to_string(syncMembers[stage].size()) + " replicas post it";
+                result.blocked.push_back(std::move(b));
+            }
         findCycle();
     }
 

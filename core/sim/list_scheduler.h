@@ -1,9 +1,11 @@
 #pragma once
 // List scheduling of a schedule: every device runs its ops strictly in order; an op starts when
 // its device is free and all its inputs have arrived (dependency end + comm when it crosses
-// devices). Gradient syncs of the replicas of one stage are one collective: all members start
-// together. Linear in the number of ops. Used with zero costs by the validator (deadlock check)
-// and with real costs by the simulator.
+// devices). Gradient syncs are asynchronous collectives on the device's communication lane: a
+// device posts its sync and goes on computing; the replicas of one stage (same stage index in
+// every pipe) start the collective together once all have posted it, after their previous
+// collectives; an Optimizer op waits for its stage's sync. Linear in the number of ops. Used
+// with zero costs by the validator (deadlock check) and with real costs by the simulator.
 
 #include "ir/op_index.h"
 #include "ir/schedule.h"
@@ -19,7 +21,15 @@ struct OpCosts {
     /// duration[kind][pipe * stagesPerPipe + stage], in µs (or units).
     std::array<std::vector<double>, kOpKindCount> duration;
     double comm = 0.0; ///< added to every dependency whose producer runs on another device
+    /// When set, devices on different nodes (nodeOfDevice[a] != nodeOfDevice[b]) pay
+    /// `commInterNode` instead of `comm`.
+    std::vector<int> nodeOfDevice;
+    double commInterNode = 0.0;
 
+    double commBetween(int from, int to) const {
+        if (from == to) return 0.0;
+        return nodeOfDevice.empty() || nodeOfDevice[from] == nodeOfDevice[to] ? comm : commInterNode;
+    }
     double of(const Op& op, int stagesPerPipe) const {
         return duration[static_cast<int>(op.kind)]
                        [static_cast<std::size_t>(op.pipe * stagesPerPipe + op.stage)];

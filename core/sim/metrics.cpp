@@ -2,7 +2,6 @@
 
 #include "error.h"
 #include "ir/op_index.h"
-#include "sim/list_scheduler.h"
 
 #include <algorithm>
 
@@ -40,7 +39,7 @@ std::vector<std::vector<const TimelineEvent*>> computeEventsByDevice(const Sched
 
 } // namespace
 
-TimeMetrics computeTimeMetrics(const Schedule& s, const Timeline& t, double comm) {
+TimeMetrics computeTimeMetrics(const Schedule& s, const Timeline& t, const OpCosts* costs) {
     const auto byDevice = computeEventsByDevice(s, t);
     const OpIndex index(s);
     TimeMetrics m;
@@ -72,6 +71,7 @@ TimeMetrics computeTimeMetrics(const Schedule& s, const Timeline& t, double comm
                 if (latestDevice >= 0 && latestDevice != d) {
                     const double waiting = std::clamp(latestEnd - previousEnd, 0.0, gap);
                     dm.bubbles.waitingOn[latestDevice] += waiting;
+                    const double comm = costs ? costs->commBetween(latestDevice, d) : 0.0;
                     dm.bubbles.communication += std::min(gap - waiting, comm);
                     dm.bubbles.other += gap - waiting - std::min(gap - waiting, comm);
                 } else {

@@ -3,6 +3,7 @@
 // device's idle time comes from.
 
 #include "ir/schedule.h"
+#include "sim/list_scheduler.h"
 #include "sim/timeline.h"
 
 #include <vector>
@@ -39,8 +40,10 @@ struct TimeMetrics {
 };
 
 /// `timeline` must be a timeline of `schedule` (its compute events in the schedule's order);
-/// otherwise ValidationError "timeline.mismatch" says where they differ. `comm` is the transfer
-/// delay the timeline was simulated with (0 for measured timelines: waits count as waits).
-TimeMetrics computeTimeMetrics(const Schedule& schedule, const Timeline& timeline, double comm = 0);
+/// otherwise ValidationError "timeline.mismatch" says where they differ. `costs` are the costs
+/// the timeline was simulated with, to tell transfer time from waiting; null for measured
+/// timelines (every wait then counts as waiting on the producer).
+TimeMetrics computeTimeMetrics(const Schedule& schedule, const Timeline& timeline,
+                               const OpCosts* costs = nullptr);
 
 } // namespace stagecraft

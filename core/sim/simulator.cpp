@@ -6,9 +6,9 @@ namespace stagecraft {
 
 namespace {
 
-void addTransfers(const Schedule& s, const OpIndex& index, const ListScheduleResult& run, double comm,
-                  Timeline& timeline) {
-    // A transfer leaves when its producer ends and arrives `comm` later; one event per
+void addTransfers(const Schedule& s, const OpIndex& index, const ListScheduleResult& run,
+                  const OpCosts& costs, Timeline& timeline) {
+    // A transfer leaves when its producer ends and arrives the link's comm time later; one event per
     // cross-device data dependency (F -> next stage's F, B -> previous stage's B).
     for (int d = 0; d < s.devices; ++d)
         for (int i = 0; i < int(s.order[d].size()); ++i) {
@@ -25,7 +25,7 @@ void addTransfers(const Schedule& s, const OpIndex& index, const ListScheduleRes
                 e.lane = Lane::Comm;
                 e.comm = producer.kind == OpKind::F ? CommKind::Activation : CommKind::Gradient;
                 e.start = run.time(dep.device, dep.index).end;
-                e.end = e.start + comm;
+                e.end = e.start + costs.commBetween(dep.device, d);
                 timeline.events.push_back(e);
             });
         }
@@ -56,7 +56,7 @@ Timeline simulate(const Schedule& s, const OpCosts& costs) {
             e.end = run.time(d, i).end;
             timeline.events.push_back(e);
         }
-    if (costs.comm > 0) addTransfers(s, index, run, costs.comm, timeline);
+    if (costs.comm > 0 || costs.commInterNode > 0) addTransfers(s, index, run, costs, timeline);
     return timeline;
 }
 

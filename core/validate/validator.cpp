@@ -12,7 +12,7 @@ namespace stagecraft {
 namespace {
 
 class Collector {
-public:
+  public:
     explicit Collector(std::size_t limit) : m_limit(limit) {}
     void add(std::string id, int device, int position, std::string message) {
         if (m_problems.size() < m_limit)
@@ -23,11 +23,12 @@ public:
     bool empty() const { return m_problems.empty(); }
     std::vector<Problem> take() {
         if (m_dropped > 0)
-            m_problems.push_back({"schedule.more", -1, -1, std::to_string(m_dropped) + " more problem(s) not shown"});
+            m_problems.push_back(
+                {"schedule.more", -1, -1, std::to_string(m_dropped) + " more problem(s) not shown"});
         return std::move(m_problems);
     }
 
-private:
+  private:
     std::size_t m_limit;
     std::size_t m_dropped = 0;
     std::vector<Problem> m_problems;
@@ -42,8 +43,9 @@ bool checkShape(const Schedule& s, Collector& out) {
         if (!ok) out.add("schedule.shape", -1, -1, message);
         return ok;
     };
-    bool ok = rule(s.devices >= 1 && s.devices <= kMaxDevices,
-                   "devices = " + std::to_string(s.devices) + ": must be in 1.." + std::to_string(kMaxDevices));
+    bool ok =
+        rule(s.devices >= 1 && s.devices <= kMaxDevices,
+             "devices = " + std::to_string(s.devices) + ": must be in 1.." + std::to_string(kMaxDevices));
     ok &= rule(s.pipes == 1 || s.pipes == 2, "pipes = " + std::to_string(s.pipes) + ": must be 1 or 2");
     ok &= rule(s.stagesPerPipe >= 1 && s.stagesPerPipe <= kMaxStagesPerPipe,
                "stages per pipe = " + std::to_string(s.stagesPerPipe) + ": must be in 1.." +
@@ -53,10 +55,11 @@ bool checkShape(const Schedule& s, Collector& out) {
                    std::to_string(kMaxMicrobatches));
     if (!ok) return false;
     ok &= rule(int(s.order.size()) == s.devices, "the schedule has " + std::to_string(s.order.size()) +
-                                                     " device orders for " + std::to_string(s.devices) + " devices");
-    ok &= rule(int(s.placement.size()) == s.pipes,
-               "the placement lists " + std::to_string(s.placement.size()) + " pipes, the schedule has " +
-                   std::to_string(s.pipes));
+                                                     " device orders for " + std::to_string(s.devices) +
+                                                     " devices");
+    ok &=
+        rule(int(s.placement.size()) == s.pipes, "the placement lists " + std::to_string(s.placement.size()) +
+                                                     " pipes, the schedule has " + std::to_string(s.pipes));
     if (!ok) return false;
     std::set<std::pair<int, int>> used; // (device, chunk)
     for (int pipe = 0; pipe < s.pipes; ++pipe) {
@@ -86,7 +89,8 @@ void checkOps(const Schedule& s, Collector& out) {
         const auto& ops = s.order[d];
         for (int i = 0; i < int(ops.size()); ++i) {
             const Op& op = ops[i];
-            if (op.pipe >= s.pipes || op.stage < 0 || op.stage >= s.stagesPerPipe) continue; // index reports it
+            if (op.pipe >= s.pipes || op.stage < 0 || op.stage >= s.stagesPerPipe)
+                continue; // index reports it
             const StageSlot& slot = s.slot(op.pipe, op.stage);
             if (slot.device != d)
                 out.add("schedule.op", d, i,
@@ -105,8 +109,9 @@ void checkOps(const Schedule& s, Collector& out) {
 }
 
 void checkComplete(const Schedule& s, const OpIndex& index, Collector& out) {
-    for (const auto& p : index.problems()) out.add("schedule.duplicate", p.where.device, p.where.index,
-                                                   at(p.where.device, p.where.index) + ": " + p.message);
+    for (const auto& p : index.problems())
+        out.add("schedule.duplicate", p.where.device, p.where.index,
+                at(p.where.device, p.where.index) + ": " + p.message);
     std::vector<OpKind> kinds{OpKind::F, OpKind::B};
     if (s.splitBackward) kinds.push_back(OpKind::W);
     for (int mb = 0; mb < s.microbatches; ++mb) {
@@ -123,6 +128,40 @@ void checkComplete(const Schedule& s, const OpIndex& index, Collector& out) {
                             describeOp(missing) + " is missing: device " +
                                 std::to_string(s.slot(pipe, stage).device) + " must run it exactly once");
                 }
+    }
+}
+
+/// Gradient syncs: every replica of a stage (the same stage index in each pipe) syncs, once, on
+/// the device that holds it; a single-pipe schedule's syncs (data parallel) stand alone.
+void checkSyncs(const Schedule& s, Collector& out) {
+    std::vector<std::vector<OpRef>> byPipeStage(std::size_t(s.pipes) * s.stagesPerPipe);
+    for (int d = 0; d < s.devices; ++d)
+        for (int i = 0; i < int(s.order[d].size()); ++i) {
+            const Op& op = s.order[d][i];
+            if (op.kind != OpKind::GradSync || op.pipe >= s.pipes || op.stage < 0 ||
+                op.stage >= s.stagesPerPipe)
+                continue;
+            byPipeStage[std::size_t(op.pipe) * s.stagesPerPipe + op.stage].push_back({d, i});
+        }
+    for (int stage = 0; stage < s.stagesPerPipe; ++stage) {
+        int syncing = 0;
+        for (int pipe = 0; pipe < s.pipes; ++pipe) {
+            const auto& refs = byPipeStage[std::size_t(pipe) * s.stagesPerPipe + stage];
+            if (refs.size() > 1)
+                out.add("schedule.sync", refs[1].device, refs[1].index,
+                        at(refs[1].device, refs[1].index) + ": stage " + std::to_string(stage) + " of pipe " +
+                            std::to_string(pipe) + " syncs its gradients twice");
+            syncing += refs.empty() ? 0 : 1;
+        }
+        if (syncing == 0 || syncing == s.pipes) continue;
+        for (int pipe = 0; pipe < s.pipes; ++pipe)
+            if (byPipeStage[std::size_t(pipe) * s.stagesPerPipe + stage].empty())
+                out.add(
+                    "schedule.sync", s.slot(pipe, stage).device, -1,
+                    "stage " + std::to_string(stage) + " of pipe " + std::to_string(pipe) + " (device " +
+                        std::to_string(s.slot(pipe, stage).device) +
+                        ") has no gradient sync while its replica in the other pipe has one: replicas of a "
+                        "stage sync together");
     }
 }
 
@@ -159,13 +198,15 @@ std::vector<Problem> findProblems(const Schedule& schedule, std::size_t limit) {
     Collector out(limit);
     if (!checkShape(schedule, out)) return out.take();
     if (schedule.opCount() > kMaxOps) {
-        out.add("schedule.shape", -1, -1, std::to_string(schedule.opCount()) + " ops: more than the limit of " +
-                                              std::to_string(kMaxOps));
+        out.add("schedule.shape", -1, -1,
+                std::to_string(schedule.opCount()) + " ops: more than the limit of " +
+                    std::to_string(kMaxOps));
         return out.take();
     }
     checkOps(schedule, out);
     const OpIndex index(schedule);
     checkComplete(schedule, index, out);
+    checkSyncs(schedule, out);
     if (out.empty()) checkDynamics(schedule, index, out);
     return out.take();
 }

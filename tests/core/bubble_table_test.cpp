@@ -38,7 +38,7 @@ const Row kTable[] = {
 TimeMetrics metricsOf(const char* name, int p, int m, int v, double tb, double comm = 0) {
     const Schedule s = generateSchedule(name, {p, m, v});
     const OpCosts costs = fullStageCosts(s, 1.0, tb / 2, tb / 2, comm);
-    return computeTimeMetrics(s, simulate(s, costs), comm);
+    return computeTimeMetrics(s, simulate(s, costs), &costs);
 }
 
 } // namespace
@@ -108,7 +108,8 @@ TEST_CASE("Bubble breakdown accounts for every idle microsecond", "[sim]") {
     for (const char* name : {"gpipe", "1f1b", "zb-h1", "zb-v"}) {
         const Schedule s = generateSchedule(name, {4, 8, 1});
         const double comm = 0.2;
-        const TimeMetrics m = computeTimeMetrics(s, simulate(s, fullStageCosts(s, 1, 1, 1, comm)), comm);
+        const OpCosts costs = fullStageCosts(s, 1, 1, 1, comm);
+        const TimeMetrics m = computeTimeMetrics(s, simulate(s, costs), &costs);
         for (int d = 0; d < s.devices; ++d) {
             INFO(name << " device " << d);
             const auto& b = m.devices[d].bubbles;
