@@ -12,14 +12,20 @@ namespace {
 
 /// Chunks of one pipe on a device: interleaved, breadth-first and V schedules have several;
 /// bidirectional ones have one per pipe (plus the V legs for BitPipe).
-int chunksPerPipe(const Schedule& s) { return std::max(1, s.chunksPerDevice / std::max(1, s.pipes)); }
+int chunksPerPipe(const Schedule& s) {
+    return std::max(1, s.chunksPerDevice / std::max(1, s.pipes));
+}
 
 const char* colorOf(OpKind kind) {
     switch (kind) {
-    case OpKind::F: return "\x1b[44;97m";
-    case OpKind::B: return "\x1b[43;30m";
-    case OpKind::W: return "\x1b[42;30m";
-    default: return "\x1b[45;97m";
+    case OpKind::F:
+        return "\x1b[44;97m";
+    case OpKind::B:
+        return "\x1b[43;30m";
+    case OpKind::W:
+        return "\x1b[42;30m";
+    default:
+        return "\x1b[45;97m";
     }
 }
 
@@ -28,11 +34,21 @@ const char* colorOf(OpKind kind) {
 std::string opLabel(const Schedule& s, const Op& op) {
     std::string label;
     switch (op.kind) {
-    case OpKind::F: label = "F"; break;
-    case OpKind::B: label = "B"; break;
-    case OpKind::W: label = "W"; break;
-    case OpKind::GradSync: label = "S"; break;
-    case OpKind::Optimizer: label = "O"; break;
+    case OpKind::F:
+        label = "F";
+        break;
+    case OpKind::B:
+        label = "B";
+        break;
+    case OpKind::W:
+        label = "W";
+        break;
+    case OpKind::GradSync:
+        label = "S";
+        break;
+    case OpKind::Optimizer:
+        label = "O";
+        break;
     }
     if (op.mb >= 0) label += std::to_string(op.mb);
     const int perPipe = chunksPerPipe(s);
@@ -64,8 +80,8 @@ std::string renderTextGantt(const Schedule& s, const TextGanttOptions& options) 
     if (options.maxSteps > 0) shown = std::min(shown, std::size_t(options.maxSteps));
 
     std::string out = s.name + ": p=" + std::to_string(s.devices) + " m=" + std::to_string(s.microbatches) +
-                      " stages/pipe=" + std::to_string(s.stagesPerPipe) + (s.pipes > 1 ? " pipes=2" : "") + ", " +
-                      std::to_string(lastStep) + " steps (every op one step)\n";
+                      " stages/pipe=" + std::to_string(s.stagesPerPipe) + (s.pipes > 1 ? " pipes=2" : "") +
+                      ", " + std::to_string(lastStep) + " steps (every op one step)\n";
     const std::string deviceWidth = std::to_string(s.devices - 1);
     for (int d = 0; d < s.devices; ++d) {
         std::vector<const Op*> cells(shown, nullptr);
@@ -89,9 +105,10 @@ std::string renderTextGantt(const Schedule& s, const TextGanttOptions& options) 
         if (shown < lastStep) out += " ...";
         out += '\n';
     }
-    out += "F forward, B backward" + std::string(s.splitBackward ? " (input gradient), W weight gradient" : "") +
-           (chunksPerPipe(s) > 1 ? ", a/b/.. chunk" : "") + (s.pipes > 1 ? ", ' second pipe, S gradient sync" : "") +
-           ", . idle\n";
+    out += "F forward, B backward" +
+           std::string(s.splitBackward ? " (input gradient), W weight gradient" : "") +
+           (chunksPerPipe(s) > 1 ? ", a/b/.. chunk" : "") +
+           (s.pipes > 1 ? ", ' second pipe, S gradient sync" : "") + ", . idle\n";
     return out;
 }
 

@@ -10,8 +10,8 @@
 namespace stagecraft {
 
 struct TextGanttOptions {
-    bool color = false;     ///< ANSI colours: forward, backward, weight gradient, sync
-    int maxSteps = 0;       ///< cut the chart after this many steps (0 = all)
+    bool color = false; ///< ANSI colours: forward, backward, weight gradient, sync
+    int maxSteps = 0;   ///< cut the chart after this many steps (0 = all)
 };
 
 /// Short label of an op in charts: kind and micro-batch ("F3", "B0", "W7", "S" for a gradient
