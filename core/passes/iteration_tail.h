@@ -1,0 +1,19 @@
+#pragma once
+// Schedule -> Schedule pass that completes an iteration for the simulator: a gradient sync for
+// every stage replica that has none (data-parallel all-reduce or reduce-scatter, posted right
+// after the stage's last backward so it overlaps the rest of the backward pass, as Megatron's
+// overlapped grad reduce and breadth-first's per-stage reduce-scatter do), and an optimizer step
+// per stage at the end of each device's order.
+
+#include "ir/schedule.h"
+
+namespace stagecraft {
+
+struct IterationTailOptions {
+    bool gradientSync = true; ///< add syncs to stages that have none
+    bool optimizer = true;    ///< add one Optimizer op per stage at the end of its device
+};
+
+Schedule addIterationTail(const Schedule& schedule, const IterationTailOptions& options);
+
+} // namespace stagecraft

@@ -1,0 +1,50 @@
+#pragma once
+// Memory of every device over one iteration: static memory (weights, gradients and optimizer
+// state of the stages it holds; replicas count twice) plus the activations in flight. A forward
+// allocates its stage's activations when it starts; a backward that is not split frees them when
+// it ends; a split backward (B) frees all but the part the weight gradient needs, which W frees.
+
+#include "ir/schedule.h"
+#include "sim/timeline.h"
+
+#include <utility>
+#include <vector>
+
+namespace stagecraft {
+
+/// Bytes of one stage replica (pipe, stage): static, and per micro-batch in flight.
+struct StageMemory {
+    double staticBytes = 0;     ///< weights + gradients + optimizer state (after ZeRO sharding)
+    double activationBytes = 0; ///< kept from a forward until its backward (M_B)
+    double keptForWBytes = 0;   ///< of those, kept after B until W (M_W; split backward only)
+};
+
+struct MemoryInputs {
+    std::vector<StageMemory> stages; ///< [pipe * stagesPerPipe + stage]
+    double limitBytes = 0;           ///< 0 = no limit
+};
+
+struct DeviceMemory {
+    double staticBytes = 0;
+    double peakBytes = 0;
+    double peakTime = 0;
+    std::vector<std::pair<double, double>> curve; ///< (time, bytes) after each change, in time order
+};
+
+struct MemoryReport {
+    std::vector<DeviceMemory> devices;
+    double limitBytes = 0;
+    bool fits = true;     ///< every device's peak within the limit (always true without a limit)
+    int worstDevice = 0;  ///< the device with the highest peak
+    double overBytes = 0; ///< how far the worst device exceeds the limit (0 when it fits)
+};
+
+/// Memory curves of `timeline` (a timeline of `schedule`). Linear in the number of events.
+MemoryReport computeMemory(const Schedule& schedule, const Timeline& timeline, const MemoryInputs& inputs);
+
+/// The papers' units: no static memory, one M_a (a full stage's activations) per micro-batch
+/// and stage fraction, and for split schedules everything kept until W (the ZB paper's peak
+/// count). Peaks then read directly as "in-flight activations".
+MemoryInputs unitMemoryInputs(const Schedule& schedule);
+
+} // namespace stagecraft
