@@ -16,8 +16,8 @@ void generate(benchmark::State& state, const char* name, ScheduleParams params) 
         benchmark::DoNotOptimize(schedule);
     }
     state.counters["ops"] = double(ops);
-    state.counters["ns_per_op"] = benchmark::Counter(double(ops) * double(state.iterations()),
-                                                     benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["ns_per_op"] = benchmark::Counter(
+        double(ops) * double(state.iterations()), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 void generateAndValidate(benchmark::State& state, const char* name, ScheduleParams params) {
@@ -28,11 +28,12 @@ void generateAndValidate(benchmark::State& state, const char* name, SchedulePara
         ops = schedule.opCount();
     }
     state.counters["ops"] = double(ops);
-    state.counters["ns_per_op"] = benchmark::Counter(double(ops) * double(state.iterations()),
-                                                     benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["ns_per_op"] = benchmark::Counter(
+        double(ops) * double(state.iterations()), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
-BENCHMARK_CAPTURE(generate, 1f1b_p64_m8192, "1f1b", ScheduleParams{64, 8192, 1})->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(generate, 1f1b_p64_m8192, "1f1b", ScheduleParams{64, 8192, 1})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(generateAndValidate, 1f1b_p64_m8192, "1f1b", ScheduleParams{64, 8192, 1})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(generateAndValidate, interleaved_p32_m4096_v4, "interleaved", ScheduleParams{32, 4096, 4})

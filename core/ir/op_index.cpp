@@ -1,25 +1,31 @@
 #include "ir/op_index.h"
 
+#include <algorithm>
+
 namespace stagecraft {
 
 OpIndex::OpIndex(const Schedule& schedule)
     : m_pipes(schedule.pipes), m_stages(schedule.stagesPerPipe), m_microbatches(schedule.microbatches) {
-    m_slots.assign(3ull * m_pipes * m_stages * m_microbatches, OpRef{});
+    m_slots.assign(3ull * m_pipes * m_stages * m_microbatches, -1);
     m_mbPipe.assign(static_cast<std::size_t>(m_microbatches), -1);
     m_deviceOffset.assign(schedule.order.size() + 1, 0);
     for (std::size_t d = 0; d < schedule.order.size(); ++d)
         m_deviceOffset[d + 1] = m_deviceOffset[d] + schedule.order[d].size();
+    m_deviceOf.resize(opCount());
 
     for (std::size_t d = 0; d < schedule.order.size(); ++d) {
         const auto& ops = schedule.order[d];
+        const std::size_t offset = m_deviceOffset[d];
+        std::fill(m_deviceOf.begin() + std::ptrdiff_t(offset),
+                  m_deviceOf.begin() + std::ptrdiff_t(offset + ops.size()), std::int32_t(d));
         for (std::size_t i = 0; i < ops.size(); ++i) {
             const Op& op = ops[i];
             const OpRef here{static_cast<std::int32_t>(d), static_cast<std::int32_t>(i)};
             if (op.pipe >= m_pipes || op.stage < 0 || op.stage >= m_stages) {
                 m_problems.push_back({here, describeOp(op) + " names stage " + std::to_string(op.stage) +
-                                                " of pipe " + std::to_string(op.pipe) + ", but the schedule has " +
-                                                std::to_string(m_pipes) + " pipe(s) of " +
-                                                std::to_string(m_stages) + " stages"});
+                                                " of pipe " + std::to_string(op.pipe) +
+                                                ", but the schedule has " + std::to_string(m_pipes) +
+                                                " pipe(s) of " + std::to_string(m_stages) + " stages"});
                 continue;
             }
             if (!isComputeKind(op.kind)) continue;
@@ -36,16 +42,50 @@ OpIndex::OpIndex(const Schedule& schedule)
                                                 "; a micro-batch uses one pipe"});
                 continue;
             }
-            OpRef& slot = m_slots[slotOf(op.kind, op.pipe, op.stage, op.mb)];
-            if (slot.valid()) {
+            std::int32_t& slot = m_slots[slotOf(op.kind, op.pipe, op.stage, op.mb)];
+            if (slot >= 0) {
+                const OpRef first = refOf(std::size_t(slot));
                 m_problems.push_back({here, describeOp(op) + " appears twice: first on device " +
-                                                std::to_string(slot.device) + " at position " +
-                                                std::to_string(slot.index)});
+                                                std::to_string(first.device) + " at position " +
+                                                std::to_string(first.index)});
                 continue;
             }
-            slot = here;
+            slot = std::int32_t(offset + i);
         }
     }
+    resolveDependencies(schedule);
+}
+
+void OpIndex::resolveDependencies(const Schedule& schedule) {
+    m_deps.assign(opCount(), OpDeps{});
+    // Every op below passed the range checks of the constructor or is skipped here, so the
+    // slots can be computed without bounds checks.
+    auto gidAt = [&](std::size_t slot) { return m_slots[slot] >= 0 ? m_slots[slot] : OpDeps::kMissing; };
+    const std::size_t kindStride = std::size_t(m_pipes) * m_stages * m_microbatches;
+    std::size_t gid = 0;
+    for (const auto& ops : schedule.order)
+        for (const Op& op : ops) {
+            OpDeps& deps = m_deps[gid++];
+            if (!isComputeKind(op.kind) || op.pipe >= m_pipes || op.stage < 0 || op.stage >= m_stages ||
+                op.mb < 0 || op.mb >= m_microbatches)
+                continue;
+            const std::size_t fSlot = slotOf(OpKind::F, op.pipe, op.stage, op.mb);
+            const std::size_t stageStride = std::size_t(m_microbatches);
+            switch (op.kind) {
+            case OpKind::F:
+                if (op.stage > 0) deps.first = gidAt(fSlot - stageStride);
+                break;
+            case OpKind::B:
+                deps.first = gidAt(fSlot);
+                if (op.stage + 1 < m_stages) deps.second = gidAt(fSlot + kindStride + stageStride);
+                break;
+            case OpKind::W:
+                deps.first = gidAt(fSlot + kindStride);
+                break;
+            default:
+                break;
+            }
+        }
 }
 
 std::size_t OpIndex::slotOf(OpKind kind, int pipe, int stage, int mb) const {
@@ -56,7 +96,8 @@ OpRef OpIndex::find(OpKind kind, int pipe, int stage, int mb) const {
     if (!isComputeKind(kind) || pipe < 0 || pipe >= m_pipes || stage < 0 || stage >= m_stages || mb < 0 ||
         mb >= m_microbatches)
         return {};
-    return m_slots[slotOf(kind, pipe, stage, mb)];
+    const std::int32_t gid = m_slots[slotOf(kind, pipe, stage, mb)];
+    return gid >= 0 ? refOf(std::size_t(gid)) : OpRef{};
 }
 
 } // namespace stagecraft

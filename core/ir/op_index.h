@@ -6,6 +6,7 @@
 #include "ir/schedule.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace stagecraft {
@@ -24,8 +25,16 @@ struct IndexProblem {
     std::string message;
 };
 
+/// The producers of one op as global ids (see OpIndex::globalId): at most two for F/B/W.
+struct OpDeps {
+    static constexpr std::int32_t kNone = -1;    ///< no producer in this slot
+    static constexpr std::int32_t kMissing = -2; ///< a producer the schedule does not contain
+    std::int32_t first = kNone;
+    std::int32_t second = kNone;
+};
+
 class OpIndex {
-public:
+  public:
     /// Index every F/B/W op of `schedule`. Ops with an out-of-range identity and second
     /// occurrences of an op are not indexed; they are reported in `problems()`.
     explicit OpIndex(const Schedule& schedule);
@@ -38,15 +47,28 @@ public:
     std::size_t globalId(OpRef ref) const { return m_deviceOffset[ref.device] + ref.index; }
     std::size_t opCount() const { return m_deviceOffset.back(); }
     const std::vector<IndexProblem>& problems() const { return m_problems; }
+    /// Where global id `gid` sits.
+    OpRef refOf(std::size_t gid) const {
+        const std::int32_t device = m_deviceOf[gid];
+        return {device, std::int32_t(gid - m_deviceOffset[std::size_t(device)])};
+    }
+    /// The device that runs global id `gid`.
+    int deviceOf(std::size_t gid) const { return m_deviceOf[gid]; }
+    /// Producers of the op with global id `gid` (data dependencies of F/B/W; none for others),
+    /// resolved once when the index is built so every pass reads them in O(1).
+    const OpDeps& depsOf(std::size_t gid) const { return m_deps[gid]; }
 
-private:
+  private:
     std::size_t slotOf(OpKind kind, int pipe, int stage, int mb) const;
+    void resolveDependencies(const Schedule& schedule);
 
     int m_pipes, m_stages, m_microbatches;
-    std::vector<OpRef> m_slots;        // [kind F/B/W][pipe][stage][mb]
-    std::vector<int> m_mbPipe;         // [mb]
+    std::vector<std::int32_t> m_slots;    // [kind F/B/W][pipe][stage][mb] -> global id, -1 absent
+    std::vector<std::int32_t> m_deviceOf; // [gid]
+    std::vector<int> m_mbPipe;  // [mb]
     std::vector<std::size_t> m_deviceOffset;
     std::vector<IndexProblem> m_problems;
+    std::vector<OpDeps> m_deps; // [gid]
 };
 
 } // namespace stagecraft

@@ -96,24 +96,31 @@ struct Run {
 
     /// Earliest start of a compute op from its data dependencies, or block on a missing one.
     /// Returns false when the device must wait.
-    bool dependenciesReady(int device, const Op& op, double& start) {
-        bool ready = true;
-        forEachDependency(schedule, index, op, [&](OpRef dep) {
-            if (!ready) return;
-            if (!dep.valid()) { // missing producer: the validator reports it; never runnable
-                ready = false;
+    bool dependenciesReady(int device, std::size_t gid, double& start) {
+        const OpDeps& deps = index.depsOf(gid);
+        for (const std::int32_t dep : {deps.first, deps.second}) {
+            if (dep == OpDeps::kNone) continue;
+            if (dep == OpDeps::kMissing) { // the validator reports it; never runnable
                 waitingFor[device] = OpRef{};
-                return;
+                return false;
             }
-            const OpTime& t = timeOf(dep);
+            const OpTime& t = result.times[std::size_t(dep)];
             if (t.end < 0) {
-                ready = false;
-                block(device, dep);
-                return;
+                block(device, index.refOf(std::size_t(dep)));
+                return false;
             }
-            start = std::max(start, t.end + costs.commBetween(dep.device, device));
-        });
-        return ready;
+            const bool local = std::size_t(dep) >= result.deviceOffset[device] &&
+                               std::size_t(dep) < result.deviceOffset[device + 1];
+            if (!local) {
+                const double comm = costs.nodeOfDevice.empty()
+                                        ? costs.comm
+                                        : costs.commBetween(index.refOf(std::size_t(dep)).device, device);
+                start = std::max(start, t.end + comm);
+            } else {
+                start = std::max(start, t.end);
+            }
+        }
+        return true;
     }
 
     /// Local dependencies of a GradSync/Optimizer: the stage's backward for every micro-batch
@@ -156,7 +163,7 @@ struct Run {
                     }
                     start = std::max(start, timeOf(sync).end);
                 }
-            } else if (!dependenciesReady(device, op, start)) {
+            } else if (!dependenciesReady(device, result.deviceOffset[device] + here.index, start)) {
                 return;
             }
             ++head[device];

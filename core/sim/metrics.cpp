@@ -9,9 +9,11 @@ namespace stagecraft {
 
 namespace {
 
-/// Compute events of each device, in order, checked against the schedule.
-std::vector<std::vector<const TimelineEvent*>> computeEventsByDevice(const Schedule& s, const Timeline& t) {
-    std::vector<std::vector<const TimelineEvent*>> byDevice(s.devices);
+/// The compute-lane and sync events of the timeline by global op id (device order), checked
+/// against the schedule.
+std::vector<const TimelineEvent*> eventsByOp(const Schedule& s, const OpIndex& index, const Timeline& t) {
+    std::vector<const TimelineEvent*> byGid(index.opCount(), nullptr);
+    std::vector<std::size_t> next(s.devices, 0);
     for (const TimelineEvent& e : t.events) {
         if (e.comm != CommKind::None && e.op.kind != OpKind::GradSync) continue;
         if (e.device < 0 || e.device >= s.devices)
@@ -19,29 +21,38 @@ std::vector<std::vector<const TimelineEvent*>> computeEventsByDevice(const Sched
                                   "timeline event on device " + std::to_string(e.device) +
                                       ", but schedule '" + s.name + "' has " + std::to_string(s.devices) +
                                       " devices");
-        byDevice[e.device].push_back(&e);
+        std::size_t& i = next[e.device];
+        if (i >= s.order[e.device].size())
+            throw ValidationError(
+                "timeline.mismatch", "device " + std::to_string(e.device),
+                "device " + std::to_string(e.device) + " has more ops in the timeline than the " +
+                    std::to_string(s.order[e.device].size()) + " of schedule '" + s.name + "'");
+        if (!(e.op == s.order[e.device][i]))
+            throw ValidationError("timeline.mismatch", "device " + std::to_string(e.device),
+                                  "device " + std::to_string(e.device) + " position " + std::to_string(i) +
+                                      ": the timeline has " + describeOp(e.op) + ", schedule '" + s.name +
+                                      "' has " + describeOp(s.order[e.device][i]));
+        byGid[index.globalId(OpRef{e.device, std::int32_t(i)})] = &e;
+        ++i;
     }
-    for (int d = 0; d < s.devices; ++d) {
-        if (byDevice[d].size() != s.order[d].size())
+    for (int d = 0; d < s.devices; ++d)
+        if (next[d] != s.order[d].size())
             throw ValidationError("timeline.mismatch", "device " + std::to_string(d),
-                                  "device " + std::to_string(d) + " has " +
-                                      std::to_string(byDevice[d].size()) + " ops in the timeline but " +
-                                      std::to_string(s.order[d].size()) + " in schedule '" + s.name + "'");
-        for (std::size_t i = 0; i < s.order[d].size(); ++i)
-            if (!(byDevice[d][i]->op == s.order[d][i]))
-                throw ValidationError("timeline.mismatch", "device " + std::to_string(d),
-                                      "device " + std::to_string(d) + " position " + std::to_string(i) +
-                                          ": the timeline has " + describeOp(byDevice[d][i]->op) +
-                                          ", schedule '" + s.name + "' has " + describeOp(s.order[d][i]));
-    }
-    return byDevice;
+                                  "device " + std::to_string(d) + " has " + std::to_string(next[d]) +
+                                      " ops in the timeline but " + std::to_string(s.order[d].size()) +
+                                      " in schedule '" + s.name + "'");
+    return byGid;
 }
 
 } // namespace
 
 TimeMetrics computeTimeMetrics(const Schedule& s, const Timeline& t, const OpCosts* costs) {
-    const auto byDevice = computeEventsByDevice(s, t);
-    const OpIndex index(s);
+    return computeTimeMetrics(s, OpIndex(s), t, costs);
+}
+
+TimeMetrics computeTimeMetrics(const Schedule& s, const OpIndex& index, const Timeline& t,
+                               const OpCosts* costs) {
+    const auto byGid = eventsByOp(s, index, t);
     TimeMetrics m;
     m.makespan = t.makespan();
     m.devices.resize(s.devices);
@@ -49,10 +60,11 @@ TimeMetrics computeTimeMetrics(const Schedule& s, const Timeline& t, const OpCos
     for (int d = 0; d < s.devices; ++d) {
         DeviceMetrics& dm = m.devices[d];
         dm.bubbles.waitingOn.assign(s.devices, 0.0);
-        const auto& events = byDevice[d];
+        const std::size_t offset = index.globalId(OpRef{d, 0});
+        const std::size_t count = s.order[d].size();
         double previousEnd = 0;
-        for (std::size_t i = 0; i < events.size(); ++i) {
-            const TimelineEvent& e = *events[i];
+        for (std::size_t i = 0; i < count; ++i) {
+            const TimelineEvent& e = *byGid[offset + i];
             const bool onComputeLane = e.lane == Lane::Compute;
             if (onComputeLane) dm.busy += e.duration();
             if (i == 0) {
@@ -63,11 +75,12 @@ TimeMetrics computeTimeMetrics(const Schedule& s, const Timeline& t, const OpCos
                 const double gap = e.start - previousEnd;
                 double latestEnd = -1;
                 int latestDevice = -1;
-                forEachDependency(s, index, e.op, [&](OpRef dep) {
-                    if (!dep.valid()) return;
-                    const double end = byDevice[dep.device][dep.index]->end;
-                    if (end > latestEnd) latestEnd = end, latestDevice = dep.device;
-                });
+                const OpDeps& deps = index.depsOf(offset + i);
+                for (const std::int32_t gid : {deps.first, deps.second}) {
+                    if (gid < 0) continue;
+                    const double end = byGid[std::size_t(gid)]->end;
+                    if (end > latestEnd) latestEnd = end, latestDevice = index.deviceOf(std::size_t(gid));
+                }
                 if (latestDevice >= 0 && latestDevice != d) {
                     const double waiting = std::clamp(latestEnd - previousEnd, 0.0, gap);
                     dm.bubbles.waitingOn[latestDevice] += waiting;

@@ -2,6 +2,7 @@
 // Time metrics of a timeline: makespan, bubble ratios, per-device busy/idle and where each
 // device's idle time comes from.
 
+#include "ir/op_index.h"
 #include "ir/schedule.h"
 #include "sim/list_scheduler.h"
 #include "sim/timeline.h"
@@ -44,6 +45,9 @@ struct TimeMetrics {
 /// the timeline was simulated with, to tell transfer time from waiting; null for measured
 /// timelines (every wait then counts as waiting on the producer).
 TimeMetrics computeTimeMetrics(const Schedule& schedule, const Timeline& timeline,
+                               const OpCosts* costs = nullptr);
+/// The same with an index of `schedule` the caller already built.
+TimeMetrics computeTimeMetrics(const Schedule& schedule, const OpIndex& index, const Timeline& timeline,
                                const OpCosts* costs = nullptr);
 
 } // namespace stagecraft

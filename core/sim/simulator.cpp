@@ -8,33 +8,48 @@ namespace {
 
 void addTransfers(const Schedule& s, const OpIndex& index, const ListScheduleResult& run,
                   const OpCosts& costs, Timeline& timeline) {
-    // A transfer leaves when its producer ends and arrives the link's comm time later; one event per
-    // cross-device data dependency (F -> next stage's F, B -> previous stage's B).
+    // A transfer leaves when its producer ends and arrives the link's comm time later; one event
+    // per cross-device data dependency (F -> next stage's F, B -> previous stage's B). Counted
+    // first so the event vector grows once.
+    auto remote = [&](std::int32_t dep, int d) {
+        return dep >= 0 &&
+               (std::size_t(dep) < run.deviceOffset[d] || std::size_t(dep) >= run.deviceOffset[d + 1]);
+    };
+    std::size_t transfers = 0, counted = 0;
     for (int d = 0; d < s.devices; ++d)
-        for (int i = 0; i < int(s.order[d].size()); ++i) {
-            const Op& op = s.order[d][i];
-            forEachDependency(s, index, op, [&](OpRef dep) {
-                if (!dep.valid() || dep.device == d) return;
-                const Op& producer = s.order[dep.device][dep.index];
-                if (producer.kind == OpKind::W) return;
-                if (op.kind == OpKind::B && producer.kind == OpKind::F) return; // own stage, never remote
+        for (std::size_t i = 0; i < s.order[d].size(); ++i, ++counted) {
+            const OpDeps& deps = index.depsOf(counted);
+            transfers += std::size_t(remote(deps.first, d)) + std::size_t(remote(deps.second, d));
+        }
+    timeline.events.reserve(timeline.events.size() + transfers);
+    std::size_t gid = 0;
+    for (int d = 0; d < s.devices; ++d)
+        for (std::size_t i = 0; i < s.order[d].size(); ++i, ++gid) {
+            const OpDeps& deps = index.depsOf(gid);
+            for (const std::int32_t dep : {deps.first, deps.second}) {
+                if (!remote(dep, d)) continue;
+                const OpRef from = index.refOf(std::size_t(dep));
+                const Op& producer = s.order[from.device][from.index];
                 TimelineEvent e;
                 e.op = producer;
-                e.device = dep.device;
+                e.device = from.device;
                 e.peer = d;
                 e.lane = Lane::Comm;
                 e.comm = producer.kind == OpKind::F ? CommKind::Activation : CommKind::Gradient;
-                e.start = run.time(dep.device, dep.index).end;
-                e.end = e.start + costs.commBetween(dep.device, d);
+                e.start = run.times[std::size_t(dep)].end;
+                e.end = e.start + costs.commBetween(from.device, d);
                 timeline.events.push_back(e);
-            });
+            }
         }
 }
 
 } // namespace
 
 Timeline simulate(const Schedule& s, const OpCosts& costs) {
-    const OpIndex index(s);
+    return simulate(s, OpIndex(s), costs);
+}
+
+Timeline simulate(const Schedule& s, const OpIndex& index, const OpCosts& costs) {
     const ListScheduleResult run = listSchedule(s, index, costs);
     if (!run.complete()) {
         std::string message = "schedule '" + s.name + "' deadlocks:";
@@ -43,7 +58,10 @@ Timeline simulate(const Schedule& s, const OpCosts& costs) {
     }
     Timeline timeline;
     timeline.shape = shapeOf(s);
-    timeline.events.reserve(s.opCount());
+    const bool transfers = costs.comm > 0 || costs.commInterNode > 0;
+    // Every op but those of the first stage has one remote producer at most per direction; the
+    // bound 2 * ops keeps the vector from growing twice.
+    timeline.events.reserve(transfers ? 2 * s.opCount() : s.opCount());
     for (int d = 0; d < s.devices; ++d)
         for (int i = 0; i < int(s.order[d].size()); ++i) {
             const Op& op = s.order[d][i];
@@ -56,7 +74,7 @@ Timeline simulate(const Schedule& s, const OpCosts& costs) {
             e.end = run.time(d, i).end;
             timeline.events.push_back(e);
         }
-    if (costs.comm > 0 || costs.commInterNode > 0) addTransfers(s, index, run, costs, timeline);
+    if (transfers) addTransfers(s, index, run, costs, timeline);
     return timeline;
 }
 

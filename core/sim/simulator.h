@@ -10,5 +10,7 @@ namespace stagecraft {
 /// Thrown (as ValidationError "schedule.deadlock") when the schedule cannot run to completion;
 /// the message names the devices that wait on each other.
 Timeline simulate(const Schedule& schedule, const OpCosts& costs);
+/// The same with an index the caller built (and can reuse for metrics).
+Timeline simulate(const Schedule& schedule, const OpIndex& index, const OpCosts& costs);
 
 } // namespace stagecraft
