@@ -4,11 +4,16 @@ namespace stagecraft {
 
 const char* opKindName(OpKind kind) {
     switch (kind) {
-    case OpKind::F: return "F";
-    case OpKind::B: return "B";
-    case OpKind::W: return "W";
-    case OpKind::GradSync: return "GradSync";
-    case OpKind::Optimizer: return "Optimizer";
+    case OpKind::F:
+        return "F";
+    case OpKind::B:
+        return "B";
+    case OpKind::W:
+        return "W";
+    case OpKind::GradSync:
+        return "GradSync";
+    case OpKind::Optimizer:
+        return "Optimizer";
     }
     return "?";
 }

@@ -30,7 +30,9 @@ struct Op {
 static_assert(sizeof(Op) == 12, "Op is stored once per op of million-op schedules; keep it small");
 
 /// True for ops that carry a micro-batch and follow the data dependencies (F, B, W).
-constexpr bool isComputeKind(OpKind kind) { return kind == OpKind::F || kind == OpKind::B || kind == OpKind::W; }
+constexpr bool isComputeKind(OpKind kind) {
+    return kind == OpKind::F || kind == OpKind::B || kind == OpKind::W;
+}
 
 /// "F", "B", "W", "GradSync", "Optimizer".
 const char* opKindName(OpKind kind);

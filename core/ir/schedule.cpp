@@ -19,7 +19,8 @@ std::vector<StageSlot> loopedPlacement(int devices, int stages) {
 
 std::vector<StageSlot> vShapePlacement(int devices) {
     std::vector<StageSlot> slots(static_cast<std::size_t>(2 * devices));
-    for (int s = 0; s < 2 * devices; ++s) slots[s] = s < devices ? StageSlot{s, 0} : StageSlot{2 * devices - 1 - s, 1};
+    for (int s = 0; s < 2 * devices; ++s)
+        slots[s] = s < devices ? StageSlot{s, 0} : StageSlot{2 * devices - 1 - s, 1};
     return slots;
 }
 

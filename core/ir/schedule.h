@@ -19,12 +19,12 @@ struct StageSlot {
 };
 
 struct Schedule {
-    std::string name;         ///< registry name ("1f1b") or where it was read from
-    int devices = 0;          ///< pipeline devices p
-    int pipes = 1;            ///< 1, or 2 for bidirectional schedules (Chimera, BitPipe)
-    int stagesPerPipe = 0;    ///< S: stages of one pipe, in forward order
-    int microbatches = 0;     ///< m, over all pipes together
-    int chunksPerDevice = 1;  ///< model chunks a device holds, over all pipes
+    std::string name;           ///< registry name ("1f1b") or where it was read from
+    int devices = 0;            ///< pipeline devices p
+    int pipes = 1;              ///< 1, or 2 for bidirectional schedules (Chimera, BitPipe)
+    int stagesPerPipe = 0;      ///< S: stages of one pipe, in forward order
+    int microbatches = 0;       ///< m, over all pipes together
+    int chunksPerDevice = 1;    ///< model chunks a device holds, over all pipes
     bool splitBackward = false; ///< B is the input gradient and W the weight gradient (zero bubble)
     std::vector<std::vector<StageSlot>> placement; ///< [pipe][stage]
     std::vector<std::vector<Op>> order;            ///< [device]: ops in execution order

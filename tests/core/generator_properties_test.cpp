@@ -8,16 +8,16 @@
 #include "ir/op_index.h"
 #include "validate/validator.h"
 
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 
 using namespace stagecraft;
 
 namespace {
 
 bool takesChunks(const GeneratorInfo& info) {
-    return std::any_of(info.params.begin(), info.params.end(), [](const ParamSpec& s) { return s.name == "chunks"; });
+    return std::any_of(info.params.begin(), info.params.end(),
+                       [](const ParamSpec& s) { return s.name == "chunks"; });
 }
 
 /// The documented constraints, written independently of the generators' own checks.
@@ -54,29 +54,29 @@ void checkCounts(const Schedule& s, const GeneratorInfo& info, const SchedulePar
 
 TEST_CASE("Every generator over p 1..16, m 1..64, v 1..4", "[generators][property]") {
     for (const GeneratorInfo& info : generators()) DYNAMIC_SECTION(info.name) {
-        const int maxChunks = takesChunks(info) ? 4 : 1;
-        int accepted = 0;
-        for (int p = 1; p <= 16; ++p)
-            for (int m = 1; m <= 64; ++m)
-                for (int v = 1; v <= maxChunks; ++v) {
-                    const ScheduleParams params{p, m, v};
-                    INFO(info.name << " p=" << p << " m=" << m << " v=" << v);
-                    const auto violation = constraintViolation(info, params);
-                    REQUIRE(violation.has_value() == !expectedAccepted(info.name, p, m, v));
-                    if (violation) {
-                        REQUIRE_THAT(*violation, Catch::Contains("parallel."));
-                        REQUIRE_THROWS_AS(generateSchedule(info.name, params), ValidationError);
-                        continue;
+            const int maxChunks = takesChunks(info) ? 4 : 1;
+            int accepted = 0;
+            for (int p = 1; p <= 16; ++p)
+                for (int m = 1; m <= 64; ++m)
+                    for (int v = 1; v <= maxChunks; ++v) {
+                        const ScheduleParams params{p, m, v};
+                        INFO(info.name << " p=" << p << " m=" << m << " v=" << v);
+                        const auto violation = constraintViolation(info, params);
+                        REQUIRE(violation.has_value() == !expectedAccepted(info.name, p, m, v));
+                        if (violation) {
+                            REQUIRE_THAT(*violation, Catch::Contains("parallel."));
+                            REQUIRE_THROWS_AS(generateSchedule(info.name, params), ValidationError);
+                            continue;
+                        }
+                        ++accepted;
+                        const Schedule s = generateSchedule(info.name, params);
+                        const auto problems = findProblems(s, 3);
+                        REQUIRE((problems.empty() ? std::string() : problems.front().message) == "");
+                        checkCounts(s, info, params);
                     }
-                    ++accepted;
-                    const Schedule s = generateSchedule(info.name, params);
-                    const auto problems = findProblems(s, 3);
-                    REQUIRE((problems.empty() ? std::string() : problems.front().message) == "");
-                    checkCounts(s, info, params);
-                }
-        INFO(info.name);
-        CHECK(accepted > 0);
-    }
+            INFO(info.name);
+            CHECK(accepted > 0);
+        }
 }
 
 TEST_CASE("Rejections name the field, the value and the rule", "[generators]") {
@@ -88,19 +88,20 @@ TEST_CASE("Rejections name the field, the value and the rule", "[generators]") {
         }
         return std::string("accepted");
     };
-    CHECK(messageOf("interleaved", {4, 6, 2}) ==
-          "parallel.microbatches | parallel.microbatches = 6: interleaved needs microbatches % pp == 0 (pp = 4)");
+    CHECK(messageOf("interleaved", {4, 6, 2}) == "parallel.microbatches | parallel.microbatches = 6: "
+                                                 "interleaved needs microbatches % pp == 0 (pp = 4)");
     CHECK(messageOf("interleaved", {4, 8, 1}) ==
           "parallel.chunks | parallel.chunks = 1: interleaved needs chunks in 2..64");
     CHECK(messageOf("chimera", {1, 2, 1}) == "parallel.pp | parallel.pp = 1: chimera needs pp in 2..4096");
     CHECK(messageOf("bitpipe", {6, 8, 1}) ==
           "parallel.microbatches | parallel.microbatches = 8: bitpipe needs microbatches % pp == 0 (pp = 6)");
-    CHECK(messageOf("chimera", {5, 10, 1}) ==
-          "parallel.pp | parallel.pp = 5: chimera runs two pipelines in opposite directions and needs an even pp");
+    CHECK(messageOf("chimera", {5, 10, 1}) == "parallel.pp | parallel.pp = 5: chimera runs two pipelines in "
+                                              "opposite directions and needs an even pp");
     CHECK(messageOf("zb-h2", {4, 7, 1}) ==
           "parallel.microbatches | parallel.microbatches = 7: zb-h2 needs microbatches >= 2 * pp = 8 to fill "
           "its warm-up");
-    CHECK(messageOf("1f1b", {1000000000, 8, 1}) == "parallel.pp | parallel.pp = 1000000000: 1f1b needs pp in 1..4096");
+    CHECK(messageOf("1f1b", {1000000000, 8, 1}) ==
+          "parallel.pp | parallel.pp = 1000000000: 1f1b needs pp in 1..4096");
     CHECK(messageOf("gpipe", {4, 0, 1}) ==
           "parallel.microbatches | parallel.microbatches = 0: gpipe needs microbatches in 1..1048576");
     CHECK(messageOf("1f1b", {4096, 1 << 20, 1}).find("more than the limit") != std::string::npos);
@@ -112,7 +113,8 @@ TEST_CASE("Unknown schedule names list the valid ones, case-insensitively", "[ge
         findGenerator("zb-x");
         FAIL("accepted an unknown name");
     } catch (const ValidationError& e) {
-        CHECK(std::string(e.what()) == "[schedule.unknown] unknown schedule 'zb-x'; valid names: gpipe, 1f1b, "
-                                       "interleaved, breadth-first, chimera, bitpipe, zb-h1, zb-h2, zb-v");
+        CHECK(std::string(e.what()) ==
+              "[schedule.unknown] unknown schedule 'zb-x'; valid names: gpipe, 1f1b, "
+              "interleaved, breadth-first, chimera, bitpipe, zb-h1, zb-h2, zb-v");
     }
 }

@@ -25,7 +25,8 @@ std::string caseByChunkLabel(const Schedule&, const Op& op) {
     return kind + std::to_string(op.mb);
 }
 
-void requireGoldenRows(const Schedule& s, const Simulated& sim, const std::string& golden, const Labeler& label) {
+void requireGoldenRows(const Schedule& s, const Simulated& sim, const std::string& golden,
+                       const Labeler& label) {
     const auto rows = readGoldenRows(golden);
     REQUIRE(int(rows.size()) == s.devices);
     for (const auto& [device, expected] : rows) {

@@ -12,7 +12,8 @@ namespace {
 
 std::vector<double> unitPeaks(const char* name, ScheduleParams params, double scale = 1.0) {
     const Schedule s = generateSchedule(name, params);
-    const MemoryReport report = computeMemory(s, simulate(s, fullStageCosts(s, 1, 1, 1)), unitMemoryInputs(s));
+    const MemoryReport report =
+        computeMemory(s, simulate(s, fullStageCosts(s, 1, 1, 1)), unitMemoryInputs(s));
     std::vector<double> peaks;
     for (const auto& d : report.devices) peaks.push_back(d.peakBytes * scale);
     return peaks;
