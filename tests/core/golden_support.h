@@ -33,6 +33,8 @@ inline Simulated simulateFullStage(const Schedule& s, double f, double b, double
     for (int d = 0; d < s.devices; ++d) {
         double first = 1e300, last = 0;
         for (int i = 0; i < int(s.order[d].size()); ++i) {
+            // Syncs run on the communication lane; busy time and span are the compute lane's.
+            if (!isComputeKind(s.order[d][i].kind)) continue;
             const auto& t = out.run.time(d, i);
             out.busy[d] += t.end - t.start;
             first = std::min(first, t.start);
