@@ -56,7 +56,7 @@ std::vector<std::pair<int, int>> unitChunkOrder(int p, int r, std::array<int, 4>
     const int ni = r < nu ? nu - r : r - nu + 1;
     const auto [a, b, c, d] = roles;
     std::vector<std::pair<int, int>> order;
-    order.reserve(std::size_t(2 * p));
+    order.reserve(2 * std::size_t(p));
     std::array<int, 4> taken{0, 0, 0, 0}; // micro-batches of the unit used so far, per chunk
     auto take = [&](int vr) { order.emplace_back(vr, taken[vr]++); };
     for (int i = 0; i < ni; ++i) take(a);

@@ -32,7 +32,7 @@ struct OpCosts {
     }
     double of(const Op& op, int stagesPerPipe) const {
         return duration[static_cast<int>(op.kind)]
-                       [static_cast<std::size_t>(op.pipe * stagesPerPipe + op.stage)];
+                       [std::size_t(op.pipe) * std::size_t(stagesPerPipe) + std::size_t(op.stage)];
     }
 };
 
