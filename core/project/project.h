@@ -1,0 +1,109 @@
+#pragma once
+// A Stagecraft project: the model, the cluster, the parallel layout, the memory budget, the cost
+// assumptions and the schedules to show. Plain data; `*.stagecraft.json` is its file format
+// (project_json.h), project_validate.h checks it, project_fields.h describes every field once
+// for forms, `--set` and the JSON reader.
+
+#include "generators/registry.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stagecraft {
+
+inline constexpr int kProjectFormatVersion = 1;
+
+enum class DType { FP16, BF16, FP32 };
+enum class Recompute { None, Selective, Full };
+enum class CostMode { Analytic, Manual, Unit };
+
+struct ModelConfig {
+    int layers = 24;
+    int hidden = 2048;
+    int heads = 16;
+    int seqLen = 2048;
+    int vocab = 51200;
+    int microBatchSize = 1;
+    DType dtype = DType::BF16;
+    friend bool operator==(const ModelConfig&, const ModelConfig&) = default;
+};
+
+struct ClusterConfig {
+    std::string gpu = "A100-80GB";
+    int gpusPerNode = 8;
+    int nodes = 1;
+    double peakTflops = 312;     ///< dense fp16/bf16 peak of one GPU, TFLOP/s
+    double memoryGib = 80;       ///< memory of one GPU, GiB
+    double intraNodeGbps = 2400; ///< point-to-point bandwidth between GPUs of a node, Gbit/s
+    double interNodeGbps = 200;  ///< point-to-point bandwidth between nodes (per GPU), Gbit/s
+    double latencyUs = 5;        ///< latency of one point-to-point transfer, µs
+    friend bool operator==(const ClusterConfig&, const ClusterConfig&) = default;
+};
+
+struct ParallelConfig {
+    int pp = 4;           ///< pipeline devices p
+    int dp = 1;           ///< data-parallel replicas
+    int tp = 1;           ///< tensor-parallel degree
+    int microbatches = 8; ///< m per iteration and data-parallel replica
+    int chunks = 2;       ///< v: chunks per device (interleaved, breadth-first)
+    friend bool operator==(const ParallelConfig&, const ParallelConfig&) = default;
+};
+
+struct MemoryConfig {
+    double limitGib = 80; ///< budget per GPU, GiB; 0 = no limit
+    int zeroStage = 0;    ///< 0-3: what data parallelism shards (optimizer, + gradients, + weights)
+    Recompute recompute = Recompute::None;
+    friend bool operator==(const MemoryConfig&, const MemoryConfig&) = default;
+};
+
+/// Manual costs of one full stage (layers / pp), overriding `costs.f/b/w` for that stage: an
+/// embedding or LM-head stage, uneven layer counts. Chunk stages inherit the override of the full
+/// stage their layers lie in.
+struct StageCostOverride {
+    int stage = 0; ///< full stage 0..pp-1
+    double f = 0, b = 0, w = 0;
+    friend bool operator==(const StageCostOverride&, const StageCostOverride&) = default;
+};
+
+struct CostsConfig {
+    CostMode mode = CostMode::Analytic;
+    /// µs of one micro-batch through one full stage: forward, input-gradient and weight-gradient
+    /// parts of the backward (a schedule that does not split the backward spends b + w).
+    double f = 1000, b = 1000, w = 1000;
+    double comm = 0;         ///< µs added to every cross-device dependency (manual mode)
+    double efficiency = 0.5; ///< analytic mode: achieved fraction of peak_tflops
+    std::vector<StageCostOverride> stages; ///< manual mode per-stage overrides
+    friend bool operator==(const CostsConfig&, const CostsConfig&) = default;
+};
+
+struct Project {
+    int version = kProjectFormatVersion; ///< the file's `stagecraft` key
+    std::string name = "Untitled";
+    std::vector<std::string> schedules; ///< registry names to show, in order
+    ModelConfig model;
+    ClusterConfig cluster;
+    ParallelConfig parallel;
+    MemoryConfig memory;
+    CostsConfig costs;
+    friend bool operator==(const Project&, const Project&) = default;
+};
+
+/// The built-in project shown on first launch: a GPT-style 1.3B model on one node of 8 A100s
+/// (pp = 4, dp = 2), 1F1B, interleaved and ZB-H1 side by side.
+Project defaultProject();
+
+/// What the schedule generators read from a project.
+ScheduleParams scheduleParams(const Project& project);
+
+/// Throws ValidationError ("project.layers") when model.layers does not split into the stages
+/// `info` needs for this project (layers % stages == 0, or (layers + 2) % stages == 0 with one
+/// layer fewer on the first and last stage; BitPipe also needs (layers / pp) even).
+void checkLayersFit(const Project& project, const GeneratorInfo& info);
+
+std::string_view dtypeName(DType dtype);          ///< "fp16", "bf16", "fp32"
+std::string_view recomputeName(Recompute value);  ///< "none", "selective", "full"
+std::string_view costModeName(CostMode mode);     ///< "analytic", "manual", "unit"
+double dtypeBytes(DType dtype);                   ///< 2 or 4
+
+} // namespace stagecraft
