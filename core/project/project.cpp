@@ -26,47 +26,60 @@ void checkLayersFit(const Project& project, const GeneratorInfo& info) {
     const int layers = project.model.layers;
     const int pp = project.parallel.pp;
     if (info.name == "bitpipe" && (layers % pp != 0 || (layers / pp) % 2 != 0))
-        throw ValidationError("project.layers", "model.layers",
-                              "model.layers = " + std::to_string(layers) +
-                                  ": bitpipe splits each device's layers into two half-stage chunks and needs "
-                                  "layers % pp == 0 with layers / pp even (pp = " +
-                                  std::to_string(pp) + ")");
+        throw ValidationError(
+            "project.layers", "model.layers",
+            "model.layers = " + std::to_string(layers) +
+                ": bitpipe splits each device's layers into two half-stage chunks and needs "
+                "layers % pp == 0 with layers / pp even (pp = " +
+                std::to_string(pp) + ")");
     const int stages = info.stagesPerPipe(params);
     if (!splitLayers(layers, stages).empty()) return;
-    throw ValidationError("project.layers", "model.layers",
-                          "model.layers = " + std::to_string(layers) + ": " + std::string(info.name) + " has " +
-                              std::to_string(stages) +
-                              " stages and needs layers % stages == 0, or (layers + 2) % stages == 0 with one "
-                              "layer fewer on the first and last stage");
+    throw ValidationError(
+        "project.layers", "model.layers",
+        "model.layers = " + std::to_string(layers) + ": " + std::string(info.name) + " has " +
+            std::to_string(stages) +
+            " stages and needs layers % stages == 0, or (layers + 2) % stages == 0 with one "
+            "layer fewer on the first and last stage");
 }
 
 std::string_view dtypeName(DType dtype) {
     switch (dtype) {
-    case DType::FP16: return "fp16";
-    case DType::BF16: return "bf16";
-    case DType::FP32: return "fp32";
+    case DType::FP16:
+        return "fp16";
+    case DType::BF16:
+        return "bf16";
+    case DType::FP32:
+        return "fp32";
     }
     return "?";
 }
 
 std::string_view recomputeName(Recompute value) {
     switch (value) {
-    case Recompute::None: return "none";
-    case Recompute::Selective: return "selective";
-    case Recompute::Full: return "full";
+    case Recompute::None:
+        return "none";
+    case Recompute::Selective:
+        return "selective";
+    case Recompute::Full:
+        return "full";
     }
     return "?";
 }
 
 std::string_view costModeName(CostMode mode) {
     switch (mode) {
-    case CostMode::Analytic: return "analytic";
-    case CostMode::Manual: return "manual";
-    case CostMode::Unit: return "unit";
+    case CostMode::Analytic:
+        return "analytic";
+    case CostMode::Manual:
+        return "manual";
+    case CostMode::Unit:
+        return "unit";
     }
     return "?";
 }
 
-double dtypeBytes(DType dtype) { return dtype == DType::FP32 ? 4.0 : 2.0; }
+double dtypeBytes(DType dtype) {
+    return dtype == DType::FP32 ? 4.0 : 2.0;
+}
 
 } // namespace stagecraft

@@ -71,8 +71,8 @@ struct CostsConfig {
     /// µs of one micro-batch through one full stage: forward, input-gradient and weight-gradient
     /// parts of the backward (a schedule that does not split the backward spends b + w).
     double f = 1000, b = 1000, w = 1000;
-    double comm = 0;         ///< µs added to every cross-device dependency (manual mode)
-    double efficiency = 0.5; ///< analytic mode: achieved fraction of peak_tflops
+    double comm = 0;                       ///< µs added to every cross-device dependency (manual mode)
+    double efficiency = 0.5;               ///< analytic mode: achieved fraction of peak_tflops
     std::vector<StageCostOverride> stages; ///< manual mode per-stage overrides
     friend bool operator==(const CostsConfig&, const CostsConfig&) = default;
 };
@@ -101,9 +101,9 @@ ScheduleParams scheduleParams(const Project& project);
 /// layer fewer on the first and last stage; BitPipe also needs (layers / pp) even).
 void checkLayersFit(const Project& project, const GeneratorInfo& info);
 
-std::string_view dtypeName(DType dtype);          ///< "fp16", "bf16", "fp32"
-std::string_view recomputeName(Recompute value);  ///< "none", "selective", "full"
-std::string_view costModeName(CostMode mode);     ///< "analytic", "manual", "unit"
-double dtypeBytes(DType dtype);                   ///< 2 or 4
+std::string_view dtypeName(DType dtype);         ///< "fp16", "bf16", "fp32"
+std::string_view recomputeName(Recompute value); ///< "none", "selective", "full"
+std::string_view costModeName(CostMode mode);    ///< "analytic", "manual", "unit"
+double dtypeBytes(DType dtype);                  ///< 2 or 4
 
 } // namespace stagecraft
