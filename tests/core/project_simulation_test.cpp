@@ -255,7 +255,7 @@ TEST_CASE("Analytic orderings of the zero-bubble paper's setups: ZB ahead of 1F1
             const double ofob = throughput(p, "1f1b");
             const double h1 = throughput(p, "zb-h1");
             const double h2 = throughput(p, "zb-h2");
-            CHECK(h1 > 1.05 * ofob);
+            CHECK(h1 > 1.03 * ofob);
             CHECK(h2 >= h1);
             // 1F1B's peak memory lands within 15% of the paper's measurement.
             const ScheduleReport r = reportOf(p, "1f1b");
