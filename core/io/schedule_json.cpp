@@ -289,18 +289,34 @@ class JsonReader {
     }
 
     void checkSchedule(const Schedule& s) const {
+        // The validator indexes every (pipe, stage, micro-batch); a file declaring many of them but
+        // holding few ops is refused before that index is allocated.
+        std::size_t compute = 0;
+        for (const auto& ops : s.order)
+            compute += std::size_t(
+                std::count_if(ops.begin(), ops.end(), [](const Op& op) { return isComputeKind(op.kind); }));
+        const std::size_t needed = 2 * std::size_t(s.stagesPerPipe) * std::size_t(s.microbatches);
+        if (compute < needed)
+            fail("schedule_json.schedule", "order",
+                 std::to_string(compute) + " compute ops, too few for " + std::to_string(s.stagesPerPipe) +
+                     " stages per pipe and " + std::to_string(s.microbatches) +
+                     " micro-batches: every micro-batch runs an F and a backward on each stage of its pipe "
+                     "(at least " +
+                     std::to_string(needed) + " ops)");
         const auto problems = findProblems(s, 1);
         if (problems.empty()) return;
         const Problem& p = problems.front();
-        std::string path;
+        std::string path, op;
         if (p.device >= 0 && p.device < s.devices) {
             path = indexPath("order", std::size_t(p.device));
             const auto& ops = s.order[std::size_t(p.device)];
-            if (p.position >= 0 && std::size_t(p.position) < ops.size())
-                path = indexPath(path, std::size_t(p.position)) + " ('" +
-                       scheduleOpString(ops[std::size_t(p.position)], s.splitBackward) + "')";
+            if (p.position >= 0 && std::size_t(p.position) < ops.size()) {
+                path = indexPath(path, std::size_t(p.position));
+                op = " ('" + scheduleOpString(ops[std::size_t(p.position)], s.splitBackward) + "')";
+            }
         }
-        fail("schedule_json.schedule", path, p.message);
+        throw ValidationError("schedule_json.schedule", path,
+                              m_source + ": " + (path.empty() ? "" : path + op + ": ") + p.message);
     }
 
     const std::string& m_source;
