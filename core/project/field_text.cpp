@@ -23,14 +23,20 @@ std::string quoted(std::string_view text) {
         // Back up to the start of a UTF-8 sequence so the message stays valid text.
         while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
     }
+    static const char* hex = "0123456789abcdef";
+    // Bytes that are not UTF-8 are shown as \xNN so that the message itself stays valid text.
+    const bool utf8 = isValidUtf8(text.substr(0, cut));
     std::string out = "\"";
     for (std::size_t i = 0; i < cut; ++i) {
         const auto c = static_cast<unsigned char>(text[i]);
-        if (c == '"' || c == '\\') {
+        if (!utf8 && c >= 0x80) {
+            out += "\\x";
+            out += hex[c >> 4];
+            out += hex[c & 15];
+        } else if (c == '"' || c == '\\') {
             out += '\\';
             out += char(c);
         } else if (c < 0x20) {
-            static const char* hex = "0123456789abcdef";
             out += "\\u00";
             out += hex[c >> 4];
             out += hex[c & 15];
