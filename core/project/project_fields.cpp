@@ -175,7 +175,7 @@ bool outOfRange(const ProjectField& f, double v) {
     return !(f.minExclusive ? v > f.min : v >= f.min) || !(v <= f.max);
 }
 
-std::string withUnit(const ProjectField& f, std::string text) {
+std::string withUnit(const ProjectField& f, const std::string& text) {
     return f.unit.empty() ? text : text + " " + std::string(f.unit);
 }
 

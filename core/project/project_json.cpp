@@ -209,7 +209,9 @@ class Reader {
     void readSection(Project& project, const std::string& section, const Json& object) const {
         if (!object.is_object()) wrongType(section, object, "must be an object {...}");
         for (const auto& [key, value] : object.items()) {
-            const std::string path = section + "." + key;
+            std::string path = section;
+            path += '.';
+            path += key;
             const ProjectField* field = findProjectField(path);
             if (!field) {
                 std::string valid;
