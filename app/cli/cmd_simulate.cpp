@@ -1,9 +1,8 @@
 // `stagecraft-cli simulate` (one schedule, metrics and per-device breakdown) and
 // `stagecraft-cli compare` (several schedules side by side, best throughput first).
 #include "commands.h"
-#include "report_format.h"
-
 #include "error.h"
+#include "report_format.h"
 
 #include <algorithm>
 #include <iostream>
@@ -26,8 +25,10 @@ void addFormatFlags(CLI::App& command, SimulateOptions& options) {
 }
 
 void print(const std::vector<ScheduleReport>& reports, const SimulateOptions& options, bool breakdown) {
-    if (options.json) std::cout << reportsAsJson(reports);
-    else if (options.csv) std::cout << reportsAsCsv(reports);
+    if (options.json)
+        std::cout << reportsAsJson(reports);
+    else if (options.csv)
+        std::cout << reportsAsCsv(reports);
     else {
         std::cout << reportsAsTable(reports);
         if (breakdown)
@@ -46,7 +47,8 @@ std::vector<std::string> splitNames(const std::string& list) {
 } // namespace
 
 void addSimulateCommand(CLI::App& app, CommandResult& result) {
-    auto* command = app.add_subcommand("simulate", "Simulate one schedule of a project and print its metrics");
+    auto* command =
+        app.add_subcommand("simulate", "Simulate one schedule of a project and print its metrics");
     auto options = std::make_shared<SimulateOptions>();
     options->project.scheduleRequired = true;
     options->project.addTo(*command);
@@ -67,14 +69,19 @@ void addCompareCommand(CLI::App& app, CommandResult& result) {
     addFormatFlags(*command, *options);
     command->callback([&result, options] {
         const Project project = loadProject(options->project);
-        std::vector<std::string> names =
-            options->project.scheduleName.empty() ? project.schedules : splitNames(options->project.scheduleName);
-        if (names.empty()) throw ValidationError("cli.schedule", "--schedule", "no schedule to compare: pass --schedule a,b,c");
+        std::vector<std::string> names = options->project.scheduleName.empty()
+                                             ? project.schedules
+                                             : splitNames(options->project.scheduleName);
+        if (names.empty())
+            throw ValidationError("cli.schedule", "--schedule",
+                                  "no schedule to compare: pass --schedule a,b,c");
         std::vector<ScheduleReport> reports;
-        for (const std::string& name : names) reports.push_back(predict(project, generateFromProject(project, name)).report);
+        for (const std::string& name : names)
+            reports.push_back(predict(project, generateFromProject(project, name)).report);
         // Best first: shortest iteration (highest throughput for the same work).
-        std::stable_sort(reports.begin(), reports.end(),
-                         [](const ScheduleReport& a, const ScheduleReport& b) { return a.iterationUs < b.iterationUs; });
+        std::stable_sort(
+            reports.begin(), reports.end(),
+            [](const ScheduleReport& a, const ScheduleReport& b) { return a.iterationUs < b.iterationUs; });
         print(reports, *options, false);
         result.status = kExitOk;
     });
