@@ -1,6 +1,6 @@
 #include "ir/op_index.h"
 
-#include "sim/large_array.h"
+#include "ir/large_array.h"
 
 #include <algorithm>
 

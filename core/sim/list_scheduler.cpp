@@ -1,6 +1,6 @@
 #include "sim/list_scheduler.h"
 
-#include "sim/large_array.h"
+#include "ir/large_array.h"
 
 #include <algorithm>
 #include <limits>

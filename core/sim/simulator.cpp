@@ -1,7 +1,7 @@
 #include "sim/simulator.h"
 
 #include "error.h"
-#include "sim/large_array.h"
+#include "ir/large_array.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "sim/large_array.h"
+#include "ir/large_array.h"
 
 #include <cstdint>
 
