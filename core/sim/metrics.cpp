@@ -4,10 +4,13 @@
 #include "ir/op_index.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace stagecraft {
 
 namespace {
+
+constexpr std::size_t kPrefetchOps = 8;
 
 /// The compute-lane and sync events of the timeline by global op id (device order), checked
 /// against the schedule.
@@ -61,8 +64,16 @@ bool measureDevices(const Schedule& s, const OpIndex& index, EventAt eventAt, co
         for (std::size_t i = 0; i < count; ++i) {
             const TimelineEvent& e = eventAt(offset + i);
             if constexpr (kCheckLayout) {
+                // Producers sit on other devices' stretches of the timeline, far from this
+                // one: fetch those of a few ops ahead.
+                if (i + kPrefetchOps < count) {
+                    const OpDeps ahead = index.depsOf(offset + i + kPrefetchOps);
+                    if (ahead.first >= 0) __builtin_prefetch(&eventAt(std::size_t(ahead.first)));
+                    if (ahead.second >= 0) __builtin_prefetch(&eventAt(std::size_t(ahead.second)));
+                }
                 const bool listed = e.comm == CommKind::None || e.op.kind == OpKind::GradSync;
-                if (!listed || e.device != d || !(e.op == ops[i])) return false;
+                // Op is 12 bytes of integers without padding: equal fields, equal bytes.
+                if (!listed || e.device != d || std::memcmp(&e.op, &ops[i], sizeof(Op)) != 0) return false;
             }
             const bool onComputeLane = e.lane == Lane::Compute;
             if (onComputeLane) busy += e.duration();
@@ -77,8 +88,15 @@ bool measureDevices(const Schedule& s, const OpIndex& index, EventAt eventAt, co
                 const OpDeps deps = index.depsOf(offset + i);
                 for (const std::int32_t gid : {deps.first, deps.second}) {
                     if (gid < 0) continue;
-                    const double end = eventAt(std::size_t(gid)).end;
-                    if (end > latestEnd) latestEnd = end, latestDevice = index.deviceOf(std::size_t(gid));
+                    // The producer's event is on its device (eventsByOp or the layout check
+                    // ensures it), so its device field is index.deviceOf(gid) without the lookup.
+                    const TimelineEvent& producer = eventAt(std::size_t(gid));
+                    if (producer.end > latestEnd) latestEnd = producer.end, latestDevice = producer.device;
+                }
+                if constexpr (kCheckLayout) {
+                    // Not yet checked: a stray device would index out of range. (The layout
+                    // check rejects such a timeline before its numbers are used.)
+                    if (latestDevice >= s.devices) return false;
                 }
                 if (latestDevice >= 0 && latestDevice != d) {
                     const double waiting = std::clamp(latestEnd - previousEnd, 0.0, gap);
