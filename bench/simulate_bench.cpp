@@ -3,6 +3,7 @@
 // op (target: at most 200 bytes). Run: ./build/bench/simulate_bench
 #include "generators/registry.h"
 #include "sim/metrics.h"
+#include "sim/project_simulation.h"
 #include "sim/simulator.h"
 
 #include <algorithm>
@@ -54,6 +55,29 @@ void simulateSchedule(benchmark::State& state, const char* name, ScheduleParams 
         const TimeMetrics m = computeTimeMetrics(s, index, t, &costs);
         benchmark::DoNotOptimize(m.makespan);
         ops = s.opCount();
+        peakPerOp = double(g_peak.load() - before) / double(ops);
+    }
+    state.counters["ops"] = double(ops);
+    state.counters["peak_bytes_per_op"] = peakPerOp;
+    state.counters["ns_per_op"] = benchmark::Counter(
+        double(ops) * double(state.iterations()), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+/// The whole project pipeline on the same schedules: generate, iteration tail, analytic costs,
+/// simulation, time metrics, memory curves and throughput (what the CLI and the GUI run).
+void predictSchedule(benchmark::State& state, const char* name, ScheduleParams params) {
+    Project project = defaultProject();
+    project.model.layers = 128; // splits into the 64 or 128 stages of these schedules
+    project.parallel = ParallelConfig{params.pp, 1, 1, params.microbatches, params.chunks};
+    project.cluster.nodes = params.pp / project.cluster.gpusPerNode;
+    std::size_t ops = 0;
+    double peakPerOp = 0;
+    for (auto _ : state) {
+        const std::size_t before = g_current.load();
+        g_peak = before;
+        const Prediction p = predict(project, generateSchedule(name, params));
+        benchmark::DoNotOptimize(p.report.iterationUs);
+        ops = p.schedule.opCount();
         peakPerOp = double(g_peak.load() - before) / double(ops);
     }
     state.counters["ops"] = double(ops);
@@ -122,6 +146,13 @@ BENCHMARK_CAPTURE(simulateSchedule, 1f1b_p64_m8192, "1f1b", ScheduleParams{64, 8
 BENCHMARK_CAPTURE(simulateSchedule, interleaved_p32_m4096_v4, "interleaved", ScheduleParams{32, 4096, 4})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(simulateSchedule, zbv_p64_m2731, "zb-v", ScheduleParams{64, 2731, 1})
+    ->Unit(benchmark::kMillisecond);
+
+BENCHMARK_CAPTURE(predictSchedule, 1f1b_p64_m8192, "1f1b", ScheduleParams{64, 8192, 1})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(predictSchedule, interleaved_p32_m4096_v4, "interleaved", ScheduleParams{32, 4096, 4})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(predictSchedule, zbv_p64_m2731, "zb-v", ScheduleParams{64, 2731, 1})
     ->Unit(benchmark::kMillisecond);
 
 } // namespace

@@ -8,9 +8,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Debian 12 packages: the toolchain, core's libraries, the Qt 6 desktop application (libqt6opengl6-dev
+# is what QtCharts' CMake package needs), and the tools the tests use to check exported charts and to
+# run the GUI tests on a virtual display.
 PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git
   nlohmann-json3-dev catch2 libcli11-dev libbenchmark-dev
+  qt6-base-dev qt6-base-dev-tools qt6-svg-dev qt6-charts-dev libqt6opengl6-dev libgl1-mesa-dev
+  xvfb xauth fonts-dejavu-core librsvg2-bin poppler-utils libxml2-utils
 )
 
 log() { printf '\033[1m[stagecraft]\033[0m %s\n' "$*" >&2; }
@@ -39,6 +44,9 @@ install_packages() {
 
 build() {
   install_packages
+  # ccache keeps a second build of an unchanged tree to seconds; it is bounded so that it never
+  # grows without limit on a developer machine.
+  if command -v ccache >/dev/null; then ccache --max-size=2G >/dev/null 2>&1 || true; fi
   if [ ! -f build/build.ninja ]; then
     cmake --preset default
   fi
@@ -57,11 +65,22 @@ case "$cmd" in
     ;;
   run)
     build
-    if [ $# -eq 0 ]; then
-      log "no desktop application is built yet: showing the built-in default project in the terminal"
-      ./build/app/cli/stagecraft-cli show --color auto
-    else
+    if [ $# -gt 0 ]; then
       ./build/app/cli/stagecraft-cli "$@"
+    elif [ -x build/app/gui/stagecraft ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }; then
+      log "starting the Stagecraft desktop application on the built-in default project"
+      ./build/app/gui/stagecraft
+    else
+      if [ -x build/app/gui/stagecraft ]; then
+        log "no display (DISPLAY is not set): showing the default project in the terminal instead of the window;"
+        log "run 'xvfb-run -a ./build/app/gui/stagecraft' for a virtual display, or export charts with"
+        log "'./build/app/gui/stagecraft --export chart.png' or './build/app/cli/stagecraft-cli export ...'"
+      else
+        log "the desktop application was not built (Qt 6 not found): showing the default project in the terminal"
+      fi
+      ./build/app/cli/stagecraft-cli show --color auto
+      echo
+      ./build/app/cli/stagecraft-cli compare
     fi
     ;;
   *) log "unknown command '$cmd' (use install, build, test or run)"; exit 2 ;;

@@ -1,0 +1,375 @@
+#include "io/schedule_json.h"
+
+#include "error.h"
+#include "ir/action.h"
+#include "validate/validator.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+namespace stagecraft {
+
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr int kMaxDepth = 16; // the format nests 4 deep; more is a broken or hostile file
+constexpr int kMaxChunks = 1 << 16;
+constexpr std::string_view kSync = "SYNC";
+constexpr std::string_view kOptimizer = "OPT";
+constexpr std::array<std::string_view, 10> kKeys{
+    "stagecraft_schedule", "name",           "devices",   "pipes", "stages_per_pipe", "microbatches",
+    "chunks_per_device",   "split_backward", "placement", "order"};
+
+std::string jsonString(const std::string& text) {
+    return Json(text).dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+/// A value for a message, cut short.
+std::string shortDump(const Json& value) {
+    std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
+    if (text.size() > 40) text = text.substr(0, 37) + "...";
+    return text;
+}
+
+std::string indexPath(const std::string& path, std::size_t index) {
+    return path + "[" + std::to_string(index) + "]";
+}
+
+/// 1-based line and column of byte offset `offset` of `text`.
+std::pair<int, int> lineColumn(std::string_view text, std::size_t offset) {
+    offset = std::min(offset, text.size());
+    const std::string_view before = text.substr(0, offset);
+    const int line = 1 + int(std::count(before.begin(), before.end(), '\n'));
+    const std::size_t lastNewline = before.rfind('\n');
+    const std::size_t lineStart = lastNewline == std::string_view::npos ? 0 : lastNewline + 1;
+    return {line, int(offset - lineStart) + 1};
+}
+
+class JsonReader {
+  public:
+    explicit JsonReader(const std::string& source) : m_source(source) {}
+
+    Schedule read(std::string_view text) {
+        checkDepth(text);
+        Json root;
+        try {
+            root = Json::parse(text.begin(), text.end());
+        } catch (const Json::parse_error& e) {
+            const auto [line, column] = lineColumn(text, e.byte == 0 ? 0 : e.byte - 1);
+            std::string reason = e.what();
+            const std::size_t colon = reason.find(": ");
+            if (reason.find("parse error") != std::string::npos && colon != std::string::npos)
+                reason = reason.substr(colon + 2);
+            throw ParseError("schedule_json.syntax", m_source, line, column, "malformed JSON: " + reason);
+        }
+        return readSchedule(root);
+    }
+
+  private:
+    [[noreturn]] void fail(const char* id, const std::string& path, const std::string& message) const {
+        throw ValidationError(id, path, m_source + ": " + (path.empty() ? "" : path + ": ") + message);
+    }
+
+    void checkDepth(std::string_view text) const {
+        int depth = 0;
+        bool inString = false;
+        for (std::size_t i = 0; i < text.size(); ++i) {
+            const char c = text[i];
+            if (inString) {
+                if (c == '\\')
+                    ++i;
+                else if (c == '"')
+                    inString = false;
+            } else if (c == '"') {
+                inString = true;
+            } else if (c == '[' || c == '{') {
+                if (++depth > kMaxDepth) {
+                    const auto [line, column] = lineColumn(text, i);
+                    throw ParseError("schedule_json.syntax", m_source, line, column,
+                                     "JSON nested deeper than " + std::to_string(kMaxDepth) +
+                                         " levels: a schedule file nests 4");
+                }
+            } else if (c == ']' || c == '}') {
+                --depth;
+            }
+        }
+    }
+
+    const Json& member(const Json& object, std::string_view key, const std::string& where) const {
+        const auto it = object.find(key);
+        if (it == object.end())
+            fail("schedule_json.field", where.empty() ? std::string(key) : where + "." + std::string(key),
+                 "missing");
+        return *it;
+    }
+
+    int readInt(const Json& value, const std::string& path, int min, int max) const {
+        bool ok = value.is_number_integer();
+        std::int64_t number = 0;
+        if (ok && value.is_number_unsigned()) {
+            const auto u = value.get<std::uint64_t>();
+            ok = u <= std::uint64_t(max);
+            number = ok ? std::int64_t(u) : 0;
+        } else if (ok) {
+            number = value.get<std::int64_t>();
+        }
+        if (!ok || number < min || number > max)
+            fail("schedule_json.field", path,
+                 shortDump(value) + " is not an integer in " + std::to_string(min) + ".." +
+                     std::to_string(max));
+        return int(number);
+    }
+
+    Schedule readSchedule(const Json& root) {
+        if (!root.is_object())
+            fail("schedule_json.field", "",
+                 "expected a JSON object with \"stagecraft_schedule\": 1, found " +
+                     std::string(root.type_name()));
+        const auto version = root.find("stagecraft_schedule");
+        if (version == root.end())
+            fail("schedule_json.field", "stagecraft_schedule",
+                 "missing: a Stagecraft schedule file starts with \"stagecraft_schedule\": 1");
+        if (!version->is_number_integer() || *version != kScheduleJsonVersion)
+            fail("schedule_json.version", "stagecraft_schedule",
+                 shortDump(*version) + ": this build reads version " + std::to_string(kScheduleJsonVersion));
+        for (const auto& item : root.items())
+            if (std::find(kKeys.begin(), kKeys.end(), item.key()) == kKeys.end()) {
+                std::string known;
+                for (std::string_view key : kKeys) known += (known.empty() ? "" : ", ") + std::string(key);
+                fail("schedule_json.field", item.key(), "unknown key; the keys are " + known);
+            }
+        Schedule s;
+        s.name = "schedule-json";
+        if (const auto name = root.find("name"); name != root.end()) {
+            if (!name->is_string())
+                fail("schedule_json.field", "name",
+                     "expected a string, found " + std::string(name->type_name()));
+            s.name = name->get<std::string>();
+        }
+        s.devices = readInt(member(root, "devices", ""), "devices", 1, kMaxDevices);
+        s.pipes = readInt(member(root, "pipes", ""), "pipes", 1, 2);
+        s.stagesPerPipe =
+            readInt(member(root, "stages_per_pipe", ""), "stages_per_pipe", 1, kMaxStagesPerPipe);
+        s.microbatches = readInt(member(root, "microbatches", ""), "microbatches", 1, kMaxMicrobatches);
+        const auto chunks = root.find("chunks_per_device");
+        const int chunkLimit =
+            chunks == root.end() ? kMaxChunks : readInt(*chunks, "chunks_per_device", 1, kMaxChunks);
+        const Json& split = member(root, "split_backward", "");
+        if (!split.is_boolean())
+            fail("schedule_json.field", "split_backward",
+                 shortDump(split) + " is not true or false (whether B and W are separate ops)");
+        s.splitBackward = split.get<bool>();
+        readPlacement(member(root, "placement", ""), s, chunkLimit);
+        s.chunksPerDevice = 0;
+        for (const auto& pipe : s.placement)
+            for (const StageSlot& slot : pipe)
+                s.chunksPerDevice = std::max(s.chunksPerDevice, slot.chunk + 1);
+        if (chunks != root.end()) s.chunksPerDevice = chunkLimit;
+        readOrder(member(root, "order", ""), s);
+        checkSchedule(s);
+        return s;
+    }
+
+    const Json& array(const Json& value, const std::string& path, std::size_t size, const char* what) const {
+        if (!value.is_array())
+            fail("schedule_json.field", path,
+                 "expected an array of " + std::string(what) + ", found " + std::string(value.type_name()));
+        if (size > 0 && value.size() != size)
+            fail("schedule_json.field", path,
+                 "has " + std::to_string(value.size()) + " entries, expected " + std::to_string(size) + " (" +
+                     what + ")");
+        return value;
+    }
+
+    void readPlacement(const Json& value, Schedule& s, int chunkLimit) const {
+        array(value, "placement", std::size_t(s.pipes), "pipes, one per pipe");
+        s.placement.assign(std::size_t(s.pipes), {});
+        for (std::size_t pipe = 0; pipe < value.size(); ++pipe) {
+            const std::string pipePath = indexPath("placement", pipe);
+            const Json& stages =
+                array(value[pipe], pipePath, std::size_t(s.stagesPerPipe), "stages_per_pipe slots");
+            s.placement[pipe].resize(stages.size());
+            for (std::size_t stage = 0; stage < stages.size(); ++stage) {
+                const std::string path = indexPath(pipePath, stage);
+                const Json& slot = stages[stage];
+                if (!slot.is_object() || slot.size() != 2)
+                    fail("schedule_json.field", path,
+                         shortDump(slot) + " is not a stage slot {\"device\": d, \"chunk\": c}");
+                s.placement[pipe][stage] = {
+                    readInt(member(slot, "device", path), path + ".device", 0, s.devices - 1),
+                    readInt(member(slot, "chunk", path), path + ".chunk", 0, chunkLimit - 1)};
+            }
+        }
+    }
+
+    void readOrder(const Json& value, Schedule& s) const {
+        array(value, "order", std::size_t(s.devices), "devices, one op list per device");
+        std::size_t total = 0;
+        for (std::size_t d = 0; d < value.size(); ++d) {
+            array(value[d], indexPath("order", d), 0, "op strings");
+            total += value[d].size();
+        }
+        if (total > kMaxOps)
+            fail("schedule_json.size", "order",
+                 std::to_string(total) + " ops: more than the limit of " + std::to_string(kMaxOps));
+        s.order.assign(std::size_t(s.devices), {});
+        for (std::size_t d = 0; d < value.size(); ++d) {
+            const Json& ops = value[d];
+            s.order[d].reserve(ops.size());
+            for (std::size_t i = 0; i < ops.size(); ++i)
+                s.order[d].push_back(readOp(ops[i], indexPath(indexPath("order", d), i), s));
+        }
+    }
+
+    Op readOp(const Json& value, const std::string& path, const Schedule& s) const {
+        if (!value.is_string())
+            fail("schedule_json.field", path, shortDump(value) + " is not an op string such as \"0F1\"");
+        const std::string& text = value.get_ref<const std::string&>();
+        const std::string quoted = "'" + text + "'";
+        const std::string_view view(text);
+        std::optional<OpKind> special;
+        std::string_view head;
+        if (view.size() > kSync.size() && view.substr(view.size() - kSync.size()) == kSync) {
+            special = OpKind::GradSync;
+            head = view.substr(0, view.size() - kSync.size());
+        } else if (view.size() > kOptimizer.size() &&
+                   view.substr(view.size() - kOptimizer.size()) == kOptimizer) {
+            special = OpKind::Optimizer;
+            head = view.substr(0, view.size() - kOptimizer.size());
+        }
+        Action action;
+        if (special) {
+            // "<prefix><stage>SYNC" reads like the action "<prefix><stage>F0": one grammar for both.
+            const auto parsed = parseAction(std::string(head) + "F0");
+            if (!parsed)
+                fail("schedule_json.field", path,
+                     quoted + ": a gradient sync is '<stage>SYNC' and an optimizer step '<stage>OPT', with "
+                              "'p1:' in front for the second pipe, as in 'p1:3SYNC'");
+            action = *parsed;
+        } else {
+            std::string why;
+            const auto parsed = parseAction(view, &why);
+            if (!parsed) fail("schedule_json.field", path, why + " (or '<stage>SYNC', '<stage>OPT')");
+            action = *parsed;
+            if (action.type == ActionType::I && !s.splitBackward)
+                fail("schedule_json.field", path,
+                     quoted +
+                         " is an input-gradient backward, but split_backward is false: write it as a whole "
+                         "backward B");
+            if (action.type == ActionType::B && s.splitBackward)
+                fail("schedule_json.field", path,
+                     quoted +
+                         " is a whole backward, but split_backward is true: write its input-gradient part I "
+                         "followed by its weight-gradient part W");
+            if (action.mb >= s.microbatches)
+                fail("schedule_json.field", path,
+                     quoted + ": micro-batch " + std::to_string(action.mb) + " is outside 0.." +
+                         std::to_string(s.microbatches - 1));
+        }
+        if (action.pipe >= s.pipes)
+            fail("schedule_json.field", path,
+                 quoted + ": pipe " + std::to_string(action.pipe) + " is outside 0.." +
+                     std::to_string(s.pipes - 1));
+        if (action.stage >= s.stagesPerPipe)
+            fail("schedule_json.field", path,
+                 quoted + ": stage " + std::to_string(action.stage) + " is outside 0.." +
+                     std::to_string(s.stagesPerPipe - 1));
+        const StageSlot& slot = s.slot(action.pipe, action.stage);
+        Op op;
+        op.kind = special ? *special : opKindOf(action.type);
+        op.pipe = std::uint8_t(action.pipe);
+        op.chunk = std::uint16_t(slot.chunk);
+        op.stage = action.stage;
+        op.mb = special ? -1 : action.mb;
+        return op;
+    }
+
+    void checkSchedule(const Schedule& s) const {
+        // The validator indexes every (pipe, stage, micro-batch); a file declaring many of them but
+        // holding few ops is refused before that index is allocated.
+        std::size_t compute = 0;
+        for (const auto& ops : s.order)
+            compute += std::size_t(
+                std::count_if(ops.begin(), ops.end(), [](const Op& op) { return isComputeKind(op.kind); }));
+        const std::size_t needed = 2 * std::size_t(s.stagesPerPipe) * std::size_t(s.microbatches);
+        if (compute < needed)
+            fail("schedule_json.schedule", "order",
+                 std::to_string(compute) + " compute ops, too few for " + std::to_string(s.stagesPerPipe) +
+                     " stages per pipe and " + std::to_string(s.microbatches) +
+                     " micro-batches: every micro-batch runs an F and a backward on each stage of its pipe "
+                     "(at least " +
+                     std::to_string(needed) + " ops)");
+        const auto problems = findProblems(s, 1);
+        if (problems.empty()) return;
+        const Problem& p = problems.front();
+        std::string path, op;
+        if (p.device >= 0 && p.device < s.devices) {
+            path = indexPath("order", std::size_t(p.device));
+            const auto& ops = s.order[std::size_t(p.device)];
+            if (p.position >= 0 && std::size_t(p.position) < ops.size()) {
+                path = indexPath(path, std::size_t(p.position));
+                op = " ('" + scheduleOpString(ops[std::size_t(p.position)], s.splitBackward) + "')";
+            }
+        }
+        throw ValidationError("schedule_json.schedule", path,
+                              m_source + ": " + (path.empty() ? "" : path + op + ": ") + p.message);
+    }
+
+    const std::string& m_source;
+};
+
+} // namespace
+
+std::string scheduleOpString(const Op& op, bool splitBackward) {
+    if (isComputeKind(op.kind)) return actionString(op, splitBackward);
+    // The pipe prefix and stage, as an action prints them, then the op's own suffix.
+    std::string text = formatAction(Action{op.pipe, op.stage, ActionType::F, 0});
+    text.resize(text.size() - 2); // "F0"
+    text += op.kind == OpKind::GradSync ? kSync : kOptimizer;
+    return text;
+}
+
+std::string scheduleToJson(const Schedule& s) {
+    std::string out = "{\n";
+    out += "  \"stagecraft_schedule\": " + std::to_string(kScheduleJsonVersion) + ",\n";
+    out += "  \"name\": " + jsonString(s.name) + ",\n";
+    out += "  \"devices\": " + std::to_string(s.devices) + ",\n";
+    out += "  \"pipes\": " + std::to_string(s.pipes) + ",\n";
+    out += "  \"stages_per_pipe\": " + std::to_string(s.stagesPerPipe) + ",\n";
+    out += "  \"microbatches\": " + std::to_string(s.microbatches) + ",\n";
+    out += "  \"chunks_per_device\": " + std::to_string(s.chunksPerDevice) + ",\n";
+    out += std::string("  \"split_backward\": ") + (s.splitBackward ? "true" : "false") + ",\n";
+    out += "  \"placement\": [";
+    for (std::size_t pipe = 0; pipe < s.placement.size(); ++pipe) {
+        out += pipe == 0 ? "\n    [" : ",\n    [";
+        for (std::size_t stage = 0; stage < s.placement[pipe].size(); ++stage) {
+            const StageSlot& slot = s.placement[pipe][stage];
+            out += (stage == 0 ? "" : ", ") + std::string("{\"device\": ") + std::to_string(slot.device) +
+                   ", \"chunk\": " + std::to_string(slot.chunk) + "}";
+        }
+        out += "]";
+    }
+    out += "\n  ],\n  \"order\": [";
+    for (std::size_t d = 0; d < s.order.size(); ++d) {
+        out += d == 0 ? "\n    [" : ",\n    [";
+        for (std::size_t i = 0; i < s.order[d].size(); ++i) {
+            if (i > 0) out += ", ";
+            out += '"';
+            out += scheduleOpString(s.order[d][i], s.splitBackward);
+            out += '"';
+        }
+        out += "]";
+    }
+    out += "\n  ]\n}\n";
+    return out;
+}
+
+Schedule parseScheduleJson(std::string_view text, const std::string& source) {
+    return JsonReader(source).read(text);
+}
+
+} // namespace stagecraft

@@ -1,0 +1,32 @@
+#pragma once
+// Stagecraft's own schedule file: everything the schedule IR holds (two pipes, gradient syncs,
+// optimizer steps, the placement with its chunks), so parse(write(s)) == s for every schedule.
+// The format and the op grammar are described in docs/schedule-files.md.
+
+#include "ir/schedule.h"
+
+#include <string>
+#include <string_view>
+
+namespace stagecraft {
+
+/// The version written in "stagecraft_schedule" and the only one read.
+inline constexpr int kScheduleJsonVersion = 1;
+
+/// The text of one op in "order": compute ops are action strings ("0F1", "p1:2I0", "3W2"; B is
+/// "I" when the schedule splits the backward), GradSync is "<stage>SYNC", Optimizer
+/// "<stage>OPT", both with the "p1:" prefix for the second pipe ("p1:3SYNC").
+std::string scheduleOpString(const Op& op, bool splitBackward);
+
+/// The schedule as JSON: {"stagecraft_schedule": 1, "name", "devices", "pipes",
+/// "stages_per_pipe", "microbatches", "chunks_per_device", "split_backward",
+/// "placement": [[{"device", "chunk"}, ...] per pipe], "order": [[op strings] per device]}.
+std::string scheduleToJson(const Schedule& schedule);
+
+/// Reads a schedule JSON. Malformed JSON throws ParseError("schedule_json.syntax") with line and
+/// column; missing, mistyped or out-of-range fields throw ValidationError whose field is the JSON
+/// path ("order[2][15]"); a schedule that fails the validator throws
+/// ValidationError("schedule_json.schedule") naming the device and position ("order[1][7]").
+Schedule parseScheduleJson(std::string_view text, const std::string& source);
+
+} // namespace stagecraft

@@ -1,0 +1,390 @@
+#include "io/torch_csv.h"
+
+#include "error.h"
+#include "ir/action.h"
+#include "validate/validator.h"
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace stagecraft {
+
+namespace {
+
+constexpr std::string_view kBom = "\xEF\xBB\xBF";
+constexpr std::string_view kOverlapSuffix = "OVERLAP_F_B";
+/// Action types of torch's compute+comms format (and its merged "BW" backward).
+constexpr std::array<std::string_view, 8> kCommTypes{"SEND_F",  "RECV_F",  "SEND_B",      "RECV_B",
+                                                     "UNSHARD", "RESHARD", "REDUCE_GRAD", "BW"};
+
+bool isBlank(char c) {
+    return c == ' ' || c == '\t' || c == '\r';
+}
+
+std::string_view trimBlanks(std::string_view text) {
+    while (!text.empty() && isBlank(text.front())) text.remove_prefix(1);
+    while (!text.empty() && isBlank(text.back())) text.remove_suffix(1);
+    return text;
+}
+
+/// The comm action type a cell names ("2SEND_F3" -> "SEND_F"), if any.
+std::string_view commTypeOf(std::string_view text) {
+    std::size_t pos = 0;
+    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') ++pos;
+    if (pos == 0) return {};
+    const std::string_view rest = text.substr(pos);
+    for (std::string_view type : kCommTypes)
+        if (rest.substr(0, type.size()) == type) return type;
+    return {};
+}
+
+std::string quote(std::string_view text) {
+    return "'" + std::string(text) + "'";
+}
+
+std::string cellName(int row, int col) {
+    return "row " + std::to_string(row) + ", column " + std::to_string(col);
+}
+
+/// One action read from the file. `row` is the 0-based rank, `col` the 1-based cell.
+struct CellAction {
+    std::int32_t row;
+    std::int32_t col;
+    std::int32_t stage;
+    std::int32_t mb;
+    ActionType type;
+};
+
+/// Indices into the action list of one (stage, micro-batch)'s actions, -1 when absent.
+struct MbActions {
+    std::int32_t f = -1;
+    std::int32_t b = -1;
+    std::int32_t i = -1;
+    std::int32_t w = -1;
+    std::int32_t& of(ActionType type) {
+        switch (type) {
+        case ActionType::F:
+            return f;
+        case ActionType::B:
+            return b;
+        case ActionType::I:
+            return i;
+        case ActionType::W:
+            break;
+        }
+        return w;
+    }
+};
+
+class CsvReader {
+  public:
+    CsvReader(const std::string& source, const TorchCsvOptions& options)
+        : m_source(source), m_options(options) {}
+
+    Schedule read(std::string_view text) {
+        readCells(text);
+        checkStages();
+        checkCounts();
+        return build();
+    }
+
+  private:
+    [[noreturn]] void fail(const char* id, int line, int column, const std::string& message) const {
+        throw ParseError(id, m_source, line, column, message);
+    }
+    [[noreturn]] void failAt(const char* id, std::int32_t action, const std::string& message) const {
+        const CellAction& a = m_actions[std::size_t(action)];
+        fail(id, a.row + 1, a.col, message);
+    }
+    std::string nameOf(std::int32_t action) const {
+        const CellAction& a = m_actions[std::size_t(action)];
+        return quote(formatAction(Action{0, a.stage, a.type, a.mb}));
+    }
+    std::string whereOf(std::int32_t action) const {
+        const CellAction& a = m_actions[std::size_t(action)];
+        return cellName(a.row + 1, a.col);
+    }
+
+    void readCells(std::string_view text) {
+        if (text.substr(0, kBom.size()) == kBom) text.remove_prefix(kBom.size());
+        // Trailing newlines (and blank lines) end the file; they are not ranks.
+        while (!text.empty() && (isBlank(text.back()) || text.back() == '\n')) text.remove_suffix(1);
+        if (text.empty())
+            fail("csv.empty", 0, 0,
+                 "the file has no action: a compute-only schedule CSV has one row of actions per rank");
+        int row = 0;
+        std::size_t lineStart = 0;
+        while (lineStart <= text.size()) {
+            if (row >= kMaxDevices)
+                fail("csv.size", row + 1, 0,
+                     "more than " + std::to_string(kMaxDevices) + " rows: a row is a rank and the limit is " +
+                         std::to_string(kMaxDevices) + " ranks");
+            std::size_t lineEnd = text.find('\n', lineStart);
+            if (lineEnd == std::string_view::npos) lineEnd = text.size();
+            readRow(text.substr(lineStart, lineEnd - lineStart), row);
+            ++row;
+            lineStart = lineEnd + 1;
+        }
+        m_rows = row;
+    }
+
+    void readRow(std::string_view line, int row) {
+        const std::size_t before = m_actions.size();
+        int col = 1;
+        std::size_t cellStart = 0;
+        for (;;) {
+            std::size_t cellEnd = line.find(',', cellStart);
+            const bool last = cellEnd == std::string_view::npos;
+            if (last) cellEnd = line.size();
+            readCell(trimBlanks(line.substr(cellStart, cellEnd - cellStart)), row, col);
+            if (last) break;
+            cellStart = cellEnd + 1;
+            ++col;
+        }
+        if (m_actions.size() == before)
+            fail("csv.row", row + 1, 0,
+                 "row " + std::to_string(row + 1) +
+                     " has no action: every row is a rank that runs at least one stage (an empty cell is an "
+                     "idle "
+                     "step, an empty row is not a rank)");
+    }
+
+    void readCell(std::string_view cell, int row, int col) {
+        if (cell.empty()) return; // a deliberate idle step
+        if (cell.front() != '(') {
+            addAction(parseSimple(cell, cell, row, col), row, col);
+            return;
+        }
+        const std::size_t close = cell.find(')');
+        if (close == std::string_view::npos || cell.substr(close + 1) != kOverlapSuffix)
+            fail("csv.cell", row + 1, col,
+                 quote(cell) + ": a compound action is '(' actions separated by ';' ')OVERLAP_F_B', as in "
+                               "'(0F7;7B3)OVERLAP_F_B'");
+        m_compound.clear();
+        std::string_view inner = cell.substr(1, close - 1);
+        for (;;) {
+            const std::size_t semi = inner.find(';');
+            m_compound.push_back(parseSimple(inner.substr(0, semi), cell, row, col));
+            if (semi == std::string_view::npos) break;
+            inner.remove_prefix(semi + 1);
+        }
+        if (m_options.overlap == OverlapPolicy::Refuse) {
+            std::string parts;
+            for (const Action& a : m_compound) parts += (parts.empty() ? "" : " then ") + formatAction(a);
+            fail("csv.overlap", row + 1, col,
+                 quote(cell) +
+                     " runs its actions overlapped in one slot (DualPipeV's F/B overlap), which a Stagecraft "
+                     "schedule cannot represent: each device runs one op at a time; --serialize-overlap "
+                     "reads it "
+                     "as its sub-actions one after the other (" +
+                     parts + ")");
+        }
+        for (const Action& a : m_compound) addAction(a, row, col);
+    }
+
+    /// One simple action of `cell` (the whole cell, or a sub-action of a compound cell).
+    Action parseSimple(std::string_view text, std::string_view cell, int row, int col) const {
+        const std::string_view trimmed = trimBlanks(text);
+        const std::string context = trimmed == cell ? "" : quote(cell) + ": sub-action ";
+        if (trimmed.empty()) fail("csv.cell", row + 1, col, quote(cell) + ": a sub-action is empty");
+        const std::string_view comm = commTypeOf(trimmed);
+        if (!comm.empty())
+            fail(
+                "csv.comms", row + 1, col,
+                context + quote(trimmed) + " is torch's " + std::string(comm) +
+                    " action, which belongs to the compute+comms format: compute+comms CSV is not supported; "
+                    "export the compute-only schedule");
+        std::string why;
+        const auto action = parseAction(trimmed, &why);
+        if (!action) fail("csv.cell", row + 1, col, context + why);
+        if (action->pipe != 0)
+            fail("csv.pipe", row + 1, col,
+                 context + quote(trimmed) +
+                     ": torch's CSV has no second pipe (the 'p<pipe>:' prefix is Stagecraft's); save "
+                     "bidirectional schedules as .json");
+        if (action->stage >= kMaxStagesPerPipe || action->mb >= kMaxMicrobatches)
+            fail("csv.size", row + 1, col,
+                 context + quote(trimmed) + ": stages must be below " + std::to_string(kMaxStagesPerPipe) +
+                     " and micro-batches below " + std::to_string(kMaxMicrobatches));
+        return *action;
+    }
+
+    void addAction(const Action& action, int row, int col) {
+        if (m_actions.size() >= kMaxOps)
+            fail("csv.size", row + 1, col, "more than " + std::to_string(kMaxOps) + " actions");
+        const auto stage = std::size_t(action.stage);
+        if (stage >= m_stageAction.size()) m_stageAction.resize(stage + 1, -1);
+        const auto index = std::int32_t(m_actions.size());
+        m_actions.push_back({row, col, action.stage, action.mb, action.type});
+        std::int32_t& first = m_stageAction[stage];
+        if (first < 0)
+            first = index;
+        else if (m_actions[std::size_t(first)].row != row)
+            fail("csv.stage", row + 1, col,
+                 quote(formatAction(action)) + ": stage " + std::to_string(action.stage) + " is on rank " +
+                     std::to_string(m_actions[std::size_t(first)].row) + " (" + nameOf(first) + " at " +
+                     whereOf(first) + ") and on rank " + std::to_string(row) + ": a stage runs on one rank");
+        if (action.mb > m_maxMb) m_maxMb = action.mb;
+    }
+
+    void checkStages() const {
+        for (std::size_t s = 0; s < m_stageAction.size(); ++s)
+            if (m_stageAction[s] < 0)
+                fail("csv.stage", 0, 0,
+                     "stage " + std::to_string(s) + " has no action, but stage " +
+                         std::to_string(m_stageAction.size() - 1) +
+                         " has: stages are numbered 0..S-1 and each runs on one rank");
+    }
+
+    [[noreturn]] void failForwardCount(std::size_t stage, const std::vector<std::int32_t>& forwards) const {
+        const std::int32_t first = m_stageAction[stage];
+        fail("csv.count", m_actions[std::size_t(first)].row + 1, 0,
+             "stage " + std::to_string(stage) + " has " + std::to_string(forwards[stage]) +
+                 " forward actions (F), expected " + std::to_string(m_microbatches) +
+                 ": one per micro-batch 0.." + std::to_string(m_microbatches - 1) +
+                 " (the largest micro-batch index in the file is " + std::to_string(m_microbatches - 1) +
+                 ")");
+    }
+
+    /// torch's rules: every stage has exactly m F; #B + #I == m and #I == #W per stage; each
+    /// action once. Also resolves the older naming (B followed by W = today's I).
+    void checkCounts() {
+        const std::size_t stages = m_stageAction.size();
+        m_microbatches = m_maxMb + 1;
+        const auto m = std::size_t(m_microbatches);
+        std::vector<std::int32_t> forwards(stages, 0);
+        for (const CellAction& a : m_actions)
+            if (a.type == ActionType::F) ++forwards[std::size_t(a.stage)];
+        // A table of every (stage, mb) is only allocated when the file is large enough to fill it;
+        // otherwise some stage has fewer than m forwards.
+        if (stages * m > m_actions.size()) {
+            for (std::size_t s = 0; s < stages; ++s)
+                if (forwards[s] < m_microbatches) failForwardCount(s, forwards);
+        }
+        std::vector<MbActions> table(stages * m);
+        for (std::size_t index = 0; index < m_actions.size(); ++index) {
+            const CellAction& a = m_actions[index];
+            std::int32_t& slot = table[std::size_t(a.stage) * m + std::size_t(a.mb)].of(a.type);
+            if (slot >= 0)
+                failAt("csv.duplicate", std::int32_t(index),
+                       nameOf(std::int32_t(index)) + " appears twice (first at " + whereOf(slot) +
+                           "): each action runs once");
+            slot = std::int32_t(index);
+        }
+        for (std::size_t s = 0; s < stages; ++s)
+            for (std::size_t mb = 0; mb < m; ++mb) checkMicrobatch(table[s * m + mb], s, forwards);
+    }
+
+    void checkMicrobatch(MbActions& x, std::size_t stage, const std::vector<std::int32_t>& forwards) {
+        if (x.f < 0) {
+            for (std::int32_t other : {x.b, x.i, x.w})
+                if (other >= 0)
+                    failAt("csv.count", other,
+                           nameOf(other) + " has no forward: its stage runs no F of that micro-batch");
+            failForwardCount(stage, forwards);
+        }
+        if (x.i < 0 && x.b >= 0 && x.w > x.b) { // older naming: B then W is the input-gradient part
+            m_actions[std::size_t(x.b)].type = ActionType::I;
+            std::swap(x.i, x.b);
+        }
+        if (x.i >= 0 && x.b >= 0) {
+            const std::int32_t later = std::max(x.i, x.b), earlier = std::min(x.i, x.b);
+            failAt("csv.count", later,
+                   nameOf(later) + " and " + nameOf(earlier) + " (at " + whereOf(earlier) +
+                       ") are two backwards of one micro-batch: a backward is either whole (B) or split (I, "
+                       "then W)");
+        }
+        if (x.i < 0 && x.b < 0)
+            failAt("csv.count", x.f,
+                   nameOf(x.f) +
+                       " has no backward: each micro-batch of a stage needs a B, or an I and a W (#B + #I "
+                       "must equal the number of micro-batches)");
+        if (x.i >= 0 && x.w < 0)
+            failAt("csv.count", x.i,
+                   nameOf(x.i) +
+                       " has no weight-gradient action W of the same stage and micro-batch (#I must "
+                       "equal #W)");
+        if (x.w >= 0 && x.i < 0)
+            failAt("csv.count", x.w,
+                   nameOf(x.w) +
+                       " has no input-gradient action before it on its rank: a W follows its I (or, in "
+                       "the older naming, its B) (#I must equal #W)");
+        if (x.w >= 0) m_split = true;
+    }
+
+    Schedule build() {
+        const std::size_t stages = m_stageAction.size();
+        std::vector<StageSlot> placement(stages);
+        std::vector<int> chunks(std::size_t(m_rows), 0);
+        for (std::size_t s = 0; s < stages; ++s) {
+            const int rank = m_actions[std::size_t(m_stageAction[s])].row;
+            placement[s] = {rank, chunks[std::size_t(rank)]++};
+        }
+        Schedule schedule =
+            makeSchedule(m_options.name, m_rows, m_microbatches, {std::move(placement)}, m_split);
+        std::vector<std::vector<std::int32_t>> columns(static_cast<std::size_t>(m_rows));
+        auto push = [&](const CellAction& a, OpKind kind) {
+            const StageSlot& slot = schedule.slot(0, a.stage);
+            schedule.order[std::size_t(a.row)].push_back(
+                Op{kind, 0, std::uint16_t(slot.chunk), a.stage, a.mb});
+            columns[std::size_t(a.row)].push_back(a.col);
+        };
+        for (const CellAction& a : m_actions) {
+            push(a, opKindOf(a.type));
+            // A whole backward in a split schedule: its input part, then at once its weight part.
+            if (a.type == ActionType::B && m_split) push(a, OpKind::W);
+        }
+        const auto problems = findProblems(schedule, 1);
+        if (problems.empty()) return schedule;
+        const Problem& p = problems.front();
+        std::string where;
+        if (p.device >= 0 && p.device < m_rows) {
+            where = "row " + std::to_string(p.device + 1);
+            const auto& cols = columns[std::size_t(p.device)];
+            if (p.position >= 0 && std::size_t(p.position) < cols.size())
+                where += ", column " + std::to_string(cols[std::size_t(p.position)]);
+        }
+        throw ValidationError("csv.schedule", where,
+                              m_source + (where.empty() ? "" : " " + where) + ": " + p.message);
+    }
+
+    const std::string& m_source;
+    const TorchCsvOptions& m_options;
+    std::vector<CellAction> m_actions;       // in file order (rank by rank, cell by cell)
+    std::vector<std::int32_t> m_stageAction; // [stage] first action of the stage, -1 when none
+    std::vector<Action> m_compound;          // sub-actions of the cell being read
+    int m_rows = 0;
+    int m_maxMb = -1;
+    int m_microbatches = 0;
+    bool m_split = false;
+};
+
+} // namespace
+
+std::string scheduleToTorchCsv(const Schedule& schedule) {
+    if (schedule.pipes > 1)
+        throw ValidationError(
+            "csv.bidirectional", "pipes",
+            "schedule '" + schedule.name + "' has " + std::to_string(schedule.pipes) +
+                " pipes: torch's compute-only CSV has no way to express a second pipe (an action "
+                "names a stage, not a pipe); save it as .json, Stagecraft's schedule format");
+    std::string out;
+    for (const auto& ops : schedule.order) {
+        bool first = true;
+        for (const Op& op : ops) {
+            if (!isComputeKind(op.kind)) continue; // GradSync, Optimizer: not compute-only actions
+            if (!first) out += ',';
+            out += actionString(op, schedule.splitBackward);
+            first = false;
+        }
+        out += '\n';
+    }
+    return out;
+}
+
+Schedule parseTorchCsv(std::string_view text, const std::string& source, const TorchCsvOptions& options) {
+    return CsvReader(source, options).read(text);
+}
+
+} // namespace stagecraft

@@ -1,0 +1,74 @@
+#pragma once
+// The chart layout engine: timelines -> Scene. Panels are stacked under one shared time axis
+// (one scale for all, so schedules compare side by side); each panel has a header, one row per
+// device with its compute ops as labelled bars, and optionally a thin comm lane per device. A
+// legend lists only what occurs. Every renderer draws the resulting Scene.
+
+#include "layout/scene.h"
+#include "sim/timeline.h"
+
+#include <span>
+#include <string>
+#include <vector>
+
+namespace stagecraft {
+
+/// What the timeline's numbers are: microseconds (simulated with real costs or measured), or
+/// unit costs (T_F = 1, as the papers' figures).
+enum class TimeUnit : std::uint8_t { Microseconds, Units };
+
+struct ChartPanel {
+    const Timeline* timeline = nullptr;
+    std::string title;    ///< empty: the schedule name of the timeline
+    std::string subtitle; ///< empty: key figures (timelineSummary)
+};
+
+struct ChartOptions {
+    std::string palette = "paper"; ///< a style name (findPalette)
+    double widthPt = 500;
+    bool showComm = false; ///< a thin lane per device with the transfers and collectives
+    bool legend = true;
+    bool axis = true;
+    bool labels = true; ///< op labels inside bars wide enough for them
+    bool title = true;  ///< panel headers
+    double timeEnd = 0; ///< right end of the axis; 0 = the longest panel's makespan
+    TimeUnit timeUnit = TimeUnit::Microseconds;
+};
+
+/// Throws ValidationError: "chart.panels" (none, or one without a timeline), "chart.width"
+/// (width not in [100, 100000] pt or too narrow for the labels), "chart.time" (timeEnd negative or
+/// not finite), "chart.devices" (a device index beyond 4096 rows), "chart.palette".
+/// Events with a negative device, non-finite or backward times, an unknown kind, or zero length
+/// draw nothing. Linear in events.
+Scene layoutGantt(std::span<const ChartPanel> panels, const ChartOptions& options);
+
+/// Label of an op in a chart bar, from the timeline's shape alone (same text as opLabel of the
+/// schedule): kind and micro-batch "F3", a chunk letter when a device holds several chunks of
+/// one pipe "F3b", a prime for pipe 1 "F3'"; "S"/"O" (with the same marks) for sync and optimizer.
+std::string chartOpLabel(const TimelineShape& shape, const Op& op);
+
+/// Which of the `chunksPerPipe(shape)` chunks of its pipe an op belongs to (0-based).
+int chunkInPipe(const TimelineShape& shape, const Op& op);
+/// Chunks of one pipe per device: v for interleaved/V schedules, 1 for Chimera, 2 for BitPipe.
+int chunksPerPipe(const TimelineShape& shape);
+
+/// Key figures of a timeline for panel subtitles: "p=4 · m=8 · makespan 33 · bubble 27.3%".
+std::string timelineSummary(const Timeline& timeline, TimeUnit unit);
+
+/// A time axis with "nice" ticks (steps of 1, 2 or 5 times a power of ten).
+struct TimeAxis {
+    double step = 1;           ///< in timeline units (µs or unit costs)
+    double displayScale = 1;   ///< tick label = value / displayScale
+    std::string unit;          ///< "µs", "ms", "s", or "" for unit costs
+    std::vector<double> ticks; ///< 0, step, 2 step ... <= end
+    std::vector<std::string> labels;
+};
+
+/// Ticks for [0, end] with at most `maxTicks` intervals. Microseconds switch to ms from 2 ms and
+/// to s from 2 s. A non-positive or non-finite end is treated as 1.
+TimeAxis niceTimeAxis(double end, int maxTicks, TimeUnit unit);
+
+/// "12", "2.5", "0.125": up to `decimals` decimals, trailing zeros removed, never "-0".
+std::string formatNumber(double value, int decimals = 3);
+
+} // namespace stagecraft

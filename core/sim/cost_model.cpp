@@ -1,0 +1,385 @@
+#include "sim/cost_model.h"
+
+#include "error.h"
+#include "sim/transformer_math.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstdio>
+#include <string_view>
+
+namespace stagecraft {
+
+namespace {
+
+constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
+/// Gbit/s -> bytes/µs: 1e9 / 8 bytes per second, 1e6 µs per second.
+constexpr double kBytesPerUsPerGbps = 125.0;
+/// TFLOP/s -> FLOP/µs.
+constexpr double kFlopsPerUsPerTflops = 1e6;
+/// Bytes per parameter of mixed-precision Adam state and gradients (Megatron's accounting):
+/// fp32 gradients, fp32 master weights + two fp32 moments (no master copy for fp32 models).
+constexpr double kGradBytes = 4.0;
+constexpr double kOptimizerBytesMixed = 12.0;
+constexpr double kOptimizerBytesFp32 = 8.0;
+/// HBM bytes an Adam step touches per parameter: read master, gradient, two moments (16), write
+/// master and moments (12), write the 2-byte model copy (2); fp32 models have no copy to write.
+constexpr double kStepBytesMixed = 30.0;
+constexpr double kStepBytesFp32 = 28.0;
+/// Logits kept for the loss's backward on the last stage: s·b·V fp32 values per micro-batch.
+constexpr double kLogitBytes = 4.0;
+
+struct HbmEntry {
+    std::string_view key; ///< lower-case substring of cluster.gpu
+    double tbPerS;
+};
+// Vendor data-sheet HBM bandwidths; the first matching key wins (A100-40 before A100).
+constexpr std::array<HbmEntry, 9> kHbm{{{"h200", 4.8},
+                                        {"h100", 3.35},
+                                        {"h800", 3.35},
+                                        {"a100-40", 1.555},
+                                        {"a100", 2.039},
+                                        {"a800", 2.039},
+                                        {"v100", 0.9},
+                                        {"mi300", 5.3},
+                                        {"l40", 0.864}}};
+constexpr double kDefaultHbmTbPerS = 2.0;
+
+/// µs with three significant digits, or ms with two decimals from 1 ms on.
+std::string formatTime(double us) {
+    char buffer[64];
+    if (us >= 1000.0)
+        std::snprintf(buffer, sizeof buffer, "%.2f ms", us / 1000.0);
+    else
+        std::snprintf(buffer, sizeof buffer, "%.3g µs", us);
+    return buffer;
+}
+
+TransformerShape shapeOf(const Project& project) {
+    const ModelConfig& m = project.model;
+    TransformerShape t;
+    t.layers = m.layers;
+    t.hidden = m.hidden;
+    t.heads = m.heads;
+    t.seqLen = m.seqLen;
+    t.vocab = m.vocab;
+    t.microBatch = m.microBatchSize;
+    t.dtypeBytes = dtypeBytes(m.dtype);
+    t.tp = std::max(1, project.parallel.tp);
+    return t;
+}
+
+/// Layers of each stage of one pipe: the transformer_math split, or in manual mode (memory only)
+/// an even fractional share when the layers do not split.
+std::vector<double> layersPerStage(const Project& project, const Schedule& s, bool mustSplit) {
+    const std::vector<int> split = splitLayers(project.model.layers, s.stagesPerPipe);
+    if (!split.empty()) return {split.begin(), split.end()};
+    if (mustSplit)
+        throw ValidationError(
+            "project.layers", "model.layers",
+            "model.layers = " + std::to_string(project.model.layers) + ": schedule '" + s.name + "' has " +
+                std::to_string(s.stagesPerPipe) +
+                " stages per pipe and the analytic cost model needs layers % stages == 0, or (layers + 2) % "
+                "stages == 0 with one layer fewer on the first and last stage");
+    return std::vector<double>(std::size_t(s.stagesPerPipe),
+                               double(project.model.layers) / double(std::max(1, s.stagesPerPipe)));
+}
+
+/// Per chunk stage of one pipe, unmerged: forward, input-gradient and weight-gradient times.
+struct StageTimes {
+    std::vector<double> f, b, w;
+};
+
+/// Full stage (0..p-1) whose layers chunk stage `stage` of `stages` lies in.
+int fullStageOf(int stage, int devices, int stages) {
+    return int((long long)stage * devices / std::max(1, stages));
+}
+
+StageTimes manualTimes(const Project& project, const Schedule& s) {
+    const CostsConfig& c = project.costs;
+    std::vector<std::array<double, 3>> full(std::size_t(s.devices), {c.f, c.b, c.w});
+    for (std::size_t i = 0; i < c.stages.size(); ++i) {
+        const StageCostOverride& o = c.stages[i];
+        if (o.stage < 0 || o.stage >= s.devices)
+            throw ValidationError("costs.stages", "costs.stages[" + std::to_string(i) + "].stage",
+                                  "costs.stages[" + std::to_string(i) +
+                                      "].stage = " + std::to_string(o.stage) +
+                                      ": overrides name a full stage 0.." + std::to_string(s.devices - 1) +
+                                      " (pp = " + std::to_string(s.devices) + ")");
+        full[std::size_t(o.stage)] = {o.f, o.b, o.w};
+    }
+    const double fraction = s.stageFraction();
+    StageTimes t;
+    for (int stage = 0; stage < s.stagesPerPipe; ++stage) {
+        const auto& cost = full[std::size_t(fullStageOf(stage, s.devices, s.stagesPerPipe))];
+        t.f.push_back(cost[0] * fraction);
+        t.b.push_back(cost[1] * fraction);
+        t.w.push_back(cost[2] * fraction);
+    }
+    return t;
+}
+
+void requirePositive(double value, const char* field) {
+    if (!(value > 0.0))
+        throw ValidationError("costs.analytic", field,
+                              std::string(field) + " = " + std::to_string(value) +
+                                  ": the analytic cost model needs a positive value");
+}
+
+/// Everything analytic mode derives from the model and the cluster.
+struct Analytic {
+    TransformerShape t;
+    std::vector<double> layers; ///< per chunk stage of one pipe
+    double flopsPerUs = 0;
+    double tpAllReduceUs = 0; ///< one all-reduce of a layer's activations over the tp group
+
+    Analytic(const Project& project, const Schedule& s, bool mustSplit)
+        : t(shapeOf(project)), layers(layersPerStage(project, s, mustSplit)) {
+        const ClusterConfig& c = project.cluster;
+        flopsPerUs = c.peakTflops * project.costs.efficiency * kFlopsPerUsPerTflops;
+        const int tp = t.tp;
+        if (tp > 1) {
+            const double gbps = tp <= std::max(1, c.gpusPerNode) ? c.intraNodeGbps : c.interNodeGbps;
+            const double activation = t.seqLen * t.microBatch * t.hidden * t.dtypeBytes;
+            tpAllReduceUs = ringAllReduceUs(activation, tp, gbps * kBytesPerUsPerGbps, c.latencyUs);
+        }
+    }
+
+    bool last(int stage) const { return stage + 1 == int(layers.size()); }
+
+    /// Parameters of one stage replica per GPU: its layers, the embedding on the first stage and the
+    /// untied LM head on the last.
+    double params(int stage) const {
+        return layers[std::size_t(stage)] * layerParams(t) + (stage == 0 ? embeddingParams(t) : 0.0) +
+               (last(stage) ? embeddingParams(t) : 0.0);
+    }
+
+    StageTimes times(Recompute recompute) const {
+        const double attentionCore = 4.0 * t.seqLen * t.seqLen * t.microBatch * t.hidden / double(t.tp);
+        const double recomputeFlops = recompute == Recompute::Full        ? layerForwardFlops(t)
+                                      : recompute == Recompute::Selective ? attentionCore
+                                                                          : 0.0;
+        // Megatron's tensor parallelism: two activation all-reduces in a layer's forward, two in its
+        // input gradient, two more when full recompute repeats the forward.
+        const double tpForward = 2.0 * tpAllReduceUs;
+        const double tpBackward = (recompute == Recompute::Full ? 4.0 : 2.0) * tpAllReduceUs;
+        StageTimes out;
+        for (int stage = 0; stage < int(layers.size()); ++stage) {
+            const double l = layers[std::size_t(stage)];
+            const double head = last(stage) ? lmHeadFlops(t) : 0.0;
+            out.f.push_back((l * layerForwardFlops(t) + head) / flopsPerUs + l * tpForward);
+            out.b.push_back((l * (layerBackwardInputFlops(t) + recomputeFlops) + head) / flopsPerUs +
+                            l * tpBackward);
+            out.w.push_back((l * layerBackwardWeightFlops(t) + head) / flopsPerUs);
+        }
+        return out;
+    }
+
+    /// Model FLOPs of one micro-batch through the whole model, over all its GPUs (no recompute).
+    double flopsPerMicrobatch() const {
+        double total = 0;
+        for (int stage = 0; stage < int(layers.size()); ++stage)
+            total += layers[std::size_t(stage)] *
+                     (layerForwardFlops(t) + layerBackwardInputFlops(t) + layerBackwardWeightFlops(t));
+        return (total + 3.0 * lmHeadFlops(t)) * double(t.tp);
+    }
+
+    double activationBytes(int stage, Recompute recompute) const {
+        const double sbh = t.seqLen * t.microBatch * t.hidden;
+        double perLayer = layerActivationBytes(t);
+        if (recompute == Recompute::Selective) perLayer = 34.0 * sbh * t.dtypeBytes / 2.0 / double(t.tp);
+        if (recompute == Recompute::Full) perLayer = boundaryBytes(t);
+        const double logits =
+            last(stage) ? kLogitBytes * t.seqLen * t.microBatch * t.vocab / double(t.tp) : 0.0;
+        return layers[std::size_t(stage)] * perLayer + logits;
+    }
+};
+
+/// Static, activation and kept-for-W bytes of every stage replica.
+MemoryInputs analyticMemory(const Project& project, const Schedule& s, const Analytic& a) {
+    const int n = std::max(1, project.parallel.dp) * std::max(1, s.pipes);
+    const int zero = project.memory.zeroStage;
+    const bool fp32 = project.model.dtype == DType::FP32;
+    const double weights = dtypeBytes(project.model.dtype) / (zero >= 3 ? n : 1);
+    const double grads = kGradBytes / (zero >= 2 ? n : 1);
+    const double optimizer = (fp32 ? kOptimizerBytesFp32 : kOptimizerBytesMixed) / (zero >= 1 ? n : 1);
+    MemoryInputs inputs;
+    inputs.limitBytes = project.memory.limitGib * kBytesPerGib;
+    inputs.stages.reserve(std::size_t(s.pipes) * s.stagesPerPipe);
+    for (int pipe = 0; pipe < s.pipes; ++pipe)
+        for (int stage = 0; stage < s.stagesPerPipe; ++stage) {
+            StageMemory m;
+            m.staticBytes = a.params(stage) * (weights + grads + optimizer);
+            m.activationBytes = a.activationBytes(stage, project.memory.recompute);
+            m.keptForWBytes =
+                s.splitBackward ? a.layers[std::size_t(stage)] * layerWeightGradActivationBytes(a.t) : 0.0;
+            inputs.stages.push_back(m);
+        }
+    return inputs;
+}
+
+/// True when every GPU of the data-parallel groups of `devices` sits on one node.
+bool oneNode(const Project& project, const std::vector<int>& devices) {
+    const long long block = (long long)std::max(1, project.parallel.dp) * std::max(1, project.parallel.tp);
+    const long long perNode = std::max(1, project.cluster.gpusPerNode);
+    long long node = -1;
+    for (const int d : devices)
+        for (const long long rank : {d * block, d * block + block - 1}) {
+            if (node >= 0 && rank / perNode != node) return false;
+            node = rank / perNode;
+        }
+    return true;
+}
+
+/// Gradient-sync and optimizer durations per stage replica (when `timed`), and the collective
+/// bytes (always: they are the workload's, whatever times the user gives).
+void analyticTail(const Project& project, const Schedule& s, const Analytic& a, bool timed,
+                  CostSetup& setup) {
+    const ClusterConfig& c = project.cluster;
+    const int dp = std::max(1, project.parallel.dp);
+    const int n = dp * std::max(1, s.pipes);
+    const int zero = project.memory.zeroStage;
+    const double stepBytes = project.model.dtype == DType::FP32 ? kStepBytesFp32 : kStepBytesMixed;
+    const double hbm = hbmBytesPerUs(c.gpu);
+    const double gpusPerReplica = double(dp) * double(a.t.tp);
+    auto& sync = setup.costs.duration[int(OpKind::GradSync)];
+    auto& step = setup.costs.duration[int(OpKind::Optimizer)];
+    for (int pipe = 0; pipe < s.pipes; ++pipe)
+        for (int stage = 0; stage < s.stagesPerPipe; ++stage) {
+            std::vector<int> members;
+            for (int q = 0; q < s.pipes; ++q) members.push_back(s.slot(q, stage).device);
+            const double gbps = oneNode(project, members) ? c.intraNodeGbps : c.interNodeGbps;
+            const double bytesPerUs = gbps * kBytesPerUsPerGbps;
+            const double grads = a.params(stage) * dtypeBytes(project.model.dtype);
+            const std::size_t slot = std::size_t(pipe) * s.stagesPerPipe + stage;
+            if (timed) {
+                sync[slot] = zero == 0 ? ringAllReduceUs(grads, n, bytesPerUs, c.latencyUs)
+                                       : ringReduceScatterUs(grads, n, bytesPerUs, c.latencyUs);
+                step[slot] = a.params(stage) / (zero >= 1 ? n : 1) * stepBytes / hbm;
+            }
+            // Bytes each GPU sends: all-reduce 2(n-1)/n; ZeRO-1/2 reduce-scatter + all-gather of the
+            // updated weights (the same); ZeRO-3 reduce-scatter + a weight all-gather before the
+            // forward and one before the backward pass.
+            const double share = double(n - 1) / double(n);
+            setup.collectiveBytesPerIteration += (zero == 3 ? 3.0 : 2.0) * share * grads * gpusPerReplica;
+        }
+    // Tensor-parallel activation all-reduces: per layer and micro-batch 2 in F, 2 (4 with full
+    // recompute) in B, each 2(tp-1)/tp of s·b·h·dtype per GPU.
+    const int tp = a.t.tp;
+    if (tp > 1) {
+        const double perLayer = (project.memory.recompute == Recompute::Full ? 6.0 : 4.0) * 2.0 *
+                                double(tp - 1) / double(tp) * a.t.seqLen * a.t.microBatch * a.t.hidden *
+                                a.t.dtypeBytes;
+        setup.collectiveBytesPerIteration +=
+            perLayer * project.model.layers * double(s.microbatches) * double(tp) * dp;
+    }
+}
+
+/// Fill op durations from per-stage times (the same for every pipe).
+void fillDurations(const Schedule& s, const StageTimes& t, OpCosts& costs) {
+    const std::size_t slots = std::size_t(s.pipes) * s.stagesPerPipe;
+    for (auto& d : costs.duration) d.assign(slots, 0.0);
+    for (int pipe = 0; pipe < s.pipes; ++pipe)
+        for (int stage = 0; stage < s.stagesPerPipe; ++stage) {
+            const std::size_t slot = std::size_t(pipe) * s.stagesPerPipe + stage;
+            const std::size_t i = std::size_t(stage);
+            costs.duration[int(OpKind::F)][slot] = t.f[i];
+            costs.duration[int(OpKind::B)][slot] = s.splitBackward ? t.b[i] : t.b[i] + t.w[i];
+            costs.duration[int(OpKind::W)][slot] = s.splitBackward ? t.w[i] : 0.0;
+        }
+}
+
+/// Mean over the p full stages: the sum over one pipe's stages divided by p.
+double perFullStage(const std::vector<double>& times, int devices) {
+    double sum = 0;
+    for (const double v : times) sum += v;
+    return sum / double(std::max(1, devices));
+}
+
+} // namespace
+
+std::vector<int> nodeOfPipelineDevice(const Project& project, int devices) {
+    const long long block = (long long)std::max(1, project.parallel.dp) * std::max(1, project.parallel.tp);
+    const long long perNode = std::max(1, project.cluster.gpusPerNode);
+    std::vector<int> nodes(std::size_t(std::max(0, devices)));
+    for (int d = 0; d < devices; ++d) nodes[std::size_t(d)] = int(d * block / perNode);
+    return nodes;
+}
+
+double hbmBytesPerUs(const std::string& gpu) {
+    std::string lower(gpu);
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char ch) { return char(std::tolower(ch)); });
+    double tbPerS = kDefaultHbmTbPerS;
+    for (const HbmEntry& e : kHbm)
+        if (lower.find(e.key) != std::string::npos) {
+            tbPerS = e.tbPerS;
+            break;
+        }
+    return tbPerS * 1e6; // 1 TB/s = 1e12 bytes/s = 1e6 bytes/µs
+}
+
+CostSetup buildCostSetup(const Project& project, const Schedule& s) {
+    if (s.devices != project.parallel.pp)
+        throw ValidationError("costs.devices", "parallel.pp",
+                              "parallel.pp = " + std::to_string(project.parallel.pp) + ", but schedule '" +
+                                  s.name + "' runs on " + std::to_string(s.devices) +
+                                  " pipeline devices; set parallel.pp to match");
+    CostSetup setup;
+    const CostMode mode = project.costs.mode;
+    setup.summary.mode = std::string(costModeName(mode));
+
+    if (mode == CostMode::Unit) {
+        setup.unitless = true;
+        setup.costs = fullStageCosts(s, 1.0, 1.0, 1.0);
+        setup.memory = unitMemoryInputs(s);
+        setup.summary.f = setup.summary.b = setup.summary.w = 1.0;
+        setup.summary.text = "unit: F = B = W = 1 per stage, no communication";
+        return setup;
+    }
+
+    const bool analytic = mode == CostMode::Analytic;
+    if (analytic) {
+        requirePositive(project.cluster.peakTflops, "cluster.peak_tflops");
+        requirePositive(project.costs.efficiency, "costs.efficiency");
+        requirePositive(project.cluster.intraNodeGbps, "cluster.intra_node_gbps");
+        requirePositive(project.cluster.interNodeGbps, "cluster.inter_node_gbps");
+    }
+    const Analytic model(project, s, analytic);
+    const StageTimes times = analytic ? model.times(project.memory.recompute) : manualTimes(project, s);
+    fillDurations(s, times, setup.costs);
+    setup.memory = analyticMemory(project, s, model);
+    setup.flopsPerIteration =
+        model.flopsPerMicrobatch() * double(s.microbatches) * double(std::max(1, project.parallel.dp));
+    setup.p2pBytesPerTransfer = boundaryBytes(model.t);
+    setup.summary.f = perFullStage(times.f, s.devices);
+    setup.summary.b = perFullStage(times.b, s.devices);
+    setup.summary.w = perFullStage(times.w, s.devices);
+    const std::string fbw = "F " + formatTime(setup.summary.f) + ", B " + formatTime(setup.summary.b) +
+                            ", W " + formatTime(setup.summary.w) + " per stage";
+
+    analyticTail(project, s, model, analytic, setup);
+    if (!analytic) {
+        setup.costs.comm = setup.costs.commInterNode = project.costs.comm;
+        setup.summary.commIntra = setup.summary.commInter = project.costs.comm;
+        setup.summary.text = "manual: " + fbw + ", comm " + formatTime(project.costs.comm);
+        if (!project.costs.stages.empty())
+            setup.summary.text += ", " + std::to_string(project.costs.stages.size()) + " stage override" +
+                                  (project.costs.stages.size() == 1 ? "" : "s");
+        return setup;
+    }
+
+    const ClusterConfig& c = project.cluster;
+    const double bytes = setup.p2pBytesPerTransfer;
+    setup.costs.comm = c.latencyUs + bytes / (c.intraNodeGbps * kBytesPerUsPerGbps);
+    setup.costs.commInterNode = c.latencyUs + bytes / (c.interNodeGbps * kBytesPerUsPerGbps);
+    setup.costs.nodeOfDevice = nodeOfPipelineDevice(project, s.devices);
+    setup.summary.commIntra = setup.costs.comm;
+    setup.summary.commInter = setup.costs.commInterNode;
+    setup.summary.text = "analytic: " + fbw + ", p2p " + formatTime(setup.costs.comm) + " intra / " +
+                         formatTime(setup.costs.commInterNode) + " inter";
+    return setup;
+}
+
+} // namespace stagecraft

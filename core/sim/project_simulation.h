@@ -1,0 +1,45 @@
+#pragma once
+// The one entry point from a project and a schedule to a prediction: iteration tail (gradient
+// syncs, optimizer steps), cost model, simulation, time metrics, memory and throughput. The CLI,
+// the GUI and the tests all call predict().
+
+#include "ir/schedule.h"
+#include "project/project.h"
+#include "sim/cost_model.h"
+#include "sim/memory_model.h"
+#include "sim/metrics.h"
+#include "sim/timeline.h"
+
+#include <string>
+
+namespace stagecraft {
+
+struct ScheduleReport {
+    std::string schedule;  ///< schedule name
+    bool unitless = false; ///< unit mode: times in units, memory in M_a, no throughput
+    CostSummary costs;
+    double iterationUs = 0; ///< one iteration (the makespan), µs (units in unit mode)
+    TimeMetrics time;
+    MemoryReport memory;
+    double samplesPerSecond = 0; ///< m · micro_batch_size · dp per iteration
+    double tokensPerSecond = 0;  ///< samples · seq_len
+    double tflopsPerGpu = 0;     ///< model FLOPs (no recompute) per GPU and second, TFLOP/s
+    double mfu = 0;              ///< tflopsPerGpu / peak_tflops
+    double p2pBytes = 0;         ///< bytes all GPUs send point to point in one iteration
+    double collectiveBytes = 0;  ///< bytes all GPUs send in collectives in one iteration
+};
+
+struct Prediction {
+    CostSetup setup;
+    Schedule schedule; ///< with iteration tail
+    Timeline timeline;
+    ScheduleReport report;
+};
+
+/// Add the iteration tail to `schedule`, build its costs from `project`, simulate it and measure
+/// the result. In unit mode syncs and optimizer steps take no time, so the papers' makespans hold
+/// exactly. Throws ValidationError for a project the cost model cannot use (buildCostSetup) and
+/// "schedule.deadlock" for a schedule that cannot run.
+Prediction predict(const Project& project, const Schedule& schedule);
+
+} // namespace stagecraft

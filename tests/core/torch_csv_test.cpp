@@ -1,0 +1,301 @@
+// torch.distributed.pipelining compute-only CSV: round trips of every single-pipe generator,
+// the two real torch artifacts, and hand-written bad files each refused at the exact cell.
+#include "error.h"
+#include "generators/registry.h"
+#include "io/file_io.h"
+#include "io/schedule_file.h"
+#include "io/torch_csv.h"
+#include "sim/simulator.h"
+#include "validate/validator.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+using namespace stagecraft;
+
+namespace {
+
+std::string artifact(const std::string& name) {
+    return readTextFile(std::filesystem::path(STAGECRAFT_REFERENCE_DIR) / "torch-csv" / name);
+}
+
+/// "id line:column | message" of the error a CSV raises, or "accepted".
+std::string csvError(const std::string& text, const TorchCsvOptions& options = {}) {
+    try {
+        parseTorchCsv(text, "t.csv", options);
+    } catch (const ParseError& e) {
+        return e.id() + " " + std::to_string(e.line()) + ":" + std::to_string(e.column()) + " | " +
+               e.message();
+    } catch (const ValidationError& e) {
+        return e.id() + " [" + e.field() + "] | " + e.message();
+    }
+    return "accepted";
+}
+
+bool takesChunks(const GeneratorInfo& info) {
+    return std::any_of(info.params.begin(), info.params.end(),
+                       [](const ParamSpec& s) { return s.name == "chunks"; });
+}
+
+Op op(OpKind kind, int stage, int mb, int chunk) {
+    return Op{kind, 0, std::uint16_t(chunk), stage, mb};
+}
+
+} // namespace
+
+TEST_CASE("CSV round trip of every single-pipe generator over p 1..8, m 1..16, v 1..4", "[schedule-files]") {
+    int checked = 0;
+    for (const GeneratorInfo& info : generators()) {
+        if (info.pipes != 1) continue;
+        const int maxChunks = takesChunks(info) ? 4 : 1;
+        for (int p = 1; p <= 8; ++p)
+            for (int m = 1; m <= 16; ++m)
+                for (int v = 1; v <= maxChunks; ++v) {
+                    const ScheduleParams params{p, m, v};
+                    if (constraintViolation(info, params)) continue;
+                    INFO(info.name << " p=" << p << " m=" << m << " v=" << v);
+                    const Schedule s = generateSchedule(info.name, params);
+                    Schedule back = parseTorchCsv(scheduleToTorchCsv(s), "round-trip.csv");
+                    REQUIRE(back.name == "torch-csv");
+                    REQUIRE(back.placement == s.placement);
+                    REQUIRE(back.order == s.order);
+                    back.name = s.name;
+                    REQUIRE(back == s);
+                    ++checked;
+                }
+    }
+    // gpipe, 1f1b, zb-h1, zb-v: 128 each; breadth-first 512; interleaved (v >= 2, m % p == 0) 126;
+    // zb-h2 (m >= 2p) 64.
+    CHECK(checked == 4 * 128 + 512 + 126 + 64);
+}
+
+TEST_CASE("CSV text of a small schedule", "[schedule-files]") {
+    CHECK(scheduleToTorchCsv(generateSchedule("1f1b", {2, 3, 1})) == "0F0,0F1,0B0,0F2,0B1,0B2\n"
+                                                                     "1F0,1B0,1F1,1B1,1F2,1B2\n");
+    CHECK(scheduleToTorchCsv(generateSchedule("zb-h1", {2, 2, 1})) == "0F0,0F1,0I0,0W0,0I1,0W1\n"
+                                                                      "1F0,1I0,1F1,1I1,1W0,1W1\n");
+}
+
+TEST_CASE("Bidirectional schedules are refused by the CSV writer", "[schedule-files]") {
+    for (const char* name : {"chimera", "bitpipe"}) {
+        const Schedule s = generateSchedule(name, {4, 4, 1});
+        try {
+            scheduleToTorchCsv(s);
+            FAIL("accepted");
+        } catch (const ValidationError& e) {
+            CHECK(e.id() == "csv.bidirectional");
+            CHECK(e.field() == "pipes");
+            CHECK(e.message() ==
+                  "schedule '" + std::string(name) +
+                      "' has 2 pipes: torch's compute-only CSV has no way to express a second pipe "
+                      "(an action names a stage, not a pipe); save it as .json, Stagecraft's "
+                      "schedule format");
+        }
+    }
+}
+
+TEST_CASE("GradSync and Optimizer ops are left out of the CSV", "[schedule-files]") {
+    Schedule s = generateSchedule("1f1b", {2, 2, 1});
+    s.order[0].push_back(Op{OpKind::GradSync, 0, 0, 0, -1});
+    s.order[0].push_back(Op{OpKind::Optimizer, 0, 0, 0, -1});
+    CHECK(scheduleToTorchCsv(s) == "0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n");
+}
+
+TEST_CASE("The zb1p artifact loads, validates and simulates", "[schedule-files]") {
+    const Schedule s = parseTorchCsv(artifact("zb1p_2rank_2stagep_compute.csv"), "zb1p.csv");
+    CHECK(s.name == "torch-csv");
+    CHECK(s.devices == 2);
+    CHECK(s.pipes == 1);
+    CHECK(s.stagesPerPipe == 4);
+    CHECK(s.microbatches == 8);
+    CHECK(s.chunksPerDevice == 2);
+    CHECK(s.splitBackward);
+    CHECK(s.placement == std::vector<std::vector<StageSlot>>{loopedPlacement(2, 4)});
+    CHECK(s.opCount() == 4 * 8 * 3);
+    CHECK(findProblems(s).empty());
+    // Row 1 "0F0,0F1,2F0,,2F1,2B0,2W0": the idle cell is skipped and the older B (followed by its W)
+    // is the input-gradient part.
+    const std::vector<Op> head0{op(OpKind::F, 0, 0, 0), op(OpKind::F, 0, 1, 0), op(OpKind::F, 2, 0, 1),
+                                op(OpKind::F, 2, 1, 1), op(OpKind::B, 2, 0, 1), op(OpKind::W, 2, 0, 1)};
+    CHECK(std::vector<Op>(s.order[0].begin(), s.order[0].begin() + 6) == head0);
+    // Row 2 starts with an idle cell: ",1F0,1F1,3F0,3B0".
+    const std::vector<Op> head1{op(OpKind::F, 1, 0, 0), op(OpKind::F, 1, 1, 0), op(OpKind::F, 3, 0, 1),
+                                op(OpKind::B, 3, 0, 1)};
+    CHECK(std::vector<Op>(s.order[1].begin(), s.order[1].begin() + 4) == head1);
+    // Written back in today's naming.
+    const std::string csv = scheduleToTorchCsv(s);
+    CHECK(csv.substr(0, csv.find('\n')).substr(0, 35) == "0F0,0F1,2F0,2F1,2I0,2W0,0F2,2I1,2W1");
+    const Timeline timeline = simulate(s, fullStageCosts(s, 1, 1, 1));
+    CHECK(timeline.makespan() > 0.0);
+}
+
+TEST_CASE("The DualPipeV artifact: overlapped cells refused by default, serialized on request",
+          "[schedule-files]") {
+    const std::string text = artifact("dualpipev_4rank_10mb.csv");
+    CHECK(csvError(text) ==
+          "csv.overlap 1:18 | t.csv line 1, column 18: '(0F7;7B3)OVERLAP_F_B' runs its actions overlapped in "
+          "one "
+          "slot (DualPipeV's F/B overlap), which a Stagecraft schedule cannot represent: each device runs "
+          "one op at "
+          "a time; --serialize-overlap reads it as its sub-actions one after the other (0F7 then 7B3)");
+
+    TorchCsvOptions serialize;
+    serialize.overlap = OverlapPolicy::Serialize;
+    serialize.name = "dualpipev";
+    const Schedule s = parseTorchCsv(text, "dualpipev.csv", serialize);
+    CHECK(s.name == "dualpipev");
+    CHECK(s.devices == 4);
+    CHECK(s.stagesPerPipe == 8);
+    CHECK(s.microbatches == 10);
+    CHECK(s.splitBackward);
+    CHECK(s.placement == std::vector<std::vector<StageSlot>>{vShapePlacement(4)});
+    CHECK(s.opCount() == 8 * 10 * 3);
+    // Serialized, the V schedule's order is dependency-consistent and deadlock-free.
+    CHECK(findProblems(s).empty());
+    // "...,7F3,(0F7;7B3)OVERLAP_F_B,(7F4;0B0)OVERLAP_F_B": sub-actions in order; the full B of a
+    // split schedule is its input part at once followed by its weight part.
+    const std::vector<Op> expected{op(OpKind::F, 7, 3, 1), op(OpKind::F, 0, 7, 0), op(OpKind::B, 7, 3, 1),
+                                   op(OpKind::W, 7, 3, 1), op(OpKind::F, 7, 4, 1), op(OpKind::B, 0, 0, 0),
+                                   op(OpKind::W, 0, 0, 0)};
+    CHECK(std::vector<Op>(s.order[0].begin() + 16, s.order[0].begin() + 23) == expected);
+    const Timeline timeline = simulate(s, fullStageCosts(s, 1, 1, 1));
+    CHECK(timeline.makespan() > 0.0);
+}
+
+TEST_CASE("CSV reading: BOM, CRLF, blanks, idle cells and trailing newlines", "[schedule-files]") {
+    const Schedule plain = parseTorchCsv("0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n", "a.csv");
+    const Schedule messy =
+        parseTorchCsv("\xEF\xBB\xBF,0F0, 0F1\t,,0B0 ,0B1,\r\n1F0,1B0,,1F1,1B1\r\n\r\n\n", "b.csv");
+    CHECK(messy == plain);
+    CHECK(parseTorchCsv("0F0,0B0", "c.csv").order ==
+          std::vector<std::vector<Op>>{{op(OpKind::F, 0, 0, 0), op(OpKind::B, 0, 0, 0)}});
+}
+
+TEST_CASE("Bad CSVs are refused at the exact cell with the rule they break", "[schedule-files]") {
+    // Trailing garbage, which torch's prefix match would silently drop.
+    CHECK(csvError("0F0,0F1x,1F0") ==
+          "csv.cell 1:2 | t.csv line 1, column 2: '0F1x': unexpected 'x' after the micro-batch number");
+    CHECK(csvError("0F0,0X1") == "csv.cell 1:2 | t.csv line 1, column 2: '0X1': 'X' is not a compute action "
+                                 "type; expected F, I, B or W after the stage number");
+    CHECK(csvError("0F0,0B0\n1F0,1SEND_F0,1B0") ==
+          "csv.comms 2:2 | t.csv line 2, column 2: '1SEND_F0' is torch's SEND_F action, which belongs to the "
+          "compute+comms format: compute+comms CSV is not supported; export the compute-only schedule");
+    CHECK(
+        csvError("0F0,1UNSHARD") ==
+        "csv.comms 1:2 | t.csv line 1, column 2: '1UNSHARD' is torch's UNSHARD action, which belongs to the "
+        "compute+comms format: compute+comms CSV is not supported; export the compute-only schedule");
+    CHECK(csvError("0F0,0F1,0B0,0B1\n1F0,0F2") == "csv.stage 2:2 | t.csv line 2, column 2: '0F2': stage 0 is "
+                                                  "on rank 0 ('0F0' at row 1, column 1) and on "
+                                                  "rank 1: a stage runs on one rank");
+    CHECK(csvError("0F0,0F0,0B0") ==
+          "csv.duplicate 1:2 | t.csv line 1, column 2: '0F0' appears twice (first at "
+          "row 1, column 1): each action runs once");
+    CHECK(csvError("0F0,0F1,0B0") == "csv.count 1:2 | t.csv line 1, column 2: '0F1' has no backward: each "
+                                     "micro-batch of a stage needs a B, "
+                                     "or an I and a W (#B + #I must equal the number of micro-batches)");
+    CHECK(csvError("0F0,0I0") ==
+          "csv.count 1:2 | t.csv line 1, column 2: '0I0' has no weight-gradient action W "
+          "of the same stage and micro-batch (#I must equal #W)");
+    CHECK(csvError("0F0,0W0,0B0") == "csv.count 1:2 | t.csv line 1, column 2: '0W0' has no input-gradient "
+                                     "action before it on its rank: a W "
+                                     "follows its I (or, in the older naming, its B) (#I must equal #W)");
+    CHECK(csvError("0F0,0B0,0W0,0I0") == "csv.count 1:4 | t.csv line 1, column 4: '0I0' and '0B0' (at row 1, "
+                                         "column 2) are two backwards of one "
+                                         "micro-batch: a backward is either whole (B) or split (I, then W)");
+    CHECK(csvError("1F0,0B0") == "csv.count 1:2 | t.csv line 1, column 2: '0B0' has no forward: its stage "
+                                 "runs no F of that micro-batch");
+    CHECK(csvError("0F0,0B0,0F2,0B2") == "csv.count 1:0 | t.csv line 1: stage 0 has 2 forward actions (F), "
+                                         "expected 3: one per micro-batch 0..2 "
+                                         "(the largest micro-batch index in the file is 2)");
+    CHECK(csvError("0F0,0B0,2F0,2B0") ==
+          "csv.stage 0:0 | t.csv: stage 1 has no action, but stage 2 has: stages "
+          "are numbered 0..S-1 and each runs on one rank");
+    CHECK(csvError("0F0,p1:0F1") ==
+          "csv.pipe 1:2 | t.csv line 1, column 2: 'p1:0F1': torch's CSV has no second pipe (the 'p<pipe>:' "
+          "prefix is Stagecraft's); save bidirectional schedules as .json");
+    CHECK(csvError("0F0,0B0\n,,\n1F0,1B0") == "csv.row 2:0 | t.csv line 2: row 2 has no action: every row is "
+                                              "a rank that runs at least one stage (an "
+                                              "empty cell is an idle step, an empty row is not a rank)");
+    CHECK(csvError("0F0,(0F1;;0B0)OVERLAP_F_B") ==
+          "csv.cell 1:2 | t.csv line 1, column 2: '(0F1;;0B0)OVERLAP_F_B': a sub-action is empty");
+    CHECK(csvError("0F0,(0F1;0B0)OVERLAP") == "csv.cell 1:2 | t.csv line 1, column 2: '(0F1;0B0)OVERLAP': a "
+                                              "compound action is '(' actions separated "
+                                              "by ';' ')OVERLAP_F_B', as in '(0F7;7B3)OVERLAP_F_B'");
+    CHECK(csvError("0F0,(0F1;0SEND_B1)OVERLAP_F_B") ==
+          "csv.comms 1:2 | t.csv line 1, column 2: '(0F1;0SEND_B1)OVERLAP_F_B': sub-action '0SEND_B1' is "
+          "torch's "
+          "SEND_B action, which belongs to the compute+comms format: compute+comms CSV is not supported; "
+          "export "
+          "the compute-only schedule");
+    CHECK(csvError("") ==
+          "csv.empty 0:0 | t.csv: the file has no action: a compute-only schedule CSV has one row "
+          "of actions per rank");
+    std::string manyRows;
+    for (int r = 0; r <= kMaxDevices; ++r) manyRows += std::to_string(r) + "F0," + std::to_string(r) + "B0\n";
+    CHECK(csvError(manyRows) == "csv.size 4097:0 | t.csv line 4097: more than 4096 rows: a row is a rank and "
+                                "the limit is 4096 ranks");
+    CHECK(csvError("0F0,70000F0") == "csv.size 1:2 | t.csv line 1, column 2: '70000F0': stages must be below "
+                                     "65536 and micro-batches below 1048576");
+    CHECK(csvError("0F0,0F2000000") ==
+          "csv.size 1:2 | t.csv line 1, column 2: '0F2000000': stages must be below "
+          "65536 and micro-batches below 1048576");
+}
+
+TEST_CASE("Well-formed CSVs the validator refuses name the row and column of the op", "[schedule-files]") {
+    // The backward before its forward on the same rank.
+    CHECK(csvError("0B0,0F0") ==
+          "csv.schedule [row 1, column 1] | t.csv row 1, column 1: device 0 position 0: "
+          "B0@s0 runs before its dependency F0@s0 at position 1 of the same device");
+    // Rank 0 waits for 1B0, rank 1 first waits for 0F1: a deadlock, reported at rank 0's blocked cell.
+    CHECK(csvError("0F0,0B0,0F1,0B1\n1F1,1B1,1F0,1B0") ==
+          "csv.schedule [row 1, column 2] | t.csv row 1, column 2: deadlock: devices wait on each other in a "
+          "ring: "
+          "device 0 waits at position 1 (B0@s0) for B0@s1 at position 3 of device 1; device 1 waits at "
+          "position 0 "
+          "(F1@s1) for F1@s0 at position 2 of device 0;");
+    // Idle cells shift the column away from the position in the device's order.
+    CHECK(
+        csvError(",,0F0,,0B1,0F1,0B0") ==
+        "csv.schedule [row 1, column 5] | t.csv row 1, column 5: device 0 position 1: B1@s0 runs before its "
+        "dependency F1@s0 at position 2 of the same device");
+}
+
+TEST_CASE("Schedule files dispatch on the extension", "[schedule-files]") {
+    const auto dir = std::filesystem::temp_directory_path() / "stagecraft-schedule-file-test";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const Schedule s = generateSchedule("zb-v", {4, 8, 1});
+    writeScheduleFile(s, dir / "zbv.csv");
+    writeScheduleFile(s, dir / "zbv.JSON");
+    Schedule fromCsv = readScheduleFile(dir / "zbv.csv");
+    fromCsv.name = s.name;
+    CHECK(fromCsv == s);
+    CHECK(readScheduleFile(dir / "zbv.JSON") == s);
+
+    const Schedule chimera = generateSchedule("chimera", {4, 4, 1});
+    CHECK_THROWS_WITH(writeScheduleFile(chimera, dir / "chimera.csv"),
+                      Catch::Contains("[csv.bidirectional]"));
+    CHECK_FALSE(std::filesystem::exists(dir / "chimera.csv"));
+    try {
+        writeScheduleFile(s, dir / "zbv.txt");
+        FAIL("accepted");
+    } catch (const ValidationError& e) {
+        CHECK(e.id() == "schedule_file.extension");
+        CHECK(e.message() == "'" + (dir / "zbv.txt").string() +
+                                 "': unknown extension '.txt': a schedule file is .csv (torch.distributed."
+                                 "pipelining's compute-only CSV) or .json (Stagecraft's schedule format)");
+    }
+    CHECK_FALSE(std::filesystem::exists(dir / "zbv.txt"));
+    CHECK_THROWS_WITH(readScheduleFile(dir / "schedule"), Catch::Contains("no extension"));
+    CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) ==
+          2);
+
+    TorchCsvOptions serialize;
+    serialize.overlap = OverlapPolicy::Serialize;
+    const auto artifacts = std::filesystem::path(STAGECRAFT_REFERENCE_DIR) / "torch-csv";
+    CHECK_THROWS_WITH(readScheduleFile(artifacts / "dualpipev_4rank_10mb.csv"),
+                      Catch::Contains("[csv.overlap]"));
+    CHECK(readScheduleFile(artifacts / "dualpipev_4rank_10mb.csv", serialize).stagesPerPipe == 8);
+    std::filesystem::remove_all(dir);
+}
