@@ -177,7 +177,14 @@ std::string sceneToTikz(const Scene& scene, bool standalone) {
     }
 
     std::string out;
-    if (standalone) out += "\\documentclass[tikz]{standalone}\n\\begin{document}\n";
+    // A complete document built from LaTeX's base classes only (article + geometry), so that it
+    // compiles on a minimal TeX installation: the page is the chart's size plus a 2 pt margin.
+    if (standalone)
+        out +=
+            "\\documentclass{article}\n\\usepackage{tikz}\n\\usepackage[paperwidth=" + num(scene.width + 4) +
+            "pt,paperheight=" + num(h + 4) +
+            "pt,margin=2pt]{geometry}\n\\pagestyle{empty}\n"
+            "\\begin{document}\n\\noindent\n";
     out += "% Stagecraft chart: " + num(scene.width) + " x " + num(h) + " pt\n";
     out += "\\begin{tikzpicture}[x=1pt,y=1pt,font=\\sffamily]\n";
     out += colors.definitions();

@@ -89,7 +89,9 @@ TEST_CASE("TikZ of a small scene, line by line", "[layout]") {
           "at (2,10) {D0};\n"
           "\\end{tikzpicture}\n");
     const std::string doc = sceneToTikz(scene, true);
-    CHECK(doc.rfind("\\documentclass[tikz]{standalone}\n\\begin{document}\n% Stagecraft chart", 0) == 0);
+    CHECK(doc.rfind("\\documentclass{article}\n\\usepackage{tikz}\n\\usepackage[paperwidth=", 0) == 0);
+    CHECK(doc.find("\\pagestyle{empty}\n\\begin{document}\n\\noindent\n% Stagecraft chart") !=
+          std::string::npos);
     CHECK(doc.size() - doc.rfind("\\end{tikzpicture}\n\\end{document}\n") ==
           std::string("\\end{tikzpicture}\n\\end{document}\n").size());
 }
@@ -158,5 +160,9 @@ TEST_CASE("pdflatex compiles the standalone TikZ chart", "[layout]") {
     INFO(readTextFile(dir / "chart.out"));
     CHECK(rc == 0);
     CHECK(fs::exists(dir / "chart.pdf"));
+    // The page is sized to the chart: everything lands on one page.
+    if (std::system("command -v pdfinfo > /dev/null 2>&1") == 0)
+        CHECK(std::system(
+                  ("pdfinfo '" + (dir / "chart.pdf").string() + "' | grep -q '^Pages: *1$'").c_str()) == 0);
     fs::remove_all(dir);
 }

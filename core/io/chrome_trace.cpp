@@ -1,0 +1,926 @@
+#include "io/chrome_trace.h"
+
+#include "error.h"
+#include "io/file_io.h"
+#include "ir/action.h"
+#include "validate/validator.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <queue>
+#include <unordered_map>
+
+namespace stagecraft {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr int kFormatVersion = 1;
+/// Slices the reader keeps (each becomes a 40-byte TimelineEvent).
+constexpr std::size_t kMaxSlices = std::size_t(1) << 24;
+constexpr int kMaxDepth = 64;
+/// Largest stage and micro-batch index a trace may name.
+constexpr std::int64_t kMaxIndex = (std::int64_t(1) << 24) - 1;
+constexpr int kMaxPipes = 256;
+constexpr int kMaxChunks = 65536;
+constexpr std::int64_t kMaxPid = std::numeric_limits<std::int32_t>::max();
+
+// ---------------------------------------------------------------------------------------------
+// Shared vocabulary of writer and reader.
+
+constexpr std::array<const char*, kOpKindCount> kKindNames = {"F", "B", "W", "GradSync", "Optimizer"};
+
+std::optional<OpKind> kindFromName(std::string_view name) {
+    for (int k = 0; k < kOpKindCount; ++k)
+        if (name == kKindNames[std::size_t(k)]) return static_cast<OpKind>(k);
+    return std::nullopt;
+}
+
+const char* commName(CommKind comm) {
+    switch (comm) {
+    case CommKind::Activation:
+        return "activation";
+    case CommKind::Gradient:
+        return "gradient";
+    case CommKind::Collective:
+        return "collective";
+    case CommKind::None:
+        break;
+    }
+    return "none";
+}
+
+std::optional<CommKind> commFromName(std::string_view name) {
+    if (name == "activation") return CommKind::Activation;
+    if (name == "gradient") return CommKind::Gradient;
+    if (name == "collective") return CommKind::Collective;
+    return std::nullopt;
+}
+
+bool isTransfer(const TimelineEvent& e) {
+    return e.comm == CommKind::Activation || e.comm == CommKind::Gradient;
+}
+Lane defaultLane(CommKind comm) {
+    return comm == CommKind::None ? Lane::Compute : Lane::Comm;
+}
+
+/// Identity (kind, pipe, stage, mb) of an op packed into one key: 3 + 8 + 25 + 26 bits.
+std::uint64_t opKey(const Op& op) {
+    return std::uint64_t(op.kind) | std::uint64_t(op.pipe) << 3 |
+           std::uint64_t(std::uint32_t(op.stage)) << 11 | std::uint64_t(std::uint32_t(op.mb + 1)) << 36;
+}
+
+/// The first rule an event breaks against its shape, with the names of the field in a trace
+/// and in a Timeline. Writer and reader share the rules, so whatever is written reads back.
+struct EventProblem {
+    std::string traceField;
+    std::string timelineField;
+    std::string value;
+    std::string rule;
+};
+
+std::optional<EventProblem> inRange(const char* traceField, const char* timelineField, long long value,
+                                    int count, const char* what, const char* shapeField) {
+    if (value >= 0 && value < count) return std::nullopt;
+    return EventProblem{traceField, timelineField, std::to_string(value),
+                        std::string("a ") + what + " must be in [0, " + std::to_string(count) + ") (" +
+                            shapeField + " = " + std::to_string(count) + ")"};
+}
+
+std::optional<EventProblem> checkEvent(const TimelineEvent& e, const TimelineShape& shape) {
+    if (auto p = inRange("pid", "device", e.device, shape.devices, "device", "devices")) return p;
+    if (isTransfer(e) || e.peer != -1)
+        if (auto p = inRange("args.peer", "peer", e.peer, shape.devices, "peer device", "devices")) return p;
+    if (isComputeKind(e.op.kind)) {
+        if (auto p = inRange("args.mb", "op.mb", e.op.mb, shape.microbatches, "micro-batch", "microbatches"))
+            return p;
+    } else if (e.op.mb != -1) {
+        return EventProblem{"args.mb", "op.mb", std::to_string(e.op.mb),
+                            std::string(kKindNames[std::size_t(e.op.kind)]) +
+                                " is not per micro-batch; mb must be -1"};
+    }
+    if (auto p =
+            inRange("args.stage", "op.stage", e.op.stage, shape.stagesPerPipe, "stage", "stages_per_pipe"))
+        return p;
+    if (auto p = inRange("args.pipe", "op.pipe", e.op.pipe, shape.pipes, "pipe", "pipes")) return p;
+    if (auto p = inRange("args.chunk", "op.chunk", e.op.chunk, shape.chunksPerDevice, "chunk",
+                         "chunks_per_device"))
+        return p;
+    return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writer.
+
+void appendDouble(std::string& out, double value) {
+    char buffer[32];
+    // Shortest representation that parses back to the same double.
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+    out.append(buffer, result.ptr);
+}
+
+void appendInt(std::string& out, long long value) {
+    char buffer[24];
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+    out.append(buffer, result.ptr);
+}
+
+void appendString(std::string& out, std::string_view text) {
+    const bool plain = std::all_of(text.begin(), text.end(), [](char c) {
+        return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x80 && c != '"' &&
+               c != '\\';
+    });
+    if (plain) {
+        out += '"';
+        out += text;
+        out += '"';
+        return;
+    }
+    // Escapes and invalid UTF-8 (replaced by U+FFFD, so the file stays valid JSON).
+    out += json(std::string(text)).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+/// `,"key":`
+void appendKey(std::string& out, std::string_view key) {
+    out += ",\"";
+    out += key;
+    out += "\":";
+}
+
+std::string sliceName(const TimelineEvent& e, bool splitBackward) {
+    if (!isTransfer(e)) return traceSliceName(e.op, splitBackward);
+    return std::string(e.comm == CommKind::Activation ? "SEND_F " : "SEND_B ") +
+           traceSliceName(e.op, splitBackward) + " -> D" + std::to_string(e.peer);
+}
+
+void checkWritable(const Timeline& t) {
+    const TimelineShape& shape = t.shape;
+    auto fail = [](std::size_t i, const std::string& field, const std::string& value,
+                   const std::string& rule) {
+        const std::string where = "events[" + std::to_string(i) + "]." + field;
+        throw ValidationError("trace.write", where, where + " = " + value + ": " + rule);
+    };
+    for (std::size_t i = 0; i < t.events.size(); ++i) {
+        const TimelineEvent& e = t.events[i];
+        if (!std::isfinite(e.start) || e.start < 0)
+            fail(i, "start", std::to_string(e.start), "a start must be a finite number >= 0 (µs)");
+        if (!std::isfinite(e.end) || e.end < e.start)
+            fail(i, "end", std::to_string(e.end), "an end must be a finite number >= the start");
+        if (const auto problem = checkEvent(e, shape))
+            fail(i, problem->timelineField, problem->value, problem->rule);
+    }
+}
+
+/// Tracks (tids) of each event: lane by lane, an event goes to the first free track of its lane
+/// so that slices on one track never overlap (Perfetto nests slices per track). Track 0 of the
+/// compute lane is tid 0, track 0 of the communication lane tid 1; overflow tracks follow.
+struct TrackLayout {
+    std::vector<int> tidOf;
+    struct Thread {
+        int tid;
+        std::string name;
+        int sortIndex;
+    };
+    std::vector<std::vector<Thread>> threads; ///< [device]
+};
+
+TrackLayout layoutTracks(const Timeline& t) {
+    const int devices = t.shape.devices;
+    TrackLayout layout;
+    layout.tidOf.assign(t.events.size(), 0);
+    layout.threads.resize(std::size_t(devices));
+    auto byLane = std::vector<std::array<std::vector<std::size_t>, 2>>(std::size_t(devices));
+    for (std::size_t i = 0; i < t.events.size(); ++i)
+        byLane[std::size_t(t.events[i].device)][t.events[i].lane == Lane::Compute ? 0 : 1].push_back(i);
+    auto byStart = [&](std::size_t a, std::size_t b) { return t.events[a].start < t.events[b].start; };
+    using Free = std::pair<double, int>; // (end of the track's last slice, track)
+    for (int d = 0; d < devices; ++d) {
+        int nextTid = 2;
+        for (int lane = 0; lane < 2; ++lane) {
+            auto& list = byLane[std::size_t(d)][std::size_t(lane)];
+            if (!std::is_sorted(list.begin(), list.end(), byStart))
+                std::stable_sort(list.begin(), list.end(), byStart);
+            std::priority_queue<Free, std::vector<Free>, std::greater<>> free;
+            std::vector<int> trackTid{lane};
+            for (const std::size_t i : list) {
+                int track = 0;
+                if (free.empty()) {
+                    track = 0;
+                } else if (free.top().first <= t.events[i].start) {
+                    track = free.top().second;
+                    free.pop();
+                } else {
+                    track = int(trackTid.size());
+                    trackTid.push_back(nextTid++);
+                }
+                free.emplace(t.events[i].end, track);
+                layout.tidOf[i] = trackTid[std::size_t(track)];
+            }
+            const std::string base = lane == 0 ? "compute" : "comm";
+            for (std::size_t k = 0; k < trackTid.size(); ++k)
+                layout.threads[std::size_t(d)].push_back({trackTid[k],
+                                                          k == 0 ? base : base + " " + std::to_string(k + 1),
+                                                          lane * (1 << 20) + int(k)});
+        }
+    }
+    return layout;
+}
+
+void appendMetadata(std::string& out, const char* name, int pid, const int* tid, std::string_view key,
+                    const std::string* text, int number) {
+    out += "{\"ph\":\"M\",\"name\":\"";
+    out += name;
+    out += "\",\"pid\":";
+    appendInt(out, pid);
+    if (tid) {
+        out += ",\"tid\":";
+        appendInt(out, *tid);
+    }
+    out += ",\"args\":{\"";
+    out += key;
+    out += "\":";
+    if (text)
+        appendString(out, *text);
+    else
+        appendInt(out, number);
+    out += "}},\n";
+}
+
+void appendSlice(std::string& out, const TimelineEvent& e, int tid, bool splitBackward) {
+    out += "{\"ph\":\"X\",\"name\":";
+    appendString(out, sliceName(e, splitBackward));
+    const char* kind = isTransfer(e) ? "send" : kKindNames[std::size_t(e.op.kind)];
+    out += ",\"cat\":\"";
+    out += kind;
+    out += "\",\"pid\":";
+    appendInt(out, e.device);
+    appendKey(out, "tid");
+    appendInt(out, tid);
+    appendKey(out, "ts");
+    appendDouble(out, e.start);
+    // A duration whose sum with the start gives back the end exactly; when no double does,
+    // args.end carries the end.
+    double dur = e.end - e.start;
+    if (e.start + dur != e.end) {
+        const double up = std::nextafter(dur, INFINITY), down = std::nextafter(dur, 0.0);
+        if (e.start + up == e.end)
+            dur = up;
+        else if (down >= 0 && e.start + down == e.end)
+            dur = down;
+    }
+    const bool exact = e.start + dur == e.end;
+    appendKey(out, "dur");
+    appendDouble(out, dur);
+    out += ",\"args\":{\"kind\":\"";
+    out += kind;
+    out += '"';
+    if (e.comm != CommKind::None) {
+        appendKey(out, "comm");
+        out += '"';
+        out += commName(e.comm);
+        out += '"';
+    }
+    if (e.peer >= 0) {
+        appendKey(out, "peer");
+        appendInt(out, e.peer);
+    }
+    if (isTransfer(e)) {
+        appendKey(out, "op");
+        out += '"';
+        out += kKindNames[std::size_t(e.op.kind)];
+        out += '"';
+    }
+    appendKey(out, "mb");
+    appendInt(out, e.op.mb);
+    appendKey(out, "stage");
+    appendInt(out, e.op.stage);
+    appendKey(out, "pipe");
+    appendInt(out, e.op.pipe);
+    appendKey(out, "chunk");
+    appendInt(out, e.op.chunk);
+    if (e.lane != defaultLane(e.comm)) {
+        appendKey(out, "lane");
+        out += e.lane == Lane::Compute ? "\"compute\"" : "\"comm\"";
+    }
+    if (!exact) {
+        appendKey(out, "end");
+        appendDouble(out, e.end);
+    }
+    out += "}},\n";
+}
+
+void appendFlow(std::string& out, char phase, std::size_t id, const char* name, int pid, int tid, double ts) {
+    out += "{\"ph\":\"";
+    out += phase;
+    out += "\",\"id\":";
+    appendInt(out, static_cast<long long>(id));
+    out += ",\"name\":\"";
+    out += name;
+    out += "\",\"cat\":\"transfer\",\"pid\":";
+    appendInt(out, pid);
+    appendKey(out, "tid");
+    appendInt(out, tid);
+    appendKey(out, "ts");
+    appendDouble(out, ts);
+    if (phase == 'f') out += ",\"bp\":\"e\"";
+    out += "},\n";
+}
+
+/// The op a transfer feeds: the next stage's F for an activation, the previous stage's B for a
+/// gradient.
+Op consumerOf(const TimelineEvent& e) {
+    Op op = e.op;
+    op.stage += e.comm == CommKind::Activation ? 1 : -1;
+    return op;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reader.
+
+/// One slice the reader claimed, before the shape is known.
+struct Claimed {
+    TimelineEvent event;
+    std::size_t index = 0; ///< position in traceEvents
+    std::int64_t pid = 0;
+    bool chunkKnown = true;
+    bool fromName = false;      ///< identity read from a "PP:2F0"-style name
+    bool gpuAnnotation = false; ///< Kineto's gpu_user_annotation (preferred over host annotations)
+};
+
+std::string brief(const json& value) {
+    std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
+    if (text.size() > 40) text = text.substr(0, 37) + "...";
+    return text;
+}
+
+class SliceReader {
+  public:
+    explicit SliceReader(const std::string& source) : m_source(source) {}
+
+    [[noreturn]] void fail(std::size_t i, std::string_view field, const json* value,
+                           const std::string& rule) const {
+        std::string message = "traceEvents[" + std::to_string(i) + "]";
+        if (!field.empty()) message += "." + std::string(field);
+        message += value ? " = " + brief(*value) + ": " : ": missing; ";
+        throw ParseError("trace.event", m_source, 0, 0, message + rule);
+    }
+
+    const json* find(const json& object, const char* key) const {
+        const auto it = object.find(key);
+        return it == object.end() ? nullptr : &*it;
+    }
+
+    double time(const json& event, const char* key, std::size_t i, const std::string& rule) const {
+        const json* value = find(event, key);
+        if (!value) fail(i, key, nullptr, rule);
+        if (!value->is_number()) fail(i, key, value, rule);
+        const double number = value->get<double>();
+        if (!std::isfinite(number) || number < 0) fail(i, key, value, rule);
+        return number;
+    }
+
+    /// An integer arg in [lo, hi]; `fallback` when absent (nullopt: required).
+    std::int64_t integer(const json& args, const char* key, std::int64_t lo, std::int64_t hi,
+                         std::optional<std::int64_t> fallback, std::size_t i, const std::string& why) const {
+        const json* value = find(args, key);
+        const std::string field = std::string("args.") + key;
+        const std::string rule = "must be an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
+                                 (why.empty() ? "" : " " + why);
+        if (!value) {
+            if (fallback) return *fallback;
+            fail(i, field, nullptr, rule);
+        }
+        if (value->is_number_unsigned()) {
+            const auto number = value->get<std::uint64_t>();
+            if (number <= std::uint64_t(hi) && std::int64_t(number) >= lo) return std::int64_t(number);
+        } else if (value->is_number_integer()) {
+            const auto number = value->get<std::int64_t>();
+            if (number >= lo && number <= hi) return number;
+        }
+        fail(i, field, value, rule);
+    }
+
+    std::string text(const json& args, const char* key, std::size_t i, const std::string& rule) const {
+        const json* value = find(args, key);
+        if (!value) fail(i, std::string("args.") + key, nullptr, rule);
+        if (!value->is_string()) fail(i, std::string("args.") + key, value, rule);
+        return value->get<std::string>();
+    }
+
+    /// Looks at one element of traceEvents; keeps it when it is a pipeline slice.
+    void take(const json& event, std::size_t i) {
+        if (!event.is_object()) return;
+        const json* ph = find(event, "ph");
+        if (!ph || !ph->is_string() || ph->get_ref<const std::string&>() != "X") return;
+        const json* catValue = find(event, "cat");
+        const std::string cat =
+            catValue && catValue->is_string() ? catValue->get<std::string>() : std::string();
+        const bool ours = cat == "send" || kindFromName(cat).has_value();
+        const json* args = find(event, "args");
+        const bool hasIdentity = args && args->is_object() && args->contains("kind");
+
+        Claimed c;
+        c.index = i;
+        if (ours && hasIdentity) {
+            fromArgs(*args, cat, i, c);
+        } else {
+            const json* name = find(event, "name");
+            std::optional<Action> action;
+            if (name && name->is_string()) {
+                std::string_view text = name->get_ref<const std::string&>();
+                if (text.substr(0, 3) == "PP:") text.remove_prefix(3);
+                action = parseAction(text);
+            }
+            if (!action) {
+                if (!ours) return; // not a pipeline slice
+                if (args && !args->is_object()) fail(i, "args", args, "must be an object");
+                fail(i, "args.kind", nullptr,
+                     "a '" + cat +
+                         "' slice carries its op in args (kind, mb, stage, pipe, chunk) or is named with an "
+                         "action string such as '2F0'");
+            }
+            c.fromName = true;
+            c.gpuAnnotation = cat == "gpu_user_annotation";
+            c.chunkKnown = false;
+            c.event.op.kind = opKindOf(action->type);
+            c.event.op.pipe = std::uint8_t(action->pipe);
+            c.event.op.stage = action->stage;
+            c.event.op.mb = action->mb;
+            if (action->stage > kMaxIndex || action->mb > kMaxIndex)
+                fail(i, "name", find(event, "name"),
+                     "stage and micro-batch must be at most " + std::to_string(kMaxIndex));
+        }
+
+        const json* pid = find(event, "pid");
+        const std::string pidRule = "a slice needs an integer pid in 0.." + std::to_string(kMaxPid);
+        if (!pid) fail(i, "pid", nullptr, pidRule);
+        if (!pid->is_number_integer() || pid->get<std::int64_t>() < 0 || pid->get<std::int64_t>() > kMaxPid)
+            fail(i, "pid", pid, pidRule);
+        c.pid = pid->get<std::int64_t>();
+        c.event.start = time(event, "ts", i, "a timestamp must be a finite number >= 0 (µs)");
+        const double dur = time(event, "dur", i, "a duration must be a finite number >= 0 (µs)");
+        c.event.end = c.event.start + dur;
+        if (!std::isfinite(c.event.end))
+            fail(i, "dur", find(event, "dur"), "ts + dur must be a finite number (µs)");
+        if (!c.fromName && args->contains("end")) {
+            const json* end = find(*args, "end");
+            if (!end->is_number() || !std::isfinite(end->get<double>()) || end->get<double>() < c.event.start)
+                fail(i, "args.end", end, "an end must be a finite number >= ts (µs)");
+            c.event.end = end->get<double>();
+        }
+        if (m_slices.size() >= kMaxSlices)
+            throw ParseError("trace.limit", m_source, 0, 0,
+                             "more than " + std::to_string(kMaxSlices) +
+                                 " pipeline slices; this reader stops there");
+        m_slices.push_back(c);
+    }
+
+    std::vector<Claimed>& slices() { return m_slices; }
+
+  private:
+    void fromArgs(const json& args, const std::string& cat, std::size_t i, Claimed& c) const {
+        const std::string kinds = "F, B, W, GradSync, Optimizer or send";
+        const std::string kind = text(args, "kind", i, "must be one of " + kinds);
+        if (kind != cat) fail(i, "args.kind", &args.at("kind"), "must match the slice's cat \"" + cat + "\"");
+        TimelineEvent& e = c.event;
+        const json* comm = find(args, "comm");
+        if (comm) {
+            const auto parsed =
+                comm->is_string() ? commFromName(comm->get_ref<const std::string&>()) : std::nullopt;
+            if (!parsed) fail(i, "args.comm", comm, "must be \"activation\", \"gradient\" or \"collective\"");
+            e.comm = *parsed;
+        }
+        if (kind == "send") {
+            const std::string op =
+                text(args, "op", i, "a send names the kind of the op it carries (F, B, W)");
+            const auto opKind = kindFromName(op);
+            if (!opKind) fail(i, "args.op", &args.at("op"), "must be one of F, B, W, GradSync, Optimizer");
+            e.op.kind = *opKind;
+            if (!isTransfer(e))
+                fail(i, "args.comm", comm, "a send moves an \"activation\" or a \"gradient\"");
+            e.peer =
+                std::int32_t(integer(args, "peer", 0, kMaxPid, std::nullopt, i, "(the receiving device)"));
+        } else {
+            e.op.kind = *kindFromName(kind);
+            if (isTransfer(e))
+                fail(i, "args.comm", comm,
+                     "an " + std::string(commName(e.comm)) + " transfer has kind \"send\"");
+            e.peer = std::int32_t(integer(args, "peer", -1, kMaxPid, -1, i, "(-1: none)"));
+        }
+        const bool perMicrobatch = isComputeKind(e.op.kind);
+        e.op.mb = std::int32_t(perMicrobatch ? integer(args, "mb", 0, kMaxIndex, std::nullopt, i, "")
+                                             : integer(args, "mb", -1, -1, -1, i, "(not per micro-batch)"));
+        e.op.stage = std::int32_t(integer(args, "stage", 0, kMaxIndex, std::nullopt, i, ""));
+        e.op.pipe = std::uint8_t(integer(args, "pipe", 0, kMaxPipes - 1, 0, i, ""));
+        const json* chunk = find(args, "chunk");
+        c.chunkKnown = chunk != nullptr;
+        if (chunk) e.op.chunk = std::uint16_t(integer(args, "chunk", 0, kMaxChunks - 1, std::nullopt, i, ""));
+        e.lane = defaultLane(e.comm);
+        if (const json* lane = find(args, "lane")) {
+            if (lane->is_string() && lane->get_ref<const std::string&>() == "compute")
+                e.lane = Lane::Compute;
+            else if (lane->is_string() && lane->get_ref<const std::string&>() == "comm")
+                e.lane = Lane::Comm;
+            else
+                fail(i, "args.lane", lane, "must be \"compute\" or \"comm\"");
+        }
+    }
+
+    const std::string& m_source;
+    std::vector<Claimed> m_slices;
+};
+
+/// 1-based line and column of byte offset `at` (nlohmann reports the count of bytes read).
+std::pair<int, int> lineColumn(std::string_view text, std::size_t bytesRead) {
+    const std::size_t at = std::min(bytesRead == 0 ? 0 : bytesRead - 1, text.size());
+    int line = 1;
+    std::size_t lineStart = 0;
+    for (std::size_t k = 0; k < at; ++k)
+        if (text[k] == '\n') ++line, lineStart = k + 1;
+    return {line, int(at - lineStart + 1)};
+}
+
+/// nlohmann's message without its "[json.exception...] parse error at line L, column C: " prefix.
+std::string jsonReason(const std::string& what) {
+    const std::size_t column = what.find("column ");
+    if (column != std::string::npos) {
+        const std::size_t colon = what.find(": ", column);
+        if (colon != std::string::npos) return what.substr(colon + 2);
+    }
+    const std::size_t bracket = what.find("] ");
+    return bracket == std::string::npos ? what : what.substr(bracket + 2);
+}
+
+TimelineShape shapeFromOtherData(const json& other, const std::string& source, std::string& origin) {
+    auto fail = [&](const std::string& id, const std::string& field, const json* value,
+                    const std::string& rule) {
+        throw ParseError(id, source, 0, 0,
+                         "otherData." + field + (value ? " = " + brief(*value) + ": " : ": missing; ") +
+                             rule);
+    };
+    const json& version = other.at("stagecraft_trace");
+    if (!version.is_number_integer() || version.get<std::int64_t>() != kFormatVersion)
+        fail("trace.version", "stagecraft_trace", &version,
+             "this build reads Stagecraft trace version " + std::to_string(kFormatVersion));
+    auto integer = [&](const char* key, int hi) {
+        const auto it = other.find(key);
+        const std::string rule = "must be an integer in 0.." + std::to_string(hi);
+        if (it == other.end()) fail("trace.shape", key, nullptr, rule);
+        if (!it->is_number_integer() || it->get<std::int64_t>() < 0 || it->get<std::int64_t>() > hi)
+            fail("trace.shape", key, &*it, rule);
+        return int(it->get<std::int64_t>());
+    };
+    auto string = [&](const char* key, std::string& out) {
+        const auto it = other.find(key);
+        if (it == other.end()) return;
+        if (!it->is_string()) fail("trace.shape", key, &*it, "must be a string");
+        out = it->get<std::string>();
+    };
+    TimelineShape shape;
+    string("schedule", shape.schedule);
+    string("origin", origin);
+    shape.devices = integer("devices", kMaxDevices);
+    shape.pipes = integer("pipes", kMaxPipes);
+    shape.stagesPerPipe = integer("stages_per_pipe", int(kMaxIndex) + 1);
+    shape.microbatches = integer("microbatches", int(kMaxIndex) + 1);
+    shape.chunksPerDevice = integer("chunks_per_device", kMaxChunks);
+    const auto split = other.find("split_backward");
+    if (split == other.end() || !split->is_boolean())
+        fail("trace.shape", "split_backward", split == other.end() ? nullptr : &*split,
+             "must be true or false");
+    shape.splitBackward = split->get<bool>();
+    return shape;
+}
+
+/// Devices of a trace without a Stagecraft shape: its distinct pids in ascending order.
+int mapPidsToDevices(std::vector<Claimed>& slices) {
+    std::vector<std::int64_t> pids;
+    pids.reserve(slices.size());
+    for (const Claimed& c : slices) pids.push_back(c.pid);
+    std::sort(pids.begin(), pids.end());
+    pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
+    for (Claimed& c : slices)
+        c.event.device = std::int32_t(std::lower_bound(pids.begin(), pids.end(), c.pid) - pids.begin());
+    return int(pids.size());
+}
+
+/// Chunk of slices that do not name one: the rank of their (pipe, stage) among the stages their
+/// device runs, which is the chunk under looped and V placements.
+void inferChunks(std::vector<Claimed>& slices, int devices) {
+    if (std::all_of(slices.begin(), slices.end(), [](const Claimed& c) { return c.chunkKnown; })) return;
+    auto stages = std::vector<std::vector<std::uint64_t>>(std::size_t(devices));
+    auto key = [](const Op& op) { return std::uint64_t(op.pipe) << 32 | std::uint32_t(op.stage); };
+    for (const Claimed& c : slices) stages[std::size_t(c.event.device)].push_back(key(c.event.op));
+    for (auto& list : stages) {
+        std::sort(list.begin(), list.end());
+        list.erase(std::unique(list.begin(), list.end()), list.end());
+    }
+    for (Claimed& c : slices) {
+        if (c.chunkKnown) continue;
+        const auto& list = stages[std::size_t(c.event.device)];
+        const auto rank = std::lower_bound(list.begin(), list.end(), key(c.event.op)) - list.begin();
+        c.event.op.chunk = std::uint16_t(std::min<std::ptrdiff_t>(rank, kMaxChunks - 1));
+    }
+}
+
+TimelineShape inferShape(const std::vector<Claimed>& slices, int devices) {
+    TimelineShape shape;
+    shape.devices = devices;
+    shape.stagesPerPipe = 0;
+    for (const Claimed& c : slices) {
+        const Op& op = c.event.op;
+        shape.devices = std::max(shape.devices, c.event.peer + 1);
+        shape.pipes = std::max(shape.pipes, int(op.pipe) + 1);
+        shape.stagesPerPipe = std::max(shape.stagesPerPipe, op.stage + 1);
+        shape.microbatches = std::max(shape.microbatches, op.mb + 1);
+        shape.chunksPerDevice = std::max(shape.chunksPerDevice, int(op.chunk) + 1);
+        shape.splitBackward = shape.splitBackward || op.kind == OpKind::W;
+    }
+    return shape;
+}
+
+/// Timeline order: each device's ops (compute lane by start time; an op on the communication
+/// lane, such as a gradient sync, stays after the compute op it follows in the file), devices in
+/// order, then the transfers in file order.
+std::vector<TimelineEvent> orderEvents(const std::vector<Claimed>& slices, int devices) {
+    auto perDevice = std::vector<std::vector<std::size_t>>(std::size_t(devices));
+    std::vector<std::size_t> transfers;
+    for (std::size_t k = 0; k < slices.size(); ++k) {
+        if (isTransfer(slices[k].event))
+            transfers.push_back(k);
+        else
+            perDevice[std::size_t(slices[k].event.device)].push_back(k);
+    }
+    std::vector<TimelineEvent> events;
+    events.reserve(slices.size());
+    struct Segment {
+        std::size_t begin, end; ///< into the device's file-order list; begin is a compute-lane op
+    };
+    for (const auto& list : perDevice) {
+        std::size_t front = 0;
+        while (front < list.size() && slices[list[front]].event.lane != Lane::Compute) ++front;
+        for (std::size_t k = 0; k < front; ++k) events.push_back(slices[list[k]].event);
+        std::vector<Segment> segments;
+        for (std::size_t k = front; k < list.size(); ++k) {
+            if (slices[list[k]].event.lane == Lane::Compute)
+                segments.push_back({k, k + 1});
+            else
+                segments.back().end = k + 1;
+        }
+        auto byStart = [&](const Segment& a, const Segment& b) {
+            return slices[list[a.begin]].event.start < slices[list[b.begin]].event.start;
+        };
+        if (!std::is_sorted(segments.begin(), segments.end(), byStart))
+            std::stable_sort(segments.begin(), segments.end(), byStart);
+        for (const Segment& s : segments)
+            for (std::size_t k = s.begin; k < s.end; ++k) events.push_back(slices[list[k]].event);
+    }
+    for (const std::size_t k : transfers) events.push_back(slices[k].event);
+    return events;
+}
+
+} // namespace
+
+std::string traceSliceName(const Op& op, bool splitBackward) {
+    if (isComputeKind(op.kind)) return actionString(op, splitBackward);
+    std::string name = kKindNames[std::size_t(op.kind)];
+    name += op.pipe != 0 ? " p" + std::to_string(op.pipe) + ":s" : " s";
+    name += std::to_string(op.stage);
+    return name;
+}
+
+std::string timelineToChromeTrace(const Timeline& t, const ChromeTraceOptions& options) {
+    checkWritable(t);
+    const TimelineShape& shape = t.shape;
+    for (std::size_t c = 0; c < options.counters.size(); ++c) {
+        const CounterTrack& track = options.counters[c];
+        const std::string where = "counters[" + std::to_string(c) + "]";
+        if (track.device < 0 || track.device >= shape.devices)
+            throw ValidationError("trace.write", where + ".device",
+                                  where + ".device = " + std::to_string(track.device) +
+                                      ": a device must be in [0, " + std::to_string(shape.devices) + ")");
+        for (std::size_t k = 0; k < track.points.size(); ++k)
+            if (!std::isfinite(track.points[k].first) || !std::isfinite(track.points[k].second))
+                throw ValidationError("trace.write", where + ".points",
+                                      where + ".points[" + std::to_string(k) +
+                                          "]: times and values must be finite");
+    }
+
+    std::string out;
+    out.reserve(256 + t.events.size() * 200);
+    out += "{\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"stagecraft_trace\":";
+    appendInt(out, kFormatVersion);
+    appendKey(out, "schedule");
+    appendString(out, shape.schedule);
+    appendKey(out, "origin");
+    appendString(out, t.origin);
+    appendKey(out, "title");
+    appendString(out, options.title);
+    appendKey(out, "devices");
+    appendInt(out, shape.devices);
+    appendKey(out, "pipes");
+    appendInt(out, shape.pipes);
+    appendKey(out, "stages_per_pipe");
+    appendInt(out, shape.stagesPerPipe);
+    appendKey(out, "microbatches");
+    appendInt(out, shape.microbatches);
+    appendKey(out, "chunks_per_device");
+    appendInt(out, shape.chunksPerDevice);
+    appendKey(out, "split_backward");
+    out += shape.splitBackward ? "true" : "false";
+    out += "},\n\"traceEvents\":[\n";
+
+    const TrackLayout tracks = layoutTracks(t);
+    for (int d = 0; d < shape.devices; ++d) {
+        const std::string name = std::size_t(d) < options.deviceNames.size()
+                                     ? options.deviceNames[std::size_t(d)]
+                                     : "Device " + std::to_string(d);
+        appendMetadata(out, "process_name", d, nullptr, "name", &name, 0);
+        appendMetadata(out, "process_sort_index", d, nullptr, "sort_index", nullptr, d);
+        for (const auto& thread : tracks.threads[std::size_t(d)]) {
+            appendMetadata(out, "thread_name", d, &thread.tid, "name", &thread.name, 0);
+            appendMetadata(out, "thread_sort_index", d, &thread.tid, "sort_index", nullptr, thread.sortIndex);
+        }
+    }
+
+    std::unordered_map<std::uint64_t, std::size_t> opEvent;
+    const bool anyTransfer = std::any_of(t.events.begin(), t.events.end(), isTransfer);
+    if (anyTransfer) {
+        opEvent.reserve(t.events.size());
+        for (std::size_t i = 0; i < t.events.size(); ++i)
+            if (!isTransfer(t.events[i])) opEvent.emplace(opKey(t.events[i].op), i);
+    }
+    std::size_t flowId = 0;
+    for (std::size_t i = 0; i < t.events.size(); ++i) {
+        const TimelineEvent& e = t.events[i];
+        appendSlice(out, e, tracks.tidOf[i], shape.splitBackward);
+        if (!isTransfer(e)) continue;
+        const auto consumer = opEvent.find(opKey(consumerOf(e)));
+        if (consumer == opEvent.end() || t.events[consumer->second].device != e.peer) continue;
+        const TimelineEvent& to = t.events[consumer->second];
+        const char* name = commName(e.comm);
+        ++flowId;
+        appendFlow(out, 's', flowId, name, e.device, tracks.tidOf[i], e.start);
+        appendFlow(out, 'f', flowId, name, to.device, tracks.tidOf[consumer->second], to.start);
+    }
+    for (const CounterTrack& track : options.counters)
+        for (const auto& [time, value] : track.points) {
+            out += "{\"ph\":\"C\",\"name\":";
+            appendString(out, track.name);
+            appendKey(out, "pid");
+            appendInt(out, track.device);
+            appendKey(out, "ts");
+            appendDouble(out, time);
+            out += ",\"args\":{\"value\":";
+            appendDouble(out, value);
+            out += "}},\n";
+        }
+    // Drop the last separator; an empty list stays "[\n]".
+    if (out.size() >= 2 && out[out.size() - 2] == ',') out.erase(out.size() - 2, 1);
+    out += "]}\n";
+    return out;
+}
+
+void writeChromeTrace(const Timeline& timeline, const std::filesystem::path& path,
+                      const ChromeTraceOptions& options) {
+    writeFileAtomically(path, timelineToChromeTrace(timeline, options));
+}
+
+Timeline parseChromeTrace(std::string_view text, const std::string& source) {
+    if (text.size() > kMaxReadBytes)
+        throw ParseError("trace.limit", source, 0, 0,
+                         "the trace is " + std::to_string(text.size()) + " bytes; the limit is " +
+                             std::to_string(kMaxReadBytes));
+    if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f &&
+        static_cast<unsigned char>(text[1]) == 0x8b)
+        throw ParseError("trace.json", source, 0, 0,
+                         "the file is gzip-compressed; decompress it first (gunzip)");
+
+    // Events are looked at one by one as the parser finishes them and then dropped, so memory
+    // stays proportional to the slices kept, not to the whole JSON document.
+    SliceReader reader(source);
+    bool topIsObject = false, inEvents = false, sawEvents = false;
+    int eventDepth = -1;
+    std::string topKey;
+    std::size_t element = 0;
+    const auto callback = [&](int depth, json::parse_event_t event, json& parsed) -> bool {
+        switch (event) {
+        case json::parse_event_t::object_start:
+        case json::parse_event_t::array_start:
+            if (depth >= kMaxDepth)
+                throw ParseError("trace.json", source, 0, 0,
+                                 "JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
+            if (depth == 0) {
+                topIsObject = event == json::parse_event_t::object_start;
+                if (!topIsObject) inEvents = sawEvents = true, eventDepth = 1;
+            } else if (depth == 1 && topIsObject && event == json::parse_event_t::array_start &&
+                       topKey == "traceEvents") {
+                if (sawEvents) throw ParseError("trace.container", source, 0, 0, "traceEvents appears twice");
+                inEvents = sawEvents = true, eventDepth = 2;
+            }
+            return true;
+        case json::parse_event_t::key:
+            if (depth == 1 && topIsObject) topKey = parsed.get<std::string>();
+            return true;
+        case json::parse_event_t::object_end:
+        case json::parse_event_t::array_end:
+            if (inEvents && depth == eventDepth) {
+                reader.take(parsed, element++);
+                return false;
+            }
+            if (inEvents && depth == eventDepth - 1) inEvents = false;
+            return true;
+        case json::parse_event_t::value:
+            if (inEvents && depth == eventDepth) {
+                ++element;
+                return false;
+            }
+            return true;
+        }
+        return true;
+    };
+    json root;
+    try {
+        root = json::parse(text.begin(), text.end(), callback);
+    } catch (const json::parse_error& e) {
+        const auto [line, column] = lineColumn(text, e.byte);
+        throw ParseError("trace.json", source, line, column, jsonReason(e.what()));
+    } catch (const json::exception& e) {
+        throw ParseError("trace.json", source, 0, 0, jsonReason(e.what()));
+    }
+    if (!sawEvents) {
+        if (topIsObject && root.contains("traceEvents"))
+            throw ParseError("trace.container", source, 0, 0,
+                             "traceEvents = " + brief(root["traceEvents"]) + ": must be an array of events");
+        throw ParseError("trace.container", source, 0, 0,
+                         "a Chrome trace is an array of events or an object with a traceEvents array");
+    }
+
+    std::vector<Claimed>& slices = reader.slices();
+    // Kineto projects each "PP:" annotation onto the GPU stream as well; when it does, the GPU copy
+    // is the one that times the op.
+    if (std::any_of(slices.begin(), slices.end(), [](const Claimed& c) { return c.gpuAnnotation; }))
+        slices.erase(std::remove_if(slices.begin(), slices.end(),
+                                    [](const Claimed& c) { return c.fromName && !c.gpuAnnotation; }),
+                     slices.end());
+
+    Timeline timeline;
+    timeline.origin = "measured";
+    const auto other = topIsObject ? root.find("otherData") : root.end();
+    const bool ours =
+        topIsObject && other != root.end() && other->is_object() && other->contains("stagecraft_trace");
+    auto fail = [&](const Claimed& c, const std::string& field, const std::string& value,
+                    const std::string& rule) {
+        throw ParseError("trace.event", source, 0, 0,
+                         "traceEvents[" + std::to_string(c.index) + "]." + field + " = " + value + ": " +
+                             rule);
+    };
+    if (ours) {
+        timeline.shape = shapeFromOtherData(*other, source, timeline.origin);
+        for (Claimed& c : slices) {
+            if (c.pid >= timeline.shape.devices)
+                fail(c, "pid", std::to_string(c.pid),
+                     "a device must be in [0, " + std::to_string(timeline.shape.devices) +
+                         ") (devices = " + std::to_string(timeline.shape.devices) + ")");
+            c.event.device = std::int32_t(c.pid);
+        }
+        inferChunks(slices, timeline.shape.devices);
+    } else {
+        if (slices.empty())
+            throw ParseError(
+                "trace.empty", source, 0, 0,
+                "no slice is a pipeline op: expected Stagecraft slices (cat F, B, W, ...) or slices "
+                "named with torch action strings such as 'PP:2F0'");
+        const int devices = mapPidsToDevices(slices);
+        inferChunks(slices, devices);
+        timeline.shape = inferShape(slices, devices);
+    }
+
+    std::unordered_map<std::uint64_t, std::size_t> seen;
+    seen.reserve(slices.size());
+    for (const Claimed& c : slices) {
+        if (const auto problem = checkEvent(c.event, timeline.shape))
+            fail(c, problem->traceField, problem->value, problem->rule);
+        if (isTransfer(c.event)) continue;
+        const auto [it, inserted] = seen.emplace(opKey(c.event.op), c.index);
+        if (!inserted)
+            throw ParseError("trace.event", source, 0, 0,
+                             "traceEvents[" + std::to_string(c.index) + "]: op " +
+                                 traceSliceName(c.event.op, timeline.shape.splitBackward) +
+                                 " appears twice (first at traceEvents[" + std::to_string(it->second) + "])");
+    }
+    timeline.events = orderEvents(slices, timeline.shape.devices);
+    return timeline;
+}
+
+Timeline readChromeTrace(const std::filesystem::path& path) {
+    return parseChromeTrace(readTextFile(path), path.string());
+}
+
+} // namespace stagecraft

@@ -1,0 +1,150 @@
+#include "project/project_validate.h"
+
+#include "error.h"
+#include "generators/registry.h"
+#include "project/field_text.h"
+#include "project/project_fields.h"
+
+#include <algorithm>
+#include <set>
+
+namespace stagecraft {
+
+namespace {
+
+std::string str(int value) {
+    return std::to_string(value);
+}
+
+class Checker {
+  public:
+    explicit Checker(const Project& project) : m_p(project) {}
+
+    std::vector<FieldProblem> run() {
+        if (m_p.version != kProjectFormatVersion)
+            add("stagecraft", "stagecraft = " + str(m_p.version) + ": this build handles format " +
+                                  str(kProjectFormatVersion));
+        for (const auto& field : projectFields())
+            if (auto problem = fieldRangeProblem(field, field.get(m_p))) {
+                m_outOfRange.insert(field.path);
+                add(field.path, *problem);
+            }
+        checkModel();
+        checkLayout();
+        checkStageOverrides();
+        checkSchedules();
+        return std::move(m_problems);
+    }
+
+  private:
+    void add(std::string_view field, std::string message) {
+        m_problems.push_back(FieldProblem{std::string(field), std::move(message)});
+    }
+    bool ok(std::initializer_list<std::string_view> fields) const {
+        return std::none_of(fields.begin(), fields.end(),
+                            [&](std::string_view f) { return m_outOfRange.count(f); });
+    }
+
+    void checkModel() {
+        const ModelConfig& m = m_p.model;
+        if (ok({"model.hidden", "model.heads"}) && m.hidden % m.heads != 0)
+            add("model.heads", "model.hidden = " + str(m.hidden) + " is not a multiple of model.heads = " +
+                                   str(m.heads) + " (each head gets hidden / heads dimensions)");
+    }
+
+    void checkLayout() {
+        const ParallelConfig& l = m_p.parallel;
+        const ClusterConfig& c = m_p.cluster;
+        if (ok({"model.heads", "parallel.tp"}) && m_p.model.heads % l.tp != 0)
+            add("parallel.tp", "parallel.tp = " + str(l.tp) + " does not divide model.heads = " +
+                                   str(m_p.model.heads) + " (tensor parallelism splits the attention heads)");
+        if (ok({"model.hidden", "parallel.tp"}) && m_p.model.hidden % l.tp != 0)
+            add("parallel.tp", "parallel.tp = " + str(l.tp) +
+                                   " does not divide model.hidden = " + str(m_p.model.hidden) +
+                                   " (tensor parallelism splits the weight matrices)");
+        if (ok({"parallel.tp", "cluster.gpus_per_node"}) && l.tp > c.gpusPerNode)
+            add("parallel.tp", "parallel.tp = " + str(l.tp) +
+                                   ": tensor parallelism stays inside one node and needs tp <= "
+                                   "cluster.gpus_per_node = " +
+                                   str(c.gpusPerNode));
+        if (ok({"parallel.pp", "parallel.dp", "parallel.tp", "cluster.gpus_per_node", "cluster.nodes"})) {
+            const long long needed = 1LL * l.pp * l.dp * l.tp;
+            const long long available = 1LL * c.gpusPerNode * c.nodes;
+            if (needed > available)
+                add("parallel.dp", "parallel.pp × dp × tp = " + str(l.pp) + " × " + str(l.dp) + " × " +
+                                       str(l.tp) + " = " + std::to_string(needed) +
+                                       " GPUs, but the cluster has " + std::to_string(available) +
+                                       " (cluster.gpus_per_node = " + str(c.gpusPerNode) +
+                                       " × cluster.nodes = " + str(c.nodes) + ")");
+        }
+    }
+
+    void checkStageOverrides() {
+        if (!ok({"costs.stages", "parallel.pp"})) return;
+        const int pp = m_p.parallel.pp;
+        std::vector<int> firstEntry(std::size_t(pp), -1); // pp is in range: at most kMaxDevices
+        const auto& stages = m_p.costs.stages;
+        for (std::size_t i = 0; i < stages.size(); ++i) {
+            const std::string entry =
+                "costs.stages[" + std::to_string(i) + "].stage = " + str(stages[i].stage);
+            if (stages[i].stage >= pp) {
+                add("costs.stages",
+                    entry + ": must be in 0.." + str(pp - 1) + " (parallel.pp = " + str(pp) + ")");
+                continue;
+            }
+            int& first = firstEntry[std::size_t(stages[i].stage)];
+            if (first >= 0)
+                add("costs.stages", entry + ": stage " + str(stages[i].stage) +
+                                        " already has an override in costs.stages[" + str(first) + "]");
+            else
+                first = int(i);
+        }
+    }
+
+    void checkSchedules() {
+        if (!ok({"schedules"})) return;
+        std::string valid;
+        for (const auto& info : generators()) valid += (valid.empty() ? "" : ", ") + std::string(info.name);
+        std::vector<std::pair<std::string_view, std::size_t>> seen; // canonical name, first index
+        for (std::size_t i = 0; i < m_p.schedules.size(); ++i) {
+            const std::string entry =
+                "schedules[" + std::to_string(i) + "] = " + detail::quoted(m_p.schedules[i]);
+            const GeneratorInfo* info = nullptr;
+            try {
+                info = &findGenerator(m_p.schedules[i]);
+            } catch (const ValidationError&) {
+                add("schedules", entry + ": unknown schedule; valid names: " + valid);
+                continue;
+            }
+            const auto it =
+                std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == info->name; });
+            if (it != seen.end())
+                add("schedules",
+                    entry + ": listed twice (also schedules[" + std::to_string(it->second) + "])");
+            else
+                seen.emplace_back(info->name, i);
+        }
+    }
+
+    const Project& m_p;
+    std::set<std::string_view> m_outOfRange;
+    std::vector<FieldProblem> m_problems;
+};
+
+} // namespace
+
+std::vector<FieldProblem> findProjectProblems(const Project& project) {
+    return Checker(project).run();
+}
+
+void validateProject(const Project& project) {
+    const auto problems = findProjectProblems(project);
+    if (problems.empty()) return;
+    std::string message = problems.front().message;
+    if (problems.size() > 1)
+        message += " (and " + std::to_string(problems.size() - 1) + " more problem" +
+                   (problems.size() > 2 ? "s" : "") + ")";
+    throw ValidationError("project.field", problems.front().field, message);
+}
+
+} // namespace stagecraft

@@ -1,0 +1,166 @@
+#include "sim/overlay.h"
+
+#include "error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+namespace stagecraft {
+
+namespace {
+
+bool isTransfer(const TimelineEvent& e) {
+    return e.comm == CommKind::Activation || e.comm == CommKind::Gradient;
+}
+
+[[noreturn]] void mismatch(const std::string& field, const std::string& message) {
+    throw ValidationError("overlay.mismatch", field, message);
+}
+
+void checkShapes(const TimelineShape& p, const TimelineShape& m) {
+    auto same = [](const char* field, long long predicted, long long measured) {
+        if (predicted != measured)
+            mismatch(std::string("shape.") + field,
+                     std::string("the timelines have different shapes: ") + field + " = " +
+                         std::to_string(predicted) + " predicted, " + std::to_string(measured) + " measured");
+    };
+    same("devices", p.devices, m.devices);
+    same("pipes", p.pipes, m.pipes);
+    same("stages_per_pipe", p.stagesPerPipe, m.stagesPerPipe);
+    same("microbatches", p.microbatches, m.microbatches);
+    same("chunks_per_device", p.chunksPerDevice, m.chunksPerDevice);
+    same("split_backward", p.splitBackward, m.splitBackward);
+    // A trace of another tool has no schedule name; two names must agree.
+    if (!p.schedule.empty() && !m.schedule.empty() && p.schedule != m.schedule)
+        mismatch("shape.schedule", "the timelines are of different schedules: '" + p.schedule +
+                                       "' predicted, '" + m.schedule + "' measured");
+}
+
+/// Why an op does not fit the shape, if it does not (so that its packed key is unique).
+std::optional<std::string> outsideShape(const Op& op, const TimelineShape& s) {
+    if (op.stage < 0 || op.stage >= s.stagesPerPipe)
+        return "stage " + std::to_string(op.stage) + " is outside [0, " + std::to_string(s.stagesPerPipe) +
+               ")";
+    if (op.pipe >= s.pipes)
+        return "pipe " + std::to_string(op.pipe) + " is outside [0, " + std::to_string(s.pipes) + ")";
+    const bool perMicrobatch = isComputeKind(op.kind);
+    if (perMicrobatch ? op.mb < 0 || op.mb >= s.microbatches : op.mb != -1)
+        return "micro-batch " + std::to_string(op.mb) + " is outside " +
+               (perMicrobatch ? "[0, " + std::to_string(s.microbatches) + ")" : std::string("{-1}"));
+    return std::nullopt;
+}
+
+std::uint64_t opKey(const Op& op) {
+    return std::uint64_t(op.kind) | std::uint64_t(op.pipe) << 3 |
+           std::uint64_t(std::uint32_t(op.stage)) << 11 | std::uint64_t(std::uint32_t(op.mb + 1)) << 36;
+}
+
+std::string where(const char* which, std::size_t i) {
+    return std::string(which) + ".events[" + std::to_string(i) + "]";
+}
+
+double firstStart(const Timeline& t) {
+    double first = INFINITY;
+    for (const TimelineEvent& e : t.events)
+        if (!isTransfer(e)) first = std::min(first, e.start);
+    return std::isfinite(first) ? first : 0.0;
+}
+
+double bubble(const Timeline& t, double makespan, double offset) {
+    double busy = 0;
+    for (const TimelineEvent& e : t.events)
+        if (e.lane == Lane::Compute) busy += (e.end - offset) - (e.start - offset);
+    const double total = double(t.shape.devices) * makespan;
+    return total > 0 ? 1.0 - busy / total : 0.0;
+}
+
+} // namespace
+
+OverlayReport compareTimelines(const Timeline& predicted, const Timeline& measured) {
+    checkShapes(predicted.shape, measured.shape);
+    const TimelineShape& shape = predicted.shape;
+
+    std::unordered_map<std::uint64_t, std::size_t> predictedOf;
+    predictedOf.reserve(predicted.events.size());
+    for (std::size_t i = 0; i < predicted.events.size(); ++i) {
+        const TimelineEvent& e = predicted.events[i];
+        if (isTransfer(e)) continue;
+        if (const auto why = outsideShape(e.op, shape))
+            mismatch(where("predicted", i), "predicted op " + describeOp(e.op) + ": " + *why);
+        const auto [it, inserted] = predictedOf.emplace(opKey(e.op), i);
+        if (!inserted)
+            mismatch(where("predicted", i),
+                     "op " + describeOp(e.op) + " appears twice in the prediction (events[" +
+                         std::to_string(it->second) + "] and events[" + std::to_string(i) + "])");
+    }
+
+    constexpr std::size_t kUnmatched = std::size_t(-1);
+    std::vector<std::size_t> measuredOf(predicted.events.size(), kUnmatched);
+    for (std::size_t j = 0; j < measured.events.size(); ++j) {
+        const TimelineEvent& e = measured.events[j];
+        if (isTransfer(e)) continue;
+        if (const auto why = outsideShape(e.op, shape))
+            mismatch(where("measured", j), "measured op " + describeOp(e.op) + ": " + *why);
+        const auto it = predictedOf.find(opKey(e.op));
+        if (it == predictedOf.end())
+            mismatch(where("measured", j), "measured op " + describeOp(e.op) + " (device " +
+                                               std::to_string(e.device) + ", events[" + std::to_string(j) +
+                                               "]) is not in the prediction");
+        const TimelineEvent& p = predicted.events[it->second];
+        if (p.device != e.device)
+            mismatch(where("measured", j),
+                     "op " + describeOp(e.op) + " runs on device " + std::to_string(p.device) +
+                         " in the prediction and on device " + std::to_string(e.device) +
+                         " in the measurement (events[" + std::to_string(j) + "])");
+        std::size_t& slot = measuredOf[it->second];
+        if (slot != kUnmatched)
+            mismatch(where("measured", j),
+                     "op " + describeOp(e.op) + " appears twice in the measurement (events[" +
+                         std::to_string(slot) + "] and events[" + std::to_string(j) + "])");
+        slot = j;
+    }
+
+    OverlayReport report;
+    report.alignOffset = firstStart(measured) - firstStart(predicted);
+    report.ops.reserve(predictedOf.size());
+    double sumDuration = 0, sumStart = 0;
+    for (std::size_t i = 0; i < predicted.events.size(); ++i) {
+        const TimelineEvent& p = predicted.events[i];
+        if (isTransfer(p)) continue;
+        if (measuredOf[i] == kUnmatched)
+            mismatch(where("predicted", i), "op " + describeOp(p.op) + " (device " +
+                                                std::to_string(p.device) +
+                                                ") of the prediction is missing from the measurement");
+        const TimelineEvent& m = measured.events[measuredOf[i]];
+        OpDeviation d{i, measuredOf[i], (m.start - report.alignOffset) - p.start,
+                      m.duration() - p.duration()};
+        sumDuration += std::abs(d.durationError);
+        sumStart += std::abs(d.startError);
+        report.maxAbsStartError = std::max(report.maxAbsStartError, std::abs(d.startError));
+        if (report.worstOp < 0 || std::abs(d.durationError) > report.maxAbsDurationError) {
+            report.maxAbsDurationError = std::abs(d.durationError);
+            report.worstOp = int(report.ops.size());
+        }
+        report.ops.push_back(d);
+    }
+    if (!report.ops.empty()) {
+        report.meanAbsDurationError = sumDuration / double(report.ops.size());
+        report.meanAbsStartError = sumStart / double(report.ops.size());
+    }
+
+    report.makespanPredicted = predicted.makespan();
+    for (const TimelineEvent& e : measured.events)
+        report.makespanMeasured = std::max(report.makespanMeasured, e.end - report.alignOffset);
+    report.makespanError =
+        report.makespanPredicted > 0
+            ? (report.makespanMeasured - report.makespanPredicted) / report.makespanPredicted
+            : 0.0;
+    report.bubblePredicted = bubble(predicted, report.makespanPredicted, 0.0);
+    report.bubbleMeasured = bubble(measured, report.makespanMeasured, report.alignOffset);
+    return report;
+}
+
+} // namespace stagecraft

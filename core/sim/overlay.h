@@ -1,0 +1,43 @@
+#pragma once
+// Overlay: a predicted and a measured Timeline of the same schedule, matched op by op. Gives
+// the error of every op and the statistics a calibration or a report needs.
+
+#include "sim/timeline.h"
+
+#include <cstddef>
+#include <vector>
+
+namespace stagecraft {
+
+/// One op in both timelines. Errors are measured - predicted, in µs, after alignment.
+struct OpDeviation {
+    std::size_t predictedEvent = 0; ///< index into predicted.events
+    std::size_t measuredEvent = 0;  ///< index into measured.events
+    double startError = 0;
+    double durationError = 0;
+};
+
+struct OverlayReport {
+    std::vector<OpDeviation> ops; ///< in the predicted timeline's event order
+    double makespanPredicted = 0;
+    double makespanMeasured = 0; ///< after alignment
+    double makespanError = 0;    ///< (measured - predicted) / predicted; 0 when predicted is 0
+    double meanAbsDurationError = 0;
+    double maxAbsDurationError = 0;
+    double meanAbsStartError = 0;
+    double maxAbsStartError = 0;
+    int worstOp = -1; ///< index into `ops` of the largest |durationError|; -1 when there are no ops
+    /// Idle over total device time on the compute lanes: 1 - Σ compute durations / (p · makespan).
+    double bubblePredicted = 0;
+    double bubbleMeasured = 0;
+    /// Subtracted from every measured time: measured first start - predicted first start.
+    double alignOffset = 0;
+};
+
+/// Matches the ops (every event but transfers) of both timelines by identity (kind, mb, stage,
+/// pipe) in linear time. A measured timeline of another shape, with a missing or an extra op, or
+/// with an op on another device is refused with ValidationError("overlay.mismatch") naming the
+/// first difference. Transfers are not matched; they count in the makespans.
+OverlayReport compareTimelines(const Timeline& predicted, const Timeline& measured);
+
+} // namespace stagecraft

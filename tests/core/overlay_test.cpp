@@ -1,0 +1,140 @@
+// Overlay of a predicted and a measured timeline: zero error for identical timelines, exact
+// errors for a measurement 10% slower than predicted and shifted in time, and refusals that say
+// what differs first.
+#include "error.h"
+#include "generators/registry.h"
+#include "passes/iteration_tail.h"
+#include "sim/overlay.h"
+#include "sim/simulator.h"
+
+#include <catch2/catch.hpp>
+
+using namespace stagecraft;
+
+namespace {
+
+Timeline predicted(const std::string& name = "1f1b", double comm = 0.0) {
+    const Schedule s = generateSchedule(name, {4, 8, 2});
+    return simulate(s, fullStageCosts(s, 1, 1, 1, comm));
+}
+
+std::string mismatchOf(const Timeline& p, const Timeline& m) {
+    try {
+        compareTimelines(p, m);
+    } catch (const ValidationError& e) {
+        return e.id() + " " + e.field() + ": " + e.message();
+    }
+    return "no error";
+}
+
+} // namespace
+
+TEST_CASE("Identical timelines overlay with zero error", "[trace][overlay]") {
+    for (const std::string name : {"1f1b", "zb-v", "chimera"}) {
+        INFO(name);
+        const Timeline t = predicted(name, 0.25);
+        const OverlayReport r = compareTimelines(t, t);
+        std::size_t ops = 0;
+        for (const TimelineEvent& e : t.events)
+            ops += e.comm != CommKind::Activation && e.comm != CommKind::Gradient;
+        REQUIRE(r.ops.size() == ops);
+        for (std::size_t k = 0; k < r.ops.size(); ++k) {
+            CHECK(r.ops[k].predictedEvent == r.ops[k].measuredEvent);
+            CHECK(r.ops[k].startError == 0);
+            CHECK(r.ops[k].durationError == 0);
+        }
+        CHECK(r.makespanPredicted == t.makespan());
+        CHECK(r.makespanMeasured == t.makespan());
+        CHECK(r.makespanError == 0);
+        CHECK(r.meanAbsDurationError == 0);
+        CHECK(r.maxAbsDurationError == 0);
+        CHECK(r.meanAbsStartError == 0);
+        CHECK(r.maxAbsStartError == 0);
+        CHECK(r.worstOp == 0);
+        CHECK(r.alignOffset == 0);
+        CHECK(r.bubblePredicted == r.bubbleMeasured);
+    }
+}
+
+TEST_CASE("A measurement 10% slower and shifted gives the exact errors", "[trace][overlay]") {
+    // 1F1B, p = 4, m = 8, F = 1 and a whole backward B = 2: makespan (m + p - 1) * 3 = 33, each
+    // device busy 8 * 3 = 24.
+    const Timeline p = predicted();
+    CHECK(p.makespan() == 33);
+    Timeline m = p;
+    m.origin = "measured";
+    for (TimelineEvent& e : m.events) {
+        e.start = 1000 + 1.1 * e.start;
+        e.end = 1000 + 1.1 * e.end;
+    }
+    // Measured in another order (device 3 first): matching is by identity, not position.
+    std::rotate(m.events.begin(), m.events.begin() + 48, m.events.end());
+
+    const OverlayReport r = compareTimelines(p, m);
+    REQUIRE(r.ops.size() == 64);
+    CHECK(r.alignOffset == 1000);
+    for (const OpDeviation& d : r.ops) {
+        const TimelineEvent& e = p.events[d.predictedEvent];
+        CHECK(m.events[d.measuredEvent].op == e.op);
+        CHECK(d.durationError == Approx(0.1 * e.duration()).margin(1e-9));
+        CHECK(d.startError == Approx(0.1 * e.start).margin(1e-9));
+    }
+    CHECK(r.ops[0].measuredEvent == 16); // device 0's first op, after the 16 of device 3
+    CHECK(r.makespanPredicted == 33);
+    CHECK(r.makespanMeasured == Approx(36.3).margin(1e-9));
+    CHECK(r.makespanError == Approx(0.1).margin(1e-12));
+    CHECK(r.meanAbsDurationError == Approx(0.15).margin(1e-12)); // half F (0.1), half B (0.2)
+    CHECK(r.maxAbsDurationError == Approx(0.2).margin(1e-12));
+    CHECK(p.events[r.ops[std::size_t(r.worstOp)].predictedEvent].op.kind == OpKind::B);
+    CHECK(r.maxAbsStartError == Approx(0.1 * 31).margin(1e-9)); // the last B starts at 31
+    CHECK(r.bubblePredicted == Approx(9.0 / 33).margin(1e-12));
+    CHECK(r.bubbleMeasured == Approx(9.0 / 33).margin(1e-12));
+    double meanStart = 0;
+    for (const OpDeviation& d : r.ops) meanStart += 0.1 * p.events[d.predictedEvent].start / 64;
+    CHECK(r.meanAbsStartError == Approx(meanStart).margin(1e-9));
+}
+
+TEST_CASE("A measurement of another schedule is refused with the first difference", "[trace][overlay]") {
+    const Timeline p = predicted();
+    CHECK(mismatchOf(p, predicted("gpipe")) == "overlay.mismatch shape.schedule: the timelines are of "
+                                               "different schedules: '1f1b' predicted, 'gpipe' "
+                                               "measured");
+    CHECK(mismatchOf(p, predicted("zb-h1")) ==
+          "overlay.mismatch shape.split_backward: the timelines have different shapes: split_backward = 0 "
+          "predicted, 1 measured");
+
+    Timeline m = p;
+    m.shape.devices = 2;
+    CHECK(mismatchOf(p, m) ==
+          "overlay.mismatch shape.devices: the timelines have different shapes: devices = 4 "
+          "predicted, 2 measured");
+
+    m = p;
+    m.events.erase(m.events.begin() + 20);
+    CHECK(mismatchOf(p, m) == "overlay.mismatch predicted.events[20]: op " + describeOp(p.events[20].op) +
+                                  " (device 1) of the prediction is missing from the measurement");
+
+    m = p;
+    m.events[5].device = 2;
+    CHECK(mismatchOf(p, m) == "overlay.mismatch measured.events[5]: op " + describeOp(p.events[5].op) +
+                                  " runs on device 0 in the prediction and on device 2 in the measurement "
+                                  "(events[5])");
+
+    m = p;
+    m.events.push_back(m.events[3]);
+    CHECK(mismatchOf(p, m) == "overlay.mismatch measured.events[64]: op " + describeOp(p.events[3].op) +
+                                  " appears twice in the measurement (events[3] and events[64])");
+
+    m = p;
+    m.events[7].op.mb = 8;
+    CHECK(mismatchOf(p, m) == "overlay.mismatch measured.events[7]: measured op " +
+                                  describeOp(m.events[7].op) + ": micro-batch 8 is outside [0, 8)");
+
+    // An op the prediction does not have: an optimizer step the prediction left out.
+    const Schedule withTail = addIterationTail(generateSchedule("1f1b", {4, 8, 1}), {false, true});
+    const Timeline tail = simulate(withTail, fullStageCosts(withTail, 1, 1, 1));
+    const std::string reason = mismatchOf(p, tail);
+    CHECK(reason.rfind("overlay.mismatch measured.events[", 0) == 0);
+    CHECK_THAT(reason,
+               Catch::Contains("measured op Optimizer") && Catch::EndsWith("is not in the prediction"));
+}

@@ -1,0 +1,293 @@
+#include "error.h"
+#include "project/project_json.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+using namespace stagecraft;
+
+namespace {
+
+/// The message of the ParseError that parsing `text` throws, checking its id.
+std::string parseFailure(const std::string& text, const std::string& id) {
+    try {
+        parseProject(text, "t.json");
+    } catch (const ParseError& e) {
+        CHECK(e.id() == id);
+        CHECK(e.source() == "t.json");
+        return e.message();
+    }
+    FAIL("parseProject accepted: " << text);
+    return "";
+}
+
+std::string withVersion(const std::string& rest) {
+    return "{\"stagecraft\": 1" + rest + "}";
+}
+
+Project everyFieldChanged() {
+    Project p;
+    p.name = "Ünïcode \"quoted\" name\twith tab";
+    p.schedules = {"1f1b", "zb-v"};
+    p.model = ModelConfig{48, 6144, 48, 4096, 32000, 2, DType::FP32};
+    p.cluster = ClusterConfig{"H100-SXM", 4, 16, 989.5, 79.6, 3600, 400.25, 2.5};
+    p.parallel = ParallelConfig{8, 4, 2, 64, 3};
+    p.memory = MemoryConfig{0.1, 3, Recompute::Selective};
+    p.costs = CostsConfig{CostMode::Manual, 1.1, 2.2, 0.3, 12.5, 0.375, {{0, 1200, 1100, 600}, {7, 0, 0, 0}}};
+    return p;
+}
+
+} // namespace
+
+TEST_CASE("The struct default project is written in a stable form", "[project]") {
+    const std::string expected = R"({
+  "stagecraft": 1,
+  "name": "Untitled",
+  "schedules": [],
+  "model": {
+    "layers": 24,
+    "hidden": 2048,
+    "heads": 16,
+    "seq_len": 2048,
+    "vocab": 51200,
+    "micro_batch_size": 1,
+    "dtype": "bf16"
+  },
+  "cluster": {
+    "gpu": "A100-80GB",
+    "gpus_per_node": 8,
+    "nodes": 1,
+    "peak_tflops": 312.0,
+    "memory_gib": 80.0,
+    "intra_node_gbps": 2400.0,
+    "inter_node_gbps": 200.0,
+    "latency_us": 5.0
+  },
+  "parallel": {
+    "pp": 4,
+    "dp": 1,
+    "tp": 1,
+    "microbatches": 8,
+    "chunks": 2
+  },
+  "memory": {
+    "limit_gib": 80.0,
+    "zero_stage": 0,
+    "recompute": "none"
+  },
+  "costs": {
+    "mode": "analytic",
+    "f": 1000.0,
+    "b": 1000.0,
+    "w": 1000.0,
+    "comm": 0.0,
+    "efficiency": 0.5,
+    "stages": []
+  }
+}
+)";
+    CHECK(projectToJson(Project{}) == expected);
+}
+
+TEST_CASE("Projects survive a write and a read unchanged", "[project]") {
+    for (const Project& p : {Project{}, defaultProject(), everyFieldChanged()}) {
+        const std::string text = projectToJson(p);
+        const Project back = parseProject(text, "round-trip");
+        CHECK(back == p);
+        CHECK(projectToJson(back) == text);
+    }
+    const auto path = std::filesystem::temp_directory_path() / "stagecraft_project_json_test.stagecraft.json";
+    writeProject(everyFieldChanged(), path);
+    CHECK(readProject(path) == everyFieldChanged());
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("Missing keys take the struct defaults", "[project]") {
+    CHECK(parseProject("{\"stagecraft\": 1}", "t.json") == Project{});
+    Project expected;
+    expected.model.layers = 48;
+    expected.costs.efficiency = 0.25;
+    CHECK(parseProject(withVersion(R"(, "model": {"layers": 48}, "costs": {"efficiency": 0.25})"),
+                       "t.json") == expected);
+    // Whole-number values of number fields may be written as integers.
+    CHECK(parseProject(withVersion(R"(, "cluster": {"peak_tflops": 989})"), "t.json").cluster.peakTflops ==
+          989.0);
+}
+
+TEST_CASE("Malformed JSON is reported with line and column", "[project]") {
+    try {
+        parseProject("{\n  \"stagecraft\": 1,\n  \"name\" \"x\"\n}", "t.json");
+        FAIL("no throw");
+    } catch (const ParseError& e) {
+        CHECK(e.id() == "project.json");
+        CHECK(e.line() == 3);
+        CHECK(e.column() == 12);
+        CHECK(std::string(e.what()) == "[project.json] t.json line 3, column 12: malformed JSON: syntax "
+                                       "error while parsing object separator - "
+                                       "unexpected string literal; expected ':'");
+    }
+    CHECK(parseFailure("", "project.json") == "t.json line 1, column 1: malformed JSON: syntax error while "
+                                              "parsing value - unexpected end of input; "
+                                              "expected '[', '{', or a literal");
+    CHECK(parseFailure("{\"stagecraft\": 1,}", "project.json") ==
+          "t.json line 1, column 18: malformed JSON: syntax error while parsing object key - unexpected '}'; "
+          "expected string literal");
+    CHECK(parseFailure(withVersion(R"(, "costs": {"f": 1e400})"), "project.json") ==
+          "t.json: malformed JSON: number overflow parsing '1e400'");
+    CHECK(parseFailure(withVersion(R"(, "model": {"layers": 3}, "model": {})"), "project.json") ==
+          "t.json: duplicate key \"model\"");
+    CHECK(parseFailure(withVersion(R"(, "costs": {"stages": [{"stage": 0}, {"f": 1, "f": 2}]})"),
+                       "project.json") == "t.json: duplicate key \"costs.stages[1].f\"");
+    CHECK(parseFailure(std::string(40, '[') + std::string(40, ']'), "project.json") ==
+          "t.json: malformed project: nested deeper than 32 levels");
+    CHECK(parseFailure(std::string(kMaxProjectBytes + 1, ' '), "project.json") ==
+          "t.json: the text has 4194305 bytes; a project is at most 4194304");
+}
+
+TEST_CASE("The format version is checked first", "[project]") {
+    CHECK(parseFailure(R"({"name": "x"})", "project.version") ==
+          "t.json: missing key \"stagecraft\" (the format version): a Stagecraft project starts with "
+          "{\"stagecraft\": 1, ...}");
+    CHECK(parseFailure(R"({"stagecraft": 2, "future_key": true})", "project.version") ==
+          "t.json: written by a newer Stagecraft (format 2); this build reads format 1");
+    CHECK(parseFailure(R"({"stagecraft": 0})", "project.version") ==
+          "t.json: unknown format 0; this build reads format 1");
+    CHECK(parseFailure(R"({"stagecraft": -5})", "project.version") ==
+          "t.json: unknown format -5; this build reads format 1");
+    CHECK(parseFailure(R"({"stagecraft": "1"})", "project.type") ==
+          "t.json: stagecraft = \"1\": the format version must be an integer");
+    CHECK(parseFailure("[1, 2]", "project.type") ==
+          "t.json: the top level must be an object {\"stagecraft\": 1, ...}, not [1,2]");
+}
+
+TEST_CASE("Wrong types name the JSON path and the value", "[project]") {
+    CHECK(parseFailure(withVersion(R"(, "model": {"layers": "abc"})"), "project.type") ==
+          "t.json: model.layers = \"abc\": must be an integer");
+    CHECK(parseFailure(withVersion(R"(, "model": {"layers": 24.5})"), "project.type") ==
+          "t.json: model.layers = 24.5: must be an integer");
+    CHECK(parseFailure(withVersion(R"(, "cluster": {"peak_tflops": null})"), "project.type") ==
+          "t.json: cluster.peak_tflops = null: must be a number");
+    CHECK(parseFailure(withVersion(R"(, "model": {"dtype": 3})"), "project.type") ==
+          "t.json: model.dtype = 3: must be one of fp16, bf16, fp32");
+    CHECK(parseFailure(withVersion(R"(, "name": ["a"])"), "project.type") ==
+          "t.json: name = [\"a\"]: must be a string");
+    CHECK(parseFailure(withVersion(R"(, "schedules": ["1f1b", 7])"), "project.type") ==
+          "t.json: schedules[1] = 7: must be a string");
+    CHECK(parseFailure(withVersion(R"(, "schedules": "1f1b")"), "project.type") ==
+          "t.json: schedules = \"1f1b\": must be a list of names [\"1f1b\", ...]");
+    CHECK(parseFailure(withVersion(R"(, "model": 5)"), "project.type") ==
+          "t.json: model = 5: must be an object {...}");
+    CHECK(parseFailure(withVersion(R"(, "costs": {"stages": [{"stage": "0", "f": 1, "b": 1, "w": 1}]})"),
+                       "project.type") == "t.json: costs.stages[0].stage = \"0\": must be an integer");
+    CHECK(parseFailure(withVersion(R"(, "costs": {"stages": [5]})"), "project.type") ==
+          "t.json: costs.stages[0] = 5: must be an object {\"stage\", \"f\", \"b\", \"w\"}");
+}
+
+TEST_CASE("Unknown and missing keys are refused with the valid ones", "[project]") {
+    CHECK(parseFailure(withVersion(R"(, "model": {"layer": 24})"), "project.key") ==
+          "t.json: unknown key \"model.layer\"; valid keys of model: layers, hidden, heads, seq_len, vocab, "
+          "micro_batch_size, dtype");
+    CHECK(parseFailure(withVersion(R"(, "modle": {})"), "project.key") ==
+          "t.json: unknown key \"modle\"; valid keys: stagecraft, name, schedules, model, cluster, parallel, "
+          "memory, costs");
+    CHECK(parseFailure(withVersion(R"(, "costs": {"stages": [{"stage": 0, "f": 1, "b": 1, "W": 1}]})"),
+                       "project.key") ==
+          "t.json: unknown key \"costs.stages[0].W\"; valid keys: stage, f, b, w");
+    CHECK(parseFailure(withVersion(R"(, "costs": {"stages": [{"stage": 0, "f": 1, "b": 1}]})"),
+                       "project.key") ==
+          "t.json: costs.stages[0]: missing key \"w\"; each entry needs stage, f, b, w");
+}
+
+TEST_CASE("Values outside a field's range are refused while reading", "[project]") {
+    CHECK(parseFailure(withVersion(R"(, "parallel": {"pp": 1000000000})"), "project.range") ==
+          "t.json: parallel.pp = 1000000000: must be in 1..4096");
+    CHECK(parseFailure(withVersion(R"(, "parallel": {"microbatches": 10000000000})"), "project.range") ==
+          "t.json: parallel.microbatches = 10000000000: must be in 1..1048576");
+    CHECK(parseFailure(withVersion(R"(, "parallel": {"pp": -3000000000})"), "project.range") ==
+          "t.json: parallel.pp = -3000000000: must be in 1..4096");
+    CHECK(parseFailure(withVersion(R"(, "parallel": {"chunks": 65})"), "project.range") ==
+          "t.json: parallel.chunks = 65: must be in 1..64");
+    CHECK(parseFailure(withVersion(R"(, "costs": {"efficiency": 1.5})"), "project.range") ==
+          "t.json: costs.efficiency = 1.5: must be > 0 and <= 1");
+    CHECK(parseFailure(withVersion(R"(, "memory": {"recompute": "some"})"), "project.range") ==
+          "t.json: memory.recompute = \"some\": must be one of none, selective, full");
+    CHECK(parseFailure(withVersion(R"(, "costs": {"stages": [{"stage": 0, "f": -1, "b": 1, "w": 1}]})"),
+                       "project.range") == "t.json: costs.stages[0].f = -1: must be in 0..1000000000 µs");
+}
+
+TEST_CASE("--set overrides change one field", "[project]") {
+    Project p;
+    setProjectField(p, "parallel.pp", "8");
+    setProjectField(p, "cluster.peak_tflops", " 989.5 ");
+    setProjectField(p, "model.dtype", "fp32");
+    setProjectField(p, "name", "GPT 3 on 64 GPUs");
+    setProjectField(p, "schedules", "1f1b, zb-v");
+    setProjectField(p, "costs.stages", "0:1200:1100:600,3:900.5:900:450");
+    applyProjectOverride(p, "memory.recompute=full");
+    applyProjectOverride(p, "cluster.gpu=H100=SXM"); // only the first '=' splits
+    CHECK(p.parallel.pp == 8);
+    CHECK(p.cluster.peakTflops == 989.5);
+    CHECK(p.model.dtype == DType::FP32);
+    CHECK(p.name == "GPT 3 on 64 GPUs");
+    CHECK(p.schedules == std::vector<std::string>{"1f1b", "zb-v"});
+    CHECK(p.costs.stages == std::vector<StageCostOverride>{{0, 1200, 1100, 600}, {3, 900.5, 900, 450}});
+    CHECK(p.memory.recompute == Recompute::Full);
+    CHECK(p.cluster.gpu == "H100=SXM");
+    setProjectField(p, "schedules", "");
+    setProjectField(p, "costs.stages", "");
+    CHECK(p.schedules.empty());
+    CHECK(p.costs.stages.empty());
+}
+
+TEST_CASE("--set errors name the path, the value and the rule", "[project]") {
+    const auto failure = [](std::string_view path, std::string_view value, const std::string& id) {
+        Project p;
+        try {
+            setProjectField(p, path, value);
+        } catch (const ValidationError& e) {
+            CHECK(e.id() == id);
+            CHECK(p == Project{}); // nothing changed
+            return e.message();
+        }
+        FAIL("accepted " << path << "=" << value);
+        return std::string();
+    };
+    CHECK(failure("model.layer", "24", "project.key") ==
+          "unknown field \"model.layer\"; fields of model: model.layers, model.hidden, model.heads, "
+          "model.seq_len, "
+          "model.vocab, model.micro_batch_size, model.dtype");
+    CHECK(failure("modle.layers", "24", "project.key") ==
+          "unknown field \"modle.layers\"; top-level fields: name, schedules; sections: model, cluster, "
+          "parallel, "
+          "memory, costs (set section.field)");
+    CHECK(failure("parallel", "4", "project.key") ==
+          "parallel is a section; set one of its fields: parallel.pp, parallel.dp, parallel.tp, "
+          "parallel.microbatches, parallel.chunks");
+    CHECK(failure("stagecraft", "2", "project.key") ==
+          "stagecraft is the file's format version and cannot be set");
+    CHECK(failure("model.layers", "abc", "project.type") == "model.layers = \"abc\": must be an integer");
+    CHECK(failure("model.layers", "24.5", "project.type") == "model.layers = \"24.5\": must be an integer");
+    CHECK(failure("model.layers", "0", "project.field") == "model.layers = 0: must be in 1..16384");
+    CHECK(failure("parallel.pp", "99999999999", "project.field") ==
+          "parallel.pp = 99999999999: must be in 1..4096");
+    CHECK(failure("costs.f", "1e400", "project.type") == "costs.f = \"1e400\": must be a finite number");
+    CHECK(failure("costs.f", "nan", "project.field") == "costs.f = nan: must be a finite number");
+    CHECK(failure("costs.f", "0", "project.field") == "costs.f = 0: must be > 0 and <= 1000000000 µs");
+    CHECK(failure("model.dtype", "fp8", "project.field") ==
+          "model.dtype = \"fp8\": must be one of fp16, bf16, fp32");
+    CHECK(failure("schedules", "1f1b,,zb-v", "project.field") == "schedules[1] = \"\": must not be empty");
+    CHECK(failure("costs.stages", "0:1:2", "project.type") ==
+          "costs.stages = \"0:1:2\": each entry must be stage:f:b:w with times in µs "
+          "(0:1200:1100:600,3:900:900:450)");
+    CHECK(failure("name", std::string_view("\xff", 1), "project.type") ==
+          "name = \"\\xff\": must be UTF-8 text");
+
+    Project p;
+    try {
+        applyProjectOverride(p, "parallel.pp");
+        FAIL("no throw");
+    } catch (const ValidationError& e) {
+        CHECK(e.id() == "project.set");
+        CHECK(e.message() == "--set expects path=value (e.g. parallel.pp=8), got \"parallel.pp\"");
+    }
+}
