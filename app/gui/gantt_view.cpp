@@ -1,5 +1,8 @@
 #include "gui/gantt_view.h"
 
+#include "error.h"
+#include "layout/draw_list.h"
+#include "layout/palette.h"
 #include "render/scene_painter.h"
 
 #include <QKeyEvent>
@@ -20,7 +23,7 @@ constexpr double kWheelStep = 1.25;
 constexpr int kArrowStepPx = 60;
 
 bool isBar(const SceneRect& r) {
-    return r.event >= 0 && r.panel >= 0 && r.role != kMeasuredRole;
+    return isEventBar(r);
 }
 
 } // namespace
@@ -49,24 +52,90 @@ void GanttView::setSettings(const ChartSettings& settings) {
     relayout();
 }
 
-double GanttView::scrollX() const {
-    return horizontalScrollBar()->value();
+QPointF GanttView::toScene(const QPoint& p) const {
+    return QPointF((p.x() + horizontalScrollBar()->value()) / m_k,
+                   (p.y() + verticalScrollBar()->value()) / m_k);
+}
+
+QPointF GanttView::fromScene(const QPointF& p) const {
+    return QPointF(p.x() * m_k - horizontalScrollBar()->value(), p.y() * m_k - verticalScrollBar()->value());
 }
 
 void GanttView::relayout() {
-    const double width = std::max(200.0, viewport()->width() * m_zoom);
-    m_layoutWidth = width;
-    m_scene = m_result ? buildChartScene(*m_result, m_settings, width) : Scene{};
+    // Charts are laid out in points; on screen a point is logicalDpi/72 pixels, so the chart
+    // reads at the size it prints.
+    // A little larger than print size: screens are read from further away than paper.
+    m_k = std::max(1.0, logicalDpiX() / 72.0 * 1.15);
+    const double width = std::max(220.0, viewport()->width() * m_zoom / m_k);
+    m_layoutError.clear();
+    try {
+        m_scene = m_result ? buildChartScene(*m_result, m_settings, width) : Scene{};
+    } catch (const Error& e) {
+        m_scene = Scene{};
+        m_layoutError = QString::fromStdString(e.message());
+    }
+    buildRows();
     updateScrollBars();
     viewport()->update();
 }
 
+void GanttView::buildRows() {
+    m_rows.clear();
+    m_otherBars.clear();
+    m_decor = Scene{};
+    if (m_scene.rects.size() <= kFoldAbove || !m_result) return;
+    m_decor.width = m_scene.width;
+    m_decor.height = m_scene.height;
+    m_decor.fontFamily = m_scene.fontFamily;
+    m_decor.lines = m_scene.lines;
+    m_decor.texts = m_scene.texts;
+    // One row per (panel, device): compute bars in time order.
+    std::map<std::pair<int, int>, std::size_t> rowOf;
+    for (std::size_t i = 0; i < m_scene.rects.size(); ++i) {
+        const SceneRect& r = m_scene.rects[i];
+        if (!isBar(r)) {
+            if (r.kind == kMeasuredKind)
+                m_otherBars.push_back(int(i));
+            else
+                m_decor.rects.push_back(r);
+            continue;
+        }
+        const auto& events = m_result->outcomes[std::size_t(r.panel)].prediction.timeline.events;
+        const TimelineEvent& e = events[std::size_t(r.event)];
+        if (r.role != RectRole::Op || e.lane != Lane::Compute) {
+            m_otherBars.push_back(int(i));
+            continue;
+        }
+        auto [it, added] = rowOf.try_emplace({r.panel, e.device}, m_rows.size());
+        if (added) m_rows.push_back(Row{r.panel, r.y, r.h, {}, {}});
+        Row& row = m_rows[it->second];
+        row.events.push_back(e);
+        row.rects.push_back(int(i));
+    }
+    for (Row& row : m_rows) {
+        // Devices run their ops in order, so rows are nearly always sorted already.
+        std::vector<std::size_t> order(row.events.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+            return row.events[a].start < row.events[b].start;
+        });
+        Row sorted{row.panel, row.y, row.h, {}, {}};
+        sorted.events.reserve(order.size());
+        sorted.rects.reserve(order.size());
+        for (std::size_t i : order) {
+            sorted.events.push_back(row.events[i]);
+            sorted.rects.push_back(row.rects[i]);
+        }
+        row = std::move(sorted);
+    }
+}
+
 void GanttView::updateScrollBars() {
     const QSize vp = viewport()->size();
-    horizontalScrollBar()->setRange(0, std::max(0, int(std::ceil(m_scene.width)) - vp.width()));
+    horizontalScrollBar()->setRange(0, std::max(0, int(std::ceil(m_scene.width * m_k)) - vp.width()));
     horizontalScrollBar()->setPageStep(vp.width());
     horizontalScrollBar()->setSingleStep(kArrowStepPx);
-    verticalScrollBar()->setRange(0, std::max(0, int(std::ceil(m_scene.height)) - vp.height()));
+    verticalScrollBar()->setRange(0, std::max(0, int(std::ceil(m_scene.height * m_k)) - vp.height()));
     verticalScrollBar()->setPageStep(vp.height());
     verticalScrollBar()->setSingleStep(20);
 }
@@ -86,20 +155,16 @@ std::pair<double, double> GanttView::timeMapping() const {
     return {0, 0};
 }
 
-QPointF GanttView::toScene(const QPoint& p) const {
-    return QPointF(p.x() + horizontalScrollBar()->value(), p.y() + verticalScrollBar()->value());
-}
-
 void GanttView::zoomBy(double factor, double anchorX) {
     const double zoom = std::clamp(m_zoom * factor, kMinZoom, kMaxZoom);
     if (zoom == m_zoom) return;
     const auto [a0, b0] = timeMapping();
-    const double sceneX = anchorX + horizontalScrollBar()->value();
+    const double sceneX = (anchorX + horizontalScrollBar()->value()) / m_k;
     const double t = b0 > 0 ? (sceneX - a0) / b0 : 0;
     m_zoom = zoom;
     relayout();
     const auto [a1, b1] = timeMapping();
-    if (b1 > 0) horizontalScrollBar()->setValue(int(std::lround(a1 + b1 * t - anchorX)));
+    if (b1 > 0) horizontalScrollBar()->setValue(int(std::lround((a1 + b1 * t) * m_k - anchorX)));
     emit zoomChanged(m_zoom);
 }
 
@@ -120,9 +185,9 @@ void GanttView::fit() {
 
 void GanttView::resizeEvent(QResizeEvent* event) {
     QAbstractScrollArea::resizeEvent(event);
-    const double fraction = m_scene.width > 0 ? horizontalScrollBar()->value() / m_scene.width : 0;
+    const double fraction = m_scene.width > 0 ? horizontalScrollBar()->value() / (m_scene.width * m_k) : 0;
     relayout();
-    horizontalScrollBar()->setValue(int(fraction * m_scene.width));
+    horizontalScrollBar()->setValue(int(fraction * m_scene.width * m_k));
 }
 
 void GanttView::scrollContentsBy(int, int) {
@@ -143,7 +208,7 @@ int GanttView::rectAt(const QPoint& viewportPos) const {
     for (std::size_t i = m_scene.rects.size(); i-- > 0;) {
         const SceneRect& r = m_scene.rects[i];
         if (!isBar(r)) continue;
-        const double slack = r.w < 3 ? 1.5 : 0;
+        const double slack = r.w * m_k < 3 ? 1.5 / m_k : 0;
         if (p.x() >= r.x - slack && p.x() <= r.x + r.w + slack && p.y() >= r.y && p.y() <= r.y + r.h)
             return int(i);
     }
@@ -157,7 +222,7 @@ QString GanttView::toolTipAt(const QPoint& viewportPos) const {
     if (std::size_t(r.panel) >= m_result->outcomes.size()) return {};
     const ScheduleOutcome& o = m_result->outcomes[std::size_t(r.panel)];
     const auto& events = o.prediction.timeline.events;
-    if (std::size_t(r.event) >= events.size()) return {};
+    if (std::size_t(r.event) >= events.size()) return QString::fromStdString(r.tooltip).toHtmlEscaped();
     QString text = QStringLiteral("<b>%1</b><br>").arg(QString::fromStdString(o.title).toHtmlEscaped()) +
                    describeEvent(events[std::size_t(r.event)], o.prediction.report.unitless)
                        .toHtmlEscaped()
@@ -206,7 +271,7 @@ void GanttView::paintHighlights(QPainter& painter) const {
     if (self < 0) return;
     const SceneRect& s = m_scene.rects[std::size_t(self)];
     auto outline = [&](const SceneRect& r, const QColor& color, Qt::PenStyle style) {
-        QPen pen(color, 2.0, style);
+        QPen pen(color, 1.6, style);
         pen.setJoinStyle(Qt::MiterJoin);
         painter.setPen(pen);
         painter.setBrush(Qt::NoBrush);
@@ -246,59 +311,76 @@ void GanttView::paintHighlights(QPainter& painter) const {
 void GanttView::paintEvent(QPaintEvent*) {
     QPainter painter(viewport());
     painter.fillRect(viewport()->rect(), Qt::white);
+    m_lastPaintFolded = false;
+    m_lastPaintItems = 0;
     if (m_scene.rects.empty() && m_scene.texts.empty()) {
         painter.setPen(QColor(0x70, 0x70, 0x70));
-        painter.drawText(
-            viewport()->rect(), Qt::AlignCenter,
-            tr("No schedule to show.\nCheck one in the Schedules panel, or open a project (Ctrl+O)."));
+        const QString text =
+            !m_layoutError.isEmpty()
+                ? tr("The chart cannot be drawn: %1").arg(m_layoutError)
+                : tr("No schedule to show.\nCheck one in the Schedules panel, or open a project "
+                     "(Ctrl+O).");
+        painter.drawText(viewport()->rect().adjusted(20, 20, -20, -20), Qt::AlignCenter | Qt::TextWordWrap,
+                         text);
         return;
     }
-    painter.setRenderHint(QPainter::Antialiasing, m_scene.rects.size() < kFoldAbove);
+    painter.setRenderHint(QPainter::Antialiasing);
     painter.setRenderHint(QPainter::TextAntialiasing);
     painter.translate(-horizontalScrollBar()->value(), -verticalScrollBar()->value());
-    const QRectF visible(horizontalScrollBar()->value(), verticalScrollBar()->value(), viewport()->width(),
-                         viewport()->height());
-    if (m_scene.rects.size() <= kFoldAbove) {
+    painter.scale(m_k, m_k);
+    const QPointF topLeft = toScene(QPoint(0, 0));
+    const QRectF visible(topLeft, QSizeF(viewport()->width() / m_k, viewport()->height() / m_k));
+    if (m_rows.empty()) {
         render::paintScene(painter, m_scene, &visible);
+        m_lastPaintItems = m_scene.rects.size();
     } else {
-        // Level of detail: runs of sub-pixel bars in one row fold into one box (Tracy's idea);
-        // work is proportional to what is visible, not to the schedule.
-        Scene folded;
-        folded.width = m_scene.width;
-        folded.height = m_scene.height;
-        folded.fontFamily = m_scene.fontFamily;
-        folded.lines = m_scene.lines;
-        folded.texts = m_scene.texts;
-        // (A plain flag, not std::optional: gcc 12 warns falsely about optional<SceneRect>.)
-        SceneRect run;
-        bool hasRun = false;
-        auto flush = [&] {
-            if (hasRun) folded.rects.push_back(run);
-            hasRun = false;
-        };
-        for (const SceneRect& r : m_scene.rects) {
-            if (r.x > visible.right() || r.x + r.w < visible.left() || r.y > visible.bottom() ||
-                r.y + r.h < visible.top())
-                continue;
-            if (r.w >= 1.0) {
-                flush();
-                folded.rects.push_back(r);
-                continue;
-            }
-            if (hasRun && run.y == r.y && run.h == r.h && r.x <= run.x + run.w + 1.0) {
-                run.w = std::max(run.w, r.x + r.w - run.x);
-                continue;
-            }
-            flush();
-            run = r;
-            hasRun = true;
-            run.w = std::max(run.w, 1.0);
-            run.stroke = "none";
-        }
-        flush();
-        render::paintScene(painter, folded, &visible);
+        paintFolded(painter, visible);
     }
     paintHighlights(painter);
+}
+
+void GanttView::paintFolded(QPainter& painter, const QRectF& visible) {
+    // Level of detail (Tracy's draw lists, core/layout/draw_list.h): per visible row, bars wide
+    // enough to see are drawn as laid out and runs of narrower ones fold into one box. The work
+    // is proportional to what is visible, not to the schedule. Decoration, lines and labels are
+    // the scene's own; texts come last so labels stay over the bars.
+    m_lastPaintFolded = true;
+    Scene frame;
+    frame.width = m_scene.width;
+    frame.height = m_scene.height;
+    frame.fontFamily = m_scene.fontFamily;
+    frame.rects = m_decor.rects;
+    const auto [a, b] = timeMapping();
+    if (b > 0) {
+        DrawWindow window;
+        window.t0 = (visible.left() - a) / b;
+        window.t1 = (visible.right() - a) / b;
+        window.pxPerUs = b * m_k;
+        window.minPx = 3;
+        for (const Row& row : m_rows) {
+            if (row.y > visible.bottom() || row.y + row.h < visible.top() || row.events.empty()) continue;
+            for (const DrawItem& item : buildDrawList(row.events, window)) {
+                const SceneRect& first = m_scene.rects[std::size_t(row.rects[item.first])];
+                if (item.type == DrawItem::Type::Event) {
+                    frame.rects.push_back(first);
+                    continue;
+                }
+                SceneRect fold = first;
+                fold.x = a + b * item.start;
+                fold.w = std::max(b * (item.end - item.start), 1.0 / m_k);
+                // A fold is darker than its bars: it stands for many of them.
+                fold.fill = mixColor(first.fill, Color{0x30, 0x30, 0x30, 255}, 0.35);
+                fold.stroke = Color{0, 0, 0, 0};
+                fold.tooltip = std::to_string(item.count) + " ops";
+                frame.rects.push_back(fold);
+            }
+        }
+    }
+    for (int i : m_otherBars) frame.rects.push_back(m_scene.rects[std::size_t(i)]);
+    m_lastPaintItems = frame.rects.size() - m_decor.rects.size();
+    frame.lines = m_decor.lines;
+    frame.texts = m_decor.texts;
+    render::paintScene(painter, frame, &visible);
 }
 
 void GanttView::wheelEvent(QWheelEvent* event) {
@@ -389,13 +471,14 @@ void GanttView::mouseReleaseEvent(QMouseEvent* event) {
             // Zoom so the band's time range fills the viewport, its left edge at the left.
             const auto [a0, b0] = timeMapping();
             if (b0 > 0) {
-                const double t0 = (x0 + scrollX() - a0) / b0;
-                const double plot = std::max(50.0, viewport()->width() - a0 - 10.0);
-                const double factor = plot / double(x1 - x0);
+                const double t0 = (toScene(QPoint(x0, 0)).x() - a0) / b0;
+                const double plotPx = std::max(50.0, viewport()->width() - a0 * m_k - 10.0);
+                const double factor = plotPx / double(x1 - x0);
                 m_zoom = std::clamp(m_zoom * factor, kMinZoom, kMaxZoom);
                 relayout();
                 const auto [a1, b1] = timeMapping();
-                horizontalScrollBar()->setValue(int(std::lround(a1 + b1 * t0 - a1)));
+                // The band's start lands where the time axis starts at fit.
+                horizontalScrollBar()->setValue(int(std::lround(b1 * t0 * m_k)));
                 emit zoomChanged(m_zoom);
             }
         }

@@ -12,8 +12,6 @@
 #include "layout/scene.h"
 
 #include <QAbstractScrollArea>
-#include <QElapsedTimer>
-#include <QTimer>
 #include <map>
 #include <memory>
 #include <optional>
@@ -35,8 +33,16 @@ class GanttView : public QAbstractScrollArea {
     /// The scene on screen (laid out at the current zoom).
     const Scene& scene() const { return m_scene; }
     double zoom() const { return m_zoom; }
-    /// Scene x of the viewport's left edge.
-    double scrollX() const;
+    /// Screen pixels per scene point (the logical DPI over 72).
+    double pixelsPerPoint() const { return m_k; }
+    /// Scene point under a viewport position.
+    QPointF toScene(const QPoint& viewportPos) const;
+    /// Viewport position of a scene point.
+    QPointF fromScene(const QPointF& scenePos) const;
+    /// True when the last paint folded sub-pixel bars (level of detail).
+    bool lastPaintFolded() const { return m_lastPaintFolded; }
+    /// Draw items painted last time (bars and folds), for tests of the level of detail.
+    std::size_t lastPaintItems() const { return m_lastPaintItems; }
 
     /// Selected bar: panel (= outcome index) and event index; highlights its dependencies.
     void selectEvent(int panel, int event);
@@ -83,14 +89,29 @@ class GanttView : public QAbstractScrollArea {
     /// Linear time mapping of the current scene: x = a + b * t (b = 0 when unknown).
     std::pair<double, double> timeMapping() const;
     void paintHighlights(QPainter& painter) const;
+    void paintFolded(QPainter& painter, const QRectF& visible);
+    void buildRows();
     int rectOfEvent(int panel, int event) const;
-    QPointF toScene(const QPoint& viewportPos) const;
 
     AnalysisPtr m_result;
     ChartSettings m_settings;
     Scene m_scene;
     double m_zoom = 1.0;
-    double m_layoutWidth = 0;
+    double m_k = 1.0; ///< pixels per point
+    QString m_layoutError;
+    /// Level of detail for big charts: the scene without bars, and per device row the compute
+    /// events in time order with their rects.
+    struct Row {
+        int panel = 0;
+        double y = 0, h = 0;
+        std::vector<TimelineEvent> events; ///< sorted by start (what buildDrawList reads)
+        std::vector<int> rects;            ///< scene rect of each of `events`
+    };
+    Scene m_decor;
+    std::vector<int> m_otherBars; ///< bars not in a row (comm lane, measured outlines)
+    std::vector<Row> m_rows;
+    bool m_lastPaintFolded = false;
+    std::size_t m_lastPaintItems = 0;
     std::optional<std::pair<int, int>> m_selection;
     std::vector<int> m_producers;
     std::vector<int> m_consumers;

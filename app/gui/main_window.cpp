@@ -169,9 +169,9 @@ void MainWindow::createDocks() {
     tabifyDockWidget(memory, m_overlayDock);
     memory->raise();
     resizeDocks({schedules, parameters}, {230, 560}, Qt::Vertical);
-    resizeDocks({schedules}, {330}, Qt::Horizontal);
-    resizeDocks({metrics}, {250}, Qt::Vertical);
-    resizeDocks({metrics, memory}, {560, 480}, Qt::Horizontal);
+    resizeDocks({schedules}, {370}, Qt::Horizontal);
+    resizeDocks({metrics}, {230}, Qt::Vertical);
+    resizeDocks({metrics, memory}, {620, 420}, Qt::Horizontal);
 }
 
 void MainWindow::createActions() {
@@ -303,7 +303,6 @@ void MainWindow::updateTitle() {
     setWindowTitle(
         tr("%1%2 — Stagecraft")
             .arg(m_document->displayName(), m_document->isModified() ? QStringLiteral("*") : QString()));
-    setWindowModified(m_document->isModified());
 }
 
 void MainWindow::scheduleAnalysis() {

@@ -58,7 +58,9 @@ MetricsPanel::MetricsPanel(QWidget* parent)
     m_view->setAlternatingRowColors(true);
     m_view->verticalHeader()->hide();
     m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_view->horizontalHeader()->setStretchLastSection(true);
+    m_view->horizontalHeader()->setSectionResizeMode(MetricsModel::Schedule, QHeaderView::Stretch);
+    m_view->setWordWrap(false);
+    m_view->setTextElideMode(Qt::ElideRight);
     m_view->setContextMenuPolicy(Qt::ActionsContextMenu);
     auto* copy = new QAction(tr("Copy as CSV"), m_view);
     copy->setShortcut(QKeySequence::Copy);
@@ -180,7 +182,7 @@ void MemoryPanel::rebuild() {
     auto* axisX = new QValueAxis;
     axisX->setTitleText(unitless ? tr("time (units)") : tr("time (ms)"));
     auto* axisY = new QValueAxis;
-    axisY->setTitleText(unitless ? tr("activations (× M_a)") : tr("memory (GiB)"));
+    axisY->setTitleText(unitless ? tr("× M_a") : tr("GiB"));
     const double timeScale = unitless ? 1.0 : 1e-3;
     chart->addAxis(axisX, Qt::AlignBottom);
     chart->addAxis(axisY, Qt::AlignLeft);
@@ -214,13 +216,10 @@ void MemoryPanel::rebuild() {
         const DeviceMemory& worst =
             memory.devices[std::size_t(std::clamp(memory.worstDevice, 0, int(memory.devices.size()) - 1))];
         auto* peak = new QScatterSeries;
-        peak->setName(tr("peak"));
+        peak->setName(tr("peak D%1").arg(memory.worstDevice));
         peak->setMarkerSize(9);
         peak->setColor(QColor(0x20, 0x20, 0x20));
         peak->append(worst.peakTime * timeScale, worst.peakBytes * scale);
-        peak->setPointLabelsVisible(true);
-        peak->setPointLabelsFormat(unitless ? QStringLiteral("@yPoint") : QStringLiteral("peak @yPoint GiB"));
-        peak->setPointLabelsClipping(false);
         chart->addSeries(peak);
         peak->attachAxis(axisX);
         peak->attachAxis(axisY);
@@ -287,16 +286,16 @@ void OverlayPanel::setResult(AnalysisPtr result, const QString& tracePath) {
                         "<tr><td>Predicted makespan</td><td align='right'>%3</td></tr>"
                         "<tr><td>Measured makespan</td><td align='right'>%4</td></tr>"
                         "<tr><td>Makespan error</td><td align='right'><b>%5</b></td></tr>"
-                        "<tr><td>Op duration error, mean / max</td><td align='right'>%6 / %7</td></tr>"
-                        "<tr><td>Op start deviation, mean / max</td><td align='right'>%8 / %9</td></tr>"
+                        "<tr><td>Op duration error |mean| / max</td><td align='right'>%6 / %7</td></tr>"
+                        "<tr><td>Op start deviation |mean| / max</td><td align='right'>%8 / %9</td></tr>"
                         "<tr><td>Ops matched</td><td align='right'>%10</td></tr></table>"
                         "<span style='color:#d62728'>▭</span> measured bars are drawn as red outlines over "
                         "the predicted ones.")
                          .arg(tracePath.toHtmlEscaped(), QString::fromStdString(o.title).toHtmlEscaped(),
-                              t(r.predictedMakespan), t(r.measuredMakespan),
-                              formatSignedPercent(r.makespanError), formatPercent(r.meanDurationError),
-                              formatPercent(r.maxDurationError), t(r.meanStartError), t(r.maxStartError))
-                         .arg(qulonglong(r.matchedOps)));
+                              t(r.makespanPredicted), t(r.makespanMeasured),
+                              formatSignedPercent(r.makespanError), t(r.meanAbsDurationError),
+                              t(r.maxAbsDurationError), t(r.meanAbsStartError), t(r.maxAbsStartError))
+                         .arg(qulonglong(r.ops.size())));
 }
 
 QString OverlayPanel::text() const {

@@ -24,11 +24,6 @@ QString qs(std::string_view s) {
     return QString::fromUtf8(s.data(), qsizetype(s.size()));
 }
 
-QString sectionOf(const QString& path) {
-    const int dot = path.indexOf(QLatin1Char('.'));
-    return dot < 0 ? QString() : path.left(dot);
-}
-
 QString sectionTitle(const QString& section) {
     if (section.isEmpty()) return ParameterPanel::tr("Project");
     if (section == QLatin1String("model")) return ParameterPanel::tr("Model");
@@ -41,12 +36,12 @@ QString sectionTitle(const QString& section) {
     return t;
 }
 
-// "parallel.micro_batch_size" -> "Micro batch size"
-QString labelOf(const QString& path) {
-    QString last = path.mid(path.lastIndexOf(QLatin1Char('.')) + 1);
-    last.replace(QLatin1Char('_'), QLatin1Char(' '));
-    if (!last.isEmpty()) last[0] = last[0].toUpper();
-    return last;
+// "micro_batch_size" -> "Micro batch size"
+QString labelOf(std::string_view key) {
+    QString label = qs(key);
+    label.replace(QLatin1Char('_'), QLatin1Char(' '));
+    if (!label.isEmpty()) label[0] = label[0].toUpper();
+    return label;
 }
 
 int decimalsFor(const ProjectField& field) {
@@ -80,8 +75,10 @@ void ParameterPanel::build() {
     QHash<QString, QFormLayout*> forms;
     QStringList order;
     for (const ProjectField& field : projectFields()) {
+        // The schedule list is the picker's job.
+        if (field.kind == FieldKind::StringList) continue;
         const QString path = qs(field.path);
-        const QString section = sectionOf(path);
+        const QString section = qs(field.section);
         QFormLayout* form = forms.value(section);
         if (!form) {
             auto* box = new QGroupBox(sectionTitle(section), content);
@@ -115,6 +112,8 @@ void ParameterPanel::build() {
         QString tip = QStringLiteral("<b>%1</b>").arg(path.toHtmlEscaped());
         if (!field.unit.empty()) tip += QStringLiteral(" [%1]").arg(qs(field.unit).toHtmlEscaped());
         if (!field.help.empty()) tip += QStringLiteral("<br>") + qs(field.help).toHtmlEscaped();
+        tip += QStringLiteral("<br><i>%1</i>")
+                   .arg(QString::fromStdString(describeFieldRange(field)).toHtmlEscaped());
         row.editor->setToolTip(tip);
         row.message = new QLabel(form->parentWidget());
         row.message->setObjectName(QStringLiteral("message:") + path);
@@ -128,7 +127,7 @@ void ParameterPanel::build() {
         cellLayout->setSpacing(1);
         cellLayout->addWidget(row.editor);
         cellLayout->addWidget(row.message);
-        auto* label = new QLabel(labelOf(path), form->parentWidget());
+        auto* label = new QLabel(labelOf(field.key), form->parentWidget());
         label->setToolTip(tip);
         label->setBuddy(row.editor);
         form->addRow(label, cell);
@@ -154,7 +153,9 @@ QWidget* ParameterPanel::makeEditor(const ProjectField& field) {
     case FieldKind::Double: {
         auto* spin = new QDoubleSpinBox;
         spin->setDecimals(decimalsFor(field));
-        spin->setRange(field.min, field.max);
+        // An exclusive minimum (a time, a bandwidth) starts one step above it.
+        spin->setRange(field.minExclusive ? field.min + std::pow(10.0, -spin->decimals()) : field.min,
+                       field.max);
         spin->setSuffix(unit);
         spin->setKeyboardTracking(false);
         spin->setAccelerated(true);
@@ -172,7 +173,8 @@ QWidget* ParameterPanel::makeEditor(const ProjectField& field) {
         return combo;
     }
     case FieldKind::String:
-    case FieldKind::List:
+    case FieldKind::StringList:
+    case FieldKind::StageCosts:
     default: {
         auto* edit = new QLineEdit;
         connect(edit, &QLineEdit::editingFinished, this, [this, path, edit] {
@@ -222,7 +224,7 @@ void ParameterPanel::syncFromProject() {
     m_syncing = true;
     const Project& project = m_document->project();
     for (auto it = m_rows.begin(); it != m_rows.end(); ++it) {
-        const QString value = QString::fromStdString(it->field->get(project));
+        const QString value = QString::fromStdString(formatFieldValue(it->field->get(project)));
         if (auto* spin = qobject_cast<QSpinBox*>(it->editor)) {
             spin->setValue(value.toInt());
         } else if (auto* dspin = qobject_cast<QDoubleSpinBox*>(it->editor)) {

@@ -6,6 +6,7 @@
 #include "layout/scene.h"
 
 #include <QColor>
+#include <QFont>
 #include <QRectF>
 #include <string>
 
@@ -13,14 +14,17 @@ class QPainter;
 
 namespace stagecraft::render {
 
-/// "#rrggbb", "#rrggbbaa", a CSS/SVG colour name, or "none"/"" (transparent).
-QColor sceneColor(const std::string& css);
+QColor sceneColor(const Color& color);
+
+/// A QFont for a scene's CSS-style family list ("Helvetica, Arial, sans-serif"): the families
+/// in order, with the generic family as style hint.
+QFont sceneFont(const std::string& fontFamily);
 
 /// Draw `scene` in scene points. When `visible` is given (scene points), items entirely outside
 /// it are skipped, so painting a zoomed-in view costs what is on screen.
 void paintScene(QPainter& painter, const Scene& scene, const QRectF* visible = nullptr);
 
 /// Draw one text item (baseline at `y`, anchored start/middle/end) in scene points.
-void paintSceneText(QPainter& painter, const SceneText& text, const std::string& fontFamily);
+void paintSceneText(QPainter& painter, const SceneText& text, const QFont& font);
 
 } // namespace stagecraft::render

@@ -27,7 +27,7 @@ void AnalysisRunner::submit(AnalysisRequest request) {
 }
 
 void AnalysisRunner::startWorker(AnalysisRequest request) {
-    emit busyChanged(true);
+    if (m_delivered) emit busyChanged(true); // not when chaining from a finished worker
     m_delivered = false;
     m_watcher.setFuture(QtConcurrent::run([request = std::move(request)]() -> AnalysisPtr {
         return std::make_shared<const AnalysisResult>(analyze(request));
@@ -43,6 +43,7 @@ void AnalysisRunner::onWorkerFinished() {
         m_pending.reset();
         // The finished result is already outdated; go straight to the newest request.
         if (estimateOpCount(next) > m_threshold) {
+            m_delivered = false; // still busy: no busyChanged(false) in between
             startWorker(std::move(next));
             return;
         }

@@ -1,32 +1,29 @@
 #include "gui/models/chart_scene.h"
 
 #include "layout/gantt_layout.h"
+#include "layout/palette.h"
 
-#include <unordered_map>
+#include <algorithm>
 
 namespace stagecraft::gui {
-namespace {
+namespace {} // namespace
 
-// Identity of an event for matching a measured event to its predicted bar.
-std::uint64_t eventKey(const TimelineEvent& e) {
-    std::uint64_t key = std::uint64_t(e.op.kind);
-    key = key * 4 + std::uint64_t(e.lane) * 2 + std::uint64_t(e.op.pipe & 1);
-    key = key * 1000003 + std::uint64_t(std::uint32_t(e.op.stage));
-    key = key * 1000003 + std::uint64_t(std::uint32_t(e.op.mb + 1));
-    key = key * 65537 + std::uint64_t(std::uint32_t(e.device));
-    return key;
+bool isEventBar(const SceneRect& r) {
+    return (r.role == RectRole::Op || r.role == RectRole::Comm) && r.event >= 0 && r.panel >= 0 &&
+           r.kind != kMeasuredKind;
 }
 
-} // namespace
-
-void addMeasuredOutlines(Scene& scene, int panel, const Timeline& predicted, const Timeline& measured) {
-    std::unordered_map<std::uint64_t, const TimelineEvent*> byKey;
-    byKey.reserve(measured.events.size());
-    for (const TimelineEvent& e : measured.events) byKey.emplace(eventKey(e), &e);
+void addMeasuredOutlines(Scene& scene, int panel, const Timeline& predicted, const Timeline& measured,
+                         const OverlayReport& report) {
+    // Measured event of each predicted event, from core's matching.
+    std::vector<int> measuredOf(predicted.events.size(), -1);
+    for (const OpDeviation& d : report.ops)
+        if (d.predictedEvent < measuredOf.size() && d.measuredEvent < measured.events.size())
+            measuredOf[d.predictedEvent] = int(d.measuredEvent);
     // A bar's own mapping from time to x: the layout is linear in time on one shared axis.
     double scale = 0;
     for (const SceneRect& r : scene.rects) {
-        if (r.panel != panel || r.event < 0 || std::size_t(r.event) >= predicted.events.size()) continue;
+        if (r.panel != panel || !isEventBar(r) || std::size_t(r.event) >= predicted.events.size()) continue;
         const double d = predicted.events[std::size_t(r.event)].duration();
         if (d > 0 && r.w > 0) {
             scale = r.w / d;
@@ -36,21 +33,21 @@ void addMeasuredOutlines(Scene& scene, int panel, const Timeline& predicted, con
     if (scale <= 0) return;
     std::vector<SceneRect> outlines;
     for (const SceneRect& r : scene.rects) {
-        if (r.panel != panel || r.event < 0 || std::size_t(r.event) >= predicted.events.size()) continue;
-        if (r.role == kMeasuredRole) continue;
+        if (r.panel != panel || !isEventBar(r) || std::size_t(r.event) >= predicted.events.size()) continue;
+        const int mi = measuredOf[std::size_t(r.event)];
+        if (mi < 0) continue;
         const TimelineEvent& p = predicted.events[std::size_t(r.event)];
-        const auto it = byKey.find(eventKey(p));
-        if (it == byKey.end()) continue;
-        const TimelineEvent& m = *it->second;
+        const TimelineEvent& m = measured.events[std::size_t(mi)];
         SceneRect o;
-        o.x = r.x + (m.start - p.start) * scale;
+        o.x = r.x + (m.start - report.alignOffset - p.start) * scale;
         o.w = m.duration() * scale;
         o.y = r.y - 0.5;
         o.h = r.h + 1.0;
-        o.fill = "none";
-        o.stroke = "#d62728";
+        o.fill = Color{0, 0, 0, 0};
+        o.stroke = Color{0xd6, 0x27, 0x28, 255};
         o.strokeWidth = 0.9;
-        o.role = kMeasuredRole;
+        o.role = RectRole::Op;
+        o.kind = kMeasuredKind;
         o.event = r.event;
         o.panel = panel;
         outlines.push_back(std::move(o));
@@ -66,7 +63,6 @@ Scene buildChartScene(const AnalysisResult& result, const ChartSettings& setting
         ChartPanel panel;
         panel.timeline = &o.prediction.timeline;
         panel.title = o.title;
-        panel.subtitle = o.prediction.report.costs.text;
         panels.push_back(std::move(panel));
     }
     ChartOptions options;
@@ -77,18 +73,41 @@ Scene buildChartScene(const AnalysisResult& result, const ChartSettings& setting
     options.axis = settings.axis;
     options.labels = settings.labels;
     options.title = settings.title;
+    options.timeUnit =
+        result.outcomes.front().prediction.report.unitless ? TimeUnit::Units : TimeUnit::Microseconds;
     if (settings.overlay && result.overlay && result.overlay->outcome < result.outcomes.size()) {
         // The axis must reach the measured end too, or late measured bars fall off the chart.
         options.timeEnd = 0;
         for (const ScheduleOutcome& other : result.outcomes)
             options.timeEnd = std::max(options.timeEnd, other.prediction.timeline.makespan());
-        options.timeEnd = std::max(options.timeEnd, result.overlay->report.measuredMakespan);
+        options.timeEnd = std::max(options.timeEnd, result.overlay->report.makespanMeasured);
     }
     Scene scene = layoutGantt(panels, options);
     if (settings.overlay && result.overlay && result.overlay->outcome < result.outcomes.size()) {
         const ScheduleOutcome& o = result.outcomes[result.overlay->outcome];
         if (result.measured)
-            addMeasuredOutlines(scene, int(result.overlay->outcome), o.prediction.timeline, *result.measured);
+            addMeasuredOutlines(scene, int(result.overlay->outcome), o.prediction.timeline, *result.measured,
+                                result.overlay->report);
+    }
+    if (settings.title) {
+        // The cost assumptions under the chart: one line per distinct setup (imported schedules
+        // share the project's).
+        const Palette& pal = findPalette(settings.palette);
+        std::vector<std::string> lines;
+        for (const ScheduleOutcome& o : result.outcomes)
+            if (!o.prediction.report.costs.text.empty() &&
+                std::find(lines.begin(), lines.end(), o.prediction.report.costs.text) == lines.end())
+                lines.push_back(o.prediction.report.costs.text);
+        for (const std::string& line : lines) {
+            scene.height += pal.fontSize * 1.4;
+            scene.texts.push_back({pal.margin, scene.height - pal.fontSize * 0.35, "Costs — " + line,
+                                   pal.fontSize, pal.mutedText, TextAnchor::Start, false});
+        }
+        if (!lines.empty()) {
+            scene.height += pal.margin * 0.5;
+            for (SceneRect& r : scene.rects)
+                if (r.role == RectRole::Background) r.h = scene.height;
+        }
     }
     return scene;
 }

@@ -6,6 +6,7 @@
 
 #include "gui/models/analysis.h"
 #include "layout/scene.h"
+#include "sim/overlay.h"
 
 #include <string>
 
@@ -21,14 +22,21 @@ struct ChartSettings {
     bool overlay = true; ///< draw the measured trace, when there is one
 };
 
-/// Role of the outline rects added for measured events.
-inline constexpr char kMeasuredRole[] = "measured";
+/// `kind` of the outline rects added for measured events (role Op, no fill).
+inline constexpr char kMeasuredKind[] = "measured";
 
-/// The chart of `result` at `widthPt` points wide. Empty scene (0 x 0) when nothing is shown.
+/// True for a rect that stands for one predicted event (a bar to hover and click).
+bool isEventBar(const SceneRect& rect);
+
+/// The chart of `result` at `widthPt` points wide, with the cost assumptions under it. Empty
+/// scene (0 x 0) when nothing is shown. Throws ValidationError from the layout (bad width or
+/// palette).
 Scene buildChartScene(const AnalysisResult& result, const ChartSettings& settings, double widthPt);
 
-/// Add outline rects (role kMeasuredRole, panel `panel`) for every measured event that matches a
-/// predicted bar of that panel: same op, device and lane; x from the bar's own time mapping.
-void addMeasuredOutlines(Scene& scene, int panel, const Timeline& predicted, const Timeline& measured);
+/// Add outline rects (kind kMeasuredKind, panel `panel`) for every measured event core matched
+/// to a predicted bar of that panel (`report.ops`), aligned by `report.alignOffset`; x comes from
+/// the bar's own time mapping.
+void addMeasuredOutlines(Scene& scene, int panel, const Timeline& predicted, const Timeline& measured,
+                         const OverlayReport& report);
 
 } // namespace stagecraft::gui

@@ -119,7 +119,9 @@ QVariant MetricsModel::display(const ScheduleOutcome& o, int column) const {
 }
 
 QVariant MetricsModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
+    if (!index.isValid() ||
+        !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
     const ScheduleOutcome& o = m_result->outcomes[std::size_t(index.row())];
     switch (role) {
     case Qt::DisplayRole:

@@ -68,7 +68,9 @@ int ScheduleListModel::rowCount(const QModelIndex& parent) const {
 }
 
 QVariant ScheduleListModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
+    if (!index.isValid() ||
+        !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
     const Row& row = m_rows[std::size_t(index.row())];
     switch (role) {
     case Qt::DisplayRole:
@@ -89,7 +91,7 @@ QVariant ScheduleListModel::data(const QModelIndex& index, int role) const {
 }
 
 bool ScheduleListModel::setData(const QModelIndex& index, const QVariant& value, int role) {
-    if (role != Qt::CheckStateRole ||
+    if (role != Qt::CheckStateRole || !index.isValid() ||
         !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return false;
     const Row& row = m_rows[std::size_t(index.row())];
@@ -103,7 +105,8 @@ bool ScheduleListModel::setData(const QModelIndex& index, const QVariant& value,
 }
 
 Qt::ItemFlags ScheduleListModel::flags(const QModelIndex& index) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (!index.isValid() ||
+        !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return Qt::NoItemFlags;
     const Row& row = m_rows[std::size_t(index.row())];
     Qt::ItemFlags f = Qt::ItemIsSelectable | Qt::ItemIsUserCheckable | Qt::ItemNeverHasChildren;
