@@ -1,1 +1,45 @@
-int main() { return 0; }
+// stagecraft-cli: the headless face of Stagecraft. Every command is a thin shell over core/.
+// Exit status: 0 success, 2 bad input or usage (message on stderr), 1 other failures.
+#include "commands.h"
+#include "error.h"
+
+#include <iostream>
+
+int main(int argc, char** argv) {
+    using namespace stagecraft;
+    using namespace stagecraft::cli;
+    CLI::App app{"Stagecraft: design, validate and draw pipeline-parallel training schedules",
+                 "stagecraft-cli"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", "stagecraft-cli 0.1.0");
+    CommandResult result;
+    addListCommand(app, result);
+    addValidateCommand(app, result);
+    addGenerateCommand(app, result);
+    addShowCommand(app, result);
+    addSimulateCommand(app, result);
+    addCompareCommand(app, result);
+    addExportCommand(app, result);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::Success& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        app.exit(e);
+        return kExitBadInput;
+    } catch (const ParseError& e) {
+        std::cerr << "stagecraft-cli: " << e.message() << '\n';
+        return kExitBadInput;
+    } catch (const ValidationError& e) {
+        std::cerr << "stagecraft-cli: " << e.message() << '\n';
+        return kExitBadInput;
+    } catch (const Error& e) {
+        std::cerr << "stagecraft-cli: " << e.message() << '\n';
+        // A file that cannot be read is bad input; anything else (a failed write) is a failure.
+        return e.id() == "io.read" ? kExitBadInput : kExitFailure;
+    } catch (const std::exception& e) {
+        std::cerr << "stagecraft-cli: internal error: " << e.what() << '\n';
+        return kExitFailure;
+    }
+    return result.status;
+}

@@ -13,6 +13,29 @@ namespace stagecraft {
 
 namespace {
 
+/// Greedy line breaking at spaces so that each line fits `maxWidth` (a single word longer than
+/// that gets a line of its own).
+std::vector<std::string> wrapText(const std::string& text, double size, double maxWidth) {
+    std::vector<std::string> lines;
+    std::string line;
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        std::size_t end = text.find(' ', pos);
+        if (end == std::string::npos) end = text.size();
+        const std::string word = text.substr(pos, end - pos);
+        const std::string candidate = line.empty() ? word : line + " " + word;
+        if (!line.empty() && estimateTextWidth(candidate, size) > maxWidth) {
+            lines.push_back(line);
+            line = word;
+        } else {
+            line = candidate;
+        }
+        pos = end + 1;
+    }
+    if (!line.empty()) lines.push_back(line);
+    return lines;
+}
+
 constexpr int kMaxRows = 4096;
 constexpr const char* kDot = " \u00B7 "; // " · "
 
@@ -305,8 +328,11 @@ Scene layoutGantt(std::span<const ChartPanel> panels, const ChartOptions& option
             if (subX + estimateTextWidth(subtitle, fs) <= options.widthPt - pal.margin) {
                 scene.texts.push_back({subX, y, subtitle, fs, pal.mutedText, TextAnchor::Start, false});
             } else {
-                y += fs * 1.3;
-                scene.texts.push_back({pal.margin, y, subtitle, fs, pal.mutedText, TextAnchor::Start, false});
+                // Too long for the title line: on lines of its own below it, broken at spaces.
+                for (const std::string& line : wrapText(subtitle, fs, options.widthPt - 2 * pal.margin)) {
+                    y += fs * 1.3;
+                    scene.texts.push_back({pal.margin, y, line, fs, pal.mutedText, TextAnchor::Start, false});
+                }
             }
             y += fs * 0.6;
         }

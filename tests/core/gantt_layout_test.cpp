@@ -295,6 +295,27 @@ TEST_CASE("Panel headers: given titles, or the schedule name and its key figures
     CHECK(texts(layoutGantt(given, noTitle)).count("Title") == 0);
 }
 
+TEST_CASE("A subtitle too long for the width wraps onto lines that fit", "[layout]") {
+    const Simulated s = simulated("1f1b", 4, 8);
+    std::string longText;
+    for (int i = 0; i < 30; ++i) longText += "figure" + std::to_string(i) + " \u00B7 ";
+    longText += "end";
+    const std::vector<ChartPanel> panels{{&s.timeline, "Title", longText}};
+    ChartOptions options = unitOptions();
+    options.widthPt = 300;
+    const Scene scene = layoutGantt(panels, options);
+    std::string joined;
+    int lines = 0;
+    for (const SceneText& t : scene.texts)
+        if (t.text.rfind("figure", 0) == 0 || t.text == "end" || t.text.find("figure29") != std::string::npos) {
+            CHECK(t.x + estimateTextWidth(t.text, t.size) <= options.widthPt);
+            joined += (joined.empty() ? "" : " ") + t.text;
+            ++lines;
+        }
+    CHECK(lines > 2);
+    CHECK(joined == longText); // nothing lost or reordered
+}
+
 TEST_CASE("Nice axis ticks step by 1, 2 or 5 times a power of ten", "[layout]") {
     const TimeAxis units = niceTimeAxis(33, 8, TimeUnit::Units);
     CHECK(units.step == 5);

@@ -215,7 +215,7 @@ TEST_CASE("Values outside a field's range are refused while reading", "[project]
                        "project.range") == "t.json: costs.stages[0].f = -1: must be in 0..1000000000 µs");
 }
 
-TEST_CASE("--set overrides change one field", "[project]") {
+TEST_CASE("Overrides with --set change one field", "[project]") {
     Project p;
     setProjectField(p, "parallel.pp", "8");
     setProjectField(p, "cluster.peak_tflops", " 989.5 ");
@@ -239,7 +239,7 @@ TEST_CASE("--set overrides change one field", "[project]") {
     CHECK(p.costs.stages.empty());
 }
 
-TEST_CASE("--set errors name the path, the value and the rule", "[project]") {
+TEST_CASE("Errors of --set name the path, the value and the rule", "[project]") {
     const auto failure = [](std::string_view path, std::string_view value, const std::string& id) {
         Project p;
         try {

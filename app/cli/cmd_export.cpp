@@ -1,0 +1,123 @@
+// `stagecraft-cli export [PROJECT] -s NAME [--set ...] -o OUT`: the extension picks the format:
+// .json Chrome trace (Perfetto), .svg and .tex charts, .csv torch schedule, .metrics.json /
+// .metrics.csv metrics. PDF and PNG come with the Qt renderer of the desktop application.
+#include "commands.h"
+#include "error.h"
+#include "io/chrome_trace.h"
+#include "io/file_io.h"
+#include "io/schedule_file.h"
+#include "layout/gantt_layout.h"
+#include "layout/svg_writer.h"
+#include "layout/tikz_writer.h"
+#include "report_format.h"
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+namespace stagecraft::cli {
+
+namespace {
+
+struct ExportOptions {
+    ProjectOptions project;
+    std::string output;
+    std::string palette = "paper";
+    double widthPt = 500;
+    bool showComm = false;
+};
+
+bool endsWith(const std::string& text, const std::string& suffix) {
+    return text.ends_with(suffix);
+}
+
+std::string keyFigures(const ScheduleReport& r) {
+    char buffer[160];
+    if (r.unitless)
+        std::snprintf(buffer, sizeof buffer, "makespan %.4g  ·  bubble %.1f%%  ·  peak %.3g M_a",
+                      r.iterationUs, 100 * r.time.bubbleRatio,
+                      r.memory.devices.empty() ? 0.0 : r.memory.devices[r.memory.worstDevice].peakBytes);
+    else
+        std::snprintf(buffer, sizeof buffer,
+                      "iteration %.2f ms  ·  bubble %.1f%%  ·  %.1f samples/s  ·  MFU %.1f%%",
+                      r.iterationUs / 1000, 100 * r.time.bubbleRatio, r.samplesPerSecond, 100 * r.mfu);
+    return buffer;
+}
+
+std::vector<CounterTrack> memoryCounters(const MemoryReport& memory, bool unitless) {
+    std::vector<CounterTrack> tracks;
+    for (std::size_t d = 0; d < memory.devices.size(); ++d) {
+        CounterTrack track;
+        track.device = int(d);
+        track.name = unitless ? "activations (M_a)" : "memory (GiB)";
+        for (const auto& [time, bytes] : memory.devices[d].curve)
+            track.points.emplace_back(time, unitless ? bytes : bytes / double(1ull << 30));
+        tracks.push_back(std::move(track));
+    }
+    return tracks;
+}
+
+} // namespace
+
+void addExportCommand(CLI::App& app, CommandResult& result) {
+    auto* command = app.add_subcommand(
+        "export",
+        "Export a schedule: .json (Perfetto trace), .svg, .tex (TikZ), .csv (torch), .metrics.json/.csv");
+    auto options = std::make_shared<ExportOptions>();
+    options->project.addTo(*command);
+    command->add_option("-o,--output", options->output, "Output file; its extension picks the format")
+        ->required();
+    command->add_option("--palette", options->palette, "Chart style: paper, slides, colorblind, greyscale");
+    command->add_option("--width", options->widthPt, "Chart width in points")
+        ->check(CLI::Range(100.0, 5000.0));
+    command->add_flag("--comm", options->showComm, "Draw communication lanes in charts");
+    command->callback([&result, options] {
+        const std::string& out = options->output;
+        if (endsWith(out, ".pdf") || endsWith(out, ".png"))
+            throw ValidationError(
+                "cli.format", "--output",
+                "'" + out +
+                    "': PDF and PNG are drawn by the desktop application's renderer, which "
+                    "this build does not include; stagecraft-cli export writes .json (trace), .svg, "
+                    ".tex, .csv, .metrics.json and .metrics.csv");
+        const Project project = loadProject(options->project);
+        const Schedule schedule = generateFromProject(project, options->project.scheduleName);
+        if (endsWith(out, ".csv") && !endsWith(out, ".metrics.csv")) {
+            writeScheduleFile(schedule, out);
+        } else {
+            const Prediction prediction = predict(project, schedule);
+            if (endsWith(out, ".metrics.json")) {
+                writeFileAtomically(out, reportsAsJson({prediction.report}));
+            } else if (endsWith(out, ".metrics.csv")) {
+                writeFileAtomically(out, reportsAsCsv({prediction.report}));
+            } else if (endsWith(out, ".json")) {
+                ChromeTraceOptions trace;
+                trace.title = project.name + ": " + schedule.name;
+                trace.counters = memoryCounters(prediction.report.memory, prediction.setup.unitless);
+                writeChromeTrace(prediction.timeline, out, trace);
+            } else if (endsWith(out, ".svg") || endsWith(out, ".tex")) {
+                ChartOptions chart;
+                chart.palette = options->palette;
+                chart.widthPt = options->widthPt;
+                chart.showComm = options->showComm;
+                const ChartPanel panel{&prediction.timeline, findGenerator(schedule.name).title.data(),
+                                       keyFigures(prediction.report) + "  ·  " +
+                                           prediction.report.costs.text};
+                const Scene scene = layoutGantt(std::span<const ChartPanel>(&panel, 1), chart);
+                if (endsWith(out, ".svg"))
+                    writeFileAtomically(out, sceneToSvg(scene));
+                else
+                    writeFileAtomically(out, sceneToTikz(scene, true));
+            } else {
+                throw ValidationError("cli.format", "--output",
+                                      "'" + out +
+                                          "': unknown extension; use .json (Perfetto trace), .svg, .tex, "
+                                          ".csv (torch schedule), .metrics.json or .metrics.csv");
+            }
+        }
+        std::cout << "wrote " << out << '\n';
+        result.status = kExitOk;
+    });
+}
+
+} // namespace stagecraft::cli

@@ -1,0 +1,36 @@
+// `stagecraft-cli generate [PROJECT] --schedule NAME [--set ...] -o OUT.{json,csv}`.
+#include "commands.h"
+#include "io/schedule_file.h"
+#include "validate/validator.h"
+
+#include <iostream>
+#include <memory>
+
+namespace stagecraft::cli {
+
+namespace {
+struct GenerateOptions {
+    ProjectOptions project;
+    std::string output;
+};
+} // namespace
+
+void addGenerateCommand(CLI::App& app, CommandResult& result) {
+    auto* command =
+        app.add_subcommand("generate", "Generate a schedule from a project and write it (.json or .csv)");
+    auto options = std::make_shared<GenerateOptions>();
+    options->project.addTo(*command);
+    command->add_option("-o,--output", options->output, "Output file: .json (Stagecraft) or .csv (torch)")
+        ->required();
+    command->callback([&result, options] {
+        const Project project = loadProject(options->project);
+        const Schedule schedule = generateFromProject(project, options->project.scheduleName);
+        validate(schedule);
+        writeScheduleFile(schedule, options->output);
+        std::cout << "wrote " << options->output << ": " << schedule.name << ", " << schedule.opCount()
+                  << " ops\n";
+        result.status = kExitOk;
+    });
+}
+
+} // namespace stagecraft::cli

@@ -1,0 +1,169 @@
+#include "report_format.h"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace stagecraft::cli {
+
+namespace {
+
+std::string fixed(double value, int decimals) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+    return buffer;
+}
+
+std::string gib(double bytes) {
+    return fixed(bytes / double(1ull << 30), 2);
+}
+
+std::string pad(std::string text, std::size_t width, bool right = false) {
+    if (text.size() >= width) return text;
+    return right ? std::string(width - text.size(), ' ') + text
+                 : text + std::string(width - text.size(), ' ');
+}
+
+struct Column {
+    const char* title;
+    std::string (*value)(const ScheduleReport&);
+};
+
+const Column kColumns[] = {
+    {"schedule", [](const ScheduleReport& r) { return r.schedule; }},
+    {"iteration",
+     [](const ScheduleReport& r) {
+         return r.unitless ? fixed(r.iterationUs, 2) + " u" : fixed(r.iterationUs / 1000, 3) + " ms";
+     }},
+    {"bubble", [](const ScheduleReport& r) { return fixed(100 * r.time.bubbleRatio, 2) + "%"; }},
+    {"span bubble", [](const ScheduleReport& r) { return fixed(100 * r.time.spanBubbleRatio, 2) + "%"; }},
+    {"samples/s",
+     [](const ScheduleReport& r) { return r.unitless ? std::string("-") : fixed(r.samplesPerSecond, 2); }},
+    {"tokens/s",
+     [](const ScheduleReport& r) { return r.unitless ? std::string("-") : fixed(r.tokensPerSecond, 0); }},
+    {"TFLOP/s/GPU",
+     [](const ScheduleReport& r) { return r.unitless ? std::string("-") : fixed(r.tflopsPerGpu, 1); }},
+    {"MFU",
+     [](const ScheduleReport& r) { return r.unitless ? std::string("-") : fixed(100 * r.mfu, 1) + "%"; }},
+    {"peak memory",
+     [](const ScheduleReport& r) {
+         const double peak = r.memory.devices.empty() ? 0 : r.memory.devices[r.memory.worstDevice].peakBytes;
+         return r.unitless ? fixed(peak, 2) + " M_a" : gib(peak) + " GiB";
+     }},
+    {"fits",
+     [](const ScheduleReport& r) {
+         if (r.unitless || r.memory.limitBytes <= 0) return std::string("-");
+         return r.memory.fits ? std::string("yes") : "no (+" + gib(r.memory.overBytes) + " GiB)";
+     }},
+};
+
+} // namespace
+
+std::string reportsAsTable(const std::vector<ScheduleReport>& reports) {
+    std::vector<std::size_t> widths;
+    for (const Column& c : kColumns) {
+        std::size_t w = std::string(c.title).size();
+        for (const auto& r : reports) w = std::max(w, c.value(r).size());
+        widths.push_back(w);
+    }
+    std::string out;
+    for (std::size_t i = 0; i < std::size(kColumns); ++i)
+        out += pad(kColumns[i].title, widths[i], i > 0) + "  ";
+    out += '\n';
+    for (const auto& r : reports) {
+        for (std::size_t i = 0; i < std::size(kColumns); ++i)
+            out += pad(kColumns[i].value(r), widths[i], i > 0) + "  ";
+        out += '\n';
+    }
+    if (!reports.empty()) out += "costs: " + reports.front().costs.text + '\n';
+    return out;
+}
+
+std::string reportsAsCsv(const std::vector<ScheduleReport>& reports) {
+    std::string out =
+        "schedule,iteration_us,bubble_ratio,span_bubble_ratio,samples_per_s,tokens_per_s,tflops_per_gpu,"
+        "mfu,peak_memory_bytes,memory_limit_bytes,fits,p2p_bytes,collective_bytes,cost_mode\n";
+    for (const auto& r : reports) {
+        const double peak = r.memory.devices.empty() ? 0 : r.memory.devices[r.memory.worstDevice].peakBytes;
+        out += r.schedule + ',' + fixed(r.iterationUs, 3) + ',' + fixed(r.time.bubbleRatio, 6) + ',' +
+               fixed(r.time.spanBubbleRatio, 6) + ',' + fixed(r.samplesPerSecond, 4) + ',' +
+               fixed(r.tokensPerSecond, 1) + ',' + fixed(r.tflopsPerGpu, 3) + ',' + fixed(r.mfu, 6) + ',' +
+               fixed(peak, 0) + ',' + fixed(r.memory.limitBytes, 0) + ',' +
+               (r.memory.fits ? "true" : "false") + ',' + fixed(r.p2pBytes, 0) + ',' +
+               fixed(r.collectiveBytes, 0) + ',' + r.costs.mode + '\n';
+    }
+    return out;
+}
+
+std::string reportsAsJson(const std::vector<ScheduleReport>& reports) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& r : reports) {
+        nlohmann::ordered_json devices = nlohmann::ordered_json::array();
+        for (std::size_t d = 0; d < r.time.devices.size(); ++d) {
+            const auto& dm = r.time.devices[d];
+            devices.push_back(
+                {{"device", d},
+                 {"busy", dm.busy},
+                 {"idle", dm.idle},
+                 {"span", dm.span()},
+                 {"warmup", dm.bubbles.warmup},
+                 {"cooldown", dm.bubbles.cooldown},
+                 {"communication", dm.bubbles.communication},
+                 {"waiting_on", dm.bubbles.waitingOn},
+                 {"other", dm.bubbles.other},
+                 {"peak_memory_bytes", d < r.memory.devices.size() ? r.memory.devices[d].peakBytes : 0.0}});
+        }
+        out.push_back({{"schedule", r.schedule},
+                       {"cost_mode", r.costs.mode},
+                       {"unitless", r.unitless},
+                       {"iteration_us", r.iterationUs},
+                       {"bubble_ratio", r.time.bubbleRatio},
+                       {"span_bubble_ratio", r.time.spanBubbleRatio},
+                       {"samples_per_s", r.samplesPerSecond},
+                       {"tokens_per_s", r.tokensPerSecond},
+                       {"tflops_per_gpu", r.tflopsPerGpu},
+                       {"mfu", r.mfu},
+                       {"memory_limit_bytes", r.memory.limitBytes},
+                       {"fits_memory", r.memory.fits},
+                       {"memory_over_bytes", r.memory.overBytes},
+                       {"p2p_bytes", r.p2pBytes},
+                       {"collective_bytes", r.collectiveBytes},
+                       {"costs",
+                        {{"f", r.costs.f},
+                         {"b", r.costs.b},
+                         {"w", r.costs.w},
+                         {"comm_intra", r.costs.commIntra},
+                         {"comm_inter", r.costs.commInter}}},
+                       {"devices", devices}});
+    }
+    return out.dump(2) + '\n';
+}
+
+std::string deviceBreakdown(const ScheduleReport& r) {
+    // Unit costs print as they are; microseconds as milliseconds, the scale of a pipeline stage.
+    const double scale = r.unitless ? 1.0 : 1e-3;
+    const int decimals = r.unitless ? 1 : 2;
+    auto t = [&](double value) { return fixed(value * scale, decimals); };
+    std::string out =
+        std::string("device times in ") + (r.unitless ? "units" : "ms") +
+        ": busy, idle = warm-up + cool-down + comm + waiting (on device) + other; peak memory\n";
+    for (std::size_t d = 0; d < r.time.devices.size(); ++d) {
+        const auto& dm = r.time.devices[d];
+        std::string waiting;
+        double waitingTotal = 0;
+        for (std::size_t k = 0; k < dm.bubbles.waitingOn.size(); ++k)
+            if (dm.bubbles.waitingOn[k] > 0) {
+                waiting +=
+                    (waiting.empty() ? "" : ", ") + t(dm.bubbles.waitingOn[k]) + " on D" + std::to_string(k);
+                waitingTotal += dm.bubbles.waitingOn[k];
+            }
+        const double peak = d < r.memory.devices.size() ? r.memory.devices[d].peakBytes : 0;
+        out += "D" + std::to_string(d) + "  busy " + t(dm.busy) + ", idle " + t(dm.idle) + " = " +
+               t(dm.bubbles.warmup) + " + " + t(dm.bubbles.cooldown) + " + " + t(dm.bubbles.communication) +
+               " + " + t(waitingTotal) + (waiting.empty() ? "" : " (" + waiting + ")") + " + " +
+               t(dm.bubbles.other) + "; peak " + (r.unitless ? fixed(peak, 2) + " M_a" : gib(peak) + " GiB") +
+               '\n';
+    }
+    return out;
+}
+
+} // namespace stagecraft::cli

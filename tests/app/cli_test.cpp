@@ -1,0 +1,209 @@
+// stagecraft-cli end to end: every command run as a user would, checking exit status, output and
+// the files it writes (read back through core/).
+#include "generators/registry.h"
+#include "io/chrome_trace.h"
+#include "io/file_io.h"
+#include "io/schedule_file.h"
+
+#include <algorithm>
+#include <array>
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+struct Run {
+    int status;
+    std::string out; // stdout and stderr together
+};
+
+Run cli(const std::string& args) {
+    const std::string command = std::string(STAGECRAFT_CLI) + " " + args + " 2>&1";
+    FILE* pipe = ::popen(command.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    std::string out;
+    std::array<char, 4096> buffer{};
+    while (const std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe))
+        out.append(buffer.data(), n);
+    const int raw = ::pclose(pipe);
+    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, out};
+}
+
+std::filesystem::path tempDir() {
+    auto dir = std::filesystem::temp_directory_path() / ("stagecraft-cli-test-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+const std::string kSamples = std::string(STAGECRAFT_SOURCE_DIR) + "/samples/";
+
+} // namespace
+
+TEST_CASE("list prints every schedule, as text and JSON", "[cli]") {
+    const Run text = cli("list");
+    CHECK(text.status == 0);
+    for (const auto& info : stagecraft::generators())
+        CHECK_THAT(text.out, Catch::Contains(std::string(info.name)));
+    const Run json = cli("list --json");
+    REQUIRE(json.status == 0);
+    const auto parsed = nlohmann::json::parse(json.out);
+    REQUIRE(parsed.size() == stagecraft::generators().size());
+    CHECK(parsed[2]["name"] == "interleaved");
+    CHECK(parsed[2]["params"][2]["field"] == "parallel.chunks");
+}
+
+TEST_CASE("generate writes CSV and JSON that read back", "[cli]") {
+    const auto dir = tempDir();
+    const auto csv = (dir / "zbv.csv").string();
+    const Run r = cli("generate -s zb-v --set parallel.pp=4 --set parallel.microbatches=8 -o " + csv);
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    const auto schedule = stagecraft::readScheduleFile(csv);
+    CHECK(schedule.order == stagecraft::generateSchedule("zb-v", {4, 8, 1}).order);
+    const auto json = (dir / "bitpipe.json").string();
+    const Run j = cli(
+        "generate -s bitpipe --set parallel.pp=4 --set parallel.microbatches=8 --set model.layers=16 -o " +
+        json);
+    INFO(j.out);
+    REQUIRE(j.status == 0);
+    CHECK(stagecraft::readScheduleFile(json).pipes == 2);
+    CHECK(cli("validate " + json).status == 0);
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("Bad input exits with status 2 and names the problem", "[cli]") {
+    const Run pp = cli("generate -s 1f1b --set parallel.pp=1000000000 -o /tmp/never.csv");
+    CHECK(pp.status == 2);
+    CHECK_THAT(pp.out, Catch::Contains("parallel.pp") && Catch::Contains("1000000000"));
+    const Run unknown = cli("show -s zb-x");
+    CHECK(unknown.status == 2);
+    CHECK_THAT(unknown.out, Catch::Contains("unknown schedule 'zb-x'"));
+    const Run constraint = cli("show -s interleaved --set parallel.microbatches=6");
+    CHECK(constraint.status == 2);
+    CHECK_THAT(constraint.out, Catch::Contains("microbatches % pp == 0"));
+    const Run set = cli("show -s 1f1b --set parallel.pp");
+    CHECK(set.status == 2);
+    CHECK_THAT(set.out, Catch::Contains("expected section.field=value"));
+    const Run missing = cli("validate /nonexistent/file.csv");
+    CHECK(missing.status == 2);
+    CHECK_THAT(missing.out, Catch::Contains("/nonexistent/file.csv"));
+    CHECK(cli("frobnicate").status == 2);
+    CHECK(cli("generate -s 1f1b").status == 2); // -o is required
+}
+
+TEST_CASE("Bidirectional schedules are refused as torch CSV", "[cli]") {
+    const Run r = cli("generate -s chimera -o /tmp/stagecraft-never.csv");
+    CHECK(r.status == 2);
+    CHECK_THAT(r.out, Catch::Contains("CSV"));
+    CHECK_FALSE(std::filesystem::exists("/tmp/stagecraft-never.csv"));
+}
+
+TEST_CASE("A failed write exits with status 1 and keeps nothing half-written", "[cli]") {
+    const Run r = cli("generate -s 1f1b -o /proc/stagecraft-cannot-write.json");
+    CHECK(r.status == 1);
+    CHECK_THAT(r.out, Catch::Contains("cannot write"));
+}
+
+TEST_CASE("show draws the papers' order", "[cli]") {
+    const Run r = cli("show -s 1f1b --set parallel.pp=4 --set parallel.microbatches=8 --color never");
+    REQUIRE(r.status == 0);
+    // Device 3 of 1F1B starts after three idle steps and alternates F and B.
+    CHECK_THAT(r.out, Catch::Contains("D3 |.  .  .  F0 B0 F1 B1"));
+    CHECK_THAT(r.out, Catch::Contains("D0 |F0 F1 F2 F3 .  .  .  B0"));
+}
+
+TEST_CASE("Every command has --help", "[cli]") {
+    for (const char* command : {"list", "validate", "generate", "show", "simulate", "compare"}) {
+        INFO(command);
+        const Run r = cli(std::string(command) + " --help");
+        CHECK(r.status == 0);
+        CHECK_THAT(r.out, Catch::Contains("Usage") || Catch::Contains("usage") || Catch::Contains("OPTIONS"));
+    }
+}
+
+TEST_CASE("validate reads a project and every schedule it lists", "[cli]") {
+    const Run r = cli("validate " + kSamples + "zb-1.5b.stagecraft.json");
+    INFO(r.out);
+    CHECK(r.status == 0);
+}
+
+TEST_CASE("simulate prints metrics; --json is machine readable", "[cli]") {
+    const Run text =
+        cli("simulate -s 1f1b --set costs.mode=unit --set parallel.pp=4 --set parallel.microbatches=8");
+    INFO(text.out);
+    REQUIRE(text.status == 0);
+    CHECK_THAT(text.out, Catch::Contains("27.27%")); // (p-1)/(m+p-1) = 3/11
+    CHECK_THAT(text.out, Catch::Contains("D3"));     // per-device breakdown
+    const Run json = cli("simulate " + kSamples + "zb-6.2b.stagecraft.json -s zb-v --json");
+    INFO(json.out);
+    REQUIRE(json.status == 0);
+    const auto parsed = nlohmann::json::parse(json.out);
+    REQUIRE(parsed.size() == 1);
+    CHECK(parsed[0]["schedule"] == "zb-v");
+    CHECK(parsed[0]["cost_mode"] == "analytic");
+    CHECK(parsed[0]["devices"].size() == 8);
+    CHECK(parsed[0]["mfu"].get<double>() > 0.0);
+    CHECK(parsed[0]["mfu"].get<double>() < 1.0);
+}
+
+TEST_CASE("compare sorts schedules by throughput", "[cli]") {
+    const Run r = cli("compare -s 1f1b,zb-h1,interleaved --set costs.mode=unit --set model.layers=16 --csv");
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    // Unit costs, p=4 m=8: ZB-H1 (27 units) < interleaved v=2 (28.5) < 1F1B (33).
+    const auto first = r.out.find("\nzb-h1,"), second = r.out.find("\ninterleaved,"),
+               third = r.out.find("\n1f1b,");
+    CHECK(first != std::string::npos);
+    CHECK(first < second);
+    CHECK(second < third);
+    CHECK(cli("compare -s 1f1b,nope").status == 2);
+}
+
+TEST_CASE("export writes every format and each reads back", "[cli]") {
+    namespace fs = std::filesystem;
+    const auto dir = tempDir();
+    const std::string base = "export -s zb-h1 --set parallel.pp=4 --set parallel.microbatches=8 -o ";
+    const auto trace = (dir / "t.json").string();
+    REQUIRE(cli(base + trace).status == 0);
+    const auto timeline = stagecraft::readChromeTrace(trace);
+    CHECK(timeline.shape.devices == 4);
+    CHECK(
+        std::count_if(timeline.events.begin(), timeline.events.end(), [](const stagecraft::TimelineEvent& e) {
+            return e.lane == stagecraft::Lane::Compute && stagecraft::isComputeKind(e.op.kind);
+        }) == 4 * 8 * 3);
+    const auto svg = (dir / "c.svg").string();
+    REQUIRE(cli(base + svg).status == 0);
+    const std::string svgText = stagecraft::readTextFile(svg);
+    CHECK(svgText.rfind("<?xml", 0) == 0);
+    auto count = [&](const std::string& needle) {
+        std::size_t n = 0;
+        for (auto pos = svgText.find(needle); pos != std::string::npos; pos = svgText.find(needle, pos + 1))
+            ++n;
+        return n;
+    };
+    // One rect per F, B and W, and one optimizer step per device (the iteration's tail).
+    CHECK(count("class=\"op F") == 4 * 8);
+    CHECK(count("class=\"op B") == 4 * 8);
+    CHECK(count("class=\"op W") == 4 * 8);
+    CHECK(count("class=\"op Optimizer") == 4);
+    if (std::system("command -v xmllint > /dev/null 2>&1") == 0)
+        CHECK(std::system(("xmllint --noout '" + svg + "'").c_str()) == 0);
+    const auto tex = (dir / "c.tex").string();
+    REQUIRE(cli(base + tex).status == 0);
+    CHECK_THAT(stagecraft::readTextFile(tex), Catch::Contains("\\begin{tikzpicture}"));
+    const auto csv = (dir / "s.csv").string();
+    REQUIRE(cli(base + csv).status == 0);
+    CHECK(stagecraft::readScheduleFile(csv).order == stagecraft::generateSchedule("zb-h1", {4, 8, 1}).order);
+    const auto metrics = (dir / "m.metrics.json").string();
+    REQUIRE(cli(base + metrics).status == 0);
+    CHECK(nlohmann::json::parse(stagecraft::readTextFile(metrics))[0]["schedule"] == "zb-h1");
+    const Run bad = cli(base + (dir / "c.xyz").string());
+    CHECK(bad.status == 2);
+    CHECK_THAT(bad.out, Catch::Contains("unknown extension"));
+    CHECK_FALSE(fs::exists(dir / "c.xyz"));
+    fs::remove_all(dir);
+}
