@@ -420,7 +420,7 @@ QString MainWindow::openPath(const QString& path) {
     Settings::instance().addRecentFile(QFileInfo(path).absoluteFilePath());
     m_messages->hide();
     m_gantt->fit();
-    statusBar()->showMessage(tr("Opened %1").arg(path), 5000);
+    statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 5000);
     return {};
 }
 
@@ -445,7 +445,7 @@ bool MainWindow::saveTo(const QString& path) {
         return false;
     }
     Settings::instance().addRecentFile(QFileInfo(path).absoluteFilePath());
-    statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+    statusBar()->showMessage(tr("Saved %1").arg(QFileInfo(path).fileName()), 5000);
     return true;
 }
 
@@ -463,7 +463,7 @@ QString MainWindow::importSchedulePath(const QString& path) {
         m_messages->showMessage(message.toHtmlEscaped());
         return message;
     }
-    statusBar()->showMessage(tr("Imported %1").arg(path), 5000);
+    statusBar()->showMessage(tr("Imported %1").arg(QFileInfo(path).fileName()), 5000);
     return {};
 }
 
@@ -501,7 +501,7 @@ QString MainWindow::exportTo(const ExportRequest& request) {
         m_messages->showMessage(message.toHtmlEscaped());
         return message;
     }
-    statusBar()->showMessage(tr("Exported %1").arg(request.path), 5000);
+    statusBar()->showMessage(tr("Exported %1").arg(QFileInfo(request.path).fileName()), 5000);
     return {};
 }
 

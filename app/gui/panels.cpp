@@ -8,9 +8,11 @@
 #include <QChart>
 #include <QChartView>
 #include <QClipboard>
+#include <QCursor>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QListView>
 #include <QPushButton>
@@ -19,6 +21,7 @@
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QToolButton>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <algorithm>
@@ -34,6 +37,9 @@ SchedulePicker::SchedulePicker(ProjectDocument* document, QWidget* parent)
     m_view->setModel(m_model);
     m_view->setUniformItemSizes(true);
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    // Room for every registered schedule without scrolling.
+    m_view->setMinimumHeight(m_view->sizeHintForRow(0) * std::min(m_model->rowCount(), 10) +
+                             2 * m_view->frameWidth() + 4);
     m_view->setToolTip(tr("Check the schedules to compare; greyed ones do not suit the parameters "
                           "(hover for the rule)"));
     layout->addWidget(m_view);
@@ -165,6 +171,9 @@ void MemoryPanel::showOutcome(int outcome) {
 void MemoryPanel::rebuild() {
     auto* chart = new QChart;
     chart->legend()->setAlignment(Qt::AlignRight);
+    QFont legendFont = chart->legend()->font();
+    legendFont.setPointSizeF(legendFont.pointSizeF() * 0.85);
+    chart->legend()->setFont(legendFont);
     chart->setMargins(QMargins(2, 2, 2, 2));
     chart->setBackgroundRoundness(0);
     if (!m_result || m_result->outcomes.empty()) {
@@ -194,6 +203,13 @@ void MemoryPanel::rebuild() {
         series->replace(points);
         QPen pen(kDeviceColors[d % std::size(kDeviceColors)], 1.4);
         series->setPen(pen);
+        // Many devices do not fit the legend: hovering a line names it.
+        connect(series, &QLineSeries::hovered, this, [d](const QPointF&, bool state) {
+            if (state)
+                QToolTip::showText(QCursor::pos(), tr("device %1").arg(d));
+            else
+                QToolTip::hideText();
+        });
         chart->addSeries(series);
         series->attachAxis(axisX);
         series->attachAxis(axisY);
@@ -211,6 +227,11 @@ void MemoryPanel::rebuild() {
         limit->attachAxis(axisX);
         limit->attachAxis(axisY);
         top = std::max(top, y);
+    }
+    if (memory.devices.size() > 6) {
+        // Keep the legend to the limit and the peak; the caption says which device peaks.
+        for (QLegendMarker* marker : chart->legend()->markers())
+            if (marker->series()->name().startsWith(QLatin1Char('D'))) marker->setVisible(false);
     }
     if (!memory.devices.empty()) {
         const DeviceMemory& worst =

@@ -349,6 +349,9 @@ class TestMainWindow : public QObject {
     }
 
     void screenshotOfTheMainWindow() {
+        // A sample project of the zero-bubble paper (the default project when samples/ is absent).
+        const QString sample = QStringLiteral(STAGECRAFT_SOURCE_DIR "/samples/zb-1.5b.stagecraft.json");
+        if (QFile::exists(sample)) QCOMPARE(m_window->openPath(sample), QString());
         m_window->resize(1400, 860);
         m_window->flushAnalysis();
         QTest::qWait(50);
