@@ -27,6 +27,9 @@ int runHeadlessExport(const HeadlessExport& job) {
                 imported.name = QFileInfo(job.input).fileName().toStdString();
                 imported.path = path;
                 imported.schedule = readScheduleFile(path);
+                // The default project's cluster, on the schedule's own pipeline.
+                request.project.parallel.pp = imported.schedule.devices;
+                request.project.parallel.microbatches = imported.schedule.microbatches;
                 request.project.schedules.clear();
                 request.imported.push_back(std::move(imported));
             } else {

@@ -457,7 +457,8 @@ void MainWindow::importSchedule() {
 
 QString MainWindow::importSchedulePath(const QString& path) {
     try {
-        m_document->importSchedule(path);
+        const QString note = m_document->importSchedule(path);
+        if (!note.isEmpty()) m_messages->showMessage(note.toHtmlEscaped(), MessageBar::Kind::Info);
     } catch (const std::exception& e) {
         const QString message = tr("Cannot import %1: %2").arg(path, errorText(e));
         m_messages->showMessage(message.toHtmlEscaped());

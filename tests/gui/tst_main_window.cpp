@@ -2,6 +2,7 @@
 // schedules, open a trace, export, undo, zoom and click the chart.
 
 #include "gui/chart_export.h"
+#include "gui/export_dialog.h"
 #include "gui/gantt_view.h"
 #include "gui/main_window.h"
 #include "gui/models/autosave.h"
@@ -12,6 +13,7 @@
 #include "gui/parameter_panel.h"
 #include "gui_test_support.h"
 #include "io/schedule_file.h"
+#include "project/project_json.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -19,6 +21,7 @@
 #include <QFile>
 #include <QImage>
 #include <QLineEdit>
+#include <QMimeData>
 #include <QProcess>
 #include <QScrollBar>
 #include <QSpinBox>
@@ -296,6 +299,51 @@ class TestMainWindow : public QObject {
         QVERIFY(panelsOf(m_window->ganttView()->scene()).count(int(result->outcomes.size()) - 1));
         QVERIFY(m_window->openPath(m_dir->filePath(QStringLiteral("missing.stagecraft.json")))
                     .contains(QStringLiteral("missing")));
+
+        // A schedule on another number of devices sets pp to its own, as one undo step.
+        const QString torch =
+            QStringLiteral(STAGECRAFT_SOURCE_DIR "/tests/data/torch-csv/zb1p_2rank_2stagep_compute.csv");
+        if (QFile::exists(torch)) {
+            QCOMPARE(m_window->openPath(torch), QString());
+            m_window->flushAnalysis();
+            QCOMPARE(m_window->document()->project().parallel.pp, 2);
+            QVERIFY(m_window->messageBar()->text().contains(QStringLiteral("parallel.pp")));
+            QCOMPARE(m_window->runner()->latest()->outcomes.back().name,
+                     std::string("zb1p_2rank_2stagep_compute.csv"));
+            m_window->document()->undoStack()->undo();
+            QCOMPARE(m_window->document()->project().parallel.pp, 4);
+        }
+    }
+
+    void dropOpensFiles() {
+        Project project = m_window->document()->project();
+        project.parallel.microbatches = 24;
+        const QString path = m_dir->filePath(QStringLiteral("dropped.stagecraft.json"));
+        writeProject(project, path.toStdString());
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(path)});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(m_window.get(), &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(m_window.get(), &drop);
+        QCOMPARE(m_window->document()->project().parallel.microbatches, 24);
+        QCOMPARE(m_window->document()->filePath(), path);
+    }
+
+    void exportDialogBuildsTheRequest() {
+        ExportDialog dialog(m_window->chartSettings());
+        dialog.setPath(m_dir->filePath(QStringLiteral("fig.pdf")));
+        ExportRequest request = dialog.request();
+        QCOMPARE(request.file.format, render::ExportFormat::Pdf);
+        QVERIFY(std::abs(request.widthPt - toPoints(170, SizeUnit::Millimetre)) < 0.1); // default 170 mm
+        auto* unit = dialog.findChildren<QComboBox*>().at(1); // format, unit, palette
+        unit->setCurrentIndex(1);                             // pt: the physical size stays
+        QVERIFY(std::abs(dialog.request().widthPt - request.widthPt) < 0.2);
+        dialog.setPath(m_dir->filePath(QStringLiteral("fig.png")));
+        QCOMPARE(dialog.request().file.format, render::ExportFormat::Png);
+        QCOMPARE(m_window->exportTo(dialog.request()), QString());
+        QVERIFY(QImage(m_dir->filePath(QStringLiteral("fig.png"))).width() > 1000);
     }
 
     void zoomPanHoverAndClick() {

@@ -100,7 +100,7 @@ QByteArray ProjectDocument::toJson() const {
     return QByteArray::fromStdString(projectToJson(m_project));
 }
 
-void ProjectDocument::importSchedule(const QString& path) {
+QString ProjectDocument::importSchedule(const QString& path) {
     ImportedSchedule imported;
     imported.path = path.toStdString();
     imported.schedule = readScheduleFile(imported.path);
@@ -112,9 +112,23 @@ void ProjectDocument::importSchedule(const QString& path) {
          ++n)
         name = QStringLiteral("%1 (%2)").arg(base).arg(n);
     imported.name = name.toStdString();
+    const int devices = imported.schedule.devices;
     m_imported.push_back(std::move(imported));
     emit importedChanged();
-    emit projectChanged();
+    QString note;
+    if (devices != m_project.parallel.pp) {
+        Project after = m_project;
+        after.parallel.pp = devices;
+        note = tr("%1 runs on %2 pipeline devices: parallel.pp set from %3 to %2 (undo to restore)")
+                   .arg(name)
+                   .arg(devices)
+                   .arg(m_project.parallel.pp);
+        m_undo.push(
+            new ProjectEditCommand(this, m_project, std::move(after), tr("Match pp to %1").arg(name)));
+    } else {
+        emit projectChanged();
+    }
+    return note;
 }
 
 void ProjectDocument::setImportedChecked(const QString& name, bool checked) {

@@ -50,7 +50,9 @@ class ProjectDocument : public QObject {
 
     const std::vector<ImportedSchedule>& importedSchedules() const { return m_imported; }
     /// Read a schedule file (torch CSV or schedule JSON) and show it (throws stagecraft::Error).
-    void importSchedule(const QString& path);
+    /// Costs are per pipeline device, so a schedule on another number of devices sets
+    /// parallel.pp to its own (one undo step); the returned note says so ("" otherwise).
+    QString importSchedule(const QString& path);
     void setImportedChecked(const QString& name, bool checked);
     void removeImported(const QString& name);
 
