@@ -3,11 +3,14 @@
 // communication, analytic costs the throughput/MFU identities, the memory limit check, and the
 // orderings the zero-bubble and BitPipe papers report on their setups.
 #include "generators/registry.h"
+#include "project/project_json.h"
 #include "sim/project_simulation.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <filesystem>
+#include <map>
 
 using namespace stagecraft;
 
@@ -302,4 +305,43 @@ TEST_CASE("Analytic orderings of BitPipe's GPT setup: BitPipe ahead of Chimera a
     const Prediction bit = predict(p, generateSchedule("bitpipe", {8, 16, 1}));
     const Prediction one = predict(p, generateSchedule("1f1b", {8, 16, 1}));
     CHECK(bit.report.memory.devices[3].staticBytes == Approx(2 * one.report.memory.devices[3].staticBytes));
+}
+
+namespace {
+
+/// Iteration time of every schedule a sample lists, under its own (analytic) costs.
+std::map<std::string, double> sampleIterations(const std::string& sample) {
+    const Project project = readProject(std::filesystem::path(STAGECRAFT_SOURCE_DIR) / "samples" / sample);
+    std::map<std::string, double> out;
+    for (const std::string& name : project.schedules)
+        out[name] = predict(project, generateSchedule(name, scheduleParams(project))).report.iterationUs;
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("The sample projects reproduce the orderings the README shows", "[costs][papers]") {
+    const auto zb62 = sampleIterations("zb-6.2b.stagecraft.json");
+    CHECK(zb62.at("zb-v") < zb62.at("zb-h2"));
+    CHECK(zb62.at("zb-h2") < zb62.at("zb-h1"));
+    CHECK(zb62.at("zb-h1") < zb62.at("interleaved"));
+    CHECK(zb62.at("interleaved") < zb62.at("1f1b"));
+    for (const char* sample :
+         {"zb-1.5b.stagecraft.json", "zb-14.6b.stagecraft.json", "zb-28.3b.stagecraft.json"}) {
+        INFO(sample);
+        const auto zb = sampleIterations(sample);
+        CHECK(zb.at("zb-h1") < zb.at("1f1b"));
+        CHECK(zb.at("zb-h2") <= zb.at("zb-h1"));
+    }
+    for (const char* sample : {"bitpipe-gpt.stagecraft.json", "bitpipe-bert.stagecraft.json"}) {
+        INFO(sample);
+        const auto bp = sampleIterations(sample);
+        CHECK(bp.at("bitpipe") < bp.at("chimera"));
+        CHECK(bp.at("bitpipe") < bp.at("interleaved"));
+        CHECK(bp.at("chimera") < bp.at("1f1b"));
+        CHECK(bp.at("1f1b") == Approx(bp.at("gpipe")));
+    }
+    const auto bf = sampleIterations("bfpp-6.6b.stagecraft.json");
+    CHECK(bf.at("breadth-first") <= bf.at("interleaved"));
+    CHECK(bf.at("interleaved") < bf.at("1f1b"));
 }
