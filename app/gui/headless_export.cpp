@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "gui/chart_export.h"
+#include "io/chrome_trace.h"
 #include "io/schedule_file.h"
 #include "project/project_json.h"
 #include "project/project_validate.h"
@@ -42,7 +43,14 @@ int runHeadlessExport(const HeadlessExport& job) {
                 request.project.schedules.push_back(name.trimmed().toStdString());
         }
         validateProject(request.project);
+        if (!job.trace.isEmpty())
+            request.trace =
+                MeasuredTrace{job.trace.toStdString(),
+                              std::make_shared<const Timeline>(readChromeTrace(job.trace.toStdString()))};
         const AnalysisResult result = analyze(request);
+        if (request.trace && !result.overlay)
+            throw ValidationError("overlay.mismatch", "--trace",
+                                  "--trace " + job.trace.toStdString() + ": " + result.overlayError);
         for (const ScheduleFailure& f : result.failures)
             std::fprintf(stderr, "stagecraft: %s skipped: %s\n", f.name.c_str(), f.message.c_str());
         ExportRequest out;

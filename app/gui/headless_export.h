@@ -11,6 +11,7 @@ struct HeadlessExport {
     QString output;        ///< OUT.svg / .pdf / .png / .tex
     QString input;         ///< project (.json) or schedule (.csv / .json) file; empty: default project
     QStringList schedules; ///< overrides the project's schedules when not empty
+    QString trace;         ///< measured Chrome trace to draw over its schedule (optional)
     QString palette;       ///< empty: paper
     double widthPt = 500;
     double dpi = 300;

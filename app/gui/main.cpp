@@ -46,7 +46,11 @@ int main(int argc, char** argv) {
                                 QStringLiteral("500"));
     QCommandLineOption dpiOpt(QStringLiteral("dpi"), QStringLiteral("PNG resolution (default 300)."),
                               QStringLiteral("dpi"), QStringLiteral("300"));
-    parser.addOptions({exportOpt, scheduleOpt, paletteOpt, widthOpt, dpiOpt});
+    QCommandLineOption traceOpt(
+        QStringLiteral("trace"),
+        QStringLiteral("With --export: draw this measured Chrome trace over its schedule."),
+        QStringLiteral("T.json"));
+    parser.addOptions({exportOpt, scheduleOpt, paletteOpt, widthOpt, dpiOpt, traceOpt});
     parser.process(app);
     const QStringList files = parser.positionalArguments();
     if (files.size() > 1) {
@@ -62,6 +66,7 @@ int main(int argc, char** argv) {
         if (parser.isSet(scheduleOpt))
             job.schedules = parser.value(scheduleOpt).split(QLatin1Char(','), Qt::SkipEmptyParts);
         job.palette = parser.value(paletteOpt);
+        job.trace = parser.value(traceOpt);
         bool ok = true;
         job.widthPt = parser.value(widthOpt).toDouble(&ok);
         if (!ok) {

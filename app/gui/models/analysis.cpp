@@ -94,6 +94,7 @@ AnalysisResult analyze(const AnalysisRequest& request) {
                 result.overlay = OverlayOutcome{
                     *match, compareTimelines(result.outcomes[*match].prediction.timeline, measured)};
                 result.measured = request.trace->timeline;
+                result.measuredPath = request.trace->path;
             } catch (const std::exception& e) {
                 result.overlayError = messageOf(e);
             }

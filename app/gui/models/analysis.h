@@ -56,6 +56,7 @@ struct AnalysisResult {
     std::vector<ScheduleFailure> failures; ///< schedules that could not be generated or simulated
     std::optional<OverlayOutcome> overlay;
     std::shared_ptr<const Timeline> measured; ///< the matched trace (set with `overlay`)
+    std::string measuredPath;                 ///< its file
     std::string overlayError;                 ///< why the trace matched no shown schedule ("" when it did)
     std::size_t opCount = 0;                  ///< compute ops over all outcomes
 };

@@ -4,6 +4,7 @@
 #include "layout/palette.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace stagecraft::gui {
 namespace {} // namespace
@@ -89,10 +90,33 @@ Scene buildChartScene(const AnalysisResult& result, const ChartSettings& setting
             addMeasuredOutlines(scene, int(result.overlay->outcome), o.prediction.timeline, *result.measured,
                                 result.overlay->report);
     }
+    // Notes under the chart: the measured overlay's key, then the cost assumptions (one line per
+    // distinct setup; imported schedules share the project's).
+    const Palette& pal = findPalette(settings.palette);
+    bool grew = false;
+    const bool overlayDrawn = settings.overlay && result.overlay && result.measured;
+    if (overlayDrawn) {
+        scene.height += pal.fontSize * 1.4;
+        const double y = scene.height - pal.fontSize * 0.35;
+        SceneRect swatch;
+        swatch.x = pal.margin;
+        swatch.y = y - pal.fontSize * 0.75;
+        swatch.w = pal.fontSize * 1.6;
+        swatch.h = pal.fontSize * 0.8;
+        swatch.fill = Color{0, 0, 0, 0};
+        swatch.stroke = Color{0xd6, 0x27, 0x28, 255};
+        swatch.strokeWidth = 0.9;
+        swatch.role = RectRole::Legend;
+        scene.rects.push_back(swatch);
+        const std::string file = result.measuredPath.substr(result.measuredPath.find_last_of("/\\") + 1);
+        char error[32];
+        std::snprintf(error, sizeof error, "%+.1f%%", result.overlay->report.makespanError * 100);
+        scene.texts.push_back({pal.margin + swatch.w + pal.fontSize * 0.5, y,
+                               "measured (" + file + "): makespan " + error + " against the prediction",
+                               pal.fontSize, pal.text, TextAnchor::Start, false});
+        grew = true;
+    }
     if (settings.title) {
-        // The cost assumptions under the chart: one line per distinct setup (imported schedules
-        // share the project's).
-        const Palette& pal = findPalette(settings.palette);
         std::vector<std::string> lines;
         for (const ScheduleOutcome& o : result.outcomes)
             if (!o.prediction.report.costs.text.empty() &&
@@ -102,12 +126,13 @@ Scene buildChartScene(const AnalysisResult& result, const ChartSettings& setting
             scene.height += pal.fontSize * 1.4;
             scene.texts.push_back({pal.margin, scene.height - pal.fontSize * 0.35, "Costs — " + line,
                                    pal.fontSize, pal.mutedText, TextAnchor::Start, false});
+            grew = true;
         }
-        if (!lines.empty()) {
-            scene.height += pal.margin * 0.5;
-            for (SceneRect& r : scene.rects)
-                if (r.role == RectRole::Background) r.h = scene.height;
-        }
+    }
+    if (grew) {
+        scene.height += pal.margin * 0.5;
+        for (SceneRect& r : scene.rects)
+            if (r.role == RectRole::Background) r.h = scene.height;
     }
     return scene;
 }
