@@ -66,7 +66,7 @@ void GanttView::relayout() {
     // reads at the size it prints.
     // A little larger than print size: screens are read from further away than paper.
     m_k = std::max(1.0, logicalDpiX() / 72.0 * 1.15);
-    const double width = std::max(220.0, viewport()->width() * m_zoom / m_k);
+    const double width = std::max(220.0, (viewport()->width() * m_zoom - 1.0) / m_k);
     m_layoutError.clear();
     try {
         m_scene = m_result ? buildChartScene(*m_result, m_settings, width) : Scene{};
