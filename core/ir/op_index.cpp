@@ -1,17 +1,19 @@
 #include "ir/op_index.h"
 
+#include "ir/large_array.h"
+
 #include <algorithm>
 
 namespace stagecraft {
 
 OpIndex::OpIndex(const Schedule& schedule)
     : m_pipes(schedule.pipes), m_stages(schedule.stagesPerPipe), m_microbatches(schedule.microbatches) {
-    m_slots.assign(3ull * m_pipes * m_stages * m_microbatches, -1);
+    assignLarge(m_slots, 3ull * m_pipes * m_stages * m_microbatches, std::int32_t(-1));
     m_mbPipe.assign(static_cast<std::size_t>(m_microbatches), -1);
     m_deviceOffset.assign(schedule.order.size() + 1, 0);
     for (std::size_t d = 0; d < schedule.order.size(); ++d)
         m_deviceOffset[d + 1] = m_deviceOffset[d] + schedule.order[d].size();
-    m_deviceOf.resize(opCount());
+    assignLarge(m_deviceOf, opCount(), std::int32_t(0));
 
     for (std::size_t d = 0; d < schedule.order.size(); ++d) {
         const auto& ops = schedule.order[d];
@@ -57,20 +59,25 @@ OpIndex::OpIndex(const Schedule& schedule)
 }
 
 void OpIndex::resolveDependencies(const Schedule& schedule) {
-    m_deps.assign(opCount(), OpDeps{});
+    assignLarge(m_deps, opCount(), OpDeps{});
     // Every op below passed the range checks of the constructor or is skipped here, so the
     // slots can be computed without bounds checks.
     auto gidAt = [&](std::size_t slot) { return m_slots[slot] >= 0 ? m_slots[slot] : OpDeps::kMissing; };
     const std::size_t kindStride = std::size_t(m_pipes) * m_stages * m_microbatches;
-    std::size_t gid = 0;
-    for (const auto& ops : schedule.order)
-        for (const Op& op : ops) {
-            OpDeps& deps = m_deps[gid++];
+    const std::size_t stageStride = std::size_t(m_microbatches);
+    std::size_t crossDevice = 0;
+    for (std::size_t d = 0; d < schedule.order.size(); ++d) {
+        const std::vector<Op>& ops = schedule.order[d];
+        const std::size_t begin = m_deviceOffset[d];
+        // A producer is on another device when its global id falls outside this device's range.
+        auto remote = [&](std::int32_t dep) { return dep >= 0 && std::size_t(dep) - begin >= ops.size(); };
+        for (std::size_t i = 0; i < ops.size(); ++i) {
+            const Op& op = ops[i];
+            OpDeps& deps = m_deps[begin + i];
             if (!isComputeKind(op.kind) || op.pipe >= m_pipes || op.stage < 0 || op.stage >= m_stages ||
                 op.mb < 0 || op.mb >= m_microbatches)
                 continue;
             const std::size_t fSlot = slotOf(OpKind::F, op.pipe, op.stage, op.mb);
-            const std::size_t stageStride = std::size_t(m_microbatches);
             switch (op.kind) {
             case OpKind::F:
                 if (op.stage > 0) deps.first = gidAt(fSlot - stageStride);
@@ -85,7 +92,10 @@ void OpIndex::resolveDependencies(const Schedule& schedule) {
             default:
                 break;
             }
+            crossDevice += std::size_t(remote(deps.first)) + std::size_t(remote(deps.second));
         }
+    }
+    m_crossDevice = crossDevice;
 }
 
 std::size_t OpIndex::slotOf(OpKind kind, int pipe, int stage, int mb) const {

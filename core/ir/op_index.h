@@ -57,6 +57,9 @@ class OpIndex {
     /// Producers of the op with global id `gid` (data dependencies of F/B/W; none for others),
     /// resolved once when the index is built so every pass reads them in O(1).
     const OpDeps& depsOf(std::size_t gid) const { return m_deps[gid]; }
+    /// How many resolved dependencies cross devices (producer on another device than its
+    /// consumer): the pipeline transfers of one iteration.
+    std::size_t crossDeviceDependencies() const { return m_crossDevice; }
 
   private:
     std::size_t slotOf(OpKind kind, int pipe, int stage, int mb) const;
@@ -65,10 +68,11 @@ class OpIndex {
     int m_pipes, m_stages, m_microbatches;
     std::vector<std::int32_t> m_slots;    // [kind F/B/W][pipe][stage][mb] -> global id, -1 absent
     std::vector<std::int32_t> m_deviceOf; // [gid]
-    std::vector<int> m_mbPipe;  // [mb]
+    std::vector<int> m_mbPipe;            // [mb]
     std::vector<std::size_t> m_deviceOffset;
     std::vector<IndexProblem> m_problems;
     std::vector<OpDeps> m_deps; // [gid]
+    std::size_t m_crossDevice = 0;
 };
 
 } // namespace stagecraft

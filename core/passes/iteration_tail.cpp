@@ -16,7 +16,23 @@ Schedule addIterationTail(const Schedule& in, const IterationTailOptions& option
             if (op.kind == OpKind::GradSync) hasSync[slot] = 1;
             if (op.kind == lastKind) ++remaining[slot];
         }
-    Schedule out = in;
+    // Everything but the orders, which are rebuilt below: copying them first would cost a pass
+    // over every op. The binding fails to compile when Schedule gains a member, so a new field
+    // cannot be dropped silently here.
+    const auto& [name, devices, pipes, stagesPerPipe, microbatches, chunksPerDevice, splitBackward, placement,
+                 order] = in;
+    Schedule out;
+    out.name = name;
+    out.devices = devices;
+    out.pipes = pipes;
+    out.stagesPerPipe = stagesPerPipe;
+    out.microbatches = microbatches;
+    out.chunksPerDevice = chunksPerDevice;
+    out.splitBackward = splitBackward;
+    out.placement = placement;
+    out.order.resize(order.size());
+    // Orders beyond `devices` (a malformed schedule) pass through unchanged.
+    for (std::size_t d = std::size_t(std::max(devices, 0)); d < order.size(); ++d) out.order[d] = order[d];
     for (int d = 0; d < in.devices; ++d) {
         std::vector<Op> ops;
         ops.reserve(in.order[d].size() + 2 * std::size_t(in.chunksPerDevice));

@@ -1,5 +1,7 @@
 #include "sim/list_scheduler.h"
 
+#include "ir/large_array.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -21,19 +23,52 @@ OpCosts fullStageCosts(const Schedule& schedule, double f, double b, double w, d
 namespace {
 
 constexpr int kNone = -1;
+constexpr std::int64_t kNoOp = -1;
+constexpr int kWaitBucketBits = 12;
+constexpr std::size_t kPrefetchOps = 8;
+
+/// Bucket of a waited-for op in the small table of waited-for counts (Fibonacci hashing: ops at
+/// the same position of different devices land in different buckets).
+std::size_t waitBucket(std::size_t gid) {
+    return std::size_t((std::uint64_t(gid) * 0x9E3779B97F4A7C15ull) >> (64 - kWaitBucketBits));
+}
+
+/// Where a run keeps each op's times: the result's OpTime array (listSchedule) or the compute
+/// events of a timeline (listScheduleInto). An op has run once its end is not negative.
+struct TimesSink {
+    OpTime* times;
+    double end(std::size_t gid) const { return times[gid].end; }
+    const void* at(std::size_t gid) const { return &times[gid]; }
+    void set(std::size_t gid, double start, double end) const { times[gid] = OpTime{start, end}; }
+};
+
+struct EventSink {
+    TimelineEvent* events;
+    double end(std::size_t gid) const { return events[gid].end; }
+    const void* at(std::size_t gid) const { return &events[gid]; }
+    void set(std::size_t gid, double start, double end) const {
+        events[gid].start = start;
+        events[gid].end = end;
+    }
+};
 
 /// State of one run; kept in one place so the helpers stay small.
+template <typename Sink>
 struct Run {
     const Schedule& schedule;
     const OpIndex& index;
     const OpCosts& costs;
+    Sink sink;
     ListScheduleResult result;
-    std::vector<std::size_t> head;  // next op per device
-    std::vector<double> deviceFree; // end of the last compute op per device
-    std::vector<double> commFree;   // end of the last collective per device
-    std::vector<int> firstWaiter;   // [global op] first device waiting on it
-    std::vector<int> nextWaiter;    // [device] next device waiting on the same op
-    std::vector<OpRef> waitingFor;  // [device]
+    std::array<const double*, kOpKindCount> duration{}; // costs.duration[kind].data()
+    std::vector<std::size_t> head;                      // next op per device
+    std::vector<double> deviceFree;                     // end of the last compute op per device
+    std::vector<double> commFree;                       // end of the last collective per device
+    // Devices waiting for an op, chained per hash bucket of the op (newest first): a small
+    // table that stays in L1 where a per-op table would miss the cache on every completion.
+    std::vector<int> bucketHead;          // [waitBucket(gid)] last device to wait on the bucket
+    std::vector<int> nextWaiter;          // [device] next device in the same bucket
+    std::vector<std::int64_t> waitingFor; // [device] global id, kNoOp for none or an absent op
     std::vector<int> readyStack;
     // Gradient-sync collectives: members grouped by stage; each device's sync per (pipe, stage).
     std::vector<std::vector<OpRef>> syncMembers; // [stage]
@@ -41,18 +76,19 @@ struct Run {
     std::vector<double> syncReady;               // [stage] latest post time
     std::vector<OpRef> syncOf;                   // [pipe * S + stage]
 
-    Run(const Schedule& s, const OpIndex& i, const OpCosts& c) : schedule(s), index(i), costs(c) {
+    Run(const Schedule& s, const OpIndex& i, const OpCosts& c, Sink k)
+        : schedule(s), index(i), costs(c), sink(k) {
         const std::size_t devices = schedule.order.size();
         result.deviceOffset.assign(devices + 1, 0);
         for (std::size_t d = 0; d < devices; ++d)
             result.deviceOffset[d + 1] = result.deviceOffset[d] + schedule.order[d].size();
-        result.times.assign(result.deviceOffset.back(), OpTime{});
+        for (int k = 0; k < kOpKindCount; ++k) duration[k] = costs.duration[k].data();
         head.assign(devices, 0);
         deviceFree.assign(devices, 0.0);
         commFree.assign(devices, 0.0);
-        firstWaiter.assign(result.deviceOffset.back(), kNone);
+        bucketHead.assign(std::size_t(1) << kWaitBucketBits, kNone);
         nextWaiter.assign(devices, kNone);
-        waitingFor.assign(devices, OpRef{});
+        waitingFor.assign(devices, kNoOp);
         const int stages = std::max(schedule.stagesPerPipe, 0);
         syncMembers.resize(std::size_t(stages));
         syncOf.assign(std::size_t(std::max(schedule.pipes, 0)) * stages, OpRef{});
@@ -69,56 +105,67 @@ struct Run {
         syncReady.assign(syncMembers.size(), 0.0);
     }
 
-    OpTime& timeOf(OpRef ref) { return result.times[result.deviceOffset[ref.device] + ref.index]; }
+    std::size_t gidOf(OpRef ref) const { return result.deviceOffset[ref.device] + ref.index; }
+    double costOf(const Op& op) const {
+        return duration[static_cast<int>(op.kind)]
+                       [std::size_t(op.pipe) * std::size_t(schedule.stagesPerPipe) + std::size_t(op.stage)];
+    }
 
     /// Record an op's times and wake every device that waited on it.
-    void complete(OpRef ref, double start, double duration) {
-        OpTime& t = timeOf(ref);
-        t.start = start;
-        t.end = start + duration;
-        const std::size_t gid = result.deviceOffset[ref.device] + ref.index;
-        for (int w = firstWaiter[gid]; w != kNone;) {
-            const int next = nextWaiter[w];
+    void complete(std::size_t gid, double start, double duration) {
+        sink.set(gid, start, start + duration);
+        int* head = &bucketHead[waitBucket(gid)];
+        if (*head != kNone) wake(gid, head);
+    }
+
+    /// Make the devices waiting on `gid` ready, the one that started waiting last first.
+    void wake(std::size_t gid, int* link) {
+        while (*link != kNone) {
+            const int w = *link;
+            if (waitingFor[w] != std::int64_t(gid)) {
+                link = &nextWaiter[w];
+                continue;
+            }
+            *link = nextWaiter[w];
             nextWaiter[w] = kNone;
-            waitingFor[w] = OpRef{};
+            waitingFor[w] = kNoOp;
             readyStack.push_back(w);
-            w = next;
         }
-        firstWaiter[gid] = kNone;
     }
 
-    void block(int device, OpRef dep) {
-        const std::size_t gid = result.deviceOffset[dep.device] + dep.index;
-        waitingFor[device] = dep;
-        nextWaiter[device] = firstWaiter[gid];
-        firstWaiter[gid] = device;
+    void block(int device, std::size_t gid) {
+        int& head = bucketHead[waitBucket(gid)];
+        waitingFor[device] = std::int64_t(gid);
+        nextWaiter[device] = head;
+        head = device;
     }
 
-    /// Earliest start of a compute op from its data dependencies, or block on a missing one.
-    /// Returns false when the device must wait.
-    bool dependenciesReady(int device, std::size_t gid, double& start) {
-        const OpDeps& deps = index.depsOf(gid);
-        for (const std::int32_t dep : {deps.first, deps.second}) {
-            if (dep == OpDeps::kNone) continue;
-            if (dep == OpDeps::kMissing) { // the validator reports it; never runnable
-                waitingFor[device] = OpRef{};
-                return false;
-            }
-            const OpTime& t = result.times[std::size_t(dep)];
-            if (t.end < 0) {
-                block(device, index.refOf(std::size_t(dep)));
-                return false;
-            }
-            const bool local = std::size_t(dep) >= result.deviceOffset[device] &&
-                               std::size_t(dep) < result.deviceOffset[device + 1];
-            if (!local) {
-                const double comm = costs.nodeOfDevice.empty()
-                                        ? costs.comm
-                                        : costs.commBetween(index.refOf(std::size_t(dep)).device, device);
-                start = std::max(start, t.end + comm);
-            } else {
-                start = std::max(start, t.end);
-            }
+    /// Device and position of global id `gid`.
+    OpRef refOf(std::size_t gid) const {
+        const auto& offsets = result.deviceOffset;
+        const auto device = std::upper_bound(offsets.begin(), offsets.end(), gid) - offsets.begin() - 1;
+        return {std::int32_t(device), std::int32_t(gid - offsets[std::size_t(device)])};
+    }
+
+    /// Fold the arrival of producer `dep` into `start`, or block on it. Returns false when the
+    /// device must wait. `begin`..`end` are the global ids of the device's own ops.
+    bool arrived(int device, std::int32_t dep, std::size_t begin, std::size_t end, double& start) {
+        if (dep == OpDeps::kMissing) { // the validator reports it; never runnable
+            waitingFor[device] = kNoOp;
+            return false;
+        }
+        const double depEnd = sink.end(std::size_t(dep));
+        if (depEnd < 0) {
+            block(device, std::size_t(dep));
+            return false;
+        }
+        if (std::size_t(dep) - begin < end - begin) {
+            start = std::max(start, depEnd);
+        } else {
+            const double comm = costs.nodeOfDevice.empty()
+                                    ? costs.comm
+                                    : costs.commBetween(index.refOf(std::size_t(dep)).device, device);
+            start = std::max(start, depEnd + comm);
         }
         return true;
     }
@@ -130,63 +177,98 @@ struct Run {
         for (int mb = 0; mb < schedule.microbatches; ++mb) {
             if (index.pipeOf(mb) != op.pipe) continue;
             const OpRef dep = index.find(last, op.pipe, op.stage, mb);
-            if (!dep.valid() || timeOf(dep).end < 0) {
+            if (!dep.valid() || sink.end(gidOf(dep)) < 0) {
                 if (dep.valid() && dep.device != device)
-                    block(device, dep);
+                    block(device, gidOf(dep));
                 else
-                    waitingFor[device] = dep;
+                    waitingFor[device] = dep.valid() ? std::int64_t(gidOf(dep)) : kNoOp;
                 return false;
             }
         }
         return true;
     }
 
+    /// Run device `device` from its head until it must wait or is done. The common case, a
+    /// compute op, reads its two resolved producers and nothing else; the head and the device's
+    /// free time live in registers until the device stops.
     void runDevice(int device) {
-        const auto& ops = schedule.order[device];
-        while (head[device] < ops.size()) {
-            const OpRef here{device, int(head[device])};
-            const Op& op = ops[here.index];
-            double start = deviceFree[device];
-            if (op.kind == OpKind::GradSync) {
-                if (!localBackwardDone(device, op)) return;
-                ++head[device]; // posted: the device goes on while the collective runs
-                post(here, op, start);
-                continue;
+        const Op* ops = schedule.order[device].data();
+        const std::size_t count = schedule.order[device].size();
+        const std::size_t begin = result.deviceOffset[device];
+        const std::size_t end = begin + count;
+        const OpDeps* deps = count > 0 ? &index.depsOf(begin) : nullptr;
+        std::size_t i = head[device];
+        double free = deviceFree[device];
+        for (; i < count; ++i) {
+            const Op& op = ops[i];
+            const std::size_t gid = begin + i;
+            // Every device walks its own stretch of each per-op array, a few ops per visit:
+            // more streams than the hardware prefetcher follows, so fetch the next ones here.
+            if (i + kPrefetchOps < count) {
+                __builtin_prefetch(&ops[i + kPrefetchOps]);
+                __builtin_prefetch(&deps[i + kPrefetchOps]);
+                __builtin_prefetch(sink.at(gid + kPrefetchOps), 1);
             }
-            if (op.kind == OpKind::Optimizer) {
-                if (!localBackwardDone(device, op)) return;
-                const OpRef sync = syncOf[std::size_t(op.pipe) * schedule.stagesPerPipe + op.stage];
-                if (sync.valid() && sync.device == device) {
-                    if (timeOf(sync).end < 0) {
-                        block(device, sync);
-                        return;
-                    }
-                    start = std::max(start, timeOf(sync).end);
+            double start = free;
+            if (isComputeKind(op.kind)) [[likely]] {
+                const OpDeps producers = deps[i];
+                if (producers.first != OpDeps::kNone && !arrived(device, producers.first, begin, end, start))
+                    break;
+                if (producers.second != OpDeps::kNone &&
+                    !arrived(device, producers.second, begin, end, start))
+                    break;
+            } else {
+                if (!localBackwardDone(device, op)) break;
+                if (op.kind == OpKind::GradSync) {
+                    // Posted: the device goes on while the collective runs.
+                    head[device] = i + 1;
+                    deviceFree[device] = free;
+                    post(op, start);
+                    continue;
                 }
-            } else if (!dependenciesReady(device, result.deviceOffset[device] + here.index, start)) {
-                return;
+                if (op.kind == OpKind::Optimizer) {
+                    const OpRef sync = syncOf[std::size_t(op.pipe) * schedule.stagesPerPipe + op.stage];
+                    if (sync.valid() && sync.device == device) {
+                        const double syncEnd = sink.end(gidOf(sync));
+                        if (syncEnd < 0) {
+                            block(device, gidOf(sync));
+                            break;
+                        }
+                        start = std::max(start, syncEnd);
+                    }
+                }
             }
-            ++head[device];
-            deviceFree[device] = start + costs.of(op, schedule.stagesPerPipe);
-            complete(here, start, costs.of(op, schedule.stagesPerPipe));
+            const double cost = costOf(op);
+            free = start + cost;
+            complete(gid, start, cost);
         }
+        head[device] = i;
+        deviceFree[device] = free;
     }
 
     /// A device posts its part of a stage's gradient collective; the last member to post starts
     /// it on every member's communication lane.
-    void post(OpRef here, const Op& op, double postedAt) {
+    void post(const Op& op, double postedAt) {
         const int stage = op.stage;
         syncReady[stage] = std::max(syncReady[stage], postedAt);
         if (++syncPosted[stage] < int(syncMembers[stage].size())) return;
         double start = syncReady[stage];
         for (const OpRef& member : syncMembers[stage]) start = std::max(start, commFree[member.device]);
         for (const OpRef& member : syncMembers[stage]) {
-            const double duration =
-                costs.of(schedule.order[member.device][member.index], schedule.stagesPerPipe);
+            const double duration = costOf(schedule.order[member.device][member.index]);
             commFree[member.device] = start + duration;
-            complete(member, start, duration);
+            complete(gidOf(member), start, duration);
         }
-        (void)here;
+    }
+
+    void runAll() {
+        for (int d = int(schedule.order.size()) - 1; d >= 0; --d) readyStack.push_back(d);
+        while (!readyStack.empty()) {
+            const int device = readyStack.back();
+            readyStack.pop_back();
+            runDevice(device);
+        }
+        describeBlocked();
     }
 
     void describeBlocked() {
@@ -198,8 +280,8 @@ struct Run {
             const Op& op = schedule.order[d][head[d]];
             const std::string here = "device " + std::to_string(d) + " waits at position " +
                                      std::to_string(head[d]) + " (" + describeOp(op) + ")";
-            if (waitingFor[d].valid()) {
-                b.waitingFor = waitingFor[d];
+            if (waitingFor[d] != kNoOp) {
+                b.waitingFor = refOf(std::size_t(waitingFor[d]));
                 const Op& dep = schedule.order[b.waitingFor.device][b.waitingFor.index];
                 b.reason = here + " for " + describeOp(dep) + " at position " +
                            std::to_string(b.waitingFor.index) + " of device " +
@@ -250,14 +332,18 @@ struct Run {
 } // namespace
 
 ListScheduleResult listSchedule(const Schedule& schedule, const OpIndex& index, const OpCosts& costs) {
-    Run run(schedule, index, costs);
-    for (int d = int(schedule.order.size()) - 1; d >= 0; --d) run.readyStack.push_back(d);
-    while (!run.readyStack.empty()) {
-        const int device = run.readyStack.back();
-        run.readyStack.pop_back();
-        run.runDevice(device);
-    }
-    run.describeBlocked();
+    std::vector<OpTime> times;
+    assignLarge(times, schedule.opCount(), OpTime{});
+    Run<TimesSink> run(schedule, index, costs, TimesSink{times.data()});
+    run.runAll();
+    run.result.times = std::move(times);
+    return std::move(run.result);
+}
+
+ListScheduleResult listScheduleInto(const Schedule& schedule, const OpIndex& index, const OpCosts& costs,
+                                    std::span<TimelineEvent> events) {
+    Run<EventSink> run(schedule, index, costs, EventSink{events.data()});
+    run.runAll();
     return std::move(run.result);
 }
 

@@ -9,8 +9,10 @@
 
 #include "ir/op_index.h"
 #include "ir/schedule.h"
+#include "sim/timeline.h"
 
 #include <array>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -86,5 +88,12 @@ void forEachDependency(const Schedule& schedule, const OpIndex& index, const Op&
 }
 
 ListScheduleResult listSchedule(const Schedule& schedule, const OpIndex& index, const OpCosts& costs);
+
+/// The same, writing every op's start and end into `events[index.globalId(op)]` instead of
+/// `times` (which stays empty): the simulator fills its timeline's compute events in place, which
+/// saves a 16-byte-per-op array and a copy. `events` must hold one event per op (at least
+/// `index.opCount()`), each with a negative `end`; only `start` and `end` are written.
+ListScheduleResult listScheduleInto(const Schedule& schedule, const OpIndex& index, const OpCosts& costs,
+                                    std::span<TimelineEvent> events);
 
 } // namespace stagecraft

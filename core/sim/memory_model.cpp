@@ -31,6 +31,9 @@ MemoryReport computeMemory(const Schedule& s, const Timeline& timeline, const Me
     // Changes per device: (time, delta). Allocation at an op's start, release at its end; at
     // equal times releases go first so back-to-back ops do not double count.
     std::vector<std::vector<std::pair<double, double>>> changes(std::size_t(s.devices));
+    // At most one change per op of the device in a timeline of this schedule (a hint only).
+    for (std::size_t d = 0; d < changes.size() && d < s.order.size(); ++d)
+        changes[d].reserve(s.order[d].size());
     for (const TimelineEvent& e : timeline.events) {
         if (e.lane != Lane::Compute || e.device < 0 || e.device >= s.devices) continue;
         if (e.op.pipe >= s.pipes || e.op.stage < 0 || e.op.stage >= s.stagesPerPipe) continue;
@@ -53,9 +56,13 @@ MemoryReport computeMemory(const Schedule& s, const Timeline& timeline, const Me
     }
     for (int d = 0; d < s.devices; ++d) {
         auto& c = changes[d];
-        std::stable_sort(c.begin(), c.end(), [](const auto& a, const auto& b) {
+        const auto byTimeReleasesFirst = [](const auto& a, const auto& b) {
             return a.first < b.first || (a.first == b.first && a.second < b.second);
-        });
+        };
+        // A simulated device runs one compute op at a time, so its changes usually arrive in
+        // order already; sorting a sorted range stably would leave it as it is.
+        if (!std::is_sorted(c.begin(), c.end(), byTimeReleasesFirst))
+            std::stable_sort(c.begin(), c.end(), byTimeReleasesFirst);
         DeviceMemory& dm = report.devices[d];
         double bytes = dm.staticBytes;
         dm.peakBytes = bytes;

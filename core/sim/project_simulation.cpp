@@ -8,21 +8,6 @@
 
 namespace stagecraft {
 
-namespace {
-
-/// Cross-device data dependencies of the schedule: one pipeline transfer each.
-std::size_t countTransfers(const OpIndex& index) {
-    std::size_t transfers = 0;
-    for (std::size_t gid = 0; gid < index.opCount(); ++gid) {
-        const OpDeps& deps = index.depsOf(gid);
-        for (const std::int32_t dep : {deps.first, deps.second})
-            if (dep >= 0 && index.deviceOf(std::size_t(dep)) != index.deviceOf(gid)) ++transfers;
-    }
-    return transfers;
-}
-
-} // namespace
-
 Prediction predict(const Project& project, const Schedule& schedule) {
     Prediction out;
     out.schedule = addIterationTail(schedule, IterationTailOptions{});
@@ -48,7 +33,7 @@ Prediction predict(const Project& project, const Schedule& schedule) {
     r.tokensPerSecond = r.samplesPerSecond * project.model.seqLen;
     r.tflopsPerGpu = out.setup.flopsPerIteration / seconds / gpus / 1e12;
     r.mfu = project.cluster.peakTflops > 0 ? r.tflopsPerGpu / project.cluster.peakTflops : 0.0;
-    r.p2pBytes = double(countTransfers(index)) * out.setup.p2pBytesPerTransfer * dp * tp;
+    r.p2pBytes = double(index.crossDeviceDependencies()) * out.setup.p2pBytesPerTransfer * dp * tp;
     r.collectiveBytes = out.setup.collectiveBytesPerIteration;
     return out;
 }

@@ -1,46 +1,42 @@
 #include "sim/simulator.h"
 
 #include "error.h"
+#include "ir/large_array.h"
+
+#include <algorithm>
 
 namespace stagecraft {
 
 namespace {
 
-void addTransfers(const Schedule& s, const OpIndex& index, const ListScheduleResult& run,
-                  const OpCosts& costs, Timeline& timeline) {
-    // A transfer leaves when its producer ends and arrives the link's comm time later; one event
-    // per cross-device data dependency (F -> next stage's F, B -> previous stage's B). Counted
-    // first so the event vector grows once.
-    auto remote = [&](std::int32_t dep, int d) {
-        return dep >= 0 &&
-               (std::size_t(dep) < run.deviceOffset[d] || std::size_t(dep) >= run.deviceOffset[d + 1]);
-    };
-    std::size_t transfers = 0, counted = 0;
-    for (int d = 0; d < s.devices; ++d)
-        for (std::size_t i = 0; i < s.order[d].size(); ++i, ++counted) {
-            const OpDeps& deps = index.depsOf(counted);
-            transfers += std::size_t(remote(deps.first, d)) + std::size_t(remote(deps.second, d));
-        }
-    timeline.events.reserve(timeline.events.size() + transfers);
+/// One event per cross-device data dependency (F -> next stage's F, B -> previous stage's B),
+/// appended after the compute events: a transfer leaves when its producer ends and arrives the
+/// link's comm time later. The producer's op, device and end are read from its compute event.
+void addTransfers(const Schedule& s, const OpIndex& index, const OpCosts& costs, Timeline& timeline) {
+    std::vector<TimelineEvent>& events = timeline.events;
     std::size_t gid = 0;
-    for (int d = 0; d < s.devices; ++d)
-        for (std::size_t i = 0; i < s.order[d].size(); ++i, ++gid) {
-            const OpDeps& deps = index.depsOf(gid);
+    for (int d = 0; d < s.devices; ++d) {
+        const std::size_t begin = gid, count = s.order[d].size();
+        for (std::size_t i = 0; i < count; ++i, ++gid) {
+            const OpDeps deps = index.depsOf(gid);
             for (const std::int32_t dep : {deps.first, deps.second}) {
-                if (!remote(dep, d)) continue;
-                const OpRef from = index.refOf(std::size_t(dep));
-                const Op& producer = s.order[from.device][from.index];
-                TimelineEvent e;
-                e.op = producer;
-                e.device = from.device;
+                if (dep < 0 || std::size_t(dep) - begin < count) continue;
+                const Op op = events[std::size_t(dep)].op;
+                const std::int32_t from = events[std::size_t(dep)].device;
+                const double leaves = events[std::size_t(dep)].end;
+                // Written in place: an event assembled on the stack and then copied costs a
+                // store-forwarding stall per event.
+                TimelineEvent& e = events.emplace_back();
+                e.op = op;
+                e.device = from;
                 e.peer = d;
                 e.lane = Lane::Comm;
-                e.comm = producer.kind == OpKind::F ? CommKind::Activation : CommKind::Gradient;
-                e.start = run.times[std::size_t(dep)].end;
-                e.end = e.start + costs.commBetween(from.device, d);
-                timeline.events.push_back(e);
+                e.comm = op.kind == OpKind::F ? CommKind::Activation : CommKind::Gradient;
+                e.start = leaves;
+                e.end = leaves + costs.commBetween(from, d);
             }
         }
+    }
 }
 
 } // namespace
@@ -50,31 +46,39 @@ Timeline simulate(const Schedule& s, const OpCosts& costs) {
 }
 
 Timeline simulate(const Schedule& s, const OpIndex& index, const OpCosts& costs) {
-    const ListScheduleResult run = listSchedule(s, index, costs);
+    Timeline timeline;
+    timeline.shape = shapeOf(s);
+    const bool transfers = costs.comm > 0 || costs.commInterNode > 0;
+    const std::size_t ops = s.opCount();
+    // Exactly one allocation: the compute events, then one transfer per cross-device dependency.
+    reserveLarge(timeline.events, ops + (transfers ? index.crossDeviceDependencies() : 0));
+    // The compute events in device order, not yet run (end < 0); the list scheduler then writes
+    // every start and end in place.
+    for (std::size_t d = 0; d < s.order.size(); ++d)
+        for (const Op& op : s.order[d]) {
+            TimelineEvent& e = timeline.events.emplace_back();
+            e.op = op;
+            e.device = std::int32_t(d);
+            e.lane = op.kind == OpKind::GradSync ? Lane::Comm : Lane::Compute;
+            e.comm = op.kind == OpKind::GradSync ? CommKind::Collective : CommKind::None;
+            e.start = -1.0;
+            e.end = -1.0;
+        }
+    const ListScheduleResult run =
+        listScheduleInto(s, index, costs, std::span<TimelineEvent>(timeline.events.data(), ops));
     if (!run.complete()) {
         std::string message = "schedule '" + s.name + "' deadlocks:";
         for (const auto& b : run.blocked) message += " " + b.reason + ";";
         throw ValidationError("schedule.deadlock", s.name, message);
     }
-    Timeline timeline;
-    timeline.shape = shapeOf(s);
-    const bool transfers = costs.comm > 0 || costs.commInterNode > 0;
-    // Every op but those of the first stage has one remote producer at most per direction; the
-    // bound 2 * ops keeps the vector from growing twice.
-    timeline.events.reserve(transfers ? 2 * s.opCount() : s.opCount());
-    for (int d = 0; d < s.devices; ++d)
-        for (int i = 0; i < int(s.order[d].size()); ++i) {
-            const Op& op = s.order[d][i];
-            TimelineEvent e;
-            e.op = op;
-            e.device = d;
-            e.lane = op.kind == OpKind::GradSync ? Lane::Comm : Lane::Compute;
-            e.comm = op.kind == OpKind::GradSync ? CommKind::Collective : CommKind::None;
-            e.start = run.time(d, i).start;
-            e.end = run.time(d, i).end;
-            timeline.events.push_back(e);
-        }
-    if (transfers) addTransfers(s, index, run, costs, timeline);
+    if (transfers) addTransfers(s, index, costs, timeline);
+    if (s.order.size() > std::size_t(std::max(s.devices, 0))) {
+        // Orders beyond `devices` (a malformed schedule) ran, but their ops are not events.
+        std::size_t shown = 0;
+        for (int d = 0; d < s.devices; ++d) shown += s.order[d].size();
+        timeline.events.erase(timeline.events.begin() + std::ptrdiff_t(shown),
+                              timeline.events.begin() + std::ptrdiff_t(ops));
+    }
     return timeline;
 }
 

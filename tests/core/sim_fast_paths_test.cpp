@@ -1,0 +1,104 @@
+// The simulator's fast paths against their general counterparts: list scheduling into timeline
+// events, the index's count of cross-device dependencies, and the metrics' reading of the
+// simulator's layout against the general path on a reordered timeline.
+#include "generators/registry.h"
+#include "ir/op_index.h"
+#include "passes/iteration_tail.h"
+#include "sim/list_scheduler.h"
+#include "sim/metrics.h"
+#include "sim/simulator.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+
+using namespace stagecraft;
+
+TEST_CASE("listScheduleInto writes the times listSchedule returns", "[perf]") {
+    for (const char* name : {"1f1b", "interleaved", "zb-v", "chimera"}) {
+        const Schedule s =
+            addIterationTail(generateSchedule(name, ScheduleParams{4, 8, 2}), IterationTailOptions{});
+        const OpIndex index(s);
+        const OpCosts costs = fullStageCosts(s, 1.0, 2.0, 1.0, 0.25, 3.0, 0.5);
+        const ListScheduleResult reference = listSchedule(s, index, costs);
+        REQUIRE(reference.complete());
+        std::vector<TimelineEvent> events(index.opCount());
+        for (TimelineEvent& e : events) e.end = -1.0;
+        const ListScheduleResult into = listScheduleInto(s, index, costs, events);
+        CHECK(into.complete());
+        CHECK(into.times.empty());
+        CHECK(into.deviceOffset == reference.deviceOffset);
+        for (std::size_t gid = 0; gid < events.size(); ++gid) {
+            INFO(name << " op " << gid);
+            CHECK(events[gid].start == reference.times[gid].start);
+            CHECK(events[gid].end == reference.times[gid].end);
+        }
+    }
+}
+
+TEST_CASE("listScheduleInto reports a deadlock like listSchedule", "[perf]") {
+    Schedule s = makeSchedule("hand", 2, 2, {loopedPlacement(2, 2)}, false);
+    for (int mb : {0, 1}) pushOp(s, 0, OpKind::F, 0, 0, mb), pushOp(s, 0, OpKind::B, 0, 0, mb);
+    for (int mb : {1, 0}) pushOp(s, 1, OpKind::F, 0, 1, mb), pushOp(s, 1, OpKind::B, 0, 1, mb);
+    const OpIndex index(s);
+    const OpCosts costs = fullStageCosts(s, 1, 1, 0);
+    std::vector<TimelineEvent> events(index.opCount());
+    for (TimelineEvent& e : events) e.end = -1.0;
+    const ListScheduleResult into = listScheduleInto(s, index, costs, events);
+    const ListScheduleResult reference = listSchedule(s, index, costs);
+    REQUIRE(into.blocked.size() == 2);
+    CHECK(into.blocked[0].reason == reference.blocked[0].reason);
+    CHECK(into.blocked[1].reason == reference.blocked[1].reason);
+    CHECK(into.cycle == std::vector<int>{0, 1});
+    CHECK(events[0].end == 1.0); // F0 on device 0 ran before the ring closed
+}
+
+TEST_CASE("crossDeviceDependencies counts the simulator's transfer events", "[perf]") {
+    for (const char* name : {"1f1b", "interleaved", "zb-v", "bitpipe"}) {
+        const Schedule s = generateSchedule(name, ScheduleParams{4, 8, 2});
+        const OpIndex index(s);
+        const Timeline t = simulate(s, index, fullStageCosts(s, 1, 2, 1, 0.5));
+        const auto transfers = std::count_if(t.events.begin(), t.events.end(), [](const TimelineEvent& e) {
+            return e.comm == CommKind::Activation || e.comm == CommKind::Gradient;
+        });
+        INFO(name);
+        CHECK(index.crossDeviceDependencies() == std::size_t(transfers));
+        CHECK(t.events.size() == index.opCount() + index.crossDeviceDependencies());
+    }
+    const Schedule s = generateSchedule("1f1b", ScheduleParams{4, 8, 1});
+    // F and B of every micro-batch cross each of the 3 device boundaries once.
+    CHECK(OpIndex(s).crossDeviceDependencies() == 2u * 3u * 8u);
+}
+
+TEST_CASE("Metrics of the simulator's layout equal those of the same timeline reordered", "[perf]") {
+    const Schedule s =
+        addIterationTail(generateSchedule("interleaved", ScheduleParams{4, 8, 2}), IterationTailOptions{});
+    const OpIndex index(s);
+    OpCosts costs = fullStageCosts(s, 1.0, 2.0, 1.0, 0.3, 2.0, 0.5);
+    costs.nodeOfDevice = {0, 0, 1, 1};
+    costs.commInterNode = 0.7;
+    const Timeline t = simulate(s, index, costs);
+    Timeline byStart = t;
+    std::stable_sort(byStart.events.begin(), byStart.events.end(),
+                     [](const TimelineEvent& a, const TimelineEvent& b) { return a.start < b.start; });
+    REQUIRE(!(byStart == t));
+    const TimeMetrics fast = computeTimeMetrics(s, index, t, &costs);
+    const TimeMetrics general = computeTimeMetrics(s, index, byStart, &costs);
+    CHECK(fast.makespan == general.makespan);
+    CHECK(fast.bubbleRatio == general.bubbleRatio);
+    CHECK(fast.spanBubbleRatio == general.spanBubbleRatio);
+    REQUIRE(fast.devices.size() == general.devices.size());
+    for (std::size_t d = 0; d < fast.devices.size(); ++d) {
+        INFO("device " << d);
+        CHECK(fast.devices[d].busy == general.devices[d].busy);
+        CHECK(fast.devices[d].idle == general.devices[d].idle);
+        CHECK(fast.devices[d].lastEnd == general.devices[d].lastEnd);
+        CHECK(fast.devices[d].bubbles.communication == general.devices[d].bubbles.communication);
+        CHECK(fast.devices[d].bubbles.other == general.devices[d].bubbles.other);
+        CHECK(fast.devices[d].bubbles.waitingOn == general.devices[d].bubbles.waitingOn);
+    }
+    // A stray event in the simulator's layout falls back to the general path and its error.
+    Timeline broken = t;
+    std::swap(broken.events[0], broken.events[1]);
+    CHECK_THROWS_WITH(computeTimeMetrics(s, index, broken, &costs),
+                      Catch::Contains("[timeline.mismatch]") && Catch::Contains("device 0 position 0"));
+}
