@@ -1,0 +1,176 @@
+#include "gui/export_dialog.h"
+
+#include "gui/models/constants.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace stagecraft::gui {
+namespace {
+
+const char* const kSuffixes[] = {"svg", "pdf", "png", "tex"};
+
+} // namespace
+
+ExportDialog::ExportDialog(const ChartSettings& current, QWidget* parent) : QDialog(parent) {
+    setWindowTitle(tr("Export Chart"));
+    QSettings settings;
+    m_format = new QComboBox(this);
+    m_format->addItem(tr("SVG (vector)"), int(render::ExportFormat::Svg));
+    m_format->addItem(tr("PDF (vector)"), int(render::ExportFormat::Pdf));
+    m_format->addItem(tr("PNG (image)"), int(render::ExportFormat::Png));
+    m_format->addItem(tr("TikZ (LaTeX)"), int(render::ExportFormat::Tikz));
+    m_path = new QLineEdit(this);
+    auto* browse = new QPushButton(tr("Browse…"), this);
+    connect(browse, &QPushButton::clicked, this, &ExportDialog::browse);
+    auto* pathRow = new QHBoxLayout;
+    pathRow->addWidget(m_path, 1);
+    pathRow->addWidget(browse);
+
+    m_width = new QDoubleSpinBox(this);
+    m_width->setRange(25.4, 14400);
+    m_width->setDecimals(1);
+    m_unit = new QComboBox(this);
+    m_unit->addItem(tr("mm"), int(SizeUnit::Millimetre));
+    m_unit->addItem(tr("pt"), int(SizeUnit::Point));
+    m_unit->setCurrentIndex(settings.value(constants::kExportUnitKey, 0).toInt() == 1 ? 1 : 0);
+    m_width->setValue(settings.value(constants::kExportWidthKey, 170.0).toDouble());
+    auto* sizeRow = new QHBoxLayout;
+    sizeRow->addWidget(m_width, 1);
+    sizeRow->addWidget(m_unit);
+    m_dpi = new QSpinBox(this);
+    m_dpi->setRange(30, 1200);
+    m_dpi->setValue(settings.value(constants::kExportDpiKey, 300).toInt());
+    m_dpi->setSuffix(tr(" dpi"));
+    m_sizeHint = new QLabel(this);
+    m_palette = new QComboBox(this);
+    for (const char* p : {"paper", "slides", "colorblind", "greyscale"})
+        m_palette->addItem(QString::fromLatin1(p));
+    m_palette->setCurrentText(QString::fromStdString(current.palette));
+    m_legend = new QCheckBox(tr("Legend"), this);
+    m_axis = new QCheckBox(tr("Time axis"), this);
+    m_labels = new QCheckBox(tr("Micro-batch labels"), this);
+    m_title = new QCheckBox(tr("Titles and cost line"), this);
+    m_comm = new QCheckBox(tr("Communication lane"), this);
+    m_overlay = new QCheckBox(tr("Measured overlay"), this);
+    m_standalone = new QCheckBox(tr("Standalone document (TikZ)"), this);
+    m_legend->setChecked(current.legend);
+    m_axis->setChecked(current.axis);
+    m_labels->setChecked(current.labels);
+    m_title->setChecked(current.title);
+    m_comm->setChecked(current.showComm);
+    m_overlay->setChecked(current.overlay);
+    m_standalone->setChecked(true);
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("Format"), m_format);
+    form->addRow(tr("File"), pathRow);
+    form->addRow(tr("Width"), sizeRow);
+    form->addRow(tr("Resolution"), m_dpi);
+    form->addRow(QString(), m_sizeHint);
+    form->addRow(tr("Palette"), m_palette);
+    auto* toggles = new QVBoxLayout;
+    for (QCheckBox* box : {m_legend, m_axis, m_labels, m_title, m_comm, m_overlay, m_standalone})
+        toggles->addWidget(box);
+    form->addRow(tr("Draw"), toggles);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    buttons->button(QDialogButtonBox::Ok)->setText(tr("Export"));
+    connect(buttons, &QDialogButtonBox::accepted, this, [this] {
+        QSettings s;
+        s.setValue(constants::kExportWidthKey, m_width->value());
+        s.setValue(constants::kExportUnitKey, m_unit->currentIndex());
+        s.setValue(constants::kExportDpiKey, m_dpi->value());
+        s.setValue(constants::kExportDirKey, QFileInfo(m_path->text()).absolutePath());
+        accept();
+    });
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(buttons);
+
+    connect(m_format, &QComboBox::currentIndexChanged, this, &ExportDialog::formatChanged);
+    connect(m_width, &QDoubleSpinBox::valueChanged, this, &ExportDialog::updateSizeHint);
+    connect(m_dpi, &QSpinBox::valueChanged, this, &ExportDialog::updateSizeHint);
+    connect(m_unit, &QComboBox::currentIndexChanged, this, [this](int) {
+        // Keep the physical size when the unit changes.
+        const bool mm = m_unit->currentData().toInt() == int(SizeUnit::Millimetre);
+        m_width->setValue(mm ? m_width->value() * 25.4 / 72.0 : m_width->value() * 72.0 / 25.4);
+    });
+    const QString dir = settings.value(constants::kExportDirKey, QDir::homePath()).toString();
+    m_path->setText(QDir(dir).filePath(QStringLiteral("schedule.svg")));
+    connect(m_path, &QLineEdit::textEdited, this, [this](const QString& text) {
+        if (auto f = render::exportFormatForPath(text))
+            m_format->setCurrentIndex(m_format->findData(int(*f)));
+    });
+    formatChanged();
+}
+
+void ExportDialog::setPath(const QString& path) {
+    m_path->setText(path);
+    if (auto f = render::exportFormatForPath(path)) m_format->setCurrentIndex(m_format->findData(int(*f)));
+}
+
+void ExportDialog::browse() {
+    const int index = m_format->currentIndex();
+    const QString filter =
+        tr("%1 (*.%2)").arg(m_format->currentText(), QString::fromLatin1(kSuffixes[index]));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Chart"), m_path->text(), filter);
+    if (!path.isEmpty()) setPath(path);
+}
+
+void ExportDialog::formatChanged() {
+    const auto format = render::ExportFormat(m_format->currentData().toInt());
+    m_dpi->setEnabled(format == render::ExportFormat::Png);
+    m_standalone->setEnabled(format == render::ExportFormat::Tikz);
+    // Keep the file name, switch its suffix.
+    QFileInfo info(m_path->text());
+    QString base = info.fileName();
+    if (base.endsWith(QLatin1String(".tikz"))) base.chop(5);
+    const int dot = base.lastIndexOf(QLatin1Char('.'));
+    if (dot > 0) base = base.left(dot);
+    m_path->setText(
+        QDir(info.path())
+            .filePath(base + QLatin1Char('.') + QString::fromLatin1(kSuffixes[m_format->currentIndex()])));
+    updateSizeHint();
+}
+
+void ExportDialog::updateSizeHint() {
+    const ExportRequest r = request();
+    if (r.file.format == render::ExportFormat::Png)
+        m_sizeHint->setText(tr("%1 px wide").arg(qRound(r.widthPt / 72.0 * r.file.dpi)));
+    else
+        m_sizeHint->setText(
+            tr("%1 pt = %2 mm wide").arg(r.widthPt, 0, 'f', 1).arg(r.widthPt * 25.4 / 72.0, 0, 'f', 1));
+}
+
+ExportRequest ExportDialog::request() const {
+    ExportRequest r;
+    r.path = m_path->text();
+    r.file.format = render::ExportFormat(m_format->currentData().toInt());
+    r.file.dpi = m_dpi->value();
+    r.file.tikzStandalone = m_standalone->isChecked();
+    r.widthPt = toPoints(m_width->value(), SizeUnit(m_unit->currentData().toInt()));
+    r.chart.palette = m_palette->currentText().toStdString();
+    r.chart.legend = m_legend->isChecked();
+    r.chart.axis = m_axis->isChecked();
+    r.chart.labels = m_labels->isChecked();
+    r.chart.title = m_title->isChecked();
+    r.chart.showComm = m_comm->isChecked();
+    r.chart.overlay = m_overlay->isChecked();
+    return r;
+}
+
+} // namespace stagecraft::gui

@@ -1,0 +1,559 @@
+#include "gui/main_window.h"
+
+#include "error.h"
+#include "generators/registry.h"
+#include "gui/chart_export.h"
+#include "gui/export_dialog.h"
+#include "gui/gantt_view.h"
+#include "gui/models/autosave.h"
+#include "gui/models/constants.h"
+#include "gui/models/format.h"
+#include "gui/models/project_document.h"
+#include "gui/models/settings.h"
+#include "gui/panels.h"
+#include "gui/parameter_panel.h"
+#include "project/project_json.h"
+#include "project/project_validate.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QSettings>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+// Q_INIT_RESOURCE declares a function in the current namespace: call it from the global one
+// (the resources live in a static library, which the linker would otherwise drop).
+static void initResources() {
+    Q_INIT_RESOURCE(stagecraft);
+}
+
+namespace stagecraft::gui {
+namespace {
+
+enum class FileKind { Project, Schedule, Trace };
+
+// Tell a project, a schedule and a trace apart by content: all three may be .json.
+FileKind kindOf(const QString& path) {
+    if (path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive)) return FileKind::Schedule;
+    QFile file(path);
+    QByteArray head;
+    if (file.open(QIODevice::ReadOnly)) head = file.read(64 * 1024);
+    if (head.contains("\"traceEvents\"")) return FileKind::Trace;
+    if (head.contains("\"stagecraft\"")) return FileKind::Project;
+    if (path.endsWith(QLatin1String(".stagecraft.json"), Qt::CaseInsensitive)) return FileKind::Project;
+    if (head.trimmed().startsWith('[')) return FileKind::Trace; // the JSON array form of a trace
+    return FileKind::Schedule;
+}
+
+QString errorText(const std::exception& e) {
+    if (const auto* error = dynamic_cast<const Error*>(&e))
+        return QStringLiteral("[%1] %2").arg(QString::fromStdString(error->id()),
+                                             QString::fromStdString(error->message()));
+    return QString::fromUtf8(e.what());
+}
+
+} // namespace
+
+MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
+    : QMainWindow(parent), m_options(std::move(options)), m_document(new ProjectDocument(this)),
+      m_runner(new AnalysisRunner(this)) {
+    initResources();
+    setWindowIcon(QIcon(QStringLiteral(":/stagecraft/icons/stagecraft.svg")));
+    setAcceptDrops(true);
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
+
+    Settings& settings = Settings::instance();
+    m_chartSettings.palette = settings.palette().toStdString();
+    m_chartSettings.showComm = settings.showComm();
+
+    auto* central = new QWidget(this);
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    m_messages = new MessageBar(central);
+    m_gantt = new GanttView(central);
+    m_gantt->setObjectName(constants::kGanttView);
+    m_gantt->setSettings(m_chartSettings);
+    layout->addWidget(m_messages);
+    layout->addWidget(m_gantt, 1);
+    setCentralWidget(central);
+
+    createDocks();
+    createActions();
+
+    m_statusLabel = new QLabel(this);
+    m_busy = new QProgressBar(this);
+    m_busy->setRange(0, 0); // busy indicator
+    m_busy->setMaximumWidth(140);
+    m_busy->setTextVisible(false);
+    m_busy->hide();
+    statusBar()->addPermanentWidget(m_busy);
+    statusBar()->addPermanentWidget(m_statusLabel);
+
+    m_analysisTimer.setSingleShot(true);
+    m_analysisTimer.setInterval(0);
+    connect(&m_analysisTimer, &QTimer::timeout, this, &MainWindow::runAnalysis);
+    connect(m_document, &ProjectDocument::projectChanged, this, &MainWindow::scheduleAnalysis);
+    connect(m_document, &ProjectDocument::filePathChanged, this, &MainWindow::updateTitle);
+    connect(m_document, &ProjectDocument::modifiedChanged, this, &MainWindow::updateTitle);
+    connect(m_runner, &AnalysisRunner::finished, this, &MainWindow::onAnalysis);
+    connect(m_runner, &AnalysisRunner::busyChanged, this, [this](bool busy) {
+        m_busy->setVisible(busy);
+        if (busy) m_statusLabel->setText(tr("Simulating…"));
+    });
+    connect(m_gantt, &GanttView::panelActivated, m_memory, &MemoryPanel::showOutcome);
+    connect(m_metrics, &MetricsPanel::scheduleActivated, m_memory, &MemoryPanel::showOutcome);
+    connect(m_overlay, &OverlayPanel::closeTraceRequested, m_document, &ProjectDocument::clearTrace);
+    connect(m_parameters, &ParameterPanel::fieldMessage, this,
+            [this](const QString& path, const QString& message) {
+                if (!message.isEmpty())
+                    statusBar()->showMessage(tr("%1 refused: %2").arg(path, message), 8000);
+            });
+
+    m_autosave = new Autosave(m_document, m_options.autosaveDirectory, this);
+    m_autosave->setInterval(settings.autosaveSeconds());
+    connect(&settings, &Settings::autosaveSecondsChanged, m_autosave, &Autosave::setInterval);
+
+    resize(1360, 860);
+    if (m_options.restoreGeometry) {
+        QSettings s;
+        restoreGeometry(s.value(constants::kGeometryKey).toByteArray());
+        restoreState(s.value(constants::kStateKey).toByteArray());
+    }
+    updateTitle();
+    updateRecentMenu();
+    runAnalysis();
+    if (m_options.offerRecovery) QTimer::singleShot(0, this, &MainWindow::offerRecovery);
+}
+
+MainWindow::~MainWindow() {
+    m_runner->waitForIdle();
+}
+
+void MainWindow::createDocks() {
+    auto dock = [this](const QString& title, const char* name, QWidget* widget, Qt::DockWidgetArea area) {
+        auto* d = new QDockWidget(title, this);
+        d->setObjectName(QString::fromLatin1(name));
+        d->setWidget(widget);
+        addDockWidget(area, d);
+        return d;
+    };
+    m_picker = new SchedulePicker(m_document, this);
+    m_parameters = new ParameterPanel(m_document, this);
+    m_metrics = new MetricsPanel(this);
+    m_memory = new MemoryPanel(this);
+    m_overlay = new OverlayPanel(this);
+    QDockWidget* schedules =
+        dock(tr("Schedules"), constants::kSchedulesDock, m_picker, Qt::LeftDockWidgetArea);
+    QDockWidget* parameters =
+        dock(tr("Parameters"), constants::kParametersDock, m_parameters, Qt::LeftDockWidgetArea);
+    QDockWidget* metrics = dock(tr("Metrics"), constants::kMetricsDock, m_metrics, Qt::BottomDockWidgetArea);
+    QDockWidget* memory = dock(tr("Memory"), constants::kMemoryDock, m_memory, Qt::BottomDockWidgetArea);
+    m_overlayDock = dock(tr("Trace Overlay"), constants::kOverlayDock, m_overlay, Qt::BottomDockWidgetArea);
+    splitDockWidget(schedules, parameters, Qt::Vertical);
+    splitDockWidget(metrics, memory, Qt::Horizontal);
+    tabifyDockWidget(memory, m_overlayDock);
+    memory->raise();
+    resizeDocks({schedules, parameters}, {230, 560}, Qt::Vertical);
+    resizeDocks({schedules}, {370}, Qt::Horizontal);
+    resizeDocks({metrics}, {230}, Qt::Vertical);
+    resizeDocks({metrics, memory}, {620, 420}, Qt::Horizontal);
+}
+
+void MainWindow::createActions() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QToolBar* tools = addToolBar(tr("Main"));
+    tools->setObjectName(QStringLiteral("mainToolBar"));
+    tools->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    const QStyle* s = style();
+
+    auto* newAct =
+        file->addAction(s->standardIcon(QStyle::SP_FileIcon), tr("&New"), this, &MainWindow::newProject);
+    newAct->setShortcut(QKeySequence::New);
+    auto* openAct =
+        file->addAction(s->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open…"), this, &MainWindow::open);
+    openAct->setShortcut(QKeySequence::Open);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    auto* saveAct =
+        file->addAction(s->standardIcon(QStyle::SP_DialogSaveButton), tr("&Save"), this, &MainWindow::save);
+    saveAct->setShortcut(QKeySequence::Save);
+    auto* saveAsAct = file->addAction(tr("Save &As…"), this, &MainWindow::saveAs);
+    saveAsAct->setShortcut(QKeySequence::SaveAs);
+    file->addSeparator();
+    auto* importAct = file->addAction(tr("&Import Schedule…"), this, &MainWindow::importSchedule);
+    importAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
+    auto* traceAct = file->addAction(tr("Open &Trace…"), this, &MainWindow::openTrace);
+    traceAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
+    file->addAction(tr("&Close Trace"), m_document, &ProjectDocument::clearTrace);
+    file->addSeparator();
+    auto* exportAct = file->addAction(tr("&Export Chart…"), this, &MainWindow::exportChart);
+    exportAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    file->addSeparator();
+    auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = m_document->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    undo->setIcon(s->standardIcon(QStyle::SP_ArrowBack));
+    QAction* redo = m_document->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    redo->setIcon(s->standardIcon(QStyle::SP_ArrowForward));
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    edit->addAction(tr("Copy Metrics as &CSV"), m_metrics, &MetricsPanel::copyCsv);
+
+    m_viewMenu = menuBar()->addMenu(tr("&View"));
+    auto* zoomIn = m_viewMenu->addAction(tr("Zoom &In"), m_gantt, &GanttView::zoomIn);
+    zoomIn->setShortcuts({QKeySequence::ZoomIn, QKeySequence(Qt::CTRL | Qt::Key_Equal)});
+    auto* zoomOut = m_viewMenu->addAction(tr("Zoom &Out"), m_gantt, &GanttView::zoomOut);
+    zoomOut->setShortcut(QKeySequence::ZoomOut);
+    auto* fit = m_viewMenu->addAction(tr("&Fit"), m_gantt, &GanttView::fit);
+    fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    m_viewMenu->addSeparator();
+    auto* comm = m_viewMenu->addAction(tr("Show &Communication"));
+    comm->setCheckable(true);
+    comm->setChecked(m_chartSettings.showComm);
+    connect(comm, &QAction::toggled, this, [this](bool on) {
+        ChartSettings c = m_chartSettings;
+        c.showComm = on;
+        Settings::instance().setShowComm(on);
+        setChartSettings(c);
+    });
+    m_viewMenu->addSeparator();
+    for (QDockWidget* d : findChildren<QDockWidget*>()) m_viewMenu->addAction(d->toggleViewAction());
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Stagecraft"), this, [this] {
+        QMessageBox::about(
+            this, tr("About Stagecraft"),
+            tr("<b>Stagecraft</b> %1<br>Design, simulate and draw pipeline-parallel training "
+               "schedules.<br><br>Wheel or +/− zooms, drag pans, Shift+drag zooms to a range, F "
+               "fits; click a bar to see its dependencies.")
+                .arg(QApplication::applicationVersion()));
+    });
+
+    tools->addAction(newAct);
+    tools->addAction(openAct);
+    tools->addAction(saveAct);
+    tools->addSeparator();
+    tools->addAction(undo);
+    tools->addAction(redo);
+    tools->addSeparator();
+    tools->addAction(zoomIn);
+    tools->addAction(zoomOut);
+    tools->addAction(fit);
+    tools->addSeparator();
+    tools->addWidget(new QLabel(tr(" Palette "), tools));
+    m_paletteCombo = new QComboBox(tools);
+    for (const char* p : {"paper", "slides", "colorblind", "greyscale"})
+        m_paletteCombo->addItem(QString::fromLatin1(p));
+    m_paletteCombo->setCurrentText(QString::fromStdString(m_chartSettings.palette));
+    connect(m_paletteCombo, &QComboBox::currentTextChanged, this, [this](const QString& palette) {
+        ChartSettings c = m_chartSettings;
+        c.palette = palette.toStdString();
+        Settings::instance().setPalette(palette);
+        setChartSettings(c);
+    });
+    tools->addWidget(m_paletteCombo);
+    tools->addAction(comm);
+    tools->addSeparator();
+    tools->addAction(traceAct);
+    tools->addAction(exportAct);
+    connect(&Settings::instance(), &Settings::recentFilesChanged, this, &MainWindow::updateRecentMenu);
+}
+
+void MainWindow::setChartSettings(const ChartSettings& settings) {
+    m_chartSettings = settings;
+    m_gantt->setSettings(settings);
+}
+
+void MainWindow::updateRecentMenu() {
+    m_recentMenu->clear();
+    const QStringList files = Settings::instance().recentFiles();
+    for (const QString& path : files) {
+        m_recentMenu
+            ->addAction(QFileInfo(path).fileName(), this,
+                        [this, path] {
+                            if (maybeSave()) openPath(path);
+                        })
+            ->setToolTip(path);
+    }
+    if (!files.isEmpty()) m_recentMenu->addSeparator();
+    m_recentMenu->addAction(tr("Clear"), &Settings::instance(), &Settings::clearRecentFiles)
+        ->setEnabled(!files.isEmpty());
+}
+
+void MainWindow::updateTitle() {
+    setWindowTitle(
+        tr("%1%2 — Stagecraft")
+            .arg(m_document->displayName(), m_document->isModified() ? QStringLiteral("*") : QString()));
+}
+
+void MainWindow::scheduleAnalysis() {
+    m_analysisTimer.start();
+}
+
+void MainWindow::runAnalysis() {
+    m_analysisTimer.stop();
+    // A project that breaks a rule keeps the last valid chart; the problems show at their fields.
+    const std::vector<FieldProblem> problems = findProjectProblems(m_document->project());
+    QHash<QString, QString> byField;
+    for (const FieldProblem& p : problems)
+        byField.insert(QString::fromStdString(p.field), QString::fromStdString(p.message));
+    m_parameters->setProblems(byField);
+    if (!problems.empty()) {
+        m_messages->showMessage(tr("The parameters break %n rule(s); the chart shows the last valid project. "
+                                   "First: %1",
+                                   nullptr, int(problems.size()))
+                                    .arg(QString::fromStdString(problems.front().message)));
+        return;
+    }
+    m_runner->submit(m_document->request());
+}
+
+void MainWindow::flushAnalysis() {
+    if (m_analysisTimer.isActive()) runAnalysis();
+    m_runner->waitForIdle();
+}
+
+void MainWindow::onAnalysis(const AnalysisPtr& result) {
+    m_gantt->setResult(result);
+    m_metrics->setResult(result);
+    m_memory->setResult(result);
+    const QString tracePath =
+        m_document->trace() ? QString::fromStdString(m_document->trace()->path) : QString();
+    m_overlay->setResult(result, tracePath);
+
+    QStringList notes;
+    for (const ScheduleFailure& f : result->failures) {
+        // Registered schedules that do not suit the parameters are already greyed out in the
+        // picker with their rule; report only the surprising failures here.
+        bool greyed = false;
+        for (const GeneratorInfo& info : generators())
+            if (info.name == f.name)
+                greyed = constraintViolation(info, scheduleParams(m_document->project())).has_value();
+        if (!greyed)
+            notes << QStringLiteral("<b>%1</b>: %2")
+                         .arg(QString::fromStdString(f.name).toHtmlEscaped(),
+                              QString::fromStdString(f.message).toHtmlEscaped());
+    }
+    if (m_document->trace() && !result->overlay) {
+        // A trace that does not match its prediction is refused, with core's reason.
+        const QString message = tr("Trace refused: %1").arg(QString::fromStdString(result->overlayError));
+        m_document->clearTrace();
+        m_overlay->setResult(nullptr, {});
+        m_messages->showMessage(message.toHtmlEscaped());
+        m_traceJustOpened = false;
+    } else if (!notes.isEmpty()) {
+        m_messages->showMessage(notes.join(QStringLiteral("<br>")));
+    } else if (m_messages->text().startsWith(tr("The parameters break"))) {
+        m_messages->hide();
+    }
+    if (result->overlay && m_traceJustOpened) {
+        m_overlayDock->show();
+        m_overlayDock->raise();
+        m_traceJustOpened = false;
+    }
+    m_statusLabel->setText(tr("%n schedule(s), %1 ops", nullptr, int(result->outcomes.size()))
+                               .arg(QLocale().toString(qulonglong(result->opCount))));
+}
+
+// ---------------------------------------------------------------- files
+
+bool MainWindow::maybeSave() {
+    if (!m_document->isModified() || !m_options.confirmClose) return true;
+    const auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
+                                             tr("Save the changes to %1?").arg(m_document->displayName()),
+                                             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+    if (answer == QMessageBox::Save) return save();
+    return answer == QMessageBox::Discard;
+}
+
+void MainWindow::newProject() {
+    if (!maybeSave()) return;
+    m_document->reset(defaultProject(), QString());
+    m_gantt->fit();
+}
+
+void MainWindow::open() {
+    if (!maybeSave()) return;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open"), QString(),
+                                                      tr("All supported (*.json *.csv);;%1;;%2;;%3")
+                                                          .arg(QLatin1String(constants::kProjectFilter),
+                                                               QLatin1String(constants::kScheduleFilter),
+                                                               QLatin1String(constants::kTraceFilter)));
+    if (!path.isEmpty()) openPath(path);
+}
+
+QString MainWindow::openPath(const QString& path) {
+    switch (kindOf(path)) {
+    case FileKind::Schedule:
+        return importSchedulePath(path);
+    case FileKind::Trace:
+        return openTracePath(path);
+    case FileKind::Project:
+        break;
+    }
+    try {
+        m_document->open(path);
+    } catch (const std::exception& e) {
+        const QString message = tr("Cannot open %1: %2").arg(path, errorText(e));
+        m_messages->showMessage(message.toHtmlEscaped());
+        return message;
+    }
+    Settings::instance().addRecentFile(QFileInfo(path).absoluteFilePath());
+    m_messages->hide();
+    m_gantt->fit();
+    statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 5000);
+    return {};
+}
+
+bool MainWindow::save() {
+    if (m_document->filePath().isEmpty()) return saveAs();
+    return saveTo(m_document->filePath());
+}
+
+bool MainWindow::saveAs() {
+    QString path = QFileDialog::getSaveFileName(this, tr("Save Project"), m_document->filePath(),
+                                                QLatin1String(constants::kProjectFilter));
+    if (path.isEmpty()) return false;
+    if (!path.endsWith(QLatin1String(".json"))) path += QLatin1String(constants::kProjectSuffix);
+    return saveTo(path);
+}
+
+bool MainWindow::saveTo(const QString& path) {
+    try {
+        m_document->saveAs(path);
+    } catch (const std::exception& e) {
+        m_messages->showMessage(tr("Cannot save %1: %2").arg(path, errorText(e)).toHtmlEscaped());
+        return false;
+    }
+    Settings::instance().addRecentFile(QFileInfo(path).absoluteFilePath());
+    statusBar()->showMessage(tr("Saved %1").arg(QFileInfo(path).fileName()), 5000);
+    return true;
+}
+
+void MainWindow::importSchedule() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Import Schedule"), QString(),
+                                                      QLatin1String(constants::kScheduleFilter));
+    if (!path.isEmpty()) importSchedulePath(path);
+}
+
+QString MainWindow::importSchedulePath(const QString& path) {
+    try {
+        const QString note = m_document->importSchedule(path);
+        if (!note.isEmpty()) m_messages->showMessage(note.toHtmlEscaped(), MessageBar::Kind::Info);
+    } catch (const std::exception& e) {
+        const QString message = tr("Cannot import %1: %2").arg(path, errorText(e));
+        m_messages->showMessage(message.toHtmlEscaped());
+        return message;
+    }
+    statusBar()->showMessage(tr("Imported %1").arg(QFileInfo(path).fileName()), 5000);
+    return {};
+}
+
+void MainWindow::openTrace() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Trace"), QString(),
+                                                      QLatin1String(constants::kTraceFilter));
+    if (!path.isEmpty()) openTracePath(path);
+}
+
+QString MainWindow::openTracePath(const QString& path) {
+    try {
+        m_document->openTrace(path);
+    } catch (const std::exception& e) {
+        const QString message = tr("Cannot open trace %1: %2").arg(path, errorText(e));
+        m_messages->showMessage(message.toHtmlEscaped());
+        return message;
+    }
+    // Show the trace's schedule when it is a registered one that is not checked yet.
+    const std::string& name = m_document->trace()->timeline->shape.schedule;
+    for (const GeneratorInfo& info : generators())
+        if (info.name == name) m_document->setScheduleChecked(QString::fromStdString(name), true);
+    m_traceJustOpened = true;
+    m_messages->hide();
+    return {};
+}
+
+QString MainWindow::exportTo(const ExportRequest& request) {
+    flushAnalysis();
+    const AnalysisPtr& result = m_runner->latest();
+    try {
+        if (!result) throw ValidationError("export.empty", "schedules", "nothing has been simulated yet");
+        gui::exportChart(*result, request);
+    } catch (const std::exception& e) {
+        const QString message = tr("Export failed: %1").arg(errorText(e));
+        m_messages->showMessage(message.toHtmlEscaped());
+        return message;
+    }
+    statusBar()->showMessage(tr("Exported %1").arg(QFileInfo(request.path).fileName()), 5000);
+    return {};
+}
+
+void MainWindow::exportChart() {
+    ExportDialog dialog(m_chartSettings, this);
+    if (dialog.exec() != QDialog::Accepted) return;
+    exportTo(dialog.request());
+}
+
+void MainWindow::offerRecovery() {
+    const QStringList orphans = m_autosave->orphans();
+    for (const QString& file : orphans) {
+        const auto answer = QMessageBox::question(
+            this, tr("Recover unsaved work?"),
+            tr("Stagecraft did not exit normally. An autosave from %1 was found.\n\nRecover it?")
+                .arg(QFileInfo(file).lastModified().toString(Qt::TextDate)),
+            QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+        if (answer == QMessageBox::Yes) {
+            try {
+                const Project project = readProject(file.toStdString());
+                m_document->reset(m_document->project(), QString());
+                m_document->applyProject(project, tr("Recover autosave"));
+            } catch (const std::exception& e) {
+                m_messages->showMessage(tr("Cannot recover %1: %2").arg(file, errorText(e)).toHtmlEscaped());
+            }
+        }
+        Autosave::removeOrphan(file);
+        if (answer == QMessageBox::Yes) break;
+    }
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
+    QSettings s;
+    s.setValue(constants::kGeometryKey, saveGeometry());
+    s.setValue(constants::kStateKey, saveState());
+    m_autosave->discard();
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    for (const QUrl& url : event->mimeData()->urls())
+        if (url.isLocalFile()) openPath(url.toLocalFile());
+    event->acceptProposedAction();
+}
+
+} // namespace stagecraft::gui

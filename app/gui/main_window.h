@@ -1,0 +1,116 @@
+#pragma once
+// The main window only wires things together: the document and its undo stack, the analysis
+// runner, the chart, the docks, menus and files. Schedule logic lives in core/; state of each
+// panel lives in that panel.
+
+#include "gui/models/analysis_runner.h"
+#include "gui/models/chart_scene.h"
+
+#include <QMainWindow>
+#include <QTimer>
+
+class QAction;
+class QComboBox;
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QProgressBar;
+
+namespace stagecraft::gui {
+
+class Autosave;
+class GanttView;
+class MemoryPanel;
+class MessageBar;
+class MetricsPanel;
+class OverlayPanel;
+class ParameterPanel;
+class ProjectDocument;
+class SchedulePicker;
+struct ExportRequest;
+
+struct MainWindowOptions {
+    bool offerRecovery = true; ///< ask about crashed sessions' autosaves on start
+    bool confirmClose = true;  ///< ask to save unsaved edits on close
+    bool restoreGeometry = true;
+    QString autosaveDirectory; ///< empty: AppDataLocation/autosave
+};
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+  public:
+    explicit MainWindow(MainWindowOptions options = {}, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    ProjectDocument* document() const { return m_document; }
+    AnalysisRunner* runner() const { return m_runner; }
+    GanttView* ganttView() const { return m_gantt; }
+    ParameterPanel* parameterPanel() const { return m_parameters; }
+    SchedulePicker* schedulePicker() const { return m_picker; }
+    MetricsPanel* metricsPanel() const { return m_metrics; }
+    MemoryPanel* memoryPanel() const { return m_memory; }
+    OverlayPanel* overlayPanel() const { return m_overlay; }
+    MessageBar* messageBar() const { return m_messages; }
+    Autosave* autosave() const { return m_autosave; }
+
+    /// Open a project, schedule or trace file, telling them apart by content. Returns "" or the
+    /// error message (also shown in the message bar).
+    QString openPath(const QString& path);
+    bool saveTo(const QString& path);
+    /// Export the current chart (returns "" or the error message).
+    QString exportTo(const ExportRequest& request);
+    /// Run any pending recomputation now and wait for it (tests, export).
+    void flushAnalysis();
+    ChartSettings chartSettings() const { return m_chartSettings; }
+
+  public slots:
+    void newProject();
+    void open();
+    bool save();
+    bool saveAs();
+    void importSchedule();
+    void openTrace();
+    void exportChart();
+
+  protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+  private:
+    void createDocks();
+    void createActions();
+    void scheduleAnalysis();
+    void runAnalysis();
+    void onAnalysis(const AnalysisPtr& result);
+    void updateTitle();
+    void updateRecentMenu();
+    bool maybeSave();
+    void offerRecovery();
+    void setChartSettings(const ChartSettings& settings);
+    QString openTracePath(const QString& path);
+    QString importSchedulePath(const QString& path);
+
+    MainWindowOptions m_options;
+    ProjectDocument* m_document;
+    AnalysisRunner* m_runner;
+    Autosave* m_autosave = nullptr;
+    GanttView* m_gantt = nullptr;
+    MessageBar* m_messages = nullptr;
+    ParameterPanel* m_parameters = nullptr;
+    SchedulePicker* m_picker = nullptr;
+    MetricsPanel* m_metrics = nullptr;
+    MemoryPanel* m_memory = nullptr;
+    OverlayPanel* m_overlay = nullptr;
+    QDockWidget* m_overlayDock = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    QMenu* m_viewMenu = nullptr;
+    QComboBox* m_paletteCombo = nullptr;
+    QLabel* m_statusLabel = nullptr;
+    QProgressBar* m_busy = nullptr;
+    QTimer m_analysisTimer;
+    ChartSettings m_chartSettings;
+    bool m_traceJustOpened = false;
+};
+
+} // namespace stagecraft::gui

@@ -1,0 +1,66 @@
+#include "gui/models/analysis_runner.h"
+
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace stagecraft::gui {
+
+AnalysisRunner::AnalysisRunner(QObject* parent) : QObject(parent) {
+    connect(&m_watcher, &QFutureWatcher<AnalysisPtr>::finished, this, &AnalysisRunner::onWorkerFinished);
+}
+
+AnalysisRunner::~AnalysisRunner() {
+    m_pending.reset();
+    m_watcher.waitForFinished();
+}
+
+void AnalysisRunner::submit(AnalysisRequest request) {
+    if (m_watcher.isRunning()) {
+        m_pending = std::move(request); // the running one will be outdated; run only the newest
+        return;
+    }
+    if (estimateOpCount(request) <= m_threshold) {
+        m_latest = std::make_shared<const AnalysisResult>(analyze(request));
+        emit finished(m_latest);
+        return;
+    }
+    startWorker(std::move(request));
+}
+
+void AnalysisRunner::startWorker(AnalysisRequest request) {
+    if (m_delivered) emit busyChanged(true); // not when chaining from a finished worker
+    m_delivered = false;
+    m_watcher.setFuture(QtConcurrent::run([request = std::move(request)]() -> AnalysisPtr {
+        return std::make_shared<const AnalysisResult>(analyze(request));
+    }));
+}
+
+void AnalysisRunner::onWorkerFinished() {
+    if (m_delivered) return; // waitForIdle() already handled this future
+    m_delivered = true;
+    AnalysisPtr result = m_watcher.result();
+    if (m_pending) {
+        AnalysisRequest next = std::move(*m_pending);
+        m_pending.reset();
+        // The finished result is already outdated; go straight to the newest request.
+        if (estimateOpCount(next) > m_threshold) {
+            m_delivered = false; // still busy: no busyChanged(false) in between
+            startWorker(std::move(next));
+            return;
+        }
+        result = std::make_shared<const AnalysisResult>(analyze(next));
+    }
+    m_latest = result;
+    emit busyChanged(false);
+    emit finished(m_latest);
+}
+
+void AnalysisRunner::waitForIdle() {
+    while (!m_delivered) {
+        m_watcher.waitForFinished();
+        // Deliver the result now (it may start the pending request) rather than through the
+        // queued signal.
+        onWorkerFinished();
+    }
+}
+
+} // namespace stagecraft::gui

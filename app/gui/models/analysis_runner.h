@@ -1,0 +1,50 @@
+#pragma once
+// Runs analyze() for the GUI: in place when the work is small (a few thousand ops take
+// milliseconds), on a worker thread (QtConcurrent) when it is big, so the UI thread never waits
+// on a big schedule. Requests that arrive while a worker runs are coalesced: only the newest
+// one runs next, and results of outdated requests are dropped.
+
+#include "gui/models/analysis.h"
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <memory>
+#include <optional>
+
+namespace stagecraft::gui {
+
+using AnalysisPtr = std::shared_ptr<const AnalysisResult>;
+
+class AnalysisRunner : public QObject {
+    Q_OBJECT
+  public:
+    explicit AnalysisRunner(QObject* parent = nullptr);
+    ~AnalysisRunner() override;
+
+    /// Requests estimated above this many ops go to a worker.
+    void setWorkerThreshold(std::size_t ops) { m_threshold = ops; }
+    std::size_t workerThreshold() const { return m_threshold; }
+
+    void submit(AnalysisRequest request);
+    bool isBusy() const { return !m_delivered; }
+    /// Block until the current worker (and any queued request) is done: tests and shutdown.
+    void waitForIdle();
+
+    const AnalysisPtr& latest() const { return m_latest; }
+
+  signals:
+    void finished(const stagecraft::gui::AnalysisPtr& result);
+    void busyChanged(bool busy);
+
+  private:
+    void startWorker(AnalysisRequest request);
+    void onWorkerFinished();
+
+    std::size_t m_threshold = 60000;
+    QFutureWatcher<AnalysisPtr> m_watcher;
+    std::optional<AnalysisRequest> m_pending;
+    AnalysisPtr m_latest;
+    bool m_delivered = true; ///< the current future's result has been handled
+};
+
+} // namespace stagecraft::gui

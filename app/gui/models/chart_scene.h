@@ -1,0 +1,42 @@
+#pragma once
+// Builds the chart the window shows and exports: every shown schedule stacked on one shared time
+// axis (one Scene from core's layoutGantt), each with its cost assumptions line under it, and a
+// measured trace drawn as outlines over the predicted bars of its schedule. The screen and every
+// export format draw this same Scene.
+
+#include "gui/models/analysis.h"
+#include "layout/scene.h"
+#include "sim/overlay.h"
+
+#include <string>
+
+namespace stagecraft::gui {
+
+struct ChartSettings {
+    std::string palette = "paper"; ///< paper, slides, colorblind, greyscale
+    bool showComm = false;
+    bool legend = true;
+    bool axis = true;
+    bool labels = true;
+    bool title = true;
+    bool overlay = true; ///< draw the measured trace, when there is one
+};
+
+/// `kind` of the outline rects added for measured events (role Op, no fill).
+inline constexpr char kMeasuredKind[] = "measured";
+
+/// True for a rect that stands for one predicted event (a bar to hover and click).
+bool isEventBar(const SceneRect& rect);
+
+/// The chart of `result` at `widthPt` points wide, with the cost assumptions under it. Empty
+/// scene (0 x 0) when nothing is shown. Throws ValidationError from the layout (bad width or
+/// palette).
+Scene buildChartScene(const AnalysisResult& result, const ChartSettings& settings, double widthPt);
+
+/// Add outline rects (kind kMeasuredKind, panel `panel`) for every measured event core matched
+/// to a predicted bar of that panel (`report.ops`), aligned by `report.alignOffset`; x comes from
+/// the bar's own time mapping.
+void addMeasuredOutlines(Scene& scene, int panel, const Timeline& predicted, const Timeline& measured,
+                         const OverlayReport& report);
+
+} // namespace stagecraft::gui

@@ -1,0 +1,19 @@
+#pragma once
+// Number formatting shared by the tables, tooltips and the error panel.
+
+#include <QString>
+
+namespace stagecraft::gui {
+
+/// µs with a unit that keeps 3-4 significant digits: "850 µs", "12.35 ms", "1.204 s".
+QString formatMicros(double us);
+/// Unit-cost time: "42 units" / "42.5 units".
+QString formatUnits(double units);
+/// "12.3 GiB", "512 MiB".
+QString formatBytes(double bytes);
+/// 0.1234 -> "12.3 %".
+QString formatPercent(double fraction);
+/// Signed relative error: 0.052 -> "+5.2 %".
+QString formatSignedPercent(double fraction);
+
+} // namespace stagecraft::gui

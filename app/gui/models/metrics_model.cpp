@@ -1,0 +1,169 @@
+#include "gui/models/metrics_model.h"
+
+#include "gui/models/format.h"
+
+#include <QColor>
+#include <algorithm>
+
+namespace stagecraft::gui {
+namespace {
+
+double peakBytes(const MemoryReport& memory) {
+    double peak = 0;
+    for (const DeviceMemory& d : memory.devices) peak = std::max(peak, d.peakBytes);
+    return peak;
+}
+
+} // namespace
+
+MetricsModel::MetricsModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void MetricsModel::setResult(AnalysisPtr result) {
+    beginResetModel();
+    m_result = std::move(result);
+    endResetModel();
+}
+
+int MetricsModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() || !m_result ? 0 : int(m_result->outcomes.size());
+}
+
+int MetricsModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant MetricsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
+    if (role == Qt::DisplayRole) {
+        switch (section) {
+        case Schedule:
+            return tr("Schedule");
+        case Iteration:
+            return tr("Iteration");
+        case Bubble:
+            return tr("Bubble");
+        case Throughput:
+            return tr("Throughput");
+        case Mfu:
+            return tr("MFU");
+        case PeakMemory:
+            return tr("Peak memory");
+        case Fits:
+            return tr("Fits limit");
+        }
+    }
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case Iteration:
+            return tr("Simulated time of one training iteration (makespan)");
+        case Bubble:
+            return tr("Idle share of all device time from 0 to the makespan");
+        case Throughput:
+            return tr("Samples per second over all data-parallel replicas");
+        case Mfu:
+            return tr("Model FLOPs utilisation: achieved over peak FLOP/s");
+        case PeakMemory:
+            return tr("Highest memory of any device over the iteration");
+        case Fits:
+            return tr("Every device's peak within the memory limit");
+        default:
+            return {};
+        }
+    }
+    return {};
+}
+
+QVariant MetricsModel::raw(const ScheduleOutcome& o, int column) const {
+    const ScheduleReport& r = o.prediction.report;
+    switch (column) {
+    case Schedule:
+        return QString::fromStdString(o.title);
+    case Iteration:
+        return r.iterationUs;
+    case Bubble:
+        return r.time.bubbleRatio;
+    case Throughput:
+        return r.unitless ? QVariant() : QVariant(r.samplesPerSecond);
+    case Mfu:
+        return r.unitless ? QVariant() : QVariant(r.mfu);
+    case PeakMemory:
+        return peakBytes(r.memory);
+    case Fits:
+        return r.memory.fits;
+    }
+    return {};
+}
+
+QVariant MetricsModel::display(const ScheduleOutcome& o, int column) const {
+    const ScheduleReport& r = o.prediction.report;
+    switch (column) {
+    case Schedule:
+        return QString::fromStdString(o.title);
+    case Iteration:
+        return r.unitless ? formatUnits(r.iterationUs) : formatMicros(r.iterationUs);
+    case Bubble:
+        return formatPercent(r.time.bubbleRatio);
+    case Throughput:
+        return r.unitless ? QStringLiteral("–")
+                          : tr("%1 samples/s").arg(QString::number(r.samplesPerSecond, 'f', 1));
+    case Mfu:
+        return r.unitless ? QStringLiteral("–") : formatPercent(r.mfu);
+    case PeakMemory:
+        return r.unitless ? tr("%1 × M_a").arg(QString::number(peakBytes(r.memory), 'g', 4))
+                          : formatBytes(peakBytes(r.memory));
+    case Fits:
+        if (r.memory.limitBytes <= 0) return tr("no limit");
+        return r.memory.fits ? tr("yes") : tr("no (+%1)").arg(formatBytes(r.memory.overBytes));
+    }
+    return {};
+}
+
+QVariant MetricsModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() ||
+        !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const ScheduleOutcome& o = m_result->outcomes[std::size_t(index.row())];
+    switch (role) {
+    case Qt::DisplayRole:
+        return display(o, index.column());
+    case SortRole:
+        return raw(o, index.column());
+    case NameRole:
+        return QString::fromStdString(o.name);
+    case Qt::TextAlignmentRole:
+        return index.column() == Schedule ? int(Qt::AlignLeft | Qt::AlignVCenter)
+                                          : int(Qt::AlignRight | Qt::AlignVCenter);
+    case Qt::ForegroundRole:
+        if (index.column() == Fits && !o.prediction.report.memory.fits) return QColor(0xb0, 0x20, 0x20);
+        return {};
+    case Qt::ToolTipRole:
+        if (index.column() == Schedule) return QString::fromStdString(o.prediction.report.costs.text);
+        return {};
+    default:
+        return {};
+    }
+}
+
+QString modelToCsv(const QAbstractItemModel& model) {
+    auto cell = [](QString text) {
+        if (text.contains(QLatin1Char(',')) || text.contains(QLatin1Char('"')) ||
+            text.contains(QLatin1Char('\n')))
+            text = QLatin1Char('"') + text.replace(QLatin1String("\""), QLatin1String("\"\"")) +
+                   QLatin1Char('"');
+        return text;
+    };
+    QStringList lines;
+    QStringList header;
+    for (int c = 0; c < model.columnCount(); ++c)
+        header << cell(model.headerData(c, Qt::Horizontal, Qt::DisplayRole).toString());
+    lines << header.join(QLatin1Char(','));
+    for (int r = 0; r < model.rowCount(); ++r) {
+        QStringList row;
+        for (int c = 0; c < model.columnCount(); ++c)
+            row << cell(model.index(r, c).data(Qt::DisplayRole).toString());
+        lines << row.join(QLatin1Char(','));
+    }
+    return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
+}
+
+} // namespace stagecraft::gui

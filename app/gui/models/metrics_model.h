@@ -1,0 +1,41 @@
+#pragma once
+// The metrics table: one row per shown schedule with core's ScheduleReport figures. Display
+// text is formatted; SortRole holds the raw number so a proxy sorts numerically.
+
+#include "gui/models/analysis_runner.h"
+
+#include <QAbstractTableModel>
+
+namespace stagecraft::gui {
+
+class MetricsModel : public QAbstractTableModel {
+    Q_OBJECT
+  public:
+    enum Column { Schedule, Iteration, Bubble, Throughput, Mfu, PeakMemory, Fits, ColumnCount };
+    enum Role {
+        SortRole = Qt::UserRole + 1, ///< raw value (double, or the name)
+        NameRole,                    ///< schedule name of the row
+    };
+
+    explicit MetricsModel(QObject* parent = nullptr);
+
+    void setResult(AnalysisPtr result);
+    const AnalysisPtr& result() const { return m_result; }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+  private:
+    QVariant display(const ScheduleOutcome& outcome, int column) const;
+    QVariant raw(const ScheduleOutcome& outcome, int column) const;
+
+    AnalysisPtr m_result;
+};
+
+/// The rows of `model` (in its current order, e.g. a sorted proxy) as CSV with a header line.
+/// Cells are the display texts; fields with commas or quotes are quoted.
+QString modelToCsv(const QAbstractItemModel& model);
+
+} // namespace stagecraft::gui

@@ -1,0 +1,172 @@
+#include "gui/models/project_document.h"
+
+#include "error.h"
+#include "gui/models/gpu_catalogue.h"
+#include "gui/models/project_commands.h"
+#include "io/chrome_trace.h"
+#include "io/schedule_file.h"
+#include "project/project_json.h"
+
+#include <QFileInfo>
+#include <algorithm>
+
+namespace stagecraft::gui {
+
+ProjectDocument::ProjectDocument(QObject* parent) : QObject(parent), m_project(defaultProject()) {
+    connect(&m_undo, &QUndoStack::cleanChanged, this, [this](bool clean) { emit modifiedChanged(!clean); });
+}
+
+QString ProjectDocument::displayName() const {
+    return m_filePath.isEmpty() ? tr("Untitled") : QFileInfo(m_filePath).fileName();
+}
+
+void ProjectDocument::setProjectFromCommand(const Project& project) {
+    m_project = project;
+    emit projectChanged();
+}
+
+std::optional<QString> ProjectDocument::setField(const QString& path, const QString& value) {
+    Project after = m_project;
+    try {
+        setProjectField(after, path.toStdString(), value.toStdString());
+    } catch (const Error& e) {
+        return QString::fromStdString(e.message());
+    }
+    if (after == m_project) return std::nullopt;
+    m_undo.push(
+        new ProjectEditCommand(this, m_project, std::move(after), tr("Set %1 to %2").arg(path, value), path));
+    return std::nullopt;
+}
+
+void ProjectDocument::setGpu(const GpuSpec& gpu) {
+    Project after = m_project;
+    applyGpu(after, gpu);
+    if (after == m_project) return;
+    m_undo.push(new ProjectEditCommand(
+        this, m_project, std::move(after),
+        tr("Choose GPU %1").arg(QString::fromUtf8(gpu.title.data(), qsizetype(gpu.title.size())))));
+}
+
+void ProjectDocument::setScheduleChecked(const QString& name, bool checked) {
+    Project after = m_project;
+    auto& list = after.schedules;
+    const std::string key = name.toStdString();
+    const auto it = std::find(list.begin(), list.end(), key);
+    if (checked == (it != list.end())) return;
+    if (checked) {
+        list.push_back(key);
+    } else {
+        list.erase(it);
+    }
+    m_undo.push(new ProjectEditCommand(this, m_project, std::move(after),
+                                       checked ? tr("Show %1").arg(name) : tr("Hide %1").arg(name)));
+}
+
+void ProjectDocument::applyProject(const Project& project, const QString& text) {
+    if (project == m_project) return;
+    m_undo.push(new ProjectEditCommand(this, m_project, project, text));
+}
+
+void ProjectDocument::reset(const Project& project, const QString& filePath) {
+    m_undo.clear();
+    m_project = project;
+    m_imported.clear();
+    m_trace.reset();
+    if (filePath != m_filePath) {
+        m_filePath = filePath;
+        emit filePathChanged(m_filePath);
+    }
+    m_undo.setClean();
+    emit importedChanged();
+    emit traceChanged();
+    emit projectChanged();
+}
+
+void ProjectDocument::open(const QString& path) {
+    Project project = readProject(path.toStdString());
+    reset(project, path);
+}
+
+void ProjectDocument::saveAs(const QString& path) {
+    writeProject(m_project, path.toStdString());
+    if (path != m_filePath) {
+        m_filePath = path;
+        emit filePathChanged(m_filePath);
+    }
+    m_undo.setClean();
+}
+
+QByteArray ProjectDocument::toJson() const {
+    return QByteArray::fromStdString(projectToJson(m_project));
+}
+
+QString ProjectDocument::importSchedule(const QString& path) {
+    ImportedSchedule imported;
+    imported.path = path.toStdString();
+    imported.schedule = readScheduleFile(imported.path);
+    // Names must be unique in the picker and the metrics table.
+    const QString base = QFileInfo(path).fileName();
+    QString name = base;
+    for (int n = 2; std::any_of(m_imported.begin(), m_imported.end(),
+                                [&](const ImportedSchedule& s) { return s.name == name.toStdString(); });
+         ++n)
+        name = QStringLiteral("%1 (%2)").arg(base).arg(n);
+    imported.name = name.toStdString();
+    const int devices = imported.schedule.devices;
+    m_imported.push_back(std::move(imported));
+    emit importedChanged();
+    QString note;
+    if (devices != m_project.parallel.pp) {
+        Project after = m_project;
+        after.parallel.pp = devices;
+        note = tr("%1 runs on %2 pipeline devices: parallel.pp set from %3 to %2 (undo to restore)")
+                   .arg(name)
+                   .arg(devices)
+                   .arg(m_project.parallel.pp);
+        m_undo.push(
+            new ProjectEditCommand(this, m_project, std::move(after), tr("Match pp to %1").arg(name)));
+    } else {
+        emit projectChanged();
+    }
+    return note;
+}
+
+void ProjectDocument::setImportedChecked(const QString& name, bool checked) {
+    for (ImportedSchedule& s : m_imported)
+        if (s.name == name.toStdString() && s.checked != checked) {
+            s.checked = checked;
+            emit importedChanged();
+            emit projectChanged();
+        }
+}
+
+void ProjectDocument::removeImported(const QString& name) {
+    const auto it = std::find_if(m_imported.begin(), m_imported.end(),
+                                 [&](const ImportedSchedule& s) { return s.name == name.toStdString(); });
+    if (it == m_imported.end()) return;
+    m_imported.erase(it);
+    emit importedChanged();
+    emit projectChanged();
+}
+
+void ProjectDocument::openTrace(const QString& path) {
+    MeasuredTrace trace;
+    trace.path = path.toStdString();
+    trace.timeline = std::make_shared<const Timeline>(readChromeTrace(trace.path));
+    m_trace = std::move(trace);
+    emit traceChanged();
+    emit projectChanged();
+}
+
+void ProjectDocument::clearTrace() {
+    if (!m_trace) return;
+    m_trace.reset();
+    emit traceChanged();
+    emit projectChanged();
+}
+
+AnalysisRequest ProjectDocument::request() const {
+    return AnalysisRequest{m_project, m_imported, m_trace};
+}
+
+} // namespace stagecraft::gui

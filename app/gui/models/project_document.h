@@ -1,0 +1,85 @@
+#pragma once
+// The open project: the Project itself, its file, the undo stack of every edit, the schedules
+// imported from files and the measured trace. Widgets edit it only through these calls, so
+// every change is undoable and every view hears of it through projectChanged().
+
+#include "gui/models/analysis.h"
+#include "project/project.h"
+
+#include <QObject>
+#include <QString>
+#include <QUndoStack>
+#include <optional>
+#include <vector>
+
+namespace stagecraft::gui {
+
+struct GpuSpec;
+
+class ProjectDocument : public QObject {
+    Q_OBJECT
+  public:
+    explicit ProjectDocument(QObject* parent = nullptr);
+
+    const Project& project() const { return m_project; }
+    QString filePath() const { return m_filePath; }
+    /// "name.stagecraft.json" or "Untitled" for the title bar.
+    QString displayName() const;
+    bool isModified() const { return !m_undo.isClean(); }
+    QUndoStack* undoStack() { return &m_undo; }
+
+    /// Set one field from its text (core's setProjectField rules). Returns the core message
+    /// when the value is refused; the project is then unchanged. Consecutive edits of the same
+    /// field merge into one undo step.
+    std::optional<QString> setField(const QString& path, const QString& value);
+    /// Fill the cluster fields from a catalogue GPU (one undo step).
+    void setGpu(const GpuSpec& gpu);
+    /// Show or hide a registered schedule (one undo step).
+    void setScheduleChecked(const QString& name, bool checked);
+    /// Replace the whole project as one undo step (used by tests and scripted edits).
+    void applyProject(const Project& project, const QString& text);
+
+    /// New / Open / recovery: a fresh project, clean undo stack, imported and trace dropped.
+    void reset(const Project& project, const QString& filePath);
+    /// Read a project file (throws stagecraft::Error).
+    void open(const QString& path);
+    /// Write atomically (throws stagecraft::Error); marks the document clean.
+    void saveAs(const QString& path);
+    /// The project as JSON text (autosave).
+    QByteArray toJson() const;
+
+    const std::vector<ImportedSchedule>& importedSchedules() const { return m_imported; }
+    /// Read a schedule file (torch CSV or schedule JSON) and show it (throws stagecraft::Error).
+    /// Costs are per pipeline device, so a schedule on another number of devices sets
+    /// parallel.pp to its own (one undo step); the returned note says so ("" otherwise).
+    QString importSchedule(const QString& path);
+    void setImportedChecked(const QString& name, bool checked);
+    void removeImported(const QString& name);
+
+    const std::optional<MeasuredTrace>& trace() const { return m_trace; }
+    /// Read a Chrome trace to overlay (throws stagecraft::Error when unreadable).
+    void openTrace(const QString& path);
+    void clearTrace();
+
+    /// What the analysis needs, copied (it runs on another thread).
+    AnalysisRequest request() const;
+
+  signals:
+    void projectChanged();
+    void filePathChanged(const QString& path);
+    void modifiedChanged(bool modified);
+    void importedChanged();
+    void traceChanged();
+
+  private:
+    friend class ProjectEditCommand;
+    void setProjectFromCommand(const Project& project);
+
+    Project m_project;
+    QString m_filePath;
+    QUndoStack m_undo;
+    std::vector<ImportedSchedule> m_imported;
+    std::optional<MeasuredTrace> m_trace;
+};
+
+} // namespace stagecraft::gui

@@ -1,0 +1,359 @@
+#include "gui/panels.h"
+
+#include "gui/models/format.h"
+#include "gui/models/metrics_model.h"
+#include "gui/models/schedule_list_model.h"
+
+#include <QApplication>
+#include <QChart>
+#include <QChartView>
+#include <QClipboard>
+#include <QCursor>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QListView>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QScatterSeries>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QToolButton>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <QValueAxis>
+#include <algorithm>
+
+namespace stagecraft::gui {
+
+// ---------------------------------------------------------------- SchedulePicker
+
+SchedulePicker::SchedulePicker(ProjectDocument* document, QWidget* parent)
+    : QWidget(parent), m_model(new ScheduleListModel(document, this)), m_view(new QListView(this)) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    m_view->setModel(m_model);
+    m_view->setUniformItemSizes(true);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    // Room for every registered schedule without scrolling.
+    m_view->setMinimumHeight(m_view->sizeHintForRow(0) * std::min(m_model->rowCount(), 10) +
+                             2 * m_view->frameWidth() + 4);
+    m_view->setToolTip(tr("Check the schedules to compare; greyed ones do not suit the parameters "
+                          "(hover for the rule)"));
+    layout->addWidget(m_view);
+    auto* import = new QPushButton(tr("Import schedule…"), this);
+    import->setToolTip(tr("Add a schedule file (torch pipelining CSV or schedule JSON)"));
+    connect(import, &QPushButton::clicked, this, &SchedulePicker::importRequested);
+    layout->addWidget(import);
+}
+
+// ---------------------------------------------------------------- MetricsPanel
+
+MetricsPanel::MetricsPanel(QWidget* parent)
+    : QWidget(parent), m_model(new MetricsModel(this)), m_proxy(new QSortFilterProxyModel(this)),
+      m_view(new QTableView(this)) {
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(MetricsModel::SortRole);
+    m_view->setModel(m_proxy);
+    m_view->setSortingEnabled(true);
+    m_view->sortByColumn(-1, Qt::AscendingOrder); // project order until the user sorts
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->setAlternatingRowColors(true);
+    m_view->verticalHeader()->hide();
+    m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_view->horizontalHeader()->setSectionResizeMode(MetricsModel::Schedule, QHeaderView::Stretch);
+    m_view->setWordWrap(false);
+    m_view->setTextElideMode(Qt::ElideRight);
+    m_view->setContextMenuPolicy(Qt::ActionsContextMenu);
+    auto* copy = new QAction(tr("Copy as CSV"), m_view);
+    copy->setShortcut(QKeySequence::Copy);
+    copy->setShortcutContext(Qt::WidgetShortcut);
+    connect(copy, &QAction::triggered, this, &MetricsPanel::copyCsv);
+    m_view->addAction(copy);
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                if (current.isValid()) emit scheduleActivated(m_proxy->mapToSource(current).row());
+            });
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_view);
+    auto* buttons = new QHBoxLayout;
+    buttons->addStretch(1);
+    auto* copyButton = new QPushButton(tr("Copy as CSV"), this);
+    connect(copyButton, &QPushButton::clicked, this, &MetricsPanel::copyCsv);
+    buttons->addWidget(copyButton);
+    layout->addLayout(buttons);
+}
+
+void MetricsPanel::setResult(AnalysisPtr result) {
+    m_model->setResult(std::move(result));
+}
+
+QString MetricsPanel::csv() const {
+    return modelToCsv(*m_proxy);
+}
+
+void MetricsPanel::copyCsv() {
+    QApplication::clipboard()->setText(csv());
+}
+
+// ---------------------------------------------------------------- MemoryPanel
+
+namespace {
+
+constexpr int kMaxPointsPerDevice = 4000;
+
+// Step curve of (time, bytes) changes, at most about kMaxPointsPerDevice points: buckets keep
+// their highest value, so the peak survives the thinning.
+QList<QPointF> stepPoints(const std::vector<std::pair<double, double>>& curve, double scale, double end) {
+    QList<QPointF> points;
+    if (curve.empty()) return points;
+    const std::size_t n = curve.size();
+    const std::size_t stride = std::max<std::size_t>(1, n / (kMaxPointsPerDevice / 2));
+    double previous = curve.front().second * scale;
+    points.append(QPointF(0, previous));
+    for (std::size_t i = 0; i < n; i += stride) {
+        double high = curve[i].second;
+        const std::size_t last = std::min(n, i + stride) - 1;
+        for (std::size_t j = i; j <= last; ++j) high = std::max(high, curve[j].second);
+        const double t = curve[i].first;
+        points.append(QPointF(t, previous));
+        if (stride > 1) points.append(QPointF(t, high * scale));
+        previous = curve[last].second * scale;
+        points.append(QPointF(stride > 1 ? curve[last].first : t, previous));
+    }
+    points.append(QPointF(end, previous));
+    return points;
+}
+
+const QColor kDeviceColors[] = {QColor("#4e79a7"), QColor("#f28e2b"), QColor("#59a14f"), QColor("#e15759"),
+                                QColor("#76b7b2"), QColor("#edc948"), QColor("#b07aa1"), QColor("#ff9da7"),
+                                QColor("#9c755f"), QColor("#bab0ac")};
+
+} // namespace
+
+MemoryPanel::MemoryPanel(QWidget* parent)
+    : QWidget(parent), m_view(new QChartView(this)), m_caption(new QLabel(this)) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    m_caption->setWordWrap(true);
+    layout->addWidget(m_caption);
+    m_view->setRenderHint(QPainter::Antialiasing);
+    m_view->setMinimumHeight(160);
+    layout->addWidget(m_view, 1);
+    rebuild();
+}
+
+QChart* MemoryPanel::chart() const {
+    return m_view->chart();
+}
+
+int MemoryPanel::seriesCount() const {
+    return int(m_view->chart()->series().size());
+}
+
+void MemoryPanel::setResult(AnalysisPtr result) {
+    m_result = std::move(result);
+    if (!m_result || m_outcome >= int(m_result->outcomes.size())) m_outcome = 0;
+    rebuild();
+}
+
+void MemoryPanel::showOutcome(int outcome) {
+    if (outcome == m_outcome) return;
+    m_outcome = outcome;
+    rebuild();
+}
+
+void MemoryPanel::rebuild() {
+    auto* chart = new QChart;
+    chart->legend()->setAlignment(Qt::AlignRight);
+    QFont legendFont = chart->legend()->font();
+    legendFont.setPointSizeF(legendFont.pointSizeF() * 0.85);
+    chart->legend()->setFont(legendFont);
+    chart->setMargins(QMargins(2, 2, 2, 2));
+    chart->setBackgroundRoundness(0);
+    if (!m_result || m_result->outcomes.empty()) {
+        m_caption->setText(tr("Memory of each device over one iteration appears here."));
+        m_view->setChart(chart); // the view owns and deletes the old chart
+        return;
+    }
+    const ScheduleOutcome& o = m_result->outcomes[std::size_t(m_outcome)];
+    const ScheduleReport& r = o.prediction.report;
+    const MemoryReport& memory = r.memory;
+    const bool unitless = r.unitless;
+    const double scale = unitless ? 1.0 : 1.0 / (1024.0 * 1024 * 1024);
+    const double end = std::max(1e-9, o.prediction.timeline.makespan());
+    double top = 0;
+    auto* axisX = new QValueAxis;
+    axisX->setTitleText(unitless ? tr("time (units)") : tr("time (ms)"));
+    auto* axisY = new QValueAxis;
+    axisY->setTitleText(unitless ? tr("× M_a") : tr("GiB"));
+    const double timeScale = unitless ? 1.0 : 1e-3;
+    chart->addAxis(axisX, Qt::AlignBottom);
+    chart->addAxis(axisY, Qt::AlignLeft);
+    for (std::size_t d = 0; d < memory.devices.size(); ++d) {
+        auto* series = new QLineSeries;
+        series->setName(tr("D%1").arg(d));
+        QList<QPointF> points = stepPoints(memory.devices[d].curve, scale, end);
+        for (QPointF& p : points) p.setX(p.x() * timeScale);
+        series->replace(points);
+        QPen pen(kDeviceColors[d % std::size(kDeviceColors)], 1.4);
+        series->setPen(pen);
+        // Many devices do not fit the legend: hovering a line names it.
+        connect(series, &QLineSeries::hovered, this, [d](const QPointF&, bool state) {
+            if (state)
+                QToolTip::showText(QCursor::pos(), tr("device %1").arg(d));
+            else
+                QToolTip::hideText();
+        });
+        chart->addSeries(series);
+        series->attachAxis(axisX);
+        series->attachAxis(axisY);
+        top = std::max(top, memory.devices[d].peakBytes * scale);
+    }
+    if (memory.limitBytes > 0) {
+        auto* limit = new QLineSeries;
+        limit->setName(tr("limit"));
+        const double y = memory.limitBytes * scale;
+        limit->append(0, y);
+        limit->append(end * timeScale, y);
+        QPen pen(QColor(0xb3, 0x26, 0x1e), 1.4, Qt::DashLine);
+        limit->setPen(pen);
+        chart->addSeries(limit);
+        limit->attachAxis(axisX);
+        limit->attachAxis(axisY);
+        top = std::max(top, y);
+    }
+    if (memory.devices.size() > 6) {
+        // Keep the legend to the limit and the peak; the caption says which device peaks.
+        for (QLegendMarker* marker : chart->legend()->markers())
+            if (marker->series()->name().startsWith(QLatin1Char('D'))) marker->setVisible(false);
+    }
+    if (!memory.devices.empty()) {
+        const DeviceMemory& worst =
+            memory.devices[std::size_t(std::clamp(memory.worstDevice, 0, int(memory.devices.size()) - 1))];
+        auto* peak = new QScatterSeries;
+        peak->setName(tr("peak D%1").arg(memory.worstDevice));
+        peak->setMarkerSize(9);
+        peak->setColor(QColor(0x20, 0x20, 0x20));
+        peak->append(worst.peakTime * timeScale, worst.peakBytes * scale);
+        chart->addSeries(peak);
+        peak->attachAxis(axisX);
+        peak->attachAxis(axisY);
+    }
+    axisX->setRange(0, end * timeScale);
+    axisY->setRange(0, top > 0 ? top * 1.12 : 1);
+    axisX->applyNiceNumbers();
+    axisY->applyNiceNumbers();
+    axisY->setLabelFormat(QStringLiteral("%.3g"));
+    axisX->setLabelFormat(QStringLiteral("%.4g"));
+    const QString peakText =
+        unitless
+            ? QString::number(
+                  memory.devices.empty() ? 0 : memory.devices[std::size_t(memory.worstDevice)].peakBytes, 'g',
+                  4) +
+                  tr(" × M_a")
+            : formatBytes(memory.devices.empty() ? 0
+                                                 : memory.devices[std::size_t(memory.worstDevice)].peakBytes);
+    m_caption->setText(
+        tr("<b>%1</b>: peak %2 on device %3%4")
+            .arg(QString::fromStdString(o.title).toHtmlEscaped(), peakText)
+            .arg(memory.worstDevice)
+            .arg(memory.limitBytes <= 0 ? QString()
+                 : memory.fits          ? tr(" — within the %1 limit").arg(formatBytes(memory.limitBytes))
+                               : tr(" — <span style='color:#b3261e'>over the %1 limit by %2</span>")
+                                     .arg(formatBytes(memory.limitBytes), formatBytes(memory.overBytes))));
+    m_view->setChart(chart);
+}
+
+// ---------------------------------------------------------------- OverlayPanel
+
+OverlayPanel::OverlayPanel(QWidget* parent)
+    : QWidget(parent), m_label(new QLabel(this)), m_close(new QPushButton(tr("Close trace"), this)) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(6, 6, 6, 6);
+    m_label->setWordWrap(true);
+    m_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_label->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    layout->addWidget(m_label, 1);
+    layout->addWidget(m_close, 0, Qt::AlignRight);
+    connect(m_close, &QPushButton::clicked, this, &OverlayPanel::closeTraceRequested);
+    setResult(nullptr, {});
+}
+
+void OverlayPanel::setResult(AnalysisPtr result, const QString& tracePath) {
+    m_close->setVisible(!tracePath.isEmpty());
+    if (tracePath.isEmpty()) {
+        m_label->setText(tr("Open a measured Chrome trace (File ▸ Open Trace, or drop it on the window) to "
+                            "compare it with the prediction of its schedule."));
+        return;
+    }
+    if (!result) return;
+    if (!result->overlay) {
+        m_label->setText(tr("<b>Trace</b> %1<br><span style='color:#b3261e'>%2</span>")
+                             .arg(tracePath.toHtmlEscaped(),
+                                  QString::fromStdString(result->overlayError).toHtmlEscaped()));
+        return;
+    }
+    const OverlayReport& r = result->overlay->report;
+    const ScheduleOutcome& o = result->outcomes[result->overlay->outcome];
+    const bool unitless = o.prediction.report.unitless;
+    auto t = [&](double v) { return unitless ? formatUnits(v) : formatMicros(v); };
+    m_label->setText(tr("<b>Trace</b> %1 against <b>%2</b><table cellspacing='4'>"
+                        "<tr><td>Predicted makespan</td><td align='right'>%3</td></tr>"
+                        "<tr><td>Measured makespan</td><td align='right'>%4</td></tr>"
+                        "<tr><td>Makespan error</td><td align='right'><b>%5</b></td></tr>"
+                        "<tr><td>Op duration error |mean| / max</td><td align='right'>%6 / %7</td></tr>"
+                        "<tr><td>Op start deviation |mean| / max</td><td align='right'>%8 / %9</td></tr>"
+                        "<tr><td>Ops matched</td><td align='right'>%10</td></tr></table>"
+                        "<span style='color:#d62728'>▭</span> measured bars are drawn as red outlines over "
+                        "the predicted ones.")
+                         .arg(tracePath.toHtmlEscaped(), QString::fromStdString(o.title).toHtmlEscaped(),
+                              t(r.makespanPredicted), t(r.makespanMeasured),
+                              formatSignedPercent(r.makespanError), t(r.meanAbsDurationError),
+                              t(r.maxAbsDurationError), t(r.meanAbsStartError), t(r.maxAbsStartError))
+                         .arg(qulonglong(r.ops.size())));
+}
+
+QString OverlayPanel::text() const {
+    QString html = m_label->text();
+    html.replace(QStringLiteral("</td><td align='right'>"), QStringLiteral(": "));
+    html.remove(QRegularExpression(QStringLiteral("<[^>]*>")));
+    return html;
+}
+
+// ---------------------------------------------------------------- MessageBar
+
+MessageBar::MessageBar(QWidget* parent) : QFrame(parent), m_label(new QLabel(this)) {
+    setFrameShape(QFrame::StyledPanel);
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(8, 4, 4, 4);
+    m_label->setWordWrap(true);
+    m_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_label, 1);
+    auto* close = new QToolButton(this);
+    close->setText(QStringLiteral("✕"));
+    close->setAutoRaise(true);
+    close->setToolTip(tr("Dismiss"));
+    connect(close, &QToolButton::clicked, this, &QWidget::hide);
+    layout->addWidget(close, 0, Qt::AlignTop);
+    hide();
+}
+
+void MessageBar::showMessage(const QString& text, Kind kind) {
+    m_label->setText(text);
+    setStyleSheet(kind == Kind::Error
+                      ? QStringLiteral("MessageBar { background: #fdecea; border: 1px solid #e6a39b; }")
+                      : QStringLiteral("MessageBar { background: #e8f1fb; border: 1px solid #9bbbe6; }"));
+    show();
+}
+
+QString MessageBar::text() const {
+    return isHidden() ? QString() : m_label->text();
+}
+
+} // namespace stagecraft::gui

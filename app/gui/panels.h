@@ -1,0 +1,109 @@
+#pragma once
+// The small docks around the chart. Each owns its widgets and state; MainWindow wires them.
+//   SchedulePicker  checkable list of schedules (+ import button)
+//   MetricsPanel    sortable metrics table with Copy as CSV
+//   MemoryPanel     memory of every device over the iteration (QtCharts) for one schedule
+//   OverlayPanel    error figures of a measured trace against its prediction
+//   MessageBar      a dismissable line for errors and notices above the chart (never modal)
+
+#include "gui/models/analysis_runner.h"
+
+#include <QFrame>
+#include <QWidget>
+
+class QLabel;
+class QListView;
+class QTableView;
+class QSortFilterProxyModel;
+class QChartView;
+class QChart;
+class QPushButton;
+class QToolButton;
+
+namespace stagecraft::gui {
+
+class ProjectDocument;
+class ScheduleListModel;
+class MetricsModel;
+
+class SchedulePicker : public QWidget {
+    Q_OBJECT
+  public:
+    explicit SchedulePicker(ProjectDocument* document, QWidget* parent = nullptr);
+    ScheduleListModel* model() const { return m_model; }
+    QListView* view() const { return m_view; }
+  signals:
+    void importRequested();
+
+  private:
+    ScheduleListModel* m_model;
+    QListView* m_view;
+};
+
+class MetricsPanel : public QWidget {
+    Q_OBJECT
+  public:
+    explicit MetricsPanel(QWidget* parent = nullptr);
+    void setResult(AnalysisPtr result);
+    MetricsModel* model() const { return m_model; }
+    QSortFilterProxyModel* proxy() const { return m_proxy; }
+    QTableView* view() const { return m_view; }
+    /// The table as CSV (sorted as shown); also what Copy puts on the clipboard.
+    QString csv() const;
+  public slots:
+    void copyCsv();
+  signals:
+    void scheduleActivated(int outcome);
+
+  private:
+    MetricsModel* m_model;
+    QSortFilterProxyModel* m_proxy;
+    QTableView* m_view;
+};
+
+class MemoryPanel : public QWidget {
+    Q_OBJECT
+  public:
+    explicit MemoryPanel(QWidget* parent = nullptr);
+    void setResult(AnalysisPtr result);
+    void showOutcome(int outcome);
+    int outcome() const { return m_outcome; }
+    QChart* chart() const;
+    /// Series drawn: one per device, then the limit (when there is one), then the peak marker.
+    int seriesCount() const;
+
+  private:
+    void rebuild();
+    AnalysisPtr m_result;
+    int m_outcome = 0;
+    QChartView* m_view;
+    QLabel* m_caption;
+};
+
+class OverlayPanel : public QWidget {
+    Q_OBJECT
+  public:
+    explicit OverlayPanel(QWidget* parent = nullptr);
+    void setResult(AnalysisPtr result, const QString& tracePath);
+    QString text() const; ///< everything shown, as plain text (tests)
+  signals:
+    void closeTraceRequested();
+
+  private:
+    QLabel* m_label;
+    QPushButton* m_close;
+};
+
+class MessageBar : public QFrame {
+    Q_OBJECT
+  public:
+    enum class Kind { Error, Info };
+    explicit MessageBar(QWidget* parent = nullptr);
+    void showMessage(const QString& text, Kind kind = Kind::Error);
+    QString text() const;
+
+  private:
+    QLabel* m_label;
+};
+
+} // namespace stagecraft::gui

@@ -1,0 +1,63 @@
+#pragma once
+// The "Parameters" dock: one form row per project field, generated from core's projectFields()
+// (spin boxes with the field's range and unit, combos for enums, the help as tooltip), grouped by
+// section. A refused value shows core's message under its field; the project keeps its last
+// valid value, and so does the chart. The GPU catalogue combo sits above the cluster fields.
+
+#include <QHash>
+#include <QPointer>
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QVBoxLayout;
+
+namespace stagecraft {
+struct ProjectField;
+}
+
+namespace stagecraft::gui {
+
+class ProjectDocument;
+
+class ParameterPanel : public QWidget {
+    Q_OBJECT
+  public:
+    explicit ParameterPanel(ProjectDocument* document, QWidget* parent = nullptr);
+
+    /// The editor widget of a field (tests drive it), null for an unknown path.
+    QWidget* editorFor(const QString& path) const;
+    /// The inline message under a field ("" when hidden).
+    QString messageFor(const QString& path) const;
+    QComboBox* gpuCombo() const { return m_gpuCombo; }
+
+    /// Show core's messages for problems that span fields (from project validation); clears
+    /// the others. Messages of refused edits stay until that field is edited again.
+    void setProblems(const QHash<QString, QString>& problems);
+
+  signals:
+    /// A field was refused or accepted: for the status bar.
+    void fieldMessage(const QString& path, const QString& message);
+
+  private:
+    struct Row {
+        const ProjectField* field = nullptr;
+        QWidget* editor = nullptr;
+        QLabel* message = nullptr;
+        QString rejected; ///< message of a refused edit, shown until the next edit
+    };
+    void build();
+    QWidget* makeEditor(const ProjectField& field);
+    void commit(const QString& path, const QString& text);
+    void syncFromProject();
+    void showMessage(Row& row, const QString& message);
+    void syncGpuCombo();
+
+    ProjectDocument* m_document;
+    QHash<QString, Row> m_rows;
+    QHash<QString, QString> m_problems;
+    QComboBox* m_gpuCombo = nullptr;
+    bool m_syncing = false;
+};
+
+} // namespace stagecraft::gui

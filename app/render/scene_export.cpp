@@ -1,0 +1,147 @@
+#include "render/scene_export.h"
+
+#include "error.h"
+#include "io/file_io.h"
+#include "layout/tikz_writer.h"
+#include "render/scene_painter.h"
+
+#include <QBuffer>
+#include <QFileInfo>
+#include <QPageSize>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QSvgGenerator>
+#include <cmath>
+
+namespace stagecraft::render {
+namespace {
+
+constexpr double kPointsPerInch = 72.0;
+constexpr int kPdfResolution = 1200; // device units per inch of the PDF writer
+
+QByteArray svgBytes(const Scene& scene) {
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    QSvgGenerator generator;
+    generator.setOutputDevice(&buffer);
+    // One SVG user unit = one point: the file's physical size is the scene's (QSvgGenerator
+    // otherwise assumes 90 dpi and writes sizes in mm for it).
+    generator.setResolution(int(kPointsPerInch));
+    generator.setSize(QSize(int(std::ceil(scene.width)), int(std::ceil(scene.height))));
+    generator.setViewBox(QRectF(0, 0, scene.width, scene.height));
+    generator.setTitle(QStringLiteral("Stagecraft chart"));
+    generator.setDescription(QStringLiteral("Pipeline schedule drawn by Stagecraft"));
+    QPainter painter;
+    if (!painter.begin(&generator)) throw Error("export.render", "cannot start the SVG painter");
+    painter.setRenderHint(QPainter::Antialiasing);
+    paintScene(painter, scene);
+    painter.end();
+    return bytes;
+}
+
+QByteArray pdfBytes(const Scene& scene) {
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    QPdfWriter writer(&buffer);
+    writer.setCreator(QStringLiteral("Stagecraft"));
+    writer.setTitle(QStringLiteral("Stagecraft chart"));
+    writer.setResolution(kPdfResolution);
+    writer.setPageSize(
+        QPageSize(QSizeF(scene.width, scene.height), QPageSize::Point, QString(), QPageSize::ExactMatch));
+    writer.setPageMargins(QMarginsF(0, 0, 0, 0));
+    QPainter painter;
+    if (!painter.begin(&writer)) throw Error("export.render", "cannot start the PDF painter");
+    painter.setRenderHint(QPainter::Antialiasing);
+    const double k = kPdfResolution / kPointsPerInch;
+    painter.scale(k, k);
+    paintScene(painter, scene);
+    painter.end();
+    return bytes;
+}
+
+QByteArray pngBytes(const Scene& scene, const ExportSettings& settings) {
+    const QImage image = renderSceneImage(scene, settings.dpi, settings.whiteBackground);
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    if (!image.save(&buffer, "PNG")) throw Error("export.render", "cannot encode the PNG image");
+    return bytes;
+}
+
+} // namespace
+
+std::optional<ExportFormat> exportFormatForPath(const QString& path) {
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix == QLatin1String("svg")) return ExportFormat::Svg;
+    if (suffix == QLatin1String("pdf")) return ExportFormat::Pdf;
+    if (suffix == QLatin1String("png")) return ExportFormat::Png;
+    if (suffix == QLatin1String("tex") || suffix == QLatin1String("tikz")) return ExportFormat::Tikz;
+    return std::nullopt;
+}
+
+QString exportFormatName(ExportFormat format) {
+    switch (format) {
+    case ExportFormat::Svg:
+        return QStringLiteral("SVG");
+    case ExportFormat::Pdf:
+        return QStringLiteral("PDF");
+    case ExportFormat::Png:
+        return QStringLiteral("PNG");
+    case ExportFormat::Tikz:
+        return QStringLiteral("TikZ");
+    }
+    return {};
+}
+
+QSize imageSizeFor(const Scene& scene, double dpi) {
+    const double k = dpi / kPointsPerInch;
+    return QSize(std::max(1, int(std::lround(scene.width * k))),
+                 std::max(1, int(std::lround(scene.height * k))));
+}
+
+QImage renderSceneImage(const Scene& scene, double dpi, bool whiteBackground) {
+    if (!(dpi >= 10 && dpi <= 2400))
+        throw ValidationError("export.dpi", "dpi",
+                              "dpi = " + std::to_string(dpi) + ": must be in [10, 2400]");
+    const QSize size = imageSizeFor(scene, dpi);
+    if (qint64(size.width()) * size.height() > qint64(400) * 1000 * 1000)
+        throw ValidationError("export.size", "dpi",
+                              "a " + std::to_string(size.width()) + " x " + std::to_string(size.height()) +
+                                  " px image is over the 400 megapixel limit: lower the DPI or the size");
+    QImage image(size, QImage::Format_ARGB32_Premultiplied);
+    image.fill(whiteBackground ? Qt::white : Qt::transparent);
+    const int dotsPerMeter = int(std::lround(dpi / 0.0254));
+    image.setDotsPerMeterX(dotsPerMeter);
+    image.setDotsPerMeterY(dotsPerMeter);
+    QPainter painter(&image);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setRenderHint(QPainter::TextAntialiasing);
+    const double k = dpi / kPointsPerInch;
+    painter.scale(k, k);
+    paintScene(painter, scene);
+    painter.end();
+    return image;
+}
+
+QByteArray exportSceneBytes(const Scene& scene, const ExportSettings& settings) {
+    switch (settings.format) {
+    case ExportFormat::Svg:
+        return svgBytes(scene);
+    case ExportFormat::Pdf:
+        return pdfBytes(scene);
+    case ExportFormat::Png:
+        return pngBytes(scene, settings);
+    case ExportFormat::Tikz:
+        return QByteArray::fromStdString(sceneToTikz(scene, settings.tikzStandalone));
+    }
+    return {};
+}
+
+void exportScene(const Scene& scene, const QString& path, const ExportSettings& settings) {
+    const QByteArray bytes = exportSceneBytes(scene, settings);
+    writeFileAtomically(path.toStdString(), std::string_view(bytes.constData(), std::size_t(bytes.size())));
+}
+
+} // namespace stagecraft::render

@@ -1,0 +1,307 @@
+// Models without a window: document and undo, schedule availability, metrics, chart scene,
+// analysis runner, autosave. Every item model is wrapped in QAbstractItemModelTester.
+
+#include "gui/models/analysis_runner.h"
+#include "gui/models/autosave.h"
+#include "gui/models/chart_scene.h"
+#include "gui/models/format.h"
+#include "gui/models/gpu_catalogue.h"
+#include "gui/models/metrics_model.h"
+#include "gui/models/op_details.h"
+#include "gui/models/project_document.h"
+#include "gui/models/schedule_list_model.h"
+#include "gui_test_support.h"
+
+#include <QAbstractItemModelTester>
+#include <QFile>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+using namespace stagecraft;
+using namespace stagecraft::gui;
+
+class TestGuiModels : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase() { test::isolateSettings(); }
+
+    void fieldEditIsOneUndoStepAndMerges() {
+        ProjectDocument doc;
+        QSignalSpy changed(&doc, &ProjectDocument::projectChanged);
+        QVERIFY(!doc.setField(QStringLiteral("parallel.microbatches"), QStringLiteral("12")));
+        QVERIFY(!doc.setField(QStringLiteral("parallel.microbatches"), QStringLiteral("16")));
+        QCOMPARE(doc.project().parallel.microbatches, 16);
+        QCOMPARE(doc.undoStack()->count(), 1); // consecutive edits of one field merge
+        QVERIFY(!doc.setField(QStringLiteral("model.layers"), QStringLiteral("32")));
+        QCOMPARE(doc.undoStack()->count(), 2);
+        QVERIFY(doc.isModified());
+        doc.undoStack()->undo();
+        QCOMPARE(doc.project().model.layers, 24);
+        doc.undoStack()->undo();
+        QCOMPARE(doc.project().parallel.microbatches, defaultProject().parallel.microbatches);
+        QVERIFY(!doc.isModified());
+        doc.undoStack()->redo();
+        QCOMPARE(doc.project().parallel.microbatches, 16);
+        QCOMPARE(changed.count(), 6);
+    }
+
+    void refusedValueLeavesProjectAndStackAlone() {
+        ProjectDocument doc;
+        const std::optional<QString> error =
+            doc.setField(QStringLiteral("model.layers"), QStringLiteral("0"));
+        QVERIFY(error);
+        QVERIFY2(error->contains(QStringLiteral("model.layers")), qPrintable(*error));
+        QCOMPARE(doc.project(), defaultProject());
+        QCOMPARE(doc.undoStack()->count(), 0);
+        const auto notNumber = doc.setField(QStringLiteral("parallel.pp"), QStringLiteral("four"));
+        QVERIFY(notNumber);
+        QVERIFY2(notNumber->contains(QStringLiteral("four")), qPrintable(*notNumber));
+    }
+
+    void gpuPresetFillsClusterInOneStep() {
+        ProjectDocument doc;
+        const GpuSpec* h100 = findGpu("h100-sxm");
+        QVERIFY(h100);
+        doc.setGpu(*h100);
+        QCOMPARE(doc.project().cluster.gpu, std::string("H100-SXM"));
+        QCOMPARE(doc.project().cluster.peakTflops, 989.0);
+        QCOMPARE(doc.project().cluster.intraNodeGbps, 3600.0);
+        QCOMPARE(doc.project().cluster.interNodeGbps, 400.0);
+        QCOMPARE(doc.project().memory.limitGib, 80.0); // followed the GPU (it was the full memory)
+        QCOMPARE(doc.undoStack()->count(), 1);
+        QCOMPARE(matchGpu(doc.project().cluster), h100);
+        const GpuSpec* h200 = findGpu("H200");
+        QVERIFY(h200);
+        doc.setGpu(*h200);
+        QCOMPARE(doc.project().memory.limitGib, 141.0);
+        QVERIFY(findGpu("A100-40GB") && findGpu("V100-32GB") && findGpu("A100-80GB"));
+        QVERIFY(!findGpu("TPUv4"));
+    }
+
+    void scheduleListModelChecksAndDisables() {
+        ProjectDocument doc;
+        ScheduleListModel model(&doc);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model.rowCount(), int(generators().size()));
+        const int oneF = model.rowOf(QStringLiteral("1f1b"));
+        const int gpipe = model.rowOf(QStringLiteral("gpipe"));
+        QVERIFY(oneF >= 0 && gpipe >= 0);
+        QCOMPARE(model.index(oneF).data(Qt::CheckStateRole).toInt(), int(Qt::Checked));
+        QCOMPARE(model.index(gpipe).data(Qt::CheckStateRole).toInt(), int(Qt::Unchecked));
+        QVERIFY(model.setData(model.index(gpipe), Qt::Checked, Qt::CheckStateRole));
+        QCOMPARE(doc.project().schedules.back(), std::string("gpipe"));
+        QCOMPARE(model.index(gpipe).data(Qt::CheckStateRole).toInt(), int(Qt::Checked));
+
+        // Interleaved needs m % p == 0: with m = 6, p = 4 it is disabled, with the rule as tooltip.
+        QVERIFY(!doc.setField(QStringLiteral("parallel.microbatches"), QStringLiteral("6")));
+        const int inter = model.rowOf(QStringLiteral("interleaved"));
+        QVERIFY(!(model.flags(model.index(inter)) & Qt::ItemIsEnabled));
+        const QString problem = model.index(inter).data(ScheduleListModel::ProblemRole).toString();
+        const auto expected =
+            constraintViolation(findGenerator("interleaved"), scheduleParams(doc.project()));
+        QVERIFY(expected);
+        QCOMPARE(problem, QString::fromStdString(*expected));
+        QVERIFY(model.index(inter).data(Qt::ToolTipRole).toString().contains(problem));
+        QVERIFY(model.flags(model.index(oneF)) & Qt::ItemIsEnabled);
+    }
+
+    void analysisReportsEverySchedule() {
+        AnalysisRequest request;
+        request.project = defaultProject();
+        const AnalysisResult result = analyze(request);
+        QCOMPARE(result.outcomes.size(), request.project.schedules.size());
+        QVERIFY(result.failures.empty());
+        for (const ScheduleOutcome& o : result.outcomes) {
+            QVERIFY(o.prediction.report.iterationUs > 0);
+            QCOMPARE(o.prediction.report.iterationUs, o.prediction.timeline.makespan());
+        }
+        // A schedule the parameters do not suit becomes a failure with core's message.
+        request.project.parallel.microbatches = 6;
+        request.project.schedules = {"1f1b", "interleaved"};
+        const AnalysisResult partial = analyze(request);
+        QCOMPARE(partial.outcomes.size(), std::size_t(1));
+        QCOMPARE(partial.failures.size(), std::size_t(1));
+        QCOMPARE(partial.failures[0].name, std::string("interleaved"));
+    }
+
+    void metricsModelRowsSortAndCsv() {
+        AnalysisRequest request;
+        request.project = defaultProject();
+        auto result = std::make_shared<const AnalysisResult>(analyze(request));
+        MetricsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setResult(result);
+        QCOMPARE(model.rowCount(), int(result->outcomes.size()));
+        QCOMPARE(model.columnCount(), int(MetricsModel::ColumnCount));
+        const double iteration =
+            model.index(0, MetricsModel::Iteration).data(MetricsModel::SortRole).toDouble();
+        QCOMPARE(iteration, result->outcomes[0].prediction.report.iterationUs);
+        QCOMPARE(model.index(0, MetricsModel::Iteration).data().toString(),
+                 formatMicros(result->outcomes[0].prediction.report.iterationUs));
+
+        QSortFilterProxyModel proxy;
+        proxy.setSourceModel(&model);
+        proxy.setSortRole(MetricsModel::SortRole);
+        QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        proxy.sort(MetricsModel::Iteration, Qt::AscendingOrder);
+        for (int r = 1; r < proxy.rowCount(); ++r)
+            QVERIFY(proxy.index(r - 1, MetricsModel::Iteration).data(MetricsModel::SortRole).toDouble() <=
+                    proxy.index(r, MetricsModel::Iteration).data(MetricsModel::SortRole).toDouble());
+        const QStringList lines = modelToCsv(proxy).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), proxy.rowCount() + 1);
+        QCOMPARE(lines[0], QStringLiteral("Schedule,Iteration,Bubble,Throughput,MFU,Peak memory,Fits limit"));
+        QVERIFY(lines[1].contains(proxy.index(0, 0).data().toString()));
+        model.setResult(nullptr);
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void csvQuotesCells() { QStandardItemModelLike(); }
+
+    void chartSceneStacksPanelsWithCostLine() {
+        AnalysisRequest request;
+        request.project = defaultProject();
+        request.project.schedules = {"1f1b", "zb-h1"};
+        const AnalysisResult result = analyze(request);
+        const Scene scene = buildChartScene(result, ChartSettings{}, 600);
+        QCOMPARE(scene.width, 600.0);
+        int panels[2] = {0, 0};
+        for (const SceneRect& r : scene.rects)
+            if (isEventBar(r) && r.role == RectRole::Op) ++panels[r.panel];
+        QVERIFY(panels[0] > 0 && panels[1] > 0);
+        const std::string costLine = "Costs — " + result.outcomes[0].prediction.report.costs.text;
+        bool found = false;
+        for (const SceneText& t : scene.texts) found = found || t.text == costLine;
+        QVERIFY2(found, costLine.c_str());
+        QVERIFY(buildChartScene(AnalysisResult{}, ChartSettings{}, 600).rects.empty());
+    }
+
+    void measuredOutlinesFollowTheTrace() {
+        Project project = defaultProject();
+        project.schedules = {"1f1b"};
+        AnalysisRequest request;
+        request.project = project;
+        request.trace = MeasuredTrace{
+            "t.json", std::make_shared<const Timeline>(test::measuredTimeline(project, "1f1b", 1.1))};
+        const AnalysisResult result = analyze(request);
+        QVERIFY2(result.overlay, result.overlayError.c_str());
+        QVERIFY(std::abs(result.overlay->report.makespanError - 0.1) < 1e-6);
+        const Scene scene = buildChartScene(result, ChartSettings{}, 600);
+        int outlines = 0, bars = 0;
+        for (const SceneRect& r : scene.rects) {
+            if (r.kind == kMeasuredKind) ++outlines;
+            if (isEventBar(r) && r.role == RectRole::Op) ++bars;
+        }
+        QCOMPARE(outlines, bars);
+        ChartSettings noOverlay;
+        noOverlay.overlay = false;
+        for (const SceneRect& r : buildChartScene(result, noOverlay, 600).rects)
+            QVERIFY(r.kind != kMeasuredKind);
+    }
+
+    void mismatchedTraceIsRefusedWithReason() {
+        Project other = defaultProject();
+        other.parallel.pp = 2;
+        other.parallel.dp = 4;
+        AnalysisRequest request;
+        request.project = defaultProject();
+        request.project.schedules = {"1f1b"};
+        request.trace = MeasuredTrace{
+            "t.json", std::make_shared<const Timeline>(test::measuredTimeline(other, "1f1b", 1.0))};
+        const AnalysisResult result = analyze(request);
+        QVERIFY(!result.overlay);
+        QVERIFY(!result.overlayError.empty());
+    }
+
+    void dependenciesOfABar() {
+        Project project = defaultProject();
+        const Prediction p = predict(project, generateSchedule("1f1b", scheduleParams(project)));
+        DependencyIndex deps(p.schedule, p.timeline);
+        // B of micro-batch 0 on the last stage waits for its F; F0 on stage 1 waits for F0 on stage 0.
+        int f1 = -1, f0 = -1;
+        for (std::size_t i = 0; i < p.timeline.events.size(); ++i) {
+            const TimelineEvent& e = p.timeline.events[i];
+            if (e.lane != Lane::Compute || e.op.kind != OpKind::F || e.op.mb != 0) continue;
+            if (e.op.stage == 1) f1 = int(i);
+            if (e.op.stage == 0) f0 = int(i);
+        }
+        QVERIFY(f0 >= 0 && f1 >= 0);
+        QCOMPARE(deps.producers(f1), std::vector<int>{f0});
+        const std::vector<int> consumers = deps.consumers(f0);
+        QVERIFY(std::find(consumers.begin(), consumers.end(), f1) != consumers.end());
+        QVERIFY(deps.producers(-1).empty());
+        const QString text = describeEvent(p.timeline.events[std::size_t(f1)], false);
+        QVERIFY2(text.startsWith(QStringLiteral("F · mb 0 · stage 1 · pipe 0 · device 1")), qPrintable(text));
+        QVERIFY(text.contains(QStringLiteral("duration")));
+    }
+
+    void runnerUsesWorkerForBigWork() {
+        AnalysisRunner runner;
+        QSignalSpy finished(&runner, &AnalysisRunner::finished);
+        QSignalSpy busy(&runner, &AnalysisRunner::busyChanged);
+        AnalysisRequest request;
+        request.project = defaultProject();
+        runner.submit(request); // small: in place
+        QCOMPARE(finished.count(), 1);
+        QCOMPARE(busy.count(), 0);
+        runner.setWorkerThreshold(0);
+        request.project.parallel.microbatches = 16;
+        runner.submit(request);
+        QVERIFY(runner.isBusy());
+        request.project.parallel.microbatches = 32;
+        runner.submit(request); // coalesced: only the newest runs next
+        runner.waitForIdle();
+        QVERIFY(!runner.isBusy());
+        QCOMPARE(finished.count(), 2);
+        QCOMPARE(runner.latest()->outcomes.front().prediction.schedule.microbatches, 32);
+        QCOMPARE(busy.count(), 2);
+        QTest::qWait(20); // a late queued signal must not deliver twice
+        QCOMPARE(finished.count(), 2);
+    }
+
+    void autosaveWritesAndFindsOrphans() {
+        QTemporaryDir dir;
+        ProjectDocument doc;
+        Autosave autosave(&doc, dir.path());
+        autosave.saveNow();
+        QVERIFY(!QFile::exists(autosave.sessionFile())); // nothing unsaved yet
+        QVERIFY(!doc.setField(QStringLiteral("model.layers"), QStringLiteral("48")));
+        autosave.saveNow();
+        QVERIFY(QFile::exists(autosave.sessionFile()));
+        // A session file without a live lock is an orphan of a crash.
+        const QString crashed = dir.filePath(QStringLiteral("session-dead0000.stagecraft.json"));
+        QVERIFY(QFile::copy(autosave.sessionFile(), crashed));
+        QCOMPARE(autosave.orphans(), QStringList{crashed});
+        Autosave::removeOrphan(crashed);
+        QVERIFY(autosave.orphans().isEmpty());
+        doc.undoStack()->setClean();
+        QVERIFY(!QFile::exists(autosave.sessionFile())); // a clean document has no autosave
+    }
+
+    void formats() {
+        QCOMPARE(formatMicros(850), QStringLiteral("850 µs"));
+        QCOMPARE(formatMicros(12345), QStringLiteral("12.3 ms"));
+        QCOMPARE(formatMicros(1204000), QStringLiteral("1.204 s"));
+        QCOMPARE(formatBytes(1.5 * 1024 * 1024 * 1024), QStringLiteral("1.50 GiB"));
+        QCOMPARE(formatPercent(0.1234), QStringLiteral("12.3 %"));
+        QCOMPARE(formatSignedPercent(0.052), QStringLiteral("+5.2 %"));
+        QCOMPARE(formatSignedPercent(-0.1), QStringLiteral("-10.0 %"));
+    }
+
+  private:
+    void QStandardItemModelLike() {
+        AnalysisResult result;
+        ScheduleOutcome o;
+        o.title = "a, \"quoted\" name";
+        result.outcomes.push_back(o);
+        MetricsModel model;
+        model.setResult(std::make_shared<const AnalysisResult>(result));
+        const QStringList lines = modelToCsv(model).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QVERIFY2(lines[1].startsWith(QStringLiteral("\"a, \"\"quoted\"\" name\",")), qPrintable(lines[1]));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestGuiModels)
+#include "tst_gui_models.moc"

@@ -1,0 +1,425 @@
+// Drives the real MainWindow on the offscreen platform, as a user would: edit fields, pick
+// schedules, open a trace, export, undo, zoom and click the chart.
+
+#include "gui/chart_export.h"
+#include "gui/export_dialog.h"
+#include "gui/gantt_view.h"
+#include "gui/main_window.h"
+#include "gui/models/autosave.h"
+#include "gui/models/metrics_model.h"
+#include "gui/models/project_document.h"
+#include "gui/models/schedule_list_model.h"
+#include "gui/panels.h"
+#include "gui/parameter_panel.h"
+#include "gui_test_support.h"
+#include "io/schedule_file.h"
+#include "project/project_json.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QLineEdit>
+#include <QMimeData>
+#include <QProcess>
+#include <QScrollBar>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+#include <QXmlStreamReader>
+#include <set>
+
+using namespace stagecraft;
+using namespace stagecraft::gui;
+
+namespace {
+
+std::set<int> panelsOf(const Scene& scene) {
+    std::set<int> panels;
+    for (const SceneRect& r : scene.rects)
+        if (isEventBar(r)) panels.insert(r.panel);
+    return panels;
+}
+
+int barCount(const Scene& scene) {
+    int n = 0;
+    for (const SceneRect& r : scene.rects) n += isEventBar(r) && r.role == RectRole::Op;
+    return n;
+}
+
+bool hasText(const Scene& scene, const std::string& text) {
+    for (const SceneText& t : scene.texts)
+        if (t.text == text) return true;
+    return false;
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase() { test::isolateSettings(); }
+
+    void init() {
+        m_dir = std::make_unique<QTemporaryDir>();
+        MainWindowOptions options;
+        options.offerRecovery = false;
+        options.confirmClose = false;
+        options.restoreGeometry = false;
+        options.autosaveDirectory = m_dir->filePath(QStringLiteral("autosave"));
+        m_window = std::make_unique<MainWindow>(options);
+        m_window->resize(1400, 900);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        m_window->flushAnalysis();
+    }
+
+    void cleanup() { m_window.reset(); }
+
+    void startsWithTheDefaultProjectDrawn() {
+        const auto& result = m_window->runner()->latest();
+        QVERIFY(result);
+        QCOMPARE(result->outcomes.size(), defaultProject().schedules.size());
+        QCOMPARE(panelsOf(m_window->ganttView()->scene()).size(), defaultProject().schedules.size());
+        QCOMPARE(m_window->metricsPanel()->model()->rowCount(), int(defaultProject().schedules.size()));
+        QVERIFY(m_window->memoryPanel()->seriesCount() >=
+                defaultProject().parallel.pp + 1); // devices + limit
+    }
+
+    void editingAFieldChangesChartAndMetrics() {
+        auto* spin = qobject_cast<QSpinBox*>(
+            m_window->parameterPanel()->editorFor(QStringLiteral("parallel.microbatches")));
+        QVERIFY(spin);
+        const int barsBefore = barCount(m_window->ganttView()->scene());
+        const QString iterationBefore =
+            m_window->metricsPanel()->model()->index(0, MetricsModel::Iteration).data().toString();
+        spin->setValue(16);
+        m_window->flushAnalysis();
+        QCOMPARE(m_window->document()->project().parallel.microbatches, 16);
+        QVERIFY(barCount(m_window->ganttView()->scene()) > barsBefore);
+        QVERIFY(m_window->metricsPanel()->model()->index(0, MetricsModel::Iteration).data().toString() !=
+                iterationBefore);
+        QVERIFY(m_window->windowTitle().contains(QLatin1Char('*')));
+    }
+
+    void invalidValueShowsInlineMessageAndKeepsChart() {
+        const AnalysisPtr before = m_window->runner()->latest();
+        const Scene sceneBefore = m_window->ganttView()->scene();
+        // In range for the field, but heads must divide hidden (2048): a rule between fields.
+        auto* heads =
+            qobject_cast<QSpinBox*>(m_window->parameterPanel()->editorFor(QStringLiteral("model.heads")));
+        QVERIFY(heads);
+        heads->setValue(12);
+        m_window->flushAnalysis();
+        const QString message = m_window->parameterPanel()->messageFor(QStringLiteral("model.heads"));
+        QVERIFY2(message.contains(QStringLiteral("model.heads")), qPrintable(message));
+        QCOMPARE(m_window->runner()->latest(), before); // last valid chart kept
+        QCOMPARE(m_window->ganttView()->scene().rects.size(), sceneBefore.rects.size());
+        QVERIFY(m_window->messageBar()->text().contains(QStringLiteral("last valid")));
+        // Fixing it clears the message and draws again.
+        heads->setValue(16);
+        m_window->flushAnalysis();
+        QVERIFY(m_window->parameterPanel()->messageFor(QStringLiteral("model.heads")).isEmpty());
+        QVERIFY(m_window->runner()->latest() != before);
+
+        // A value core refuses outright (bad text) is shown at its field; the project is unchanged.
+        auto* stages =
+            qobject_cast<QLineEdit*>(m_window->parameterPanel()->editorFor(QStringLiteral("costs.stages")));
+        QVERIFY(stages);
+        stages->setText(QStringLiteral("not-a-stage"));
+        stages->setModified(true);
+        emit stages->editingFinished();
+        const QString refused = m_window->parameterPanel()->messageFor(QStringLiteral("costs.stages"));
+        QVERIFY2(!refused.isEmpty(), "no inline message for a refused value");
+        QVERIFY(m_window->document()->project().costs.stages.empty());
+    }
+
+    void twoCheckedSchedulesAreBothDrawn() {
+        ScheduleListModel* model = m_window->schedulePicker()->model();
+        for (int r = 0; r < model->rowCount(); ++r)
+            model->setData(model->index(r), Qt::Unchecked, Qt::CheckStateRole);
+        m_window->flushAnalysis();
+        QVERIFY(panelsOf(m_window->ganttView()->scene()).empty());
+        model->setData(model->index(model->rowOf(QStringLiteral("gpipe"))), Qt::Checked, Qt::CheckStateRole);
+        model->setData(model->index(model->rowOf(QStringLiteral("zb-h1"))), Qt::Checked, Qt::CheckStateRole);
+        m_window->flushAnalysis();
+        QCOMPARE(panelsOf(m_window->ganttView()->scene()), (std::set<int>{0, 1}));
+        const Scene& scene = m_window->ganttView()->scene();
+        QVERIFY(hasText(scene, std::string(findGenerator("gpipe").title)));
+        QVERIFY(hasText(scene, std::string(findGenerator("zb-h1").title)));
+        QCOMPARE(m_window->metricsPanel()->model()->rowCount(), 2);
+    }
+
+    void openingATraceOverlaysItWithErrorFigures() {
+        Project project = m_window->document()->project();
+        const QString trace = m_dir->filePath(QStringLiteral("measured.json"));
+        writeChromeTrace(test::measuredTimeline(project, "1f1b", 1.1), trace.toStdString());
+        QCOMPARE(m_window->openPath(trace), QString());
+        m_window->flushAnalysis();
+        const auto& result = m_window->runner()->latest();
+        QVERIFY(result->overlay);
+        QCOMPARE(result->outcomes[result->overlay->outcome].name, std::string("1f1b"));
+        const QString text = m_window->overlayPanel()->text();
+        QVERIFY2(text.contains(QStringLiteral("Makespan error: +10.0 %")), qPrintable(text));
+        QVERIFY(text.contains(QStringLiteral("Ops matched")));
+        int outlines = 0;
+        for (const SceneRect& r : m_window->ganttView()->scene().rects) outlines += r.kind == kMeasuredKind;
+        QVERIFY(outlines > 0);
+
+        // A trace of another shape is refused with core's reason, and dropped.
+        Project other = project;
+        other.parallel.pp = 2;
+        other.parallel.dp = 4;
+        const QString wrong = m_dir->filePath(QStringLiteral("other.json"));
+        writeChromeTrace(test::measuredTimeline(other, "1f1b", 1.0), wrong.toStdString());
+        QCOMPARE(m_window->openPath(wrong), QString());
+        m_window->flushAnalysis();
+        QVERIFY2(m_window->messageBar()->text().startsWith(QStringLiteral("Trace refused")),
+                 qPrintable(m_window->messageBar()->text()));
+        QVERIFY(!m_window->document()->trace());
+        QVERIFY(!m_window->runner()->latest()->overlay);
+
+        // Not a trace at all: an error naming the file, no crash.
+        const QString junk = m_dir->filePath(QStringLiteral("junk.json"));
+        QFile f(junk);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"traceEvents\": [ {\"ph\": ");
+        f.close();
+        QVERIFY(m_window->openPath(junk).contains(QStringLiteral("junk.json")));
+    }
+
+    void exportsEveryFormat() {
+        struct Case {
+            QString name;
+            render::ExportFormat format;
+        };
+        for (const Case& c : {Case{QStringLiteral("chart.svg"), render::ExportFormat::Svg},
+                              Case{QStringLiteral("chart.pdf"), render::ExportFormat::Pdf},
+                              Case{QStringLiteral("chart.png"), render::ExportFormat::Png},
+                              Case{QStringLiteral("chart.tex"), render::ExportFormat::Tikz}}) {
+            ExportRequest request;
+            request.path = m_dir->filePath(c.name);
+            request.file.format = c.format;
+            request.file.dpi = 144;
+            request.widthPt = 450;
+            request.chart = m_window->chartSettings();
+            QCOMPARE(m_window->exportTo(request), QString());
+            QFile file(request.path);
+            QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(c.name));
+            const QByteArray bytes = file.readAll();
+            switch (c.format) {
+            case render::ExportFormat::Svg: {
+                QXmlStreamReader xml(bytes);
+                while (!xml.atEnd()) xml.readNext();
+                QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+                QVERIFY(bytes.contains("<svg"));
+                break;
+            }
+            case render::ExportFormat::Pdf:
+                QVERIFY(bytes.startsWith("%PDF-"));
+                if (const QString tool = QStandardPaths::findExecutable(QStringLiteral("pdftoppm"));
+                    !tool.isEmpty()) {
+                    QProcess p;
+                    p.start(tool, {QStringLiteral("-png"), QStringLiteral("-r"), QStringLiteral("72"),
+                                   request.path, m_dir->filePath(QStringLiteral("page"))});
+                    QVERIFY(p.waitForFinished());
+                    QCOMPARE(p.exitCode(), 0);
+                    QImage page(m_dir->filePath(QStringLiteral("page-1.png")));
+                    QCOMPARE(page.width(), 450);
+                }
+                break;
+            case render::ExportFormat::Png: {
+                QImage image;
+                QVERIFY(image.loadFromData(bytes, "PNG"));
+                QCOMPARE(image.width(), 900); // 450 pt at 144 dpi
+                break;
+            }
+            case render::ExportFormat::Tikz:
+                QVERIFY(bytes.contains("\\begin{tikzpicture}"));
+                break;
+            }
+        }
+        ExportRequest bad;
+        bad.path = QStringLiteral("/nonexistent-dir/chart.svg");
+        QVERIFY(m_window->exportTo(bad).contains(QStringLiteral("io.write")));
+    }
+
+    void undoAndRedoEveryEdit() {
+        QUndoStack* stack = m_window->document()->undoStack();
+        auto* layers =
+            qobject_cast<QSpinBox*>(m_window->parameterPanel()->editorFor(QStringLiteral("model.layers")));
+        QVERIFY(layers);
+        layers->setValue(32);
+        layers->setValue(48); // merges with the previous step of the same spin box
+        QCOMPARE(stack->count(), 1);
+        QComboBox* gpu = m_window->parameterPanel()->gpuCombo();
+        gpu->setCurrentIndex(gpu->findData(QStringLiteral("H100-SXM")));
+        emit gpu->activated(gpu->currentIndex());
+        QCOMPARE(stack->count(), 2);
+        QCOMPARE(m_window->document()->project().cluster.peakTflops, 989.0);
+        m_window->flushAnalysis();
+        const double fast = m_window->runner()->latest()->outcomes[0].prediction.report.iterationUs;
+        stack->undo();
+        m_window->flushAnalysis();
+        QCOMPARE(m_window->document()->project().cluster.peakTflops, 312.0);
+        QVERIFY(m_window->runner()->latest()->outcomes[0].prediction.report.iterationUs > fast);
+        QCOMPARE(gpu->currentData().toString(), QStringLiteral("A100-80GB"));
+        stack->undo();
+        QCOMPARE(layers->value(), 24); // the form follows the undo
+        stack->redo();
+        stack->redo();
+        QCOMPARE(m_window->document()->project().model.layers, 48);
+        QCOMPARE(m_window->document()->project().cluster.peakTflops, 989.0);
+    }
+
+    void saveOpenAndImportSchedule() {
+        QVERIFY(
+            !m_window->document()->setField(QStringLiteral("parallel.microbatches"), QStringLiteral("12")));
+        const QString path = m_dir->filePath(QStringLiteral("p.stagecraft.json"));
+        QVERIFY(m_window->saveTo(path));
+        QVERIFY(!m_window->document()->isModified());
+        QVERIFY(m_window->windowTitle().startsWith(QStringLiteral("p.stagecraft.json")));
+        m_window->newProject();
+        QCOMPARE(m_window->document()->project(), defaultProject());
+        QCOMPARE(m_window->openPath(path), QString());
+        QCOMPARE(m_window->document()->project().parallel.microbatches, 12);
+
+        // A torch CSV schedule shows like a registered one.
+        const QString csv = m_dir->filePath(QStringLiteral("mine.csv"));
+        writeScheduleFile(generateSchedule("1f1b", ScheduleParams{4, 8, 1}), csv.toStdString());
+        QCOMPARE(m_window->openPath(csv), QString());
+        m_window->flushAnalysis();
+        const int row = m_window->schedulePicker()->model()->rowOf(QStringLiteral("mine.csv"));
+        QVERIFY(row >= 0);
+        const auto& result = m_window->runner()->latest();
+        QCOMPARE(result->outcomes.back().name, std::string("mine.csv"));
+        QVERIFY(panelsOf(m_window->ganttView()->scene()).count(int(result->outcomes.size()) - 1));
+        QVERIFY(m_window->openPath(m_dir->filePath(QStringLiteral("missing.stagecraft.json")))
+                    .contains(QStringLiteral("missing")));
+
+        // A schedule on another number of devices sets pp to its own, as one undo step.
+        const QString torch =
+            QStringLiteral(STAGECRAFT_SOURCE_DIR "/tests/data/torch-csv/zb1p_2rank_2stagep_compute.csv");
+        if (QFile::exists(torch)) {
+            QCOMPARE(m_window->openPath(torch), QString());
+            m_window->flushAnalysis();
+            QCOMPARE(m_window->document()->project().parallel.pp, 2);
+            QVERIFY(m_window->messageBar()->text().contains(QStringLiteral("parallel.pp")));
+            QCOMPARE(m_window->runner()->latest()->outcomes.back().name,
+                     std::string("zb1p_2rank_2stagep_compute.csv"));
+            m_window->document()->undoStack()->undo();
+            QCOMPARE(m_window->document()->project().parallel.pp, 4);
+        }
+    }
+
+    void dropOpensFiles() {
+        Project project = m_window->document()->project();
+        project.parallel.microbatches = 24;
+        const QString path = m_dir->filePath(QStringLiteral("dropped.stagecraft.json"));
+        writeProject(project, path.toStdString());
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(path)});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(m_window.get(), &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(m_window.get(), &drop);
+        QCOMPARE(m_window->document()->project().parallel.microbatches, 24);
+        QCOMPARE(m_window->document()->filePath(), path);
+    }
+
+    void exportDialogBuildsTheRequest() {
+        ExportDialog dialog(m_window->chartSettings());
+        dialog.setPath(m_dir->filePath(QStringLiteral("fig.pdf")));
+        ExportRequest request = dialog.request();
+        QCOMPARE(request.file.format, render::ExportFormat::Pdf);
+        QVERIFY(std::abs(request.widthPt - toPoints(170, SizeUnit::Millimetre)) < 0.1); // default 170 mm
+        auto* unit = dialog.findChildren<QComboBox*>().at(1); // format, unit, palette
+        unit->setCurrentIndex(1);                             // pt: the physical size stays
+        QVERIFY(std::abs(dialog.request().widthPt - request.widthPt) < 0.2);
+        dialog.setPath(m_dir->filePath(QStringLiteral("fig.png")));
+        QCOMPARE(dialog.request().file.format, render::ExportFormat::Png);
+        QCOMPARE(m_window->exportTo(dialog.request()), QString());
+        QVERIFY(QImage(m_dir->filePath(QStringLiteral("fig.png"))).width() > 1000);
+    }
+
+    void zoomPanHoverAndClick() {
+        GanttView* view = m_window->ganttView();
+        QCOMPARE(view->zoom(), 1.0);
+        view->setFocus();
+        QTest::keyClick(view, Qt::Key_Plus);
+        QVERIFY(view->zoom() > 1.0);
+        QTest::keyClick(view, Qt::Key_Right);
+        QVERIFY(view->horizontalScrollBar()->value() > 0);
+        QTest::keyClick(view, Qt::Key_F);
+        QCOMPARE(view->zoom(), 1.0);
+        QCOMPARE(view->horizontalScrollBar()->value(), 0);
+
+        // Hover and click the F of micro-batch 0 on stage 1 of the first schedule.
+        const auto& result = view->result();
+        const auto& events = result->outcomes[0].prediction.timeline.events;
+        int target = -1;
+        for (const SceneRect& r : view->scene().rects) {
+            if (!isEventBar(r) || r.panel != 0) continue;
+            const TimelineEvent& e = events[std::size_t(r.event)];
+            if (e.lane == Lane::Compute && e.op.kind == OpKind::F && e.op.mb == 0 && e.op.stage == 1) {
+                target = r.event;
+                const QPoint pos = view->fromScene(QPointF(r.x + r.w / 2, r.y + r.h / 2)).toPoint();
+                QVERIFY2(view->toolTipAt(pos).contains(QStringLiteral("F · mb 0 · stage 1")),
+                         qPrintable(view->toolTipAt(pos)));
+                QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, pos);
+                break;
+            }
+        }
+        QVERIFY(target >= 0);
+        QVERIFY(view->selection());
+        QCOMPARE(view->selection()->second, target);
+        QCOMPARE(view->producerEvents().size(), std::size_t(1)); // F0 on stage 0
+        QVERIFY(!view->consumerEvents().empty());
+    }
+
+    void bigSchedulesRunOnAWorkerAndFoldWhenDrawn() {
+        Project big = defaultProject();
+        big.parallel.microbatches = 2048;
+        big.parallel.pp = 8;
+        big.parallel.dp = 1;
+        big.schedules = {"1f1b"};
+        m_window->document()->applyProject(big, QStringLiteral("big"));
+        m_window->flushAnalysis();
+        GanttView* view = m_window->ganttView();
+        QVERIFY(view->scene().rects.size() > GanttView::kFoldAbove);
+        view->viewport()->repaint();
+        QVERIFY(view->lastPaintFolded());
+        QVERIFY(view->lastPaintItems() < std::size_t(barCount(view->scene())) / 4);
+    }
+
+    void screenshotOfTheMainWindow() {
+        // A sample project of the zero-bubble paper (the default project when samples/ is absent).
+        const QString sample = QStringLiteral(STAGECRAFT_SOURCE_DIR "/samples/zb-1.5b.stagecraft.json");
+        if (QFile::exists(sample)) QCOMPARE(m_window->openPath(sample), QString());
+        m_window->resize(1400, 860);
+        m_window->flushAnalysis();
+        QTest::qWait(50);
+        const QImage shot = m_window->grab().toImage();
+        QVERIFY(shot.width() >= 1000);
+        // Not blank: a real chart has many colours.
+        std::set<QRgb> colors;
+        for (int y = 0; y < shot.height(); y += 7)
+            for (int x = 0; x < shot.width(); x += 7) colors.insert(shot.pixel(x, y));
+        QVERIFY(colors.size() > 50);
+        QVERIFY(shot.save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/main-window.png")));
+        if (qEnvironmentVariableIsSet("STAGECRAFT_UPDATE_SCREENSHOTS"))
+            QVERIFY(
+                shot.save(QStringLiteral(STAGECRAFT_SOURCE_DIR "/resources/screenshots/main-window.png")));
+    }
+
+  private:
+    std::unique_ptr<QTemporaryDir> m_dir;
+    std::unique_ptr<MainWindow> m_window;
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"
