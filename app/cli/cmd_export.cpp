@@ -1,6 +1,6 @@
 // `stagecraft-cli export [PROJECT] -s NAME [--set ...] -o OUT`: the extension picks the format:
-// .json Chrome trace (Perfetto), .svg and .tex charts, .csv torch schedule, .metrics.json /
-// .metrics.csv metrics. PDF and PNG come with the Qt renderer of the desktop application.
+// .json Chrome trace (Perfetto), .svg / .tex charts (core writers), .pdf / .png charts (the Qt
+// renderer, in builds with Qt), .csv torch schedule, .metrics.json / .metrics.csv metrics.
 #include "commands.h"
 #include "error.h"
 #include "io/chrome_trace.h"
@@ -9,6 +9,7 @@
 #include "layout/gantt_layout.h"
 #include "layout/svg_writer.h"
 #include "layout/tikz_writer.h"
+#include "raster_export.h"
 #include "report_format.h"
 
 #include <cstdio>
@@ -25,6 +26,7 @@ struct ExportOptions {
     std::string palette = "paper";
     double widthPt = 500;
     bool showComm = false;
+    double dpi = 300;
 };
 
 bool endsWith(const std::string& text, const std::string& suffix) {
@@ -60,9 +62,8 @@ std::vector<CounterTrack> memoryCounters(const MemoryReport& memory, bool unitle
 } // namespace
 
 void addExportCommand(CLI::App& app, CommandResult& result) {
-    auto* command = app.add_subcommand(
-        "export",
-        "Export a schedule: .json (Perfetto trace), .svg, .tex (TikZ), .csv (torch), .metrics.json/.csv");
+    auto* command = app.add_subcommand("export", "Export a schedule: .json (Perfetto trace), .svg, .pdf, "
+                                                 ".png, .tex (TikZ), .csv (torch), .metrics.json/.csv");
     auto options = std::make_shared<ExportOptions>();
     options->project.addTo(*command);
     command->add_option("-o,--output", options->output, "Output file; its extension picks the format")
@@ -71,15 +72,9 @@ void addExportCommand(CLI::App& app, CommandResult& result) {
     command->add_option("--width", options->widthPt, "Chart width in points")
         ->check(CLI::Range(100.0, 5000.0));
     command->add_flag("--comm", options->showComm, "Draw communication lanes in charts");
+    command->add_option("--dpi", options->dpi, "Resolution of PNG charts")->check(CLI::Range(30.0, 1200.0));
     command->callback([&result, options] {
         const std::string& out = options->output;
-        if (endsWith(out, ".pdf") || endsWith(out, ".png"))
-            throw ValidationError(
-                "cli.format", "--output",
-                "'" + out +
-                    "': PDF and PNG are drawn by the desktop application's renderer, which "
-                    "this build does not include; stagecraft-cli export writes .json (trace), .svg, "
-                    ".tex, .csv, .metrics.json and .metrics.csv");
         const Project project = loadProject(options->project);
         const Schedule schedule = generateFromProject(project, options->project.scheduleName);
         if (endsWith(out, ".csv") && !endsWith(out, ".metrics.csv")) {
@@ -95,8 +90,10 @@ void addExportCommand(CLI::App& app, CommandResult& result) {
                 trace.title = project.name + ": " + schedule.name;
                 trace.counters = memoryCounters(prediction.report.memory, prediction.setup.unitless);
                 writeChromeTrace(prediction.timeline, out, trace);
-            } else if (endsWith(out, ".svg") || endsWith(out, ".tex")) {
+            } else if (endsWith(out, ".svg") || endsWith(out, ".tex") || endsWith(out, ".pdf") ||
+                       endsWith(out, ".png")) {
                 ChartOptions chart;
+                chart.timeUnit = prediction.setup.unitless ? TimeUnit::Units : TimeUnit::Microseconds;
                 chart.palette = options->palette;
                 chart.widthPt = options->widthPt;
                 chart.showComm = options->showComm;
@@ -106,13 +103,16 @@ void addExportCommand(CLI::App& app, CommandResult& result) {
                 const Scene scene = layoutGantt(std::span<const ChartPanel>(&panel, 1), chart);
                 if (endsWith(out, ".svg"))
                     writeFileAtomically(out, sceneToSvg(scene));
-                else
+                else if (endsWith(out, ".tex"))
                     writeFileAtomically(out, sceneToTikz(scene, true));
+                else
+                    writeRasterChart(scene, out, options->dpi);
             } else {
-                throw ValidationError("cli.format", "--output",
-                                      "'" + out +
-                                          "': unknown extension; use .json (Perfetto trace), .svg, .tex, "
-                                          ".csv (torch schedule), .metrics.json or .metrics.csv");
+                throw ValidationError(
+                    "cli.format", "--output",
+                    "'" + out +
+                        "': unknown extension; use .json (Perfetto trace), .svg, .pdf, .png, .tex, "
+                        ".csv (torch schedule), .metrics.json or .metrics.csv");
             }
         }
         std::cout << "wrote " << out << '\n';

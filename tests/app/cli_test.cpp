@@ -207,3 +207,32 @@ TEST_CASE("export writes every format and each reads back", "[cli]") {
     CHECK_FALSE(fs::exists(dir / "c.xyz"));
     fs::remove_all(dir);
 }
+
+TEST_CASE("export draws PDF and PNG through the Qt renderer, or says why it cannot", "[cli]") {
+    namespace fs = std::filesystem;
+    const auto dir = tempDir();
+    const std::string base = "export -s 1f1b --set costs.mode=unit -o ";
+    const auto pdf = (dir / "c.pdf").string();
+    const auto png = (dir / "c.png").string();
+    const Run p = cli(base + pdf);
+    const Run i = cli(base + png + " --dpi 144");
+    INFO(p.out << i.out);
+#ifdef STAGECRAFT_CLI_RASTER
+    REQUIRE(p.status == 0);
+    REQUIRE(i.status == 0);
+    CHECK(stagecraft::readTextFile(pdf).rfind("%PDF", 0) == 0);
+    const std::string bytes = stagecraft::readTextFile(png);
+    REQUIRE(bytes.size() > 24);
+    CHECK(bytes.substr(1, 3) == "PNG");
+    // Width from the IHDR chunk: 500 pt at 144 dpi = 1000 px.
+    const auto u8 = [&](std::size_t k) { return std::uint32_t(static_cast<unsigned char>(bytes[k])); };
+    CHECK(((u8(16) << 24) | (u8(17) << 16) | (u8(18) << 8) | u8(19)) == 1000);
+    if (std::system("command -v pdfinfo > /dev/null 2>&1") == 0)
+        CHECK(std::system(("pdfinfo '" + pdf + "' > /dev/null").c_str()) == 0);
+#else
+    CHECK(p.status == 2);
+    CHECK_THAT(p.out, Catch::Contains("Qt renderer"));
+    CHECK_FALSE(fs::exists(pdf));
+#endif
+    fs::remove_all(dir);
+}
