@@ -234,6 +234,9 @@ QString GanttView::toolTipAt(const QPoint& viewportPos) const {
                    describeEvent(events[std::size_t(r.event)], o.prediction.report.unitless)
                        .toHtmlEscaped()
                        .replace(QLatin1Char('\n'), QStringLiteral("<br>"));
+    if (events[std::size_t(r.event)].lane == Lane::Compute)
+        text += QStringLiteral("<br>") +
+                memoryAfterText(o.prediction, events[std::size_t(r.event)]).toHtmlEscaped();
     if (m_result->overlay && m_result->overlay->outcome == std::size_t(r.panel) && m_result->measured) {
         // The measured counterpart, when the trace has one.
         const TimelineEvent& p = events[std::size_t(r.event)];

@@ -371,6 +371,8 @@ class TestMainWindow : public QObject {
                 const QPoint pos = view->fromScene(QPointF(r.x + r.w / 2, r.y + r.h / 2)).toPoint();
                 QVERIFY2(view->toolTipAt(pos).contains(QStringLiteral("F · mb 0 · stage 1")),
                          qPrintable(view->toolTipAt(pos)));
+                QVERIFY2(view->toolTipAt(pos).contains(QStringLiteral("memory after: ")),
+                         qPrintable(view->toolTipAt(pos)));
                 QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, pos);
                 break;
             }
