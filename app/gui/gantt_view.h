@@ -76,7 +76,7 @@ class GanttView : public QAbstractScrollArea {
     std::size_t lastPaintIdleGaps() const { return m_lastPaintIdleGaps; }
 
     /// Paints above this many rects go through level-of-detail folding.
-    static constexpr std::size_t kFoldAbove = 20000;
+    static constexpr std::size_t kFoldAbove = 4000;
 
   public slots:
     void zoomIn();
