@@ -72,7 +72,10 @@ void GanttView::relayout() {
     const double width = std::max(220.0, (viewport()->width() * m_zoom - 1.0) / m_k);
     m_layoutError.clear();
     try {
-        m_scene = m_result ? buildChartScene(*m_result, m_settings, width) : Scene{};
+        // Hover text comes from the events (toolTipAt), not from strings on every bar.
+        ChartSettings screen = m_settings;
+        screen.tooltips = false;
+        m_scene = m_result ? buildChartScene(*m_result, screen, width) : Scene{};
     } catch (const Error& e) {
         m_scene = Scene{};
         m_layoutError = QString::fromStdString(e.message());
