@@ -5,6 +5,7 @@
 #include "layout/palette.h"
 #include "render/scene_painter.h"
 
+#include <QBrush>
 #include <QKeyEvent>
 #include <QPainter>
 #include <QPainterPath>
@@ -41,6 +42,8 @@ GanttView::GanttView(QWidget* parent) : QAbstractScrollArea(parent) {
 void GanttView::setResult(AnalysisPtr result) {
     m_result = std::move(result);
     m_dependencies.clear();
+    m_criticalPaths.clear();
+    m_idleGaps.clear();
     m_selection.reset();
     m_producers.clear();
     m_consumers.clear();
@@ -69,11 +72,17 @@ void GanttView::relayout() {
     const double width = std::max(220.0, (viewport()->width() * m_zoom - 1.0) / m_k);
     m_layoutError.clear();
     try {
-        m_scene = m_result ? buildChartScene(*m_result, m_settings, width) : Scene{};
+        // Hover text comes from the events (toolTipAt), not from strings on every bar.
+        ChartSettings screen = m_settings;
+        screen.tooltips = false;
+        m_scene = m_result ? buildChartScene(*m_result, screen, width) : Scene{};
     } catch (const Error& e) {
         m_scene = Scene{};
         m_layoutError = QString::fromStdString(e.message());
     }
+    m_geometryBuilt = false;
+    m_eventRects.clear();
+    m_deviceRows.clear();
     buildRows();
     updateScrollBars();
     viewport()->update();
@@ -217,6 +226,7 @@ int GanttView::rectAt(const QPoint& viewportPos) const {
 
 QString GanttView::toolTipAt(const QPoint& viewportPos) const {
     const int i = rectAt(viewportPos);
+    if (i < 0 && m_result) return idleToolTipAt(toScene(viewportPos));
     if (i < 0 || !m_result) return {};
     const SceneRect& r = m_scene.rects[std::size_t(i)];
     if (std::size_t(r.panel) >= m_result->outcomes.size()) return {};
@@ -227,6 +237,9 @@ QString GanttView::toolTipAt(const QPoint& viewportPos) const {
                    describeEvent(events[std::size_t(r.event)], o.prediction.report.unitless)
                        .toHtmlEscaped()
                        .replace(QLatin1Char('\n'), QStringLiteral("<br>"));
+    if (events[std::size_t(r.event)].lane == Lane::Compute)
+        text += QStringLiteral("<br>") +
+                memoryAfterText(o.prediction, events[std::size_t(r.event)]).toHtmlEscaped();
     if (m_result->overlay && m_result->overlay->outcome == std::size_t(r.panel) && m_result->measured) {
         // The measured counterpart, when the trace has one.
         const TimelineEvent& p = events[std::size_t(r.event)];
@@ -336,7 +349,126 @@ void GanttView::paintEvent(QPaintEvent*) {
     } else {
         paintFolded(painter, visible);
     }
+    paintOverlays(painter, visible);
     paintHighlights(painter);
+}
+
+void GanttView::setShowCriticalPath(bool on) {
+    m_showCriticalPath = on;
+    viewport()->update();
+}
+
+void GanttView::setShowIdleCauses(bool on) {
+    m_showIdleCauses = on;
+    viewport()->update();
+}
+
+const std::vector<std::size_t>& GanttView::criticalPathEvents(int panel) const {
+    auto [it, added] = m_criticalPaths.try_emplace(panel);
+    if (added && m_result && panel >= 0 && std::size_t(panel) < m_result->outcomes.size())
+        it->second = gui::criticalPathOf(m_result->outcomes[std::size_t(panel)].prediction);
+    return it->second;
+}
+
+const std::vector<IdleInterval>& GanttView::idleGaps(int panel) const {
+    auto [it, added] = m_idleGaps.try_emplace(panel);
+    if (added && m_result && panel >= 0 && std::size_t(panel) < m_result->outcomes.size())
+        it->second = idleIntervalsOf(m_result->outcomes[std::size_t(panel)].prediction);
+    return it->second;
+}
+
+void GanttView::ensureGeometry() const {
+    if (m_geometryBuilt || !m_result) return;
+    m_geometryBuilt = true;
+    for (std::size_t i = 0; i < m_scene.rects.size(); ++i) {
+        const SceneRect& r = m_scene.rects[i];
+        if (!isBar(r) || std::size_t(r.panel) >= m_result->outcomes.size()) continue;
+        const auto& events = m_result->outcomes[std::size_t(r.panel)].prediction.timeline.events;
+        if (std::size_t(r.event) >= events.size()) continue;
+        auto& rects = m_eventRects[r.panel];
+        if (rects.empty()) rects.assign(events.size(), -1);
+        rects[std::size_t(r.event)] = int(i);
+        const TimelineEvent& e = events[std::size_t(r.event)];
+        if (r.role == RectRole::Op && e.lane == Lane::Compute)
+            m_deviceRows.try_emplace({r.panel, e.device}, r.y, r.h);
+    }
+}
+
+QRectF GanttView::idleRect(int panel, const IdleInterval& iv) const {
+    ensureGeometry();
+    const auto row = m_deviceRows.find({panel, iv.device});
+    const auto [a, b] = timeMapping();
+    if (row == m_deviceRows.end() || b <= 0) return {};
+    return QRectF(a + b * iv.start, row->second.first, b * iv.duration(), row->second.second);
+}
+
+void GanttView::paintOverlays(QPainter& painter, const QRectF& visible) {
+    m_lastPaintCriticalBars = 0;
+    m_lastPaintIdleGaps = 0;
+    if (!m_result || (!m_showCriticalPath && !m_showIdleCauses)) return;
+    ensureGeometry();
+    const auto [a, b] = timeMapping();
+    for (std::size_t panel = 0; panel < m_result->outcomes.size(); ++panel) {
+        if (m_showIdleCauses && b > 0) {
+            painter.setPen(Qt::NoPen);
+            for (const IdleInterval& iv : idleGaps(int(panel))) {
+                const auto row = m_deviceRows.find({int(panel), iv.device});
+                if (row == m_deviceRows.end()) continue;
+                const QRectF r(a + b * iv.start, row->second.first, b * iv.duration(), row->second.second);
+                if (!r.intersects(visible)) continue;
+                QColor tint = idleColor(iv.cause);
+                tint.setAlpha(40);
+                painter.fillRect(r, tint);
+                QBrush hatch(idleColor(iv.cause), Qt::BDiagPattern);
+                // Hatching in device pixels keeps its density at every zoom.
+                hatch.setTransform(QTransform::fromScale(1 / m_k, 1 / m_k));
+                painter.fillRect(r, hatch);
+                ++m_lastPaintIdleGaps;
+            }
+        }
+        if (m_showCriticalPath) {
+            const auto rects = m_eventRects.find(int(panel));
+            if (rects == m_eventRects.end()) continue;
+            QPen pen(QColor(0xd6, 0x27, 0x28), 1.8);
+            pen.setJoinStyle(Qt::MiterJoin);
+            painter.setPen(pen);
+            painter.setBrush(Qt::NoBrush);
+            const SceneRect* previous = nullptr;
+            for (const std::size_t e : criticalPathEvents(int(panel))) {
+                const int i = e < rects->second.size() ? rects->second[e] : -1;
+                if (i < 0) continue;
+                const SceneRect& r = m_scene.rects[std::size_t(i)];
+                const QRectF box(r.x, r.y, r.w, r.h);
+                if (box.intersects(visible)) {
+                    painter.drawRect(box);
+                    ++m_lastPaintCriticalBars;
+                }
+                if (previous && previous->y != r.y)
+                    painter.drawLine(QPointF(previous->x + previous->w, previous->y + previous->h / 2),
+                                     QPointF(r.x, r.y + r.h / 2));
+                previous = &r;
+            }
+        }
+    }
+}
+
+QString GanttView::idleToolTipAt(const QPointF& p) const {
+    if (!m_showIdleCauses || !m_result) return {};
+    ensureGeometry();
+    const auto [a, b] = timeMapping();
+    if (b <= 0) return {};
+    const double t = (p.x() - a) / b;
+    for (const auto& [key, row] : m_deviceRows) {
+        if (p.y() < row.first || p.y() > row.first + row.second) continue;
+        const auto& o = m_result->outcomes[std::size_t(key.first)];
+        for (const IdleInterval& iv : idleGaps(key.first))
+            if (iv.device == key.second && t >= iv.start && t <= iv.end)
+                return QStringLiteral("<b>%1</b> · D%2<br>")
+                           .arg(QString::fromStdString(o.title).toHtmlEscaped())
+                           .arg(iv.device) +
+                       describeIdle(iv, o.prediction.timeline, o.prediction.report.unitless).toHtmlEscaped();
+    }
+    return {};
 }
 
 void GanttView::paintFolded(QPainter& painter, const QRectF& visible) {

@@ -4,9 +4,11 @@
 // its size; the axis gets finer ticks); the viewport paints only what is visible. Wheel, +/-
 // zoom around the cursor; drag or arrows pan; Shift+drag (or right drag) zooms to a rubber band;
 // F fits. Hovering a bar shows its op; clicking it highlights what it waits for and what waits
-// for it.
+// for it. Optional overlays: each schedule's critical path outlined, and idle gaps tinted and
+// hatched by cause (hover one for what it waits on).
 
 #include "gui/models/analysis_runner.h"
+#include "gui/models/chart_overlays.h"
 #include "gui/models/chart_scene.h"
 #include "gui/models/op_details.h"
 #include "layout/scene.h"
@@ -57,8 +59,24 @@ class GanttView : public QAbstractScrollArea {
     /// Tooltip text of a viewport position ("" when not over a bar).
     QString toolTipAt(const QPoint& viewportPos) const;
 
+    /// Outline the critical path of every shown schedule.
+    void setShowCriticalPath(bool on);
+    bool showCriticalPath() const { return m_showCriticalPath; }
+    /// Tint and hatch idle gaps by cause; their tooltips say what they wait on.
+    void setShowIdleCauses(bool on);
+    bool showIdleCauses() const { return m_showIdleCauses; }
+    /// Critical path of panel `panel` (event indices, first to last), computed on first use.
+    const std::vector<std::size_t>& criticalPathEvents(int panel) const;
+    /// Idle intervals of panel `panel`, computed on first use.
+    const std::vector<IdleInterval>& idleGaps(int panel) const;
+    /// Scene rectangle of an idle interval of `panel` (empty when its device row is not drawn).
+    QRectF idleRect(int panel, const IdleInterval& interval) const;
+    /// Critical-path bars and idle gaps the last paint drew.
+    std::size_t lastPaintCriticalBars() const { return m_lastPaintCriticalBars; }
+    std::size_t lastPaintIdleGaps() const { return m_lastPaintIdleGaps; }
+
     /// Paints above this many rects go through level-of-detail folding.
-    static constexpr std::size_t kFoldAbove = 20000;
+    static constexpr std::size_t kFoldAbove = 4000;
 
   public slots:
     void zoomIn();
@@ -89,6 +107,10 @@ class GanttView : public QAbstractScrollArea {
     /// Linear time mapping of the current scene: x = a + b * t (b = 0 when unknown).
     std::pair<double, double> timeMapping() const;
     void paintHighlights(QPainter& painter) const;
+    void paintOverlays(QPainter& painter, const QRectF& visible);
+    /// Rect of every event of `panel` and the (y, h) of every device row, built on first use.
+    void ensureGeometry() const;
+    QString idleToolTipAt(const QPointF& scenePos) const;
     void paintFolded(QPainter& painter, const QRectF& visible);
     void buildRows();
     int rectOfEvent(int panel, int event) const;
@@ -116,6 +138,18 @@ class GanttView : public QAbstractScrollArea {
     std::vector<int> m_producers;
     std::vector<int> m_consumers;
     std::map<int, std::unique_ptr<DependencyIndex>> m_dependencies; ///< per panel, built on first click
+
+    // Overlays: analyses per panel (kept across relayouts) and geometry per layout.
+    bool m_showCriticalPath = false;
+    bool m_showIdleCauses = false;
+    mutable std::map<int, std::vector<std::size_t>> m_criticalPaths;
+    mutable std::map<int, std::vector<IdleInterval>> m_idleGaps;
+    mutable bool m_geometryBuilt = false;
+    mutable std::map<int, std::vector<int>> m_eventRects; ///< [panel][event] -> rect, -1
+    mutable std::map<std::pair<int, int>, std::pair<double, double>>
+        m_deviceRows; ///< (panel, device) -> (y, h)
+    std::size_t m_lastPaintCriticalBars = 0;
+    std::size_t m_lastPaintIdleGaps = 0;
 
     // Mouse interaction.
     enum class Drag { None, Pan, Band };

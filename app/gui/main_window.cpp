@@ -235,6 +235,18 @@ void MainWindow::createActions() {
         Settings::instance().setShowComm(on);
         setChartSettings(c);
     });
+    auto* critical = m_viewMenu->addAction(tr("&Critical Path"));
+    critical->setObjectName(QStringLiteral("criticalPathAction"));
+    critical->setCheckable(true);
+    critical->setShortcut(QKeySequence(Qt::Key_C));
+    critical->setToolTip(tr("Outline the chain of ops that sets each schedule's iteration time (C)"));
+    connect(critical, &QAction::toggled, m_gantt, &GanttView::setShowCriticalPath);
+    auto* idle = m_viewMenu->addAction(tr("Show &Idle Causes"));
+    idle->setObjectName(QStringLiteral("idleCausesAction"));
+    idle->setCheckable(true);
+    idle->setShortcut(QKeySequence(Qt::Key_I));
+    idle->setToolTip(tr("Hatch idle gaps by cause: warmup/cooldown grey, waiting orange, transfer blue (I)"));
+    connect(idle, &QAction::toggled, m_gantt, &GanttView::setShowIdleCauses);
     m_viewMenu->addSeparator();
     for (QDockWidget* d : findChildren<QDockWidget*>()) m_viewMenu->addAction(d->toggleViewAction());
 
@@ -258,6 +270,9 @@ void MainWindow::createActions() {
     tools->addAction(zoomIn);
     tools->addAction(zoomOut);
     tools->addAction(fit);
+    tools->addSeparator();
+    tools->addAction(critical);
+    tools->addAction(idle);
     tools->addSeparator();
     tools->addWidget(new QLabel(tr(" Palette "), tools));
     m_paletteCombo = new QComboBox(tools);

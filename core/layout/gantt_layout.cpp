@@ -373,9 +373,11 @@ Scene layoutGantt(std::span<const ChartPanel> panels, const ChartOptions& option
                 const Color fill =
                     opColor(pal, e.op.kind, pipe, chunkInPipe(shape, e.op), chunksPerPipe(shape));
                 scene.rects.push_back({x, ry, w, rowH, fill, pal.opStroke, pal.opStrokeWidth, RectRole::Op,
-                                       int(k), panel, opKindName(e.op.kind), tooltipOf(e, axis)});
+                                       int(k), panel, opKindName(e.op.kind),
+                                       options.tooltips ? tooltipOf(e, axis) : std::string()});
                 if (!options.labels || pal.labelSize > rowH - 2) continue;
                 const double room = w - 2 * std::max(1.0, pal.opStrokeWidth) - 1;
+                if (room <= 0) continue; // no label fits: skip building one
                 std::string label = chartOpLabel(shape, e.op);
                 if (estimateTextWidth(label, pal.labelSize) > room) label = shortLabel(shape, e.op);
                 if (estimateTextWidth(label, pal.labelSize) > room) continue;
@@ -394,7 +396,7 @@ Scene layoutGantt(std::span<const ChartPanel> panels, const ChartOptions& option
                                        int(k),
                                        panel,
                                        commKindName(e.comm),
-                                       tooltipOf(e, axis)});
+                                       options.tooltips ? tooltipOf(e, axis) : std::string()});
             }
         }
         for (double b : busy)

@@ -31,6 +31,9 @@ struct ChartOptions {
     bool axis = true;
     bool labels = true; ///< op labels inside bars wide enough for them
     bool title = true;  ///< panel headers
+    /// A tooltip string on every bar. Off for views that describe bars from their events
+    /// themselves: building the strings is a large share of laying out a big chart.
+    bool tooltips = true;
     double timeEnd = 0; ///< right end of the axis; 0 = the longest panel's makespan
     TimeUnit timeUnit = TimeUnit::Microseconds;
 };

@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "ir/op_index.h"
+#include "sim/idle_attribution.h"
 
 #include <algorithm>
 #include <cstring>
@@ -98,15 +99,10 @@ bool measureDevices(const Schedule& s, const OpIndex& index, EventAt eventAt, co
                     // check rejects such a timeline before its numbers are used.)
                     if (latestDevice >= s.devices) return false;
                 }
-                if (latestDevice >= 0 && latestDevice != d) {
-                    const double waiting = std::clamp(latestEnd - previousEnd, 0.0, gap);
-                    dm.bubbles.waitingOn[latestDevice] += waiting;
-                    const double comm = costs ? costs->commBetween(latestDevice, d) : 0.0;
-                    dm.bubbles.communication += std::min(gap - waiting, comm);
-                    dm.bubbles.other += gap - waiting - std::min(gap - waiting, comm);
-                } else {
-                    dm.bubbles.other += gap;
-                }
+                const GapSplit split = splitIdleGap(previousEnd, gap, latestEnd, latestDevice, d, costs);
+                if (split.waitingOnDevice >= 0) dm.bubbles.waitingOn[split.waitingOnDevice] += split.waiting;
+                dm.bubbles.communication += split.communication;
+                dm.bubbles.other += split.other;
             }
             if (onComputeLane) previousEnd = std::max(previousEnd, e.end);
             lastEnd = std::max(lastEnd, e.end);

@@ -237,6 +237,56 @@ class TestGuiModels : public QObject {
         QVERIFY(text.contains(QStringLiteral("duration")));
     }
 
+    void memoryAfterAnOp() {
+        MemoryReport report;
+        report.devices.resize(1);
+        report.devices[0].staticBytes = 10;
+        report.devices[0].curve = {{0, 10}, {2, 30}, {5, 20}};
+        QCOMPARE(memoryBefore(report, 0, -1), 10.0);
+        QCOMPARE(memoryBefore(report, 0, 1), 10.0);
+        QCOMPARE(memoryBefore(report, 0, 2), 10.0);
+        QCOMPARE(memoryBefore(report, 0, 2.1), 30.0);
+        QCOMPARE(memoryBefore(report, 0, 5), 30.0);
+        QCOMPARE(memoryBefore(report, 0, 99), 20.0);
+        QCOMPARE(memoryBefore(report, 1, 3), 0.0);
+
+        // 1F1B on the default project: after F0 on stage 0 the device holds its static memory
+        // and one micro-batch's activations (F1 starting at that instant is not counted); after
+        // the last B it is back to its static memory.
+        Project project = defaultProject();
+        const Prediction p = predict(project, generateSchedule("1f1b", scheduleParams(project)));
+        const TimelineEvent* f0 = nullptr;
+        const TimelineEvent* lastB = nullptr;
+        for (const TimelineEvent& e : p.timeline.events) {
+            if (e.lane != Lane::Compute || e.device != 0) continue;
+            if (e.op.kind == OpKind::F && e.op.mb == 0) f0 = &e;
+            if (e.op.kind == OpKind::B && (!lastB || e.end > lastB->end)) lastB = &e;
+        }
+        QVERIFY(f0 && lastB);
+        const double staticBytes = p.report.memory.devices[0].staticBytes;
+        const double expected = staticBytes + p.setup.memory.stages[0].activationBytes;
+        QVERIFY(expected > staticBytes);
+        QCOMPARE(memoryAfterOp(p, *f0), expected);
+        QCOMPARE(memoryAfterOp(p, *lastB), staticBytes);
+        QCOMPARE(memoryAfterText(p, *f0), QStringLiteral("memory after: ") + formatBytes(expected));
+        QVERIFY(formatBytes(expected).endsWith(QStringLiteral("GiB")));
+
+        // Unit mode reads in M_a: after GPipe's F1 on device 0, two micro-batches of stage 0.
+        Project units = defaultProject();
+        units.costs.mode = CostMode::Unit;
+        const Prediction u = predict(units, generateSchedule("gpipe", scheduleParams(units)));
+        QVERIFY(u.report.unitless);
+        int checked = 0;
+        for (const TimelineEvent& e : u.timeline.events)
+            if (e.lane == Lane::Compute && e.device == 0 && e.op.kind == OpKind::F && e.op.mb == 1) {
+                ++checked;
+                QCOMPARE(memoryAfterText(u, e),
+                         QStringLiteral("memory after: %1 × M_a")
+                             .arg(QString::number(2 * u.setup.memory.stages[0].activationBytes, 'g', 4)));
+            }
+        QCOMPARE(checked, 1);
+    }
+
     void runnerUsesWorkerForBigWork() {
         AnalysisRunner runner;
         QSignalSpy finished(&runner, &AnalysisRunner::finished);

@@ -15,6 +15,7 @@
 #include "io/schedule_file.h"
 #include "project/project_json.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
@@ -370,6 +371,8 @@ class TestMainWindow : public QObject {
                 const QPoint pos = view->fromScene(QPointF(r.x + r.w / 2, r.y + r.h / 2)).toPoint();
                 QVERIFY2(view->toolTipAt(pos).contains(QStringLiteral("F · mb 0 · stage 1")),
                          qPrintable(view->toolTipAt(pos)));
+                QVERIFY2(view->toolTipAt(pos).contains(QStringLiteral("memory after: ")),
+                         qPrintable(view->toolTipAt(pos)));
                 QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, pos);
                 break;
             }
@@ -379,6 +382,62 @@ class TestMainWindow : public QObject {
         QCOMPARE(view->selection()->second, target);
         QCOMPARE(view->producerEvents().size(), std::size_t(1)); // F0 on stage 0
         QVERIFY(!view->consumerEvents().empty());
+    }
+
+    void criticalPathAndIdleCausesOverlays() {
+        GanttView* view = m_window->ganttView();
+        auto* critical = m_window->findChild<QAction*>(QStringLiteral("criticalPathAction"));
+        auto* idle = m_window->findChild<QAction*>(QStringLiteral("idleCausesAction"));
+        QVERIFY(critical && idle);
+        QVERIFY(!view->showCriticalPath());
+        view->setFocus();
+        QTest::keyClick(view, Qt::Key_C); // the shortcut
+        QVERIFY(critical->isChecked());
+        QVERIFY(view->showCriticalPath());
+        view->viewport()->repaint();
+        const auto& result = view->result();
+        std::size_t pathBars = 0;
+        for (std::size_t panel = 0; panel < result->outcomes.size(); ++panel) {
+            const auto& events = result->outcomes[panel].prediction.timeline.events;
+            const auto& path = view->criticalPathEvents(int(panel));
+            QVERIFY(!path.empty());
+            double lastEnd = 0;
+            for (const TimelineEvent& e : events)
+                if (e.lane == Lane::Compute) lastEnd = std::max(lastEnd, e.end);
+            QCOMPARE(events[path.front()].start, 0.0);
+            QCOMPARE(events[path.back()].end, lastEnd);
+            pathBars += path.size();
+        }
+        QVERIFY(view->lastPaintCriticalBars() > 0);
+        QVERIFY(view->lastPaintCriticalBars() <= pathBars);
+        critical->trigger();
+        QVERIFY(!view->showCriticalPath());
+        view->viewport()->repaint();
+        QCOMPARE(view->lastPaintCriticalBars(), std::size_t(0));
+
+        idle->trigger();
+        QVERIFY(view->showIdleCauses());
+        view->viewport()->repaint();
+        QVERIFY(view->lastPaintIdleGaps() > 0);
+        // Hover the widest gap a device spends waiting on another one.
+        const auto& events = result->outcomes[0].prediction.timeline.events;
+        const IdleInterval* widest = nullptr;
+        for (const IdleInterval& iv : view->idleGaps(0))
+            if (iv.cause == IdleCause::WaitingOn && (!widest || iv.duration() > widest->duration()))
+                widest = &iv;
+        QVERIFY(widest);
+        const QRectF gap = view->idleRect(0, *widest);
+        QVERIFY(gap.width() * view->pixelsPerPoint() > 2);
+        const QString tip = view->toolTipAt(view->fromScene(gap.center()).toPoint());
+        const QString expected =
+            QStringLiteral("waiting on D%1 for %2")
+                .arg(widest->waitingOnDevice)
+                .arg(QString::fromStdString(describeOp(events[std::size_t(widest->producer)].op)));
+        QVERIFY2(tip.contains(expected), qPrintable(tip + " / " + expected));
+        idle->trigger();
+        view->viewport()->repaint();
+        QCOMPARE(view->lastPaintIdleGaps(), std::size_t(0));
+        QVERIFY(view->toolTipAt(view->fromScene(gap.center()).toPoint()).isEmpty());
     }
 
     void bigSchedulesRunOnAWorkerAndFoldWhenDrawn() {

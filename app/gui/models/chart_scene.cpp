@@ -74,6 +74,7 @@ Scene buildChartScene(const AnalysisResult& result, const ChartSettings& setting
     options.axis = settings.axis;
     options.labels = settings.labels;
     options.title = settings.title;
+    options.tooltips = settings.tooltips;
     options.timeUnit =
         result.outcomes.front().prediction.report.unitless ? TimeUnit::Units : TimeUnit::Microseconds;
     if (settings.overlay && result.overlay && result.overlay->outcome < result.outcomes.size()) {

@@ -19,7 +19,8 @@ struct ChartSettings {
     bool axis = true;
     bool labels = true;
     bool title = true;
-    bool overlay = true; ///< draw the measured trace, when there is one
+    bool overlay = true;  ///< draw the measured trace, when there is one
+    bool tooltips = true; ///< tooltip strings on the bars (the screen builds its own on hover)
 };
 
 /// `kind` of the outline rects added for measured events (role Op, no fill).

@@ -3,6 +3,7 @@
 #include "gui/models/format.h"
 
 #include <QStringList>
+#include <algorithm>
 
 namespace stagecraft::gui {
 namespace {
@@ -43,6 +44,45 @@ QString describeEvent(const TimelineEvent& e, bool unitless) {
     return parts.join(QStringLiteral(" · ")) + QLatin1Char('\n') +
            QStringLiteral("start %1 · end %2 · duration %3")
                .arg(timeText(e.start, unitless), timeText(e.end, unitless), timeText(e.duration(), unitless));
+}
+
+double memoryBefore(const MemoryReport& memory, int device, double t) {
+    if (device < 0 || std::size_t(device) >= memory.devices.size()) return 0;
+    const DeviceMemory& m = memory.devices[std::size_t(device)];
+    const auto at =
+        std::lower_bound(m.curve.begin(), m.curve.end(), t,
+                         [](const std::pair<double, double>& p, double time) { return p.first < time; });
+    return at == m.curve.begin() ? m.staticBytes : std::prev(at)->second;
+}
+
+double memoryAfterOp(const Prediction& p, const TimelineEvent& e) {
+    const Schedule& s = p.schedule;
+    double bytes = memoryBefore(p.report.memory, e.device, e.end);
+    const std::size_t slot = std::size_t(e.op.pipe) * std::size_t(s.stagesPerPipe) + std::size_t(e.op.stage);
+    if (e.lane != Lane::Compute || e.op.stage < 0 || slot >= p.setup.memory.stages.size()) return bytes;
+    const StageMemory& m = p.setup.memory.stages[slot];
+    switch (e.op.kind) {
+    case OpKind::F:
+        // Allocated at its start, which is inside the curve before `end` unless it took no time.
+        if (e.start == e.end) bytes += m.activationBytes;
+        break;
+    case OpKind::B:
+        bytes -= s.splitBackward ? m.activationBytes - m.keptForWBytes : m.activationBytes;
+        break;
+    case OpKind::W:
+        bytes -= m.keptForWBytes;
+        break;
+    default:
+        break;
+    }
+    return bytes;
+}
+
+QString memoryAfterText(const Prediction& p, const TimelineEvent& e) {
+    const double value = memoryAfterOp(p, e);
+    return QStringLiteral("memory after: ") +
+           (p.report.unitless ? QStringLiteral("%1 × M_a").arg(QString::number(value, 'g', 4))
+                              : formatBytes(value));
 }
 
 DependencyIndex::DependencyIndex(const Schedule& schedule, const Timeline& timeline)
