@@ -23,7 +23,9 @@ std::vector<std::string> wrapText(const std::string& text, double size, double m
         std::size_t end = text.find(' ', pos);
         if (end == std::string::npos) end = text.size();
         const std::string word = text.substr(pos, end - pos);
-        const std::string candidate = line.empty() ? word : line + " " + word;
+        std::string candidate = line;
+        if (!candidate.empty()) candidate += ' ';
+        candidate += word;
         if (!line.empty() && estimateTextWidth(candidate, size) > maxWidth) {
             lines.push_back(line);
             line = word;
