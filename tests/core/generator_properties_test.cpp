@@ -71,7 +71,8 @@ TEST_CASE("Every generator over p 1..16, m 1..64, v 1..4", "[generators][propert
                         ++accepted;
                         const Schedule s = generateSchedule(info.name, params);
                         const auto problems = findProblems(s, 3);
-                        REQUIRE((problems.empty() ? std::string() : problems.front().message) == "");
+                        INFO((problems.empty() ? std::string() : problems.front().message));
+                        REQUIRE(problems.empty());
                         checkCounts(s, info, params);
                     }
             INFO(info.name);

@@ -72,6 +72,7 @@ TEST_CASE("Missing, duplicated and misplaced ops are all reported", "[validate]"
     s.order[1].push_back(Op{OpKind::F, 0, 0, 0, 1}); // stage 0 belongs to device 0
     const auto problems = findProblems(s);
     std::vector<std::string> ids;
+    ids.reserve(problems.size());
     for (const auto& p : problems) ids.push_back(p.id);
     CHECK(std::count(ids.begin(), ids.end(), "schedule.op") == 1);
     CHECK(std::count(ids.begin(), ids.end(), "schedule.duplicate") == 1);

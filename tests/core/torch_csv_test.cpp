@@ -112,7 +112,7 @@ TEST_CASE("The zb1p artifact loads, validates and simulates", "[schedule-files]"
     CHECK(s.chunksPerDevice == 2);
     CHECK(s.splitBackward);
     CHECK(s.placement == std::vector<std::vector<StageSlot>>{loopedPlacement(2, 4)});
-    CHECK(s.opCount() == 4 * 8 * 3);
+    CHECK(s.opCount() == std::size_t{4} * 8 * 3);
     CHECK(findProblems(s).empty());
     // Row 1 "0F0,0F1,2F0,,2F1,2B0,2W0": the idle cell is skipped and the older B (followed by its W)
     // is the input-gradient part.
@@ -150,7 +150,7 @@ TEST_CASE("The DualPipeV artifact: overlapped cells refused by default, serializ
     CHECK(s.microbatches == 10);
     CHECK(s.splitBackward);
     CHECK(s.placement == std::vector<std::vector<StageSlot>>{vShapePlacement(4)});
-    CHECK(s.opCount() == 8 * 10 * 3);
+    CHECK(s.opCount() == std::size_t{8} * 10 * 3);
     // Serialized, the V schedule's order is dependency-consistent and deadlock-free.
     CHECK(findProblems(s).empty());
     // "...,7F3,(0F7;7B3)OVERLAP_F_B,(7F4;0B0)OVERLAP_F_B": sub-actions in order; the full B of a
