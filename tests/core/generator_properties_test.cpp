@@ -6,19 +6,16 @@
 #include "error.h"
 #include "generators/registry.h"
 #include "ir/op_index.h"
+#include "test_support.h"
 #include "validate/validator.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 
 using namespace stagecraft;
+using stagecraft::test::takesChunks;
 
 namespace {
-
-bool takesChunks(const GeneratorInfo& info) {
-    return std::any_of(info.params.begin(), info.params.end(),
-                       [](const ParamSpec& s) { return s.name == "chunks"; });
-}
 
 /// The documented constraints, written independently of the generators' own checks.
 bool expectedAccepted(std::string_view name, int p, int m, int v) {

@@ -4,30 +4,19 @@
 #include "generators/registry.h"
 #include "io/schedule_json.h"
 #include "passes/iteration_tail.h"
+#include "test_support.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 
 using namespace stagecraft;
+using stagecraft::test::takesChunks;
 
 namespace {
 
-/// "id line:column | message" for ParseError, "id [field] | message" for ValidationError.
+/// errorSummary of parsing `text` as a schedule JSON file.
 std::string jsonError(const std::string& text) {
-    try {
-        parseScheduleJson(text, "s.json");
-    } catch (const ParseError& e) {
-        return e.id() + " " + std::to_string(e.line()) + ":" + std::to_string(e.column()) + " | " +
-               e.message();
-    } catch (const ValidationError& e) {
-        return e.id() + " [" + e.field() + "] | " + e.message();
-    }
-    return "accepted";
-}
-
-bool takesChunks(const GeneratorInfo& info) {
-    return std::any_of(info.params.begin(), info.params.end(),
-                       [](const ParamSpec& s) { return s.name == "chunks"; });
+    return test::errorSummary([&] { parseScheduleJson(text, "s.json"); });
 }
 
 /// A valid 2-device 1F1B file with `order` (the JSON of the "order" array) spliced in.

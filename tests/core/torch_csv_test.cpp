@@ -6,6 +6,7 @@
 #include "io/schedule_file.h"
 #include "io/torch_csv.h"
 #include "sim/simulator.h"
+#include "test_support.h"
 #include "validate/validator.h"
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <filesystem>
 
 using namespace stagecraft;
+using stagecraft::test::takesChunks;
 
 namespace {
 
@@ -20,22 +22,9 @@ std::string artifact(const std::string& name) {
     return readTextFile(std::filesystem::path(STAGECRAFT_REFERENCE_DIR) / "torch-csv" / name);
 }
 
-/// "id line:column | message" of the error a CSV raises, or "accepted".
+/// errorSummary of parsing `text` as a torch CSV.
 std::string csvError(const std::string& text, const TorchCsvOptions& options = {}) {
-    try {
-        parseTorchCsv(text, "t.csv", options);
-    } catch (const ParseError& e) {
-        return e.id() + " " + std::to_string(e.line()) + ":" + std::to_string(e.column()) + " | " +
-               e.message();
-    } catch (const ValidationError& e) {
-        return e.id() + " [" + e.field() + "] | " + e.message();
-    }
-    return "accepted";
-}
-
-bool takesChunks(const GeneratorInfo& info) {
-    return std::any_of(info.params.begin(), info.params.end(),
-                       [](const ParamSpec& s) { return s.name == "chunks"; });
+    return test::errorSummary([&] { parseTorchCsv(text, "t.csv", options); });
 }
 
 Op op(OpKind kind, int stage, int mb, int chunk) {
