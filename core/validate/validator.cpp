@@ -182,10 +182,15 @@ void checkDynamics(const Schedule& s, const OpIndex& index, Collector& out) {
     if (local) return;
     std::string message = "deadlock: ";
     if (!run.cycle.empty()) {
-        message += "devices wait on each other in a ring:";
+        message += "devices wait on each other in a ring: ";
+        const char* separator = "";
         for (int d : run.cycle)
             for (const auto& b : run.blocked)
-                if (b.device == d) message += " " + b.reason + ";";
+                if (b.device == d) {
+                    message += separator;
+                    message += b.reason;
+                    separator = "; ";
+                }
     } else {
         message += run.blocked.front().reason;
     }

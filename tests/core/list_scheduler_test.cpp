@@ -3,6 +3,7 @@
 #include "error.h"
 #include "ir/op_index.h"
 #include "sim/list_scheduler.h"
+#include "sim/simulator.h"
 #include "validate/validator.h"
 
 #include <catch2/catch.hpp>
@@ -45,11 +46,25 @@ TEST_CASE("A cross-device wait cycle is reported as a ring", "[validate]") {
     const auto problems = findProblems(s);
     REQUIRE(problems.size() == 1);
     CHECK(problems[0].id == "schedule.deadlock");
-    CHECK(
-        problems[0].message ==
-        "deadlock: devices wait on each other in a ring: device 0 waits at position 1 (B0@s0) for B0@s1 at "
-        "position 3 of device 1; device 1 waits at position 0 (F1@s1) for F1@s0 at position 2 of device 0;");
+    CHECK(problems[0].message ==
+          "deadlock: devices wait on each other in a ring: device 0 waits at position 1 (B0@s0) for B0@s1 at "
+          "position 3 of device 1; device 1 waits at position 0 (F1@s1) for F1@s0 at position 2 of device 0");
     CHECK_THROWS_WITH(validate(s), Catch::Contains("[schedule.deadlock]"));
+}
+
+TEST_CASE("The simulator names every blocked device of a deadlock, separated by \"; \"", "[tidy]") {
+    Schedule s = twoDevices();
+    for (int mb : {0, 1}) pushOp(s, 0, OpKind::F, 0, 0, mb), pushOp(s, 0, OpKind::B, 0, 0, mb);
+    for (int mb : {1, 0}) pushOp(s, 1, OpKind::F, 0, 1, mb), pushOp(s, 1, OpKind::B, 0, 1, mb);
+    try {
+        simulate(s, fullStageCosts(s, 1, 1, 1));
+        FAIL("simulated a deadlocking schedule");
+    } catch (const ValidationError& e) {
+        CHECK(e.id() == "schedule.deadlock");
+        CHECK(e.message() == "schedule 'hand' deadlocks: device 0 waits at position 1 (B0@s0) for B0@s1 at "
+                             "position 3 of device 1; device 1 waits at position 0 (F1@s1) for F1@s0 at "
+                             "position 2 of device 0");
+    }
 }
 
 TEST_CASE("An op ordered before its own dependency names both positions", "[validate]") {

@@ -189,7 +189,7 @@ TEST_CASE("Well-formed schedule JSON the validator refuses names the device and 
           "schedule_json.schedule [order[0][1]] | s.json: order[0][1] ('0B0'): deadlock: devices wait on "
           "each other in a ring: device 0 waits at position 1 (B0@s0) for B0@s1 at position 3 of device 1; "
           "device "
-          "1 waits at position 0 (F1@s1) for F1@s0 at position 2 of device 0;");
+          "1 waits at position 0 (F1@s1) for F1@s0 at position 2 of device 0");
     CHECK(
         jsonError(withOrder(R"([["0F0", "0F1", "0B0"], ["1F0", "1B0", "1F1"]])")) ==
         "schedule_json.schedule [order] | s.json: order: 6 compute ops, too few for 2 stages per pipe and 2 "

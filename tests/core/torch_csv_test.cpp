@@ -242,7 +242,7 @@ TEST_CASE("Well-formed CSVs the validator refuses name the row and column of the
           "ring: "
           "device 0 waits at position 1 (B0@s0) for B0@s1 at position 3 of device 1; device 1 waits at "
           "position 0 "
-          "(F1@s1) for F1@s0 at position 2 of device 0;");
+          "(F1@s1) for F1@s0 at position 2 of device 0");
     // Idle cells shift the column away from the position in the device's order.
     CHECK(
         csvError(",,0F0,,0B1,0F1,0B0") ==
