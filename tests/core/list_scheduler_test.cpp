@@ -131,3 +131,28 @@ TEST_CASE("A stage replica that does not sync is reported", "[validate]") {
           "stage 0 of pipe 1 (device 1) has no gradient sync while its replica in the other "
           "pipe has one: replicas of a stage sync together");
 }
+
+TEST_CASE("findProblems refuses a shape far larger than its ops before indexing it", "[tidy]") {
+    Schedule s = twoDevices();
+    for (int mb : {0, 1}) pushOp(s, 0, OpKind::F, 0, 0, mb), pushOp(s, 1, OpKind::F, 0, 1, mb);
+    s.microbatches = 1 << 20;
+    const auto problems = findProblems(s);
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0].id == "schedule.shape");
+    CHECK(problems[0].message == "pipes = 1, stages per pipe = 2, micro-batches = 1048576 declare 6291456 op "
+                                 "slots (3 x pipes x stages x micro-batches) for 4 ops: must be at most 4 x "
+                                 "ops + 65536 = 65552");
+    CHECK_THROWS_WITH(validate(s), Catch::Contains("[schedule.shape]"));
+}
+
+TEST_CASE("The slot bound of findProblems is 4 x ops + 65536", "[tidy]") {
+    Schedule s = twoDevices();
+    s.microbatches = 10922; // 3 x 1 x 2 x 10922 = 65532 slots for 0 ops: indexed, ops reported missing
+    auto problems = findProblems(s, 1);
+    REQUIRE_FALSE(problems.empty());
+    CHECK(problems[0].id == "schedule.missing");
+    s.microbatches = 10923; // 65538 slots
+    problems = findProblems(s, 1);
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0].id == "schedule.shape");
+}
