@@ -1,4 +1,5 @@
 // Generation and validation of million-op schedules: both must stay linear in the number of ops.
+#include "bench_counters.h"
 #include "generators/registry.h"
 #include "validate/validator.h"
 
@@ -15,9 +16,7 @@ void generate(benchmark::State& state, const char* name, ScheduleParams params) 
         ops = schedule.opCount();
         benchmark::DoNotOptimize(schedule);
     }
-    state.counters["ops"] = double(ops);
-    state.counters["ns_per_op"] = benchmark::Counter(
-        double(ops) * double(state.iterations()), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    stagecraft::bench::setOpCounters(state, ops);
 }
 
 void generateAndValidate(benchmark::State& state, const char* name, ScheduleParams params) {
@@ -27,9 +26,7 @@ void generateAndValidate(benchmark::State& state, const char* name, SchedulePara
         stagecraft::validate(schedule);
         ops = schedule.opCount();
     }
-    state.counters["ops"] = double(ops);
-    state.counters["ns_per_op"] = benchmark::Counter(
-        double(ops) * double(state.iterations()), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    stagecraft::bench::setOpCounters(state, ops);
 }
 
 BENCHMARK_CAPTURE(generate, 1f1b_p64_m8192, "1f1b", ScheduleParams{64, 8192, 1})

@@ -2,6 +2,7 @@
 // scheduler for 1F1B (the target: within 3x of it; one variant computes only the makespan, the
 // other also records every op's start and end), and the peak heap per op (target: at most 200
 // bytes). Run: ./build/bench/simulate_bench
+#include "bench_counters.h"
 #include "generators/registry.h"
 #include "ir/large_array.h"
 #include "sim/metrics.h"
@@ -44,12 +45,28 @@ namespace {
 
 using namespace stagecraft;
 
+/// Starts a peak measurement: the heap in use now, from which the peak is counted.
+std::size_t startPeakTracking() {
+    const std::size_t before = g_current.load();
+    g_peak = before;
+    return before;
+}
+
+/// Peak heap growth since `before` per op.
+double peakBytesPerOp(std::size_t before, std::size_t ops) {
+    return double(g_peak.load() - before) / double(ops);
+}
+
+void setPerOpCounters(benchmark::State& state, std::size_t ops, double peakPerOp) {
+    bench::setOpCounters(state, ops);
+    state.counters["peak_bytes_per_op"] = peakPerOp;
+}
+
 void simulateSchedule(benchmark::State& state, const char* name, ScheduleParams params) {
     std::size_t ops = 0;
     double peakPerOp = 0;
     for (auto _ : state) {
-        const std::size_t before = g_current.load();
-        g_peak = before;
+        const std::size_t before = startPeakTracking();
         const Schedule s = generateSchedule(name, params);
         const OpCosts costs = fullStageCosts(s, 1.0, 1.0, 1.0, 0.1);
         const OpIndex index(s);
@@ -57,12 +74,9 @@ void simulateSchedule(benchmark::State& state, const char* name, ScheduleParams 
         const TimeMetrics m = computeTimeMetrics(s, index, t, &costs);
         benchmark::DoNotOptimize(m.makespan);
         ops = s.opCount();
-        peakPerOp = double(g_peak.load() - before) / double(ops);
+        peakPerOp = peakBytesPerOp(before, ops);
     }
-    state.counters["ops"] = double(ops);
-    state.counters["peak_bytes_per_op"] = peakPerOp;
-    state.counters["ns_per_op"] = benchmark::Counter(
-        double(ops) * double(state.iterations()), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    setPerOpCounters(state, ops, peakPerOp);
 }
 
 /// The whole project pipeline on the same schedules: generate, iteration tail, analytic costs,
@@ -75,68 +89,84 @@ void predictSchedule(benchmark::State& state, const char* name, ScheduleParams p
     std::size_t ops = 0;
     double peakPerOp = 0;
     for (auto _ : state) {
-        const std::size_t before = g_current.load();
-        g_peak = before;
+        const std::size_t before = startPeakTracking();
         const Prediction p = predict(project, generateSchedule(name, params));
         benchmark::DoNotOptimize(p.report.iterationUs);
         ops = p.schedule.opCount();
-        peakPerOp = double(g_peak.load() - before) / double(ops);
+        peakPerOp = peakBytesPerOp(before, ops);
     }
-    state.counters["ops"] = double(ops);
-    state.counters["peak_bytes_per_op"] = peakPerOp;
-    state.counters["ns_per_op"] = benchmark::Counter(
-        double(ops) * double(state.iterations()), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    setPerOpCounters(state, ops, peakPerOp);
 }
 
-/// The baseline: 1F1B order in flat arrays and a worklist list scheduler specialised to it
-/// (F after the previous stage's F, B after the next stage's B and its own F), with makespan and
-/// busy time as the only metrics.
-void minimalOneFOneB(benchmark::State& state) {
-    const int p = 64, m = 8192;
-    const double f = 1.0, b = 2.0, comm = 0.1;
-    for (auto _ : state) {
-        std::vector<std::vector<std::pair<char, int>>> order(p);
-        for (int r = 0; r < p; ++r) {
-            const int warm = std::min(p - r - 1, m);
-            order[r].reserve(2 * m);
-            for (int j = 0; j < warm; ++j) order[r].emplace_back('F', j);
-            for (int i = 0; i < m - warm; ++i)
-                order[r].emplace_back('F', warm + i), order[r].emplace_back('B', i);
-            for (int j = m - warm; j < m; ++j) order[r].emplace_back('B', j);
-        }
-        std::vector<double> fEnd(std::size_t(p) * m, -1), bEnd(std::size_t(p) * m, -1);
-        std::vector<std::size_t> head(p, 0);
-        std::vector<double> free(p, 0);
-        std::vector<int> stack;
-        for (int r = p - 1; r >= 0; --r) stack.push_back(r);
-        while (!stack.empty()) {
-            const int r = stack.back();
-            stack.pop_back();
-            while (head[r] < order[r].size()) {
-                const auto [kind, j] = order[r][head[r]];
-                double start = free[r];
-                if (kind == 'F') {
-                    if (r > 0) {
-                        const double dep = fEnd[std::size_t(r - 1) * m + j];
-                        if (dep < 0) break;
-                        start = std::max(start, dep + comm);
-                    }
-                    fEnd[std::size_t(r) * m + j] = free[r] = start + f;
-                    if (r + 1 < p) stack.push_back(r + 1);
-                } else {
-                    if (r + 1 < p) {
-                        const double dep = bEnd[std::size_t(r + 1) * m + j];
-                        if (dep < 0) break;
-                        start = std::max(start, dep + comm);
-                    }
-                    bEnd[std::size_t(r) * m + j] = free[r] = start + b;
-                    if (r > 0) stack.push_back(r - 1);
+// The baselines: 1F1B with p = 64, m = 8192, T_F = 1, T_B = 2 and a fixed transfer time.
+constexpr int kBaseP = 64, kBaseM = 8192;
+constexpr double kBaseF = 1.0, kBaseB = 2.0, kBaseComm = 0.1;
+
+/// 1F1B order per device as (kind, micro-batch) in flat arrays: warm-up forwards, then F/B
+/// pairs, then the cool-down backwards.
+std::vector<std::vector<std::pair<char, int>>> oneFOneBOrder(int p, int m) {
+    std::vector<std::vector<std::pair<char, int>>> order(p);
+    for (int r = 0; r < p; ++r) {
+        const int warm = std::min(p - r - 1, m);
+        order[r].reserve(std::size_t(2) * m);
+        for (int j = 0; j < warm; ++j) order[r].emplace_back('F', j);
+        for (int i = 0; i < m - warm; ++i)
+            order[r].emplace_back('F', warm + i), order[r].emplace_back('B', i);
+        for (int j = m - warm; j < m; ++j) order[r].emplace_back('B', j);
+    }
+    return order;
+}
+
+/// A worklist list scheduler specialised to 1F1B (F after the previous stage's F, B after the
+/// next stage's B and its own F). `fEnd`/`bEnd` hold p * m ends, all -1 on entry. Calls
+/// `record(device, position, start, end)` for every op; returns when each device becomes free.
+template <typename Record>
+std::vector<double> runOneFOneB(const std::vector<std::vector<std::pair<char, int>>>& order, int p, int m,
+                                std::vector<double>& fEnd, std::vector<double>& bEnd, Record&& record) {
+    std::vector<std::size_t> head(p, 0);
+    std::vector<double> free(p, 0);
+    std::vector<int> stack;
+    for (int r = p - 1; r >= 0; --r) stack.push_back(r);
+    while (!stack.empty()) {
+        const int r = stack.back();
+        stack.pop_back();
+        while (head[r] < order[r].size()) {
+            const auto [kind, j] = order[r][head[r]];
+            double start = free[r];
+            if (kind == 'F') {
+                if (r > 0) {
+                    const double dep = fEnd[std::size_t(r - 1) * m + j];
+                    if (dep < 0) break;
+                    start = std::max(start, dep + kBaseComm);
                 }
-                ++head[r];
+                fEnd[std::size_t(r) * m + j] = free[r] = start + kBaseF;
+                if (r + 1 < p) stack.push_back(r + 1);
+            } else {
+                if (r + 1 < p) {
+                    const double dep = bEnd[std::size_t(r + 1) * m + j];
+                    if (dep < 0) break;
+                    start = std::max(start, dep + kBaseComm);
+                }
+                bEnd[std::size_t(r) * m + j] = free[r] = start + kBaseB;
+                if (r > 0) stack.push_back(r - 1);
             }
+            record(r, head[r], start, free[r]);
+            ++head[r];
         }
+    }
+    return free;
+}
+
+/// The baseline: makespan and busy time as the only metrics.
+void minimalOneFOneB(benchmark::State& state) {
+    const int p = kBaseP, m = kBaseM;
+    for (auto _ : state) {
+        const auto order = oneFOneBOrder(p, m);
+        std::vector<double> fEnd(std::size_t(p) * m, -1), bEnd(std::size_t(p) * m, -1);
+        const std::vector<double> free =
+            runOneFOneB(order, p, m, fEnd, bEnd, [](int, std::size_t, double, double) {});
         double makespan = 0, busy = 0;
-        for (int r = 0; r < p; ++r) makespan = std::max(makespan, free[r]), busy += m * (f + b);
+        for (int r = 0; r < p; ++r) makespan = std::max(makespan, free[r]), busy += m * (kBaseF + kBaseB);
         benchmark::DoNotOptimize(busy / (p * makespan));
     }
     state.counters["ops"] = double(2 * p * m);
@@ -147,18 +177,9 @@ void minimalOneFOneB(benchmark::State& state) {
 /// derives makespan and busy time from them. Still no transfer events, no idle attribution, no
 /// op identities and no dependency resolution for arbitrary schedules.
 void minimalOneFOneBWithTimes(benchmark::State& state) {
-    const int p = 64, m = 8192;
-    const double f = 1.0, b = 2.0, comm = 0.1;
+    const int p = kBaseP, m = kBaseM;
     for (auto _ : state) {
-        std::vector<std::vector<std::pair<char, int>>> order(p);
-        for (int r = 0; r < p; ++r) {
-            const int warm = std::min(p - r - 1, m);
-            order[r].reserve(2 * m);
-            for (int j = 0; j < warm; ++j) order[r].emplace_back('F', j);
-            for (int i = 0; i < m - warm; ++i)
-                order[r].emplace_back('F', warm + i), order[r].emplace_back('B', i);
-            for (int j = m - warm; j < m; ++j) order[r].emplace_back('B', j);
-        }
+        const auto order = oneFOneBOrder(p, m);
         struct Time {
             double start, end;
         };
@@ -169,37 +190,9 @@ void minimalOneFOneBWithTimes(benchmark::State& state) {
         std::vector<double> fEnd, bEnd;
         assignLarge(fEnd, std::size_t(p) * m, -1.0);
         assignLarge(bEnd, std::size_t(p) * m, -1.0);
-        std::vector<std::size_t> head(p, 0);
-        std::vector<double> free(p, 0);
-        std::vector<int> stack;
-        for (int r = p - 1; r >= 0; --r) stack.push_back(r);
-        while (!stack.empty()) {
-            const int r = stack.back();
-            stack.pop_back();
-            while (head[r] < order[r].size()) {
-                const auto [kind, j] = order[r][head[r]];
-                double start = free[r];
-                if (kind == 'F') {
-                    if (r > 0) {
-                        const double dep = fEnd[std::size_t(r - 1) * m + j];
-                        if (dep < 0) break;
-                        start = std::max(start, dep + comm);
-                    }
-                    fEnd[std::size_t(r) * m + j] = free[r] = start + f;
-                    if (r + 1 < p) stack.push_back(r + 1);
-                } else {
-                    if (r + 1 < p) {
-                        const double dep = bEnd[std::size_t(r + 1) * m + j];
-                        if (dep < 0) break;
-                        start = std::max(start, dep + comm);
-                    }
-                    bEnd[std::size_t(r) * m + j] = free[r] = start + b;
-                    if (r > 0) stack.push_back(r - 1);
-                }
-                times[std::size_t(r) * 2 * m + head[r]] = {start, free[r]};
-                ++head[r];
-            }
-        }
+        runOneFOneB(order, p, m, fEnd, bEnd, [&](int r, std::size_t position, double start, double end) {
+            times[std::size_t(r) * 2 * m + position] = {start, end};
+        });
         double makespan = 0, busy = 0;
         for (const Time& t : times) makespan = std::max(makespan, t.end), busy += t.end - t.start;
         benchmark::DoNotOptimize(busy / (p * makespan));

@@ -76,6 +76,7 @@ void addCompareCommand(CLI::App& app, CommandResult& result) {
             throw ValidationError("cli.schedule", "--schedule",
                                   "no schedule to compare: pass --schedule a,b,c");
         std::vector<ScheduleReport> reports;
+        reports.reserve(names.size());
         for (const std::string& name : names)
             reports.push_back(predict(project, generateFromProject(project, name)).report);
         // Best first: shortest iteration (highest throughput for the same work).

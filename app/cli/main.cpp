@@ -3,9 +3,12 @@
 #include "commands.h"
 #include "error.h"
 
+#include <cstdio>
 #include <iostream>
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
     using namespace stagecraft;
     using namespace stagecraft::cli;
     CLI::App app{"Stagecraft: design, validate and draw pipeline-parallel training schedules",
@@ -42,4 +45,17 @@ int main(int argc, char** argv) {
         return kExitFailure;
     }
     return result.status;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    // Building the command table or printing a message can throw too (bad_alloc, a failing
+    // stream); nothing may escape main.
+    try {
+        return run(argc, argv);
+    } catch (...) {
+        std::fputs("stagecraft-cli: internal error\n", stderr);
+        return stagecraft::cli::kExitFailure;
+    }
 }

@@ -42,20 +42,6 @@ std::optional<OpKind> kindFromName(std::string_view name) {
     return std::nullopt;
 }
 
-const char* commName(CommKind comm) {
-    switch (comm) {
-    case CommKind::Activation:
-        return "activation";
-    case CommKind::Gradient:
-        return "gradient";
-    case CommKind::Collective:
-        return "collective";
-    case CommKind::None:
-        break;
-    }
-    return "none";
-}
-
 std::optional<CommKind> commFromName(std::string_view name) {
     if (name == "activation") return CommKind::Activation;
     if (name == "gradient") return CommKind::Gradient;
@@ -283,7 +269,7 @@ void appendSlice(std::string& out, const TimelineEvent& e, int tid, bool splitBa
     if (e.comm != CommKind::None) {
         appendKey(out, "comm");
         out += '"';
-        out += commName(e.comm);
+        out += commKindName(e.comm);
         out += '"';
     }
     if (e.peer >= 0) {
@@ -510,7 +496,7 @@ class SliceReader {
             e.op.kind = *kindFromName(kind);
             if (isTransfer(e))
                 fail(i, "args.comm", comm,
-                     "an " + std::string(commName(e.comm)) + " transfer has kind \"send\"");
+                     "an " + std::string(commKindName(e.comm)) + " transfer has kind \"send\"");
             e.peer = std::int32_t(integer(args, "peer", -1, kMaxPid, -1, i, "(-1: none)"));
         }
         const bool perMicrobatch = isComputeKind(e.op.kind);
@@ -764,7 +750,7 @@ std::string timelineToChromeTrace(const Timeline& t, const ChromeTraceOptions& o
         const auto consumer = opEvent.find(opKey(consumerOf(e)));
         if (consumer == opEvent.end() || t.events[consumer->second].device != e.peer) continue;
         const TimelineEvent& to = t.events[consumer->second];
-        const char* name = commName(e.comm);
+        const char* name = commKindName(e.comm);
         ++flowId;
         appendFlow(out, 's', flowId, name, e.device, tracks.tidOf[i], e.start);
         appendFlow(out, 'f', flowId, name, to.device, tracks.tidOf[consumer->second], to.start);

@@ -1,6 +1,7 @@
 #include "layout/gantt_layout.h"
 
 #include "error.h"
+#include "ir/op_label.h"
 #include "layout/palette.h"
 #include "layout/text_metrics.h"
 
@@ -23,7 +24,9 @@ std::vector<std::string> wrapText(const std::string& text, double size, double m
         std::size_t end = text.find(' ', pos);
         if (end == std::string::npos) end = text.size();
         const std::string word = text.substr(pos, end - pos);
-        const std::string candidate = line.empty() ? word : line + " " + word;
+        std::string candidate = line;
+        if (!candidate.empty()) candidate += ' ';
+        candidate += word;
         if (!line.empty() && estimateTextWidth(candidate, size) > maxWidth) {
             lines.push_back(line);
             line = word;
@@ -45,42 +48,8 @@ bool validEvent(const TimelineEvent& e) {
            int(e.op.kind) < kOpKindCount && int(e.comm) <= int(CommKind::Collective);
 }
 
-const char* kindLetter(OpKind kind) {
-    switch (kind) {
-    case OpKind::F:
-        return "F";
-    case OpKind::B:
-        return "B";
-    case OpKind::W:
-        return "W";
-    case OpKind::GradSync:
-        return "S";
-    case OpKind::Optimizer:
-        return "O";
-    }
-    return "?";
-}
-
-/// Label without the kind letter: what the papers write in their cells ("3", "3b'"). Ops
-/// without a micro-batch (sync, optimizer) keep their letter.
-std::string shortLabel(const TimelineShape& shape, const Op& op) {
-    std::string label = op.mb >= 0 ? std::to_string(op.mb) : std::string(kindLetter(op.kind));
-    if (chunksPerPipe(shape) > 1) label += char('a' + std::min(chunkInPipe(shape, op), 25));
-    if (op.pipe > 0) label += '\'';
-    return label;
-}
-
-const char* commKindName(CommKind kind) {
-    switch (kind) {
-    case CommKind::Activation:
-        return "activation";
-    case CommKind::Gradient:
-        return "gradient";
-    case CommKind::Collective:
-        return "collective";
-    default:
-        return "compute";
-    }
+ChunkShape chunkShape(const TimelineShape& shape) {
+    return {shape.pipes, shape.stagesPerPipe, shape.chunksPerDevice};
 }
 
 /// What one panel needs before drawing: its rows and makespan.
@@ -172,22 +141,15 @@ std::string tooltipOf(const TimelineEvent& e, const TimeAxis& axis) {
 } // namespace
 
 int chunksPerPipe(const TimelineShape& shape) {
-    return std::max(1, shape.chunksPerDevice / std::max(1, shape.pipes));
+    return chunksPerPipe(chunkShape(shape));
 }
 
 int chunkInPipe(const TimelineShape& shape, const Op& op) {
-    const int perPipe = chunksPerPipe(shape);
-    if (perPipe <= 1) return 0;
-    // One pipe: the placement's chunk. Two pipes: the stage's position along its pipe's chunks
-    // (the same rule as opLabel).
-    const int chunk = shape.pipes <= 1 || shape.stagesPerPipe <= 0
-                          ? int(op.chunk)
-                          : int(std::int64_t(op.stage) * perPipe / shape.stagesPerPipe);
-    return std::clamp(chunk, 0, perPipe - 1);
+    return chunkInPipe(chunkShape(shape), op);
 }
 
 std::string chartOpLabel(const TimelineShape& shape, const Op& op) {
-    return op.mb < 0 ? shortLabel(shape, op) : kindLetter(op.kind) + shortLabel(shape, op);
+    return opLabel(chunkShape(shape), op);
 }
 
 std::string formatNumber(double value, int decimals) {
@@ -379,7 +341,8 @@ Scene layoutGantt(std::span<const ChartPanel> panels, const ChartOptions& option
                 const double room = w - 2 * std::max(1.0, pal.opStrokeWidth) - 1;
                 if (room <= 0) continue; // no label fits: skip building one
                 std::string label = chartOpLabel(shape, e.op);
-                if (estimateTextWidth(label, pal.labelSize) > room) label = shortLabel(shape, e.op);
+                if (estimateTextWidth(label, pal.labelSize) > room)
+                    label = shortOpLabel(chunkShape(shape), e.op);
                 if (estimateTextWidth(label, pal.labelSize) > room) continue;
                 scene.texts.push_back({x + w / 2, ry + rowH / 2 + 0.35 * pal.labelSize, std::move(label),
                                        pal.labelSize, labelColorOn(pal, fill), TextAnchor::Middle, false});

@@ -217,8 +217,12 @@ class Reader {
                 std::string valid;
                 for (const auto& f : projectFields())
                     if (f.section == section) valid += (valid.empty() ? "" : ", ") + std::string(f.key);
-                fail("project.key",
-                     "unknown key " + detail::quoted(path) + "; valid keys of " + section + ": " + valid);
+                std::string message = "unknown key " + detail::quoted(path);
+                message += "; valid keys of ";
+                message += section;
+                message += ": ";
+                message += valid;
+                fail("project.key", message);
             }
             readField(project, *field, value);
         }
@@ -288,9 +292,13 @@ class Reader {
     StageCostOverride readStage(const std::string& path, const Json& entry) const {
         if (!entry.is_object()) wrongType(path, entry, "must be an object {\"stage\", \"f\", \"b\", \"w\"}");
         for (const auto& [key, value] : entry.items()) {
-            if (std::find(std::begin(kStageKeys), std::end(kStageKeys), key) == std::end(kStageKeys))
+            if (std::find(std::begin(kStageKeys), std::end(kStageKeys), key) == std::end(kStageKeys)) {
+                std::string keyPath = path;
+                keyPath += '.';
+                keyPath += key;
                 fail("project.key",
-                     "unknown key " + detail::quoted(path + "." + key) + "; valid keys: stage, f, b, w");
+                     "unknown key " + detail::quoted(keyPath) + "; valid keys: stage, f, b, w");
+            }
         }
         for (const auto key : kStageKeys)
             if (!entry.contains(key))

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
 namespace stagecraft {
 
@@ -113,7 +114,10 @@ class Checker {
             try {
                 info = &findGenerator(m_p.schedules[i]);
             } catch (const ValidationError&) {
-                add("schedules", entry + ": unknown schedule; valid names: " + valid);
+                std::string message = entry;
+                message += ": unknown schedule; valid names: ";
+                message += valid;
+                add("schedules", std::move(message));
                 continue;
             }
             const auto it =

@@ -248,6 +248,7 @@ void analyticTail(const Project& project, const Schedule& s, const Analytic& a, 
     for (int pipe = 0; pipe < s.pipes; ++pipe)
         for (int stage = 0; stage < s.stagesPerPipe; ++stage) {
             std::vector<int> members;
+            members.reserve(std::size_t(s.pipes));
             for (int q = 0; q < s.pipes; ++q) members.push_back(s.slot(q, stage).device);
             const double gbps = oneNode(project, members) ? c.intraNodeGbps : c.interNodeGbps;
             const double bytesPerUs = gbps * kBytesPerUsPerGbps;

@@ -67,8 +67,11 @@ Timeline simulate(const Schedule& s, const OpIndex& index, const OpCosts& costs)
     const ListScheduleResult run =
         listScheduleInto(s, index, costs, std::span<TimelineEvent>(timeline.events.data(), ops));
     if (!run.complete()) {
-        std::string message = "schedule '" + s.name + "' deadlocks:";
-        for (const auto& b : run.blocked) message += " " + b.reason + ";";
+        std::string message = "schedule '" + s.name + "' deadlocks: ";
+        for (std::size_t i = 0; i < run.blocked.size(); ++i) {
+            if (i > 0) message += "; ";
+            message += run.blocked[i].reason;
+        }
         throw ValidationError("schedule.deadlock", s.name, message);
     }
     if (transfers) addTransfers(s, index, costs, timeline);

@@ -24,6 +24,9 @@ enum class CommKind : std::uint8_t {
     Collective, ///< GradSync all-reduce between the replicas of a stage
 };
 
+/// "compute" (None), "activation", "gradient", "collective": the names trace files and charts use.
+const char* commKindName(CommKind kind);
+
 struct TimelineEvent {
     Op op;                   ///< compute: the op; transfer: the producing op
     std::int32_t device = 0; ///< where it runs (transfers: the sender)

@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "ir/op_index.h"
+#include "ir/op_label.h"
 #include "sim/list_scheduler.h"
 
 #include <algorithm>
@@ -9,12 +10,6 @@
 namespace stagecraft {
 
 namespace {
-
-/// Chunks of one pipe on a device: interleaved, breadth-first and V schedules have several;
-/// bidirectional ones have one per pipe (plus the V legs for BitPipe).
-int chunksPerPipe(const Schedule& s) {
-    return std::max(1, s.chunksPerDevice / std::max(1, s.pipes));
-}
 
 const char* colorOf(OpKind kind) {
     switch (kind) {
@@ -30,36 +25,6 @@ const char* colorOf(OpKind kind) {
 }
 
 } // namespace
-
-std::string opLabel(const Schedule& s, const Op& op) {
-    std::string label;
-    switch (op.kind) {
-    case OpKind::F:
-        label = "F";
-        break;
-    case OpKind::B:
-        label = "B";
-        break;
-    case OpKind::W:
-        label = "W";
-        break;
-    case OpKind::GradSync:
-        label = "S";
-        break;
-    case OpKind::Optimizer:
-        label = "O";
-        break;
-    }
-    if (op.mb >= 0) label += std::to_string(op.mb);
-    const int perPipe = chunksPerPipe(s);
-    if (perPipe > 1) {
-        // Chunk index within the op's pipe: the stage's position along that pipe's chunks.
-        const int chunkInPipe = s.pipes == 1 ? op.chunk : op.stage * perPipe / s.stagesPerPipe;
-        label += char('a' + std::min(chunkInPipe, 25));
-    }
-    if (op.pipe > 0) label += '\'';
-    return label;
-}
 
 std::string renderTextGantt(const Schedule& s, const TextGanttOptions& options) {
     const OpIndex index(s);
@@ -107,7 +72,7 @@ std::string renderTextGantt(const Schedule& s, const TextGanttOptions& options) 
     }
     out += "F forward, B backward" +
            std::string(s.splitBackward ? " (input gradient), W weight gradient" : "") +
-           (chunksPerPipe(s) > 1 ? ", a/b/.. chunk" : "") +
+           (chunksPerPipe(chunkShapeOf(s)) > 1 ? ", a/b/.. chunk" : "") +
            (s.pipes > 1 ? ", ' second pipe, S gradient sync" : "") + ", . idle\n";
     return out;
 }

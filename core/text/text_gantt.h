@@ -3,6 +3,7 @@
 // one row per device, one column per step, every op one step long and placed at the first step
 // at which its device is free and its inputs exist (list scheduling with unit durations).
 
+#include "ir/op_label.h" // opLabel, the cell labels
 #include "ir/schedule.h"
 
 #include <string>
@@ -13,11 +14,6 @@ struct TextGanttOptions {
     bool color = false; ///< ANSI colours: forward, backward, weight gradient, sync
     int maxSteps = 0;   ///< cut the chart after this many steps (0 = all)
 };
-
-/// Short label of an op in charts: kind and micro-batch ("F3", "B0", "W7", "S" for a gradient
-/// sync), then the chunk letter when devices hold several chunks of one pipe ("F3b"), then a
-/// prime for the second pipe of bidirectional schedules ("F3'").
-std::string opLabel(const Schedule& schedule, const Op& op);
 
 /// The chart, with a header naming the schedule and a legend. Throws ValidationError when the
 /// schedule deadlocks (validate it first for a full report).

@@ -34,6 +34,11 @@ class Collector {
     std::vector<Problem> m_problems;
 };
 
+// A valid schedule needs at most 3 op slots per op (see checkSlotBound); the slack keeps small
+// hand-written schedules with missing ops reportable op by op.
+constexpr std::size_t kSlotsPerOpBound = 4;
+constexpr std::size_t kSlotsSlack = std::size_t(1) << 16;
+
 std::string at(int device, int position) {
     return "device " + std::to_string(device) + " position " + std::to_string(position);
 }
@@ -182,14 +187,38 @@ void checkDynamics(const Schedule& s, const OpIndex& index, Collector& out) {
     if (local) return;
     std::string message = "deadlock: ";
     if (!run.cycle.empty()) {
-        message += "devices wait on each other in a ring:";
+        message += "devices wait on each other in a ring: ";
+        const char* separator = "";
         for (int d : run.cycle)
             for (const auto& b : run.blocked)
-                if (b.device == d) message += " " + b.reason + ";";
+                if (b.device == d) {
+                    message += separator;
+                    message += b.reason;
+                    separator = "; ";
+                }
     } else {
         message += run.blocked.front().reason;
     }
     out.add("schedule.deadlock", run.blocked.front().device, run.blocked.front().at.index, message);
+}
+
+/// The op index holds 3 slots (F, B, W) per (pipe, stage, micro-batch) of the declared shape. A
+/// valid schedule has at least an F and a B per (stage, micro-batch) of the one pipe each
+/// micro-batch uses, so at most 3 slots per op; a shape far larger than its ops (a file declaring
+/// a million micro-batches and listing ten ops) is refused before anything is allocated for it.
+bool checkSlotBound(const Schedule& s, Collector& out) {
+    const std::size_t ops = s.opCount();
+    const std::size_t slots =
+        3 * std::size_t(s.pipes) * std::size_t(s.stagesPerPipe) * std::size_t(s.microbatches);
+    const std::size_t bound = kSlotsPerOpBound * ops + kSlotsSlack;
+    if (slots <= bound) return true;
+    out.add("schedule.shape", -1, -1,
+            "pipes = " + std::to_string(s.pipes) + ", stages per pipe = " + std::to_string(s.stagesPerPipe) +
+                ", micro-batches = " + std::to_string(s.microbatches) + " declare " + std::to_string(slots) +
+                " op slots (3 x pipes x stages x micro-batches) for " + std::to_string(ops) +
+                " ops: must be at most " + std::to_string(kSlotsPerOpBound) + " x ops + " +
+                std::to_string(kSlotsSlack) + " = " + std::to_string(bound));
+    return false;
 }
 
 } // namespace
@@ -203,6 +232,7 @@ std::vector<Problem> findProblems(const Schedule& schedule, std::size_t limit) {
                     std::to_string(kMaxOps));
         return out.take();
     }
+    if (!checkSlotBound(schedule, out)) return out.take();
     checkOps(schedule, out);
     const OpIndex index(schedule);
     checkComplete(schedule, index, out);

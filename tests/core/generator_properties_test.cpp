@@ -6,19 +6,16 @@
 #include "error.h"
 #include "generators/registry.h"
 #include "ir/op_index.h"
+#include "test_support.h"
 #include "validate/validator.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 
 using namespace stagecraft;
+using stagecraft::test::takesChunks;
 
 namespace {
-
-bool takesChunks(const GeneratorInfo& info) {
-    return std::any_of(info.params.begin(), info.params.end(),
-                       [](const ParamSpec& s) { return s.name == "chunks"; });
-}
 
 /// The documented constraints, written independently of the generators' own checks.
 bool expectedAccepted(std::string_view name, int p, int m, int v) {
@@ -71,7 +68,8 @@ TEST_CASE("Every generator over p 1..16, m 1..64, v 1..4", "[generators][propert
                         ++accepted;
                         const Schedule s = generateSchedule(info.name, params);
                         const auto problems = findProblems(s, 3);
-                        REQUIRE((problems.empty() ? std::string() : problems.front().message) == "");
+                        INFO((problems.empty() ? std::string() : problems.front().message));
+                        REQUIRE(problems.empty());
                         checkCounts(s, info, params);
                     }
             INFO(info.name);

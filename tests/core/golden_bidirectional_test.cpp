@@ -197,7 +197,7 @@ TEST_CASE("Chimera D=8 N=8 matches the generator order", "[golden][chimera]") {
 TEST_CASE("Chimera peak activations stay in [(D/2 + 1), D] M_a, independent of N", "[chimera][property]") {
     for (int p : {2, 4, 8, 16}) {
         const std::vector<double> base = peakActivations(generateSchedule("chimera", {p, p, 1}), 1);
-        CHECK(*std::min_element(base.begin(), base.end()) == p / 2 + 1);
+        CHECK(*std::min_element(base.begin(), base.end()) == 0.5 * p + 1); // p is even
         CHECK(*std::max_element(base.begin(), base.end()) == p);
         for (int m = 2 * p; m <= 4 * p; m += p) {
             INFO("p=" << p << " m=" << m);
@@ -335,10 +335,11 @@ TEST_CASE("Chimera and BitPipe are valid for every even p and m multiple of p",
                 INFO(name << " p=" << p << " m=" << m);
                 const Schedule s = generateSchedule(name, {p, m, 1});
                 const auto problems = findProblems(s, 3);
-                REQUIRE((problems.empty() ? std::string() : problems.front().message) == "");
+                INFO((problems.empty() ? std::string() : problems.front().message));
+                REQUIRE(problems.empty());
                 REQUIRE(s.pipes == 2);
                 // Chimera: one stage per pipe per device; BitPipe: two (the V's legs).
-                const int stagesPerDevice = s.stagesPerPipe / p;
+                const std::ptrdiff_t stagesPerDevice = s.stagesPerPipe / p;
                 for (int d = 0; d < p; ++d) {
                     const auto& ops = s.order[d];
                     const auto count = [&](OpKind kind) {
@@ -358,7 +359,8 @@ TEST_CASE("Chimera and BitPipe are valid for every even p and m multiple of p",
                         if (op.kind == OpKind::GradSync) {
                             CHECK(op.mb == -1);
                             CHECK(s.slot(op.pipe, op.stage).device == d);
-                            ++syncs[std::size_t(op.pipe * s.stagesPerPipe + op.stage)];
+                            ++syncs[std::size_t(op.pipe) * std::size_t(s.stagesPerPipe) +
+                                    std::size_t(op.stage)];
                         }
                 CHECK(std::all_of(syncs.begin(), syncs.end(), [](int n) { return n == 1; }));
                 // Collectives that take time still cannot block a device: syncs are posted.

@@ -3,6 +3,7 @@
 #include "error.h"
 #include "ir/op_index.h"
 #include "sim/list_scheduler.h"
+#include "sim/simulator.h"
 #include "validate/validator.h"
 
 #include <catch2/catch.hpp>
@@ -45,11 +46,25 @@ TEST_CASE("A cross-device wait cycle is reported as a ring", "[validate]") {
     const auto problems = findProblems(s);
     REQUIRE(problems.size() == 1);
     CHECK(problems[0].id == "schedule.deadlock");
-    CHECK(
-        problems[0].message ==
-        "deadlock: devices wait on each other in a ring: device 0 waits at position 1 (B0@s0) for B0@s1 at "
-        "position 3 of device 1; device 1 waits at position 0 (F1@s1) for F1@s0 at position 2 of device 0;");
+    CHECK(problems[0].message ==
+          "deadlock: devices wait on each other in a ring: device 0 waits at position 1 (B0@s0) for B0@s1 at "
+          "position 3 of device 1; device 1 waits at position 0 (F1@s1) for F1@s0 at position 2 of device 0");
     CHECK_THROWS_WITH(validate(s), Catch::Contains("[schedule.deadlock]"));
+}
+
+TEST_CASE("The simulator names every blocked device of a deadlock, separated by \"; \"", "[tidy]") {
+    Schedule s = twoDevices();
+    for (int mb : {0, 1}) pushOp(s, 0, OpKind::F, 0, 0, mb), pushOp(s, 0, OpKind::B, 0, 0, mb);
+    for (int mb : {1, 0}) pushOp(s, 1, OpKind::F, 0, 1, mb), pushOp(s, 1, OpKind::B, 0, 1, mb);
+    try {
+        simulate(s, fullStageCosts(s, 1, 1, 1));
+        FAIL("simulated a deadlocking schedule");
+    } catch (const ValidationError& e) {
+        CHECK(e.id() == "schedule.deadlock");
+        CHECK(e.message() == "schedule 'hand' deadlocks: device 0 waits at position 1 (B0@s0) for B0@s1 at "
+                             "position 3 of device 1; device 1 waits at position 0 (F1@s1) for F1@s0 at "
+                             "position 2 of device 0");
+    }
 }
 
 TEST_CASE("An op ordered before its own dependency names both positions", "[validate]") {
@@ -72,6 +87,7 @@ TEST_CASE("Missing, duplicated and misplaced ops are all reported", "[validate]"
     s.order[1].push_back(Op{OpKind::F, 0, 0, 0, 1}); // stage 0 belongs to device 0
     const auto problems = findProblems(s);
     std::vector<std::string> ids;
+    ids.reserve(problems.size());
     for (const auto& p : problems) ids.push_back(p.id);
     CHECK(std::count(ids.begin(), ids.end(), "schedule.op") == 1);
     CHECK(std::count(ids.begin(), ids.end(), "schedule.duplicate") == 1);
@@ -114,4 +130,29 @@ TEST_CASE("A stage replica that does not sync is reported", "[validate]") {
     CHECK(problems[0].message ==
           "stage 0 of pipe 1 (device 1) has no gradient sync while its replica in the other "
           "pipe has one: replicas of a stage sync together");
+}
+
+TEST_CASE("findProblems refuses a shape far larger than its ops before indexing it", "[tidy]") {
+    Schedule s = twoDevices();
+    for (int mb : {0, 1}) pushOp(s, 0, OpKind::F, 0, 0, mb), pushOp(s, 1, OpKind::F, 0, 1, mb);
+    s.microbatches = 1 << 20;
+    const auto problems = findProblems(s);
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0].id == "schedule.shape");
+    CHECK(problems[0].message == "pipes = 1, stages per pipe = 2, micro-batches = 1048576 declare 6291456 op "
+                                 "slots (3 x pipes x stages x micro-batches) for 4 ops: must be at most 4 x "
+                                 "ops + 65536 = 65552");
+    CHECK_THROWS_WITH(validate(s), Catch::Contains("[schedule.shape]"));
+}
+
+TEST_CASE("The slot bound of findProblems is 4 x ops + 65536", "[tidy]") {
+    Schedule s = twoDevices();
+    s.microbatches = 10922; // 3 x 1 x 2 x 10922 = 65532 slots for 0 ops: indexed, ops reported missing
+    auto problems = findProblems(s, 1);
+    REQUIRE_FALSE(problems.empty());
+    CHECK(problems[0].id == "schedule.missing");
+    s.microbatches = 10923; // 65538 slots
+    problems = findProblems(s, 1);
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0].id == "schedule.shape");
 }

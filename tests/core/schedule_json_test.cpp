@@ -4,30 +4,19 @@
 #include "generators/registry.h"
 #include "io/schedule_json.h"
 #include "passes/iteration_tail.h"
+#include "test_support.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 
 using namespace stagecraft;
+using stagecraft::test::takesChunks;
 
 namespace {
 
-/// "id line:column | message" for ParseError, "id [field] | message" for ValidationError.
+/// errorSummary of parsing `text` as a schedule JSON file.
 std::string jsonError(const std::string& text) {
-    try {
-        parseScheduleJson(text, "s.json");
-    } catch (const ParseError& e) {
-        return e.id() + " " + std::to_string(e.line()) + ":" + std::to_string(e.column()) + " | " +
-               e.message();
-    } catch (const ValidationError& e) {
-        return e.id() + " [" + e.field() + "] | " + e.message();
-    }
-    return "accepted";
-}
-
-bool takesChunks(const GeneratorInfo& info) {
-    return std::any_of(info.params.begin(), info.params.end(),
-                       [](const ParamSpec& s) { return s.name == "chunks"; });
+    return test::errorSummary([&] { parseScheduleJson(text, "s.json"); });
 }
 
 /// A valid 2-device 1F1B file with `order` (the JSON of the "order" array) spliced in.
@@ -200,7 +189,7 @@ TEST_CASE("Well-formed schedule JSON the validator refuses names the device and 
           "schedule_json.schedule [order[0][1]] | s.json: order[0][1] ('0B0'): deadlock: devices wait on "
           "each other in a ring: device 0 waits at position 1 (B0@s0) for B0@s1 at position 3 of device 1; "
           "device "
-          "1 waits at position 0 (F1@s1) for F1@s0 at position 2 of device 0;");
+          "1 waits at position 0 (F1@s1) for F1@s0 at position 2 of device 0");
     CHECK(
         jsonError(withOrder(R"([["0F0", "0F1", "0B0"], ["1F0", "1B0", "1F1"]])")) ==
         "schedule_json.schedule [order] | s.json: order: 6 compute ops, too few for 2 stages per pipe and 2 "

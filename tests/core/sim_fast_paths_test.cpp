@@ -66,7 +66,7 @@ TEST_CASE("crossDeviceDependencies counts the simulator's transfer events", "[pe
     }
     const Schedule s = generateSchedule("1f1b", ScheduleParams{4, 8, 1});
     // F and B of every micro-batch cross each of the 3 device boundaries once.
-    CHECK(OpIndex(s).crossDeviceDependencies() == 2u * 3u * 8u);
+    CHECK(OpIndex(s).crossDeviceDependencies() == std::size_t{2} * 3 * 8);
 }
 
 TEST_CASE("Metrics of the simulator's layout equal those of the same timeline reordered", "[perf]") {

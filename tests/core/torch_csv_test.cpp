@@ -6,6 +6,7 @@
 #include "io/schedule_file.h"
 #include "io/torch_csv.h"
 #include "sim/simulator.h"
+#include "test_support.h"
 #include "validate/validator.h"
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <filesystem>
 
 using namespace stagecraft;
+using stagecraft::test::takesChunks;
 
 namespace {
 
@@ -20,22 +22,9 @@ std::string artifact(const std::string& name) {
     return readTextFile(std::filesystem::path(STAGECRAFT_REFERENCE_DIR) / "torch-csv" / name);
 }
 
-/// "id line:column | message" of the error a CSV raises, or "accepted".
+/// errorSummary of parsing `text` as a torch CSV.
 std::string csvError(const std::string& text, const TorchCsvOptions& options = {}) {
-    try {
-        parseTorchCsv(text, "t.csv", options);
-    } catch (const ParseError& e) {
-        return e.id() + " " + std::to_string(e.line()) + ":" + std::to_string(e.column()) + " | " +
-               e.message();
-    } catch (const ValidationError& e) {
-        return e.id() + " [" + e.field() + "] | " + e.message();
-    }
-    return "accepted";
-}
-
-bool takesChunks(const GeneratorInfo& info) {
-    return std::any_of(info.params.begin(), info.params.end(),
-                       [](const ParamSpec& s) { return s.name == "chunks"; });
+    return test::errorSummary([&] { parseTorchCsv(text, "t.csv", options); });
 }
 
 Op op(OpKind kind, int stage, int mb, int chunk) {
@@ -112,7 +101,7 @@ TEST_CASE("The zb1p artifact loads, validates and simulates", "[schedule-files]"
     CHECK(s.chunksPerDevice == 2);
     CHECK(s.splitBackward);
     CHECK(s.placement == std::vector<std::vector<StageSlot>>{loopedPlacement(2, 4)});
-    CHECK(s.opCount() == 4 * 8 * 3);
+    CHECK(s.opCount() == std::size_t{4} * 8 * 3);
     CHECK(findProblems(s).empty());
     // Row 1 "0F0,0F1,2F0,,2F1,2B0,2W0": the idle cell is skipped and the older B (followed by its W)
     // is the input-gradient part.
@@ -150,7 +139,7 @@ TEST_CASE("The DualPipeV artifact: overlapped cells refused by default, serializ
     CHECK(s.microbatches == 10);
     CHECK(s.splitBackward);
     CHECK(s.placement == std::vector<std::vector<StageSlot>>{vShapePlacement(4)});
-    CHECK(s.opCount() == 8 * 10 * 3);
+    CHECK(s.opCount() == std::size_t{8} * 10 * 3);
     // Serialized, the V schedule's order is dependency-consistent and deadlock-free.
     CHECK(findProblems(s).empty());
     // "...,7F3,(0F7;7B3)OVERLAP_F_B,(7F4;0B0)OVERLAP_F_B": sub-actions in order; the full B of a
@@ -253,7 +242,7 @@ TEST_CASE("Well-formed CSVs the validator refuses name the row and column of the
           "ring: "
           "device 0 waits at position 1 (B0@s0) for B0@s1 at position 3 of device 1; device 1 waits at "
           "position 0 "
-          "(F1@s1) for F1@s0 at position 2 of device 0;");
+          "(F1@s1) for F1@s0 at position 2 of device 0");
     // Idle cells shift the column away from the position in the device's order.
     CHECK(
         csvError(",,0F0,,0B1,0F1,0B0") ==

@@ -1,0 +1,59 @@
+#include "ir/op_label.h"
+
+#include "ir/schedule.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace stagecraft {
+
+ChunkShape chunkShapeOf(const Schedule& schedule) {
+    return {schedule.pipes, schedule.stagesPerPipe, schedule.chunksPerDevice};
+}
+
+int chunksPerPipe(const ChunkShape& shape) {
+    return std::max(1, shape.chunksPerDevice / std::max(1, shape.pipes));
+}
+
+int chunkInPipe(const ChunkShape& shape, const Op& op) {
+    const int perPipe = chunksPerPipe(shape);
+    if (perPipe <= 1) return 0;
+    const int chunk = shape.pipes <= 1 || shape.stagesPerPipe <= 0
+                          ? int(op.chunk)
+                          : int(std::int64_t(op.stage) * perPipe / shape.stagesPerPipe);
+    return std::clamp(chunk, 0, perPipe - 1);
+}
+
+const char* opKindLetter(OpKind kind) {
+    switch (kind) {
+    case OpKind::F:
+        return "F";
+    case OpKind::B:
+        return "B";
+    case OpKind::W:
+        return "W";
+    case OpKind::GradSync:
+        return "S";
+    case OpKind::Optimizer:
+        return "O";
+    }
+    return "?";
+}
+
+std::string shortOpLabel(const ChunkShape& shape, const Op& op) {
+    std::string label = op.mb >= 0 ? std::to_string(op.mb) : std::string(opKindLetter(op.kind));
+    // Past 26 chunks the letters stop at 'z' rather than run into punctuation.
+    if (chunksPerPipe(shape) > 1) label += char('a' + std::min(chunkInPipe(shape, op), 25));
+    if (op.pipe > 0) label += '\'';
+    return label;
+}
+
+std::string opLabel(const ChunkShape& shape, const Op& op) {
+    return op.mb < 0 ? shortOpLabel(shape, op) : opKindLetter(op.kind) + shortOpLabel(shape, op);
+}
+
+std::string opLabel(const Schedule& schedule, const Op& op) {
+    return opLabel(chunkShapeOf(schedule), op);
+}
+
+} // namespace stagecraft
