@@ -19,6 +19,19 @@ namespace {
 constexpr double kPointsPerInch = 72.0;
 constexpr int kPdfResolution = 1200; // device units per inch of the PDF writer
 
+/// Paints `scene` on any paint device (SVG generator, PDF writer, image), `unitsPerPoint` device
+/// units to the point, with the same hints everywhere so every format looks the same.
+void paintOn(QPaintDevice& device, const Scene& scene, double unitsPerPoint, const char* what) {
+    QPainter painter;
+    if (!painter.begin(&device))
+        throw Error("export.render", std::string("cannot start the ") + what + " painter");
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setRenderHint(QPainter::TextAntialiasing);
+    painter.scale(unitsPerPoint, unitsPerPoint);
+    paintScene(painter, scene);
+    painter.end();
+}
+
 QByteArray svgBytes(const Scene& scene) {
     QByteArray bytes;
     QBuffer buffer(&bytes);
@@ -32,11 +45,7 @@ QByteArray svgBytes(const Scene& scene) {
     generator.setViewBox(QRectF(0, 0, scene.width, scene.height));
     generator.setTitle(QStringLiteral("Stagecraft chart"));
     generator.setDescription(QStringLiteral("Pipeline schedule drawn by Stagecraft"));
-    QPainter painter;
-    if (!painter.begin(&generator)) throw Error("export.render", "cannot start the SVG painter");
-    painter.setRenderHint(QPainter::Antialiasing);
-    paintScene(painter, scene);
-    painter.end();
+    paintOn(generator, scene, 1.0, "SVG");
     return bytes;
 }
 
@@ -51,13 +60,7 @@ QByteArray pdfBytes(const Scene& scene) {
     writer.setPageSize(
         QPageSize(QSizeF(scene.width, scene.height), QPageSize::Point, QString(), QPageSize::ExactMatch));
     writer.setPageMargins(QMarginsF(0, 0, 0, 0));
-    QPainter painter;
-    if (!painter.begin(&writer)) throw Error("export.render", "cannot start the PDF painter");
-    painter.setRenderHint(QPainter::Antialiasing);
-    const double k = kPdfResolution / kPointsPerInch;
-    painter.scale(k, k);
-    paintScene(painter, scene);
-    painter.end();
+    paintOn(writer, scene, kPdfResolution / kPointsPerInch, "PDF");
     return bytes;
 }
 
@@ -115,13 +118,7 @@ QImage renderSceneImage(const Scene& scene, double dpi, bool whiteBackground) {
     const int dotsPerMeter = int(std::lround(dpi / 0.0254));
     image.setDotsPerMeterX(dotsPerMeter);
     image.setDotsPerMeterY(dotsPerMeter);
-    QPainter painter(&image);
-    painter.setRenderHint(QPainter::Antialiasing);
-    painter.setRenderHint(QPainter::TextAntialiasing);
-    const double k = dpi / kPointsPerInch;
-    painter.scale(k, k);
-    paintScene(painter, scene);
-    painter.end();
+    paintOn(image, scene, dpi / kPointsPerInch, "PNG");
     return image;
 }
 

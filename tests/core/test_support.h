@@ -15,6 +15,21 @@ inline bool takesChunks(const GeneratorInfo& info) {
                        [](const ParamSpec& s) { return s.name == "chunks"; });
 }
 
+/// Calls `visit(info, params)` for every generator and every (p, m, v) in 1..maxP, 1..maxM,
+/// 1..maxV (v only for generators that take chunks) that the generator accepts.
+template <typename Visit>
+void forEachAcceptedParams(int maxP, int maxM, int maxV, Visit&& visit) {
+    for (const GeneratorInfo& info : generators()) {
+        const int maxChunks = takesChunks(info) ? maxV : 1;
+        for (int p = 1; p <= maxP; ++p)
+            for (int m = 1; m <= maxM; ++m)
+                for (int v = 1; v <= maxChunks; ++v) {
+                    const ScheduleParams params{p, m, v};
+                    if (!constraintViolation(info, params)) visit(info, params);
+                }
+    }
+}
+
 /// Runs `parse` and sums up how it refused its input: "id line:column | message" for a
 /// ParseError, "id [field] | message" for a ValidationError, "accepted" when nothing was thrown.
 template <typename Parse>

@@ -14,7 +14,7 @@
 #include <filesystem>
 
 using namespace stagecraft;
-using stagecraft::test::takesChunks;
+using stagecraft::test::forEachAcceptedParams;
 
 namespace {
 
@@ -35,25 +35,18 @@ Op op(OpKind kind, int stage, int mb, int chunk) {
 
 TEST_CASE("CSV round trip of every single-pipe generator over p 1..8, m 1..16, v 1..4", "[schedule-files]") {
     int checked = 0;
-    for (const GeneratorInfo& info : generators()) {
-        if (info.pipes != 1) continue;
-        const int maxChunks = takesChunks(info) ? 4 : 1;
-        for (int p = 1; p <= 8; ++p)
-            for (int m = 1; m <= 16; ++m)
-                for (int v = 1; v <= maxChunks; ++v) {
-                    const ScheduleParams params{p, m, v};
-                    if (constraintViolation(info, params)) continue;
-                    INFO(info.name << " p=" << p << " m=" << m << " v=" << v);
-                    const Schedule s = generateSchedule(info.name, params);
-                    Schedule back = parseTorchCsv(scheduleToTorchCsv(s), "round-trip.csv");
-                    REQUIRE(back.name == "torch-csv");
-                    REQUIRE(back.placement == s.placement);
-                    REQUIRE(back.order == s.order);
-                    back.name = s.name;
-                    REQUIRE(back == s);
-                    ++checked;
-                }
-    }
+    forEachAcceptedParams(8, 16, 4, [&](const GeneratorInfo& info, const ScheduleParams& params) {
+        if (info.pipes != 1) return;
+        INFO(info.name << " p=" << params.pp << " m=" << params.microbatches << " v=" << params.chunks);
+        const Schedule s = generateSchedule(info.name, params);
+        Schedule back = parseTorchCsv(scheduleToTorchCsv(s), "round-trip.csv");
+        REQUIRE(back.name == "torch-csv");
+        REQUIRE(back.placement == s.placement);
+        REQUIRE(back.order == s.order);
+        back.name = s.name;
+        REQUIRE(back == s);
+        ++checked;
+    });
     // gpipe, 1f1b, zb-h1, zb-v: 128 each; breadth-first 512; interleaved (v >= 2, m % p == 0) 126;
     // zb-h2 (m >= 2p) 64.
     CHECK(checked == 4 * 128 + 512 + 126 + 64);
