@@ -2,6 +2,7 @@
 // scheduler for 1F1B (the target: within 3x of it; one variant computes only the makespan, the
 // other also records every op's start and end), and the peak heap per op (target: at most 200
 // bytes). Run: ./build/bench/simulate_bench
+#include "baseline_1f1b.h"
 #include "bench_counters.h"
 #include "generators/registry.h"
 #include "ir/large_array.h"
@@ -84,7 +85,7 @@ void simulateSchedule(benchmark::State& state, const char* name, ScheduleParams 
 void predictSchedule(benchmark::State& state, const char* name, ScheduleParams params) {
     Project project = defaultProject();
     project.model.layers = 128; // splits into the 64 or 128 stages of these schedules
-    project.parallel = ParallelConfig{params.pp, 1, 1, params.microbatches, params.chunks};
+    project.parallel = ParallelConfig{{params.pp, params.microbatches, params.chunks}, 1, 1};
     project.cluster.nodes = params.pp / project.cluster.gpusPerNode;
     std::size_t ops = 0;
     double peakPerOp = 0;
@@ -100,62 +101,9 @@ void predictSchedule(benchmark::State& state, const char* name, ScheduleParams p
 
 // The baselines: 1F1B with p = 64, m = 8192, T_F = 1, T_B = 2 and a fixed transfer time.
 constexpr int kBaseP = 64, kBaseM = 8192;
-constexpr double kBaseF = 1.0, kBaseB = 2.0, kBaseComm = 0.1;
-
-/// 1F1B order per device as (kind, micro-batch) in flat arrays: warm-up forwards, then F/B
-/// pairs, then the cool-down backwards.
-std::vector<std::vector<std::pair<char, int>>> oneFOneBOrder(int p, int m) {
-    std::vector<std::vector<std::pair<char, int>>> order(p);
-    for (int r = 0; r < p; ++r) {
-        const int warm = std::min(p - r - 1, m);
-        order[r].reserve(std::size_t(2) * m);
-        for (int j = 0; j < warm; ++j) order[r].emplace_back('F', j);
-        for (int i = 0; i < m - warm; ++i)
-            order[r].emplace_back('F', warm + i), order[r].emplace_back('B', i);
-        for (int j = m - warm; j < m; ++j) order[r].emplace_back('B', j);
-    }
-    return order;
-}
-
-/// A worklist list scheduler specialised to 1F1B (F after the previous stage's F, B after the
-/// next stage's B and its own F). `fEnd`/`bEnd` hold p * m ends, all -1 on entry. Calls
-/// `record(device, position, start, end)` for every op; returns when each device becomes free.
-template <typename Record>
-std::vector<double> runOneFOneB(const std::vector<std::vector<std::pair<char, int>>>& order, int p, int m,
-                                std::vector<double>& fEnd, std::vector<double>& bEnd, Record&& record) {
-    std::vector<std::size_t> head(p, 0);
-    std::vector<double> free(p, 0);
-    std::vector<int> stack;
-    for (int r = p - 1; r >= 0; --r) stack.push_back(r);
-    while (!stack.empty()) {
-        const int r = stack.back();
-        stack.pop_back();
-        while (head[r] < order[r].size()) {
-            const auto [kind, j] = order[r][head[r]];
-            double start = free[r];
-            if (kind == 'F') {
-                if (r > 0) {
-                    const double dep = fEnd[std::size_t(r - 1) * m + j];
-                    if (dep < 0) break;
-                    start = std::max(start, dep + kBaseComm);
-                }
-                fEnd[std::size_t(r) * m + j] = free[r] = start + kBaseF;
-                if (r + 1 < p) stack.push_back(r + 1);
-            } else {
-                if (r + 1 < p) {
-                    const double dep = bEnd[std::size_t(r + 1) * m + j];
-                    if (dep < 0) break;
-                    start = std::max(start, dep + kBaseComm);
-                }
-                bEnd[std::size_t(r) * m + j] = free[r] = start + kBaseB;
-                if (r > 0) stack.push_back(r - 1);
-            }
-            record(r, head[r], start, free[r]);
-            ++head[r];
-        }
-    }
-    return free;
-}
+constexpr bench::BaselineCosts kBaseCosts{1.0, 2.0, 0.1};
+constexpr double kBaseF = kBaseCosts.f, kBaseB = kBaseCosts.b;
+using bench::oneFOneBOrder;
 
 /// The baseline: makespan and busy time as the only metrics.
 void minimalOneFOneB(benchmark::State& state) {
@@ -164,7 +112,7 @@ void minimalOneFOneB(benchmark::State& state) {
         const auto order = oneFOneBOrder(p, m);
         std::vector<double> fEnd(std::size_t(p) * m, -1), bEnd(std::size_t(p) * m, -1);
         const std::vector<double> free =
-            runOneFOneB(order, p, m, fEnd, bEnd, [](int, std::size_t, double, double) {});
+            bench::runOneFOneB(order, p, m, kBaseCosts, fEnd, bEnd, [](int, std::size_t, double, double) {});
         double makespan = 0, busy = 0;
         for (int r = 0; r < p; ++r) makespan = std::max(makespan, free[r]), busy += m * (kBaseF + kBaseB);
         benchmark::DoNotOptimize(busy / (p * makespan));
@@ -190,9 +138,10 @@ void minimalOneFOneBWithTimes(benchmark::State& state) {
         std::vector<double> fEnd, bEnd;
         assignLarge(fEnd, std::size_t(p) * m, -1.0);
         assignLarge(bEnd, std::size_t(p) * m, -1.0);
-        runOneFOneB(order, p, m, fEnd, bEnd, [&](int r, std::size_t position, double start, double end) {
-            times[std::size_t(r) * 2 * m + position] = {start, end};
-        });
+        bench::runOneFOneB(order, p, m, kBaseCosts, fEnd, bEnd,
+                           [&](int r, std::size_t position, double start, double end) {
+                               times[std::size_t(r) * 2 * m + position] = {start, end};
+                           });
         double makespan = 0, busy = 0;
         for (const Time& t : times) makespan = std::max(makespan, t.end), busy += t.end - t.start;
         benchmark::DoNotOptimize(busy / (p * makespan));

@@ -1,7 +1,7 @@
 // stagecraft-cli: the headless face of Stagecraft. Every command is a thin shell over core/.
 // Exit status: 0 success, 2 bad input or usage (message on stderr), 1 other failures.
 #include "commands.h"
-#include "error.h"
+#include "error_ids.h"
 
 #include <cstdio>
 #include <iostream>
@@ -30,16 +30,11 @@ int run(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
         app.exit(e);
         return kExitBadInput;
-    } catch (const ParseError& e) {
-        std::cerr << "stagecraft-cli: " << e.message() << '\n';
-        return kExitBadInput;
-    } catch (const ValidationError& e) {
-        std::cerr << "stagecraft-cli: " << e.message() << '\n';
-        return kExitBadInput;
     } catch (const Error& e) {
         std::cerr << "stagecraft-cli: " << e.message() << '\n';
-        // A file that cannot be read is bad input; anything else (a failed write) is a failure.
-        return e.id() == "io.read" ? kExitBadInput : kExitFailure;
+        // The id's class in core's table decides: bad input (a file that cannot be read, a field
+        // out of range) or a failure of the run (a file that cannot be written).
+        return errorClassOf(e) == ErrorClass::Input ? kExitBadInput : kExitFailure;
     } catch (const std::exception& e) {
         std::cerr << "stagecraft-cli: internal error: " << e.what() << '\n';
         return kExitFailure;

@@ -1,6 +1,6 @@
 #include "gui/headless_export.h"
 
-#include "error.h"
+#include "error_ids.h"
 #include "gui/chart_export.h"
 #include "io/chrome_trace.h"
 #include "io/schedule_file.h"
@@ -65,7 +65,7 @@ int runHeadlessExport(const HeadlessExport& job) {
         return 0;
     } catch (const Error& e) {
         std::fprintf(stderr, "stagecraft: %s\n", e.what());
-        return 2;
+        return errorClassOf(e) == ErrorClass::Input ? 2 : 1; // core's table, as stagecraft-cli
     } catch (const std::exception& e) {
         std::fprintf(stderr, "stagecraft: error: %s\n", e.what());
         return 1;

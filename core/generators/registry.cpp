@@ -2,84 +2,129 @@
 
 #include "error.h"
 #include "generators/generators.h"
-#include "validate/validator.h"
+#include "size_limits.h"
 
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
+#include <sstream>
+#include <utility>
 
 namespace stagecraft {
 
 namespace {
 
-constexpr ParamSpec kPp{"pp", "parallel.pp", 1, kMaxDevices, 4, "pipeline devices p"};
-constexpr ParamSpec kPpEven{"pp", "parallel.pp", 2, kMaxDevices, 4, "pipeline devices p (even)"};
-constexpr ParamSpec kMicrobatches{"microbatches", "parallel.microbatches", 1, kMaxMicrobatches, 8,
-                                  "micro-batches m per iteration"};
-constexpr ParamSpec kChunks{"chunks", "parallel.chunks", 1, 64, 2, "model chunks v per device"};
-constexpr ParamSpec kChunksInterleaved{"chunks", "parallel.chunks", 2, 64, 2, "model chunks v per device (>= 2)"};
+// A generator's view of a parameter: the parameter's own row, optionally with a narrower minimum.
+constexpr ParamSpec spec(const ScheduleParamField& row, int min, std::string_view help) {
+    return ParamSpec{row.name, row.path, min, row.max, row.defaultValue, help, &row};
+}
+constexpr ParamSpec spec(const ScheduleParamField& row) {
+    return spec(row, row.min, row.help);
+}
+
+constexpr ParamSpec kPp = spec(kParamPp);
+constexpr ParamSpec kPpEven = spec(kParamPp, 2, "pipeline devices p (even)");
+constexpr ParamSpec kMicrobatches = spec(kParamMicrobatches);
+constexpr ParamSpec kChunks = spec(kParamChunks);
+constexpr ParamSpec kChunksInterleaved = spec(kParamChunks, 2, "model chunks v per device (>= 2)");
 
 constexpr std::array kPlainParams{kPp, kMicrobatches};
 constexpr std::array kEvenParams{kPpEven, kMicrobatches};
 constexpr std::array kInterleavedParams{kPp, kMicrobatches, kChunksInterleaved};
 constexpr std::array kLoopedParams{kPp, kMicrobatches, kChunks};
 
-int stagesOne(const ScheduleParams& p) { return p.pp; }
-int stagesChunks(const ScheduleParams& p) { return p.pp * p.chunks; }
-int stagesDouble(const ScheduleParams& p) { return 2 * p.pp; }
+// Most orders depend on the parameters alone; they are written as functions of ScheduleParams and
+// registered through this adapter.
+template <Schedule (*Generate)(const ScheduleParams&)>
+Schedule fromParams(const GenerateRequest& request) {
+    return Generate(request.params);
+}
+
+int stagesOne(const ScheduleParams& p) {
+    return p.pp;
+}
+int stagesChunks(const ScheduleParams& p) {
+    return p.pp * p.chunks;
+}
+int stagesDouble(const ScheduleParams& p) {
+    return 2 * p.pp;
+}
 
 const std::array kGenerators{
-    GeneratorInfo{"gpipe", "GPipe", "All forwards, then all backwards (fill-drain); activations of all m micro-batches are alive.",
-                  "none", kPlainParams, false, 1, stagesOne, gen::checkGpipe, gen::gpipe},
-    GeneratorInfo{"1f1b", "1F1B (PipeDream-Flush)",
-                  "Warm-up of p-r-1 forwards, then one forward one backward; at most p-r micro-batches in flight.",
-                  "none", kPlainParams, false, 1, stagesOne, gen::check1f1b, gen::oneFOneB},
+    GeneratorInfo{
+        "gpipe", "GPipe",
+        "All forwards, then all backwards (fill-drain); activations of all m micro-batches are alive.",
+        "none", kPlainParams, false, 1, false, stagesOne, gen::checkGpipe, fromParams<gen::gpipe>},
+    GeneratorInfo{
+        "1f1b", "1F1B (PipeDream-Flush)",
+        "Warm-up of p-r-1 forwards, then one forward one backward; at most p-r micro-batches in flight.",
+        "none", kPlainParams, false, 1, false, stagesOne, gen::check1f1b, fromParams<gen::oneFOneB>},
     GeneratorInfo{"interleaved", "Interleaved 1F1B (Megatron depth-first)",
                   "Each device holds v looped chunks; bubble shrinks by v at v times the p2p traffic.",
-                  "chunks >= 2; microbatches % pp == 0", kInterleavedParams, false, 1, stagesChunks,
-                  gen::checkInterleaved, gen::interleaved},
-    GeneratorInfo{"breadth-first", "Breadth-first (looped BFS)",
-                  "Each device holds v looped chunks and runs every micro-batch of a chunk before the next chunk.",
-                  "none (microbatches >= pp avoids extra bubbles)", kLoopedParams, false, 1, stagesChunks,
-                  gen::checkBreadthFirst, gen::breadthFirst},
-    GeneratorInfo{"chimera", "Chimera",
-                  "Two pipelines in opposite directions over the same devices, each device holding two replicas.",
-                  "pp even; microbatches % pp == 0", kEvenParams, false, 2, stagesOne, gen::checkChimera,
-                  gen::chimera},
-    GeneratorInfo{"bitpipe", "BitPipe",
-                  "Bidirectional and V-shaped interleaved pipelines: four half-stage chunks per device, eager "
-                  "gradient sync.",
-                  "pp even; microbatches % pp == 0", kEvenParams, false, 2, stagesDouble, gen::checkBitpipe,
-                  gen::bitpipe},
+                  "chunks >= 2; microbatches % pp == 0", kInterleavedParams, false, 1, false, stagesChunks,
+                  gen::checkInterleaved, fromParams<gen::interleaved>},
+    GeneratorInfo{
+        "breadth-first", "Breadth-first (looped BFS)",
+        "Each device holds v looped chunks and runs every micro-batch of a chunk before the next chunk.",
+        "none (microbatches >= pp avoids extra bubbles)", kLoopedParams, false, 1, false, stagesChunks,
+        gen::checkBreadthFirst, fromParams<gen::breadthFirst>},
+    GeneratorInfo{
+        "chimera", "Chimera",
+        "Two pipelines in opposite directions over the same devices, each device holding two replicas.",
+        "pp even; microbatches % pp == 0", kEvenParams, false, 2, false, stagesOne, gen::checkChimera,
+        fromParams<gen::chimera>},
+    GeneratorInfo{
+        "bitpipe", "BitPipe",
+        "Bidirectional and V-shaped interleaved pipelines: four half-stage chunks per device, eager "
+        "gradient sync.",
+        "pp even; microbatches % pp == 0", kEvenParams, false, 2, false, stagesDouble, gen::checkBitpipe,
+        fromParams<gen::bitpipe>},
     GeneratorInfo{"zb-h1", "ZB-H1 (zero bubble, 1F1B memory)",
                   "1F1B with the backward split into B and W; W fills the cool-down bubble.", "none",
-                  kPlainParams, true, 1, stagesOne, gen::checkZbH1, gen::zbH1},
-    GeneratorInfo{"zb-h2", "ZB-H2 (zero bubble, 2x memory)",
-                  "More warm-up forwards and W reordered at the tail: no bubble once the optimizer sync is gone.",
-                  "microbatches >= 2 * pp", kPlainParams, true, 1, stagesOne, gen::checkZbH2, gen::zbH2},
+                  kPlainParams, true, 1, false, stagesOne, gen::checkZbH1, fromParams<gen::zbH1>},
+    GeneratorInfo{
+        "zb-h2", "ZB-H2 (zero bubble, 2x memory)",
+        "More warm-up forwards and W reordered at the tail: no bubble once the optimizer sync is gone.",
+        "microbatches >= 2 * pp", kPlainParams, true, 1, false, stagesOne, gen::checkZbH2,
+        fromParams<gen::zbH2>},
     GeneratorInfo{"zb-v", "ZB-V (V-shaped zero bubble)",
                   "Two chunks per device in a V; zero bubble at 1F1B's activation memory when F, B, W take "
                   "equal time.",
-                  "none", kPlainParams, true, 1, stagesDouble, gen::checkZbV, gen::zbV},
+                  "none", kPlainParams, true, 1, false, stagesDouble, gen::checkZbV, fromParams<gen::zbV>},
 };
 
 std::string lower(std::string_view text) {
     std::string out(text);
-    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
     return out;
 }
 
 void checkRange(const ParamSpec& spec, int value, std::string_view schedule) {
     if (value < spec.min || value > spec.max)
         throw ValidationError("generator.range", std::string(spec.field),
-                              std::string(spec.field) + " = " + std::to_string(value) + ": " + std::string(schedule) +
-                                  " needs " + std::string(spec.name) + " in " + std::to_string(spec.min) + ".." +
-                                  std::to_string(spec.max));
+                              std::string(spec.field) + " = " + std::to_string(value) + ": " +
+                                  std::string(schedule) + " needs " + std::string(spec.name) + " in " +
+                                  std::to_string(spec.min) + ".." + std::to_string(spec.max));
+}
+
+std::string formatDouble(double value) {
+    std::ostringstream out;
+    out << value;
+    return out.str();
 }
 
 } // namespace
 
-std::span<const GeneratorInfo> generators() { return kGenerators; }
+std::span<const ScheduleParamField> scheduleParamFields() {
+    static constexpr std::array kRows{kParamPp, kParamMicrobatches, kParamChunks};
+    return kRows;
+}
+
+std::span<const GeneratorInfo> generators() {
+    return kGenerators;
+}
 
 const GeneratorInfo& findGenerator(std::string_view name) {
     const std::string wanted = lower(name);
@@ -94,17 +139,15 @@ const GeneratorInfo& findGenerator(std::string_view name) {
 void checkParams(const GeneratorInfo& info, const ScheduleParams& params) {
     checkRange(kPp, params.pp, info.name);
     checkRange(kMicrobatches, params.microbatches, info.name);
-    for (const auto& spec : info.params) {
-        const int value = spec.name == "pp" ? params.pp : spec.name == "chunks" ? params.chunks : params.microbatches;
-        checkRange(spec, value, info.name);
-    }
-    const double ops = double(info.stagesPerPipe(params)) * params.microbatches * (info.splitBackward ? 3 : 2);
+    for (const auto& spec : info.params) checkRange(spec, params.*(spec.param->member), info.name);
+    const double ops =
+        double(info.stagesPerPipe(params)) * params.microbatches * (info.splitBackward ? 3 : 2);
     if (ops > double(kMaxOps))
         throw ValidationError("generator.range", "parallel.microbatches",
                               std::string(info.name) + " with pp = " + std::to_string(params.pp) +
-                                  " and microbatches = " + std::to_string(params.microbatches) + " would have " +
-                                  std::to_string(static_cast<long long>(ops)) + " ops, more than the limit of " +
-                                  std::to_string(kMaxOps));
+                                  " and microbatches = " + std::to_string(params.microbatches) +
+                                  " would have " + std::to_string(static_cast<long long>(ops)) +
+                                  " ops, more than the limit of " + std::to_string(kMaxOps));
     info.check(params);
 }
 
@@ -117,14 +160,57 @@ std::optional<std::string> constraintViolation(const GeneratorInfo& info, const 
     return std::nullopt;
 }
 
-Schedule generateSchedule(std::string_view name, const ScheduleParams& params) {
-    const GeneratorInfo& info = findGenerator(name);
+StageCost GenerateRequest::cost(int stage) const {
+    return stageCosts.empty() ? StageCost{} : stageCosts[std::size_t(stage)];
+}
+
+void checkRequest(const GeneratorInfo& info, const GenerateRequest& request) {
+    const std::string schedule(info.name);
+    if (!request.stageCosts.empty()) {
+        const int stages = info.stagesPerPipe(request.params);
+        if (request.stageCosts.size() != std::size_t(stages))
+            throw ValidationError("generator.costs", "costs",
+                                  schedule + " has " + std::to_string(stages) + " stages per pipe but " +
+                                      std::to_string(request.stageCosts.size()) +
+                                      " stage costs were given: give one per stage, or none for unit costs");
+        for (std::size_t s = 0; s < request.stageCosts.size(); ++s) {
+            const StageCost& c = request.stageCosts[s];
+            for (const auto& [part, value] : {std::pair{"f", c.f}, std::pair{"b", c.b}, std::pair{"w", c.w}})
+                if (!std::isfinite(value) || value <= 0)
+                    throw ValidationError("generator.costs", "costs",
+                                          "stage " + std::to_string(s) + " " + part + " = " +
+                                              formatDouble(value) + ": " + schedule +
+                                              " plans with op costs that are finite and > 0");
+        }
+    }
+    if (!std::isfinite(request.comm) || request.comm < 0)
+        throw ValidationError("generator.costs", "costs.comm",
+                              "comm = " + formatDouble(request.comm) +
+                                  ": a transfer time must be finite and >= 0");
+    if (!std::isfinite(request.memoryLimit) || request.memoryLimit < 0)
+        throw ValidationError("generator.memory", "memory",
+                              "memory limit = " + formatDouble(request.memoryLimit) +
+                                  " activations: must be finite and >= 0 (0: no limit)");
+}
+
+ScheduleParams effectiveParams(const GeneratorInfo& info, const ScheduleParams& params) {
     ScheduleParams effective = params;
-    const bool usesChunks =
-        std::any_of(info.params.begin(), info.params.end(), [](const ParamSpec& s) { return s.name == "chunks"; });
+    const bool usesChunks = std::any_of(info.params.begin(), info.params.end(),
+                                        [](const ParamSpec& s) { return s.param == &kParamChunks; });
     if (!usesChunks) effective.chunks = 1; // ignored by this schedule
-    checkParams(info, effective);
+    return effective;
+}
+
+Schedule generateSchedule(const GeneratorInfo& info, const GenerateRequest& request) {
+    GenerateRequest effective = request;
+    effective.params = effectiveParams(info, request.params);
+    checkParams(info, effective.params);
+    checkRequest(info, effective);
     return info.generate(effective);
+}
+
+Schedule generateSchedule(std::string_view name, const ScheduleParams& params) {
+    return generateSchedule(findGenerator(name), GenerateRequest{params, {}, 0, 0});
 }
 
 namespace gen {
@@ -140,8 +226,8 @@ void requireMicrobatchesMultipleOfPp(std::string_view schedule, const SchedulePa
     if (p.microbatches % p.pp != 0)
         throw ValidationError("generator.constraint", "parallel.microbatches",
                               "parallel.microbatches = " + std::to_string(p.microbatches) + ": " +
-                                  std::string(schedule) + " needs microbatches % pp == 0 (pp = " +
-                                  std::to_string(p.pp) + ")");
+                                  std::string(schedule) +
+                                  " needs microbatches % pp == 0 (pp = " + std::to_string(p.pp) + ")");
 }
 
 } // namespace gen

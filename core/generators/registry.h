@@ -2,46 +2,71 @@
 // The one table of schedule generators. The GUI, the CLI, the runtime and the tests look
 // schedules up here by name; forms and flags come from each entry's parameter specs.
 
+#include "generators/schedule_params.h"
 #include "ir/schedule.h"
 
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace stagecraft {
 
-/// What a generator is asked for. Names match the project file's `parallel` section.
-struct ScheduleParams {
-    int pp = 4;           ///< pipeline devices p
-    int microbatches = 8; ///< m
-    int chunks = 1;       ///< v: model chunks per device (interleaved, breadth-first)
-};
-
-/// One parameter a generator reads, with its range, default and help text.
+/// One parameter a generator reads, with the range this generator accepts (a schedule may narrow
+/// the parameter's own range, e.g. chunks >= 2), its default and help text.
 struct ParamSpec {
-    std::string_view name; ///< "pp", "microbatches", "chunks"
+    std::string_view name;  ///< "pp", "microbatches", "chunks"
     std::string_view field; ///< project-file path: "parallel.pp", ...
     int min;
     int max;
     int defaultValue;
     std::string_view help;
+    const ScheduleParamField* param; ///< the parameter's row
+};
+
+/// The costs of one stage's ops that a cost-aware generator plans with, in µs (or units).
+struct StageCost {
+    double f = 1; ///< forward
+    double b = 1; ///< input gradient (the whole backward costs b + w)
+    double w = 1; ///< weight gradient
+    friend bool operator==(const StageCost&, const StageCost&) = default;
+};
+
+/// Everything a generator may read: the order's parameters and, for generators whose order
+/// depends on them (`GeneratorInfo::usesCosts`), what the ops cost and how much activation
+/// memory a device may hold.
+struct GenerateRequest {
+    ScheduleParams params;
+    /// Per stage of one pipe, in forward order; empty means unit costs (F = B = W = 1).
+    std::vector<StageCost> stageCosts;
+    double comm = 0; ///< one transfer between devices, in the unit of the stage costs
+    /// Activation memory one device may hold, in full-stage micro-batch activations (M_a: what
+    /// one micro-batch leaves behind in one of p equal stages); 0 means no limit.
+    double memoryLimit = 0;
+
+    /// Costs of `stage` (unit costs when none are given).
+    StageCost cost(int stage) const;
 };
 
 struct GeneratorInfo {
-    std::string_view name;    ///< registry name: "1f1b"
-    std::string_view title;   ///< "1F1B (PipeDream-Flush)"
-    std::string_view summary; ///< one sentence for lists and tooltips
+    std::string_view name;        ///< registry name: "1f1b"
+    std::string_view title;       ///< "1F1B (PipeDream-Flush)"
+    std::string_view summary;     ///< one sentence for lists and tooltips
     std::string_view constraints; ///< the rules, in words ("m % p == 0")
     std::span<const ParamSpec> params;
     bool splitBackward; ///< B/W split (zero-bubble family)
     int pipes;          ///< 2 for bidirectional schedules
+    /// The order depends on the request's costs and memory limit, not only on its parameters:
+    /// front ends must pass them and regenerate when they change.
+    bool usesCosts;
     /// Stages of one pipe for these parameters (p, p*v, 2p ...).
     int (*stagesPerPipe)(const ScheduleParams&);
     /// Throws ValidationError naming the field, the value and the rule when the parameters do not
     /// suit this schedule. Called before `generate`.
     void (*check)(const ScheduleParams&);
-    Schedule (*generate)(const ScheduleParams&);
+    /// Called with a request whose parameters passed `check` and whose costs passed checkRequest.
+    Schedule (*generate)(const GenerateRequest&);
 };
 
 /// Every registered generator, in the order the GUI and `list` show them.
@@ -56,7 +81,20 @@ void checkParams(const GeneratorInfo& info, const ScheduleParams& params);
 /// The message of the first rule `params` break for `info`, if any (for forms and sweeps).
 std::optional<std::string> constraintViolation(const GeneratorInfo& info, const ScheduleParams& params);
 
-/// Look up, check, generate. The result is not re-validated here (tests and the CLI do).
+/// Throws ValidationError when the request's costs or memory limit cannot be planned with:
+/// "generator.costs" (stage costs given but not one per stage of this schedule, or not finite and
+/// positive; comm negative or not finite), "generator.memory" (limit negative or not finite).
+void checkRequest(const GeneratorInfo& info, const GenerateRequest& request);
+
+/// The parameters `info` reads, with those it ignores reset (chunks = 1 for schedules without
+/// chunks), so equal orders have equal parameters.
+ScheduleParams effectiveParams(const GeneratorInfo& info, const ScheduleParams& params);
+
+/// Check (parameters and request, once) and generate. The result is not re-validated here
+/// (tests and the CLI do).
+Schedule generateSchedule(const GeneratorInfo& info, const GenerateRequest& request);
+
+/// Look up, check, generate with unit costs and no memory limit.
 Schedule generateSchedule(std::string_view name, const ScheduleParams& params);
 
 } // namespace stagecraft

@@ -22,13 +22,10 @@ namespace {
 using nlohmann::json;
 
 constexpr int kFormatVersion = 1;
-/// Slices the reader keeps (each becomes a 40-byte TimelineEvent).
-constexpr std::size_t kMaxSlices = std::size_t(1) << 24;
+constexpr std::size_t kMaxSlices = kMaxTraceSlices; // each becomes a 40-byte TimelineEvent
 constexpr int kMaxDepth = 64;
-/// Largest stage and micro-batch index a trace may name.
-constexpr std::int64_t kMaxIndex = (std::int64_t(1) << 24) - 1;
-constexpr int kMaxPipes = 256;
-constexpr int kMaxChunks = 65536;
+constexpr std::int64_t kMaxIndex = kMaxTraceIndex;
+constexpr int kMaxChunks = kMaxFileChunks;
 constexpr std::int64_t kMaxPid = std::numeric_limits<std::int32_t>::max();
 
 // ---------------------------------------------------------------------------------------------

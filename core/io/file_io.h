@@ -2,14 +2,13 @@
 // Reading and writing whole files. Every file Stagecraft writes goes through writeFileAtomically:
 // a crash or a full disk never leaves a half-written project, schedule or trace behind.
 
+#include "size_limits.h"
+
 #include <filesystem>
 #include <string>
 #include <string_view>
 
 namespace stagecraft {
-
-/// Limit on files read into memory at once (traces and schedules of a million ops fit easily).
-inline constexpr std::uintmax_t kMaxReadBytes = std::uintmax_t(1) << 31;
 
 /// The whole file as bytes. Throws Error("io.read") naming the path and the OS reason.
 std::string readTextFile(const std::filesystem::path& path);

@@ -17,7 +17,7 @@ namespace {
 using Json = nlohmann::json;
 
 constexpr int kMaxDepth = 16; // the format nests 4 deep; more is a broken or hostile file
-constexpr int kMaxChunks = 1 << 16;
+constexpr int kMaxChunks = kMaxFileChunks;
 constexpr std::string_view kSync = "SYNC";
 constexpr std::string_view kOptimizer = "OPT";
 constexpr std::array<std::string_view, 10> kKeys{

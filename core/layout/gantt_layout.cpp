@@ -4,6 +4,7 @@
 #include "ir/op_label.h"
 #include "layout/palette.h"
 #include "layout/text_metrics.h"
+#include "size_limits.h"
 
 #include <algorithm>
 #include <array>
@@ -39,7 +40,7 @@ std::vector<std::string> wrapText(const std::string& text, double size, double m
     return lines;
 }
 
-constexpr int kMaxRows = 4096;
+constexpr int kMaxRows = kMaxChartRows;
 constexpr const char* kDot = " \u00B7 "; // " · "
 
 bool validEvent(const TimelineEvent& e) {

@@ -11,14 +11,14 @@ Project defaultProject() {
     p.schedules = {"1f1b", "interleaved", "zb-h1"};
     p.model = ModelConfig{24, 2048, 16, 2048, 51200, 1, DType::BF16};
     p.cluster = ClusterConfig{"A100-80GB", 8, 1, 312, 80, 2400, 200, 5};
-    p.parallel = ParallelConfig{4, 2, 1, 8, 2};
+    p.parallel = ParallelConfig{{4, 8, 2}, 2, 1};
     p.memory = MemoryConfig{80, 0, Recompute::None};
     p.costs = CostsConfig{};
     return p;
 }
 
 ScheduleParams scheduleParams(const Project& project) {
-    return ScheduleParams{project.parallel.pp, project.parallel.microbatches, project.parallel.chunks};
+    return project.parallel; // the ScheduleParams part
 }
 
 void checkLayersFit(const Project& project, const GeneratorInfo& info) {

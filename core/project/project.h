@@ -41,12 +41,11 @@ struct ClusterConfig {
     friend bool operator==(const ClusterConfig&, const ClusterConfig&) = default;
 };
 
-struct ParallelConfig {
-    int pp = 4;           ///< pipeline devices p
-    int dp = 1;           ///< data-parallel replicas
-    int tp = 1;           ///< tensor-parallel degree
-    int microbatches = 8; ///< m per iteration and data-parallel replica
-    int chunks = 2;       ///< v: chunks per device (interleaved, breadth-first)
+/// The schedule parameters (pp, microbatches, chunks: generators/schedule_params.h, where each
+/// is described once) and the parallelism around the pipeline.
+struct ParallelConfig : ScheduleParams {
+    int dp = 1; ///< data-parallel replicas
+    int tp = 1; ///< tensor-parallel degree
     friend bool operator==(const ParallelConfig&, const ParallelConfig&) = default;
 };
 

@@ -61,6 +61,15 @@ struct EnumAccess {
     }
 };
 
+// A schedule parameter's row: range, default and help are the parameter's own (schedule_params.h).
+template <const ScheduleParamField& Row>
+struct ScheduleParamAccess {
+    static FieldValue get(const Project& p) { return FieldValue{p.parallel.*(Row.member)}; }
+    static void set(Project& p, const FieldValue& v) {
+        if (const int* value = std::get_if<int>(&v)) p.parallel.*(Row.member) = *value;
+    }
+};
+
 constexpr std::string_view sectionOf(std::string_view path) {
     const auto dot = path.find('.');
     return dot == std::string_view::npos ? std::string_view{} : path.substr(0, dot);
@@ -76,6 +85,12 @@ constexpr ProjectField field(FieldKind kind, std::string_view path, std::string_
                              std::string_view help, std::span<const std::string_view> choices = {}) {
     return ProjectField{path,         sectionOf(path), keyOf(path), kind, unit,        min,        max,
                         minExclusive, choices,         defaultText, help, Access::get, Access::set};
+}
+
+template <const ScheduleParamField& Row>
+constexpr ProjectField scheduleParam() {
+    return field<ScheduleParamAccess<Row>>(FieldKind::Int, Row.path, "", Row.min, Row.max, false,
+                                           Row.defaultText, Row.help);
 }
 
 using P = Project;
@@ -130,17 +145,13 @@ const std::array kFields{
     field<SectionAccess<&P::cluster, &C::latencyUs>>(D, "cluster.latency_us", "µs", 0, 1e6, false, "5",
                                                      "latency of one point-to-point transfer"),
 
-    field<SectionAccess<&P::parallel, &L::pp>>(I, "parallel.pp", "", 1, kMaxDevices, false, "4",
-                                               "pipeline devices p"),
+    scheduleParam<kParamPp>(),
     field<SectionAccess<&P::parallel, &L::dp>>(I, "parallel.dp", "", 1, 65536, false, "1",
                                                "data-parallel replicas of the pipeline"),
     field<SectionAccess<&P::parallel, &L::tp>>(I, "parallel.tp", "", 1, 1024, false, "1",
                                                "tensor-parallel degree (inside one node)"),
-    field<SectionAccess<&P::parallel, &L::microbatches>>(I, "parallel.microbatches", "", 1, kMaxMicrobatches,
-                                                         false, "8",
-                                                         "micro-batches m per iteration and replica"),
-    field<SectionAccess<&P::parallel, &L::chunks>>(I, "parallel.chunks", "", 1, 64, false, "2",
-                                                   "model chunks v per device (interleaved, breadth-first)"),
+    scheduleParam<kParamMicrobatches>(),
+    scheduleParam<kParamChunks>(),
 
     field<SectionAccess<&P::memory, &Y::limitGib>>(D, "memory.limit_gib", "GiB", 0, 1e6, false, "80",
                                                    "memory budget per GPU; 0 = no limit"),

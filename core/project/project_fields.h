@@ -4,6 +4,7 @@
 // validator's range checks and the GUI's forms all iterate this one table, so a field added here
 // is everywhere at once.
 
+#include "size_limits.h"
 #include "project/project.h"
 
 #include <optional>
@@ -55,10 +56,6 @@ const ProjectField* findProjectField(std::string_view path);
 
 /// The JSON sections in file order: "model", "cluster", "parallel", "memory", "costs".
 std::span<const std::string_view> projectSections();
-
-/// Limits of the entries of list fields (beyond the count limits in the table).
-inline constexpr std::size_t kMaxScheduleNameLength = 64;
-inline constexpr double kMaxStageCostUs = 1e9; ///< one op time, µs (1000 s)
 
 /// "model.layers = 0: must be in 1..4096" when `value` breaks the field's range (or is not one
 /// of its choices, or a list entry is out of range); nullopt when it is in range or of the wrong

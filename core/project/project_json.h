@@ -6,6 +6,7 @@
 // fields (hidden % heads, GPU count, known schedules) are project_validate.h's, checked after
 // `--set` overrides have been applied.
 
+#include "size_limits.h"
 #include "project/project.h"
 
 #include <filesystem>
@@ -13,9 +14,6 @@
 #include <string_view>
 
 namespace stagecraft {
-
-/// Largest project text read (a project is a few kB; this leaves room for long stage lists).
-inline constexpr std::size_t kMaxProjectBytes = std::size_t(4) << 20;
 
 /// The project as JSON: `stagecraft` first, then the table's order, 2-space indent, every field
 /// written, a trailing newline. Equal projects give identical text.

@@ -5,18 +5,13 @@
 // (the semantics of torch.distributed.pipelining's runtime and of our own).
 
 #include "ir/schedule.h"
+#include "size_limits.h"
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
 namespace stagecraft {
-
-/// Limits that keep a typo from exhausting memory; generators and readers enforce them too.
-inline constexpr int kMaxDevices = 4096;
-inline constexpr int kMaxMicrobatches = 1 << 20;
-inline constexpr int kMaxStagesPerPipe = 1 << 16;
-inline constexpr std::size_t kMaxOps = std::size_t(1) << 28;
 
 struct Problem {
     std::string id;      ///< "schedule.shape", "schedule.op", "schedule.duplicate", "schedule.missing",

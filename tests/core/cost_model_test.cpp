@@ -29,7 +29,7 @@ Project smallAnalytic(int pp, int dp, int m) {
     Project p;
     p.model = ModelConfig{4, 64, 4, 32, 100, 2, DType::BF16};
     p.cluster = ClusterConfig{"A100-80GB", 8, 1, 100, 80, 2400, 200, 5};
-    p.parallel = ParallelConfig{pp, dp, 1, m, 2};
+    p.parallel = ParallelConfig{{pp, m, 2}, dp, 1};
     p.memory = MemoryConfig{80, 0, Recompute::None};
     p.costs.mode = CostMode::Analytic;
     p.costs.efficiency = 0.5;

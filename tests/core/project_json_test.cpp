@@ -31,7 +31,7 @@ Project everyFieldChanged() {
     p.schedules = {"1f1b", "zb-v"};
     p.model = ModelConfig{48, 6144, 48, 4096, 32000, 2, DType::FP32};
     p.cluster = ClusterConfig{"H100-SXM", 4, 16, 989.5, 79.6, 3600, 400.25, 2.5};
-    p.parallel = ParallelConfig{8, 4, 2, 64, 3};
+    p.parallel = ParallelConfig{{8, 64, 3}, 4, 2};
     p.memory = MemoryConfig{0.1, 3, Recompute::Selective};
     p.costs = CostsConfig{CostMode::Manual, 1.1, 2.2, 0.3, 12.5, 0.375, {{0, 1200, 1100, 600}, {7, 0, 0, 0}}};
     return p;

@@ -158,7 +158,7 @@ TEST_CASE("Analytic prediction: throughput, TFLOP/s and MFU follow from the iter
     Project p;
     p.model = ModelConfig{4, 64, 4, 32, 100, 2, DType::BF16};
     p.cluster = ClusterConfig{"A100-80GB", 8, 1, 100, 80, 2400, 200, 5};
-    p.parallel = ParallelConfig{2, 2, 1, 4, 2};
+    p.parallel = ParallelConfig{{2, 4, 2}, 2, 1};
     p.costs.mode = CostMode::Analytic;
     p.costs.efficiency = 0.5;
     const Prediction pr = predict(p, generateSchedule("1f1b", {2, 4, 1}));
@@ -187,7 +187,7 @@ TEST_CASE("Analytic prediction: inter-node time on exactly the links between nod
     Project p;
     p.model = ModelConfig{8, 256, 8, 128, 1000, 2, DType::BF16};
     p.cluster = ClusterConfig{"A100-80GB", 4, 2, 312, 80, 2400, 200, 5};
-    p.parallel = ParallelConfig{4, 2, 1, 8, 2};
+    p.parallel = ParallelConfig{{4, 8, 2}, 2, 1};
     p.costs.mode = CostMode::Analytic;
     const Prediction pr = predict(p, generateSchedule("1f1b", {4, 8, 1}));
     const double intra = pr.setup.costs.comm, inter = pr.setup.costs.commInterNode;
@@ -230,7 +230,7 @@ Project zbModel(int layers, int heads, int hidden, int pp, int mbs, int m) {
     Project p;
     p.model = ModelConfig{layers, hidden, heads, 1024, 51200, mbs, DType::FP16};
     p.cluster = ClusterConfig{"A100-80GB", 8, std::max(1, pp / 8), 312, 80, 2400, 200, 5};
-    p.parallel = ParallelConfig{pp, 1, 1, m, 2};
+    p.parallel = ParallelConfig{{pp, m, 2}, 1, 1};
     p.memory = MemoryConfig{80, 0, Recompute::None};
     p.costs.mode = CostMode::Analytic;
     return p;
@@ -285,7 +285,7 @@ TEST_CASE("Analytic orderings of BitPipe's GPT setup: BitPipe ahead of Chimera a
     Project p;
     p.model = ModelConfig{96, 3072, 32, 1024, 51200, 1, DType::FP16};
     p.cluster = ClusterConfig{"A100-80GB", 8, 1, 312, 80, 2400, 200, 5};
-    p.parallel = ParallelConfig{8, 1, 1, 16, 2};
+    p.parallel = ParallelConfig{{8, 16, 2}, 1, 1};
     p.memory = MemoryConfig{80, 0, Recompute::Selective};
     p.costs.mode = CostMode::Analytic;
     for (const int m : {8, 16}) {

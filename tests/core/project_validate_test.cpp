@@ -48,7 +48,7 @@ TEST_CASE("Each rule between fields has its own message", "[project]") {
                            "the weight matrices)");
 
     p = defaultProject();
-    p.parallel = ParallelConfig{1, 1, 16, 8, 2};
+    p.parallel = ParallelConfig{{1, 8, 2}, 1, 16};
     p.cluster.nodes = 2;
     CHECK(firstProblem(p) ==
           "parallel.tp: parallel.tp = 16: tensor parallelism stays inside one node and needs tp "

@@ -1,0 +1,117 @@
+#include "error_ids.h"
+
+#include <algorithm>
+#include <array>
+
+namespace stagecraft {
+namespace {
+
+constexpr auto In = ErrorClass::Input;
+constexpr auto Fail = ErrorClass::Failure;
+
+// Sorted by id (checked by a test): lookups are binary searches.
+constexpr std::array kIds{
+    ErrorIdInfo{"chart.devices", In, "a timeline names a device beyond the rows a chart can hold"},
+    ErrorIdInfo{"chart.palette", In, "unknown chart style or palette name"},
+    ErrorIdInfo{"chart.panels", In, "a chart was asked for without timelines to draw"},
+    ErrorIdInfo{"chart.time", In, "the chart's time range is negative or not finite"},
+    ErrorIdInfo{"chart.width", In, "the chart width is out of range or too narrow for its labels"},
+    ErrorIdInfo{"cli.format", In, "an output format the command cannot write (file extension)"},
+    ErrorIdInfo{"cli.schedule", In, "a command needs a schedule name or file that was not given"},
+    ErrorIdInfo{"cli.set", In, "a --set option is not section.field=value"},
+    ErrorIdInfo{"costs.analytic", In, "the analytic cost model cannot use the model or cluster as given"},
+    ErrorIdInfo{"costs.devices", In, "the schedule's device count differs from the project's pipeline size"},
+    ErrorIdInfo{"costs.stages", In, "a per-stage cost override names a stage the schedule does not have"},
+    ErrorIdInfo{"csv.bidirectional", In, "a schedule with two pipes cannot be written as a torch CSV"},
+    ErrorIdInfo{"csv.cell", In, "a torch CSV cell is not a valid action"},
+    ErrorIdInfo{"csv.comms", In, "a communication action in a compute-only torch CSV"},
+    ErrorIdInfo{"csv.count", In, "a torch CSV has more rows, cells or stages than the limits allow"},
+    ErrorIdInfo{"csv.duplicate", In, "a torch CSV runs one action twice"},
+    ErrorIdInfo{"csv.empty", In, "a torch CSV holds no action"},
+    ErrorIdInfo{"csv.overlap", In, "an overlapped (OVERLAP_F_B) cell where overlaps are refused"},
+    ErrorIdInfo{"csv.pipe", In, "a torch CSV cell names a second pipe, which torch cannot express"},
+    ErrorIdInfo{"csv.row", In, "a torch CSV row is malformed"},
+    ErrorIdInfo{"csv.schedule", In, "a well-formed torch CSV whose order breaks a schedule rule"},
+    ErrorIdInfo{"csv.size", In, "a torch CSV file is too large"},
+    ErrorIdInfo{"csv.stage", In, "a stage appears on two ranks, or stages are not numbered 0..S-1"},
+    ErrorIdInfo{"drawlist.window", In, "a timeline view window with a non-finite or non-positive scale"},
+    ErrorIdInfo{"export.dpi", In, "a raster export resolution out of range"},
+    ErrorIdInfo{"export.empty", In, "nothing to export: no schedule is shown"},
+    ErrorIdInfo{"export.format", In, "an export format this program cannot write"},
+    ErrorIdInfo{"export.render", Fail, "the renderer could not draw the chart"},
+    ErrorIdInfo{"export.size", In, "a raster export would be larger than the limit in pixels"},
+    ErrorIdInfo{"export.width", In, "an export width out of range"},
+    ErrorIdInfo{"export.write", Fail, "an exported file could not be written"},
+    ErrorIdInfo{"generator.constraint", In,
+                "the parameters break a schedule's rule (e.g. microbatches % pp)"},
+    ErrorIdInfo{"generator.costs", In,
+                "stage costs given to a generator are not one finite, positive set per stage"},
+    ErrorIdInfo{"generator.memory", In, "a generator's memory limit is negative or not finite"},
+    ErrorIdInfo{"generator.range", In, "a schedule parameter out of its range, or too many ops"},
+    ErrorIdInfo{"io.read", In, "a file could not be read (missing, unreadable, too large)"},
+    ErrorIdInfo{"io.write", Fail, "a file could not be written; the previous file is intact"},
+    ErrorIdInfo{"memory.inputs", In, "memory inputs that do not match the schedule's stages"},
+    ErrorIdInfo{"overlay.mismatch", In, "a measured trace does not match the predicted schedule"},
+    ErrorIdInfo{"project.field", In, "a project field out of its range or breaking a cross-field rule"},
+    ErrorIdInfo{"project.json", In, "a project file is not valid JSON (line and column given)"},
+    ErrorIdInfo{"project.key", In, "an unknown key in a project file"},
+    ErrorIdInfo{"project.layers", In, "the model's layers do not split into the schedule's stages"},
+    ErrorIdInfo{"project.range", In, "a project number does not fit the field's integer range"},
+    ErrorIdInfo{"project.set", In, "a --set path or value that is not a project field or its kind"},
+    ErrorIdInfo{"project.type", In, "a project value of the wrong JSON type"},
+    ErrorIdInfo{"project.version", In, "a project file of an unknown or newer format version"},
+    ErrorIdInfo{"schedule.deadlock", In, "a schedule whose devices wait on each other in a ring"},
+    ErrorIdInfo{"schedule.duplicate", In, "a schedule runs one op twice"},
+    ErrorIdInfo{"schedule.missing", In, "a schedule lacks an op"},
+    ErrorIdInfo{"schedule.more", In, "more problems than were listed"},
+    ErrorIdInfo{"schedule.op", In, "an op names a stage, micro-batch or pipe the schedule does not have"},
+    ErrorIdInfo{"schedule.order", In, "an op before one it depends on on the same device"},
+    ErrorIdInfo{"schedule.shape", In, "a schedule's shape and placement disagree"},
+    ErrorIdInfo{"schedule.sync", In, "gradient syncs or optimizer steps out of place"},
+    ErrorIdInfo{"schedule.unknown", In, "an unknown schedule name"},
+    ErrorIdInfo{"schedule_file.extension", In, "a schedule file that is neither .csv nor .json"},
+    ErrorIdInfo{"schedule_json.field", In, "a schedule JSON field of the wrong type or range"},
+    ErrorIdInfo{"schedule_json.schedule", In,
+                "a well-formed schedule JSON whose order breaks a schedule rule"},
+    ErrorIdInfo{"schedule_json.size", In, "a schedule JSON file is too large"},
+    ErrorIdInfo{"schedule_json.syntax", In, "a schedule JSON file is not valid JSON (line and column given)"},
+    ErrorIdInfo{"schedule_json.version", In, "a schedule JSON file of an unknown format version"},
+    ErrorIdInfo{"timeline.mismatch", In, "two timelines (or a timeline and a schedule) of different shapes"},
+    ErrorIdInfo{"trace.container", In,
+                "a Chrome trace that is neither an event array nor an object with traceEvents"},
+    ErrorIdInfo{"trace.empty", In, "a Chrome trace without a Stagecraft op"},
+    ErrorIdInfo{"trace.event", In, "a trace event that is malformed or names an impossible op"},
+    ErrorIdInfo{"trace.json", In, "a trace file is not valid JSON (line and column given)"},
+    ErrorIdInfo{"trace.limit", In, "a trace beyond the limits (slices, indices)"},
+    ErrorIdInfo{"trace.shape", In, "a trace's schedule shape is missing or inconsistent"},
+    ErrorIdInfo{"trace.version", In, "a trace of an unknown format version"},
+    ErrorIdInfo{"trace.write", Fail, "a trace could not be written"},
+};
+
+constexpr bool sortedById() {
+    for (std::size_t i = 1; i < kIds.size(); ++i)
+        if (!(kIds[i - 1].id < kIds[i].id)) return false;
+    return true;
+}
+static_assert(sortedById(), "keep kIds sorted by id");
+
+} // namespace
+
+std::span<const ErrorIdInfo> errorIds() {
+    return kIds;
+}
+
+const ErrorIdInfo* findErrorId(std::string_view id) {
+    const auto it = std::lower_bound(kIds.begin(), kIds.end(), id,
+                                     [](const ErrorIdInfo& e, std::string_view v) { return e.id < v; });
+    return it != kIds.end() && it->id == id ? &*it : nullptr;
+}
+
+ErrorClass errorClassOf(const Error& error) {
+    if (dynamic_cast<const ParseError*>(&error) || dynamic_cast<const ValidationError*>(&error))
+        return ErrorClass::Input;
+    const ErrorIdInfo* info = findErrorId(error.id());
+    return info ? info->errorClass : ErrorClass::Failure;
+}
+
+} // namespace stagecraft

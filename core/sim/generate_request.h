@@ -1,0 +1,20 @@
+#pragma once
+// The request a generator is asked with for a project: the schedule parameters and, for
+// generators whose order depends on them (GeneratorInfo::usesCosts), the per-stage F/B/W costs,
+// the transfer time and the activation-memory limit, all from the project's cost and memory
+// models, so a cost-aware generator plans with the same numbers the simulator then uses.
+
+#include "generators/registry.h"
+#include "project/project.h"
+
+namespace stagecraft {
+
+/// Parameters only for generators that do not use costs (nothing else is computed). For the
+/// others: stage costs of one pipe in the project's cost mode (µs, or units), the intra-node
+/// transfer time, and the memory limit in full-stage activations, M_a: (memory.limit_gib minus the
+/// largest static memory of a device) over one micro-batch's activations of a full stage (0 when
+/// there is no limit or in unit mode). Throws ValidationError for a project the cost model cannot
+/// use, and "generator.memory" (field memory.limit_gib) when static memory alone exceeds the limit.
+GenerateRequest generateRequest(const Project& project, const GeneratorInfo& info);
+
+} // namespace stagecraft
