@@ -18,7 +18,6 @@ constexpr std::array kIds{
     ErrorIdInfo{"chart.width", In, "the chart width is out of range or too narrow for its labels"},
     ErrorIdInfo{"cli.format", In, "an output format the command cannot write (file extension)"},
     ErrorIdInfo{"cli.schedule", In, "a command needs a schedule name or file that was not given"},
-    ErrorIdInfo{"cli.set", In, "a --set option is not section.field=value"},
     ErrorIdInfo{"costs.analytic", In, "the analytic cost model cannot use the model or cluster as given"},
     ErrorIdInfo{"costs.devices", In, "the schedule's device count differs from the project's pipeline size"},
     ErrorIdInfo{"costs.stages", In, "a per-stage cost override names a stage the schedule does not have"},
@@ -35,6 +34,9 @@ constexpr std::array kIds{
     ErrorIdInfo{"csv.size", In, "a torch CSV file is too large"},
     ErrorIdInfo{"csv.stage", In, "a stage appears on two ranks, or stages are not numbered 0..S-1"},
     ErrorIdInfo{"drawlist.window", In, "a timeline view window with a non-finite or non-positive scale"},
+    ErrorIdInfo{
+        "eval.input", In,
+        "a front end's inputs that do not go together (two projects, a schedule name with a schedule file)"},
     ErrorIdInfo{"export.dpi", In, "a raster export resolution out of range"},
     ErrorIdInfo{"export.empty", In, "nothing to export: no schedule is shown"},
     ErrorIdInfo{"export.format", In, "an export format this program cannot write"},

@@ -1,52 +1,84 @@
 #include "cli_common.h"
 
 #include "error.h"
-#include "io/file_io.h"
 #include "project/project_json.h"
 #include "project/project_validate.h"
 
 #include <cstdlib>
-#include <filesystem>
-#include <nlohmann/json.hpp>
+#include <sstream>
 #include <unistd.h>
 
 namespace stagecraft::cli {
 
 void ProjectOptions::addTo(CLI::App& command) {
     command.add_option("project", projectPath,
-                       "Project file (*.stagecraft.json); the built-in default project if absent");
-    auto* schedule =
-        command.add_option("-s,--schedule", scheduleName, "Schedule name (see `stagecraft-cli list`)");
-    if (scheduleRequired) schedule->required();
+                       acceptsScheduleFile
+                           ? "Project file (*.stagecraft.json) or schedule file (torch .csv, Stagecraft "
+                             ".json); the built-in default project if absent"
+                           : "Project file (*.stagecraft.json); the built-in default project if absent");
+    if (acceptsScheduleFile) {
+        command.add_option("--project", costsProject,
+                           "With a schedule file: the project whose model, cluster and costs time it "
+                           "(default: the built-in project)");
+        command.add_flag("--serialize-overlap", serializeOverlap,
+                         "Read torch OVERLAP_F_B cells as their sub-actions one after the other");
+    }
+    command.add_option("-s,--schedule", scheduleName,
+                       "Schedule name (see `stagecraft-cli list`); not with a schedule file");
     command.add_option("--set", sets, "Override a project field: --set parallel.pp=8 (repeatable)")
         ->type_name("PATH=VALUE");
 }
 
+EvaluationInput ProjectOptions::input() const {
+    EvaluationInput in;
+    in.path = projectPath;
+    in.projectPath = costsProject;
+    in.schedules = splitNames(scheduleName);
+    in.sets = sets;
+    in.tracePath = tracePath;
+    in.serializeOverlap = serializeOverlap;
+    in.orderOnly = orderOnly;
+    return in;
+}
+
 Project loadProject(const ProjectOptions& options) {
     Project project = options.projectPath.empty() ? defaultProject() : readProject(options.projectPath);
-    for (const std::string& set : options.sets) {
-        const auto eq = set.find('=');
-        if (eq == std::string::npos || eq == 0)
-            throw ValidationError("cli.set", set, "--set '" + set + "': expected section.field=value");
-        setProjectField(project, set.substr(0, eq), set.substr(eq + 1));
-    }
+    for (const std::string& set : options.sets) applyProjectOverride(project, set);
     validateProject(project);
     return project;
 }
 
-Schedule generateFromProject(const Project& project, const std::string& scheduleName) {
-    const GeneratorInfo& info = findGenerator(scheduleName);
-    checkLayersFit(project, info);
-    return generateSchedule(info.name, scheduleParams(project));
+AnalysisRequest loadRequest(const ProjectOptions& options) {
+    const EvaluationInput in = options.input();
+    const bool scheduleFile = !in.path.empty() && isScheduleFile(in.path);
+    if (!scheduleFile && options.scheduleRequired && in.schedules.empty())
+        throw ValidationError("cli.schedule", "--schedule",
+                              "no schedule given: pass --schedule NAME (see `stagecraft-cli list`) or a "
+                              "schedule file (.csv, .json)");
+    return loadAnalysisRequest(in);
 }
 
-bool isScheduleFile(const std::string& path) {
-    const std::filesystem::path p(path);
-    if (p.extension() == ".csv") return true;
-    if (p.extension() != ".json" || path.ends_with(".stagecraft.json")) return false;
-    // Both are JSON: a schedule file carries the key "stagecraft_schedule", a project "stagecraft".
-    const auto json = nlohmann::json::parse(readTextFile(p), nullptr, /*allow_exceptions=*/false);
-    return json.is_object() && json.contains("stagecraft_schedule");
+void throwRefusal(const ScheduleRefusal& refusal) {
+    throw ValidationError(refusal.id, refusal.field, refusal.name + ": " + refusal.message);
+}
+
+const ScheduleOutcome& onlyOutcome(const AnalysisResult& result) {
+    if (!result.refusals.empty()) throwRefusal(result.refusals.front());
+    if (result.outcomes.empty())
+        throw ValidationError("cli.schedule", "--schedule", "no schedule to evaluate: pass --schedule NAME");
+    return result.outcomes.front();
+}
+
+Schedule generateFromProject(const Project& project, const std::string& scheduleName) {
+    return orderFromProject(project, scheduleName);
+}
+
+std::vector<std::string> splitNames(const std::string& list) {
+    std::vector<std::string> names;
+    std::stringstream in(list);
+    for (std::string name; std::getline(in, name, ',');)
+        if (!name.empty()) names.push_back(name);
+    return names;
 }
 
 bool wantColor(const std::string& mode) {

@@ -1,12 +1,15 @@
 #pragma once
-// What every stagecraft-cli command shares: loading a project with --set overrides, loading a
-// schedule from a project or a schedule file, and the exit-status convention.
+// What every stagecraft-cli command shares: the input options (a project or a schedule file,
+// --project for a schedule file's costs, --schedule, --set), turned into core's AnalysisRequest by
+// core's loadAnalysisRequest, and the exit-status convention. No command re-derives what core
+// decides (which schedules can run, how a file fits the project).
 
+#include "eval/evaluation.h"
+#include "eval/evaluation_input.h"
 #include "generators/registry.h"
 #include "project/project.h"
 
 #include <CLI/CLI.hpp>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,26 +19,43 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;  ///< runtime failure (cannot write a file, ...)
 inline constexpr int kExitBadInput = 2; ///< usage error or invalid input
 
-/// Options of commands that start from a project: an optional project file (the built-in default
-/// project when absent), a schedule name and `--set section.field=value` overrides.
+/// Options of commands that start from a project or a schedule file.
 struct ProjectOptions {
-    std::string projectPath;
-    std::string scheduleName;
+    std::string projectPath;  ///< positional: project (*.stagecraft.json) or schedule file (.csv/.json)
+    std::string costsProject; ///< --project: the project whose costs a schedule file is timed with
+    std::string scheduleName; ///< --schedule: one name, or a comma list where the command takes several
     std::vector<std::string> sets;
-    bool scheduleRequired = true;
+    std::string tracePath; ///< --trace, where the command offers it
+    bool serializeOverlap = false;
+    bool scheduleRequired = true; ///< a project needs --schedule (a schedule file never does)
+    bool acceptsScheduleFile = true;
+    bool orderOnly = false; ///< the command draws or writes orders only (see EvaluationInput)
 
     void addTo(CLI::App& command);
+    /// Core's view of these options; `schedules` are the names --schedule lists.
+    EvaluationInput input() const;
 };
 
-/// Read (or default) the project, apply the overrides in order, validate it.
+/// Read (or default) the project, apply the overrides in order, validate it (a schedule file is
+/// not accepted here: for commands that need a project).
 Project loadProject(const ProjectOptions& options);
 
-/// The schedule the options name, generated from the project, with the layer split checked.
+/// The request of the options: a schedule file evaluated alone, or the project's schedules (or
+/// those --schedule names). Refuses a project without --schedule when one is required.
+AnalysisRequest loadRequest(const ProjectOptions& options);
+
+/// The outcome of a one-schedule request, or its refusal thrown as the ValidationError it was.
+const ScheduleOutcome& onlyOutcome(const AnalysisResult& result);
+
+/// Throws the refusal as a ValidationError with its id, field and message.
+[[noreturn]] void throwRefusal(const ScheduleRefusal& refusal);
+
+/// The order of registered schedule `scheduleName` for the project's parameters (core's
+/// orderFromProject: the layer split and the cluster do not matter to an order).
 Schedule generateFromProject(const Project& project, const std::string& scheduleName);
 
-/// True when `path` names a schedule file (torch CSV, or Stagecraft schedule JSON) rather than a
-/// project file.
-bool isScheduleFile(const std::string& path);
+/// The names of a comma list ("1f1b,zb-v"), empty entries dropped.
+std::vector<std::string> splitNames(const std::string& list);
 
 /// "auto" = colours when stdout is a terminal and NO_COLOR is unset.
 bool wantColor(const std::string& mode);

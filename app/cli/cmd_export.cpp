@@ -3,10 +3,10 @@
 // renderer, in builds with Qt), .csv torch schedule, .metrics.json / .metrics.csv metrics.
 #include "commands.h"
 #include "error.h"
+#include "eval/chart_composition.h"
 #include "io/chrome_trace.h"
 #include "io/file_io.h"
 #include "io/schedule_file.h"
-#include "layout/gantt_layout.h"
 #include "layout/svg_writer.h"
 #include "layout/tikz_writer.h"
 #include "raster_export.h"
@@ -33,19 +33,6 @@ bool endsWith(const std::string& text, const std::string& suffix) {
     return text.ends_with(suffix);
 }
 
-std::string keyFigures(const ScheduleReport& r) {
-    char buffer[160];
-    if (r.unitless)
-        std::snprintf(buffer, sizeof buffer, "makespan %.4g  ·  bubble %.1f%%  ·  peak %.3g M_a",
-                      r.iterationUs, 100 * r.time.bubbleRatio,
-                      r.memory.devices.empty() ? 0.0 : r.memory.devices[r.memory.worstDevice].peakBytes);
-    else
-        std::snprintf(buffer, sizeof buffer,
-                      "iteration %.2f ms  ·  bubble %.1f%%  ·  %.1f samples/s  ·  MFU %.1f%%",
-                      r.iterationUs / 1000, 100 * r.time.bubbleRatio, r.samplesPerSecond, 100 * r.mfu);
-    return buffer;
-}
-
 std::vector<CounterTrack> memoryCounters(const MemoryReport& memory, bool unitless) {
     std::vector<CounterTrack> tracks;
     for (std::size_t d = 0; d < memory.devices.size(); ++d) {
@@ -66,6 +53,8 @@ void addExportCommand(CLI::App& app, CommandResult& result) {
                                                  ".png, .tex (TikZ), .csv (torch), .metrics.json/.csv");
     auto options = std::make_shared<ExportOptions>();
     options->project.addTo(*command);
+    command->add_option("--trace", options->project.tracePath,
+                        "Measured Chrome trace drawn over its schedule in charts");
     command->add_option("-o,--output", options->output, "Output file; its extension picks the format")
         ->required();
     command->add_option("--palette", options->palette, "Chart style: paper, slides, colorblind, greyscale");
@@ -75,32 +64,34 @@ void addExportCommand(CLI::App& app, CommandResult& result) {
     command->add_option("--dpi", options->dpi, "Resolution of PNG charts")->check(CLI::Range(30.0, 1200.0));
     command->callback([&result, options] {
         const std::string& out = options->output;
-        const Project project = loadProject(options->project);
-        const Schedule schedule = generateFromProject(project, options->project.scheduleName);
+        const AnalysisRequest request = loadRequest(options->project);
         if (endsWith(out, ".csv") && !endsWith(out, ".metrics.csv")) {
-            writeScheduleFile(schedule, out);
+            // The order alone: neither costs nor the layer split matter to it.
+            writeScheduleFile(request.imported.empty()
+                                  ? orderFromProject(request.project, request.project.schedules.front())
+                                  : request.imported.front().schedule,
+                              out);
         } else {
-            const Prediction prediction = predict(project, schedule);
+            const AnalysisResult evaluated = analyze(request);
+            const ScheduleOutcome& outcome = onlyOutcome(evaluated);
+            const Prediction& prediction = outcome.prediction;
             if (endsWith(out, ".metrics.json")) {
                 writeFileAtomically(out, reportsAsJson({prediction.report}));
             } else if (endsWith(out, ".metrics.csv")) {
                 writeFileAtomically(out, reportsAsCsv({prediction.report}));
             } else if (endsWith(out, ".json")) {
                 ChromeTraceOptions trace;
-                trace.title = project.name + ": " + schedule.name;
+                trace.title = request.project.name + ": " + outcome.name;
                 trace.counters = memoryCounters(prediction.report.memory, prediction.setup.unitless);
                 writeChromeTrace(prediction.timeline, out, trace);
             } else if (endsWith(out, ".svg") || endsWith(out, ".tex") || endsWith(out, ".pdf") ||
                        endsWith(out, ".png")) {
-                ChartOptions chart;
-                chart.timeUnit = prediction.setup.unitless ? TimeUnit::Units : TimeUnit::Microseconds;
+                // Core's one chart composition: the same chart `stagecraft --export` and the
+                // window's Export write for the same inputs.
+                ChartSettings chart;
                 chart.palette = options->palette;
-                chart.widthPt = options->widthPt;
                 chart.showComm = options->showComm;
-                const ChartPanel panel{&prediction.timeline, findGenerator(schedule.name).title.data(),
-                                       keyFigures(prediction.report) + "  ·  " +
-                                           prediction.report.costs.text};
-                const Scene scene = layoutGantt(std::span<const ChartPanel>(&panel, 1), chart);
+                const Scene scene = buildChartScene(evaluated, chart, options->widthPt);
                 if (endsWith(out, ".svg"))
                     writeFileAtomically(out, sceneToSvg(scene));
                 else if (endsWith(out, ".tex"))

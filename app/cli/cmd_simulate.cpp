@@ -1,5 +1,6 @@
 // `stagecraft-cli simulate` (one schedule, metrics and per-device breakdown) and
-// `stagecraft-cli compare` (several schedules side by side, best throughput first).
+// `stagecraft-cli compare` (several schedules side by side, best throughput first). Both take a
+// project with schedule names or a schedule file; core's analyze() does the work.
 #include "commands.h"
 #include "error.h"
 #include "report_format.h"
@@ -7,7 +8,6 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 namespace stagecraft::cli {
 
@@ -36,27 +36,22 @@ void print(const std::vector<ScheduleReport>& reports, const SimulateOptions& op
     }
 }
 
-std::vector<std::string> splitNames(const std::string& list) {
-    std::vector<std::string> names;
-    std::stringstream in(list);
-    for (std::string name; std::getline(in, name, ',');)
-        if (!name.empty()) names.push_back(name);
-    return names;
-}
-
 } // namespace
 
 void addSimulateCommand(CLI::App& app, CommandResult& result) {
-    auto* command =
-        app.add_subcommand("simulate", "Simulate one schedule of a project and print its metrics");
+    auto* command = app.add_subcommand(
+        "simulate", "Simulate one schedule (of a project, or a schedule file) and print its metrics");
     auto options = std::make_shared<SimulateOptions>();
     options->project.scheduleRequired = true;
     options->project.addTo(*command);
     addFormatFlags(*command, *options);
     command->callback([&result, options] {
-        const Project project = loadProject(options->project);
-        const Schedule schedule = generateFromProject(project, options->project.scheduleName);
-        print({predict(project, schedule).report}, *options, true);
+        const AnalysisRequest request = loadRequest(options->project);
+        if (request.project.schedules.size() + request.imported.size() > 1)
+            throw ValidationError("cli.schedule", "--schedule",
+                                  "simulate takes one schedule; use `compare` for several");
+        const AnalysisResult evaluated = analyze(request);
+        print({onlyOutcome(evaluated).prediction.report}, *options, true);
         result.status = kExitOk;
     });
 }
@@ -68,17 +63,16 @@ void addCompareCommand(CLI::App& app, CommandResult& result) {
     options->project.addTo(*command);
     addFormatFlags(*command, *options);
     command->callback([&result, options] {
-        const Project project = loadProject(options->project);
-        std::vector<std::string> names = options->project.scheduleName.empty()
-                                             ? project.schedules
-                                             : splitNames(options->project.scheduleName);
-        if (names.empty())
+        const AnalysisRequest request = loadRequest(options->project);
+        if (request.project.schedules.empty() && request.imported.empty())
             throw ValidationError("cli.schedule", "--schedule",
                                   "no schedule to compare: pass --schedule a,b,c");
+        const AnalysisResult evaluated = analyze(request);
+        // A refused schedule is an error of the input: name the first one.
+        if (!evaluated.refusals.empty()) throwRefusal(evaluated.refusals.front());
         std::vector<ScheduleReport> reports;
-        reports.reserve(names.size());
-        for (const std::string& name : names)
-            reports.push_back(predict(project, generateFromProject(project, name)).report);
+        reports.reserve(evaluated.outcomes.size());
+        for (const ScheduleOutcome& o : evaluated.outcomes) reports.push_back(o.prediction.report);
         // Best first: shortest iteration (highest throughput for the same work).
         std::stable_sort(
             reports.begin(), reports.end(),

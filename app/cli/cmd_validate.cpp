@@ -2,9 +2,11 @@
 // file (and every schedule it lists) and report every problem found.
 #include "commands.h"
 #include "error.h"
+#include "eval/evaluation_input.h"
 #include "io/schedule_file.h"
 #include "validate/validator.h"
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -58,9 +60,17 @@ void addValidateCommand(CLI::App& app, CommandResult& result) {
         const Project project = loadProject(projectOptions);
         std::cout << "ok: project " << options->path << " ('" << project.name << "')\n";
         bool allValid = true;
+        const auto availability = scheduleAvailability(project);
         for (const std::string& name : project.schedules) {
+            const auto it = std::find_if(availability.begin(), availability.end(),
+                                         [&](const auto& a) { return a.name == findGenerator(name).name; });
+            if (it != availability.end() && it->refusal) {
+                std::cerr << "invalid: " << name << ": " << it->refusal->message << '\n';
+                allValid = false;
+                continue;
+            }
             try {
-                allValid &= report(generateFromProject(project, name), name);
+                allValid &= report(orderFromProject(project, name), name);
             } catch (const ValidationError& e) {
                 std::cerr << "invalid: " << name << ": " << e.message() << '\n';
                 allValid = false;

@@ -11,9 +11,9 @@ double toPoints(double value, SizeUnit unit) {
 void exportChart(const AnalysisResult& result, const ExportRequest& request) {
     if (result.outcomes.empty()) {
         std::string why = "no schedule to draw: check at least one schedule";
-        if (!result.failures.empty())
-            why = "no schedule to draw: " + result.failures.front().name + ": " +
-                  result.failures.front().message;
+        if (!result.refusals.empty())
+            why = "no schedule to draw: " + result.refusals.front().name + ": " +
+                  result.refusals.front().message;
         throw ValidationError("export.empty", "schedules", why);
     }
     if (!(request.widthPt >= 72 && request.widthPt <= 14400))

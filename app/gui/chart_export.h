@@ -3,8 +3,8 @@
 // requested size, through the one renderer (render/scene_export.h). Used by the Export dialog
 // and by `stagecraft --export` without a window.
 
-#include "gui/models/analysis.h"
-#include "gui/models/chart_scene.h"
+#include "eval/chart_composition.h"
+#include "eval/evaluation.h"
 #include "render/scene_export.h"
 
 #include <QString>

@@ -262,7 +262,7 @@ void GanttView::selectEvent(int panel, int event) {
         auto& deps = m_dependencies[panel];
         if (!deps) {
             const Prediction& p = m_result->outcomes[std::size_t(panel)].prediction;
-            deps = std::make_unique<DependencyIndex>(p.schedule, p.timeline);
+            deps = std::make_unique<EventDependencies>(p);
         }
         m_producers = deps->producers(event);
         m_consumers = deps->consumers(event);

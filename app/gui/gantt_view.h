@@ -7,9 +7,9 @@
 // for it. Optional overlays: each schedule's critical path outlined, and idle gaps tinted and
 // hatched by cause (hover one for what it waits on).
 
+#include "eval/chart_composition.h"
 #include "gui/models/analysis_runner.h"
 #include "gui/models/chart_overlays.h"
-#include "gui/models/chart_scene.h"
 #include "gui/models/op_details.h"
 #include "layout/scene.h"
 
@@ -137,7 +137,7 @@ class GanttView : public QAbstractScrollArea {
     std::optional<std::pair<int, int>> m_selection;
     std::vector<int> m_producers;
     std::vector<int> m_consumers;
-    std::map<int, std::unique_ptr<DependencyIndex>> m_dependencies; ///< per panel, built on first click
+    std::map<int, std::unique_ptr<EventDependencies>> m_dependencies; ///< per panel, built on first click
 
     // Overlays: analyses per panel (kept across relayouts) and geometry per layout.
     bool m_showCriticalPath = false;

@@ -1,13 +1,9 @@
 #include "gui/headless_export.h"
 
 #include "error_ids.h"
+#include "eval/evaluation_input.h"
 #include "gui/chart_export.h"
-#include "io/chrome_trace.h"
-#include "io/schedule_file.h"
-#include "project/project_json.h"
-#include "project/project_validate.h"
 
-#include <QFileInfo>
 #include <cstdio>
 
 namespace stagecraft::gui {
@@ -19,39 +15,16 @@ int runHeadlessExport(const HeadlessExport& job) {
             throw ValidationError("export.format", "--export",
                                   "--export " + job.output.toStdString() +
                                       ": the file must end in .svg, .pdf, .png or .tex");
-        AnalysisRequest request;
-        request.project = defaultProject();
-        if (!job.input.isEmpty()) {
-            const std::string path = job.input.toStdString();
-            if (job.input.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive)) {
-                ImportedSchedule imported;
-                imported.name = QFileInfo(job.input).fileName().toStdString();
-                imported.path = path;
-                imported.schedule = readScheduleFile(path);
-                // The default project's cluster, on the schedule's own pipeline.
-                request.project.parallel.pp = imported.schedule.devices;
-                request.project.parallel.microbatches = imported.schedule.microbatches;
-                request.project.schedules.clear();
-                request.imported.push_back(std::move(imported));
-            } else {
-                request.project = readProject(path);
-            }
-        }
-        if (!job.schedules.isEmpty()) {
-            request.project.schedules.clear();
-            for (const QString& name : job.schedules)
-                request.project.schedules.push_back(name.trimmed().toStdString());
-        }
-        validateProject(request.project);
-        if (!job.trace.isEmpty())
-            request.trace =
-                MeasuredTrace{job.trace.toStdString(),
-                              std::make_shared<const Timeline>(readChromeTrace(job.trace.toStdString()))};
+        EvaluationInput input;
+        input.path = job.input.toStdString();
+        for (const QString& name : job.schedules) input.schedules.push_back(name.trimmed().toStdString());
+        input.tracePath = job.trace.toStdString();
+        const AnalysisRequest request = loadAnalysisRequest(input); // as stagecraft-cli reads it
         const AnalysisResult result = analyze(request);
         if (request.trace && !result.overlay)
             throw ValidationError("overlay.mismatch", "--trace",
                                   "--trace " + job.trace.toStdString() + ": " + result.overlayError);
-        for (const ScheduleFailure& f : result.failures)
+        for (const ScheduleRefusal& f : result.refusals)
             std::fprintf(stderr, "stagecraft: %s skipped: %s\n", f.name.c_str(), f.message.c_str());
         ExportRequest out;
         out.path = job.output;

@@ -356,14 +356,10 @@ void MainWindow::onAnalysis(const AnalysisPtr& result) {
     m_overlay->setResult(result, tracePath);
 
     QStringList notes;
-    for (const ScheduleFailure& f : result->failures) {
-        // Registered schedules that do not suit the parameters are already greyed out in the
-        // picker with their rule; report only the surprising failures here.
-        bool greyed = false;
-        for (const GeneratorInfo& info : generators())
-            if (info.name == f.name)
-                greyed = constraintViolation(info, scheduleParams(m_document->project())).has_value();
-        if (!greyed)
+    for (const ScheduleRefusal& f : result->refusals) {
+        // Registered schedules whose parameters break their rules are already greyed out in the
+        // picker with the rule; report only the surprising refusals here.
+        if (f.stage != RefusalStage::Parameters)
             notes << QStringLiteral("<b>%1</b>: %2")
                          .arg(QString::fromStdString(f.name).toHtmlEscaped(),
                               QString::fromStdString(f.message).toHtmlEscaped());

@@ -3,8 +3,8 @@
 // runner, the chart, the docks, menus and files. Schedule logic lives in core/; state of each
 // panel lives in that panel.
 
+#include "eval/chart_composition.h"
 #include "gui/models/analysis_runner.h"
-#include "gui/models/chart_scene.h"
 
 #include <QMainWindow>
 #include <QTimer>

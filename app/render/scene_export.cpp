@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "io/file_io.h"
+#include "layout/svg_writer.h"
 #include "layout/tikz_writer.h"
 #include "render/scene_painter.h"
 
@@ -10,7 +11,6 @@
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
-#include <QSvgGenerator>
 #include <cmath>
 
 namespace stagecraft::render {
@@ -30,23 +30,6 @@ void paintOn(QPaintDevice& device, const Scene& scene, double unitsPerPoint, con
     painter.scale(unitsPerPoint, unitsPerPoint);
     paintScene(painter, scene);
     painter.end();
-}
-
-QByteArray svgBytes(const Scene& scene) {
-    QByteArray bytes;
-    QBuffer buffer(&bytes);
-    buffer.open(QIODevice::WriteOnly);
-    QSvgGenerator generator;
-    generator.setOutputDevice(&buffer);
-    // One SVG user unit = one point: the file's physical size is the scene's (QSvgGenerator
-    // otherwise assumes 90 dpi and writes sizes in mm for it).
-    generator.setResolution(int(kPointsPerInch));
-    generator.setSize(QSize(int(std::ceil(scene.width)), int(std::ceil(scene.height))));
-    generator.setViewBox(QRectF(0, 0, scene.width, scene.height));
-    generator.setTitle(QStringLiteral("Stagecraft chart"));
-    generator.setDescription(QStringLiteral("Pipeline schedule drawn by Stagecraft"));
-    paintOn(generator, scene, 1.0, "SVG");
-    return bytes;
 }
 
 QByteArray pdfBytes(const Scene& scene) {
@@ -125,7 +108,9 @@ QImage renderSceneImage(const Scene& scene, double dpi, bool whiteBackground) {
 QByteArray exportSceneBytes(const Scene& scene, const ExportSettings& settings) {
     switch (settings.format) {
     case ExportFormat::Svg:
-        return svgBytes(scene);
+        // Core's writer, as stagecraft-cli: one SVG for the same chart, byte for byte, whichever
+        // program wrote it (text stays text, ids and classes stay parseable).
+        return QByteArray::fromStdString(sceneToSvg(scene));
     case ExportFormat::Pdf:
         return pdfBytes(scene);
     case ExportFormat::Png:

@@ -126,10 +126,15 @@ std::span<const GeneratorInfo> generators() {
     return kGenerators;
 }
 
-const GeneratorInfo& findGenerator(std::string_view name) {
+const GeneratorInfo* tryFindGenerator(std::string_view name) {
     const std::string wanted = lower(name);
     for (const auto& info : kGenerators)
-        if (info.name == wanted) return info;
+        if (info.name == wanted) return &info;
+    return nullptr;
+}
+
+const GeneratorInfo& findGenerator(std::string_view name) {
+    if (const GeneratorInfo* info = tryFindGenerator(name)) return *info;
     std::string valid;
     for (const auto& info : kGenerators) valid += (valid.empty() ? "" : ", ") + std::string(info.name);
     throw ValidationError("schedule.unknown", "schedule",
@@ -207,6 +212,10 @@ Schedule generateSchedule(const GeneratorInfo& info, const GenerateRequest& requ
     checkParams(info, effective.params);
     checkRequest(info, effective);
     return info.generate(effective);
+}
+
+Schedule generateChecked(const GeneratorInfo& info, const GenerateRequest& request) {
+    return info.generate(request);
 }
 
 Schedule generateSchedule(std::string_view name, const ScheduleParams& params) {

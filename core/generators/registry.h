@@ -74,6 +74,8 @@ std::span<const GeneratorInfo> generators();
 
 /// Case-insensitive lookup; an unknown name throws ValidationError listing the valid names.
 const GeneratorInfo& findGenerator(std::string_view name);
+/// The same lookup without the error: nullptr for an unknown name.
+const GeneratorInfo* tryFindGenerator(std::string_view name);
 
 /// Check the common ranges and the generator's own constraints (throws ValidationError).
 void checkParams(const GeneratorInfo& info, const ScheduleParams& params);
@@ -93,6 +95,11 @@ ScheduleParams effectiveParams(const GeneratorInfo& info, const ScheduleParams& 
 /// Check (parameters and request, once) and generate. The result is not re-validated here
 /// (tests and the CLI do).
 Schedule generateSchedule(const GeneratorInfo& info, const GenerateRequest& request);
+
+/// Generate from a request whose parameters already passed checkParams (as effectiveParams) and
+/// whose costs passed checkRequest: for callers that check once and report the refusal
+/// themselves (the evaluation layer), so the rules run once per evaluation.
+Schedule generateChecked(const GeneratorInfo& info, const GenerateRequest& request);
 
 /// Look up, check, generate with unit costs and no memory limit.
 Schedule generateSchedule(std::string_view name, const ScheduleParams& params);

@@ -68,15 +68,21 @@ class Checker {
                                    ": tensor parallelism stays inside one node and needs tp <= "
                                    "cluster.gpus_per_node = " +
                                    str(c.gpusPerNode));
-        if (ok({"parallel.pp", "parallel.dp", "parallel.tp", "cluster.gpus_per_node", "cluster.nodes"})) {
+        // The cluster's size matters only to the analytic cost model (which links a transfer
+        // crosses); manual and unit costs time any pipeline on any cluster.
+        if (m_p.costs.mode == CostMode::Analytic &&
+            ok({"parallel.pp", "parallel.dp", "parallel.tp", "cluster.gpus_per_node", "cluster.nodes"})) {
             const long long needed = 1LL * l.pp * l.dp * l.tp;
             const long long available = 1LL * c.gpusPerNode * c.nodes;
+            const long long nodes = (needed + c.gpusPerNode - 1) / c.gpusPerNode;
             if (needed > available)
-                add("parallel.dp", "parallel.pp × dp × tp = " + str(l.pp) + " × " + str(l.dp) + " × " +
-                                       str(l.tp) + " = " + std::to_string(needed) +
-                                       " GPUs, but the cluster has " + std::to_string(available) +
-                                       " (cluster.gpus_per_node = " + str(c.gpusPerNode) +
-                                       " × cluster.nodes = " + str(c.nodes) + ")");
+                add("parallel.dp",
+                    "parallel.pp × dp × tp = " + str(l.pp) + " × " + str(l.dp) + " × " + str(l.tp) + " = " +
+                        std::to_string(needed) + " GPUs, but the cluster has " + std::to_string(available) +
+                        " (cluster.gpus_per_node = " + str(c.gpusPerNode) +
+                        " × cluster.nodes = " + str(c.nodes) +
+                        ") and analytic costs place every GPU: set cluster.nodes = " + std::to_string(nodes) +
+                        ", lower parallel.dp or parallel.tp, or use " + "costs.mode = manual or unit");
         }
     }
 

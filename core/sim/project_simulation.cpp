@@ -13,7 +13,8 @@ Prediction predict(const Project& project, const Schedule& schedule) {
     out.schedule = addIterationTail(schedule, IterationTailOptions{});
     const Schedule& s = out.schedule;
     out.setup = buildCostSetup(project, s);
-    const OpIndex index(s);
+    out.index = std::make_shared<const OpIndex>(s);
+    const OpIndex& index = *out.index;
     out.timeline = simulate(s, index, out.setup.costs);
 
     ScheduleReport& r = out.report;

@@ -3,6 +3,7 @@
 // syncs, optimizer steps), cost model, simulation, time metrics, memory and throughput. The CLI,
 // the GUI and the tests all call predict().
 
+#include "ir/op_index.h"
 #include "ir/schedule.h"
 #include "project/project.h"
 #include "sim/cost_model.h"
@@ -10,6 +11,7 @@
 #include "sim/metrics.h"
 #include "sim/timeline.h"
 
+#include <memory>
 #include <string>
 
 namespace stagecraft {
@@ -32,6 +34,9 @@ struct ScheduleReport {
 struct Prediction {
     CostSetup setup;
     Schedule schedule; ///< with iteration tail
+    /// The op index of `schedule`, built once by predict() and shared by every consumer
+    /// (dependency highlights, critical path, idle causes, the lowering).
+    std::shared_ptr<const OpIndex> index;
     Timeline timeline;
     ScheduleReport report;
 };

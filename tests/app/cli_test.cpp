@@ -87,7 +87,8 @@ TEST_CASE("Bad input exits with status 2 and names the problem", "[cli]") {
     CHECK_THAT(constraint.out, Catch::Contains("microbatches % pp == 0"));
     const Run set = cli("show -s 1f1b --set parallel.pp");
     CHECK(set.status == 2);
-    CHECK_THAT(set.out, Catch::Contains("expected section.field=value"));
+    CHECK_THAT(set.out,
+               Catch::Contains("--set expects path=value (e.g. parallel.pp=8), got \"parallel.pp\""));
     const Run missing = cli("validate /nonexistent/file.csv");
     CHECK(missing.status == 2);
     CHECK_THAT(missing.out, Catch::Contains("/nonexistent/file.csv"));

@@ -3,9 +3,9 @@
 // it. Prints the median of each phase over 9 edits per case. Not part of the default test run (ctest -C
 // Bench, or run the executable).
 
+#include "eval/evaluation.h"
 #include "gui/gantt_view.h"
 #include "gui/main_window.h"
-#include "gui/models/analysis.h"
 #include "gui/models/project_document.h"
 #include "gui/parameter_panel.h"
 #include "gui_test_support.h"
@@ -88,7 +88,7 @@ class BenchGui : public QObject {
             timer.start();
             auto result = std::make_shared<const AnalysisResult>(analyze(request));
             const double a = msSince(timer);
-            if (!result->failures.empty()) QFAIL(result->failures.front().message.c_str());
+            if (!result->refusals.empty()) QFAIL(result->refusals.front().message.c_str());
             QVERIFY(!result->outcomes.empty());
             ops = result->opCount;
             view.setResult(result);

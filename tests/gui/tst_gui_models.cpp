@@ -1,9 +1,9 @@
 // Models without a window: document and undo, schedule availability, metrics, chart scene,
 // analysis runner, autosave. Every item model is wrapped in QAbstractItemModelTester.
 
+#include "eval/chart_composition.h"
 #include "gui/models/analysis_runner.h"
 #include "gui/models/autosave.h"
-#include "gui/models/chart_scene.h"
 #include "gui/models/format.h"
 #include "gui/models/gpu_catalogue.h"
 #include "gui/models/metrics_model.h"
@@ -113,7 +113,7 @@ class TestGuiModels : public QObject {
         request.project = defaultProject();
         const AnalysisResult result = analyze(request);
         QCOMPARE(result.outcomes.size(), request.project.schedules.size());
-        QVERIFY(result.failures.empty());
+        QVERIFY(result.refusals.empty());
         for (const ScheduleOutcome& o : result.outcomes) {
             QVERIFY(o.prediction.report.iterationUs > 0);
             QCOMPARE(o.prediction.report.iterationUs, o.prediction.timeline.makespan());
@@ -123,8 +123,8 @@ class TestGuiModels : public QObject {
         request.project.schedules = {"1f1b", "interleaved"};
         const AnalysisResult partial = analyze(request);
         QCOMPARE(partial.outcomes.size(), std::size_t(1));
-        QCOMPARE(partial.failures.size(), std::size_t(1));
-        QCOMPARE(partial.failures[0].name, std::string("interleaved"));
+        QCOMPARE(partial.refusals.size(), std::size_t(1));
+        QCOMPARE(partial.refusals[0].name, std::string("interleaved"));
     }
 
     void metricsModelRowsSortAndCsv() {
@@ -218,7 +218,7 @@ class TestGuiModels : public QObject {
     void dependenciesOfABar() {
         Project project = defaultProject();
         const Prediction p = predict(project, generateSchedule("1f1b", scheduleParams(project)));
-        DependencyIndex deps(p.schedule, p.timeline);
+        EventDependencies deps(p);
         // B of micro-batch 0 on the last stage waits for its F; F0 on stage 1 waits for F0 on stage 0.
         int f1 = -1, f0 = -1;
         for (std::size_t i = 0; i < p.timeline.events.size(); ++i) {

@@ -4,7 +4,7 @@
 // on a big schedule. Requests that arrive while a worker runs are coalesced: only the newest
 // one runs next, and results of outdated requests are dropped.
 
-#include "gui/models/analysis.h"
+#include "eval/evaluation.h"
 
 #include <QFutureWatcher>
 #include <QObject>

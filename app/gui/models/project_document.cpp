@@ -112,23 +112,12 @@ QString ProjectDocument::importSchedule(const QString& path) {
          ++n)
         name = QStringLiteral("%1 (%2)").arg(base).arg(n);
     imported.name = name.toStdString();
-    const int devices = imported.schedule.devices;
     m_imported.push_back(std::move(imported));
     emit importedChanged();
-    QString note;
-    if (devices != m_project.parallel.pp) {
-        Project after = m_project;
-        after.parallel.pp = devices;
-        note = tr("%1 runs on %2 pipeline devices: parallel.pp set from %3 to %2 (undo to restore)")
-                   .arg(name)
-                   .arg(devices)
-                   .arg(m_project.parallel.pp);
-        m_undo.push(
-            new ProjectEditCommand(this, m_project, std::move(after), tr("Match pp to %1").arg(name)));
-    } else {
-        emit projectChanged();
-    }
-    return note;
+    // Core evaluates the file on its own pipeline (projectForSchedule): the project is not
+    // changed, so the registered schedules keep their parameters next to it.
+    emit projectChanged();
+    return {};
 }
 
 void ProjectDocument::setImportedChecked(const QString& name, bool checked) {

@@ -3,7 +3,7 @@
 // imported from files and the measured trace. Widgets edit it only through these calls, so
 // every change is undoable and every view hears of it through projectChanged().
 
-#include "gui/models/analysis.h"
+#include "eval/evaluation.h"
 #include "project/project.h"
 
 #include <QObject>

@@ -1,7 +1,7 @@
 #include "gui/models/schedule_list_model.h"
 
+#include "eval/evaluation.h"
 #include "generators/registry.h"
-#include "gui/models/analysis.h"
 #include "gui/models/project_document.h"
 
 #include <algorithm>
@@ -31,7 +31,7 @@ std::vector<ScheduleListModel::Row> ScheduleListModel::buildRows() const {
         row.name = qs(infos[i].name);
         row.title = qs(infos[i].title);
         row.summary = qs(infos[i].summary);
-        if (availability[i].problem) row.problem = QString::fromStdString(*availability[i].problem);
+        if (availability[i].refusal) row.problem = QString::fromStdString(availability[i].refusal->message);
         row.checked = std::find(project.schedules.begin(), project.schedules.end(),
                                 std::string(infos[i].name)) != project.schedules.end();
         rows.push_back(std::move(row));

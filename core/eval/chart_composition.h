@@ -1,16 +1,17 @@
 #pragma once
-// Builds the chart the window shows and exports: every shown schedule stacked on one shared time
+// The one chart composition of an evaluation, for the window, its exports, `stagecraft --export`
+// and `stagecraft-cli export` alike: every shown schedule stacked on one shared time
 // axis (one Scene from core's layoutGantt), each with its cost assumptions line under it, and a
 // measured trace drawn as outlines over the predicted bars of its schedule. The screen and every
 // export format draw this same Scene.
 
-#include "gui/models/analysis.h"
+#include "eval/evaluation.h"
 #include "layout/scene.h"
 #include "sim/overlay.h"
 
 #include <string>
 
-namespace stagecraft::gui {
+namespace stagecraft {
 
 struct ChartSettings {
     std::string palette = "paper"; ///< paper, slides, colorblind, greyscale
@@ -40,4 +41,4 @@ Scene buildChartScene(const AnalysisResult& result, const ChartSettings& setting
 void addMeasuredOutlines(Scene& scene, int panel, const Timeline& predicted, const Timeline& measured,
                          const OverlayReport& report);
 
-} // namespace stagecraft::gui
+} // namespace stagecraft

@@ -1,4 +1,4 @@
-#include "gui/models/chart_scene.h"
+#include "eval/chart_composition.h"
 
 #include "layout/gantt_layout.h"
 #include "layout/palette.h"
@@ -6,8 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
-namespace stagecraft::gui {
-namespace {} // namespace
+namespace stagecraft {
 
 bool isEventBar(const SceneRect& r) {
     return (r.role == RectRole::Op || r.role == RectRole::Comm) && r.event >= 0 && r.panel >= 0 &&
@@ -138,4 +137,4 @@ Scene buildChartScene(const AnalysisResult& result, const ChartSettings& setting
     return scene;
 }
 
-} // namespace stagecraft::gui
+} // namespace stagecraft

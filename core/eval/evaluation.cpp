@@ -1,0 +1,172 @@
+#include "eval/evaluation.h"
+
+#include "error.h"
+#include "generators/registry.h"
+#include "sim/generate_request.h"
+
+#include <algorithm>
+#include <exception>
+
+namespace stagecraft {
+namespace {
+
+ScheduleRefusal refusalOf(std::string name, RefusalStage stage, const std::exception& e) {
+    ScheduleRefusal r;
+    r.name = std::move(name);
+    r.stage = stage;
+    if (const auto* error = dynamic_cast<const Error*>(&e)) {
+        r.id = error->id();
+        r.message = error->message();
+        if (const auto* validation = dynamic_cast<const ValidationError*>(&e)) r.field = validation->field();
+    } else {
+        r.id = "internal";
+        r.message = e.what();
+    }
+    return r;
+}
+
+// Why a registered schedule cannot run with this project, if it cannot: its parameter rules
+// first (once: checkParams is the one place they are checked), then the layer split.
+std::optional<ScheduleRefusal> problemOf(const Project& project, const GeneratorInfo& info) {
+    try {
+        checkParams(info, effectiveParams(info, scheduleParams(project)));
+    } catch (const Error& e) {
+        return refusalOf(std::string(info.name), RefusalStage::Parameters, e);
+    }
+    try {
+        checkLayersFit(project, info);
+    } catch (const Error& e) {
+        return refusalOf(std::string(info.name), RefusalStage::Fit, e);
+    }
+    return std::nullopt;
+}
+
+ScheduleOutcome outcomeOf(std::string name, std::string title, bool imported, const Project& project,
+                          const Schedule& schedule) {
+    ScheduleOutcome o;
+    o.name = std::move(name);
+    o.title = std::move(title);
+    o.imported = imported;
+    o.prediction = predict(project, schedule);
+    o.prediction.report.schedule = o.name; // an imported file is known by its file name
+    o.index = o.prediction.index;
+    return o;
+}
+
+void matchTrace(const MeasuredTrace& trace, AnalysisResult& result) {
+    const Timeline& measured = *trace.timeline;
+    const std::string& wanted = measured.shape.schedule;
+    std::optional<std::size_t> match;
+    for (std::size_t i = 0; i < result.outcomes.size() && !match; ++i)
+        if (result.outcomes[i].name == wanted || result.outcomes[i].prediction.schedule.name == wanted)
+            match = i;
+    if (!match) {
+        result.overlayError = "the trace is of schedule '" + wanted +
+                              "', which is not among the schedules shown: check it in the picker";
+        return;
+    }
+    try {
+        result.overlay =
+            OverlayOutcome{*match, compareTimelines(result.outcomes[*match].prediction.timeline, measured)};
+        result.measured = trace.timeline;
+        result.measuredPath = trace.path;
+    } catch (const Error& e) {
+        result.overlayError = e.message();
+    }
+}
+
+} // namespace
+
+const ScheduleRefusal* AnalysisResult::refusalOf(const std::string& name) const {
+    const auto it = std::find_if(refusals.begin(), refusals.end(),
+                                 [&](const ScheduleRefusal& r) { return r.name == name; });
+    return it == refusals.end() ? nullptr : &*it;
+}
+
+std::vector<ScheduleAvailability> scheduleAvailability(const Project& project) {
+    std::vector<ScheduleAvailability> out;
+    for (const GeneratorInfo& info : generators())
+        out.push_back({std::string(info.name), problemOf(project, info)});
+    return out;
+}
+
+std::size_t estimateOpCount(const AnalysisRequest& request) {
+    std::size_t total = 0;
+    for (const std::string& name : request.project.schedules) {
+        const GeneratorInfo* info = tryFindGenerator(name);
+        if (!info) continue;
+        const ScheduleParams params = effectiveParams(*info, scheduleParams(request.project));
+        if (constraintViolation(*info, params)) continue;
+        // Every micro-batch runs once through the S stages of one pipe, whatever the pipe count.
+        total += std::size_t(info->stagesPerPipe(params)) * std::size_t(std::max(params.microbatches, 1)) *
+                 (info->splitBackward ? 3 : 2);
+    }
+    for (const ImportedSchedule& s : request.imported)
+        if (s.checked) total += s.schedule.opCount();
+    return total;
+}
+
+Schedule orderFromProject(const Project& project, std::string_view name) {
+    const GeneratorInfo& info = findGenerator(name);
+    checkParams(info, effectiveParams(info, scheduleParams(project)));
+    const GenerateRequest request = generateRequest(project, info);
+    checkRequest(info, request);
+    return generateChecked(info, request);
+}
+
+Project projectForSchedule(const Project& project, const Schedule& schedule) {
+    Project fitted = project;
+    fitted.parallel.pp = schedule.devices;
+    fitted.parallel.microbatches = schedule.microbatches;
+    // Per-stage overrides name full stages of the project's pipeline; on another pipeline they
+    // would name stages that do not exist.
+    if (schedule.devices != project.parallel.pp) fitted.costs.stages.clear();
+    return fitted;
+}
+
+AnalysisResult analyze(const AnalysisRequest& request) {
+    AnalysisResult result;
+    const Project& project = request.project;
+    for (const std::string& name : project.schedules) {
+        const GeneratorInfo* info = tryFindGenerator(name);
+        if (!info) {
+            try {
+                findGenerator(name); // throws the message that lists the valid names
+            } catch (const Error& e) {
+                result.refusals.push_back(refusalOf(name, RefusalStage::Lookup, e));
+            }
+            continue;
+        }
+        if (auto problem = problemOf(project, *info)) {
+            result.refusals.push_back(std::move(*problem));
+            continue;
+        }
+        try {
+            // problemOf checked the parameters; the request's costs are the cost model's own.
+            GenerateRequest generate = generateRequest(project, *info);
+            checkRequest(*info, generate);
+            const Schedule schedule = generateChecked(*info, generate);
+            result.outcomes.push_back(
+                outcomeOf(std::string(info->name), std::string(info->title), false, project, schedule));
+        } catch (const std::exception& e) {
+            // A schedule core refuses (deadlock, memory inputs ...) is reported next to it; the
+            // other schedules still show.
+            result.refusals.push_back(refusalOf(std::string(info->name), RefusalStage::Evaluation, e));
+        }
+    }
+    for (const ImportedSchedule& imported : request.imported) {
+        if (!imported.checked) continue;
+        try {
+            const Project fitted = projectForSchedule(project, imported.schedule);
+            result.outcomes.push_back(
+                outcomeOf(imported.name, imported.name, true, fitted, imported.schedule));
+        } catch (const std::exception& e) {
+            result.refusals.push_back(refusalOf(imported.name, RefusalStage::Evaluation, e));
+        }
+    }
+    for (const ScheduleOutcome& o : result.outcomes) result.opCount += o.prediction.schedule.opCount();
+    if (request.trace) matchTrace(*request.trace, result);
+    return result;
+}
+
+} // namespace stagecraft

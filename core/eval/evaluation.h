@@ -1,0 +1,116 @@
+#pragma once
+// The one evaluation entry point every front end calls (desktop app, stagecraft-cli, the headless
+// exporter; later the viewer, the search and the runtime): a project, schedules imported from
+// files and an optional measured trace go in; per schedule either its outcome (prediction,
+// metrics, memory and the op index, built once and kept) or a structured refusal comes out.
+// Front ends decide what to show; they never re-derive which schedules can run or how an imported
+// schedule fits the project.
+
+#include "ir/op_index.h"
+#include "project/project.h"
+#include "sim/overlay.h"
+#include "sim/project_simulation.h"
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace stagecraft {
+
+/// A schedule read from a file (torch CSV or schedule JSON), evaluated like a registered one.
+struct ImportedSchedule {
+    std::string name; ///< shown in pickers, tables and the chart ("file.csv")
+    std::string path;
+    Schedule schedule;
+    bool checked = true; ///< evaluated only when checked
+};
+
+/// A measured trace to overlay on the prediction of the schedule it belongs to.
+struct MeasuredTrace {
+    std::string path;
+    std::shared_ptr<const Timeline> timeline; ///< shared: requests are copied on every edit
+};
+
+struct AnalysisRequest {
+    Project project;                        ///< its `schedules` are evaluated, in order
+    std::vector<ImportedSchedule> imported; ///< the checked ones are evaluated after them
+    std::optional<MeasuredTrace> trace;
+};
+
+/// At which step a schedule was refused.
+enum class RefusalStage : std::uint8_t {
+    Lookup,     ///< the name is not a registered schedule
+    Parameters, ///< the parameters break the schedule's rules (a picker shows these greyed out)
+    Fit,        ///< the project's model cannot be cut into the schedule's stages
+    Evaluation, ///< generation, cost model or simulation refused it (deadlock, costs ...)
+};
+
+/// Why a schedule has no outcome: core's error id (docs/errors.md), the field it concerns, and
+/// the message that names the value and the rule.
+struct ScheduleRefusal {
+    std::string name; ///< registry name or imported name
+    RefusalStage stage = RefusalStage::Evaluation;
+    std::string id;      ///< "generator.constraint", "project.layers", "schedule.deadlock" ...
+    std::string field;   ///< "parallel.microbatches", "model.layers" ... ("" when none)
+    std::string message; ///< without the "[id] " prefix
+};
+
+struct ScheduleOutcome {
+    std::string name;  ///< registry name or imported name
+    std::string title; ///< chart panel title
+    bool imported = false;
+    Prediction prediction;
+    /// The op index of `prediction.schedule`, built once here; consumers (dependency highlights,
+    /// critical path, overlays, the lowering) read it instead of building their own.
+    std::shared_ptr<const OpIndex> index;
+};
+
+struct OverlayOutcome {
+    std::size_t outcome = 0; ///< index into AnalysisResult::outcomes of the matched schedule
+    OverlayReport report;
+};
+
+struct AnalysisResult {
+    std::vector<ScheduleOutcome> outcomes; ///< in the order the project lists them, imported last
+    std::vector<ScheduleRefusal> refusals; ///< in the same order
+    std::optional<OverlayOutcome> overlay;
+    std::shared_ptr<const Timeline> measured; ///< the matched trace (set with `overlay`)
+    std::string measuredPath;                 ///< its file
+    std::string overlayError;                 ///< why the trace matched no shown schedule ("" when it did)
+    std::size_t opCount = 0;                  ///< compute ops over all outcomes
+
+    /// The refusal of `name`, or nullptr.
+    const ScheduleRefusal* refusalOf(const std::string& name) const;
+};
+
+/// Whether a registered schedule can run with the project's parameters and model, and if not,
+/// why (the first rule it breaks), in registry order.
+struct ScheduleAvailability {
+    std::string name;
+    std::optional<ScheduleRefusal> refusal;
+};
+std::vector<ScheduleAvailability> scheduleAvailability(const Project& project);
+
+/// Ops the request will evaluate: exact for imported schedules, and for registered ones the
+/// count their generators produce (stages per pipe x pipes x micro-batches x 2 or 3 kinds), so a
+/// front end can decide between evaluating in place and on a worker thread.
+std::size_t estimateOpCount(const AnalysisRequest& request);
+
+/// The project an imported schedule is evaluated with: the request's project on the schedule's
+/// own pipeline (pp and micro-batches from the file). The file's order is never refused for the
+/// cluster's size or the layer count; in analytic mode the cost model names what to change.
+Project projectForSchedule(const Project& project, const Schedule& schedule);
+
+/// The order of registered schedule `name` for the project: its parameters (checked once) and,
+/// for a cost-aware generator, the project's costs and memory limit. An order depends on neither
+/// the cluster's size nor the layer count, so neither is checked (analyze() checks the layer split
+/// before it times the order). Throws ValidationError naming the rule that failed.
+Schedule orderFromProject(const Project& project, std::string_view name);
+
+/// Generate, simulate and measure every schedule the request names; match the trace, if any,
+/// with the schedule of the same name. Never throws for a bad schedule: it becomes a refusal.
+AnalysisResult analyze(const AnalysisRequest& request);
+
+} // namespace stagecraft

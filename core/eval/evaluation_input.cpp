@@ -1,0 +1,62 @@
+#include "eval/evaluation_input.h"
+
+#include "error.h"
+#include "io/chrome_trace.h"
+#include "io/file_io.h"
+#include "io/schedule_file.h"
+#include "project/project_json.h"
+#include "project/project_validate.h"
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+namespace stagecraft {
+
+bool isScheduleFile(const std::string& path) {
+    const std::filesystem::path p(path);
+    std::string extension = p.extension().string();
+    for (char& c : extension) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (extension == ".csv") return true;
+    if (extension != ".json" || path.ends_with(".stagecraft.json")) return false;
+    // Both are JSON: a schedule file carries the key "stagecraft_schedule", a project "stagecraft".
+    const auto json = nlohmann::json::parse(readTextFile(p), nullptr, /*allow_exceptions=*/false);
+    return json.is_object() && json.contains("stagecraft_schedule");
+}
+
+AnalysisRequest loadAnalysisRequest(const EvaluationInput& input) {
+    const bool scheduleFile = !input.path.empty() && isScheduleFile(input.path);
+    if (!scheduleFile && !input.path.empty() && !input.projectPath.empty())
+        throw ValidationError("eval.input", "--project",
+                              "--project " + input.projectPath + " with the project " + input.path +
+                                  ": give one project (--project is for the costs of a schedule file)");
+    if (scheduleFile && !input.schedules.empty())
+        throw ValidationError("eval.input", "--schedule",
+                              "--schedule with the schedule file " + input.path +
+                                  ": a schedule file is its own schedule; --schedule names registered "
+                                  "schedules of a project");
+    AnalysisRequest request;
+    const std::string& projectPath = scheduleFile || input.path.empty() ? input.projectPath : input.path;
+    request.project = projectPath.empty() ? defaultProject() : readProject(projectPath);
+    for (const std::string& set : input.sets) applyProjectOverride(request.project, set);
+    if (scheduleFile) {
+        ImportedSchedule imported;
+        imported.path = input.path;
+        imported.name = std::filesystem::path(input.path).filename().string();
+        TorchCsvOptions csv;
+        csv.overlap = input.serializeOverlap ? OverlapPolicy::Serialize : OverlapPolicy::Refuse;
+        imported.schedule = readScheduleFile(input.path, csv);
+        request.project.schedules.clear();
+        // The project's rules are checked on the pipeline the file runs on, not the project's own.
+        if (!input.orderOnly) validateProject(projectForSchedule(request.project, imported.schedule));
+        request.imported.push_back(std::move(imported));
+    } else {
+        if (!input.schedules.empty()) request.project.schedules = input.schedules;
+        if (!input.orderOnly) validateProject(request.project);
+    }
+    if (!input.tracePath.empty())
+        request.trace = MeasuredTrace{input.tracePath,
+                                      std::make_shared<const Timeline>(readChromeTrace(input.tracePath))};
+    return request;
+}
+
+} // namespace stagecraft

@@ -1,0 +1,43 @@
+#pragma once
+// How a front end turns what it was given (a project file, a schedule file, schedule names,
+// `--set` overrides, a measured trace) into an AnalysisRequest. stagecraft-cli, `stagecraft
+// --export` and the window's Open all call this, so a file is read, fitted and overridden one way.
+
+#include "eval/evaluation.h"
+
+#include <string>
+#include <vector>
+
+namespace stagecraft {
+
+struct EvaluationInput {
+    /// A project (*.stagecraft.json) or a schedule file (torch .csv, Stagecraft schedule .json);
+    /// empty: the built-in default project.
+    std::string path;
+    /// Costs, model and cluster for a schedule file: a project file; empty: the default project.
+    /// Refused together with a project `path` (one project at a time).
+    std::string projectPath;
+    /// Registered schedules to evaluate instead of the project's list (not with a schedule file,
+    /// which is its own schedule).
+    std::vector<std::string> schedules;
+    /// "section.field=value" overrides, applied in order after reading (applyProjectOverride).
+    std::vector<std::string> sets;
+    std::string tracePath; ///< a measured Chrome trace to overlay (optional)
+    /// OVERLAP_F_B cells of torch CSVs are read as their sub-actions one after the other.
+    bool serializeOverlap = false;
+    /// Only orders are wanted (show, generate): the project is not validated as a whole, since
+    /// an order depends on the schedule parameters alone, which orderFromProject checks.
+    bool orderOnly = false;
+};
+
+/// True when `path` names a schedule file rather than a project: a .csv, or a .json that is not
+/// *.stagecraft.json and carries the key "stagecraft_schedule".
+bool isScheduleFile(const std::string& path);
+
+/// Read, override and validate. For a schedule file the request evaluates that schedule alone,
+/// as an imported schedule on the project's costs (projectForSchedule fits the pipeline). Throws
+/// stagecraft::Error for files that cannot be read or parsed, overrides that are not fields, and
+/// projects that break a rule.
+AnalysisRequest loadAnalysisRequest(const EvaluationInput& input);
+
+} // namespace stagecraft
