@@ -41,9 +41,11 @@ const Column kColumns[] = {
     {"tokens/s",
      [](const ScheduleReport& r) { return r.unitless ? std::string("-") : fixed(r.tokensPerSecond, 0); }},
     {"TFLOP/s/GPU",
-     [](const ScheduleReport& r) { return r.unitless ? std::string("-") : fixed(r.tflopsPerGpu, 1); }},
+     [](const ScheduleReport& r) { return r.flopsMeaningful ? fixed(r.tflopsPerGpu, 1) : std::string("-"); }},
     {"MFU",
-     [](const ScheduleReport& r) { return r.unitless ? std::string("-") : fixed(100 * r.mfu, 1) + "%"; }},
+     [](const ScheduleReport& r) {
+         return r.flopsMeaningful ? fixed(100 * r.mfu, 1) + "%" : std::string("-");
+     }},
     {"peak memory",
      [](const ScheduleReport& r) {
          const double peak = r.memory.devices.empty() ? 0 : r.memory.devices[r.memory.worstDevice].peakBytes;
@@ -75,6 +77,12 @@ std::string reportsAsTable(const std::vector<ScheduleReport>& reports) {
         out += '\n';
     }
     if (!reports.empty()) out += "costs: " + reports.front().costs.text + '\n';
+    // Why a figure is blank when it is not obvious (unit costs explain themselves).
+    for (const auto& r : reports)
+        if (!r.unitless && !r.flopsMeaningful) {
+            out += "TFLOP/s and MFU: " + r.flopsNote + '\n';
+            break;
+        }
     return out;
 }
 
@@ -85,13 +93,20 @@ std::string reportsAsCsv(const std::vector<ScheduleReport>& reports) {
     for (const auto& r : reports) {
         const double peak = r.memory.devices.empty() ? 0 : r.memory.devices[r.memory.worstDevice].peakBytes;
         out += r.schedule + ',' + fixed(r.iterationUs, 3) + ',' + fixed(r.time.bubbleRatio, 6) + ',' +
-               fixed(r.time.spanBubbleRatio, 6) + ',' + fixed(r.samplesPerSecond, 4) + ',' +
-               fixed(r.tokensPerSecond, 1) + ',' + fixed(r.tflopsPerGpu, 3) + ',' + fixed(r.mfu, 6) + ',' +
-               fixed(peak, 0) + ',' + fixed(r.memory.limitBytes, 0) + ',' +
-               (r.memory.fits ? "true" : "false") + ',' + fixed(r.p2pBytes, 0) + ',' +
-               fixed(r.collectiveBytes, 0) + ',' + r.costs.mode + '\n';
+               fixed(r.time.spanBubbleRatio, 6) + ',' + (r.unitless ? "" : fixed(r.samplesPerSecond, 4)) +
+               ',' + (r.unitless ? "" : fixed(r.tokensPerSecond, 1)) + ',' +
+               (r.flopsMeaningful ? fixed(r.tflopsPerGpu, 3) : "") + ',' +
+               (r.flopsMeaningful ? fixed(r.mfu, 6) : "") + ',' + fixed(peak, 0) + ',' +
+               fixed(r.memory.limitBytes, 0) + ',' + (r.memory.fits ? "true" : "false") + ',' +
+               fixed(r.p2pBytes, 0) + ',' + fixed(r.collectiveBytes, 0) + ',' + r.costs.mode + '\n';
     }
     return out;
+}
+
+// A figure that does not apply (unit costs) or would mislead (MFU of costs unrelated to the
+// model) is null, never a number.
+static nlohmann::ordered_json orNull(bool meaningful, double value) {
+    return meaningful ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
 }
 
 std::string reportsAsJson(const std::vector<ScheduleReport>& reports) {
@@ -118,10 +133,11 @@ std::string reportsAsJson(const std::vector<ScheduleReport>& reports) {
                        {"iteration_us", r.iterationUs},
                        {"bubble_ratio", r.time.bubbleRatio},
                        {"span_bubble_ratio", r.time.spanBubbleRatio},
-                       {"samples_per_s", r.samplesPerSecond},
-                       {"tokens_per_s", r.tokensPerSecond},
-                       {"tflops_per_gpu", r.tflopsPerGpu},
-                       {"mfu", r.mfu},
+                       {"samples_per_s", orNull(!r.unitless, r.samplesPerSecond)},
+                       {"tokens_per_s", orNull(!r.unitless, r.tokensPerSecond)},
+                       {"tflops_per_gpu", orNull(r.flopsMeaningful, r.tflopsPerGpu)},
+                       {"mfu", orNull(r.flopsMeaningful, r.mfu)},
+                       {"flops_note", r.flopsNote},
                        {"memory_limit_bytes", r.memory.limitBytes},
                        {"fits_memory", r.memory.fits},
                        {"memory_over_bytes", r.memory.overBytes},

@@ -23,6 +23,17 @@ bool isScheduleFile(const std::string& path) {
     return json.is_object() && json.contains("stagecraft_schedule");
 }
 
+ImportedSchedule importScheduleFile(const std::string& path, bool serializeOverlap) {
+    ImportedSchedule imported;
+    imported.path = path;
+    imported.name = std::filesystem::path(path).filename().string();
+    TorchCsvOptions csv;
+    csv.overlap = serializeOverlap ? OverlapPolicy::Serialize : OverlapPolicy::Refuse;
+    csv.name = imported.name;
+    imported.schedule = readScheduleFile(path, csv);
+    return imported;
+}
+
 AnalysisRequest loadAnalysisRequest(const EvaluationInput& input) {
     const bool scheduleFile = !input.path.empty() && isScheduleFile(input.path);
     if (!scheduleFile && !input.path.empty() && !input.projectPath.empty())
@@ -39,12 +50,7 @@ AnalysisRequest loadAnalysisRequest(const EvaluationInput& input) {
     request.project = projectPath.empty() ? defaultProject() : readProject(projectPath);
     for (const std::string& set : input.sets) applyProjectOverride(request.project, set);
     if (scheduleFile) {
-        ImportedSchedule imported;
-        imported.path = input.path;
-        imported.name = std::filesystem::path(input.path).filename().string();
-        TorchCsvOptions csv;
-        csv.overlap = input.serializeOverlap ? OverlapPolicy::Serialize : OverlapPolicy::Refuse;
-        imported.schedule = readScheduleFile(input.path, csv);
+        ImportedSchedule imported = importScheduleFile(input.path, input.serializeOverlap);
         request.project.schedules.clear();
         // The project's rules are checked on the pipeline the file runs on, not the project's own.
         if (!input.orderOnly) validateProject(projectForSchedule(request.project, imported.schedule));

@@ -34,6 +34,11 @@ struct EvaluationInput {
 /// *.stagecraft.json and carries the key "stagecraft_schedule".
 bool isScheduleFile(const std::string& path);
 
+/// Read a schedule file as an imported schedule named after the file. torch CSVs carry no name, so
+/// their schedule is named after the file too (charts and traces show that name); a Stagecraft
+/// schedule JSON keeps its own.
+ImportedSchedule importScheduleFile(const std::string& path, bool serializeOverlap = false);
+
 /// Read, override and validate. For a schedule file the request evaluates that schedule alone,
 /// as an imported schedule on the project's costs (projectForSchedule fits the pipeline). Throws
 /// stagecraft::Error for files that cannot be read or parsed, overrides that are not fields, and

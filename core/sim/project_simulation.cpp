@@ -5,6 +5,7 @@
 #include "sim/simulator.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace stagecraft {
 
@@ -24,7 +25,10 @@ Prediction predict(const Project& project, const Schedule& schedule) {
     r.time = computeTimeMetrics(s, index, out.timeline, &out.setup.costs);
     r.memory = computeMemory(s, out.timeline, out.setup.memory);
     r.iterationUs = r.time.makespan;
-    if (r.unitless || r.iterationUs <= 0) return out;
+    if (r.unitless || r.iterationUs <= 0) {
+        r.flopsNote = r.unitless ? "unit costs: times are units, not seconds" : "the iteration takes no time";
+        return out;
+    }
 
     const double dp = std::max(1, project.parallel.dp);
     const double tp = std::max(1, project.parallel.tp);
@@ -34,6 +38,17 @@ Prediction predict(const Project& project, const Schedule& schedule) {
     r.tokensPerSecond = r.samplesPerSecond * project.model.seqLen;
     r.tflopsPerGpu = out.setup.flopsPerIteration / seconds / gpus / 1e12;
     r.mfu = project.cluster.peakTflops > 0 ? r.tflopsPerGpu / project.cluster.peakTflops : 0.0;
+    r.flopsMeaningful = project.cluster.peakTflops > 0 && r.mfu <= 1.0;
+    if (!r.flopsMeaningful) {
+        char note[200];
+        std::snprintf(note, sizeof note,
+                      "the %s costs imply %.0f%% of cluster.peak_tflops: they do not time this model on "
+                      "this GPU, so TFLOP/s and MFU are not shown",
+                      out.setup.summary.mode.c_str(), 100 * r.mfu);
+        r.flopsNote = project.cluster.peakTflops > 0 ? note : "cluster.peak_tflops is 0";
+        r.tflopsPerGpu = 0;
+        r.mfu = 0;
+    }
     r.p2pBytes = double(index.crossDeviceDependencies()) * out.setup.p2pBytesPerTransfer * dp * tp;
     r.collectiveBytes = out.setup.collectiveBytesPerIteration;
     return out;

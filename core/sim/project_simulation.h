@@ -27,8 +27,14 @@ struct ScheduleReport {
     double tokensPerSecond = 0;  ///< samples · seq_len
     double tflopsPerGpu = 0;     ///< model FLOPs (no recompute) per GPU and second, TFLOP/s
     double mfu = 0;              ///< tflopsPerGpu / peak_tflops
-    double p2pBytes = 0;         ///< bytes all GPUs send point to point in one iteration
-    double collectiveBytes = 0;  ///< bytes all GPUs send in collectives in one iteration
+    /// Whether tflopsPerGpu and mfu describe this model on this GPU: analytic costs, or manual
+    /// costs that imply at most the GPU's peak. Otherwise both are 0 and must not be shown as
+    /// numbers (manual F = B = W = 1 ms on a 1.3B model would claim hundreds of % MFU), and
+    /// `flopsNote` says why.
+    bool flopsMeaningful = false;
+    std::string flopsNote;
+    double p2pBytes = 0;        ///< bytes all GPUs send point to point in one iteration
+    double collectiveBytes = 0; ///< bytes all GPUs send in collectives in one iteration
 };
 
 struct Prediction {

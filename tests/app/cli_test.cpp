@@ -237,3 +237,62 @@ TEST_CASE("export draws PDF and PNG through the Qt renderer, or says why it cann
 #endif
     fs::remove_all(dir);
 }
+
+TEST_CASE("Schedule files work wherever a project does, timed with the default or a given project",
+          "[cli][eval]") {
+    const auto dir = tempDir();
+    const std::string csv = (dir / "order.csv").string();
+    // An order depends on neither the cluster (8 GPUs, dp = 2) nor the layer count.
+    const Run generated =
+        cli("generate -s 1f1b --set parallel.pp=8 --set parallel.microbatches=12 -o " + csv);
+    REQUIRE(generated.status == 0);
+
+    const Run unit = cli("simulate " + csv + " --set costs.mode=unit --json");
+    REQUIRE(unit.status == 0);
+    const auto json = nlohmann::json::parse(unit.out);
+    CHECK(json[0]["schedule"] == "order.csv");
+    CHECK(json[0]["iteration_us"].get<double>() == Approx((12 + 8 - 1) * 3.0)); // (m + p - 1)(F + B)
+    CHECK(json[0]["mfu"].is_null());
+    CHECK(json[0]["samples_per_s"].is_null());
+
+    // Analytic costs place every GPU: 8 pipeline devices x dp 2 on 8 GPUs is refused with the fix.
+    const Run analytic = cli("simulate " + csv);
+    CHECK(analytic.status == 2);
+    CHECK_THAT(analytic.out, Catch::Contains("set cluster.nodes = 2"));
+    const Run withProject = cli("simulate " + csv + " --project " + std::string(STAGECRAFT_SOURCE_DIR) +
+                                "/samples/zb-6.2b.stagecraft.json");
+    CHECK(withProject.status == 0);
+    CHECK_THAT(withProject.out, Catch::Contains("order.csv") && Catch::Contains("analytic"));
+
+    const Run compare = cli("compare " + csv + " --set costs.mode=unit");
+    CHECK(compare.status == 0);
+    CHECK_THAT(compare.out, Catch::Contains("order.csv"));
+    const Run show = cli("show " + csv + " --color never");
+    CHECK(show.status == 0);
+    CHECK_THAT(show.out, Catch::Contains("p=8 m=12"));
+    const std::string svg = (dir / "order.svg").string();
+    CHECK(cli("export " + csv + " --set costs.mode=unit -o " + svg).status == 0);
+    CHECK_THAT(stagecraft::readTextFile(svg), Catch::Contains("order.csv"));
+    const Run withName = cli("simulate " + csv + " -s 1f1b");
+    CHECK(withName.status == 2);
+    CHECK_THAT(withName.out, Catch::Contains("a schedule file is its own schedule"));
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("MFU is never a number the costs cannot support", "[cli][eval]") {
+    // Manual F = B = W = 1 ms on the default 1.3B model would be 361 % of an A100's peak.
+    const Run manual = cli("simulate -s 1f1b --set costs.mode=manual --set costs.f=1000 --set costs.b=1000 "
+                           "--set costs.w=1000 --json");
+    REQUIRE(manual.status == 0);
+    const auto json = nlohmann::json::parse(manual.out);
+    CHECK(json[0]["mfu"].is_null());
+    CHECK(json[0]["tflops_per_gpu"].is_null());
+    CHECK_THAT(json[0]["flops_note"].get<std::string>(), Catch::Contains("of cluster.peak_tflops"));
+    const Run table = cli("simulate -s 1f1b --set costs.mode=manual --set costs.f=1000 --set costs.b=1000 "
+                          "--set costs.w=1000");
+    CHECK_THAT(table.out, Catch::Contains("TFLOP/s and MFU: the manual costs imply"));
+    const Run analytic = cli("simulate -s 1f1b --json");
+    const auto a = nlohmann::json::parse(analytic.out);
+    CHECK(a[0]["mfu"].get<double>() > 0.1);
+    CHECK(a[0]["mfu"].get<double>() < 1.0);
+}

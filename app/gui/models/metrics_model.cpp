@@ -85,7 +85,7 @@ QVariant MetricsModel::raw(const ScheduleOutcome& o, int column) const {
     case Throughput:
         return r.unitless ? QVariant() : QVariant(r.samplesPerSecond);
     case Mfu:
-        return r.unitless ? QVariant() : QVariant(r.mfu);
+        return r.flopsMeaningful ? QVariant(r.mfu) : QVariant();
     case PeakMemory:
         return peakBytes(r.memory);
     case Fits:
@@ -107,7 +107,7 @@ QVariant MetricsModel::display(const ScheduleOutcome& o, int column) const {
         return r.unitless ? QStringLiteral("–")
                           : tr("%1 samples/s").arg(QString::number(r.samplesPerSecond, 'f', 1));
     case Mfu:
-        return r.unitless ? QStringLiteral("–") : formatPercent(r.mfu);
+        return r.flopsMeaningful ? formatPercent(r.mfu) : QStringLiteral("–");
     case PeakMemory:
         return r.unitless ? tr("%1 × M_a").arg(QString::number(peakBytes(r.memory), 'g', 4))
                           : formatBytes(peakBytes(r.memory));
@@ -138,6 +138,8 @@ QVariant MetricsModel::data(const QModelIndex& index, int role) const {
         return {};
     case Qt::ToolTipRole:
         if (index.column() == Schedule) return QString::fromStdString(o.prediction.report.costs.text);
+        if (index.column() == Mfu && !o.prediction.report.flopsMeaningful)
+            return QString::fromStdString(o.prediction.report.flopsNote);
         return {};
     default:
         return {};

@@ -1,6 +1,7 @@
 #include "gui/models/project_document.h"
 
 #include "error.h"
+#include "eval/evaluation_input.h"
 #include "gui/models/gpu_catalogue.h"
 #include "gui/models/project_commands.h"
 #include "io/chrome_trace.h"
@@ -101,9 +102,7 @@ QByteArray ProjectDocument::toJson() const {
 }
 
 QString ProjectDocument::importSchedule(const QString& path) {
-    ImportedSchedule imported;
-    imported.path = path.toStdString();
-    imported.schedule = readScheduleFile(imported.path);
+    ImportedSchedule imported = importScheduleFile(path.toStdString());
     // Names must be unique in the picker and the metrics table.
     const QString base = QFileInfo(path).fileName();
     QString name = base;
