@@ -59,6 +59,7 @@ constexpr std::array kIds{
     ErrorIdInfo{"project.key", In, "an unknown key in a project file"},
     ErrorIdInfo{"project.layers", In, "the model's layers do not split into the schedule's stages"},
     ErrorIdInfo{"project.range", In, "a project number does not fit the field's integer range"},
+    ErrorIdInfo{"project.section", In, "a project file lacks a section it needs (model, cluster ...)"},
     ErrorIdInfo{"project.set", In, "a --set path or value that is not a project field or its kind"},
     ErrorIdInfo{"project.type", In, "a project value of the wrong JSON type"},
     ErrorIdInfo{"project.version", In, "a project file of an unknown or newer format version"},

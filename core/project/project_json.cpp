@@ -161,6 +161,7 @@ class Reader {
                 fail("project.key", "unknown key " + detail::quoted(key) + "; valid keys: " + topLevelKeys());
             }
         }
+        requireSections(root, project);
         return project;
     }
 
@@ -183,6 +184,29 @@ class Reader {
         for (const auto& f : projectFields())
             if (f.section.empty()) out += ", " + std::string(f.path);
         for (const auto section : projectSections()) out += ", " + std::string(section);
+        return out;
+    }
+
+    // A section the project needs is never filled in silently with the built-in defaults: a
+    // project that forgot its cluster would otherwise be timed on an A100 nobody chose. Unit costs
+    // read nothing but the pipeline, so a unit-cost project needs only `parallel` and `costs`.
+    void requireSections(const Json& root, const Project& project) const {
+        const bool unit = project.costs.mode == CostMode::Unit && root.contains("costs");
+        for (const std::string_view section : projectSections()) {
+            const bool needed = !unit || section == "parallel" || section == "costs";
+            if (!needed || root.contains(std::string(section))) continue;
+            fail("project.section",
+                 "missing section \"" + std::string(section) + "\": a project needs " +
+                     joinedSections() + " (only parallel and costs when costs.mode is \"unit\"); "
+                     "`stagecraft-cli generate` and the app write every section");
+        }
+    }
+
+    static std::string joinedSections() {
+        std::string out;
+        const auto sections = projectSections();
+        for (std::size_t i = 0; i < sections.size(); ++i)
+            out += (i == 0 ? "" : i + 1 == sections.size() ? " and " : ", ") + std::string(sections[i]);
         return out;
     }
 

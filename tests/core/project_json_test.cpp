@@ -1,6 +1,8 @@
 #include "error.h"
 #include "project/project_json.h"
 
+#include "test_support.h"
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 
@@ -102,16 +104,39 @@ TEST_CASE("Projects survive a write and a read unchanged", "[project]") {
     std::filesystem::remove(path);
 }
 
-TEST_CASE("Missing keys take the struct defaults", "[project]") {
-    CHECK(parseProject("{\"stagecraft\": 1}", "t.json") == Project{});
+TEST_CASE("Missing keys of a present section take the struct defaults", "[project]") {
+    const std::string sections = R"(, "model": {}, "cluster": {}, "parallel": {}, "memory": {}, "costs": {})";
+    CHECK(parseProject(withVersion(sections), "t.json") == Project{});
     Project expected;
     expected.model.layers = 48;
     expected.costs.efficiency = 0.25;
-    CHECK(parseProject(withVersion(R"(, "model": {"layers": 48}, "costs": {"efficiency": 0.25})"),
+    CHECK(parseProject(withVersion(R"(, "model": {"layers": 48}, "cluster": {}, "parallel": {}, "memory": {},)"
+                                   R"( "costs": {"efficiency": 0.25})"),
                        "t.json") == expected);
     // Whole-number values of number fields may be written as integers.
-    CHECK(parseProject(withVersion(R"(, "cluster": {"peak_tflops": 989})"), "t.json").cluster.peakTflops ==
-          989.0);
+    CHECK(parseProject(withVersion(R"(, "model": {}, "cluster": {"peak_tflops": 989}, "parallel": {},)"
+                                   R"( "memory": {}, "costs": {})"),
+                       "t.json")
+              .cluster.peakTflops == 989.0);
+}
+
+TEST_CASE("A missing section is refused by name, never filled with defaults", "[project]") {
+    CHECK(test::errorSummary([] { parseProject("{\"stagecraft\": 1}", "t.json"); }) ==
+          "project.section 0:0 | t.json: missing section \"model\": a project needs model, cluster, "
+          "parallel, memory and costs (only parallel and costs when costs.mode is \"unit\"); "
+          "`stagecraft-cli generate` and the app write every section");
+    CHECK_THAT(test::errorSummary([] {
+                   parseProject(withVersion(R"(, "model": {}, "parallel": {}, "memory": {}, "costs": {})"),
+                                "t.json");
+               }),
+               Catch::StartsWith("project.section 0:0 | t.json: missing section \"cluster\""));
+    // Unit costs read only the pipeline.
+    const Project unit =
+        parseProject(withVersion(R"(, "parallel": {"pp": 8}, "costs": {"mode": "unit"})"), "t.json");
+    CHECK(unit.parallel.pp == 8);
+    CHECK(unit.costs.mode == CostMode::Unit);
+    CHECK_THAT(test::errorSummary([] { parseProject(withVersion(R"(, "costs": {"mode": "unit"})"), "t.json"); }),
+               Catch::Contains("missing section \"parallel\""));
 }
 
 TEST_CASE("Malformed JSON is reported with line and column", "[project]") {
