@@ -41,13 +41,14 @@ std::optional<ScheduleRefusal> problemOf(const Project& project, const Generator
     return std::nullopt;
 }
 
+template <typename ScheduleRef>
 ScheduleOutcome outcomeOf(std::string name, std::string title, bool imported, const Project& project,
-                          const Schedule& schedule) {
+                          ScheduleRef&& schedule) {
     ScheduleOutcome o;
     o.name = std::move(name);
     o.title = std::move(title);
     o.imported = imported;
-    o.prediction = predict(project, schedule);
+    o.prediction = predict(project, std::forward<ScheduleRef>(schedule));
     o.prediction.report.schedule = o.name; // an imported file is known by its file name
     o.index = o.prediction.index;
     return o;
@@ -145,9 +146,8 @@ AnalysisResult analyze(const AnalysisRequest& request) {
             // problemOf checked the parameters; the request's costs are the cost model's own.
             GenerateRequest generate = generateRequest(project, *info);
             checkRequest(*info, generate);
-            const Schedule schedule = generateChecked(*info, generate);
-            result.outcomes.push_back(
-                outcomeOf(std::string(info->name), std::string(info->title), false, project, schedule));
+            result.outcomes.push_back(outcomeOf(std::string(info->name), std::string(info->title), false,
+                                                project, generateChecked(*info, generate)));
         } catch (const std::exception& e) {
             // A schedule core refuses (deadlock, memory inputs ...) is reported next to it; the
             // other schedules still show.

@@ -4,7 +4,9 @@
 
 namespace stagecraft {
 
-Schedule addIterationTail(const Schedule& in, const IterationTailOptions& options) {
+namespace {
+
+Schedule withTail(const Schedule& in, const IterationTailOptions& options, Schedule* consumed) {
     const std::size_t slots = std::size_t(in.pipes) * in.stagesPerPipe;
     const OpKind lastKind = in.splitBackward ? OpKind::W : OpKind::B;
     // Which stage replicas already sync, and how many backward ops each still has to run.
@@ -54,8 +56,19 @@ Schedule addIterationTail(const Schedule& in, const IterationTailOptions& option
             ops.insert(ops.end(), steps.begin(), steps.end());
         }
         out.order[d] = std::move(ops);
+        if (consumed) std::vector<Op>().swap(consumed->order[std::size_t(d)]);
     }
     return out;
+}
+
+} // namespace
+
+Schedule addIterationTail(const Schedule& in, const IterationTailOptions& options) {
+    return withTail(in, options, nullptr);
+}
+
+Schedule addIterationTail(Schedule&& in, const IterationTailOptions& options) {
+    return withTail(in, options, &in);
 }
 
 } // namespace stagecraft

@@ -15,5 +15,8 @@ struct IterationTailOptions {
 };
 
 Schedule addIterationTail(const Schedule& schedule, const IterationTailOptions& options);
+/// The same, consuming `schedule`: each device's input order is released as soon as its output
+/// is built, so a million-op schedule is not held twice.
+Schedule addIterationTail(Schedule&& schedule, const IterationTailOptions& options);
 
 } // namespace stagecraft

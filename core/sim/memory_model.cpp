@@ -77,6 +77,9 @@ MemoryReport computeMemory(const Schedule& s, const Timeline& timeline, const Me
             if (bytes > dm.peakBytes) dm.peakBytes = bytes, dm.peakTime = time;
         }
         if (dm.peakBytes > report.devices[report.worstDevice].peakBytes) report.worstDevice = d;
+        // Released as soon as its curve exists: the changes and the curves of a million-op
+        // schedule are never all held at once.
+        std::vector<std::pair<double, double>>().swap(c);
     }
     if (inputs.limitBytes > 0) {
         const double worst = report.devices[report.worstDevice].peakBytes;

@@ -9,9 +9,11 @@
 
 namespace stagecraft {
 
-Prediction predict(const Project& project, const Schedule& schedule) {
+namespace {
+
+Prediction predictTailed(const Project& project, Schedule&& tailed) {
     Prediction out;
-    out.schedule = addIterationTail(schedule, IterationTailOptions{});
+    out.schedule = std::move(tailed);
     const Schedule& s = out.schedule;
     out.setup = buildCostSetup(project, s);
     out.index = std::make_shared<const OpIndex>(s);
@@ -52,6 +54,16 @@ Prediction predict(const Project& project, const Schedule& schedule) {
     r.p2pBytes = double(index.crossDeviceDependencies()) * out.setup.p2pBytesPerTransfer * dp * tp;
     r.collectiveBytes = out.setup.collectiveBytesPerIteration;
     return out;
+}
+
+} // namespace
+
+Prediction predict(const Project& project, const Schedule& schedule) {
+    return predictTailed(project, addIterationTail(schedule, IterationTailOptions{}));
+}
+
+Prediction predict(const Project& project, Schedule&& schedule) {
+    return predictTailed(project, addIterationTail(std::move(schedule), IterationTailOptions{}));
 }
 
 } // namespace stagecraft

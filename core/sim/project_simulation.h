@@ -52,5 +52,7 @@ struct Prediction {
 /// exactly. Throws ValidationError for a project the cost model cannot use (buildCostSetup) and
 /// "schedule.deadlock" for a schedule that cannot run.
 Prediction predict(const Project& project, const Schedule& schedule);
+/// The same, consuming `schedule` (it is not held twice while its tail is added).
+Prediction predict(const Project& project, Schedule&& schedule);
 
 } // namespace stagecraft
