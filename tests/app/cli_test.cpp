@@ -82,9 +82,9 @@ TEST_CASE("Bad input exits with status 2 and names the problem", "[cli]") {
     const Run unknown = cli("show -s zb-x");
     CHECK(unknown.status == 2);
     CHECK_THAT(unknown.out, Catch::Contains("unknown schedule 'zb-x'"));
-    const Run constraint = cli("show -s interleaved --set parallel.microbatches=6");
+    const Run constraint = cli("show -s interleaved --set parallel.microbatches=9");
     CHECK(constraint.status == 2);
-    CHECK_THAT(constraint.out, Catch::Contains("microbatches % pp == 0"));
+    CHECK_THAT(constraint.out, Catch::Contains("rounds of equal size and needs microbatches % 2 == 0"));
     const Run set = cli("show -s 1f1b --set parallel.pp");
     CHECK(set.status == 2);
     CHECK_THAT(set.out, Catch::Contains("expected section.field=value"));

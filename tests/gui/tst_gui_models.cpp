@@ -95,8 +95,9 @@ class TestGuiModels : public QObject {
         QCOMPARE(doc.project().schedules.back(), std::string("gpipe"));
         QCOMPARE(model.index(gpipe).data(Qt::CheckStateRole).toInt(), int(Qt::Checked));
 
-        // Interleaved needs m % p == 0: with m = 6, p = 4 it is disabled, with the rule as tooltip.
-        QVERIFY(!doc.setField(QStringLiteral("parallel.microbatches"), QStringLiteral("6")));
+        // Interleaved needs rounds of equal size (torch's rule): with m = 9, p = 4 (2 rounds) it is
+        // disabled, with the rule as tooltip.
+        QVERIFY(!doc.setField(QStringLiteral("parallel.microbatches"), QStringLiteral("9")));
         const int inter = model.rowOf(QStringLiteral("interleaved"));
         QVERIFY(!(model.flags(model.index(inter)) & Qt::ItemIsEnabled));
         const QString problem = model.index(inter).data(ScheduleListModel::ProblemRole).toString();
