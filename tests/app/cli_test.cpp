@@ -236,3 +236,34 @@ TEST_CASE("export draws PDF and PNG through the Qt renderer, or says why it cann
 #endif
     fs::remove_all(dir);
 }
+
+TEST_CASE("validate and show read the CSVs torch writes itself", "[cli]") {
+    const std::string dir = std::string(STAGECRAFT_SOURCE_DIR) + "/tests/data/torch-csv/";
+    for (const char* file :
+         {"GPipe_pp4_m8_v1.csv", "Interleaved1F1B_pp4_m10_v2.csv", "LoopedBFS_pp4_m5_v2.csv",
+          "InterleavedZeroBubble_pp3_m4_v4.csv", "ZBVZeroBubble_pp8_m16_v2.csv"}) {
+        INFO(file);
+        const Run validate = cli("validate " + dir + file);
+        CHECK(validate.status == 0);
+        CHECK_THAT(validate.out, Catch::StartsWith("ok: " + dir + file));
+        const Run show = cli("show " + dir + file + " --color never");
+        CHECK(show.status == 0);
+        CHECK_THAT(show.out, Catch::StartsWith("torch-csv: p="));
+    }
+    // GPipe's REDUCE_GRAD cells are read as the stages' gradient syncs.
+    const Run gpipe = cli("show " + dir + "GPipe_pp2_m3_v1.csv --color never");
+    CHECK(gpipe.status == 0);
+    CHECK(gpipe.out == "torch-csv: p=2 m=3 stages/pipe=2, 9 steps (every op one step)\n"
+                       "D0 |F0 F1 F2 .  .  B0 B1 B2 S |\n"
+                       "D1 |.  F0 F1 F2 B0 B1 B2 S  . |\n"
+                       "F forward, B backward, S gradient sync, . idle\n");
+    // DualPipeV's overlapped cells read one after the other on request.
+    CHECK(cli("validate " + dir + "DualPipeV_pp2_m4_v2.csv").status == 2);
+    CHECK(cli("validate --serialize-overlap " + dir + "DualPipeV_pp2_m4_v2.csv").status == 0);
+    // torch's static 1F1B order: its last rank never runs micro-batch 0, and that row is named.
+    const Run oneF = cli("validate " + dir + "1F1B_pp4_m8_v1.csv");
+    CHECK(oneF.status == 2);
+    CHECK_THAT(oneF.out,
+               Catch::Contains("1F1B_pp4_m8_v1.csv line 4, column 2: '3B0' has no forward: rank 3 runs "
+                               "3F1..3F8 and never 3F0"));
+}
