@@ -36,10 +36,16 @@ std::string_view trimBlanks(std::string_view text) {
     return text;
 }
 
-/// The comm action type a cell names ("2SEND_F3" -> "SEND_F"), if any.
-std::string_view commTypeOf(std::string_view text) {
+/// Length of the stage number a cell starts with.
+std::size_t leadingDigits(std::string_view text) {
     std::size_t pos = 0;
     while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') ++pos;
+    return pos;
+}
+
+/// The comm action type a cell names ("2SEND_F3" -> "SEND_F"), if any.
+std::string_view commTypeOf(std::string_view text) {
+    const std::size_t pos = leadingDigits(text);
     if (pos == 0) return {};
     const std::string_view rest = text.substr(pos);
     for (std::string_view type : kCommTypes)
@@ -67,11 +73,9 @@ struct Reduction {
 };
 
 std::optional<Reduction> reductionOf(std::string_view text) {
-    std::size_t pos = 0;
-    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') ++pos;
+    const std::size_t pos = leadingDigits(text);
     if (pos == 0) return std::nullopt;
     const std::string_view rest = text.substr(pos);
-    // WAIT_REDUCE_GRAD first: REDUCE_GRAD is not its prefix, but keep the longer match first.
     if (rest.substr(0, kWaitReduceGrad.size()) == kWaitReduceGrad)
         return Reduction{CellKind::WaitReduce, pos, rest.substr(kWaitReduceGrad.size())};
     if (rest.substr(0, kReduceGrad.size()) == kReduceGrad)

@@ -120,7 +120,7 @@ class TestGuiModels : public QObject {
             QCOMPARE(o.prediction.report.iterationUs, o.prediction.timeline.makespan());
         }
         // A schedule the parameters do not suit becomes a failure with core's message.
-        request.project.parallel.microbatches = 6;
+        request.project.parallel.microbatches = 9; // pp = 4: rounds of 4.5, which interleaved refuses
         request.project.schedules = {"1f1b", "interleaved"};
         const AnalysisResult partial = analyze(request);
         QCOMPARE(partial.outcomes.size(), std::size_t(1));
