@@ -24,7 +24,7 @@ constexpr std::array kIds{
     ErrorIdInfo{"csv.bidirectional", In, "a schedule with two pipes cannot be written as a torch CSV"},
     ErrorIdInfo{"csv.cell", In, "a torch CSV cell is not a valid action"},
     ErrorIdInfo{"csv.comms", In, "a communication action in a compute-only torch CSV"},
-    ErrorIdInfo{"csv.count", In, "a torch CSV has more rows, cells or stages than the limits allow"},
+    ErrorIdInfo{"csv.count", In, "a torch CSV breaks torch's counts: m forwards and one backward per stage"},
     ErrorIdInfo{"csv.duplicate", In, "a torch CSV runs one action twice"},
     ErrorIdInfo{"csv.empty", In, "a torch CSV holds no action"},
     ErrorIdInfo{"csv.overlap", In, "an overlapped (OVERLAP_F_B) cell where overlaps are refused"},
@@ -33,6 +33,7 @@ constexpr std::array kIds{
     ErrorIdInfo{"csv.schedule", In, "a well-formed torch CSV whose order breaks a schedule rule"},
     ErrorIdInfo{"csv.size", In, "a torch CSV file is too large"},
     ErrorIdInfo{"csv.stage", In, "a stage appears on two ranks, or stages are not numbered 0..S-1"},
+    ErrorIdInfo{"csv.sync", In, "a torch CSV's WAIT_REDUCE_GRAD comes before its stage's REDUCE_GRAD"},
     ErrorIdInfo{"drawlist.window", In, "a timeline view window with a non-finite or non-positive scale"},
     ErrorIdInfo{
         "eval.input", In,

@@ -62,8 +62,9 @@ const std::array kGenerators{
         "none", kPlainParams, false, 1, false, stagesOne, gen::check1f1b, fromParams<gen::oneFOneB>},
     GeneratorInfo{"interleaved", "Interleaved 1F1B (Megatron depth-first)",
                   "Each device holds v looped chunks; bubble shrinks by v at v times the p2p traffic.",
-                  "chunks >= 2; microbatches % pp == 0", kInterleavedParams, false, 1, false, stagesChunks,
-                  gen::checkInterleaved, fromParams<gen::interleaved>},
+                  "chunks >= 2; microbatches % max(1, microbatches / pp) == 0 (equal rounds, torch's rule)",
+                  kInterleavedParams, false, 1, false, stagesChunks, gen::checkInterleaved,
+                  fromParams<gen::interleaved>},
     GeneratorInfo{
         "breadth-first", "Breadth-first (looped BFS)",
         "Each device holds v looped chunks and runs every micro-batch of a chunk before the next chunk.",

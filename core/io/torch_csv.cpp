@@ -4,8 +4,11 @@
 #include "ir/action.h"
 #include "validate/validator.h"
 
+#include <algorithm>
 #include <array>
+#include <charconv>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace stagecraft {
@@ -14,9 +17,14 @@ namespace {
 
 constexpr std::string_view kBom = "\xEF\xBB\xBF";
 constexpr std::string_view kOverlapSuffix = "OVERLAP_F_B";
-/// Action types of torch's compute+comms format (and its merged "BW" backward).
-constexpr std::array<std::string_view, 8> kCommTypes{"SEND_F",  "RECV_F",  "SEND_B",      "RECV_B",
-                                                     "UNSHARD", "RESHARD", "REDUCE_GRAD", "BW"};
+/// Action types of torch's compute+comms format (and its merged "BW" backward). A compute-only
+/// file never holds them: its sends, receives and their waits are derived by torch's lowering.
+constexpr std::array<std::string_view, 9> kCommTypes{
+    "WAIT_SEND_F", "WAIT_SEND_B", "SEND_F", "RECV_F", "SEND_B", "RECV_B", "UNSHARD", "RESHARD", "BW"};
+/// The gradient reduction torch's GPipe and 1F1B orders end each rank with, also in the
+/// compute-only file: REDUCE_GRAD starts a stage's reduction, WAIT_REDUCE_GRAD waits for it.
+constexpr std::string_view kReduceGrad = "REDUCE_GRAD";
+constexpr std::string_view kWaitReduceGrad = "WAIT_REDUCE_GRAD";
 
 bool isBlank(char c) {
     return c == ' ' || c == '\t' || c == '\r';
@@ -28,10 +36,16 @@ std::string_view trimBlanks(std::string_view text) {
     return text;
 }
 
-/// The comm action type a cell names ("2SEND_F3" -> "SEND_F"), if any.
-std::string_view commTypeOf(std::string_view text) {
+/// Length of the stage number a cell starts with.
+std::size_t leadingDigits(std::string_view text) {
     std::size_t pos = 0;
     while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') ++pos;
+    return pos;
+}
+
+/// The comm action type a cell names ("2SEND_F3" -> "SEND_F"), if any.
+std::string_view commTypeOf(std::string_view text) {
+    const std::size_t pos = leadingDigits(text);
     if (pos == 0) return {};
     const std::string_view rest = text.substr(pos);
     for (std::string_view type : kCommTypes)
@@ -47,13 +61,37 @@ std::string cellName(int row, int col) {
     return "row " + std::to_string(row) + ", column " + std::to_string(col);
 }
 
-/// One action read from the file. `row` is the 0-based rank, `col` the 1-based cell.
+/// What a cell holds: a compute action, or one of torch's gradient-reduction cells.
+enum class CellKind : std::uint8_t { Compute, Reduce, WaitReduce };
+
+/// A gradient-reduction cell ("3REDUCE_GRAD", "3WAIT_REDUCE_GRAD"): its kind and the length of
+/// its stage number, or nothing when the text is not one.
+struct Reduction {
+    CellKind kind = CellKind::Reduce;
+    std::size_t digits = 0;
+    std::string_view rest; ///< what follows the keyword (must be empty)
+};
+
+std::optional<Reduction> reductionOf(std::string_view text) {
+    const std::size_t pos = leadingDigits(text);
+    if (pos == 0) return std::nullopt;
+    const std::string_view rest = text.substr(pos);
+    if (rest.substr(0, kWaitReduceGrad.size()) == kWaitReduceGrad)
+        return Reduction{CellKind::WaitReduce, pos, rest.substr(kWaitReduceGrad.size())};
+    if (rest.substr(0, kReduceGrad.size()) == kReduceGrad)
+        return Reduction{CellKind::Reduce, pos, rest.substr(kReduceGrad.size())};
+    return std::nullopt;
+}
+
+/// One cell read from the file. `row` is the 0-based rank, `col` the 1-based cell; `mb` and
+/// `type` only mean something for compute cells.
 struct CellAction {
     std::int32_t row;
     std::int32_t col;
     std::int32_t stage;
     std::int32_t mb;
     ActionType type;
+    CellKind kind;
 };
 
 /// Indices into the action list of one (stage, micro-batch)'s actions, -1 when absent.
@@ -77,6 +115,16 @@ struct MbActions {
     }
 };
 
+/// Per stage: its first cell, its gradient-reduction cells and a summary of its forwards.
+struct StageCells {
+    std::int32_t first = -1;      ///< first cell naming the stage, -1 when none
+    std::int32_t reduce = -1;     ///< its REDUCE_GRAD cell
+    std::int32_t waitReduce = -1; ///< its WAIT_REDUCE_GRAD cell
+    std::int32_t forwards = 0;    ///< number of F cells
+    std::int32_t minForward = 0;  ///< smallest and largest micro-batch of its F cells
+    std::int32_t maxForward = 0;
+};
+
 class CsvReader {
   public:
     CsvReader(const std::string& source, const TorchCsvOptions& options)
@@ -97,10 +145,18 @@ class CsvReader {
         const CellAction& a = m_actions[std::size_t(action)];
         fail(id, a.row + 1, a.col, message);
     }
-    std::string nameOf(std::int32_t action) const {
-        const CellAction& a = m_actions[std::size_t(action)];
-        return quote(formatAction(Action{0, a.stage, a.type, a.mb}));
+    static std::string textOf(const CellAction& a) {
+        switch (a.kind) {
+        case CellKind::Reduce:
+            return std::to_string(a.stage) + std::string(kReduceGrad);
+        case CellKind::WaitReduce:
+            return std::to_string(a.stage) + std::string(kWaitReduceGrad);
+        case CellKind::Compute:
+            break;
+        }
+        return formatAction(Action{0, a.stage, a.type, a.mb});
     }
+    std::string nameOf(std::int32_t action) const { return quote(textOf(m_actions[std::size_t(action)])); }
     std::string whereOf(std::int32_t action) const {
         const CellAction& a = m_actions[std::size_t(action)];
         return cellName(a.row + 1, a.col);
@@ -130,7 +186,7 @@ class CsvReader {
     }
 
     void readRow(std::string_view line, int row) {
-        const std::size_t before = m_actions.size();
+        const std::size_t before = m_computeCells;
         int col = 1;
         std::size_t cellStart = 0;
         for (;;) {
@@ -142,7 +198,7 @@ class CsvReader {
             cellStart = cellEnd + 1;
             ++col;
         }
-        if (m_actions.size() == before)
+        if (m_computeCells == before)
             fail("csv.row", row + 1, 0,
                  "row " + std::to_string(row + 1) +
                      " has no action: every row is a rank that runs at least one stage (an empty cell is an "
@@ -153,6 +209,10 @@ class CsvReader {
     void readCell(std::string_view cell, int row, int col) {
         if (cell.empty()) return; // a deliberate idle step
         if (cell.front() != '(') {
+            if (const auto reduction = reductionOf(cell)) {
+                addReduction(cell, *reduction, row, col);
+                return;
+            }
             addAction(parseSimple(cell, cell, row, col), row, col);
             return;
         }
@@ -195,6 +255,11 @@ class CsvReader {
                 context + quote(trimmed) + " is torch's " + std::string(comm) +
                     " action, which belongs to the compute+comms format: compute+comms CSV is not supported; "
                     "export the compute-only schedule");
+        if (reductionOf(trimmed))
+            fail("csv.cell", row + 1, col,
+                 context + quote(trimmed) +
+                     ": an overlapped cell runs compute actions (F, I, B, W) only; a gradient reduction is a "
+                     "cell of its own");
         std::string why;
         const auto action = parseAction(trimmed, &why);
         if (!action) fail("csv.cell", row + 1, col, context + why);
@@ -210,61 +275,127 @@ class CsvReader {
         return *action;
     }
 
-    void addAction(const Action& action, int row, int col) {
+    /// Appends a cell and checks that its stage stays on one rank. Returns the cell's index.
+    std::int32_t addCell(const CellAction& cell) {
         if (m_actions.size() >= kMaxOps)
-            fail("csv.size", row + 1, col, "more than " + std::to_string(kMaxOps) + " actions");
-        const auto stage = std::size_t(action.stage);
-        if (stage >= m_stageAction.size()) m_stageAction.resize(stage + 1, -1);
+            fail("csv.size", cell.row + 1, cell.col, "more than " + std::to_string(kMaxOps) + " actions");
+        const auto stage = std::size_t(cell.stage);
+        if (stage >= m_stages.size()) m_stages.resize(stage + 1);
         const auto index = std::int32_t(m_actions.size());
-        m_actions.push_back({row, col, action.stage, action.mb, action.type});
-        std::int32_t& first = m_stageAction[stage];
+        m_actions.push_back(cell);
+        std::int32_t& first = m_stages[stage].first;
         if (first < 0)
             first = index;
-        else if (m_actions[std::size_t(first)].row != row)
-            fail("csv.stage", row + 1, col,
-                 quote(formatAction(action)) + ": stage " + std::to_string(action.stage) + " is on rank " +
+        else if (m_actions[std::size_t(first)].row != cell.row)
+            fail("csv.stage", cell.row + 1, cell.col,
+                 nameOf(index) + ": stage " + std::to_string(cell.stage) + " is on rank " +
                      std::to_string(m_actions[std::size_t(first)].row) + " (" + nameOf(first) + " at " +
-                     whereOf(first) + ") and on rank " + std::to_string(row) + ": a stage runs on one rank");
+                     whereOf(first) + ") and on rank " + std::to_string(cell.row) +
+                     ": a stage runs on one rank");
+        return index;
+    }
+
+    void addAction(const Action& action, int row, int col) {
+        addCell({row, col, action.stage, action.mb, action.type, CellKind::Compute});
+        ++m_computeCells;
+        StageCells& stage = m_stages[std::size_t(action.stage)];
+        if (action.type == ActionType::F) {
+            stage.minForward = stage.forwards == 0 ? action.mb : std::min(stage.minForward, action.mb);
+            stage.maxForward = stage.forwards == 0 ? action.mb : std::max(stage.maxForward, action.mb);
+            ++stage.forwards;
+        }
         if (action.mb > m_maxMb) m_maxMb = action.mb;
     }
 
+    /// REDUCE_GRAD starts the reduction of a stage's gradients over all micro-batches (the
+    /// stage's GradSync); WAIT_REDUCE_GRAD, which waits for it, must follow it on its rank.
+    void addReduction(std::string_view cell, const Reduction& reduction, int row, int col) {
+        const char* keyword = reduction.kind == CellKind::Reduce ? "REDUCE_GRAD" : "WAIT_REDUCE_GRAD";
+        if (!reduction.rest.empty())
+            fail("csv.cell", row + 1, col,
+                 quote(cell) + ": unexpected '" + std::string(reduction.rest) + "' after " + keyword + ": " +
+                     keyword + " names a stage, not a micro-batch (it covers all of them), as in '2" +
+                     keyword + "'");
+        int stage = 0;
+        const auto [end, ec] = std::from_chars(cell.data(), cell.data() + reduction.digits, stage);
+        if (ec != std::errc() || end != cell.data() + reduction.digits || stage >= kMaxStagesPerPipe)
+            fail("csv.size", row + 1, col,
+                 quote(cell) + ": stages must be below " + std::to_string(kMaxStagesPerPipe));
+        const std::int32_t index = addCell({row, col, stage, -1, ActionType::F, reduction.kind});
+        StageCells& cells = m_stages[std::size_t(stage)];
+        std::int32_t& slot = reduction.kind == CellKind::Reduce ? cells.reduce : cells.waitReduce;
+        if (slot >= 0)
+            failAt("csv.duplicate", index,
+                   nameOf(index) + " appears twice (first at " + whereOf(slot) + "): each action runs once");
+        if (reduction.kind == CellKind::WaitReduce && cells.reduce < 0)
+            failAt("csv.sync", index,
+                   nameOf(index) + " waits for the gradient reduction of stage " + std::to_string(stage) +
+                       ", but no '" + std::to_string(stage) +
+                       "REDUCE_GRAD' comes before it on its row: a WAIT_REDUCE_GRAD follows its REDUCE_GRAD");
+        slot = index;
+    }
+
     void checkStages() const {
-        for (std::size_t s = 0; s < m_stageAction.size(); ++s)
-            if (m_stageAction[s] < 0)
+        for (std::size_t s = 0; s < m_stages.size(); ++s)
+            if (m_stages[s].first < 0)
                 fail("csv.stage", 0, 0,
                      "stage " + std::to_string(s) + " has no action, but stage " +
-                         std::to_string(m_stageAction.size() - 1) +
+                         std::to_string(m_stages.size() - 1) +
                          " has: stages are numbered 0..S-1 and each runs on one rank");
     }
 
-    [[noreturn]] void failForwardCount(std::size_t stage, const std::vector<std::int32_t>& forwards) const {
-        const std::int32_t first = m_stageAction[stage];
+    [[noreturn]] void failForwardCount(std::size_t stage) const {
+        const std::int32_t first = m_stages[stage].first;
         fail("csv.count", m_actions[std::size_t(first)].row + 1, 0,
-             "stage " + std::to_string(stage) + " has " + std::to_string(forwards[stage]) +
+             "stage " + std::to_string(stage) + " has " + std::to_string(m_stages[stage].forwards) +
                  " forward actions (F), expected " + std::to_string(m_microbatches) +
                  ": one per micro-batch 0.." + std::to_string(m_microbatches - 1) +
                  " (the largest micro-batch index in the file is " + std::to_string(m_microbatches - 1) +
                  ")");
     }
 
+    /// "3F1..3F8", "only 3F5", "7 forwards from 3F0 to 3F9": what a stage's F cells cover.
+    std::string describeForwards(std::int32_t stage) const {
+        const StageCells& s = m_stages[std::size_t(stage)];
+        auto name = [&](int mb) { return formatAction(Action{0, stage, ActionType::F, mb}); };
+        if (s.forwards == 1) return "only " + name(s.minForward);
+        if (s.maxForward - s.minForward + 1 == s.forwards)
+            return name(s.minForward) + ".." + name(s.maxForward);
+        return std::to_string(s.forwards) + " forwards from " + name(s.minForward) + " to " +
+               name(s.maxForward);
+    }
+
+    /// A backward (B, I or W) whose stage runs no F of its micro-batch, blamed on its own cell:
+    /// the row that is wrong is the one that lacks the forward, not the rows whose micro-batch
+    /// count the wrong row's indices stretch (torch's static 1F1B order runs 3F1..3F8 on its last
+    /// rank, never 3F0; the other rows are right).
+    [[noreturn]] void failOrphan(std::int32_t action) const {
+        const CellAction& a = m_actions[std::size_t(action)];
+        if (m_stages[std::size_t(a.stage)].forwards == 0)
+            failAt("csv.count", action,
+                   nameOf(action) + " has no forward: its stage runs no F of that micro-batch");
+        failAt("csv.count", action,
+               nameOf(action) + " has no forward: rank " + std::to_string(a.row) + " runs " +
+                   describeForwards(a.stage) + " and never " +
+                   formatAction(Action{0, a.stage, ActionType::F, a.mb}));
+    }
+
     /// torch's rules: every stage has exactly m F; #B + #I == m and #I == #W per stage; each
     /// action once. Also resolves the older naming (B followed by W = today's I).
     void checkCounts() {
-        const std::size_t stages = m_stageAction.size();
+        const std::size_t stages = m_stages.size();
         m_microbatches = m_maxMb + 1;
         const auto m = std::size_t(m_microbatches);
-        std::vector<std::int32_t> forwards(stages, 0);
-        for (const CellAction& a : m_actions)
-            if (a.type == ActionType::F) ++forwards[std::size_t(a.stage)];
         // A table of every (stage, mb) is only allocated when the file is large enough to fill it;
         // otherwise some stage has fewer than m forwards.
-        if (stages * m > m_actions.size()) {
+        if (stages * m > m_computeCells) {
             for (std::size_t s = 0; s < stages; ++s)
-                if (forwards[s] < m_microbatches) failForwardCount(s, forwards);
+                if (m_stages[s].forwards < m_microbatches) failForwardCount(s);
         }
         std::vector<MbActions> table(stages * m);
         for (std::size_t index = 0; index < m_actions.size(); ++index) {
             const CellAction& a = m_actions[index];
+            if (a.kind != CellKind::Compute) continue;
             std::int32_t& slot = table[std::size_t(a.stage) * m + std::size_t(a.mb)].of(a.type);
             if (slot >= 0)
                 failAt("csv.duplicate", std::int32_t(index),
@@ -272,18 +403,19 @@ class CsvReader {
                            "): each action runs once");
             slot = std::int32_t(index);
         }
+        // Backwards without their forward first, in file order: they name the wrong row.
+        for (std::size_t index = 0; index < m_actions.size(); ++index) {
+            const CellAction& a = m_actions[index];
+            if (a.kind == CellKind::Compute && a.type != ActionType::F &&
+                table[std::size_t(a.stage) * m + std::size_t(a.mb)].f < 0)
+                failOrphan(std::int32_t(index));
+        }
         for (std::size_t s = 0; s < stages; ++s)
-            for (std::size_t mb = 0; mb < m; ++mb) checkMicrobatch(table[s * m + mb], s, forwards);
+            for (std::size_t mb = 0; mb < m; ++mb) checkMicrobatch(table[s * m + mb], s);
     }
 
-    void checkMicrobatch(MbActions& x, std::size_t stage, const std::vector<std::int32_t>& forwards) {
-        if (x.f < 0) {
-            for (std::int32_t other : {x.b, x.i, x.w})
-                if (other >= 0)
-                    failAt("csv.count", other,
-                           nameOf(other) + " has no forward: its stage runs no F of that micro-batch");
-            failForwardCount(stage, forwards);
-        }
+    void checkMicrobatch(MbActions& x, std::size_t stage) {
+        if (x.f < 0) failForwardCount(stage);   // backwards without a forward were reported before
         if (x.i < 0 && x.b >= 0 && x.w > x.b) { // older naming: B then W is the input-gradient part
             m_actions[std::size_t(x.b)].type = ActionType::I;
             std::swap(x.i, x.b);
@@ -314,11 +446,11 @@ class CsvReader {
     }
 
     Schedule build() {
-        const std::size_t stages = m_stageAction.size();
+        const std::size_t stages = m_stages.size();
         std::vector<StageSlot> placement(stages);
         std::vector<int> chunks(std::size_t(m_rows), 0);
         for (std::size_t s = 0; s < stages; ++s) {
-            const int rank = m_actions[std::size_t(m_stageAction[s])].row;
+            const int rank = m_actions[std::size_t(m_stages[s].first)].row;
             placement[s] = {rank, chunks[std::size_t(rank)]++};
         }
         Schedule schedule =
@@ -327,10 +459,15 @@ class CsvReader {
         auto push = [&](const CellAction& a, OpKind kind) {
             const StageSlot& slot = schedule.slot(0, a.stage);
             schedule.order[std::size_t(a.row)].push_back(
-                Op{kind, 0, std::uint16_t(slot.chunk), a.stage, a.mb});
+                Op{kind, 0, std::uint16_t(slot.chunk), a.stage, kind == OpKind::GradSync ? -1 : a.mb});
             columns[std::size_t(a.row)].push_back(a.col);
         };
         for (const CellAction& a : m_actions) {
+            if (a.kind == CellKind::WaitReduce) continue; // the IR's sync is waited for by its optimizer step
+            if (a.kind == CellKind::Reduce) {
+                push(a, OpKind::GradSync);
+                continue;
+            }
             push(a, opKindOf(a.type));
             // A whole backward in a split schedule: its input part, then at once its weight part.
             if (a.type == ActionType::B && m_split) push(a, OpKind::W);
@@ -351,9 +488,10 @@ class CsvReader {
 
     const std::string& m_source;
     const TorchCsvOptions& m_options;
-    std::vector<CellAction> m_actions;       // in file order (rank by rank, cell by cell)
-    std::vector<std::int32_t> m_stageAction; // [stage] first action of the stage, -1 when none
-    std::vector<Action> m_compound;          // sub-actions of the cell being read
+    std::vector<CellAction> m_actions; // in file order (rank by rank, cell by cell)
+    std::vector<StageCells> m_stages;  // [stage]
+    std::vector<Action> m_compound;    // sub-actions of the cell being read
+    std::size_t m_computeCells = 0;    // compute actions among m_actions
     int m_rows = 0;
     int m_maxMb = -1;
     int m_microbatches = 0;

@@ -47,9 +47,9 @@ TEST_CASE("CSV round trip of every single-pipe generator over p 1..8, m 1..16, v
         REQUIRE(back == s);
         ++checked;
     });
-    // gpipe, 1f1b, zb-h1, zb-v: 128 each; breadth-first 512; interleaved (v >= 2, m % p == 0) 126;
-    // zb-h2 (m >= 2p) 64.
-    CHECK(checked == 4 * 128 + 512 + 126 + 64);
+    // gpipe, 1f1b, zb-h1, zb-v: 128 each; breadth-first 512; interleaved (v >= 2, equal rounds:
+    // m % max(1, m / p) == 0) 3 x 106; zb-h2 (m >= 2p) 64.
+    CHECK(checked == 4 * 128 + 512 + 3 * 106 + 64);
 }
 
 TEST_CASE("CSV text of a small schedule", "[schedule-files]") {
@@ -280,4 +280,79 @@ TEST_CASE("Schedule files dispatch on the extension", "[schedule-files]") {
                       Catch::Contains("[csv.overlap]"));
     CHECK(readScheduleFile(artifacts / "dualpipev_4rank_10mb.csv", serialize).stagesPerPipe == 8);
     std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("REDUCE_GRAD cells are gradient syncs; WAIT_REDUCE_GRAD follows its REDUCE_GRAD", "[schedule-files]") {
+    // torch's GPipe and 1F1B orders end every rank with the stage's reduction and its wait, also in
+    // the compute-only file; the sync sits where the cell is, the wait adds no op.
+    const Schedule s = parseTorchCsv("0F0,0F1,0B0,0B1,0REDUCE_GRAD,0WAIT_REDUCE_GRAD\r\n"
+                                     ",1F0,1B0,1F1,1B1,1REDUCE_GRAD,1WAIT_REDUCE_GRAD\r\n",
+                                     "t.csv");
+    CHECK(s.order == std::vector<std::vector<Op>>{
+                         {op(OpKind::F, 0, 0, 0), op(OpKind::F, 0, 1, 0), op(OpKind::B, 0, 0, 0),
+                          op(OpKind::B, 0, 1, 0), Op{OpKind::GradSync, 0, 0, 0, -1}},
+                         {op(OpKind::F, 1, 0, 0), op(OpKind::B, 1, 0, 0), op(OpKind::F, 1, 1, 0),
+                          op(OpKind::B, 1, 1, 0), Op{OpKind::GradSync, 0, 0, 1, -1}}});
+    CHECK(findProblems(s).empty());
+    // A reduction without its wait is read (the IR's sync is waited for by the optimizer step).
+    CHECK(parseTorchCsv("0F0,0B0,0REDUCE_GRAD", "t.csv").order[0].back() == Op{OpKind::GradSync, 0, 0, 0, -1});
+    // The compute order is written back without the reductions (torch lowers its own).
+    CHECK(scheduleToTorchCsv(s) == "0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n");
+    // In a split schedule the sync follows the last W.
+    const Schedule split = parseTorchCsv("0F0,0I0,0W0,0REDUCE_GRAD,0WAIT_REDUCE_GRAD", "t.csv");
+    CHECK(split.order[0].back() == Op{OpKind::GradSync, 0, 0, 0, -1});
+    CHECK(findProblems(split).empty());
+
+    CHECK(csvError("0F0,0B0,0WAIT_REDUCE_GRAD,0REDUCE_GRAD") ==
+          "csv.sync 1:3 | t.csv line 1, column 3: '0WAIT_REDUCE_GRAD' waits for the gradient reduction of stage "
+          "0, but no '0REDUCE_GRAD' comes before it on its row: a WAIT_REDUCE_GRAD follows its REDUCE_GRAD");
+    CHECK(csvError("0F0,0B0,0REDUCE_GRAD,0REDUCE_GRAD") ==
+          "csv.duplicate 1:4 | t.csv line 1, column 4: '0REDUCE_GRAD' appears twice (first at row 1, column 3): "
+          "each action runs once");
+    CHECK(csvError("0F0,0B0,0REDUCE_GRAD,0WAIT_REDUCE_GRAD,,0WAIT_REDUCE_GRAD") ==
+          "csv.duplicate 1:6 | t.csv line 1, column 6: '0WAIT_REDUCE_GRAD' appears twice (first at row 1, "
+          "column 4): each action runs once");
+    CHECK(csvError("0F0,0B0,0REDUCE_GRAD3") ==
+          "csv.cell 1:3 | t.csv line 1, column 3: '0REDUCE_GRAD3': unexpected '3' after REDUCE_GRAD: "
+          "REDUCE_GRAD names a stage, not a micro-batch (it covers all of them), as in '2REDUCE_GRAD'");
+    CHECK(csvError("0F0,0B0\n1F0,1B0,0REDUCE_GRAD") ==
+          "csv.stage 2:3 | t.csv line 2, column 3: '0REDUCE_GRAD': stage 0 is on rank 0 ('0F0' at row 1, "
+          "column 1) and on rank 1: a stage runs on one rank");
+    CHECK(csvError("0F0,(0B0;0REDUCE_GRAD)OVERLAP_F_B") ==
+          "csv.cell 1:2 | t.csv line 1, column 2: '(0B0;0REDUCE_GRAD)OVERLAP_F_B': sub-action '0REDUCE_GRAD': "
+          "an overlapped cell runs compute actions (F, I, B, W) only; a gradient reduction is a cell of its "
+          "own");
+    CHECK(csvError("0F0,0B0,99999999999REDUCE_GRAD") ==
+          "csv.size 1:3 | t.csv line 1, column 3: '99999999999REDUCE_GRAD': stages must be below 65536");
+    // Before the stage's last backward, the sync has gradients still to come.
+    CHECK(csvError("0F0,0F1,0B0,0REDUCE_GRAD,0B1") ==
+          "csv.schedule [row 1, column 4] | t.csv row 1, column 4: device 0 position 3: GradSync@s0 runs "
+          "before its dependency B1@s0 at position 4 of the same device");
+}
+
+TEST_CASE("torch's send waits are named as the compute+comms actions they are", "[schedule-files]") {
+    CHECK(csvError("0F0,0B0,0WAIT_SEND_F0") ==
+          "csv.comms 1:3 | t.csv line 1, column 3: '0WAIT_SEND_F0' is torch's WAIT_SEND_F action, which "
+          "belongs to the compute+comms format: compute+comms CSV is not supported; export the compute-only "
+          "schedule");
+    CHECK(csvError("0F0,0B0,1WAIT_SEND_B3") ==
+          "csv.comms 1:3 | t.csv line 1, column 3: '1WAIT_SEND_B3' is torch's WAIT_SEND_B action, which "
+          "belongs to the compute+comms format: compute+comms CSV is not supported; export the compute-only "
+          "schedule");
+}
+
+TEST_CASE("A backward without its forward names the row that lacks the forward", "[schedule-files]") {
+    // Three rows run micro-batches 0..1, the last runs 3F1..3F2: the largest index (2) comes from the
+    // wrong row, so the blame goes to the row whose backward has no forward, not to row 1.
+    CHECK(csvError("0F0,0F1,0B0,0B1\n1F0,1F1,1B0,1B1\n2F1,2B0,2F2,2B1") ==
+          "csv.count 3:2 | t.csv line 3, column 2: '2B0' has no forward: rank 2 runs 2F1..2F2 and never 2F0");
+    CHECK(csvError("0F0,0B0,0F2,0I1,0W1,0B2") ==
+          "csv.count 1:4 | t.csv line 1, column 4: '0I1' has no forward: rank 0 runs 2 forwards from 0F0 to "
+          "0F2 and never 0F1");
+    CHECK(csvError("0F1,0B0,0B1") ==
+          "csv.count 1:2 | t.csv line 1, column 2: '0B0' has no forward: rank 0 runs only 0F1 and never 0F0");
+    // A micro-batch a stage does not run at all is still counted against the stage.
+    CHECK(csvError("0F0,0B0\n1F0,1B0,1F1,1B1") ==
+          "csv.count 1:0 | t.csv line 1: stage 0 has 1 forward actions (F), expected 2: one per micro-batch "
+          "0..1 (the largest micro-batch index in the file is 1)");
 }

@@ -95,8 +95,9 @@ class TestGuiModels : public QObject {
         QCOMPARE(doc.project().schedules.back(), std::string("gpipe"));
         QCOMPARE(model.index(gpipe).data(Qt::CheckStateRole).toInt(), int(Qt::Checked));
 
-        // Interleaved needs m % p == 0: with m = 6, p = 4 it is disabled, with the rule as tooltip.
-        QVERIFY(!doc.setField(QStringLiteral("parallel.microbatches"), QStringLiteral("6")));
+        // Interleaved needs rounds of equal size (torch's rule): with m = 9, p = 4 (2 rounds) it is
+        // disabled, with the rule as tooltip.
+        QVERIFY(!doc.setField(QStringLiteral("parallel.microbatches"), QStringLiteral("9")));
         const int inter = model.rowOf(QStringLiteral("interleaved"));
         QVERIFY(!(model.flags(model.index(inter)) & Qt::ItemIsEnabled));
         const QString problem = model.index(inter).data(ScheduleListModel::ProblemRole).toString();
@@ -119,7 +120,7 @@ class TestGuiModels : public QObject {
             QCOMPARE(o.prediction.report.iterationUs, o.prediction.timeline.makespan());
         }
         // A schedule the parameters do not suit becomes a failure with core's message.
-        request.project.parallel.microbatches = 6;
+        request.project.parallel.microbatches = 9; // pp = 4: rounds of 4.5, which interleaved refuses
         request.project.schedules = {"1f1b", "interleaved"};
         const AnalysisResult partial = analyze(request);
         QCOMPARE(partial.outcomes.size(), std::size_t(1));
