@@ -404,6 +404,8 @@ class Replayer {
                     transferName(in.kind == InstrKind::Send ? InstrKind::Recv : InstrKind::Send, in.dir);
                 w.reason = at(rank, int(i)) + " for rank " + std::to_string(in.peer) +
                            " to post the matching " + counterpart;
+                if (m_state[std::size_t(in.peer)] == State::Finished)
+                    w.reason += ", but rank " + std::to_string(in.peer) + " has run its whole program";
                 break;
             }
             break;
