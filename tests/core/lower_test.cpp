@@ -8,6 +8,7 @@
 #include "passes/iteration_tail.h"
 #include "passes/lower.h"
 #include "test_support.h"
+#include "text/text_programs.h"
 #include "validate/replay.h"
 
 #include <algorithm>
@@ -328,4 +329,16 @@ TEST_CASE("The replay refuses programs that mismatch, miss a transfer or use dat
               "rank 1 waits at 0 (F s1 mb0 slot 0) for its input RECV_F s1 mb0, which no earlier "
               "instruction of the rank provides");
     }
+}
+
+TEST_CASE("The comm view shows each rank's program in one row", "[lower][text]") {
+    const Lowered l = lower(addIterationTail(generateSchedule("1f1b", {2, 3, 1}), {}));
+    CHECK(formatCommView(l) ==
+          "1f1b: per-rank programs, 6 transfers\n"
+          "r0 |F0     F0>r1  F1     [F1>r1 r1>B0] B0     F2     [r1>B1 F2>r1] B1     r1>B2  B2     S      O\n"
+          "r1 |r0>F0  F0     B0     [r0>F1 B0>r0] F1     B1     [B1>r0 r0>F2] F2     B2     B2>r0  S      O\n"
+          "F3>r1 send to rank 1, r0>F3 receive from rank 0, [...] posted together, S gradient sync, O optimizer\n");
+    CommViewOptions cut;
+    cut.maxInstructions = 3;
+    CHECK(formatCommView(l, cut).find("r0 |F0    F0>r1 F1    ...\n") != std::string::npos);
 }
