@@ -17,5 +17,6 @@ void addShowCommand(CLI::App& app, CommandResult& result);
 void addSimulateCommand(CLI::App& app, CommandResult& result);
 void addCompareCommand(CLI::App& app, CommandResult& result);
 void addExportCommand(CLI::App& app, CommandResult& result);
+void addLowerCommand(CLI::App& app, CommandResult& result);
 
 } // namespace stagecraft::cli

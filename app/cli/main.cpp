@@ -23,6 +23,7 @@ int run(int argc, char** argv) {
     addSimulateCommand(app, result);
     addCompareCommand(app, result);
     addExportCommand(app, result);
+    addLowerCommand(app, result);
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& e) {

@@ -3,6 +3,7 @@
 // ("F0a@0 F1a@1 ..."), so tests compare whole device rows with the worked examples verbatim.
 
 #include "ir/op_index.h"
+#include "passes/lower.h"
 #include "sim/list_scheduler.h"
 
 #include <functional>
@@ -15,7 +16,9 @@ namespace stagecraft::testing {
 using Labeler = std::function<std::string(const Schedule&, const Op&)>;
 
 /// "F3" / "B3" / "W3": kind and micro-batch only.
-inline std::string plainLabel(const Schedule&, const Op& op) { return opKindName(op.kind) + std::to_string(op.mb); }
+inline std::string plainLabel(const Schedule&, const Op& op) {
+    return opKindName(op.kind) + std::to_string(op.mb);
+}
 
 struct Simulated {
     ListScheduleResult run;
@@ -64,19 +67,13 @@ inline std::string renderDevice(const Schedule& s, const Simulated& sim, int d, 
     return text;
 }
 
-/// Peak number of live activations per device in op order: F adds `weight`, B (or W when the
-/// backward is split) releases it. Weight is the op's chunk size in the example's unit.
+/// Peak number of live activations per device, in the example's unit: the activation buffers the
+/// lowering pass holds at once on each rank (a micro-batch's from its F, or the receive feeding
+/// it, to its last backward op), times the op's chunk size `weight`.
 inline std::vector<double> peakActivations(const Schedule& s, double weight) {
-    std::vector<double> peaks(s.devices, 0);
-    const OpKind release = s.splitBackward ? OpKind::W : OpKind::B;
-    for (int d = 0; d < s.devices; ++d) {
-        double live = 0;
-        for (const Op& op : s.order[d]) {
-            if (op.kind == OpKind::F) live += weight;
-            if (op.kind == release) live -= weight;
-            peaks[d] = std::max(peaks[d], live);
-        }
-    }
+    const Lowered lowered = lower(s);
+    std::vector<double> peaks;
+    for (int buffers : lowered.peakBuffers) peaks.push_back(weight * buffers);
     return peaks;
 }
 

@@ -1,0 +1,46 @@
+#pragma once
+// Schedule -> per-rank programs. Every data dependency between two ranks becomes one transfer: a
+// Send right after the op that produces the tensor and a Recv before the op that consumes it.
+// All transfers are put in one global order (by the time their producer ends when every op takes
+// one step), and every rank posts its sends and receives in that order, so no two ranks can wait
+// on each other however the runtime blocks (NCCL's send/receive rendezvous or MPI's blocking
+// receives). Within that order a send is posted as early and a receive as late as possible;
+// adjacent transfers form one group a runtime posts together (ncclGroupStart/End, or
+// torch's batch_isend_irecv). Neighbouring stages on one rank (the V turn, BitPipe) hand their
+// tensors over locally: no transfer. Linear in the number of ops. docs/lowering.md.
+
+#include "ir/schedule.h"
+#include "passes/program.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace stagecraft {
+
+struct LowerOptions {
+    /// Bytes of the activation crossing each stage boundary (stage s -> s + 1), the same for both
+    /// pipes; the gradient coming back has the same size. Empty: one unit per boundary (tests and
+    /// examples stay readable). Otherwise one positive entry per boundary (stagesPerPipe - 1).
+    std::vector<std::uint64_t> boundaryBytes;
+};
+
+/// Validates `schedule` (throws ValidationError, see validate/validator.h) and lowers it. GradSync
+/// and Optimizer ops are lowered where the schedule has them (lower the result of
+/// addIterationTail to get a whole iteration). Throws ValidationError("lower.bytes") when
+/// `options.boundaryBytes` does not fit the schedule.
+Lowered lower(const Schedule& schedule, const LowerOptions& options = {});
+
+/// Fills in what follows from the instructions' identities and order: peers, tags, bytes,
+/// buffer slots, per-stage and per-rank buffer counts, groups of adjacent transfers, and the
+/// collectives of the gradient syncs. `lowered` must name a shape (ranks, pipes, stages,
+/// micro-batches, placement) and hold well-formed instructions: every Send/Recv names a stage of
+/// its rank whose neighbour on its side lives on another rank (std::logic_error otherwise).
+/// `lower` and the torch compute+comms reader share it, so a program read back from a file is
+/// annotated exactly as the one written.
+void annotatePrograms(Lowered& lowered, const LowerOptions& options = {});
+
+/// Checks `options.boundaryBytes` against a schedule of `stagesPerPipe` stages
+/// (ValidationError "lower.bytes").
+void checkBoundaryBytes(const LowerOptions& options, int stagesPerPipe);
+
+} // namespace stagecraft
