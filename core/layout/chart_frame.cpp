@@ -190,8 +190,8 @@ TimeMapping ChartFrame::fitMapping() const {
 
 int ChartFrame::rowAt(double y, int& lane) const {
     // The last row starting at or above y: rows are in increasing y.
-    const auto it =
-        std::upper_bound(rows.begin(), rows.end(), y, [](double v, const ChartFrameRow& r) { return v < r.y; });
+    const auto it = std::upper_bound(rows.begin(), rows.end(), y,
+                                     [](double v, const ChartFrameRow& r) { return v < r.y; });
     if (it == rows.begin()) return -1;
     const int row = int(it - rows.begin()) - 1;
     const ChartFrameRow& r = rows[std::size_t(row)];
@@ -253,13 +253,15 @@ ChartFrame layoutChartFrame(const ChartContent& content, const ChartOptions& opt
         ChartFramePanel fp;
         if (options.title) {
             y += pal.titleSize;
-            fp.header.push_back({pal.margin, y, panel.title, pal.titleSize, pal.text, TextAnchor::Start, true});
+            fp.header.push_back(
+                {pal.margin, y, panel.title, pal.titleSize, pal.text, TextAnchor::Start, true});
             const double subX = pal.margin + estimateTextWidth(panel.title, pal.titleSize, true) + fs;
             if (subX + estimateTextWidth(panel.subtitle, fs) <= options.widthPt - pal.margin) {
                 fp.header.push_back({subX, y, panel.subtitle, fs, pal.mutedText, TextAnchor::Start, false});
             } else {
                 // Too long for the title line: on lines of its own below it, broken at spaces.
-                for (const std::string& line : wrapText(panel.subtitle, fs, options.widthPt - 2 * pal.margin)) {
+                for (const std::string& line :
+                     wrapText(panel.subtitle, fs, options.widthPt - 2 * pal.margin)) {
                     y += fs * 1.3;
                     fp.header.push_back({pal.margin, y, line, fs, pal.mutedText, TextAnchor::Start, false});
                 }
@@ -272,7 +274,8 @@ ChartFrame layoutChartFrame(const ChartContent& content, const ChartOptions& opt
         fp.firstRow = int(frame.rows.size());
         fp.makespan = panel.makespan;
         auto rowTop = [&](int d) { return top + d * (laneH + pal.rowGap); };
-        for (int d = 0; d < panel.rows; ++d) frame.rows.push_back({int(p), d, rowTop(d), rowTop(d) + rowH + 1});
+        for (int d = 0; d < panel.rows; ++d)
+            frame.rows.push_back({int(p), d, rowTop(d), rowTop(d) + rowH + 1});
         y = panel.rows > 0 ? rowTop(panel.rows - 1) + laneH : top;
         fp.bottom = y;
         frame.panels.push_back(std::move(fp));
@@ -326,8 +329,8 @@ ChartFrame layoutChartFrame(const ChartContent& content, const ChartOptions& opt
 }
 
 SceneRect chartBackground(const ChartFrame& frame) {
-    return {0, 0, frame.width, frame.height, frame.palette->background, {}, 0, RectRole::Background, -1, -1, {},
-            {}};
+    return {0,  0,  frame.width, frame.height, frame.palette->background, {}, 0, RectRole::Background, -1,
+            -1, {}, {}};
 }
 
 void appendPanelDecor(Scene& scene, const ChartFrame& frame, std::size_t panel) {
@@ -337,8 +340,8 @@ void appendPanelDecor(Scene& scene, const ChartFrame& frame, std::size_t panel) 
     scene.texts.insert(scene.texts.end(), fp.header.begin(), fp.header.end());
     for (int d = 0; d < fp.rows; ++d) {
         const double ry = frame.rows[std::size_t(fp.firstRow + d)].y;
-        scene.texts.push_back({frame.plotLeft - 4, ry + frame.rowHeight / 2 + 0.35 * fs, "D" + std::to_string(d),
-                               fs, pal.text, TextAnchor::End, false});
+        scene.texts.push_back({frame.plotLeft - 4, ry + frame.rowHeight / 2 + 0.35 * fs,
+                               "D" + std::to_string(d), fs, pal.text, TextAnchor::End, false});
     }
 }
 
@@ -374,14 +377,14 @@ void appendAxis(Scene& scene, const ChartFrame& frame, const TimeMapping& mappin
     scene.lines.push_back({frame.plotLeft, ay, frame.plotLeft + frame.plotWidth, ay, pal.grid, 0.5, false});
     // At fit the export's ticks; zoomed in, ticks spaced for the window across the plot.
     const bool whole = t0 <= 0 && t1 >= frame.timeEnd;
-    const TimeAxis axis =
-        whole ? frame.axisAtFit
-              : windowTimeAxis(std::max(t0, 0.0), std::min(t1, frame.timeEnd), frame.maxTicks, frame.timeUnit,
-                               frame.timeEnd);
+    const TimeAxis axis = whole ? frame.axisAtFit
+                                : windowTimeAxis(std::max(t0, 0.0), std::min(t1, frame.timeEnd),
+                                                 frame.maxTicks, frame.timeUnit, frame.timeEnd);
     for (std::size_t i = 0; i < axis.ticks.size(); ++i) {
         const double x = chartX(frame, mapping, axis.ticks[i]);
         scene.lines.push_back({x, ay, x, ay + tick, pal.grid, 0.5, false});
-        scene.texts.push_back({x, ay + tick + fs + 1, axis.labels[i], fs, pal.text, TextAnchor::Middle, false});
+        scene.texts.push_back(
+            {x, ay + tick + fs + 1, axis.labels[i], fs, pal.text, TextAnchor::Middle, false});
     }
     scene.texts.insert(scene.texts.end(), frame.axisTexts.begin(), frame.axisTexts.end());
 }
@@ -391,8 +394,8 @@ void appendLegend(Scene& scene, const ChartFrame& frame) {
     scene.texts.insert(scene.texts.end(), frame.legendTexts.begin(), frame.legendTexts.end());
 }
 
-void appendEventBar(Scene& scene, const ChartFrame& frame, const Timeline& timeline, int panel,
-                    std::size_t k, const TimeMapping& mapping, bool tooltip) {
+void appendEventBar(Scene& scene, const ChartFrame& frame, const Timeline& timeline, int panel, std::size_t k,
+                    const TimeMapping& mapping, bool tooltip) {
     const Palette& pal = *frame.palette;
     const TimelineEvent& e = timeline.events[k];
     const TimelineShape& shape = timeline.shape;
@@ -427,6 +430,33 @@ void appendEventBar(Scene& scene, const ChartFrame& frame, const Timeline& timel
                                commKindName(e.comm),
                                tooltip ? tooltipOf(e, frame.axisAtFit) : std::string()});
     }
+}
+
+SceneRect measuredOutlineRect(const ChartFrame& frame, int row, int lane, double start, double end, int panel,
+                              int event, const TimeMapping& mapping) {
+    SceneRect o;
+    o.x = mapping.timeToX(start);
+    o.w = (end - start) * mapping.pxPerUs;
+    o.y = frame.laneTop(row, lane) - 0.5;
+    o.h = frame.laneHeight(lane) + 1.0;
+    o.fill = Color{0, 0, 0, 0};
+    o.stroke = Color{0xd6, 0x27, 0x28, 255};
+    o.strokeWidth = 0.9;
+    o.role = RectRole::Op;
+    o.kind = kMeasuredOutlineKind;
+    o.event = event;
+    o.panel = panel;
+    return o;
+}
+
+void appendMeasuredOutline(Scene& scene, const ChartFrame& frame, const Timeline& predicted, int panel,
+                           std::size_t k, const TimelineEvent& m, double alignOffset,
+                           const TimeMapping& mapping) {
+    const TimelineEvent& e = predicted.events[k];
+    const int row = frame.panels[std::size_t(panel)].firstRow + e.device;
+    scene.rects.push_back(measuredOutlineRect(frame, row, e.lane == Lane::Compute ? 0 : 1,
+                                              m.start - alignOffset, m.end - alignOffset, panel, int(k),
+                                              mapping));
 }
 
 } // namespace stagecraft

@@ -25,9 +25,9 @@ namespace stagecraft {
 /// One panel as scanned: its rows, makespan and resolved header.
 struct ChartPanelContent {
     const Timeline* timeline = nullptr;
-    int rows = 0;        ///< device rows (the shape's devices, or the highest device + 1)
-    double makespan = 0; ///< latest end of a drawable event
-    std::string title;   ///< the panel's title, or the schedule name
+    int rows = 0;         ///< device rows (the shape's devices, or the highest device + 1)
+    double makespan = 0;  ///< latest end of a drawable event
+    std::string title;    ///< the panel's title, or the schedule name
     std::string subtitle; ///< the panel's subtitle, or timelineSummary
 };
 
@@ -43,8 +43,8 @@ struct ChartLegendContent {
 
 struct ChartContent {
     std::vector<ChartPanelContent> panels;
-    int maxRows = 1;     ///< most rows of any panel (at least 1): sizes the row labels
-    double timeEnd = 1;  ///< right end of the axis
+    int maxRows = 1;    ///< most rows of any panel (at least 1): sizes the row labels
+    double timeEnd = 1; ///< right end of the axis
     bool showComm = false;
     ChartLegendContent legend;
 };
@@ -70,11 +70,11 @@ struct ChartFrameRow {
 };
 
 struct ChartFramePanel {
-    double top = 0;         ///< y of the first row
-    double bottom = 0;      ///< y below the last row's lanes
-    int firstRow = 0;       ///< index of its device 0 in ChartFrame::rows
-    int rows = 0;           ///< device rows
-    double makespan = 0;    ///< the idle background of its rows ends here
+    double top = 0;                ///< y of the first row
+    double bottom = 0;             ///< y below the last row's lanes
+    int firstRow = 0;              ///< index of its device 0 in ChartFrame::rows
+    int rows = 0;                  ///< device rows
+    double makespan = 0;           ///< the idle background of its rows ends here
     std::vector<SceneText> header; ///< title, subtitle (possibly wrapped)
 };
 
@@ -88,9 +88,9 @@ struct ChartFrame {
     double plotWidth = 0; ///< x extent of [0, timeEnd] at fit
     double timeEnd = 1;
     double rowHeight = 0, commHeight = 0;
-    TimeAxis axisAtFit; ///< the axis of [0, timeEnd]; its unit is the chart's at every zoom
-    int maxTicks = 1;   ///< tick intervals across the plot
-    double axisY = 0;   ///< y of the axis line (when axis)
+    TimeAxis axisAtFit;               ///< the axis of [0, timeEnd]; its unit is the chart's at every zoom
+    int maxTicks = 1;                 ///< tick intervals across the plot
+    double axisY = 0;                 ///< y of the axis line (when axis)
     std::vector<SceneText> axisTexts; ///< the axis title (when axis)
     std::vector<ChartFramePanel> panels;
     std::vector<ChartFrameRow> rows; ///< panel by panel, device by device: y increasing
@@ -134,7 +134,18 @@ double chartX(const ChartFrame& frame, const TimeMapping& mapping, double t);
 /// The bar of event `k` of panel `panel` (a drawn event, isDrawnChartEvent): a compute op's rect
 /// and its label when one fits, or a thin rect in the comm lane. `tooltip`: also its tooltip
 /// string (slow: exports only).
-void appendEventBar(Scene& scene, const ChartFrame& frame, const Timeline& timeline, int panel,
-                    std::size_t k, const TimeMapping& mapping, bool tooltip);
+void appendEventBar(Scene& scene, const ChartFrame& frame, const Timeline& timeline, int panel, std::size_t k,
+                    const TimeMapping& mapping, bool tooltip);
+
+/// The outline of measured event `m` over the bar of predicted event `k` (both indices checked
+/// by the caller): at the measured times less `alignOffset`, not clamped to the axis, half a
+/// point around the bar's lane.
+void appendMeasuredOutline(Scene& scene, const ChartFrame& frame, const Timeline& predicted, int panel,
+                           std::size_t k, const TimelineEvent& m, double alignOffset,
+                           const TimeMapping& mapping);
+
+/// The outline rect of a measured span [start, end] (already aligned) on a lane of `frame`.
+SceneRect measuredOutlineRect(const ChartFrame& frame, int row, int lane, double start, double end, int panel,
+                              int event, const TimeMapping& mapping);
 
 } // namespace stagecraft

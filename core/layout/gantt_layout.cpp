@@ -156,6 +156,24 @@ Scene layoutGantt(std::span<const ChartPanel> panels, const ChartOptions& option
             if (isDrawnChartEvent(events[k], panel.rows, content.timeEnd, options.showComm))
                 appendEventBar(scene, frame, *panel.timeline, int(p), k, mapping, options.tooltips);
     }
+    // Measured outlines over every bar, as the last rects.
+    for (std::size_t p = 0; p < content.panels.size(); ++p) {
+        const ChartPanel& in = panels[p];
+        if (!in.measured || !in.overlay) continue;
+        const ChartPanelContent& panel = content.panels[p];
+        for (const OpDeviation& d : in.overlay->ops) {
+            if (d.predictedEvent >= panel.timeline->events.size() ||
+                d.measuredEvent >= in.measured->events.size())
+                continue;
+            if (!isDrawnChartEvent(panel.timeline->events[d.predictedEvent], panel.rows, content.timeEnd,
+                                   options.showComm))
+                continue;
+            const TimelineEvent& m = in.measured->events[d.measuredEvent];
+            if (!std::isfinite(m.start) || !std::isfinite(m.end) || m.end < m.start) continue;
+            appendMeasuredOutline(scene, frame, *panel.timeline, int(p), d.predictedEvent,
+                                  in.measured->events[d.measuredEvent], in.overlay->alignOffset, mapping);
+        }
+    }
     appendAxis(scene, frame, mapping, 0, frame.timeEnd);
     if (options.legend) appendLegend(scene, frame);
     return scene;

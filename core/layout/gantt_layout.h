@@ -5,6 +5,7 @@
 // legend lists only what occurs. Every renderer draws the resulting Scene.
 
 #include "layout/scene.h"
+#include "sim/overlay.h"
 #include "sim/timeline.h"
 
 #include <span>
@@ -21,7 +22,15 @@ struct ChartPanel {
     const Timeline* timeline = nullptr;
     std::string title;    ///< empty: the schedule name of the timeline
     std::string subtitle; ///< empty: key figures (timelineSummary)
+    /// A measured run of the same schedule, drawn as outlines over the bars it matches: both
+    /// set, or neither. `overlay` (compareTimelines of timeline and measured) says which measured
+    /// event is which bar; an outline spans the measured times less overlay->alignOffset.
+    const Timeline* measured = nullptr;
+    const OverlayReport* overlay = nullptr;
 };
+
+/// `kind` of the outline rects of measured events (role Op, no fill, red stroke).
+inline constexpr char kMeasuredOutlineKind[] = "measured";
 
 struct ChartOptions {
     std::string palette = "paper"; ///< a style name (findPalette)

@@ -9,11 +9,12 @@
 namespace stagecraft {
 
 TimeMapping TimeMapping::fit(double t0, double t1, double x0, double width) {
-    if (!std::isfinite(t0) || !std::isfinite(t1) || !(t1 > t0) || !std::isfinite(x0) || !std::isfinite(width) ||
-        !(width > 0))
+    if (!std::isfinite(t0) || !std::isfinite(t1) || !(t1 > t0) || !std::isfinite(x0) ||
+        !std::isfinite(width) || !(width > 0))
         throw ValidationError("chart.mapping", "fit",
-                              "cannot fit times " + formatNumber(t0) + ".." + formatNumber(t1) + " into width " +
-                                  formatNumber(width) + ": the times must be increasing and the width positive");
+                              "cannot fit times " + formatNumber(t0) + ".." + formatNumber(t1) +
+                                  " into width " + formatNumber(width) +
+                                  ": the times must be increasing and the width positive");
     TimeMapping m;
     m.originTime = t0;
     m.xOffset = x0;
