@@ -366,7 +366,8 @@ void GanttView::paintEvent(QPaintEvent*) {
     const QRectF visible(0, top, viewport()->width() / m_k, viewport()->height() / m_k);
 
     // What does not move horizontally: background, headers, row labels, legend, notes.
-    render::paintScene(painter, m_decor, &visible);
+    const render::PaintOptions screen{true}; // whole pixels: a million-op chart repaints in a frame
+    render::paintScene(painter, m_decor, &visible, screen);
 
     // The plot: the visible window's bars through core's draw lists, clipped to the plot.
     ChartWindow window;
@@ -385,7 +386,7 @@ void GanttView::paintEvent(QPaintEvent*) {
     const double t0 = m_mapping.xToTime(window.x0), t1 = m_mapping.xToTime(window.x1);
     painter.save();
     painter.setClipRect(QRectF(window.x0, visible.top(), window.x1 - window.x0, visible.height()));
-    render::paintScene(painter, plot, &visible);
+    render::paintScene(painter, plot, &visible, screen);
     paintOverlays(painter, t0, t1, visible.top(), visible.bottom());
     paintHighlights(painter);
     painter.restore();

@@ -8,6 +8,7 @@
 #include <QPen>
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace stagecraft::render {
 namespace {
@@ -20,6 +21,58 @@ bool intersects(const QRectF* visible, double x, double y, double w, double h) {
     if (!visible) return true;
     return x <= visible->right() && x + w >= visible->left() && y <= visible->bottom() &&
            y + h >= visible->top();
+}
+
+/// The snapped rect drawing of PaintOptions::snapRectsToPixels; the painter has no transform and
+/// `t` maps scene points to device pixels.
+void paintSnappedRects(QPainter& painter, const Scene& scene, const QRectF* visible, const QTransform& t) {
+    const bool antialiased = painter.testRenderHint(QPainter::Antialiasing);
+    painter.setRenderHint(QPainter::Antialiasing, false);
+    const double k = t.m11(), ky = t.m22();
+    for (const SceneRect& r : scene.rects) {
+        if (!intersects(visible, r.x, r.y, r.w, r.h)) continue;
+        const QColor fill = sceneColor(r.fill);
+        const QColor stroke = sceneColor(r.stroke);
+        const double strokePx = r.strokeWidth * k;
+        const bool hasStroke = strokePx > 0 && stroke.alpha() > 0;
+        if (fill.alpha() == 0 && !hasStroke) continue;
+        const double x0 = r.x * k + t.dx(), x1 = (r.x + r.w) * k + t.dx();
+        const double y0 = r.y * ky + t.dy(), y1 = (r.y + r.h) * ky + t.dy();
+        if (hasStroke && (fill.alpha() == 0 || strokePx > 2.5)) {
+            // Outlines (no fill) and thick strokes: exact, antialiased, in device pixels.
+            painter.setRenderHint(QPainter::Antialiasing, true);
+            QPen pen(stroke, strokePx);
+            pen.setJoinStyle(Qt::MiterJoin);
+            painter.setPen(pen);
+            painter.setBrush(fill.alpha() > 0 ? QBrush(fill) : QBrush(Qt::NoBrush));
+            painter.drawRect(QRectF(QPointF(x0, y0), QPointF(x1, y1)));
+            painter.setRenderHint(QPainter::Antialiasing, false);
+            continue;
+        }
+        if (!hasStroke) {
+            // Whole pixels nearest to the edges, at least one.
+            const int l = int(std::lround(x0)), top = int(std::lround(y0));
+            const int w = std::max(1, int(std::lround(x1)) - l), h = std::max(1, int(std::lround(y1)) - top);
+            painter.fillRect(QRect(l, top, w, h), fill);
+            continue;
+        }
+        // A thin stroke: the pixel columns and rows that hold the edges, filled inside.
+        const int l = int(std::floor(x0)), right = std::max(l, int(std::floor(x1)));
+        const int top = int(std::floor(y0)), bottom = std::max(top, int(std::floor(y1)));
+        const QRect outer(QPoint(l, top), QPoint(right, bottom));
+        const QRect inner = outer.adjusted(1, 1, -1, -1);
+        if (fill.alpha() == 255 || inner.isEmpty()) {
+            painter.fillRect(outer, stroke);
+            if (!inner.isEmpty()) painter.fillRect(inner, fill);
+        } else {
+            painter.fillRect(inner, fill);
+            painter.fillRect(QRect(l, top, outer.width(), 1), stroke);
+            painter.fillRect(QRect(l, bottom, outer.width(), 1), stroke);
+            painter.fillRect(QRect(l, top + 1, 1, outer.height() - 2), stroke);
+            painter.fillRect(QRect(right, top + 1, 1, outer.height() - 2), stroke);
+        }
+    }
+    painter.setRenderHint(QPainter::Antialiasing, antialiased);
 }
 
 } // namespace
@@ -86,22 +139,40 @@ void paintSceneText(QPainter& painter, const SceneText& text, const QFont& baseF
     painter.restore();
 }
 
-void paintScene(QPainter& painter, const Scene& scene, const QRectF* visible) {
+void paintScene(QPainter& painter, const Scene& scene, const QRectF* visible, const PaintOptions& options) {
     painter.save();
-    for (const SceneRect& r : scene.rects) {
-        if (!intersects(visible, r.x, r.y, r.w, r.h)) continue;
-        const QColor fill = sceneColor(r.fill);
-        const QColor stroke = sceneColor(r.stroke);
-        if (fill.alpha() == 0 && (stroke.alpha() == 0 || r.strokeWidth <= 0)) continue;
-        if (r.strokeWidth > 0 && stroke.alpha() > 0) {
-            QPen pen(stroke, r.strokeWidth);
-            pen.setJoinStyle(Qt::MiterJoin);
-            painter.setPen(pen);
-        } else {
-            painter.setPen(Qt::NoPen);
+    const QTransform transform = painter.worldTransform();
+    if (options.snapRectsToPixels && transform.type() <= QTransform::TxScale) {
+        painter.resetTransform();
+        paintSnappedRects(painter, scene, visible, transform);
+        painter.setWorldTransform(transform);
+    } else {
+        // Pen and brush change only when a rect's style does: state changes cost more than the
+        // rects of a big chart.
+        std::optional<QColor> lastFill, lastStroke;
+        double lastWidth = -1;
+        for (const SceneRect& r : scene.rects) {
+            if (!intersects(visible, r.x, r.y, r.w, r.h)) continue;
+            const QColor fill = sceneColor(r.fill);
+            const QColor stroke = sceneColor(r.stroke);
+            const bool hasStroke = r.strokeWidth > 0 && stroke.alpha() > 0;
+            if (fill.alpha() == 0 && !hasStroke) continue;
+            if (!hasStroke) {
+                if (lastWidth != 0) painter.setPen(Qt::NoPen);
+                lastWidth = 0;
+            } else if (!lastStroke || stroke != *lastStroke || r.strokeWidth != lastWidth) {
+                QPen pen(stroke, r.strokeWidth);
+                pen.setJoinStyle(Qt::MiterJoin);
+                painter.setPen(pen);
+                lastStroke = stroke;
+                lastWidth = r.strokeWidth;
+            }
+            if (!lastFill || fill != *lastFill) {
+                painter.setBrush(fill.alpha() > 0 ? QBrush(fill) : QBrush(Qt::NoBrush));
+                lastFill = fill;
+            }
+            painter.drawRect(QRectF(r.x, r.y, r.w, r.h));
         }
-        painter.setBrush(fill.alpha() > 0 ? QBrush(fill) : QBrush(Qt::NoBrush));
-        painter.drawRect(QRectF(r.x, r.y, r.w, r.h));
     }
     painter.setBrush(Qt::NoBrush);
     for (const SceneLine& l : scene.lines) {

@@ -20,7 +20,7 @@ int slotOf(int frameRow, int lane, bool outline) {
 }
 
 /// A fold is darker than its bars: it stands for many of them.
-Color foldColor(Color fill) {
+Color darker(Color fill) {
     return mixColor(fill, Color{0x30, 0x30, 0x30, 255}, 0.35);
 }
 
@@ -238,16 +238,30 @@ ChartWindowStats ChartRows::appendVisible(Scene& scene, const ChartFrame& frame,
                         ++stats.bars;
                         return;
                     }
-                    const TimelineEvent& e = timeline.events[k];
                     SceneRect fold;
                     fold.x = mapping.timeToX(item.start);
                     fold.w = std::max(mapping.timeToX(item.end) - fold.x, minW);
                     fold.y = frame.laneTop(frameRow, lane);
                     fold.h = frame.laneHeight(lane);
-                    fold.fill = foldColor(lane == 0 ? opColor(pal, e.op.kind, e.op.pipe > 0 ? 1 : 0,
-                                                              chunkInPipe(timeline.shape, e.op),
-                                                              chunksPerPipe(timeline.shape))
-                                                    : commColor(pal, e.comm));
+                    // The colour of its ops when a few samples agree (first, second, middle two,
+                    // last: alternating kinds differ between neighbours), else the lane's mixed
+                    // colour, so a fold does not take the colour of whatever op begins the window.
+                    auto fillOf = [&](std::size_t i) {
+                        const TimelineEvent& e = timeline.events[m_event[base + item.first + i]];
+                        return lane == 0
+                                   ? opColor(pal, e.op.kind, e.op.pipe > 0 ? 1 : 0,
+                                             chunkInPipe(timeline.shape, e.op), chunksPerPipe(timeline.shape))
+                                   : commColor(pal, e.comm);
+                    };
+                    const std::size_t n = item.count;
+                    Color fill = fillOf(0);
+                    for (std::size_t i : {std::size_t(1), n / 2, n / 2 + 1, n - 1})
+                        if (i < n && !(fillOf(i) == fill)) {
+                            fill = lane == 0 ? mixColor(pal.compute[0][0], pal.compute[0][1], 0.5)
+                                             : mixColor(pal.activation, pal.gradient, 0.5);
+                            break;
+                        }
+                    fold.fill = darker(fill);
                     fold.role = lane == 0 ? RectRole::Op : RectRole::Comm;
                     fold.panel = int(p);
                     fold.kind = kFoldedKind;
