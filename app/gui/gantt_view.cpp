@@ -65,9 +65,11 @@ void GanttView::rebuild() {
     // reads at the size it prints. A little larger than print size: screens are read from
     // further away than paper.
     m_k = std::max(1.0, logicalDpiX() / 72.0 * 1.15);
-    // A new result keeps the zoom and the time at the left edge: edits compare in place.
-    const double zoom = this->zoom();
-    const double leftTime = m_hasChart ? m_mapping.originTime : 0.0;
+    // A new result keeps the window (scale and the time at the left edge) so edits compare in
+    // place; a chart at fit stays at fit.
+    const bool atFit = zoom() == 1.0;
+    const double pxPerUs = m_hasChart && !atFit ? m_mapping.pxPerUs : 0.0;
+    const double leftTime = m_hasChart && !atFit ? m_mapping.originTime : 0.0;
     m_layoutError.clear();
     m_hasChart = false;
     m_scene.reset();
@@ -87,10 +89,10 @@ void GanttView::rebuild() {
             m_layoutError = QString::fromStdString(e.message());
         }
     }
-    relayoutFrame(zoom, leftTime);
+    relayoutFrame(1.0, leftTime, pxPerUs);
 }
 
-void GanttView::relayoutFrame(double zoom, double leftTime) {
+void GanttView::relayoutFrame(double zoom, double leftTime, double pxPerUs) {
     m_scene.reset();
     m_frame = ChartFrame{};
     m_decor = Scene{};
@@ -114,7 +116,7 @@ void GanttView::relayoutFrame(double zoom, double leftTime) {
     }
     if (m_hasChart) {
         TimeMapping m = fitMapping();
-        m.pxPerUs *= zoom;
+        m.pxPerUs = pxPerUs > 0 ? pxPerUs : m.pxPerUs * zoom;
         m.originTime = leftTime;
         setMapping(m);
     } else {

@@ -119,9 +119,9 @@ class GanttView : public QAbstractScrollArea {
   private:
     /// Per result or settings: panels, content and rows (linear in events), then the frame.
     void rebuild();
-    /// Per width: the frame and its decoration, then the mapping at `zoom` (relative to fit)
-    /// with `leftTime` at the plot's left edge.
-    void relayoutFrame(double zoom, double leftTime);
+    /// Per width: the frame and its decoration, then the mapping at `zoom` (relative to fit),
+    /// or at `pxPerUs` when positive, with `leftTime` at the plot's left edge.
+    void relayoutFrame(double zoom, double leftTime, double pxPerUs = 0);
     /// Sets the mapping (clamped to the axis and the zoom range) and the scroll bars.
     void setMapping(const TimeMapping& mapping);
     void updateScrollBars();
