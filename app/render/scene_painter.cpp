@@ -7,6 +7,7 @@
 #include <QPainter>
 #include <QPen>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 
@@ -106,36 +107,70 @@ QFont sceneFont(const std::string& fontFamily) {
     return font;
 }
 
-void paintSceneText(QPainter& painter, const SceneText& text, const QFont& baseFont) {
-    if (text.text.empty() || text.size <= 0 || text.color.a == 0) return;
-    QFont font = baseFont;
-    font.setBold(text.bold);
-    const QString s = QString::fromStdString(text.text);
-    const QFontMetricsF metrics(font);
-    const double k = text.size / kShapePx;
-    const double advance = metrics.horizontalAdvance(s);
-    // The layout placed this text by core's width estimate; a font that runs wider than that
-    // (no Helvetica on the machine) is condensed to it, so labels never spill out of their bars
-    // or over their neighbours.
-    const double budget = estimateTextWidth(text.text, text.size, text.bold);
-    const double squeeze = advance * k > budget && advance > 0 ? budget / (advance * k) : 1.0;
-    double dx = 0;
-    switch (text.anchor) {
-    case TextAnchor::Start:
-        break;
-    case TextAnchor::Middle:
-        dx = -advance / 2;
-        break;
-    case TextAnchor::End:
-        dx = -advance;
-        break;
+namespace {
+
+/// Draws the texts of a scene with fonts and metrics made once, setting font, pen and transform
+/// only (no save/restore per text): text is most of the cost of painting a chart's labels.
+class TextPainter {
+  public:
+    TextPainter(QPainter& painter, const QFont& baseFont)
+        : m_painter(painter), m_base(painter.worldTransform()) {
+        for (int bold = 0; bold < 2; ++bold) {
+            m_fonts[bold] = baseFont;
+            m_fonts[bold].setBold(bold == 1);
+            m_metrics[bold].emplace(m_fonts[bold]);
+        }
     }
+    ~TextPainter() { m_painter.setWorldTransform(m_base); }
+
+    void draw(const SceneText& text) {
+        if (text.text.empty() || text.size <= 0 || text.color.a == 0) return;
+        const int bold = text.bold ? 1 : 0;
+        const QString s = QString::fromStdString(text.text);
+        const double k = text.size / kShapePx;
+        const double advance = m_metrics[bold]->horizontalAdvance(s);
+        // The layout placed this text by core's width estimate; a font that runs wider than that
+        // (no Helvetica on the machine) is condensed to it, so labels never spill out of their
+        // bars or over their neighbours.
+        const double budget = estimateTextWidth(text.text, text.size, text.bold);
+        const double squeeze = advance * k > budget && advance > 0 ? budget / (advance * k) : 1.0;
+        double dx = 0;
+        switch (text.anchor) {
+        case TextAnchor::Start:
+            break;
+        case TextAnchor::Middle:
+            dx = -advance / 2;
+            break;
+        case TextAnchor::End:
+            dx = -advance;
+            break;
+        }
+        m_painter.setWorldTransform(QTransform(k * squeeze, 0, 0, k, text.x, text.y) * m_base);
+        if (m_font != bold) {
+            m_painter.setFont(m_fonts[bold]);
+            m_font = bold;
+        }
+        if (!m_color || !(*m_color == text.color)) {
+            m_painter.setPen(sceneColor(text.color));
+            m_color = text.color;
+        }
+        m_painter.drawText(QPointF(dx, 0), s);
+    }
+
+  private:
+    QPainter& m_painter;
+    QTransform m_base;
+    std::array<QFont, 2> m_fonts;
+    std::array<std::optional<QFontMetricsF>, 2> m_metrics;
+    int m_font = -1;
+    std::optional<Color> m_color;
+};
+
+} // namespace
+
+void paintSceneText(QPainter& painter, const SceneText& text, const QFont& baseFont) {
     painter.save();
-    painter.translate(text.x, text.y);
-    painter.scale(k * squeeze, k);
-    painter.setFont(font);
-    painter.setPen(sceneColor(text.color));
-    painter.drawText(QPointF(dx, 0), s);
+    TextPainter(painter, baseFont).draw(text);
     painter.restore();
 }
 
@@ -184,12 +219,14 @@ void paintScene(QPainter& painter, const Scene& scene, const QRectF* visible, co
         painter.setPen(pen);
         painter.drawLine(QPointF(l.x1, l.y1), QPointF(l.x2, l.y2));
     }
-    const QFont font = sceneFont(scene.fontFamily);
-    for (const SceneText& t : scene.texts) {
-        // Texts are small; a generous box around the anchor is enough to cull them.
-        const double reach = t.size * double(t.text.size());
-        if (!intersects(visible, t.x - reach, t.y - t.size, 2 * reach, 2 * t.size)) continue;
-        paintSceneText(painter, t, font);
+    if (!scene.texts.empty()) {
+        TextPainter texts(painter, sceneFont(scene.fontFamily));
+        for (const SceneText& t : scene.texts) {
+            // Texts are small; a generous box around the anchor is enough to cull them.
+            const double reach = t.size * double(t.text.size());
+            if (!intersects(visible, t.x - reach, t.y - t.size, 2 * reach, 2 * t.size)) continue;
+            texts.draw(t);
+        }
     }
     painter.restore();
 }

@@ -541,6 +541,13 @@ class TestMainWindow : public QObject {
         QVERIFY(std::abs(view->mapping().xToTime(frame.plotLeft + frame.plotWidth) - t1) < 1e-9 * t1);
         QVERIFY(view->zoom() > 4);
         QVERIFY(!view->selection()); // a band is not a click
+        // What it looks like, with both overlays (test output, for people to look at).
+        view->setShowCriticalPath(true);
+        view->setShowIdleCauses(true);
+        QVERIFY(view->grab().save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/chart-band-zoom.png")));
+        QVERIFY(view->lastPaintCriticalBars() > 0);
+        view->setShowCriticalPath(false);
+        view->setShowIdleCauses(false);
 
         // Dragging 100 px to the left shows 100 px later times.
         const double left = view->mapping().originTime;
@@ -597,6 +604,7 @@ class TestMainWindow : public QObject {
         QVERIFY(view->selection());
         QCOMPARE(view->selection()->second, hit->event);
         QVERIFY(!view->producerEvents().empty());
+        QVERIFY(view->grab().save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/chart-deep-zoom.png")));
         // Left of the plot (row labels) nothing is hit.
         QVERIFY(!view->eventAt(QPoint(2, p.y())));
     }
