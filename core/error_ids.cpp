@@ -12,6 +12,8 @@ constexpr auto Fail = ErrorClass::Failure;
 // Sorted by id (checked by a test): lookups are binary searches.
 constexpr std::array kIds{
     ErrorIdInfo{"chart.devices", In, "a timeline names a device beyond the rows a chart can hold"},
+    ErrorIdInfo{"chart.mapping", In,
+                "a chart's time mapping asked to fit an empty range or zoom by a bad factor"},
     ErrorIdInfo{"chart.palette", In, "unknown chart style or palette name"},
     ErrorIdInfo{"chart.panels", In, "a chart was asked for without timelines to draw"},
     ErrorIdInfo{"chart.time", In, "the chart's time range is negative or not finite"},

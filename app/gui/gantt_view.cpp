@@ -1,7 +1,6 @@
 #include "gui/gantt_view.h"
 
 #include "error.h"
-#include "layout/draw_list.h"
 #include "layout/palette.h"
 #include "render/scene_painter.h"
 
@@ -18,14 +17,9 @@
 namespace stagecraft::gui {
 namespace {
 
-constexpr double kMinZoom = 1.0;
-constexpr double kMaxZoom = 4096.0;
 constexpr double kWheelStep = 1.25;
 constexpr int kArrowStepPx = 60;
-
-bool isBar(const SceneRect& r) {
-    return isEventBar(r);
-}
+constexpr double kMinBarPx = 3; ///< bars narrower fold; hover reaches them within half of it
 
 } // namespace
 
@@ -44,137 +38,187 @@ void GanttView::setResult(AnalysisPtr result) {
     m_dependencies.clear();
     m_criticalPaths.clear();
     m_idleGaps.clear();
+    m_idleByDevice.clear();
     m_selection.reset();
     m_producers.clear();
     m_consumers.clear();
-    relayout();
+    m_measuredOf.clear();
+    if (m_result && m_result->overlay && m_result->measured &&
+        m_result->overlay->outcome < m_result->outcomes.size()) {
+        // Measured counterparts for the tooltips, from core's matching (the outlines use it too).
+        const auto& events = m_result->outcomes[m_result->overlay->outcome].prediction.timeline.events;
+        m_measuredOf.assign(events.size(), -1);
+        for (const OpDeviation& d : m_result->overlay->report.ops)
+            if (d.predictedEvent < events.size() && d.measuredEvent < m_result->measured->events.size())
+                m_measuredOf[d.predictedEvent] = int(d.measuredEvent);
+    }
+    rebuild();
 }
 
 void GanttView::setSettings(const ChartSettings& settings) {
     m_settings = settings;
-    relayout();
+    rebuild();
 }
 
-QPointF GanttView::toScene(const QPoint& p) const {
-    return QPointF((p.x() + horizontalScrollBar()->value()) / m_k,
-                   (p.y() + verticalScrollBar()->value()) / m_k);
-}
-
-QPointF GanttView::fromScene(const QPointF& p) const {
-    return QPointF(p.x() * m_k - horizontalScrollBar()->value(), p.y() * m_k - verticalScrollBar()->value());
-}
-
-void GanttView::relayout() {
+void GanttView::rebuild() {
     // Charts are laid out in points; on screen a point is logicalDpi/72 pixels, so the chart
-    // reads at the size it prints.
-    // A little larger than print size: screens are read from further away than paper.
+    // reads at the size it prints. A little larger than print size: screens are read from
+    // further away than paper.
     m_k = std::max(1.0, logicalDpiX() / 72.0 * 1.15);
-    const double width = std::max(220.0, (viewport()->width() * m_zoom - 1.0) / m_k);
+    // A new result keeps the window (scale and the time at the left edge) so edits compare in
+    // place; a chart at fit stays at fit.
+    const bool atFit = zoom() == 1.0;
+    const double pxPerUs = m_hasChart && !atFit ? m_mapping.pxPerUs : 0.0;
+    const double leftTime = m_hasChart && !atFit ? m_mapping.originTime : 0.0;
     m_layoutError.clear();
-    try {
-        // Hover text comes from the events (toolTipAt), not from strings on every bar.
-        ChartSettings screen = m_settings;
-        screen.tooltips = false;
-        m_scene = m_result ? buildChartScene(*m_result, screen, width) : Scene{};
-    } catch (const Error& e) {
-        m_scene = Scene{};
-        m_layoutError = QString::fromStdString(e.message());
+    m_hasChart = false;
+    m_scene.reset();
+    m_panels.clear();
+    m_content = ChartContent{};
+    m_rows = ChartRows{};
+    if (m_result && !m_result->outcomes.empty()) {
+        try {
+            m_panels = chartPanels(*m_result, m_settings);
+            // Hover text comes from the events (toolTipAt), not from strings on every bar.
+            m_options = chartOptions(*m_result, m_settings, 500);
+            m_options.tooltips = false;
+            m_content = scanChart(m_panels, m_options);
+            m_rows = ChartRows(m_panels, m_content);
+            m_hasChart = true;
+        } catch (const Error& e) {
+            m_layoutError = QString::fromStdString(e.message());
+        }
     }
-    m_geometryBuilt = false;
-    m_eventRects.clear();
-    m_deviceRows.clear();
-    buildRows();
+    relayoutFrame(1.0, leftTime, pxPerUs);
+}
+
+void GanttView::relayoutFrame(double zoom, double leftTime, double pxPerUs) {
+    m_scene.reset();
+    m_frame = ChartFrame{};
+    m_decor = Scene{};
+    if (m_hasChart) {
+        try {
+            m_options.widthPt = std::max(220.0, (viewport()->width() - 1.0) / m_k);
+            m_frame = layoutChartFrame(m_content, m_options);
+            m_decor.width = m_frame.width;
+            m_decor.height = m_frame.height;
+            m_decor.fontFamily = m_frame.fontFamily;
+            m_decor.rects.push_back(chartBackground(m_frame));
+            for (std::size_t p = 0; p < m_frame.panels.size(); ++p) appendPanelDecor(m_decor, m_frame, p);
+            if (m_options.legend) appendLegend(m_decor, m_frame);
+            appendChartNotes(m_decor, *m_result, m_settings);
+        } catch (const Error& e) {
+            m_hasChart = false;
+            m_frame = ChartFrame{};
+            m_decor = Scene{};
+            m_layoutError = QString::fromStdString(e.message());
+        }
+    }
+    if (m_hasChart) {
+        TimeMapping m = fitMapping();
+        m.pxPerUs = pxPerUs > 0 ? pxPerUs : m.pxPerUs * zoom;
+        m.originTime = leftTime;
+        setMapping(m);
+    } else {
+        m_mapping = TimeMapping{};
+        updateScrollBars();
+    }
+    viewport()->update();
+}
+
+TimeMapping GanttView::fitMapping() const {
+    TimeMapping fit = m_frame.fitMapping();
+    fit.minPxPerUs = fit.pxPerUs;
+    fit.maxPxPerUs = fit.pxPerUs * kMaxZoom;
+    return fit;
+}
+
+double GanttView::zoom() const {
+    if (!m_hasChart) return 1.0;
+    // Exactly 1 at fit (the same division), so callers can compare with 1.
+    const double fit = m_frame.plotWidth / m_frame.timeEnd;
+    return m_mapping.pxPerUs == fit ? 1.0 : m_mapping.pxPerUs / fit;
+}
+
+void GanttView::setMapping(const TimeMapping& mapping) {
+    const TimeMapping fit = fitMapping();
+    TimeMapping m = mapping;
+    m.xOffset = fit.xOffset;
+    m.minPxPerUs = fit.minPxPerUs;
+    m.maxPxPerUs = fit.maxPxPerUs;
+    m.pxPerUs = std::clamp(m.pxPerUs, m.minPxPerUs, m.maxPxPerUs);
+    if (std::abs(m.pxPerUs / fit.pxPerUs - 1) < 1e-12) m.pxPerUs = fit.pxPerUs; // fit is fit
+    m_mapping = m.clampedTo(0, m_frame.timeEnd, m_frame.plotWidth);
     updateScrollBars();
     viewport()->update();
 }
 
-void GanttView::buildRows() {
-    m_rows.clear();
-    m_otherBars.clear();
-    m_decor = Scene{};
-    if (m_scene.rects.size() <= kFoldAbove || !m_result) return;
-    m_decor.width = m_scene.width;
-    m_decor.height = m_scene.height;
-    m_decor.fontFamily = m_scene.fontFamily;
-    m_decor.lines = m_scene.lines;
-    m_decor.texts = m_scene.texts;
-    // One row per (panel, device): compute bars in time order.
-    std::map<std::pair<int, int>, std::size_t> rowOf;
-    for (std::size_t i = 0; i < m_scene.rects.size(); ++i) {
-        const SceneRect& r = m_scene.rects[i];
-        if (!isBar(r)) {
-            if (r.kind == kMeasuredKind)
-                m_otherBars.push_back(int(i));
-            else
-                m_decor.rects.push_back(r);
-            continue;
-        }
-        const auto& events = m_result->outcomes[std::size_t(r.panel)].prediction.timeline.events;
-        const TimelineEvent& e = events[std::size_t(r.event)];
-        if (r.role != RectRole::Op || e.lane != Lane::Compute) {
-            m_otherBars.push_back(int(i));
-            continue;
-        }
-        auto [it, added] = rowOf.try_emplace({r.panel, e.device}, m_rows.size());
-        if (added) m_rows.push_back(Row{r.panel, r.y, r.h, {}, {}});
-        Row& row = m_rows[it->second];
-        row.events.push_back(e);
-        row.rects.push_back(int(i));
-    }
-    for (Row& row : m_rows) {
-        // Devices run their ops in order, so rows are nearly always sorted already.
-        std::vector<std::size_t> order(row.events.size());
-        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-            return row.events[a].start < row.events[b].start;
-        });
-        Row sorted{row.panel, row.y, row.h, {}, {}};
-        sorted.events.reserve(order.size());
-        sorted.rects.reserve(order.size());
-        for (std::size_t i : order) {
-            sorted.events.push_back(row.events[i]);
-            sorted.rects.push_back(row.rects[i]);
-        }
-        row = std::move(sorted);
-    }
-}
-
 void GanttView::updateScrollBars() {
+    // The horizontal bar is the time axis at the current zoom, in pixels; the vertical one the
+    // frame's height. Setting them must not move the mapping back (scrollContentsBy).
+    m_syncingScroll = true;
     const QSize vp = viewport()->size();
-    horizontalScrollBar()->setRange(0, std::max(0, int(std::ceil(m_scene.width * m_k)) - vp.width()));
-    horizontalScrollBar()->setPageStep(vp.width());
-    horizontalScrollBar()->setSingleStep(kArrowStepPx);
-    verticalScrollBar()->setRange(0, std::max(0, int(std::ceil(m_scene.height * m_k)) - vp.height()));
-    verticalScrollBar()->setPageStep(vp.height());
-    verticalScrollBar()->setSingleStep(20);
+    QScrollBar* h = horizontalScrollBar();
+    if (m_hasChart) {
+        const double pxPerUs = m_mapping.pxPerUs * m_k;
+        const double total = m_frame.timeEnd * pxPerUs;
+        const double page = m_frame.plotWidth * m_k;
+        h->setRange(0, std::max(0, int(std::lround(total - page))));
+        h->setPageStep(std::max(1, int(page)));
+        h->setValue(int(std::lround(m_mapping.originTime * pxPerUs)));
+    } else {
+        h->setRange(0, 0);
+    }
+    h->setSingleStep(kArrowStepPx);
+    QScrollBar* v = verticalScrollBar();
+    v->setRange(0, std::max(0, int(std::ceil(m_decor.height * m_k)) - vp.height()));
+    v->setPageStep(vp.height());
+    v->setSingleStep(20);
+    m_syncingScroll = false;
 }
 
-std::pair<double, double> GanttView::timeMapping() const {
-    if (!m_result) return {0, 0};
-    for (const SceneRect& r : m_scene.rects) {
-        if (!isBar(r) || std::size_t(r.panel) >= m_result->outcomes.size()) continue;
-        const auto& events = m_result->outcomes[std::size_t(r.panel)].prediction.timeline.events;
-        if (std::size_t(r.event) >= events.size()) continue;
-        const TimelineEvent& e = events[std::size_t(r.event)];
-        if (e.duration() > 0 && r.w > 0) {
-            const double b = r.w / e.duration();
-            return {r.x - b * e.start, b};
+void GanttView::scrollContentsBy(int dx, int) {
+    if (!m_syncingScroll && dx != 0 && m_hasChart) {
+        // The user moved the horizontal bar: its value is the left edge's time in pixels.
+        m_mapping.originTime = horizontalScrollBar()->value() / (m_mapping.pxPerUs * m_k);
+        m_mapping = m_mapping.clampedTo(0, m_frame.timeEnd, m_frame.plotWidth);
+    }
+    viewport()->update();
+}
+
+const Scene& GanttView::scene() const {
+    if (!m_scene) {
+        m_scene = Scene{};
+        if (m_hasChart) {
+            ChartSettings screen = m_settings;
+            screen.tooltips = false;
+            try {
+                *m_scene = buildChartScene(*m_result, screen, m_frame.width);
+            } catch (const Error&) {
+                // The frame was laid out with these very options; nothing else can fail.
+            }
         }
     }
-    return {0, 0};
+    return *m_scene;
+}
+
+QPointF GanttView::toScene(const QPoint& p) const {
+    const double y = (p.y() + verticalScrollBar()->value()) / m_k;
+    if (!m_hasChart) return QPointF(p.x() / m_k, y);
+    return QPointF(fitMapping().timeToX(m_mapping.xToTime(p.x() / m_k)), y);
+}
+
+QPointF GanttView::fromScene(const QPointF& p) const {
+    const double y = p.y() * m_k - verticalScrollBar()->value();
+    if (!m_hasChart) return QPointF(p.x() * m_k, y);
+    return QPointF(m_mapping.timeToX(fitMapping().xToTime(p.x())) * m_k, y);
 }
 
 void GanttView::zoomBy(double factor, double anchorX) {
-    const double zoom = std::clamp(m_zoom * factor, kMinZoom, kMaxZoom);
-    if (zoom == m_zoom) return;
-    const auto [a0, b0] = timeMapping();
-    const double sceneX = (anchorX + horizontalScrollBar()->value()) / m_k;
-    const double t = b0 > 0 ? (sceneX - a0) / b0 : 0;
-    m_zoom = zoom;
-    relayout();
-    const auto [a1, b1] = timeMapping();
-    if (b1 > 0) horizontalScrollBar()->setValue(int(std::lround((a1 + b1 * t) * m_k - anchorX)));
-    emit zoomChanged(m_zoom);
+    if (!m_hasChart || !(factor > 0) || !std::isfinite(factor)) return;
+    const double before = zoom();
+    setMapping(m_mapping.zoomedAbout(anchorX / m_k, factor));
+    if (zoom() != before) emit zoomChanged(zoom());
 }
 
 void GanttView::zoomIn() {
@@ -185,71 +229,51 @@ void GanttView::zoomOut() {
 }
 
 void GanttView::fit() {
-    m_zoom = 1.0;
-    relayout();
-    horizontalScrollBar()->setValue(0);
+    if (m_hasChart) setMapping(fitMapping());
     verticalScrollBar()->setValue(0);
-    emit zoomChanged(m_zoom);
+    emit zoomChanged(zoom());
 }
 
 void GanttView::resizeEvent(QResizeEvent* event) {
     QAbstractScrollArea::resizeEvent(event);
-    const double fraction = m_scene.width > 0 ? horizontalScrollBar()->value() / (m_scene.width * m_k) : 0;
-    relayout();
-    horizontalScrollBar()->setValue(int(fraction * m_scene.width * m_k));
+    relayoutFrame(zoom(), m_hasChart ? m_mapping.originTime : 0.0);
 }
 
-void GanttView::scrollContentsBy(int, int) {
-    viewport()->update();
+QRectF GanttView::boxOf(int panel, int event) const {
+    if (!m_hasChart) return {};
+    const auto box = m_rows.eventBox(m_frame, m_mapping, panel, event);
+    return box ? QRectF(box->x, box->y, box->w, box->h) : QRectF();
 }
 
-int GanttView::rectOfEvent(int panel, int event) const {
-    for (std::size_t i = 0; i < m_scene.rects.size(); ++i) {
-        const SceneRect& r = m_scene.rects[i];
-        if (r.panel == panel && r.event == event && isBar(r)) return int(i);
-    }
-    return -1;
-}
-
-int GanttView::rectAt(const QPoint& viewportPos) const {
-    const QPointF p = toScene(viewportPos);
-    // Last drawn wins, as on screen; a bar narrower than 3 px is hit within 1.5 px.
-    for (std::size_t i = m_scene.rects.size(); i-- > 0;) {
-        const SceneRect& r = m_scene.rects[i];
-        if (!isBar(r)) continue;
-        const double slack = r.w * m_k < 3 ? 1.5 / m_k : 0;
-        if (p.x() >= r.x - slack && p.x() <= r.x + r.w + slack && p.y() >= r.y && p.y() <= r.y + r.h)
-            return int(i);
-    }
-    return -1;
+std::optional<ChartHit> GanttView::eventAt(const QPoint& viewportPos) const {
+    if (!m_hasChart) return std::nullopt;
+    const double x = viewportPos.x() / m_k;
+    if (x < plotLeft() || x > plotRight()) return std::nullopt;
+    const double y = (viewportPos.y() + verticalScrollBar()->value()) / m_k;
+    return m_rows.eventAt(m_frame, m_mapping, x, y, kMinBarPx / m_k);
 }
 
 QString GanttView::toolTipAt(const QPoint& viewportPos) const {
-    const int i = rectAt(viewportPos);
-    if (i < 0 && m_result) return idleToolTipAt(toScene(viewportPos));
-    if (i < 0 || !m_result) return {};
-    const SceneRect& r = m_scene.rects[std::size_t(i)];
-    if (std::size_t(r.panel) >= m_result->outcomes.size()) return {};
-    const ScheduleOutcome& o = m_result->outcomes[std::size_t(r.panel)];
+    const auto hit = eventAt(viewportPos);
+    if (!hit) return idleToolTipAt(viewportPos);
+    if (!m_result || std::size_t(hit->panel) >= m_result->outcomes.size()) return {};
+    const ScheduleOutcome& o = m_result->outcomes[std::size_t(hit->panel)];
     const auto& events = o.prediction.timeline.events;
-    if (std::size_t(r.event) >= events.size()) return QString::fromStdString(r.tooltip).toHtmlEscaped();
+    const TimelineEvent& e = events[std::size_t(hit->event)];
     QString text = QStringLiteral("<b>%1</b><br>").arg(QString::fromStdString(o.title).toHtmlEscaped()) +
-                   describeEvent(events[std::size_t(r.event)], o.prediction.report.unitless)
+                   describeEvent(e, o.prediction.report.unitless)
                        .toHtmlEscaped()
                        .replace(QLatin1Char('\n'), QStringLiteral("<br>"));
-    if (events[std::size_t(r.event)].lane == Lane::Compute)
-        text += QStringLiteral("<br>") +
-                memoryAfterText(o.prediction, events[std::size_t(r.event)]).toHtmlEscaped();
-    if (m_result->overlay && m_result->overlay->outcome == std::size_t(r.panel) && m_result->measured) {
+    if (e.lane == Lane::Compute)
+        text += QStringLiteral("<br>") + memoryAfterText(o.prediction, e).toHtmlEscaped();
+    if (m_result->overlay && m_result->overlay->outcome == std::size_t(hit->panel) &&
+        std::size_t(hit->event) < m_measuredOf.size() && m_measuredOf[std::size_t(hit->event)] >= 0) {
         // The measured counterpart, when the trace has one.
-        const TimelineEvent& p = events[std::size_t(r.event)];
-        for (const TimelineEvent& m : m_result->measured->events)
-            if (m.op == p.op && m.device == p.device && m.lane == p.lane) {
-                text += QStringLiteral("<br><span style='color:#d62728'>measured: ") +
-                        describeEvent(m, false).section(QLatin1Char('\n'), 1).toHtmlEscaped() +
-                        QStringLiteral("</span>");
-                break;
-            }
+        const TimelineEvent& m =
+            m_result->measured->events[std::size_t(m_measuredOf[std::size_t(hit->event)])];
+        text += QStringLiteral("<br><span style='color:#d62728'>measured: ") +
+                describeEvent(m, false).section(QLatin1Char('\n'), 1).toHtmlEscaped() +
+                QStringLiteral("</span>");
     }
     return text;
 }
@@ -280,15 +304,14 @@ void GanttView::clearSelection() {
 
 void GanttView::paintHighlights(QPainter& painter) const {
     if (!m_selection) return;
-    const int self = rectOfEvent(m_selection->first, m_selection->second);
-    if (self < 0) return;
-    const SceneRect& s = m_scene.rects[std::size_t(self)];
-    auto outline = [&](const SceneRect& r, const QColor& color, Qt::PenStyle style) {
+    const QRectF s = boxOf(m_selection->first, m_selection->second);
+    if (s.isNull()) return;
+    auto outline = [&](const QRectF& r, const QColor& color, Qt::PenStyle style) {
         QPen pen(color, 1.6, style);
         pen.setJoinStyle(Qt::MiterJoin);
         painter.setPen(pen);
         painter.setBrush(Qt::NoBrush);
-        painter.drawRect(QRectF(r.x - 1, r.y - 1, r.w + 2, r.h + 2));
+        painter.drawRect(r.adjusted(-1, -1, 1, 1));
     };
     auto arrow = [&](QPointF from, QPointF to, const QColor& color, Qt::PenStyle style) {
         painter.setPen(QPen(color, 1.3, style));
@@ -305,18 +328,16 @@ void GanttView::paintHighlights(QPainter& painter) const {
     const QColor producer(0x11, 0x11, 0x11);
     const QColor consumer(0x6a, 0x3d, 0x9a);
     for (int e : m_producers) {
-        const int i = rectOfEvent(m_selection->first, e);
-        if (i < 0) continue;
-        const SceneRect& r = m_scene.rects[std::size_t(i)];
+        const QRectF r = boxOf(m_selection->first, e);
+        if (r.isNull()) continue;
         outline(r, producer, Qt::SolidLine);
-        arrow(QPointF(r.x + r.w, r.y + r.h / 2), QPointF(s.x, s.y + s.h / 2), producer, Qt::SolidLine);
+        arrow(QPointF(r.right(), r.center().y()), QPointF(s.left(), s.center().y()), producer, Qt::SolidLine);
     }
     for (int e : m_consumers) {
-        const int i = rectOfEvent(m_selection->first, e);
-        if (i < 0) continue;
-        const SceneRect& r = m_scene.rects[std::size_t(i)];
+        const QRectF r = boxOf(m_selection->first, e);
+        if (r.isNull()) continue;
         outline(r, consumer, Qt::DashLine);
-        arrow(QPointF(s.x + s.w, s.y + s.h / 2), QPointF(r.x, r.y + r.h / 2), consumer, Qt::DashLine);
+        arrow(QPointF(s.right(), s.center().y()), QPointF(r.left(), r.center().y()), consumer, Qt::DashLine);
     }
     outline(s, QColor(0xff, 0xc1, 0x07), Qt::SolidLine);
 }
@@ -326,7 +347,9 @@ void GanttView::paintEvent(QPaintEvent*) {
     painter.fillRect(viewport()->rect(), Qt::white);
     m_lastPaintFolded = false;
     m_lastPaintItems = 0;
-    if (m_scene.rects.empty() && m_scene.texts.empty()) {
+    m_lastPaintCriticalBars = 0;
+    m_lastPaintIdleGaps = 0;
+    if (!m_hasChart) {
         painter.setPen(QColor(0x70, 0x70, 0x70));
         const QString text =
             !m_layoutError.isEmpty()
@@ -339,18 +362,42 @@ void GanttView::paintEvent(QPaintEvent*) {
     }
     painter.setRenderHint(QPainter::Antialiasing);
     painter.setRenderHint(QPainter::TextAntialiasing);
-    painter.translate(-horizontalScrollBar()->value(), -verticalScrollBar()->value());
     painter.scale(m_k, m_k);
-    const QPointF topLeft = toScene(QPoint(0, 0));
-    const QRectF visible(topLeft, QSizeF(viewport()->width() / m_k, viewport()->height() / m_k));
-    if (m_rows.empty()) {
-        render::paintScene(painter, m_scene, &visible);
-        m_lastPaintItems = m_scene.rects.size();
-    } else {
-        paintFolded(painter, visible);
-    }
-    paintOverlays(painter, visible);
+    const double top = verticalScrollBar()->value() / m_k;
+    painter.translate(0, -top);
+    const QRectF visible(0, top, viewport()->width() / m_k, viewport()->height() / m_k);
+
+    // What does not move horizontally: background, headers, row labels, legend, notes.
+    const render::PaintOptions screen{true}; // whole pixels: a million-op chart repaints in a frame
+    render::paintScene(painter, m_decor, &visible, screen);
+
+    // The plot: the visible window's bars through core's draw lists, clipped to the plot.
+    ChartWindow window;
+    window.mapping = m_mapping;
+    window.x0 = plotLeft();
+    window.x1 = plotRight();
+    window.y0 = visible.top();
+    window.y1 = visible.bottom();
+    window.pixelsPerUnit = m_k;
+    window.minPx = kMinBarPx;
+    Scene plot;
+    plot.fontFamily = m_decor.fontFamily;
+    const ChartWindowStats stats = m_rows.appendVisible(plot, m_frame, window);
+    m_lastPaintFolded = stats.folds > 0;
+    m_lastPaintItems = stats.bars + stats.folds;
+    const double t0 = m_mapping.xToTime(window.x0), t1 = m_mapping.xToTime(window.x1);
+    painter.save();
+    painter.setClipRect(QRectF(window.x0, visible.top(), window.x1 - window.x0, visible.height()));
+    render::paintScene(painter, plot, &visible, screen);
+    paintOverlays(painter, t0, t1, visible.top(), visible.bottom());
     paintHighlights(painter);
+    painter.restore();
+
+    // The axis: ticks for the window, in the chart's unit.
+    Scene axis;
+    axis.fontFamily = m_decor.fontFamily;
+    appendAxis(axis, m_frame, m_mapping, t0, t1);
+    render::paintScene(painter, axis, &visible);
 }
 
 void GanttView::setShowCriticalPath(bool on) {
@@ -377,142 +424,116 @@ const std::vector<IdleInterval>& GanttView::idleGaps(int panel) const {
     return it->second;
 }
 
-void GanttView::ensureGeometry() const {
-    if (m_geometryBuilt || !m_result) return;
-    m_geometryBuilt = true;
-    for (std::size_t i = 0; i < m_scene.rects.size(); ++i) {
-        const SceneRect& r = m_scene.rects[i];
-        if (!isBar(r) || std::size_t(r.panel) >= m_result->outcomes.size()) continue;
-        const auto& events = m_result->outcomes[std::size_t(r.panel)].prediction.timeline.events;
-        if (std::size_t(r.event) >= events.size()) continue;
-        auto& rects = m_eventRects[r.panel];
-        if (rects.empty()) rects.assign(events.size(), -1);
-        rects[std::size_t(r.event)] = int(i);
-        const TimelineEvent& e = events[std::size_t(r.event)];
-        if (r.role == RectRole::Op && e.lane == Lane::Compute)
-            m_deviceRows.try_emplace({r.panel, e.device}, r.y, r.h);
+const std::vector<std::size_t>& GanttView::idleGapsOf(int panel, int device) const {
+    static const std::vector<std::size_t> none;
+    auto [it, added] = m_idleByDevice.try_emplace(panel);
+    if (added) {
+        // Gaps of one device do not overlap: in start order, their ends are in order too.
+        const std::vector<IdleInterval>& gaps = idleGaps(panel);
+        for (std::size_t i = 0; i < gaps.size(); ++i) {
+            if (gaps[i].device < 0) continue;
+            if (std::size_t(gaps[i].device) >= it->second.size())
+                it->second.resize(std::size_t(gaps[i].device) + 1);
+            it->second[std::size_t(gaps[i].device)].push_back(i);
+        }
+        for (auto& list : it->second)
+            std::stable_sort(list.begin(), list.end(),
+                             [&](std::size_t a, std::size_t b) { return gaps[a].start < gaps[b].start; });
     }
+    return device >= 0 && std::size_t(device) < it->second.size() ? it->second[std::size_t(device)] : none;
 }
 
 QRectF GanttView::idleRect(int panel, const IdleInterval& iv) const {
-    ensureGeometry();
-    const auto row = m_deviceRows.find({panel, iv.device});
-    const auto [a, b] = timeMapping();
-    if (row == m_deviceRows.end() || b <= 0) return {};
-    return QRectF(a + b * iv.start, row->second.first, b * iv.duration(), row->second.second);
+    if (!m_hasChart || panel < 0 || std::size_t(panel) >= m_frame.panels.size()) return {};
+    const ChartFramePanel& fp = m_frame.panels[std::size_t(panel)];
+    if (iv.device < 0 || iv.device >= fp.rows) return {};
+    const ChartFrameRow& row = m_frame.rows[std::size_t(fp.firstRow + iv.device)];
+    const TimeMapping fit = fitMapping();
+    return QRectF(fit.timeToX(iv.start), row.y, fit.pxPerUs * iv.duration(), m_frame.rowHeight);
 }
 
-void GanttView::paintOverlays(QPainter& painter, const QRectF& visible) {
-    m_lastPaintCriticalBars = 0;
-    m_lastPaintIdleGaps = 0;
+void GanttView::paintOverlays(QPainter& painter, double t0, double t1, double y0, double y1) {
     if (!m_result || (!m_showCriticalPath && !m_showIdleCauses)) return;
-    ensureGeometry();
-    const auto [a, b] = timeMapping();
-    for (std::size_t panel = 0; panel < m_result->outcomes.size(); ++panel) {
-        if (m_showIdleCauses && b > 0) {
+    for (std::size_t panel = 0; panel < m_frame.panels.size(); ++panel) {
+        const ChartFramePanel& fp = m_frame.panels[panel];
+        if (fp.rows == 0 || fp.bottom < y0 || fp.top > y1) continue;
+        if (m_showIdleCauses) {
             painter.setPen(Qt::NoPen);
-            for (const IdleInterval& iv : idleGaps(int(panel))) {
-                const auto row = m_deviceRows.find({int(panel), iv.device});
-                if (row == m_deviceRows.end()) continue;
-                const QRectF r(a + b * iv.start, row->second.first, b * iv.duration(), row->second.second);
-                if (!r.intersects(visible)) continue;
-                QColor tint = idleColor(iv.cause);
-                tint.setAlpha(40);
-                painter.fillRect(r, tint);
-                QBrush hatch(idleColor(iv.cause), Qt::BDiagPattern);
-                // Hatching in device pixels keeps its density at every zoom.
-                hatch.setTransform(QTransform::fromScale(1 / m_k, 1 / m_k));
-                painter.fillRect(r, hatch);
-                ++m_lastPaintIdleGaps;
+            const std::vector<IdleInterval>& gaps = idleGaps(int(panel));
+            for (int d = 0; d < fp.rows; ++d) {
+                const ChartFrameRow& row = m_frame.rows[std::size_t(fp.firstRow + d)];
+                if (row.y > y1 || row.y + m_frame.rowHeight < y0) continue;
+                const std::vector<std::size_t>& list = idleGapsOf(int(panel), d);
+                // The first gap ending after t0, then on while they start before t1.
+                auto it = std::partition_point(list.begin(), list.end(),
+                                               [&](std::size_t i) { return gaps[i].end <= t0; });
+                for (; it != list.end() && gaps[*it].start < t1; ++it) {
+                    const IdleInterval& iv = gaps[*it];
+                    const QRectF r(m_mapping.timeToX(iv.start), row.y, m_mapping.pxPerUs * iv.duration(),
+                                   m_frame.rowHeight);
+                    QColor tint = idleColor(iv.cause);
+                    tint.setAlpha(40);
+                    painter.fillRect(r, tint);
+                    QBrush hatch(idleColor(iv.cause), Qt::BDiagPattern);
+                    // Hatching in device pixels keeps its density at every zoom.
+                    hatch.setTransform(QTransform::fromScale(1 / m_k, 1 / m_k));
+                    painter.fillRect(r, hatch);
+                    ++m_lastPaintIdleGaps;
+                }
             }
         }
         if (m_showCriticalPath) {
-            const auto rects = m_eventRects.find(int(panel));
-            if (rects == m_eventRects.end()) continue;
+            const std::vector<std::size_t>& path = criticalPathEvents(int(panel));
+            const auto& events = m_result->outcomes[panel].prediction.timeline.events;
             QPen pen(QColor(0xd6, 0x27, 0x28), 1.8);
             pen.setJoinStyle(Qt::MiterJoin);
             painter.setPen(pen);
             painter.setBrush(Qt::NoBrush);
-            const SceneRect* previous = nullptr;
-            for (const std::size_t e : criticalPathEvents(int(panel))) {
-                const int i = e < rects->second.size() ? rects->second[e] : -1;
-                if (i < 0) continue;
-                const SceneRect& r = m_scene.rects[std::size_t(i)];
-                const QRectF box(r.x, r.y, r.w, r.h);
-                if (box.intersects(visible)) {
+            // The path's ops follow each other in time: search to the window, and draw from the
+            // op before it to the one after it so the links crossing the edges show too.
+            auto first = std::partition_point(path.begin(), path.end(), [&](std::size_t e) {
+                return e < events.size() && events[e].end < t0;
+            });
+            if (first != path.begin()) --first;
+            QRectF previous;
+            for (auto it = first; it != path.end(); ++it) {
+                const QRectF box = boxOf(int(panel), int(*it));
+                if (box.isNull()) continue;
+                if (box.right() >= m_mapping.timeToX(t0) && box.left() <= m_mapping.timeToX(t1) &&
+                    box.bottom() >= y0 && box.top() <= y1) {
                     painter.drawRect(box);
                     ++m_lastPaintCriticalBars;
                 }
-                if (previous && previous->y != r.y)
-                    painter.drawLine(QPointF(previous->x + previous->w, previous->y + previous->h / 2),
-                                     QPointF(r.x, r.y + r.h / 2));
-                previous = &r;
+                if (!previous.isNull() && previous.y() != box.y())
+                    painter.drawLine(QPointF(previous.right(), previous.center().y()),
+                                     QPointF(box.left(), box.center().y()));
+                previous = box;
+                if (events[*it].start > t1) break;
             }
         }
     }
 }
 
-QString GanttView::idleToolTipAt(const QPointF& p) const {
-    if (!m_showIdleCauses || !m_result) return {};
-    ensureGeometry();
-    const auto [a, b] = timeMapping();
-    if (b <= 0) return {};
-    const double t = (p.x() - a) / b;
-    for (const auto& [key, row] : m_deviceRows) {
-        if (p.y() < row.first || p.y() > row.first + row.second) continue;
-        const auto& o = m_result->outcomes[std::size_t(key.first)];
-        for (const IdleInterval& iv : idleGaps(key.first))
-            if (iv.device == key.second && t >= iv.start && t <= iv.end)
-                return QStringLiteral("<b>%1</b> · D%2<br>")
-                           .arg(QString::fromStdString(o.title).toHtmlEscaped())
-                           .arg(iv.device) +
-                       describeIdle(iv, o.prediction.timeline, o.prediction.report.unitless).toHtmlEscaped();
-    }
-    return {};
-}
-
-void GanttView::paintFolded(QPainter& painter, const QRectF& visible) {
-    // Level of detail (Tracy's draw lists, core/layout/draw_list.h): per visible row, bars wide
-    // enough to see are drawn as laid out and runs of narrower ones fold into one box. The work
-    // is proportional to what is visible, not to the schedule. Decoration, lines and labels are
-    // the scene's own; texts come last so labels stay over the bars.
-    m_lastPaintFolded = true;
-    Scene frame;
-    frame.width = m_scene.width;
-    frame.height = m_scene.height;
-    frame.fontFamily = m_scene.fontFamily;
-    frame.rects = m_decor.rects;
-    const auto [a, b] = timeMapping();
-    if (b > 0) {
-        DrawWindow window;
-        window.t0 = (visible.left() - a) / b;
-        window.t1 = (visible.right() - a) / b;
-        window.pxPerUs = b * m_k;
-        window.minPx = 3;
-        for (const Row& row : m_rows) {
-            if (row.y > visible.bottom() || row.y + row.h < visible.top() || row.events.empty()) continue;
-            for (const DrawItem& item : buildDrawList(row.events, window)) {
-                const SceneRect& first = m_scene.rects[std::size_t(row.rects[item.first])];
-                if (item.type == DrawItem::Type::Event) {
-                    frame.rects.push_back(first);
-                    continue;
-                }
-                SceneRect fold = first;
-                fold.x = a + b * item.start;
-                fold.w = std::max(b * (item.end - item.start), 1.0 / m_k);
-                // A fold is darker than its bars: it stands for many of them.
-                fold.fill = mixColor(first.fill, Color{0x30, 0x30, 0x30, 255}, 0.35);
-                fold.stroke = Color{0, 0, 0, 0};
-                fold.tooltip = std::to_string(item.count) + " ops";
-                frame.rects.push_back(fold);
-            }
-        }
-    }
-    for (int i : m_otherBars) frame.rects.push_back(m_scene.rects[std::size_t(i)]);
-    m_lastPaintItems = frame.rects.size() - m_decor.rects.size();
-    frame.lines = m_decor.lines;
-    frame.texts = m_decor.texts;
-    render::paintScene(painter, frame, &visible);
+QString GanttView::idleToolTipAt(const QPoint& viewportPos) const {
+    if (!m_showIdleCauses || !m_result || !m_hasChart) return {};
+    const QPointF p(viewportPos.x() / m_k, (viewportPos.y() + verticalScrollBar()->value()) / m_k);
+    if (p.x() < plotLeft() || p.x() > plotRight()) return {};
+    int lane = 0;
+    const int row = m_frame.rowAt(p.y(), lane);
+    if (row < 0 || lane != 0) return {};
+    const ChartFrameRow& r = m_frame.rows[std::size_t(row)];
+    const double t = m_mapping.xToTime(p.x());
+    const std::vector<IdleInterval>& gaps = idleGaps(r.panel);
+    const std::vector<std::size_t>& list = idleGapsOf(r.panel, r.device);
+    const auto it =
+        std::partition_point(list.begin(), list.end(), [&](std::size_t i) { return gaps[i].end < t; });
+    if (it == list.end() || gaps[*it].start > t) return {};
+    const IdleInterval& iv = gaps[*it];
+    const auto& o = m_result->outcomes[std::size_t(r.panel)];
+    return QStringLiteral("<b>%1</b> · D%2<br>")
+               .arg(QString::fromStdString(o.title).toHtmlEscaped())
+               .arg(iv.device) +
+           describeIdle(iv, o.prediction.timeline, o.prediction.report.unitless).toHtmlEscaped();
 }
 
 void GanttView::wheelEvent(QWheelEvent* event) {
@@ -581,7 +602,7 @@ void GanttView::mouseMoveEvent(QMouseEvent* event) {
     if ((event->pos() - m_pressPos).manhattanLength() > 3) m_moved = true;
     if (m_drag == Drag::Pan) {
         const QPoint d = event->pos() - m_lastPos;
-        horizontalScrollBar()->setValue(horizontalScrollBar()->value() - d.x());
+        if (m_hasChart && d.x() != 0) setMapping(m_mapping.panned(d.x() / m_k));
         verticalScrollBar()->setValue(verticalScrollBar()->value() - d.y());
     } else if (m_drag == Drag::Band && m_band) {
         const QRect r = QRect(m_pressPos, event->pos()).normalized();
@@ -599,29 +620,20 @@ void GanttView::mouseReleaseEvent(QMouseEvent* event) {
         m_band->hide();
         const int x0 = std::min(m_pressPos.x(), event->pos().x());
         const int x1 = std::max(m_pressPos.x(), event->pos().x());
-        if (x1 - x0 >= 4) {
-            // Zoom so the band's time range fills the viewport, its left edge at the left.
-            const auto [a0, b0] = timeMapping();
-            if (b0 > 0) {
-                const double t0 = (toScene(QPoint(x0, 0)).x() - a0) / b0;
-                const double plotPx = std::max(50.0, viewport()->width() - a0 * m_k - 10.0);
-                const double factor = plotPx / double(x1 - x0);
-                m_zoom = std::clamp(m_zoom * factor, kMinZoom, kMaxZoom);
-                relayout();
-                const auto [a1, b1] = timeMapping();
-                // The band's start lands where the time axis starts at fit.
-                horizontalScrollBar()->setValue(int(std::lround(b1 * t0 * m_k)));
-                emit zoomChanged(m_zoom);
-            }
+        if (x1 - x0 >= 4 && m_hasChart) {
+            // The band's time range fills the plot, its start at the plot's left edge.
+            const double t0 = m_mapping.xToTime(x0 / m_k), t1 = m_mapping.xToTime(x1 / m_k);
+            TimeMapping m = m_mapping;
+            m.pxPerUs = m_frame.plotWidth / (t1 - t0);
+            m.originTime = t0;
+            setMapping(m);
+            emit zoomChanged(zoom());
         }
     } else if (drag == Drag::Pan && !m_moved) {
-        const int i = rectAt(event->pos());
-        if (i >= 0) {
-            const SceneRect& r = m_scene.rects[std::size_t(i)];
-            selectEvent(r.panel, r.event);
-        } else {
+        if (const auto hit = eventAt(event->pos()))
+            selectEvent(hit->panel, hit->event);
+        else
             clearSelection();
-        }
     }
     event->accept();
 }

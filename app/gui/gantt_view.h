@@ -1,17 +1,24 @@
 #pragma once
-// The central chart: every shown schedule stacked on one shared time axis, drawn from the one
-// Scene that exports use too. Horizontal zoom re-lays the chart out at a wider width (text keeps
-// its size; the axis gets finer ticks); the viewport paints only what is visible. Wheel, +/-
-// zoom around the cursor; drag or arrows pan; Shift+drag (or right drag) zooms to a rubber band;
-// F fits. Hovering a bar shows its op; clicking it highlights what it waits for and what waits
-// for it. Optional overlays: each schedule's critical path outlined, and idle gaps tinted and
-// hatched by cause (hover one for what it waits on).
+// The central chart: every shown schedule stacked on one shared time axis. It paints through
+// core's windowed chart (layout/chart_rows.h): the frame (headers, rows, legend, axis) is laid
+// out once per result and width, the rows of events once per result, and each frame draws only
+// the bars of the visible window (runs narrower than 3 px folded), so zooming, panning,
+// hovering and clicking cost what is on screen, not the size of the schedule. At fit it draws
+// exactly the Scene that exports draw (scene()).
+//
+// Wheel, +/- zoom around the cursor; drag or arrows pan; Shift+drag (or right drag) zooms to a
+// rubber band; F fits. Hovering a bar shows its op; clicking it highlights what it waits for and
+// what waits for it. Optional overlays: each schedule's critical path outlined, and idle gaps
+// tinted and hatched by cause (hover one for what it waits on).
 
 #include "eval/chart_composition.h"
 #include "gui/models/analysis_runner.h"
 #include "gui/models/chart_overlays.h"
 #include "gui/models/op_details.h"
+#include "layout/chart_frame.h"
+#include "layout/chart_rows.h"
 #include "layout/scene.h"
+#include "layout/time_mapping.h"
 
 #include <QAbstractScrollArea>
 #include <map>
@@ -32,15 +39,23 @@ class GanttView : public QAbstractScrollArea {
     void setSettings(const ChartSettings& settings);
     const ChartSettings& settings() const { return m_settings; }
 
-    /// The scene on screen (laid out at the current zoom).
-    const Scene& scene() const { return m_scene; }
-    double zoom() const { return m_zoom; }
+    /// The whole chart as exports draw it, at the view's width and fit: built on first use after
+    /// a change (linear in ops; the screen itself paints from the windowed model). Scene
+    /// coordinates are points of this chart.
+    const Scene& scene() const;
+    /// Zoom relative to fit (1 = the whole time axis across the plot).
+    double zoom() const;
     /// Screen pixels per scene point (the logical DPI over 72).
     double pixelsPerPoint() const { return m_k; }
-    /// Scene point under a viewport position.
+    /// Scene point under a viewport position: y through the vertical scroll, x through the
+    /// current time mapping (the time under the position, where scene() draws that time).
     QPointF toScene(const QPoint& viewportPos) const;
-    /// Viewport position of a scene point.
+    /// Viewport position of a scene point (the inverse).
     QPointF fromScene(const QPointF& scenePos) const;
+    /// The frame and time mapping on screen, and the windowed rows (for tests and tools).
+    const ChartFrame& frame() const { return m_frame; }
+    const TimeMapping& mapping() const { return m_mapping; }
+    const ChartRows& chartRows() const { return m_rows; }
     /// True when the last paint folded sub-pixel bars (level of detail).
     bool lastPaintFolded() const { return m_lastPaintFolded; }
     /// Draw items painted last time (bars and folds), for tests of the level of detail.
@@ -54,8 +69,8 @@ class GanttView : public QAbstractScrollArea {
     const std::vector<int>& producerEvents() const { return m_producers; }
     const std::vector<int>& consumerEvents() const { return m_consumers; }
 
-    /// The bar at a viewport position: index into scene().rects, -1 when none.
-    int rectAt(const QPoint& viewportPos) const;
+    /// The bar at a viewport position (logarithmic in its row's events).
+    std::optional<ChartHit> eventAt(const QPoint& viewportPos) const;
     /// Tooltip text of a viewport position ("" when not over a bar).
     QString toolTipAt(const QPoint& viewportPos) const;
 
@@ -75,8 +90,8 @@ class GanttView : public QAbstractScrollArea {
     std::size_t lastPaintCriticalBars() const { return m_lastPaintCriticalBars; }
     std::size_t lastPaintIdleGaps() const { return m_lastPaintIdleGaps; }
 
-    /// Paints above this many rects go through level-of-detail folding.
-    static constexpr std::size_t kFoldAbove = 4000;
+    /// Deepest zoom, relative to fit.
+    static constexpr double kMaxZoom = 65536.0;
 
   public slots:
     void zoomIn();
@@ -102,36 +117,43 @@ class GanttView : public QAbstractScrollArea {
     void scrollContentsBy(int dx, int dy) override;
 
   private:
-    void relayout();
+    /// Per result or settings: panels, content and rows (linear in events), then the frame.
+    void rebuild();
+    /// Per width: the frame and its decoration, then the mapping at `zoom` (relative to fit),
+    /// or at `pxPerUs` when positive, with `leftTime` at the plot's left edge.
+    void relayoutFrame(double zoom, double leftTime, double pxPerUs = 0);
+    /// Sets the mapping (clamped to the axis and the zoom range) and the scroll bars.
+    void setMapping(const TimeMapping& mapping);
     void updateScrollBars();
-    /// Linear time mapping of the current scene: x = a + b * t (b = 0 when unknown).
-    std::pair<double, double> timeMapping() const;
+    TimeMapping fitMapping() const;
+    /// The plot's x range on screen, in points, and the times it shows.
+    double plotLeft() const { return m_frame.plotLeft - 1; }
+    double plotRight() const { return m_frame.plotLeft + m_frame.plotWidth + 1; }
     void paintHighlights(QPainter& painter) const;
-    void paintOverlays(QPainter& painter, const QRectF& visible);
-    /// Rect of every event of `panel` and the (y, h) of every device row, built on first use.
-    void ensureGeometry() const;
-    QString idleToolTipAt(const QPointF& scenePos) const;
-    void paintFolded(QPainter& painter, const QRectF& visible);
-    void buildRows();
-    int rectOfEvent(int panel, int event) const;
+    void paintOverlays(QPainter& painter, double t0, double t1, double y0, double y1);
+    QString idleToolTipAt(const QPoint& viewportPos) const;
+    /// Idle gaps of (panel, device) in time order (indices into idleGaps(panel)), on first use.
+    const std::vector<std::size_t>& idleGapsOf(int panel, int device) const;
+    QRectF boxOf(int panel, int event) const;
 
     AnalysisPtr m_result;
     ChartSettings m_settings;
-    Scene m_scene;
-    double m_zoom = 1.0;
     double m_k = 1.0; ///< pixels per point
     QString m_layoutError;
-    /// Level of detail for big charts: the scene without bars, and per device row the compute
-    /// events in time order with their rects.
-    struct Row {
-        int panel = 0;
-        double y = 0, h = 0;
-        std::vector<TimelineEvent> events; ///< sorted by start (what buildDrawList reads)
-        std::vector<int> rects;            ///< scene rect of each of `events`
-    };
-    Scene m_decor;
-    std::vector<int> m_otherBars; ///< bars not in a row (comm lane, measured outlines)
-    std::vector<Row> m_rows;
+
+    // The windowed chart.
+    std::vector<ChartPanel> m_panels;
+    ChartOptions m_options;
+    ChartContent m_content;
+    ChartRows m_rows;
+    ChartFrame m_frame;
+    Scene m_decor; ///< background, headers, row labels, legend, notes: what does not move
+    bool m_hasChart = false;
+    TimeMapping m_mapping; ///< time to x in points of the frame
+    bool m_syncingScroll = false;
+    mutable std::optional<Scene> m_scene; ///< scene(), built on demand
+    std::vector<int> m_measuredOf;        ///< overlay panel: predicted event -> measured event, -1
+
     bool m_lastPaintFolded = false;
     std::size_t m_lastPaintItems = 0;
     std::optional<std::pair<int, int>> m_selection;
@@ -139,15 +161,12 @@ class GanttView : public QAbstractScrollArea {
     std::vector<int> m_consumers;
     std::map<int, std::unique_ptr<EventDependencies>> m_dependencies; ///< per panel, built on first click
 
-    // Overlays: analyses per panel (kept across relayouts) and geometry per layout.
+    // Overlays: analyses per panel, computed on first use and kept until the result changes.
     bool m_showCriticalPath = false;
     bool m_showIdleCauses = false;
     mutable std::map<int, std::vector<std::size_t>> m_criticalPaths;
     mutable std::map<int, std::vector<IdleInterval>> m_idleGaps;
-    mutable bool m_geometryBuilt = false;
-    mutable std::map<int, std::vector<int>> m_eventRects; ///< [panel][event] -> rect, -1
-    mutable std::map<std::pair<int, int>, std::pair<double, double>>
-        m_deviceRows; ///< (panel, device) -> (y, h)
+    mutable std::map<int, std::vector<std::vector<std::size_t>>> m_idleByDevice; ///< [panel][device]
     std::size_t m_lastPaintCriticalBars = 0;
     std::size_t m_lastPaintIdleGaps = 0;
 

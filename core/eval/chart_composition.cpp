@@ -13,50 +13,7 @@ bool isEventBar(const SceneRect& r) {
            r.kind != kMeasuredKind;
 }
 
-void addMeasuredOutlines(Scene& scene, int panel, const Timeline& predicted, const Timeline& measured,
-                         const OverlayReport& report) {
-    // Measured event of each predicted event, from core's matching.
-    std::vector<int> measuredOf(predicted.events.size(), -1);
-    for (const OpDeviation& d : report.ops)
-        if (d.predictedEvent < measuredOf.size() && d.measuredEvent < measured.events.size())
-            measuredOf[d.predictedEvent] = int(d.measuredEvent);
-    // A bar's own mapping from time to x: the layout is linear in time on one shared axis.
-    double scale = 0;
-    for (const SceneRect& r : scene.rects) {
-        if (r.panel != panel || !isEventBar(r) || std::size_t(r.event) >= predicted.events.size()) continue;
-        const double d = predicted.events[std::size_t(r.event)].duration();
-        if (d > 0 && r.w > 0) {
-            scale = r.w / d;
-            break;
-        }
-    }
-    if (scale <= 0) return;
-    std::vector<SceneRect> outlines;
-    for (const SceneRect& r : scene.rects) {
-        if (r.panel != panel || !isEventBar(r) || std::size_t(r.event) >= predicted.events.size()) continue;
-        const int mi = measuredOf[std::size_t(r.event)];
-        if (mi < 0) continue;
-        const TimelineEvent& p = predicted.events[std::size_t(r.event)];
-        const TimelineEvent& m = measured.events[std::size_t(mi)];
-        SceneRect o;
-        o.x = r.x + (m.start - report.alignOffset - p.start) * scale;
-        o.w = m.duration() * scale;
-        o.y = r.y - 0.5;
-        o.h = r.h + 1.0;
-        o.fill = Color{0, 0, 0, 0};
-        o.stroke = Color{0xd6, 0x27, 0x28, 255};
-        o.strokeWidth = 0.9;
-        o.role = RectRole::Op;
-        o.kind = kMeasuredKind;
-        o.event = r.event;
-        o.panel = panel;
-        outlines.push_back(std::move(o));
-    }
-    scene.rects.insert(scene.rects.end(), outlines.begin(), outlines.end());
-}
-
-Scene buildChartScene(const AnalysisResult& result, const ChartSettings& settings, double widthPt) {
-    if (result.outcomes.empty()) return Scene{};
+std::vector<ChartPanel> chartPanels(const AnalysisResult& result, const ChartSettings& settings) {
     std::vector<ChartPanel> panels;
     panels.reserve(result.outcomes.size());
     for (const ScheduleOutcome& o : result.outcomes) {
@@ -65,6 +22,14 @@ Scene buildChartScene(const AnalysisResult& result, const ChartSettings& setting
         panel.title = o.title;
         panels.push_back(std::move(panel));
     }
+    if (settings.overlay && result.overlay && result.measured && result.overlay->outcome < panels.size()) {
+        panels[result.overlay->outcome].measured = result.measured.get();
+        panels[result.overlay->outcome].overlay = &result.overlay->report;
+    }
+    return panels;
+}
+
+ChartOptions chartOptions(const AnalysisResult& result, const ChartSettings& settings, double widthPt) {
     ChartOptions options;
     options.palette = settings.palette;
     options.widthPt = widthPt;
@@ -74,6 +39,7 @@ Scene buildChartScene(const AnalysisResult& result, const ChartSettings& setting
     options.labels = settings.labels;
     options.title = settings.title;
     options.tooltips = settings.tooltips;
+    if (result.outcomes.empty()) return options;
     options.timeUnit =
         result.outcomes.front().prediction.report.unitless ? TimeUnit::Units : TimeUnit::Microseconds;
     if (settings.overlay && result.overlay && result.overlay->outcome < result.outcomes.size()) {
@@ -83,13 +49,10 @@ Scene buildChartScene(const AnalysisResult& result, const ChartSettings& setting
             options.timeEnd = std::max(options.timeEnd, other.prediction.timeline.makespan());
         options.timeEnd = std::max(options.timeEnd, result.overlay->report.makespanMeasured);
     }
-    Scene scene = layoutGantt(panels, options);
-    if (settings.overlay && result.overlay && result.overlay->outcome < result.outcomes.size()) {
-        const ScheduleOutcome& o = result.outcomes[result.overlay->outcome];
-        if (result.measured)
-            addMeasuredOutlines(scene, int(result.overlay->outcome), o.prediction.timeline, *result.measured,
-                                result.overlay->report);
-    }
+    return options;
+}
+
+void appendChartNotes(Scene& scene, const AnalysisResult& result, const ChartSettings& settings) {
     // Notes under the chart: the measured overlay's key, then the cost assumptions (one line per
     // distinct setup; imported schedules share the project's).
     const Palette& pal = findPalette(settings.palette);
@@ -134,6 +97,13 @@ Scene buildChartScene(const AnalysisResult& result, const ChartSettings& setting
         for (SceneRect& r : scene.rects)
             if (r.role == RectRole::Background) r.h = scene.height;
     }
+}
+
+Scene buildChartScene(const AnalysisResult& result, const ChartSettings& settings, double widthPt) {
+    if (result.outcomes.empty()) return Scene{};
+    const std::vector<ChartPanel> panels = chartPanels(result, settings);
+    Scene scene = layoutGantt(panels, chartOptions(result, settings, widthPt));
+    appendChartNotes(scene, result, settings);
     return scene;
 }
 

@@ -6,6 +6,7 @@
 // export format draw this same Scene.
 
 #include "eval/evaluation.h"
+#include "layout/gantt_layout.h"
 #include "layout/scene.h"
 #include "sim/overlay.h"
 
@@ -24,8 +25,8 @@ struct ChartSettings {
     bool tooltips = true; ///< tooltip strings on the bars (the screen builds its own on hover)
 };
 
-/// `kind` of the outline rects added for measured events (role Op, no fill).
-inline constexpr char kMeasuredKind[] = "measured";
+/// `kind` of the outline rects core draws for measured events (role Op, no fill).
+inline constexpr const char* kMeasuredKind = kMeasuredOutlineKind;
 
 /// True for a rect that stands for one predicted event (a bar to hover and click).
 bool isEventBar(const SceneRect& rect);
@@ -35,10 +36,16 @@ bool isEventBar(const SceneRect& rect);
 /// palette).
 Scene buildChartScene(const AnalysisResult& result, const ChartSettings& settings, double widthPt);
 
-/// Add outline rects (kind kMeasuredKind, panel `panel`) for every measured event core matched
-/// to a predicted bar of that panel (`report.ops`), aligned by `report.alignOffset`; x comes from
-/// the bar's own time mapping.
-void addMeasuredOutlines(Scene& scene, int panel, const Timeline& predicted, const Timeline& measured,
-                         const OverlayReport& report);
+/// The panels of the chart of `result`: one per outcome, with the measured trace over its
+/// schedule when `settings.overlay`. They point into `result`.
+std::vector<ChartPanel> chartPanels(const AnalysisResult& result, const ChartSettings& settings);
+
+/// The layout options of that chart at `widthPt` (the axis reaches the measured end too).
+ChartOptions chartOptions(const AnalysisResult& result, const ChartSettings& settings, double widthPt);
+
+/// The notes under the chart: the measured overlay's key, then the cost assumptions. Grows
+/// `scene` (its height and background) by their lines. The screen adds them to its frame, the
+/// exports to the whole Scene.
+void appendChartNotes(Scene& scene, const AnalysisResult& result, const ChartSettings& settings);
 
 } // namespace stagecraft

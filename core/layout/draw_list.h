@@ -37,4 +37,11 @@ struct DrawWindow {
 /// or minPx is not positive and finite, or t0/t1 are not finite.
 std::vector<DrawItem> buildDrawList(std::span<const TimelineEvent> row, const DrawWindow& window);
 
+/// The same fold over a row held as parallel arrays (the windowed chart's tracks,
+/// chart_rows.h): starts[i] and ends[i] of event i, sorted by start and not overlapping (so the
+/// ends are sorted too). Items are appended to `out`, their `first` indexing the arrays. Same
+/// errors; ValidationError "drawlist.window" also when the arrays differ in length.
+void appendDrawList(std::span<const double> starts, std::span<const double> ends, const DrawWindow& window,
+                    std::vector<DrawItem>& out);
+
 } // namespace stagecraft

@@ -5,6 +5,7 @@
 // legend lists only what occurs. Every renderer draws the resulting Scene.
 
 #include "layout/scene.h"
+#include "sim/overlay.h"
 #include "sim/timeline.h"
 
 #include <span>
@@ -21,7 +22,15 @@ struct ChartPanel {
     const Timeline* timeline = nullptr;
     std::string title;    ///< empty: the schedule name of the timeline
     std::string subtitle; ///< empty: key figures (timelineSummary)
+    /// A measured run of the same schedule, drawn as outlines over the bars it matches: both
+    /// set, or neither. `overlay` (compareTimelines of timeline and measured) says which measured
+    /// event is which bar; an outline spans the measured times less overlay->alignOffset.
+    const Timeline* measured = nullptr;
+    const OverlayReport* overlay = nullptr;
 };
+
+/// `kind` of the outline rects of measured events (role Op, no fill, red stroke).
+inline constexpr char kMeasuredOutlineKind[] = "measured";
 
 struct ChartOptions {
     std::string palette = "paper"; ///< a style name (findPalette)
@@ -38,6 +47,8 @@ struct ChartOptions {
     TimeUnit timeUnit = TimeUnit::Microseconds;
 };
 
+/// The frame (headers, rows, axis, legend) is layoutChartFrame's (chart_frame.h), shared with the
+/// windowed screen chart (chart_rows.h).
 /// Throws ValidationError: "chart.panels" (none, or one without a timeline), "chart.width"
 /// (width not in [100, 100000] pt or too narrow for the labels), "chart.time" (timeEnd negative or
 /// not finite), "chart.devices" (a device index beyond 4096 rows), "chart.palette".
@@ -70,6 +81,12 @@ struct TimeAxis {
 /// Ticks for [0, end] with at most `maxTicks` intervals. Microseconds switch to ms from 2 ms and
 /// to s from 2 s. A non-positive or non-finite end is treated as 1.
 TimeAxis niceTimeAxis(double end, int maxTicks, TimeUnit unit);
+
+/// Ticks for the window [begin, end] of a chart whose axis ends at `chartEnd`: a step for the
+/// window's span (at most `maxTicks` intervals), ticks at the step's multiples inside the window,
+/// the display unit of the whole chart (so labels keep their unit while zooming). No ticks when
+/// the window is empty or not finite; a non-positive or non-finite chartEnd is treated as 1.
+TimeAxis windowTimeAxis(double begin, double end, int maxTicks, TimeUnit unit, double chartEnd);
 
 /// "12", "2.5", "0.125": up to `decimals` decimals, trailing zeros removed, never "-0".
 std::string formatNumber(double value, int decimals = 3);

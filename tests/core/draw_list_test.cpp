@@ -154,3 +154,23 @@ TEST_CASE("Draw lists of a million-event row match a linear fold and stay small"
     CHECK(covered == row.size());
     CHECK(overview.size() < 1000);
 }
+
+TEST_CASE("Draw lists over start and end arrays are the same fold", "[layout]") {
+    const std::vector<TimelineEvent> row = millionEvents();
+    std::vector<double> starts, ends;
+    for (const TimelineEvent& e : row) starts.push_back(e.start), ends.push_back(e.end);
+    const double total = row.back().end;
+    for (const DrawWindow& w : {DrawWindow{0, total, 1000 / total, 3},
+                                DrawWindow{total * 0.3, total * 0.31, 0.5, 3}, DrawWindow{-5, 40, 20, 3}}) {
+        std::vector<DrawItem> items{{DrawItem::Type::Event, -1, -1, 99, 1}}; // appended after this
+        appendDrawList(starts, ends, w, items);
+        const std::vector<DrawItem> expected = buildDrawList(row, w);
+        REQUIRE(items.size() == expected.size() + 1);
+        CHECK(items.front().first == 99);
+        CHECK(sameItems(std::vector<DrawItem>(items.begin() + 1, items.end()), expected));
+    }
+    std::vector<DrawItem> out;
+    CHECK_THROWS_WITH(appendDrawList(starts, std::span<const double>(ends.data(), 3), {0, 10, 1, 3}, out),
+                      "[drawlist.window] a draw row needs as many ends (3) as starts (1000000)");
+    CHECK_THROWS_AS(appendDrawList(starts, ends, {0, 10, 1, 0}, out), ValidationError);
+}

@@ -1,5 +1,6 @@
 // Responsiveness of one parameter edit: regenerate + simulate + measure every shown schedule
-// (analyze), lay the chart out (GanttView::setResult builds the Scene), and paint one frame of
+// (analyze), lay the chart out (GanttView::setResult builds the windowed chart: content, rows
+// of events, frame), and paint one frame of
 // it. Prints the median of each phase over 9 edits per case. Not part of the default test run (ctest -C
 // Bench, or run the executable).
 

@@ -153,6 +153,92 @@ class TestGuiRender : public QObject {
         QVERIFY(QFile::exists(request.path));
     }
 
+    void screenRectsSnapToWholePixels() {
+        // A stroked bar at fractional points, painted at 2 px per point: its border is the pixel
+        // columns and rows its edges fall in, its inside the fill, and nothing is blended.
+        Scene s;
+        s.width = 50;
+        s.height = 25;
+        const Color red{200, 0, 0, 255}, black{0, 0, 0, 255}, blue{0, 0, 200, 255};
+        s.rects.push_back({10.3, 10.6, 20.2, 8.4, red, black, 0.5, RectRole::Op, 0, 0, {}, {}});
+        s.rects.push_back({2.7, 2.2, 1.85, 3.1, blue, {}, 0, RectRole::Op, 1, 0, {}, {}}); // no stroke
+        auto paint = [&](bool snap) {
+            QImage image(100, 50, QImage::Format_RGB32);
+            image.fill(Qt::white);
+            QPainter painter(&image);
+            painter.setRenderHint(QPainter::Antialiasing);
+            painter.scale(2, 2);
+            render::paintScene(painter, s, nullptr, render::PaintOptions{snap});
+            return image;
+        };
+        const QImage snapped = paint(true);
+        // Device rect of the bar: x 20.6 .. 61, y 21.2 .. 38: border columns 20 and 61, rows 21, 38.
+        for (int y = 0; y < 50; ++y)
+            for (int x = 0; x < 100; ++x) {
+                const QColor c = snapped.pixelColor(x, y);
+                QColor expected = Qt::white;
+                if (x >= 20 && x <= 61 && y >= 21 && y <= 38)
+                    expected =
+                        (x == 20 || x == 61 || y == 21 || y == 38) ? QColor(0, 0, 0) : QColor(200, 0, 0);
+                // The unstroked rect: x 5.4 .. 9.1 -> columns 5..8, y 4.4 .. 10.6 -> rows 4..10.
+                if (x >= 5 && x < 9 && y >= 4 && y < 11) expected = QColor(0, 0, 200);
+                if (c != expected)
+                    QFAIL(qPrintable(QStringLiteral("pixel %1,%2 is %3, expected %4")
+                                         .arg(x)
+                                         .arg(y)
+                                         .arg(c.name(), expected.name())));
+            }
+        // Exports keep exact, antialiased geometry: the same scene blends its edges.
+        const QImage exact = paint(false);
+        QVERIFY(exact.pixelColor(20, 30) != QColor(0, 0, 0) && exact.pixelColor(20, 30) != QColor(Qt::white));
+    }
+
+    void penAndBrushFollowEveryRect() {
+        // Styles alternate rect by rect; the renderer sets pen and brush only on a change, so
+        // every rect must still get its own: fill only, fill and stroke, stroke only.
+        Scene s;
+        s.width = 120;
+        s.height = 20;
+        const Color red{200, 0, 0, 255}, green{0, 160, 0, 255}, black{0, 0, 0, 255}, none{0, 0, 0, 0};
+        for (int i = 0; i < 6; ++i) {
+            const double x = 20.0 * i;
+            switch (i % 3) {
+            case 0:
+                s.rects.push_back({x + 2, 2, 16, 16, red, {}, 0, RectRole::Op, i, 0, {}, {}});
+                break;
+            case 1:
+                s.rects.push_back({x + 2, 2, 16, 16, green, black, 2, RectRole::Op, i, 0, {}, {}});
+                break;
+            case 2:
+                s.rects.push_back({x + 2, 2, 16, 16, none, black, 2, RectRole::Op, i, 0, {}, {}});
+                break;
+            }
+        }
+        QImage image(120, 20, QImage::Format_RGB32);
+        image.fill(Qt::white);
+        QPainter painter(&image);
+        render::paintScene(painter, s);
+        painter.end();
+        for (int i = 0; i < 6; ++i) {
+            const int x = 20 * i;
+            const QColor centre = image.pixelColor(x + 10, 10), edge = image.pixelColor(x + 2, 10);
+            switch (i % 3) {
+            case 0:
+                QCOMPARE(centre, QColor(200, 0, 0));
+                QCOMPARE(edge, QColor(200, 0, 0));
+                break;
+            case 1:
+                QCOMPARE(centre, QColor(0, 160, 0));
+                QCOMPARE(edge, QColor(0, 0, 0));
+                break;
+            case 2:
+                QCOMPARE(centre, QColor(Qt::white));
+                QCOMPARE(edge, QColor(0, 0, 0));
+                break;
+            }
+        }
+    }
+
     void sceneColorsAndFonts() {
         QCOMPARE(render::sceneColor(Color{1, 2, 3, 4}), QColor(1, 2, 3, 4));
         const QFont font = render::sceneFont("Helvetica, \"Liberation Sans\", sans-serif");

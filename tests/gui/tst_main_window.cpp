@@ -30,8 +30,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
+#include <QWheelEvent>
 #include <QXmlStreamReader>
 #include <set>
+#include <tuple>
 
 using namespace stagecraft;
 using namespace stagecraft::gui;
@@ -448,10 +450,162 @@ class TestMainWindow : public QObject {
         m_window->document()->applyProject(big, QStringLiteral("big"));
         m_window->flushAnalysis();
         GanttView* view = m_window->ganttView();
-        QVERIFY(view->scene().rects.size() > GanttView::kFoldAbove);
+        QVERIFY(barCount(view->scene()) > 4000); // the big chart the old view folded above 4,000 bars
         view->viewport()->repaint();
         QVERIFY(view->lastPaintFolded());
         QVERIFY(view->lastPaintItems() < std::size_t(barCount(view->scene())) / 4);
+    }
+
+    void theScreenAtFitIsTheExportedChart() {
+        // The windowed model at fit, nothing folded, draws the export's bars at the export's
+        // places; and hovering the middle of each bar wide enough to see finds that very bar.
+        GanttView* view = m_window->ganttView();
+        QCOMPARE(view->zoom(), 1.0);
+        const Scene& scene = view->scene();
+        ChartWindow window;
+        window.mapping = view->mapping();
+        window.x1 = view->frame().width;
+        window.y1 = view->frame().height;
+        window.minPx = 1e-9;
+        Scene windowed;
+        view->chartRows().appendVisible(windowed, view->frame(), window);
+        using Key = std::tuple<int, int, double, double, double, double>;
+        std::multiset<Key> exported, shown;
+        for (const SceneRect& r : scene.rects)
+            if (isEventBar(r)) exported.insert({r.panel, r.event, r.x, r.y, r.w, r.h});
+        for (const SceneRect& r : windowed.rects)
+            if (isEventBar(r)) shown.insert({r.panel, r.event, r.x, r.y, r.w, r.h});
+        QVERIFY(exported.size() > 100);
+        QVERIFY(shown == exported);
+        int hovered = 0;
+        for (const SceneRect& r : scene.rects) {
+            if (!isEventBar(r) || r.w * view->pixelsPerPoint() < 4) continue;
+            const QPointF centre = view->fromScene(QPointF(r.x + r.w / 2, r.y + r.h / 2));
+            if (centre.y() < 0 || centre.y() >= view->viewport()->height()) continue;
+            const auto hit = view->eventAt(centre.toPoint());
+            QVERIFY(hit);
+            QCOMPARE(hit->panel, r.panel);
+            QCOMPARE(hit->event, r.event);
+            ++hovered;
+        }
+        QVERIFY(hovered > 50);
+    }
+
+    void wheelZoomKeepsTheBarUnderTheCursor() {
+        GanttView* view = m_window->ganttView();
+        const QPoint at(view->viewport()->width() * 2 / 3, 0);
+        // A bar in the first row under x = 2/3 of the width.
+        const ChartFrameRow& row = view->frame().rows.front();
+        const QPoint cursor(at.x(),
+                            int(view->fromScene(QPointF(0, row.y + view->frame().rowHeight / 2)).y()));
+        const auto before = view->eventAt(cursor);
+        QVERIFY(before);
+        const double timeBefore = view->mapping().xToTime(cursor.x() / view->pixelsPerPoint());
+        auto wheel = [&](int delta) {
+            QWheelEvent event(cursor, view->viewport()->mapToGlobal(cursor), QPoint(), QPoint(0, delta),
+                              Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+            QApplication::sendEvent(view->viewport(), &event);
+        };
+        double zoom = view->zoom();
+        for (int i = 0; i < 12; ++i) {
+            wheel(120);
+            QVERIFY(view->zoom() > zoom);
+            zoom = view->zoom();
+            const auto hit = view->eventAt(cursor);
+            QVERIFY(hit);
+            QCOMPARE(hit->event, before->event);
+            QVERIFY(std::abs(view->mapping().xToTime(cursor.x() / view->pixelsPerPoint()) - timeBefore) <
+                    1e-9 * std::max(1.0, timeBefore));
+            view->viewport()->repaint();
+        }
+        QVERIFY(view->horizontalScrollBar()->value() > 0);
+        for (int i = 0; i < 12; ++i) wheel(-120);
+        QCOMPARE(view->zoom(), 1.0);
+        QCOMPARE(view->horizontalScrollBar()->value(), 0);
+        wheel(-120); // not below fit
+        QCOMPARE(view->zoom(), 1.0);
+    }
+
+    void rubberBandAndDragMoveTheWindow() {
+        GanttView* view = m_window->ganttView();
+        const double k = view->pixelsPerPoint();
+        const int x0 = int((view->frame().plotLeft + 40) * k), x1 = x0 + 150;
+        const double t0 = view->mapping().xToTime(x0 / k), t1 = view->mapping().xToTime(x1 / k);
+        QTest::mousePress(view->viewport(), Qt::LeftButton, Qt::ShiftModifier, QPoint(x0, 40));
+        QTest::mouseMove(view->viewport(), QPoint(x1, 60));
+        QTest::mouseRelease(view->viewport(), Qt::LeftButton, Qt::ShiftModifier, QPoint(x1, 60));
+        // The band's times fill the plot.
+        const ChartFrame& frame = view->frame();
+        QVERIFY(std::abs(view->mapping().xToTime(frame.plotLeft) - t0) < 1e-9 * t1);
+        QVERIFY(std::abs(view->mapping().xToTime(frame.plotLeft + frame.plotWidth) - t1) < 1e-9 * t1);
+        QVERIFY(view->zoom() > 4);
+        QVERIFY(!view->selection()); // a band is not a click
+        // What it looks like, with both overlays (test output, for people to look at).
+        view->setShowCriticalPath(true);
+        view->setShowIdleCauses(true);
+        QVERIFY(view->grab().save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/chart-band-zoom.png")));
+        QVERIFY(view->lastPaintCriticalBars() > 0);
+        view->setShowCriticalPath(false);
+        view->setShowIdleCauses(false);
+
+        // Dragging 100 px to the left shows 100 px later times.
+        const double left = view->mapping().originTime;
+        const QPoint p(view->viewport()->width() / 2, 40);
+        QTest::mousePress(view->viewport(), Qt::LeftButton, {}, p);
+        QTest::mouseMove(view->viewport(), p - QPoint(50, 0));
+        QTest::mouseMove(view->viewport(), p - QPoint(100, 0));
+        QTest::mouseRelease(view->viewport(), Qt::LeftButton, {}, p - QPoint(100, 0));
+        const double moved = (view->mapping().originTime - left) * view->mapping().pxPerUs * k;
+        QVERIFY2(std::abs(moved - 100) < 1e-6, qPrintable(QString::number(moved)));
+        QVERIFY(!view->selection()); // a drag is not a click
+        // An edit keeps the window: the scale and the time at the left edge.
+        const TimeMapping window = view->mapping();
+        auto* spin = qobject_cast<QSpinBox*>(
+            m_window->parameterPanel()->editorFor(QStringLiteral("parallel.microbatches")));
+        spin->setValue(spin->value() + 4);
+        m_window->flushAnalysis();
+        QCOMPARE(view->mapping().pxPerUs, window.pxPerUs);
+        QCOMPARE(view->mapping().originTime, window.originTime);
+        // At fit, an edit stays at fit.
+        QTest::keyClick(view, Qt::Key_F);
+        spin->setValue(spin->value() + 4);
+        m_window->flushAnalysis();
+        QCOMPARE(view->zoom(), 1.0);
+    }
+
+    void hoverAndClickDeepInABigChart() {
+        Project big = defaultProject();
+        big.parallel.microbatches = 2048;
+        big.parallel.pp = 8;
+        big.parallel.dp = 1;
+        big.schedules = {"1f1b"};
+        m_window->document()->applyProject(big, QStringLiteral("big"));
+        m_window->flushAnalysis();
+        GanttView* view = m_window->ganttView();
+        view->zoomBy(2000, view->viewport()->width() / 2.0);
+        view->viewport()->repaint();
+        QVERIFY(!view->lastPaintFolded());
+        QVERIFY(view->lastPaintItems() > 8);
+        // Hover and click the bar under the middle of row D3.
+        const ChartFrameRow& row = view->frame().rows[3];
+        const QPoint p(view->viewport()->width() / 2,
+                       int(view->fromScene(QPointF(0, row.y + view->frame().rowHeight / 2)).y()));
+        const auto hit = view->eventAt(p);
+        QVERIFY(hit);
+        const auto& events = view->result()->outcomes[0].prediction.timeline.events;
+        const TimelineEvent& e = events[std::size_t(hit->event)];
+        QCOMPARE(e.device, 3);
+        const double t = view->mapping().xToTime(p.x() / view->pixelsPerPoint());
+        QVERIFY(e.start <= t + 1e-9 && t <= e.end + 1e-9);
+        QVERIFY2(view->toolTipAt(p).contains(QStringLiteral("mb %1").arg(e.op.mb)),
+                 qPrintable(view->toolTipAt(p)));
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, p);
+        QVERIFY(view->selection());
+        QCOMPARE(view->selection()->second, hit->event);
+        QVERIFY(!view->producerEvents().empty());
+        QVERIFY(view->grab().save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/chart-deep-zoom.png")));
+        // Left of the plot (row labels) nothing is hit.
+        QVERIFY(!view->eventAt(QPoint(2, p.y())));
     }
 
     void screenshotOfTheMainWindow() {

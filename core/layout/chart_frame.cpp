@@ -1,0 +1,462 @@
+#include "layout/chart_frame.h"
+
+#include "error.h"
+#include "ir/op_label.h"
+#include "layout/text_metrics.h"
+#include "size_limits.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace stagecraft {
+
+namespace {
+
+constexpr int kMaxRows = kMaxChartRows;
+
+/// Greedy line breaking at spaces so that each line fits `maxWidth` (a single word longer than
+/// that gets a line of its own).
+std::vector<std::string> wrapText(const std::string& text, double size, double maxWidth) {
+    std::vector<std::string> lines;
+    std::string line;
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        std::size_t end = text.find(' ', pos);
+        if (end == std::string::npos) end = text.size();
+        const std::string word = text.substr(pos, end - pos);
+        std::string candidate = line;
+        if (!candidate.empty()) candidate += ' ';
+        candidate += word;
+        if (!line.empty() && estimateTextWidth(candidate, size) > maxWidth) {
+            lines.push_back(line);
+            line = word;
+        } else {
+            line = candidate;
+        }
+        pos = end + 1;
+    }
+    if (!line.empty()) lines.push_back(line);
+    return lines;
+}
+
+ChunkShape chunkShape(const TimelineShape& shape) {
+    return {shape.pipes, shape.stagesPerPipe, shape.chunksPerDevice};
+}
+
+struct LegendEntry {
+    std::vector<Color> swatches;
+    std::string text;
+};
+
+std::vector<LegendEntry> legendEntries(const ChartLegendContent& seen, const Palette& pal) {
+    std::vector<LegendEntry> entries;
+    const bool pipe1 = std::any_of(seen.kind[1].begin(), seen.kind[1].end(), [](bool b) { return b; });
+    const std::array<const char*, kOpKindCount> names = {
+        "forward (F)", seen.split && !seen.unsplit ? "input gradient (B)" : "backward (B)",
+        "weight gradient (W)", "gradient sync (S)", "optimizer (O)"};
+    for (int k = 0; k < kOpKindCount; ++k) {
+        const OpKind kind = OpKind(k);
+        if (!seen.kind[0][k] && !seen.kind[1][k]) continue;
+        const int pipe = seen.kind[0][k] ? 0 : 1;
+        entries.push_back({{opColor(pal, kind, pipe, 0, 1)}, names[k]});
+    }
+    // Chunk and pipe entries show the F/B/W colours they shade or swap.
+    auto computeSwatches = [&](int pipe, int chunk) {
+        std::vector<Color> swatches;
+        for (OpKind kind : {OpKind::F, OpKind::B, OpKind::W})
+            if (seen.kind[pipe][int(kind)]) swatches.push_back(opColor(pal, kind, pipe, chunk, seen.chunks));
+        return swatches;
+    };
+    if (seen.chunks > 1)
+        for (int c = 0; c < seen.chunks && c < 26; ++c)
+            entries.push_back({computeSwatches(seen.kind[0][0] || !pipe1 ? 0 : 1, c),
+                               std::string("chunk ") + char('a' + c)});
+    if (pipe1) {
+        entries.push_back({computeSwatches(0, 0), "pipe 0"});
+        entries.push_back({computeSwatches(1, 0), "pipe 1 (')"});
+    }
+    const std::array<const char*, 4> commNames = {"", "activation transfer", "gradient transfer",
+                                                  "collective"};
+    for (int c = 1; c < 4; ++c)
+        if (seen.comm[c]) entries.push_back({{commColor(pal, CommKind(c))}, commNames[c]});
+    if (seen.idle) entries.push_back({{pal.idle}, "idle"});
+    return entries;
+}
+
+std::string tooltipOf(const TimelineEvent& e, const TimeAxis& axis) {
+    auto at = [&](double t) { return formatNumber(t / axis.displayScale); };
+    const std::string unit = axis.unit.empty() ? "" : " " + axis.unit;
+    std::string tip;
+    if (e.lane == Lane::Comm) {
+        tip = std::string(commKindName(e.comm)) + " of " + describeOp(e.op) + " D" + std::to_string(e.device);
+        if (e.peer >= 0) tip += " \u2192 D" + std::to_string(e.peer);
+    } else {
+        tip = describeOp(e.op) + " on D" + std::to_string(e.device);
+    }
+    return tip + ": " + at(e.start) + "\u2013" + at(e.end) + unit + " (" + at(e.duration()) + unit + ")";
+}
+
+void checkOptions(std::span<const ChartPanel> panels, const ChartOptions& options) {
+    findPalette(options.palette);
+    if (panels.empty())
+        throw ValidationError("chart.panels", "panels", "a chart needs at least one timeline");
+    if (!(options.widthPt >= 100 && options.widthPt <= 100000))
+        throw ValidationError("chart.width", "widthPt",
+                              "chart width " + formatNumber(options.widthPt) + " pt is not in [100, 100000]");
+    if (!(options.timeEnd >= 0) || !std::isfinite(options.timeEnd))
+        throw ValidationError("chart.time", "timeEnd",
+                              "time end " + formatNumber(options.timeEnd) + " must be finite and >= 0");
+}
+
+} // namespace
+
+bool isValidChartEvent(const TimelineEvent& e) {
+    return e.device >= 0 && std::isfinite(e.start) && std::isfinite(e.end) && e.end >= e.start &&
+           int(e.op.kind) < kOpKindCount && int(e.comm) <= int(CommKind::Collective);
+}
+
+bool isDrawnChartEvent(const TimelineEvent& e, int rows, double timeEnd, bool showComm) {
+    // Zero-length events draw nothing and stay out of the legend.
+    return isValidChartEvent(e) && e.device < rows && e.start < timeEnd && e.end > e.start &&
+           (e.lane == Lane::Compute || showComm);
+}
+
+ChartContent scanChart(std::span<const ChartPanel> panels, const ChartOptions& options) {
+    checkOptions(panels, options);
+    ChartContent content;
+    content.showComm = options.showComm;
+    double longest = 0;
+    for (std::size_t i = 0; i < panels.size(); ++i) {
+        if (!panels[i].timeline)
+            throw ValidationError("chart.panels", "panels[" + std::to_string(i) + "]",
+                                  "panel has no timeline");
+        const Timeline& timeline = *panels[i].timeline;
+        ChartPanelContent panel;
+        panel.timeline = &timeline;
+        panel.rows = std::max(0, timeline.shape.devices);
+        for (const TimelineEvent& e : timeline.events) {
+            if (!isValidChartEvent(e)) continue;
+            if (e.device >= kMaxRows)
+                throw ValidationError("chart.devices", "panels[" + std::to_string(i) + "]",
+                                      "event on device " + std::to_string(e.device) +
+                                          " cannot be drawn: at most " + std::to_string(kMaxRows) +
+                                          " device rows");
+            panel.rows = std::max(panel.rows, e.device + 1);
+            panel.makespan = std::max(panel.makespan, e.end);
+        }
+        panel.rows = std::min(panel.rows, kMaxRows);
+        content.maxRows = std::max(content.maxRows, panel.rows);
+        longest = std::max(longest, panel.makespan);
+        content.panels.push_back(std::move(panel));
+    }
+    content.timeEnd = options.timeEnd > 0 ? options.timeEnd : (longest > 0 ? longest : 1.0);
+
+    // What the legend lists: what is drawn, and whether a device idles before its makespan.
+    ChartLegendContent& seen = content.legend;
+    std::vector<double> busy;
+    for (std::size_t p = 0; p < panels.size(); ++p) {
+        ChartPanelContent& panel = content.panels[p];
+        const Timeline& timeline = *panel.timeline;
+        const TimelineShape& shape = timeline.shape;
+        if (shape.splitBackward)
+            seen.split = true;
+        else
+            seen.unsplit = true;
+        seen.chunks = std::max(seen.chunks, chunksPerPipe(shape));
+        busy.assign(std::size_t(panel.rows), 0.0);
+        for (const TimelineEvent& e : timeline.events) {
+            if (!isDrawnChartEvent(e, panel.rows, content.timeEnd, options.showComm)) continue;
+            if (e.lane == Lane::Compute) {
+                busy[std::size_t(e.device)] += e.duration();
+                seen.kind[e.op.pipe > 0 ? 1 : 0][int(e.op.kind)] = true;
+            } else {
+                seen.comm[std::size_t(e.comm)] = true;
+            }
+        }
+        for (double b : busy)
+            if (b < panel.makespan * (1 - 1e-9)) seen.idle = true;
+        if (options.title) {
+            panel.title = panels[p].title.empty() ? shape.schedule : panels[p].title;
+            panel.subtitle =
+                panels[p].subtitle.empty() ? timelineSummary(timeline, options.timeUnit) : panels[p].subtitle;
+        }
+    }
+    return content;
+}
+
+TimeMapping ChartFrame::fitMapping() const {
+    return TimeMapping::fit(0, timeEnd, plotLeft, plotWidth);
+}
+
+int ChartFrame::rowAt(double y, int& lane) const {
+    // The last row starting at or above y: rows are in increasing y.
+    const auto it = std::upper_bound(rows.begin(), rows.end(), y,
+                                     [](double v, const ChartFrameRow& r) { return v < r.y; });
+    if (it == rows.begin()) return -1;
+    const int row = int(it - rows.begin()) - 1;
+    const ChartFrameRow& r = rows[std::size_t(row)];
+    if (y <= r.y + rowHeight) {
+        lane = 0;
+        return row;
+    }
+    if (showComm && y >= r.commY && y <= r.commY + commHeight) {
+        lane = 1;
+        return row;
+    }
+    return -1;
+}
+
+double ChartFrame::laneTop(int row, int lane) const {
+    const ChartFrameRow& r = rows[std::size_t(row)];
+    return lane == 0 ? r.y : r.commY;
+}
+
+ChartFrame layoutChartFrame(const ChartContent& content, const ChartOptions& options) {
+    const Palette& pal = findPalette(options.palette);
+    if (!(options.widthPt >= 100 && options.widthPt <= 100000))
+        throw ValidationError("chart.width", "widthPt",
+                              "chart width " + formatNumber(options.widthPt) + " pt is not in [100, 100000]");
+    ChartFrame frame;
+    frame.width = options.widthPt;
+    frame.palette = &pal;
+    frame.fontFamily = std::string(pal.fontFamily);
+    frame.showComm = options.showComm;
+    frame.labels = options.labels;
+    frame.axis = options.axis;
+    frame.timeUnit = options.timeUnit;
+    frame.timeEnd = content.timeEnd;
+
+    // Horizontal geometry: row labels, then the plot; room on the right for half a tick label.
+    const double fs = pal.fontSize;
+    const double labelW = estimateTextWidth("D" + std::to_string(content.maxRows - 1), fs);
+    const double x0 = pal.margin + labelW + 4;
+    const double provisionalW = options.widthPt - x0 - pal.margin;
+    frame.maxTicks = std::max(1, int(provisionalW / (fs * 7)));
+    frame.axisAtFit = niceTimeAxis(content.timeEnd, frame.maxTicks, options.timeUnit);
+    const double tailRoom = options.axis ? estimateTextWidth(frame.axisAtFit.labels.back(), fs) / 2 : 0;
+    const double plotW = options.widthPt - x0 - pal.margin - tailRoom;
+    if (plotW < 40)
+        throw ValidationError("chart.width", "widthPt",
+                              "chart width " + formatNumber(options.widthPt) +
+                                  " pt leaves no room for the plot");
+    frame.plotLeft = x0;
+    frame.plotWidth = plotW;
+
+    // Vertical geometry: per panel a header, then its device rows (each with its comm lane).
+    const double rowH = pal.rowHeight;
+    const double laneH = rowH + (options.showComm ? pal.commHeight + 1 : 0);
+    frame.rowHeight = rowH;
+    frame.commHeight = pal.commHeight;
+    double y = pal.margin;
+    for (std::size_t p = 0; p < content.panels.size(); ++p) {
+        const ChartPanelContent& panel = content.panels[p];
+        ChartFramePanel fp;
+        if (options.title) {
+            y += pal.titleSize;
+            fp.header.push_back(
+                {pal.margin, y, panel.title, pal.titleSize, pal.text, TextAnchor::Start, true});
+            const double subX = pal.margin + estimateTextWidth(panel.title, pal.titleSize, true) + fs;
+            if (subX + estimateTextWidth(panel.subtitle, fs) <= options.widthPt - pal.margin) {
+                fp.header.push_back({subX, y, panel.subtitle, fs, pal.mutedText, TextAnchor::Start, false});
+            } else {
+                // Too long for the title line: on lines of its own below it, broken at spaces.
+                for (const std::string& line :
+                     wrapText(panel.subtitle, fs, options.widthPt - 2 * pal.margin)) {
+                    y += fs * 1.3;
+                    fp.header.push_back({pal.margin, y, line, fs, pal.mutedText, TextAnchor::Start, false});
+                }
+            }
+            y += fs * 0.6;
+        }
+        const double top = y;
+        fp.top = top;
+        fp.rows = panel.rows;
+        fp.firstRow = int(frame.rows.size());
+        fp.makespan = panel.makespan;
+        auto rowTop = [&](int d) { return top + d * (laneH + pal.rowGap); };
+        for (int d = 0; d < panel.rows; ++d)
+            frame.rows.push_back({int(p), d, rowTop(d), rowTop(d) + rowH + 1});
+        y = panel.rows > 0 ? rowTop(panel.rows - 1) + laneH : top;
+        fp.bottom = y;
+        frame.panels.push_back(std::move(fp));
+        if (p + 1 < content.panels.size()) y += pal.panelGap;
+    }
+
+    if (options.axis) {
+        const double ay = y + 3;
+        const double tick = 3;
+        frame.axisY = ay;
+        const std::string title =
+            frame.axisAtFit.unit.empty() ? "time (unit costs)" : "time (" + frame.axisAtFit.unit + ")";
+        y = ay + tick + fs + 1 + fs * 1.4;
+        frame.axisTexts.push_back({x0 + plotW / 2, y, title, fs, pal.text, TextAnchor::Middle, false});
+    }
+
+    if (options.legend) {
+        const std::vector<LegendEntry> entries = legendEntries(content.legend, pal);
+        const double lineH = fs * 1.6;
+        const double swW = fs * 1.3, swH = fs * 0.95;
+        double x = x0;
+        double lineTop = y + fs * 0.8;
+        for (const LegendEntry& entry : entries) {
+            const double w = swW * double(entry.swatches.size()) + 3 + estimateTextWidth(entry.text, fs);
+            if (x > x0 && x + w > options.widthPt - pal.margin) x = x0, lineTop += lineH;
+            double sx = x;
+            for (const Color& c : entry.swatches) {
+                frame.legendRects.push_back({sx,
+                                             lineTop + (lineH - swH) / 2,
+                                             swW,
+                                             swH,
+                                             c,
+                                             pal.grid,
+                                             0.3,
+                                             RectRole::Legend,
+                                             -1,
+                                             -1,
+                                             {},
+                                             {}});
+                sx += swW;
+            }
+            frame.legendTexts.push_back({sx + 3, lineTop + lineH / 2 + 0.35 * fs, entry.text, fs, pal.text,
+                                         TextAnchor::Start, false});
+            x += w + fs * 1.5;
+        }
+        if (!entries.empty()) y = lineTop + lineH;
+    }
+
+    frame.height = std::ceil(y + pal.margin);
+    return frame;
+}
+
+SceneRect chartBackground(const ChartFrame& frame) {
+    return {0,  0,  frame.width, frame.height, frame.palette->background, {}, 0, RectRole::Background, -1,
+            -1, {}, {}};
+}
+
+void appendPanelDecor(Scene& scene, const ChartFrame& frame, std::size_t panel) {
+    const ChartFramePanel& fp = frame.panels[panel];
+    const Palette& pal = *frame.palette;
+    const double fs = pal.fontSize;
+    scene.texts.insert(scene.texts.end(), fp.header.begin(), fp.header.end());
+    for (int d = 0; d < fp.rows; ++d) {
+        const double ry = frame.rows[std::size_t(fp.firstRow + d)].y;
+        scene.texts.push_back({frame.plotLeft - 4, ry + frame.rowHeight / 2 + 0.35 * fs,
+                               "D" + std::to_string(d), fs, pal.text, TextAnchor::End, false});
+    }
+}
+
+double chartX(const ChartFrame& frame, const TimeMapping& mapping, double t) {
+    return mapping.timeToX(std::clamp(t, 0.0, frame.timeEnd));
+}
+
+void appendIdleRows(Scene& scene, const ChartFrame& frame, std::size_t panel, const TimeMapping& mapping) {
+    const ChartFramePanel& fp = frame.panels[panel];
+    const double x = chartX(frame, mapping, 0);
+    const double w = chartX(frame, mapping, fp.makespan) - x;
+    for (int d = 0; d < fp.rows; ++d)
+        scene.rects.push_back({x,
+                               frame.rows[std::size_t(fp.firstRow + d)].y,
+                               w,
+                               frame.rowHeight,
+                               frame.palette->idle,
+                               {},
+                               0,
+                               RectRole::Idle,
+                               -1,
+                               int(panel),
+                               {},
+                               {}});
+}
+
+void appendAxis(Scene& scene, const ChartFrame& frame, const TimeMapping& mapping, double t0, double t1) {
+    if (!frame.axis) return;
+    const Palette& pal = *frame.palette;
+    const double fs = pal.fontSize;
+    const double ay = frame.axisY;
+    const double tick = 3;
+    scene.lines.push_back({frame.plotLeft, ay, frame.plotLeft + frame.plotWidth, ay, pal.grid, 0.5, false});
+    // At fit the export's ticks; zoomed in, ticks spaced for the window across the plot.
+    const bool whole = t0 <= 0 && t1 >= frame.timeEnd;
+    const TimeAxis axis = whole ? frame.axisAtFit
+                                : windowTimeAxis(std::max(t0, 0.0), std::min(t1, frame.timeEnd),
+                                                 frame.maxTicks, frame.timeUnit, frame.timeEnd);
+    for (std::size_t i = 0; i < axis.ticks.size(); ++i) {
+        const double x = chartX(frame, mapping, axis.ticks[i]);
+        scene.lines.push_back({x, ay, x, ay + tick, pal.grid, 0.5, false});
+        scene.texts.push_back(
+            {x, ay + tick + fs + 1, axis.labels[i], fs, pal.text, TextAnchor::Middle, false});
+    }
+    scene.texts.insert(scene.texts.end(), frame.axisTexts.begin(), frame.axisTexts.end());
+}
+
+void appendLegend(Scene& scene, const ChartFrame& frame) {
+    scene.rects.insert(scene.rects.end(), frame.legendRects.begin(), frame.legendRects.end());
+    scene.texts.insert(scene.texts.end(), frame.legendTexts.begin(), frame.legendTexts.end());
+}
+
+void appendEventBar(Scene& scene, const ChartFrame& frame, const Timeline& timeline, int panel, std::size_t k,
+                    const TimeMapping& mapping, bool tooltip) {
+    const Palette& pal = *frame.palette;
+    const TimelineEvent& e = timeline.events[k];
+    const TimelineShape& shape = timeline.shape;
+    const ChartFrameRow& row = frame.rows[std::size_t(frame.panels[std::size_t(panel)].firstRow + e.device)];
+    const double x = chartX(frame, mapping, e.start), w = chartX(frame, mapping, e.end) - x;
+    const double rowH = frame.rowHeight;
+    if (e.lane == Lane::Compute) {
+        const int pipe = e.op.pipe > 0 ? 1 : 0;
+        const Color fill = opColor(pal, e.op.kind, pipe, chunkInPipe(shape, e.op), chunksPerPipe(shape));
+        scene.rects.push_back({x, row.y, w, rowH, fill, pal.opStroke, pal.opStrokeWidth, RectRole::Op, int(k),
+                               panel, opKindName(e.op.kind),
+                               tooltip ? tooltipOf(e, frame.axisAtFit) : std::string()});
+        if (!frame.labels || pal.labelSize > rowH - 2) return;
+        const double room = w - 2 * std::max(1.0, pal.opStrokeWidth) - 1;
+        if (room <= 0) return; // no label fits: skip building one
+        std::string label = chartOpLabel(shape, e.op);
+        if (estimateTextWidth(label, pal.labelSize) > room) label = shortOpLabel(chunkShape(shape), e.op);
+        if (estimateTextWidth(label, pal.labelSize) > room) return;
+        scene.texts.push_back({x + w / 2, row.y + rowH / 2 + 0.35 * pal.labelSize, std::move(label),
+                               pal.labelSize, labelColorOn(pal, fill), TextAnchor::Middle, false});
+    } else {
+        scene.rects.push_back({x,
+                               row.y + rowH + 1,
+                               w,
+                               pal.commHeight,
+                               commColor(pal, e.comm),
+                               {},
+                               0,
+                               RectRole::Comm,
+                               int(k),
+                               panel,
+                               commKindName(e.comm),
+                               tooltip ? tooltipOf(e, frame.axisAtFit) : std::string()});
+    }
+}
+
+SceneRect measuredOutlineRect(const ChartFrame& frame, int row, int lane, double start, double end, int panel,
+                              int event, const TimeMapping& mapping) {
+    SceneRect o;
+    o.x = mapping.timeToX(start);
+    o.w = (end - start) * mapping.pxPerUs;
+    o.y = frame.laneTop(row, lane) - 0.5;
+    o.h = frame.laneHeight(lane) + 1.0;
+    o.fill = Color{0, 0, 0, 0};
+    o.stroke = Color{0xd6, 0x27, 0x28, 255};
+    o.strokeWidth = 0.9;
+    o.role = RectRole::Op;
+    o.kind = kMeasuredOutlineKind;
+    o.event = event;
+    o.panel = panel;
+    return o;
+}
+
+void appendMeasuredOutline(Scene& scene, const ChartFrame& frame, const Timeline& predicted, int panel,
+                           std::size_t k, const TimelineEvent& m, double alignOffset,
+                           const TimeMapping& mapping) {
+    const TimelineEvent& e = predicted.events[k];
+    const int row = frame.panels[std::size_t(panel)].firstRow + e.device;
+    scene.rects.push_back(measuredOutlineRect(frame, row, e.lane == Lane::Compute ? 0 : 1,
+                                              m.start - alignOffset, m.end - alignOffset, panel, int(k),
+                                              mapping));
+}
+
+} // namespace stagecraft
