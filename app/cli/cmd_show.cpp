@@ -1,7 +1,10 @@
 // `stagecraft-cli show [PROJECT|SCHEDULE_FILE] [--schedule NAME] [--set ...]`: the order-only
 // Gantt chart of a schedule in the terminal. Without --schedule, every schedule the project lists.
 #include "commands.h"
+#include "passes/iteration_tail.h"
+#include "passes/lower.h"
 #include "text/text_gantt.h"
+#include "text/text_programs.h"
 #include "validate/validator.h"
 
 #include <iostream>
@@ -14,6 +17,7 @@ struct ShowOptions {
     ProjectOptions project;
     std::string color = "auto";
     int maxSteps = 0;
+    bool comm = false;
 };
 } // namespace
 
@@ -27,6 +31,9 @@ void addShowCommand(CLI::App& app, CommandResult& result) {
         ->check(CLI::IsMember({"auto", "always", "never"}));
     command->add_option("--max-steps", options->maxSteps, "Cut the chart after this many steps")
         ->check(CLI::NonNegativeNumber);
+    command->add_flag("--comm", options->comm,
+                      "Also show each rank's lowered program: sends, receives (posted together in "
+                      "brackets), gradient syncs and optimizer steps (see `stagecraft-cli lower`)");
     command->callback([&result, options] {
         TextGanttOptions gantt;
         gantt.color = wantColor(options->color);
@@ -36,6 +43,11 @@ void addShowCommand(CLI::App& app, CommandResult& result) {
         bool first = true;
         auto draw = [&](const Schedule& schedule) {
             std::cout << (first ? "" : "\n") << renderTextGantt(schedule, gantt);
+            if (options->comm) {
+                CommViewOptions view;
+                view.maxInstructions = options->maxSteps;
+                std::cout << '\n' << formatCommView(lower(addIterationTail(schedule, {}), {}), view);
+            }
             first = false;
         };
         for (const std::string& name : request.project.schedules) {

@@ -331,7 +331,8 @@ TEST_CASE("validate and show read the CSVs torch writes itself", "[cli]") {
 TEST_CASE("simulate reads every compute-only CSV torch writes, under unit costs", "[cli][torch-files]") {
     namespace fs = std::filesystem;
     int simulated = 0;
-    for (const auto& entry : fs::directory_iterator(std::string(STAGECRAFT_SOURCE_DIR) + "/tests/data/torch-csv")) {
+    for (const auto& entry :
+         fs::directory_iterator(std::string(STAGECRAFT_SOURCE_DIR) + "/tests/data/torch-csv")) {
         const std::string name = entry.path().filename().string();
         // Compute+comms files are lowered programs (stagecraft-cli lower reads them); torch's
         // static 1F1B order is refused (its last rank never runs micro-batch 0).
@@ -409,4 +410,18 @@ TEST_CASE("lower exits with status 2 and the ring when programs deadlock under N
                                "slot 1 bytes 1) for rank 1 to post the matching RECV_F; rank 1 waits at 3"));
     const Run mpi = cli("lower " + file + " --semantics mpi");
     CHECK(mpi.status == 0);
+}
+
+TEST_CASE("show --comm draws each rank's lowered program under its Gantt chart", "[cli][lower]") {
+    const Run run =
+        cli("show -s 1f1b --set parallel.pp=2 --set parallel.microbatches=3 --comm --color never");
+    REQUIRE(run.status == 0);
+    CHECK_THAT(run.out,
+               Catch::Contains("1f1b: per-rank programs, 6 transfers\n"
+                               "r0 |F0     F0>r1  F1     [F1>r1 r1>B0] B0     F2     [r1>B1 F2>r1] B1 "
+                               "    r1>B2  B2     S      O\n"));
+    const Run file = cli("show " + std::string(STAGECRAFT_SOURCE_DIR) +
+                         "/tests/data/torch-csv/ZBVZeroBubble_pp4_m8_v2.csv --comm --color never");
+    CHECK(file.status == 0);
+    CHECK_THAT(file.out, Catch::Contains("per-rank programs"));
 }

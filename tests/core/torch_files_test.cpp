@@ -4,12 +4,15 @@
 // torch's Interleaved1F1B files are the golden orders of our `interleaved` generator; torch's
 // static 1F1B order, whose last rank never runs micro-batch 0, is refused on that rank's row.
 #include "error.h"
+#include "eval/evaluation_input.h"
 #include "generators/registry.h"
 #include "io/file_io.h"
+#include "io/torch_comms_csv.h"
 #include "io/torch_csv.h"
 #include "project/project.h"
 #include "sim/project_simulation.h"
 #include "test_support.h"
+#include "validate/replay.h"
 #include "validate/validator.h"
 
 #include <algorithm>
@@ -18,8 +21,6 @@
 #include <map>
 #include <regex>
 #include <sstream>
-
-#include "eval/evaluation_input.h"
 
 using namespace stagecraft;
 
@@ -205,7 +206,8 @@ TEST_CASE("Every compute-only CSV torch writes validates and simulates to the re
         const AnalysisResult result = analyze(loadAnalysisRequest(input));
         INFO((result.refusals.empty() ? std::string() : result.refusals.front().message));
         REQUIRE(result.outcomes.size() == 1);
-        CHECK(result.outcomes[0].prediction.report.iterationUs == Approx(replayMakespan(text)).epsilon(1e-12));
+        CHECK(result.outcomes[0].prediction.report.iterationUs ==
+              Approx(replayMakespan(text)).epsilon(1e-12));
         ++perClass[file.torchClass];
     }
     for (const char* torchClass :
@@ -259,4 +261,44 @@ TEST_CASE("interleaved generates torch's Interleaved1F1B order where p does not 
     }
     CHECK(compared >= 5);
     CHECK(notMultiple >= 4);
+}
+
+TEST_CASE("torch's own compute+comms files lower to programs that replay and match its compute order",
+          "[torch-files][lower]") {
+    int files = 0;
+    for (const auto& entry : fs::directory_iterator(fs::path(STAGECRAFT_REFERENCE_DIR) / "torch-csv")) {
+        const std::string name = entry.path().filename().string();
+        const auto suffix = name.find("_comms.csv");
+        if (suffix == std::string::npos) continue;
+        INFO(name);
+        const std::string text = readTextFile(entry.path());
+        REQUIRE(looksLikeTorchCommsCsv(text));
+        const Lowered lowered = parseTorchCommsCsv(text, name);
+        // What torch's runtime executes (one batch per action, non-blocking sends) is
+        // deadlock-free, and so it is with blocking NCCL pairs when adjacent transfers go together.
+        for (const ReplayOptions options :
+             {ReplayOptions{CommSemantics::Mpi, false}, ReplayOptions{CommSemantics::Mpi, true},
+              ReplayOptions{CommSemantics::Nccl, true}}) {
+            const ReplayResult result = replay(lowered, options);
+            INFO(semanticsName(options.semantics)
+                 << (options.groups ? " grouped: " : ": ") << result.message);
+            CHECK(result.ok());
+        }
+        // Its compute cells are, rank by rank, the compute-only file torch wrote for the same shape.
+        const fs::path computeOnly = entry.path().parent_path() / (name.substr(0, suffix) + ".csv");
+        REQUIRE(fs::exists(computeOnly));
+        const Schedule s = parseTorchCsv(readTextFile(computeOnly), computeOnly.filename().string());
+        REQUIRE(lowered.programs.size() == s.order.size());
+        for (std::size_t r = 0; r < s.order.size(); ++r) {
+            std::vector<Op> compute;
+            for (const Instruction& in : lowered.programs[r].instructions)
+                if (in.kind == InstrKind::Compute) compute.push_back(Op{in.op, in.pipe, 0, in.stage, in.mb});
+            std::vector<Op> expected;
+            for (Op op : s.order[r])
+                if (isComputeKind(op.kind)) expected.push_back(Op{op.kind, op.pipe, 0, op.stage, op.mb});
+            CHECK(compute == expected);
+        }
+        ++files;
+    }
+    CHECK(files >= 4);
 }
