@@ -27,7 +27,7 @@ done
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 cli_s=$(cut -d' ' -f1 "$tmp/cli" | median); cli_k=$(cut -d' ' -f2 "$tmp/cli" | median)
 base_s=$(cut -d' ' -f1 "$tmp/base" | median); base_k=$(cut -d' ' -f2 "$tmp/base" | median)
-echo "makespans: cli: $(grep -o 'iteration[^,]*' "$tmp/cli.out" | head -1); baseline: $(head -1 "$tmp/base.out")"
+echo "makespans: cli: $(awk 'NR == 2 {print $2, $3}' "$tmp/cli.out"); baseline: $(head -1 "$tmp/base.out")"
 awk -v cs="$cli_s" -v ck="$cli_k" -v bs="$base_s" -v bk="$base_k" 'BEGIN {
   printf "stagecraft-cli simulate  %7.3f s  %7.1f MiB\n", cs, ck / 1024
   printf "native baseline          %7.3f s  %7.1f MiB\n", bs, bk / 1024
