@@ -4,10 +4,10 @@
 // bytes). Run: ./build/bench/simulate_bench
 #include "baseline_1f1b.h"
 #include "bench_counters.h"
+#include "eval/project_simulation.h"
 #include "generators/registry.h"
 #include "ir/large_array.h"
 #include "sim/metrics.h"
-#include "sim/project_simulation.h"
 #include "sim/simulator.h"
 
 #include <algorithm>

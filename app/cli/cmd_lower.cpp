@@ -5,13 +5,13 @@
 // of waiting ranks. A torch compute+comms CSV is read as programs and checked the same way.
 #include "commands.h"
 #include "error.h"
-#include "io/file_io.h"
+#include "file_io.h"
 #include "io/programs_json.h"
 #include "io/schedule_file.h"
 #include "io/torch_comms_csv.h"
 #include "passes/iteration_tail.h"
+#include "passes/replay.h"
 #include "text/text_programs.h"
-#include "validate/replay.h"
 #include "validate/validator.h"
 
 #include <filesystem>
@@ -45,8 +45,7 @@ Lowered lowerFromOptions(const LowerCliOptions& options) {
         const std::string text = readTextFile(path);
         if (looksLikeTorchCommsCsv(text)) {
             TorchCommsCsvOptions csv;
-            csv.overlap =
-                options.project.serializeOverlap ? OverlapPolicy::Serialize : OverlapPolicy::Refuse;
+            csv.overlap = options.project.serializeOverlap ? OverlapPolicy::Serialize : OverlapPolicy::Refuse;
             csv.name = std::filesystem::path(path).filename().string();
             const Lowered probe = parseTorchCommsCsv(text, path, csv);
             if (options.bytes > 0) {

@@ -1,7 +1,7 @@
 #pragma once
 // Metrics of one or more schedules as a text table, CSV or JSON (simulate and compare).
 
-#include "sim/project_simulation.h"
+#include "eval/project_simulation.h"
 
 #include <string>
 #include <vector>

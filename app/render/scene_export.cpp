@@ -1,7 +1,7 @@
 #include "render/scene_export.h"
 
 #include "error.h"
-#include "io/file_io.h"
+#include "file_io.h"
 #include "layout/svg_writer.h"
 #include "layout/tikz_writer.h"
 #include "render/scene_painter.h"

@@ -1,6 +1,6 @@
 #pragma once
 // Writes a Scene to SVG, PDF, PNG or TikZ. SVG, PDF and PNG go through paintScene (one renderer);
-// TikZ comes from core's writer. Every file is written atomically (core/io/file_io.h).
+// TikZ comes from core's writer. Every file is written atomically (core/file_io.h).
 
 #include "layout/scene.h"
 

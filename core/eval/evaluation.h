@@ -6,10 +6,10 @@
 // Front ends decide what to show; they never re-derive which schedules can run or how an imported
 // schedule fits the project.
 
+#include "eval/project_simulation.h"
 #include "ir/op_index.h"
 #include "project/project.h"
 #include "sim/overlay.h"
-#include "sim/project_simulation.h"
 
 #include <cstddef>
 #include <memory>

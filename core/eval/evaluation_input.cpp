@@ -1,8 +1,8 @@
 #include "eval/evaluation_input.h"
 
 #include "error.h"
+#include "file_io.h"
 #include "io/chrome_trace.h"
-#include "io/file_io.h"
 #include "io/schedule_file.h"
 #include "project/project_json.h"
 #include "project/project_validate.h"

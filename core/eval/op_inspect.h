@@ -3,9 +3,9 @@
 // the memory a device holds around an op, and the bars an op waits for and that wait for it.
 // Dependencies come from the evaluation's kept op index, never from a rebuilt one.
 
+#include "eval/project_simulation.h"
 #include "ir/op_index.h"
 #include "sim/memory_model.h"
-#include "sim/project_simulation.h"
 #include "sim/timeline.h"
 
 #include <memory>

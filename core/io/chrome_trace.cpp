@@ -1,7 +1,7 @@
 #include "io/chrome_trace.h"
 
 #include "error.h"
-#include "io/file_io.h"
+#include "file_io.h"
 #include "ir/action.h"
 #include "validate/validator.h"
 

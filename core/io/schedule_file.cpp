@@ -1,7 +1,7 @@
 #include "io/schedule_file.h"
 
 #include "error.h"
-#include "io/file_io.h"
+#include "file_io.h"
 #include "io/schedule_json.h"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 #include "project/project.h"
 
 #include "error.h"
-#include "sim/transformer_math.h"
+#include "project/layer_split.h"
 
 namespace stagecraft {
 
@@ -34,12 +34,7 @@ void checkLayersFit(const Project& project, const GeneratorInfo& info) {
                 std::to_string(pp) + ")");
     const int stages = info.stagesPerPipe(params);
     if (!splitLayers(layers, stages).empty()) return;
-    throw ValidationError(
-        "project.layers", "model.layers",
-        "model.layers = " + std::to_string(layers) + ": " + std::string(info.name) + " has " +
-            std::to_string(stages) +
-            " stages and needs layers % stages == 0, or (layers + 2) % stages == 0 with one "
-            "layer fewer on the first and last stage");
+    throw ValidationError("project.layers", "model.layers", layerSplitMessage(layers, stages, info.name));
 }
 
 std::string_view dtypeName(DType dtype) {

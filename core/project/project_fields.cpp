@@ -2,7 +2,7 @@
 
 #include "error.h"
 #include "project/field_text.h"
-#include "validate/validator.h"
+#include "size_limits.h"
 
 #include <array>
 #include <cmath>

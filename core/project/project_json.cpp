@@ -1,10 +1,10 @@
 #include "project/project_json.h"
 
 #include "error.h"
-#include "io/file_io.h"
+#include "file_io.h"
 #include "project/field_text.h"
 #include "project/project_fields.h"
-#include "validate/validator.h"
+#include "size_limits.h"
 
 #include <algorithm>
 #include <charconv>
@@ -195,10 +195,10 @@ class Reader {
         for (const std::string_view section : projectSections()) {
             const bool needed = !unit || section == "parallel" || section == "costs";
             if (!needed || root.contains(std::string(section))) continue;
-            fail("project.section",
-                 "missing section \"" + std::string(section) + "\": a project needs " +
-                     joinedSections() + " (only parallel and costs when costs.mode is \"unit\"); "
-                     "`stagecraft-cli generate` and the app write every section");
+            fail("project.section", "missing section \"" + std::string(section) + "\": a project needs " +
+                                        joinedSections() +
+                                        " (only parallel and costs when costs.mode is \"unit\"); "
+                                        "`stagecraft-cli generate` and the app write every section");
         }
     }
 

@@ -1,6 +1,7 @@
 #include "sim/cost_model.h"
 
 #include "error.h"
+#include "project/layer_split.h"
 #include "sim/transformer_math.h"
 
 #include <algorithm>
@@ -76,12 +77,9 @@ std::vector<double> layersPerStage(const Project& project, const Schedule& s, bo
     const std::vector<int> split = splitLayers(project.model.layers, s.stagesPerPipe);
     if (!split.empty()) return {split.begin(), split.end()};
     if (mustSplit)
-        throw ValidationError(
-            "project.layers", "model.layers",
-            "model.layers = " + std::to_string(project.model.layers) + ": schedule '" + s.name + "' has " +
-                std::to_string(s.stagesPerPipe) +
-                " stages per pipe and the analytic cost model needs layers % stages == 0, or (layers + 2) % "
-                "stages == 0 with one layer fewer on the first and last stage");
+        throw ValidationError("project.layers", "model.layers",
+                              layerSplitMessage(project.model.layers, s.stagesPerPipe, s.name) +
+                                  "; the analytic cost model needs the split (unit and manual costs do not)");
     return std::vector<double>(std::size_t(s.stagesPerPipe),
                                double(project.model.layers) / double(std::max(1, s.stagesPerPipe)));
 }

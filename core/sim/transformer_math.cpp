@@ -48,18 +48,6 @@ double boundaryBytes(const TransformerShape& t) {
     return perGpu(t, t.seqLen * t.microBatch * t.hidden * t.dtypeBytes);
 }
 
-std::vector<int> splitLayers(int layers, int stages) {
-    if (stages <= 0 || layers <= 0) return {};
-    if (layers % stages == 0) return std::vector<int>(std::size_t(stages), layers / stages);
-    if (stages >= 2 && (layers + 2) % stages == 0 && (layers + 2) / stages >= 2) {
-        std::vector<int> split(std::size_t(stages), (layers + 2) / stages);
-        split.front() -= 1;
-        split.back() -= 1;
-        return split;
-    }
-    return {};
-}
-
 double ringAllReduceUs(double bytes, int ranks, double bytesPerUs, double latencyUs) {
     if (ranks <= 1) return 0.0;
     const double n = ranks;

@@ -46,11 +46,6 @@ double layerWeightGradActivationBytes(const TransformerShape& t);
 /// s·b·h·dtype, scattered over tp ranks.
 double boundaryBytes(const TransformerShape& t);
 
-/// Layers of each of `stages` stages: layers / stages each when it divides; when (layers + 2)
-/// divides, the first and the last stage get one layer fewer (the zero-bubble paper's models).
-/// Empty when neither holds.
-std::vector<int> splitLayers(int layers, int stages);
-
 /// Ring all-reduce of `bytes` over `ranks` ranks: 2(n-1)/n · bytes / bandwidth + 2(n-1) · latency.
 double ringAllReduceUs(double bytes, int ranks, double bytesPerUs, double latencyUs);
 /// Ring reduce-scatter or all-gather: (n-1)/n · bytes / bandwidth + (n-1) · latency.

@@ -1,8 +1,8 @@
 // stagecraft-cli end to end: every command run as a user would, checking exit status, output and
 // the files it writes (read back through core/).
+#include "file_io.h"
 #include "generators/registry.h"
 #include "io/chrome_trace.h"
-#include "io/file_io.h"
 #include "io/schedule_file.h"
 
 #include <algorithm>

@@ -7,8 +7,8 @@
 #include "ir/op_label.h"
 #include "passes/iteration_tail.h"
 #include "passes/lower.h"
+#include "passes/replay.h"
 #include "text/text_programs.h"
-#include "validate/replay.h"
 
 #include <catch2/catch.hpp>
 #include <cstdlib>

@@ -7,9 +7,9 @@
 #include "ir/op_index.h"
 #include "passes/iteration_tail.h"
 #include "passes/lower.h"
+#include "passes/replay.h"
 #include "test_support.h"
 #include "text/text_programs.h"
-#include "validate/replay.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -337,7 +337,8 @@ TEST_CASE("The comm view shows each rank's program in one row", "[lower][text]")
           "1f1b: per-rank programs, 6 transfers\n"
           "r0 |F0     F0>r1  F1     [F1>r1 r1>B0] B0     F2     [r1>B1 F2>r1] B1     r1>B2  B2     S      O\n"
           "r1 |r0>F0  F0     B0     [r0>F1 B0>r0] F1     B1     [B1>r0 r0>F2] F2     B2     B2>r0  S      O\n"
-          "F3>r1 send to rank 1, r0>F3 receive from rank 0, [...] posted together, S gradient sync, O optimizer\n");
+          "F3>r1 send to rank 1, r0>F3 receive from rank 0, [...] posted together, S gradient sync, O "
+          "optimizer\n");
     CommViewOptions cut;
     cut.maxInstructions = 3;
     CHECK(formatCommView(l, cut).find("r0 |F0    F0>r1 F1    ...\n") != std::string::npos);

@@ -1,7 +1,7 @@
 // The sample projects in samples/ are read, validated and generated with every schedule they
 // list, and they are stored in the writer's canonical form.
+#include "file_io.h"
 #include "generators/registry.h"
-#include "io/file_io.h"
 #include "project/project_fields.h"
 #include "project/project_json.h"
 #include "project/project_validate.h"

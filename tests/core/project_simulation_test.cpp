@@ -2,9 +2,9 @@
 // throughput). Unit costs reproduce the golden bubble table, manual costs the closed forms with
 // communication, analytic costs the throughput/MFU identities, the memory limit check, and the
 // orderings the zero-bubble and BitPipe papers report on their setups.
+#include "eval/project_simulation.h"
 #include "generators/registry.h"
 #include "project/project_json.h"
-#include "sim/project_simulation.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>

@@ -1,8 +1,8 @@
 // The SVG writer: exact markup of a small scene, well-formed XML for real charts (checked by a
 // small parser written here), one <rect class="op ..."> per op with its tooltip, escaped text,
 // and the committed example chart of docs/charts.md is what the code draws today.
+#include "file_io.h"
 #include "generators/registry.h"
-#include "io/file_io.h"
 #include "layout/gantt_layout.h"
 #include "layout/svg_writer.h"
 #include "sim/simulator.h"

@@ -1,8 +1,8 @@
 // The TikZ writer: exact output of a small scene (y flipped, colours defined), LaTeX escaping,
 // structural checks on a real chart (balanced braces, one picture, every colour defined, plain
 // ASCII), and a pdflatex run when pdflatex is installed.
+#include "file_io.h"
 #include "generators/registry.h"
-#include "io/file_io.h"
 #include "layout/gantt_layout.h"
 #include "layout/tikz_writer.h"
 #include "sim/simulator.h"

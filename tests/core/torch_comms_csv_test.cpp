@@ -6,9 +6,9 @@
 #include "generators/registry.h"
 #include "io/torch_comms_csv.h"
 #include "passes/iteration_tail.h"
+#include "passes/replay.h"
 #include "test_support.h"
 #include "text/text_programs.h"
-#include "validate/replay.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,8 +1,8 @@
 // torch.distributed.pipelining compute-only CSV: round trips of every single-pipe generator,
 // the two real torch artifacts, and hand-written bad files each refused at the exact cell.
 #include "error.h"
+#include "file_io.h"
 #include "generators/registry.h"
-#include "io/file_io.h"
 #include "io/schedule_file.h"
 #include "io/torch_csv.h"
 #include "sim/simulator.h"
@@ -282,7 +282,8 @@ TEST_CASE("Schedule files dispatch on the extension", "[schedule-files]") {
     std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("REDUCE_GRAD cells are gradient syncs; WAIT_REDUCE_GRAD follows its REDUCE_GRAD", "[schedule-files]") {
+TEST_CASE("REDUCE_GRAD cells are gradient syncs; WAIT_REDUCE_GRAD follows its REDUCE_GRAD",
+          "[schedule-files]") {
     // torch's GPipe and 1F1B orders end every rank with the stage's reduction and its wait, also in
     // the compute-only file; the sync sits where the cell is, the wait adds no op.
     const Schedule s = parseTorchCsv("0F0,0F1,0B0,0B1,0REDUCE_GRAD,0WAIT_REDUCE_GRAD\r\n"
@@ -295,7 +296,8 @@ TEST_CASE("REDUCE_GRAD cells are gradient syncs; WAIT_REDUCE_GRAD follows its RE
                           op(OpKind::B, 1, 1, 0), Op{OpKind::GradSync, 0, 0, 1, -1}}});
     CHECK(findProblems(s).empty());
     // A reduction without its wait is read (the IR's sync is waited for by the optimizer step).
-    CHECK(parseTorchCsv("0F0,0B0,0REDUCE_GRAD", "t.csv").order[0].back() == Op{OpKind::GradSync, 0, 0, 0, -1});
+    CHECK(parseTorchCsv("0F0,0B0,0REDUCE_GRAD", "t.csv").order[0].back() ==
+          Op{OpKind::GradSync, 0, 0, 0, -1});
     // The compute order is written back without the reductions (torch lowers its own).
     CHECK(scheduleToTorchCsv(s) == "0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n");
     // In a split schedule the sync follows the last W.
@@ -304,10 +306,12 @@ TEST_CASE("REDUCE_GRAD cells are gradient syncs; WAIT_REDUCE_GRAD follows its RE
     CHECK(findProblems(split).empty());
 
     CHECK(csvError("0F0,0B0,0WAIT_REDUCE_GRAD,0REDUCE_GRAD") ==
-          "csv.sync 1:3 | t.csv line 1, column 3: '0WAIT_REDUCE_GRAD' waits for the gradient reduction of stage "
+          "csv.sync 1:3 | t.csv line 1, column 3: '0WAIT_REDUCE_GRAD' waits for the gradient reduction of "
+          "stage "
           "0, but no '0REDUCE_GRAD' comes before it on its row: a WAIT_REDUCE_GRAD follows its REDUCE_GRAD");
     CHECK(csvError("0F0,0B0,0REDUCE_GRAD,0REDUCE_GRAD") ==
-          "csv.duplicate 1:4 | t.csv line 1, column 4: '0REDUCE_GRAD' appears twice (first at row 1, column 3): "
+          "csv.duplicate 1:4 | t.csv line 1, column 4: '0REDUCE_GRAD' appears twice (first at row 1, column "
+          "3): "
           "each action runs once");
     CHECK(csvError("0F0,0B0,0REDUCE_GRAD,0WAIT_REDUCE_GRAD,,0WAIT_REDUCE_GRAD") ==
           "csv.duplicate 1:6 | t.csv line 1, column 6: '0WAIT_REDUCE_GRAD' appears twice (first at row 1, "
@@ -318,10 +322,11 @@ TEST_CASE("REDUCE_GRAD cells are gradient syncs; WAIT_REDUCE_GRAD follows its RE
     CHECK(csvError("0F0,0B0\n1F0,1B0,0REDUCE_GRAD") ==
           "csv.stage 2:3 | t.csv line 2, column 3: '0REDUCE_GRAD': stage 0 is on rank 0 ('0F0' at row 1, "
           "column 1) and on rank 1: a stage runs on one rank");
-    CHECK(csvError("0F0,(0B0;0REDUCE_GRAD)OVERLAP_F_B") ==
-          "csv.cell 1:2 | t.csv line 1, column 2: '(0B0;0REDUCE_GRAD)OVERLAP_F_B': sub-action '0REDUCE_GRAD': "
-          "an overlapped cell runs compute actions (F, I, B, W) only; a gradient reduction is a cell of its "
-          "own");
+    CHECK(
+        csvError("0F0,(0B0;0REDUCE_GRAD)OVERLAP_F_B") ==
+        "csv.cell 1:2 | t.csv line 1, column 2: '(0B0;0REDUCE_GRAD)OVERLAP_F_B': sub-action '0REDUCE_GRAD': "
+        "an overlapped cell runs compute actions (F, I, B, W) only; a gradient reduction is a cell of its "
+        "own");
     CHECK(csvError("0F0,0B0,99999999999REDUCE_GRAD") ==
           "csv.size 1:3 | t.csv line 1, column 3: '99999999999REDUCE_GRAD': stages must be below 65536");
     // Before the stage's last backward, the sync has gradients still to come.

@@ -5,14 +5,14 @@
 // static 1F1B order, whose last rank never runs micro-batch 0, is refused on that rank's row.
 #include "error.h"
 #include "eval/evaluation_input.h"
+#include "eval/project_simulation.h"
+#include "file_io.h"
 #include "generators/registry.h"
-#include "io/file_io.h"
 #include "io/torch_comms_csv.h"
 #include "io/torch_csv.h"
+#include "passes/replay.h"
 #include "project/project.h"
-#include "sim/project_simulation.h"
 #include "test_support.h"
-#include "validate/replay.h"
 #include "validate/validator.h"
 
 #include <algorithm>

@@ -1,6 +1,7 @@
 // Transformer arithmetic against hand-computed values and the zero-bubble paper's formulas.
 #include "generators/registry.h"
 #include "passes/iteration_tail.h"
+#include "project/layer_split.h"
 #include "sim/transformer_math.h"
 #include "validate/validator.h"
 

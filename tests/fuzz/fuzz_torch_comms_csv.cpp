@@ -3,7 +3,7 @@
 #include "error.h"
 #include "fuzz_entry.h"
 #include "io/torch_comms_csv.h"
-#include "validate/replay.h"
+#include "passes/replay.h"
 
 #include <cstdlib>
 #include <string_view>

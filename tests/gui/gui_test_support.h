@@ -1,10 +1,10 @@
 #pragma once
 // Helpers shared by the GUI tests: an isolated settings/app-data location and small fixtures.
 
+#include "eval/project_simulation.h"
 #include "generators/registry.h"
 #include "io/chrome_trace.h"
 #include "project/project.h"
-#include "sim/project_simulation.h"
 
 #include <QCoreApplication>
 #include <QStandardPaths>

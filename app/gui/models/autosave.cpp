@@ -1,8 +1,8 @@
 #include "gui/models/autosave.h"
 
 #include "error.h"
+#include "file_io.h"
 #include "gui/models/project_document.h"
-#include "io/file_io.h"
 
 #include <QCoreApplication>
 #include <QDateTime>

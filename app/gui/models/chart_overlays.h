@@ -3,8 +3,8 @@
 // its idle gaps by cause (core's criticalPath and idleIntervals of the prediction), and the
 // hover text of a gap.
 
+#include "eval/project_simulation.h"
 #include "sim/idle_intervals.h"
-#include "sim/project_simulation.h"
 
 #include <QColor>
 #include <QString>

@@ -3,7 +3,7 @@
 // (eval/op_inspect.h).
 
 #include "eval/op_inspect.h"
-#include "sim/project_simulation.h"
+#include "eval/project_simulation.h"
 #include "sim/timeline.h"
 
 #include <QString>

@@ -1,4 +1,4 @@
-#include "sim/project_simulation.h"
+#include "eval/project_simulation.h"
 
 #include "ir/op_index.h"
 #include "passes/iteration_tail.h"

@@ -1,4 +1,4 @@
-#include "io/file_io.h"
+#include "file_io.h"
 
 #include "error.h"
 
@@ -12,7 +12,9 @@
 namespace stagecraft {
 
 namespace {
-std::string osReason() { return std::strerror(errno); }
+std::string osReason() {
+    return std::strerror(errno);
+}
 } // namespace
 
 std::string readTextFile(const std::filesystem::path& path) {
@@ -44,10 +46,11 @@ std::string readTextFile(const std::filesystem::path& path) {
 }
 
 void writeFileAtomically(const std::filesystem::path& path, std::string_view content) {
-    const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+    const std::filesystem::path dir =
+        path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
     std::random_device entropy;
-    const std::filesystem::path temp =
-        dir / ("." + path.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(entropy()));
+    const std::filesystem::path temp = dir / ("." + path.filename().string() + ".tmp-" +
+                                              std::to_string(::getpid()) + "-" + std::to_string(entropy()));
     const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) throw Error("io.write", "cannot write '" + path.string() + "': " + osReason());
     auto fail = [&](const std::string& reason) {

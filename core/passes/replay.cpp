@@ -1,4 +1,4 @@
-#include "validate/replay.h"
+#include "passes/replay.h"
 
 #include "error.h"
 
