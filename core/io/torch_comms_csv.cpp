@@ -1,6 +1,7 @@
 #include "io/torch_comms_csv.h"
 
 #include "error.h"
+#include "io/csv_rows.h"
 #include "ir/action.h"
 #include "size_limits.h"
 
@@ -13,8 +14,6 @@
 namespace stagecraft {
 
 namespace {
-
-constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
 /// The action types of a compute+comms cell, beside the compute ones.
 enum class CommType : std::uint8_t { SendF, RecvF, SendB, RecvB, ReduceGrad, Unshard, Reshard };
@@ -42,15 +41,7 @@ constexpr std::array kTypes{
     TypeName{"WAIT_UNSHARD", CommType::Unshard, true, false},
 };
 
-bool isBlank(char c) {
-    return c == ' ' || c == '\t' || c == '\r';
-}
-
-std::string_view trimBlanks(std::string_view text) {
-    while (!text.empty() && isBlank(text.front())) text.remove_prefix(1);
-    while (!text.empty() && isBlank(text.back())) text.remove_suffix(1);
-    return text;
-}
+using csv::trimBlanks;
 
 std::string quote(std::string_view text) {
     return "'" + std::string(text) + "'";
@@ -128,36 +119,22 @@ class CommsReader {
     }
 
     void splitCells(std::string_view text) {
-        if (text.substr(0, kBom.size()) == kBom) text.remove_prefix(kBom.size());
-        while (!text.empty() && (isBlank(text.back()) || text.back() == '\n')) text.remove_suffix(1);
+        text = csv::body(text);
         if (text.empty())
             fail("csv.empty", -1, 0,
                  "the file has no action: a compute+comms CSV has one row of actions per rank");
-        std::size_t lineStart = 0;
-        while (lineStart <= text.size()) {
-            if (m_rows.size() >= std::size_t(kMaxDevices))
-                fail("csv.size", int(m_rows.size()), 0,
+        csv::forEachRow(text, [&](int row, std::string_view line) {
+            if (row >= kMaxDevices)
+                fail("csv.size", row, 0,
                      "more than " + std::to_string(kMaxDevices) + " rows: a row is a rank and the limit is " +
                          std::to_string(kMaxDevices) + " ranks");
-            std::size_t lineEnd = text.find('\n', lineStart);
-            if (lineEnd == std::string_view::npos) lineEnd = text.size();
             std::vector<std::string_view> cells;
-            const std::string_view line = text.substr(lineStart, lineEnd - lineStart);
-            std::size_t cellStart = 0;
-            for (;;) {
-                const std::size_t cellEnd = line.find(',', cellStart);
-                cells.push_back(trimBlanks(line.substr(cellStart, cellEnd == std::string_view::npos
-                                                                      ? std::string_view::npos
-                                                                      : cellEnd - cellStart)));
-                if (cellEnd == std::string_view::npos) break;
-                cellStart = cellEnd + 1;
-            }
+            csv::forEachCell(line, [&](int, std::string_view cell) { cells.push_back(cell); });
             m_cellCount += cells.size();
             if (m_cellCount > kMaxOps)
-                fail("csv.size", int(m_rows.size()), 0, "more than " + std::to_string(kMaxOps) + " cells");
+                fail("csv.size", row, 0, "more than " + std::to_string(kMaxOps) + " cells");
             m_rows.push_back(std::move(cells));
-            lineStart = lineEnd + 1;
-        }
+        });
     }
 
     /// The comm action of a cell, or nullopt for a compute (or empty) cell. Malformed comm cells
@@ -253,15 +230,7 @@ class CommsReader {
     }
 
     Lowered build(const Schedule& s) {
-        Lowered l;
-        l.name = s.name;
-        l.ranks = s.devices;
-        l.pipes = s.pipes;
-        l.stagesPerPipe = s.stagesPerPipe;
-        l.microbatches = s.microbatches;
-        l.splitBackward = s.splitBackward;
-        l.placement = s.placement;
-        l.programs.resize(std::size_t(s.devices));
+        Lowered l = loweredShell(s);
         const auto stages = std::size_t(s.stagesPerPipe), mbs = std::size_t(s.microbatches);
         // [type][stage][mb] -> (row, col) of the transfer's cell; row -1 when absent.
         std::vector<std::pair<std::int32_t, std::int32_t>> seen(4 * stages * mbs, {-1, 0});

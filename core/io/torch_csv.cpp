@@ -1,6 +1,7 @@
 #include "io/torch_csv.h"
 
 #include "error.h"
+#include "io/csv_rows.h"
 #include "ir/action.h"
 #include "validate/validator.h"
 
@@ -15,7 +16,6 @@ namespace stagecraft {
 
 namespace {
 
-constexpr std::string_view kBom = "\xEF\xBB\xBF";
 constexpr std::string_view kOverlapSuffix = "OVERLAP_F_B";
 /// Action types of torch's compute+comms format (and its merged "BW" backward). A compute-only
 /// file never holds them: its sends, receives and their waits are derived by torch's lowering.
@@ -26,15 +26,7 @@ constexpr std::array<std::string_view, 9> kCommTypes{
 constexpr std::string_view kReduceGrad = "REDUCE_GRAD";
 constexpr std::string_view kWaitReduceGrad = "WAIT_REDUCE_GRAD";
 
-bool isBlank(char c) {
-    return c == ' ' || c == '\t' || c == '\r';
-}
-
-std::string_view trimBlanks(std::string_view text) {
-    while (!text.empty() && isBlank(text.front())) text.remove_prefix(1);
-    while (!text.empty() && isBlank(text.back())) text.remove_suffix(1);
-    return text;
-}
+using csv::trimBlanks;
 
 /// Length of the stage number a cell starts with.
 std::size_t leadingDigits(std::string_view text) {
@@ -163,41 +155,23 @@ class CsvReader {
     }
 
     void readCells(std::string_view text) {
-        if (text.substr(0, kBom.size()) == kBom) text.remove_prefix(kBom.size());
-        // Trailing newlines (and blank lines) end the file; they are not ranks.
-        while (!text.empty() && (isBlank(text.back()) || text.back() == '\n')) text.remove_suffix(1);
+        text = csv::body(text);
         if (text.empty())
             fail("csv.empty", 0, 0,
                  "the file has no action: a compute-only schedule CSV has one row of actions per rank");
-        int row = 0;
-        std::size_t lineStart = 0;
-        while (lineStart <= text.size()) {
+        csv::forEachRow(text, [&](int row, std::string_view line) {
             if (row >= kMaxDevices)
                 fail("csv.size", row + 1, 0,
                      "more than " + std::to_string(kMaxDevices) + " rows: a row is a rank and the limit is " +
                          std::to_string(kMaxDevices) + " ranks");
-            std::size_t lineEnd = text.find('\n', lineStart);
-            if (lineEnd == std::string_view::npos) lineEnd = text.size();
-            readRow(text.substr(lineStart, lineEnd - lineStart), row);
-            ++row;
-            lineStart = lineEnd + 1;
-        }
-        m_rows = row;
+            readRow(line, row);
+            m_rows = row + 1;
+        });
     }
 
     void readRow(std::string_view line, int row) {
         const std::size_t before = m_computeCells;
-        int col = 1;
-        std::size_t cellStart = 0;
-        for (;;) {
-            std::size_t cellEnd = line.find(',', cellStart);
-            const bool last = cellEnd == std::string_view::npos;
-            if (last) cellEnd = line.size();
-            readCell(trimBlanks(line.substr(cellStart, cellEnd - cellStart)), row, col);
-            if (last) break;
-            cellStart = cellEnd + 1;
-            ++col;
-        }
+        csv::forEachCell(line, [&](int col, std::string_view cell) { readCell(cell, row, col); });
         if (m_computeCells == before)
             fail("csv.row", row + 1, 0,
                  "row " + std::to_string(row + 1) +

@@ -194,15 +194,7 @@ Lowered lower(const Schedule& input, const LowerOptions& options) {
             {std::int32_t(t), false});
     }
 
-    Lowered out;
-    out.name = s.name;
-    out.ranks = s.devices;
-    out.pipes = s.pipes;
-    out.stagesPerPipe = s.stagesPerPipe;
-    out.microbatches = s.microbatches;
-    out.splitBackward = s.splitBackward;
-    out.placement = s.placement;
-    out.programs.resize(std::size_t(s.devices));
+    Lowered out = loweredShell(s);
     out.matches.resize(transfers.size());
     for (int d = 0; d < s.devices; ++d) {
         const std::vector<Op>& ops = s.order[std::size_t(d)];

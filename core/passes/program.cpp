@@ -1,5 +1,6 @@
 #include "passes/program.h"
 
+#include <algorithm>
 #include <numeric>
 
 namespace stagecraft {
@@ -7,6 +8,20 @@ namespace stagecraft {
 std::size_t Lowered::instructionCount() const {
     return std::accumulate(programs.begin(), programs.end(), std::size_t(0),
                            [](std::size_t sum, const Program& p) { return sum + p.instructions.size(); });
+}
+
+Lowered loweredShell(const Schedule& s) {
+    Lowered l;
+    l.name = s.name;
+    l.ranks = s.devices;
+    l.pipes = s.pipes;
+    l.stagesPerPipe = s.stagesPerPipe;
+    l.microbatches = s.microbatches;
+    l.splitBackward = s.splitBackward;
+    l.placement = s.placement;
+    l.programs.resize(std::size_t(std::max(s.devices, 0)));
+    for (std::size_t r = 0; r < l.programs.size(); ++r) l.programs[r].rank = int(r);
+    return l;
 }
 
 const char* instrKindName(InstrKind kind) {

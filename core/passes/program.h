@@ -102,6 +102,10 @@ struct Lowered {
 };
 
 /// "COMPUTE", "SEND", "RECV", "GRAD_SYNC", "OPTIMIZER", "WAIT", "UNSHARD", "RESHARD".
+/// Programs for `schedule`'s shape (name, ranks, pipes, stages, micro-batches, placement), one
+/// empty program per rank: what the lowering and the compute+comms reader fill in.
+Lowered loweredShell(const Schedule& schedule);
+
 const char* instrKindName(InstrKind kind);
 
 /// torch's name of a transfer instruction: "SEND_F", "RECV_F", "SEND_B", "RECV_B".
