@@ -47,6 +47,9 @@ build() {
   # ccache keeps a second build of an unchanged tree to seconds; it is bounded so that it never
   # grows without limit on a developer machine.
   if command -v ccache >/dev/null; then ccache --max-size=2G >/dev/null 2>&1 || true; fi
+  # Paths inside the checkout are hashed relative to it, so every clone and worktree shares one
+  # cache (a fresh clone in another folder rebuilds from the cache in seconds).
+  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
   if [ ! -f build/build.ninja ]; then
     cmake --preset default
   fi
