@@ -10,12 +10,13 @@ cd "$(dirname "$0")/.."
 
 # Debian 12 packages: the toolchain, core's libraries, the Qt 6 desktop application (libqt6opengl6-dev
 # is what QtCharts' CMake package needs), and the tools the tests use to check exported charts and to
-# run the GUI tests on a virtual display.
+# run the GUI tests on a virtual display, and the runtime (stagecraft-run: MPI and OpenBLAS).
 PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git
   nlohmann-json3-dev catch2 libcli11-dev libbenchmark-dev
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev qt6-charts-dev libqt6opengl6-dev libgl1-mesa-dev
   xvfb xauth fonts-dejavu-core librsvg2-bin poppler-utils libxml2-utils
+  libopenmpi-dev openmpi-bin libopenblas-dev
 )
 
 log() { printf '\033[1m[stagecraft]\033[0m %s\n' "$*" >&2; }

@@ -1,0 +1,282 @@
+#include "backends/host_layer.h"
+
+#include "exec/interrupt.h"
+#include "mpi/mpi_check.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <thread>
+
+namespace stagecraft::runtime {
+namespace {
+
+std::string cpuModel() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("model name", 0) == 0) {
+            const auto colon = line.find(':');
+            if (colon != std::string::npos) return line.substr(std::min(line.size(), colon + 2));
+        }
+    return "CPU";
+}
+
+int mpiCount(std::uint64_t elements) {
+    if (elements > std::uint64_t(INT_MAX))
+        throw BackendError(mpiWhere() + ": a transfer of " + std::to_string(elements) +
+                           " elements exceeds MPI's count limit (" + std::to_string(INT_MAX) +
+                           "); shrink the model with --scale");
+    return int(elements);
+}
+
+} // namespace
+
+HostLayer::HostLayer() {
+    openblas_set_num_threads(1);
+    SC_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &m_p2p));
+    SC_MPI_CHECK(MPI_Comm_set_errhandler(m_p2p, MPI_ERRORS_RETURN));
+    SC_MPI_CHECK(MPI_Comm_rank(m_p2p, &m_rank));
+    void* bound = nullptr;
+    int found = 0;
+    SC_MPI_CHECK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &bound, &found));
+    if (found && bound) m_tagBound = *static_cast<int*>(bound);
+}
+
+HostLayer::~HostLayer() {
+    for (Pending& p : m_pending)
+        if (!p.done && p.request != MPI_REQUEST_NULL) {
+            MPI_Cancel(&p.request);
+            MPI_Request_free(&p.request);
+        }
+    for (MPI_Comm& c : m_collectives)
+        if (c != MPI_COMM_NULL) MPI_Comm_free(&c);
+    if (m_p2p != MPI_COMM_NULL) MPI_Comm_free(&m_p2p);
+}
+
+std::string HostLayer::describe() const {
+    std::string config = openblas_get_config();
+    return "host: " + cpuModel() + " (" + config + ", fp32, 1 BLAS thread per rank)";
+}
+
+void HostLayer::setup(const LayerSetup& setup) {
+    m_stamps.assign(std::size_t(setup.records), Stamp{});
+    // Collectives: every rank takes part in every split, in list order, so the calls match.
+    for (const std::vector<int>& ranks : setup.collectives) {
+        const bool member = std::find(ranks.begin(), ranks.end(), m_rank) != ranks.end();
+        MPI_Comm comm = MPI_COMM_NULL;
+        SC_MPI_CHECK(MPI_Comm_split(m_p2p, member ? 0 : MPI_UNDEFINED, m_rank, &comm));
+        if (comm != MPI_COMM_NULL) SC_MPI_CHECK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+        m_collectives.push_back(comm);
+    }
+    // Warm every edge once in both directions, and every collective, so no connection is made
+    // inside the first measured iteration.
+    std::vector<float> out(setup.peers.size(), 1.0f), in(setup.peers.size(), 0.0f);
+    std::vector<MPI_Request> requests(2 * setup.peers.size(), MPI_REQUEST_NULL);
+    for (std::size_t i = 0; i < setup.peers.size(); ++i) {
+        SC_MPI_CHECK(MPI_Irecv(&in[i], 1, MPI_FLOAT, setup.peers[i], 0, m_p2p, &requests[2 * i]));
+        SC_MPI_CHECK(MPI_Isend(&out[i], 1, MPI_FLOAT, setup.peers[i], 0, m_p2p, &requests[2 * i + 1]));
+    }
+    SC_MPI_CHECK(MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
+    for (MPI_Comm c : m_collectives) {
+        if (c == MPI_COMM_NULL) continue;
+        float value = 1.0f;
+        SC_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_FLOAT, MPI_SUM, c));
+    }
+    SC_MPI_CHECK(MPI_Barrier(m_p2p));
+}
+
+void HostLayer::anchor() { m_anchor = Clock::now(); }
+
+double HostLayer::now() const { return std::chrono::duration<double, std::micro>(Clock::now() - m_anchor).count(); }
+
+Buffer HostLayer::allocate(std::uint64_t elements) {
+    std::unique_ptr<float[]> memory(new (std::nothrow) float[std::max<std::uint64_t>(elements, 1)]);
+    if (!memory)
+        throw BackendError(mpiWhere() + ": out of host memory allocating " + std::to_string(elements * sizeof(float)) +
+                           " bytes; shrink the model with --scale");
+    // Small finite values: GEMMs on them stay finite for any number of iterations.
+    for (std::uint64_t i = 0; i < elements; ++i) memory[i] = float(i % 7) * 1e-3f;
+    Buffer id;
+    if (!m_freeIds.empty()) {
+        id = m_freeIds.back();
+        m_freeIds.pop_back();
+    } else {
+        id = Buffer(m_buffers.size());
+        m_buffers.emplace_back();
+        m_sizes.push_back(0);
+        m_inFlight.push_back(0);
+        m_releaseLater.push_back(0);
+    }
+    m_buffers[std::size_t(id)] = std::move(memory);
+    m_sizes[std::size_t(id)] = elements;
+    return id;
+}
+
+void HostLayer::freeBuffer(Buffer buffer) {
+    m_buffers[std::size_t(buffer)].reset();
+    m_sizes[std::size_t(buffer)] = 0;
+    m_releaseLater[std::size_t(buffer)] = 0;
+    m_freeIds.push_back(buffer);
+}
+
+void HostLayer::release(Buffer buffer) {
+    if (buffer < 0 || std::size_t(buffer) >= m_buffers.size() || !m_buffers[std::size_t(buffer)])
+        throw BackendError(mpiWhere() + ": release of unknown buffer " + std::to_string(buffer));
+    if (m_inFlight[std::size_t(buffer)] > 0)
+        m_releaseLater[std::size_t(buffer)] = 1; // a send still reads it: free when it completes
+    else
+        freeBuffer(buffer);
+}
+
+float* HostLayer::data(const Operand& operand, std::uint64_t elements, const char* what) {
+    const auto b = std::size_t(operand.buffer);
+    if (operand.buffer < 0 || b >= m_buffers.size() || !m_buffers[b] || operand.offset + elements > m_sizes[b])
+        throw BackendError(mpiWhere() + ": " + what + " reaches outside its buffer (buffer " +
+                           std::to_string(operand.buffer) + ", elements " + std::to_string(operand.offset) + ".." +
+                           std::to_string(operand.offset + elements) + ")");
+    return m_buffers[b].get() + operand.offset;
+}
+
+void HostLayer::compute(const ComputeWork& work) {
+    Stamp& stamp = m_stamps.at(std::size_t(work.record));
+    stamp.start = now();
+    if (work.sleepUs >= 0) {
+        // Sleep most of it and spin the rest: nanosleep overshoots by tens of µs.
+        const Clock::time_point until =
+            m_anchor + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::micro>(stamp.start + work.sleepUs));
+        if (work.sleepUs > 200) std::this_thread::sleep_until(until - std::chrono::microseconds(100));
+        while (Clock::now() < until) std::this_thread::yield();
+    }
+    for (const Gemm& g : work.gemms) {
+        const std::uint64_t extentA = std::uint64_t((g.batch - 1) * g.strideA + g.m * g.k);
+        const std::uint64_t extentB = std::uint64_t((g.batch - 1) * g.strideB + g.k * g.n);
+        const std::uint64_t extentC = std::uint64_t((g.batch - 1) * g.strideC + g.m * g.n);
+        const float* a = data(g.a, extentA, "a GEMM's A");
+        const float* b = data(g.b, extentB, "a GEMM's B");
+        float* c = data(g.c, extentC, "a GEMM's C");
+        for (std::int32_t i = 0; i < g.batch; ++i)
+            cblas_sgemm(CblasRowMajor, g.transA ? CblasTrans : CblasNoTrans, g.transB ? CblasTrans : CblasNoTrans,
+                        int(g.m), int(g.n), int(g.k), 1.0f, a + i * g.strideA, int(g.transA ? g.m : g.k),
+                        b + i * g.strideB, int(g.transB ? g.k : g.n), g.accumulate ? 1.0f : 0.0f, c + i * g.strideC,
+                        int(g.n));
+    }
+    for (const Axpy& step : work.axpys)
+        cblas_saxpy(int(step.n), step.alpha, data(step.x, step.n, "an optimizer step's gradient"), 1,
+                    data(step.y, step.n, "an optimizer step's weights"), 1);
+    stamp.end = now();
+}
+
+Request HostLayer::post(Pending pending) {
+    const auto id = Request(m_pending.size());
+    if (pending.buffer >= 0) ++m_inFlight[std::size_t(pending.buffer)];
+    m_pending.push_back(std::move(pending));
+    m_open.push_back(id);
+    return id;
+}
+
+Request HostLayer::send(const Transfer& t) {
+    float* p = data(t.data, t.elements, "a send");
+    Pending pending{MPI_REQUEST_NULL, t.record, t.data.buffer, false, t.label};
+    m_stamps.at(std::size_t(t.record)).start = now();
+    // Tags above MPI_TAG_UB wrap: per peer pair the program order matches them anyway.
+    SC_MPI_CHECK(MPI_Isend(p, mpiCount(t.elements), MPI_FLOAT, t.peer, int(t.tag % (m_tagBound + 1)), m_p2p,
+                           &pending.request));
+    return post(std::move(pending));
+}
+
+Request HostLayer::recv(const Transfer& t) {
+    float* p = data(t.data, t.elements, "a receive");
+    Pending pending{MPI_REQUEST_NULL, t.record, t.data.buffer, false, t.label};
+    m_stamps.at(std::size_t(t.record)).start = now();
+    SC_MPI_CHECK(MPI_Irecv(p, mpiCount(t.elements), MPI_FLOAT, t.peer, int(t.tag % (m_tagBound + 1)), m_p2p,
+                           &pending.request));
+    return post(std::move(pending));
+}
+
+Request HostLayer::allReduce(const AllReduce& r) {
+    if (r.collective < 0 || std::size_t(r.collective) >= m_collectives.size() ||
+        m_collectives[std::size_t(r.collective)] == MPI_COMM_NULL)
+        throw BackendError(mpiWhere() + ": " + r.label + " names collective " + std::to_string(r.collective) +
+                           ", which this rank is not part of");
+    float* p = data(r.data, r.elements, "a gradient sync");
+    Pending pending{MPI_REQUEST_NULL, r.record, r.data.buffer, false, r.label};
+    m_stamps.at(std::size_t(r.record)).start = now();
+    SC_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, p, mpiCount(r.elements), MPI_FLOAT, MPI_SUM,
+                                m_collectives[std::size_t(r.collective)], &pending.request));
+    return post(std::move(pending));
+}
+
+bool HostLayer::test(Request id) {
+    Pending& p = m_pending[std::size_t(id)];
+    if (p.done) return true;
+    int flag = 0;
+    SC_MPI_CHECK(MPI_Test(&p.request, &flag, MPI_STATUS_IGNORE));
+    if (!flag) return false;
+    p.done = true;
+    m_stamps[std::size_t(p.record)].end = now();
+    if (p.buffer >= 0 && --m_inFlight[std::size_t(p.buffer)] == 0 && m_releaseLater[std::size_t(p.buffer)])
+        freeBuffer(p.buffer);
+    return true;
+}
+
+void HostLayer::progress() {
+    m_open.erase(std::remove_if(m_open.begin(), m_open.end(), [this](Request id) { return test(id); }), m_open.end());
+}
+
+void HostLayer::wait(Request request, Clock::time_point deadline) {
+    if (request < 0 || std::size_t(request) >= m_pending.size())
+        throw BackendError(mpiWhere() + ": wait on unknown request " + std::to_string(request));
+    // Poll rather than block in MPI_Wait: ranks share cores (a blocked rank should not spin them
+    // away from the ranks computing) and the watchdog needs the deadline.
+    for (int spins = 0; !test(request); ++spins) {
+        throwIfInterrupted(m_pending[std::size_t(request)].label.c_str());
+        if (Clock::now() > deadline)
+            throw DeadlineExceeded(mpiWhere() + ": " + m_pending[std::size_t(request)].label +
+                                   " did not complete before the deadline (the peer died, hangs, or never posts "
+                                   "the matching operation)");
+        if (spins > 64) std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+}
+
+std::string HostLayer::pendingSummary() const {
+    std::string out;
+    int shown = 0;
+    for (const Request id : m_open) {
+        if (m_pending[std::size_t(id)].done) continue;
+        if (shown++ == 4) {
+            out += ", ...";
+            break;
+        }
+        out += (out.empty() ? "" : ", ") + m_pending[std::size_t(id)].label;
+    }
+    return out;
+}
+
+void HostLayer::finish(Clock::time_point deadline) {
+    for (int spins = 0;; ++spins) {
+        progress();
+        if (m_open.empty()) break;
+        throwIfInterrupted("the end of the iteration");
+        if (Clock::now() > deadline)
+            throw DeadlineExceeded(mpiWhere() + ": still pending at the end of the iteration: " + pendingSummary());
+        if (spins > 64) std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+}
+
+void HostLayer::times(std::vector<Stamp>& stamps) {
+    stamps = m_stamps;
+    std::fill(m_stamps.begin(), m_stamps.end(), Stamp{});
+    m_pending.clear();
+    m_open.clear();
+}
+
+void HostLayer::abort() noexcept {
+    // MPI has no per-communicator abort that leaves the process usable; the caller ends the job
+    // with MPI_Abort after writing what it has.
+}
+
+} // namespace stagecraft::runtime

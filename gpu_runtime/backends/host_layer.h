@@ -1,0 +1,72 @@
+#pragma once
+// The host backend: fp32 GEMMs through OpenBLAS (one thread per rank: ranks share the cores),
+// point-to-point transfers with MPI_Isend/MPI_Irecv under the lowering's tags, gradient syncs
+// with MPI_Iallreduce, times from steady_clock. Completions are found by polling (MPI_Test), so
+// every wait has a deadline and a dead or hung peer ends in a message, never a hang.
+
+#include "exec/device_layer.h"
+
+#include <mpi.h>
+
+#include <memory>
+#include <vector>
+
+namespace stagecraft::runtime {
+
+class HostLayer final : public DeviceLayer {
+public:
+    HostLayer();
+    ~HostLayer() override;
+
+    std::string describe() const override;
+    std::size_t elementBytes() const override { return sizeof(float); }
+    void setup(const LayerSetup& setup) override;
+    void anchor() override;
+    Clock::time_point anchorTime() const override { return m_anchor; }
+    Buffer allocate(std::uint64_t elements) override;
+    void release(Buffer buffer) override;
+    void compute(const ComputeWork& work) override;
+    void beginGroup() override {}
+    void endGroup() override {}
+    Request send(const Transfer& transfer) override;
+    Request recv(const Transfer& transfer) override;
+    Request allReduce(const AllReduce& reduce) override;
+    void wait(Request request, Clock::time_point deadline) override;
+    void progress() override;
+    void finish(Clock::time_point deadline) override;
+    void times(std::vector<Stamp>& stamps) override;
+    void abort() noexcept override;
+
+private:
+    struct Pending {
+        MPI_Request request = MPI_REQUEST_NULL;
+        std::int32_t record = -1;
+        Buffer buffer = -1;
+        bool done = false;
+        std::string label;
+    };
+    double now() const;
+    float* data(const Operand& operand, std::uint64_t elements, const char* what);
+    Request post(Pending pending);
+    bool test(Request request);
+    void freeBuffer(Buffer buffer);
+    std::string pendingSummary() const;
+
+    MPI_Comm m_p2p = MPI_COMM_NULL;
+    std::vector<MPI_Comm> m_collectives; ///< MPI_COMM_NULL where this rank is not a member
+    int m_rank = 0;
+    long m_tagBound = 32767;
+    Clock::time_point m_anchor = Clock::now();
+
+    std::vector<std::unique_ptr<float[]>> m_buffers;
+    std::vector<std::uint64_t> m_sizes;
+    std::vector<int> m_inFlight;        ///< [buffer]: posted transfers not yet complete
+    std::vector<char> m_releaseLater;   ///< [buffer]: released while a transfer still used it
+    std::vector<Buffer> m_freeIds;
+
+    std::vector<Pending> m_pending;     ///< this iteration's requests; Request indexes it
+    std::vector<Request> m_open;        ///< those not complete yet
+    std::vector<Stamp> m_stamps;        ///< [record]
+};
+
+} // namespace stagecraft::runtime

@@ -1,0 +1,45 @@
+#pragma once
+// From what every rank measured to one measured Timeline: compute ops, gradient syncs and
+// transfers of every iteration on rank 0's clock, each transfer split into the time one side
+// waited for the other to post and the transfer itself, memory counters per rank, and the checks
+// a measurement must pass before anyone trusts it (causality of every transfer, every
+// dependency in measured time). Pure: the runtime gathers, this assembles; tests feed it by hand.
+
+#include "exec/executor.h"
+#include "io/chrome_trace.h"
+#include "plan/run_plan.h"
+
+#include <string>
+#include <vector>
+
+namespace stagecraft::runtime {
+
+struct MeasuredRun {
+    /// [rank][iteration]; a rank that failed has fewer iterations, its last possibly partial.
+    std::vector<std::vector<RankIteration>> ranks;
+    std::vector<double> clockOffsetUs; ///< [rank]: subtract from the rank's times to get rank 0's clock
+    std::vector<std::int64_t> staticBytes; ///< [rank]
+};
+
+struct AssembledTrace {
+    Timeline timeline;                    ///< origin "measured"; events of every iteration
+    std::vector<std::uint32_t> iterations; ///< [event]: its iteration
+    std::vector<TraceSlice> waits;        ///< the part of each transfer spent waiting for the peer
+    std::vector<CounterTrack> memory;     ///< per rank, MiB over time
+    std::vector<double> peakBytes;        ///< [rank]: static + most activation memory held
+    std::vector<double> iterationUs;      ///< [iteration]: first start to last end over all ranks
+    /// Transfers whose receive ended before their send started (a clock error larger than the
+    /// transfer), and the worst such gap in µs.
+    int causalityViolations = 0;
+    double worstViolationUs = 0;
+    /// Compute ops that started before an op they depend on (on another rank) ended, beyond
+    /// `toleranceUs`; the worst gap.
+    int dependencyViolations = 0;
+    double worstDependencyUs = 0;
+    int completeIterations = 0; ///< iterations every rank finished
+};
+
+/// `toleranceUs` absorbs the residual clock error of the offset estimate.
+AssembledTrace assembleTrace(const RunPlan& plan, const MeasuredRun& run, double toleranceUs = 0);
+
+} // namespace stagecraft::runtime

@@ -1,0 +1,256 @@
+#include "run/run_session.h"
+
+#include "backends/host_layer.h"
+#include "error.h"
+#include "exec/executor.h"
+#include "exec/interrupt.h"
+#include "exec/trace_assembly.h"
+#include "mpi/mpi_check.h"
+#include "mpi/mpi_session.h"
+#ifdef STAGECRAFT_WITH_CUDA_LOADER
+#include "backends/cuda_module.h"
+#endif
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+#ifndef STAGECRAFT_GIT_REVISION
+#define STAGECRAFT_GIT_REVISION "unknown"
+#endif
+
+namespace stagecraft::runtime {
+namespace {
+
+const char* backendName(Backend b) { return b == Backend::Host ? "host" : b == Backend::Cuda ? "cuda" : "auto"; }
+
+/// The layer the options ask for. `auto` takes CUDA when a device is present and says when it
+/// falls back to the host; `cuda` without a device is bad input (exit 2) with the reason.
+std::unique_ptr<DeviceLayer> makeLayer(const RunOptions& options, const MpiSession& mpi, std::string& note) {
+    if (options.backend == Backend::Host) return std::make_unique<HostLayer>();
+#ifdef STAGECRAFT_WITH_CUDA_LOADER
+    const CudaProbe probe = probeCuda();
+    if (probe.devices > 0) {
+        CudaLayerOptions cuda;
+        cuda.localRank = mpi.localRank();
+        cuda.mpiTransport = options.transport == TransportKind::Mpi;
+        return createCudaLayer(cuda);
+    }
+    const std::string why = probe.message.empty() ? "no CUDA device" : probe.message;
+#else
+    (void)mpi;
+    const std::string why = "this build has no CUDA backend (the CUDA toolkit, NCCL or MPI was not found at configure)";
+#endif
+    if (options.backend == Backend::Cuda)
+        throw ValidationError("runtime.backend", "--backend", "--backend cuda: " + why + "; use --backend host");
+    note = "--backend auto: " + why + ", using the host backend";
+    return std::make_unique<HostLayer>();
+}
+
+std::vector<std::vector<int>> collectivesOf(const Lowered& lowered) {
+    std::vector<std::vector<int>> out;
+    for (const Collective& c : lowered.collectives) out.push_back(c.ranks);
+    return out;
+}
+
+struct Collected {
+    MeasuredRun run;
+    std::vector<std::string> devices;
+    std::vector<ClockOffset> offsets;
+    nlohmann::json fault; ///< null when the run completed
+};
+
+std::string runJson(const RunOptions& options, const RunPlan& plan, const Collected& c, const AssembledTrace& trace,
+                    const std::string& backend) {
+    nlohmann::json j;
+    j["tool"] = "stagecraft-run";
+    j["git_revision"] = STAGECRAFT_GIT_REVISION;
+    j["backend"] = backend;
+    j["transport"] = backend == "cuda" ? (options.transport == TransportKind::Mpi ? "mpi" : "nccl") : "mpi";
+    j["workload"] = workloadName(plan.workload);
+    j["scale"] = options.request.scale;
+    j["project"] = plan.project.name;
+    j["project_file"] = options.request.projectPath;
+    j["sets"] = options.request.sets;
+    j["schedule"] = plan.schedule;
+    j["ranks"] = plan.lowered.ranks;
+    j["devices"] = c.devices;
+    j["warmup"] = options.warmup;
+    j["iterations"] = options.iterations;
+    j["complete_iterations"] = trace.completeIterations;
+    nlohmann::json offsets = nlohmann::json::array(), uncertainty = nlohmann::json::array();
+    for (const ClockOffset& o : c.offsets) {
+        offsets.push_back(o.offsetUs);
+        uncertainty.push_back(o.uncertaintyUs);
+    }
+    j["clock_offsets_us"] = offsets;
+    j["clock_uncertainty_us"] = uncertainty;
+    j["iteration_us"] = trace.iterationUs;
+    j["predicted_iteration_us"] = plan.prediction.report.iterationUs;
+    j["peak_bytes"] = trace.peakBytes;
+    j["predicted_peak_bytes"] = [&] {
+        nlohmann::json peaks = nlohmann::json::array();
+        for (const DeviceMemory& d : plan.prediction.report.memory.devices) peaks.push_back(d.peakBytes);
+        return peaks;
+    }();
+    j["causality_violations"] = trace.causalityViolations;
+    j["worst_causality_gap_us"] = trace.worstViolationUs;
+    j["dependency_violations"] = trace.dependencyViolations;
+    j["worst_dependency_gap_us"] = trace.worstDependencyUs;
+    if (!c.fault.is_null()) j["fault"] = c.fault;
+    return j.dump();
+}
+
+/// Rank 0: the measured trace, complete or partial, written atomically.
+AssembledTrace writeTrace(const RunOptions& options, const RunPlan& plan, const Collected& c,
+                          const std::string& backend) {
+    double tolerance = 1.0; // µs: steady_clock reads and the offset estimate on one host
+    for (const ClockOffset& o : c.offsets) tolerance = std::max(tolerance, 2 * o.uncertaintyUs);
+    AssembledTrace trace = assembleTrace(plan, c.run, tolerance);
+    ChromeTraceOptions trace_options;
+    trace_options.title = plan.schedule + " measured on " + std::to_string(plan.lowered.ranks) + " ranks (" + backend +
+                          ", " + workloadName(plan.workload) + ")";
+    trace_options.counters = trace.memory;
+    for (int r = 0; r < plan.lowered.ranks; ++r) trace_options.deviceNames.push_back("Rank " + std::to_string(r));
+    trace_options.iterations = trace.iterations;
+    trace_options.annotations = trace.waits;
+    trace_options.runJson = runJson(options, plan, c, trace, backend);
+    writeChromeTrace(trace.timeline, options.output, trace_options);
+    return trace;
+}
+
+double milliseconds(double us) { return us / 1000.0; }
+
+} // namespace
+
+int runSession(MpiSession& mpi, const RunOptions& options) {
+    installInterruptHandlers();
+    const RunPlan plan = makeRunPlan(options.request);
+    if (plan.lowered.ranks != mpi.size())
+        throw ValidationError("runtime.ranks", "parallel.pp",
+                              plan.schedule + " runs on " + std::to_string(plan.lowered.ranks) +
+                                  " ranks (parallel.pp = " + std::to_string(plan.project.parallel.pp) + "), but " +
+                                  std::to_string(mpi.size()) + " processes were started: run mpirun -np " +
+                                  std::to_string(plan.lowered.ranks) + ", or --set parallel.pp=" +
+                                  std::to_string(mpi.size()));
+    if (options.iterations < 1 || options.warmup < 0)
+        throw ValidationError("runtime.iterations", "--iterations",
+                              "--iterations must be >= 1 and --warmup >= 0");
+    const bool root = mpi.rank() == 0;
+    std::string note;
+    std::unique_ptr<DeviceLayer> layer = makeLayer(options, mpi, note);
+    const std::string backend = dynamic_cast<HostLayer*>(layer.get()) ? "host" : "cuda";
+    if (root && !note.empty() && !options.quiet) std::cerr << "stagecraft-run: " << note << '\n';
+
+    const RankPlan rankPlan = makeRankPlan(plan, mpi.rank());
+    LayerSetup setup;
+    setup.rank = mpi.rank();
+    setup.ranks = mpi.size();
+    setup.peers = rankPlan.peers;
+    setup.collectives = collectivesOf(plan.lowered);
+    setup.dtype = std::string(dtypeName(plan.project.model.dtype));
+    setup.records = std::int32_t(rankPlan.steps.size());
+    layer->setup(setup);
+
+    Executor executor(plan, rankPlan, *layer);
+    executor.allocateStatic();
+    SC_MPI_CHECK(MPI_Barrier(mpi.comm()));
+    layer->anchor();
+
+    Collected collected;
+    collected.offsets = exchangeClockOffsets(mpi.comm(), layer->anchorTime(), 16);
+    collected.devices = gatherStrings(mpi.comm(), layer->describe());
+    const std::int64_t mineStatic = executor.staticBytes();
+    collected.run.staticBytes.assign(std::size_t(mpi.size()), 0);
+    SC_MPI_CHECK(MPI_Gather(&mineStatic, 1, MPI_INT64_T, collected.run.staticBytes.data(), 1, MPI_INT64_T, 0,
+                            mpi.comm()));
+    collected.run.ranks.resize(std::size_t(mpi.size()));
+    for (std::size_t r = 0; r < collected.offsets.size(); ++r)
+        collected.run.clockOffsetUs.push_back(collected.offsets[r].offsetUs);
+    if (root && !options.quiet)
+        std::cerr << "stagecraft-run: " << plan.schedule << " on " << mpi.size() << " ranks, " << backend << " backend, "
+                  << workloadName(plan.workload) << " workload, " << rankPlan.steps.size()
+                  << " instructions on rank 0; predicted iteration " << milliseconds(plan.prediction.report.iterationUs)
+                  << " ms\n";
+
+    const auto timeout = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.timeoutSeconds));
+    if (options.faultRank == mpi.rank())
+        executor.injectFault(options.faultIteration, options.faultPosition, options.faultHang);
+    int iteration = -options.warmup;
+    try {
+        for (; iteration < options.iterations; ++iteration) {
+            RankIteration record = executor.run(iteration, timeout);
+            if (iteration < 0) continue; // warm-up: not measured
+            std::vector<RankIteration> all = gatherIteration(mpi.comm(), record, Clock::now() + timeout);
+            if (!root) continue;
+            for (std::size_t r = 0; r < all.size(); ++r) collected.run.ranks[r].push_back(std::move(all[r]));
+            if (!options.quiet) {
+                double first = 1e300, last = -1e300;
+                for (std::size_t r = 0; r < collected.run.ranks.size(); ++r)
+                    for (const Stamp& s : collected.run.ranks[r].back().stamps)
+                        if (s.start >= 0) {
+                            first = std::min(first, s.start - collected.run.clockOffsetUs[r]);
+                            last = std::max(last, s.end - collected.run.clockOffsetUs[r]);
+                        }
+                std::fprintf(stderr, "stagecraft-run: iteration %d of %d: %.3f ms\n", iteration + 1, options.iterations,
+                             milliseconds(last - first));
+            }
+        }
+    } catch (const ExecutionFault& fault) {
+        std::cerr << "stagecraft-run: rank " << mpi.rank() << " stopped at instruction " << fault.position << " ("
+                  << fault.instruction << ") of " << (fault.iteration < 0 ? "warm-up " : "") << "iteration "
+                  << (fault.iteration < 0 ? fault.iteration + options.warmup + 1 : fault.iteration + 1) << ": "
+                  << fault.what() << '\n';
+        if (root) {
+            if (fault.iteration >= 0) collected.run.ranks[0].push_back(fault.partial);
+            collected.fault = {{"rank", mpi.rank()},
+                               {"iteration", fault.iteration},
+                               {"position", fault.position},
+                               {"instruction", fault.instruction},
+                               {"message", fault.what()}};
+            try {
+                writeTrace(options, plan, collected, backend);
+                std::cerr << "stagecraft-run: partial trace written to " << options.output << '\n';
+            } catch (const std::exception& e) {
+                std::cerr << "stagecraft-run: the partial trace could not be written: " << e.what() << '\n';
+            }
+        }
+        layer->abort();
+        mpi.abortAll(1);
+    } catch (const DeadlineExceeded& e) { // the gather timed out: another rank stopped
+        std::cerr << "stagecraft-run: rank " << mpi.rank() << ": " << e.what() << '\n';
+        if (root) {
+            collected.fault = {{"rank", mpi.rank()}, {"iteration", iteration}, {"message", e.what()}};
+            try {
+                writeTrace(options, plan, collected, backend);
+                std::cerr << "stagecraft-run: partial trace written to " << options.output << '\n';
+            } catch (const std::exception& w) {
+                std::cerr << "stagecraft-run: the partial trace could not be written: " << w.what() << '\n';
+            }
+        }
+        layer->abort();
+        mpi.abortAll(1);
+    }
+
+    if (root) {
+        const AssembledTrace trace = writeTrace(options, plan, collected, backend);
+        if (!options.quiet) {
+            double sum = 0;
+            for (const double us : trace.iterationUs) sum += us;
+            double peak = 0;
+            for (const double bytes : trace.peakBytes) peak = std::max(peak, bytes);
+            std::fprintf(stderr,
+                         "stagecraft-run: wrote %s: %d iterations, mean %.3f ms (predicted %.3f ms), peak memory "
+                         "%.1f MiB, %d causality and %d dependency violations\n",
+                         options.output.c_str(), int(trace.iterationUs.size()),
+                         milliseconds(sum / double(std::max<std::size_t>(1, trace.iterationUs.size()))),
+                         milliseconds(plan.prediction.report.iterationUs), peak / 1048576.0,
+                         trace.causalityViolations, trace.dependencyViolations);
+        }
+    }
+    SC_MPI_CHECK(MPI_Barrier(mpi.comm()));
+    return 0;
+}
+
+} // namespace stagecraft::runtime

@@ -1,0 +1,117 @@
+// check_measured: reads a trace stagecraft-run wrote and checks what a measurement must satisfy
+// before anyone trusts it. Used by the mpirun tests; exit 0 when every check holds, 1 otherwise
+// (each failed check on stderr).
+//
+//   check_measured TRACE --project FILE --schedule NAME [--set F=V]... [--iterations N]
+//                  [--makespan-within FRACTION] [--peak-above OTHER_TRACE] [--partial]
+#include "eval/evaluation_input.h"
+#include "io/chrome_trace.h"
+#include "sim/overlay.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+
+using namespace stagecraft;
+
+namespace {
+
+int failures = 0;
+
+void check(bool ok, const std::string& what) {
+    if (ok) return;
+    ++failures;
+    std::cerr << "check_measured: FAILED: " << what << '\n';
+}
+
+nlohmann::json runInfo(const std::string& path, Timeline* timeline) {
+    TraceInfo info;
+    Timeline t = readChromeTrace(path, TraceReadOptions{}, &info);
+    if (timeline) *timeline = std::move(t);
+    return nlohmann::json::parse(info.runJson);
+}
+
+double maxPeak(const nlohmann::json& run) {
+    double peak = 0;
+    for (const auto& p : run.at("peak_bytes")) peak = std::max(peak, p.get<double>());
+    return peak;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"check a measured trace"};
+    std::string trace, project, schedule, peakAbove;
+    std::vector<std::string> sets;
+    int iterations = -1;
+    double within = -1;
+    bool partial = false;
+    app.add_option("trace", trace)->required();
+    app.add_option("--project", project);
+    app.add_option("--schedule", schedule)->required();
+    app.add_option("--set", sets);
+    app.add_option("--iterations", iterations);
+    app.add_option("--makespan-within", within);
+    app.add_option("--peak-above", peakAbove);
+    app.add_flag("--partial", partial);
+    CLI11_PARSE(app, argc, argv);
+    try {
+        Timeline measured;
+        const nlohmann::json run = runInfo(trace, &measured);
+        check(run.at("schedule") == schedule, "the trace is of schedule " + run.at("schedule").dump());
+        if (partial) {
+            check(run.contains("fault"), "a partial trace names its fault");
+            check(!measured.events.empty(), "a partial trace holds the ops that ran");
+            std::cerr << "check_measured: partial trace, fault: " << run.value("fault", nlohmann::json()).dump() << '\n';
+            return failures == 0 ? 0 : 1;
+        }
+        check(!run.contains("fault"), "no fault: " + run.value("fault", nlohmann::json()).dump());
+        if (iterations > 0)
+            check(run.at("complete_iterations") == iterations,
+                  "complete iterations " + run.at("complete_iterations").dump() + " == " + std::to_string(iterations));
+        check(run.at("causality_violations") == 0,
+              "no receive ends before its send starts: " + run.at("causality_violations").dump() + ", worst " +
+                  run.at("worst_causality_gap_us").dump() + " µs");
+        check(run.at("dependency_violations") == 0,
+              "every dependency holds in measured time: " + run.at("dependency_violations").dump() + ", worst " +
+                  run.at("worst_dependency_gap_us").dump() + " µs");
+
+        // The measured ops are the prediction's ops, on the same devices.
+        EvaluationInput input;
+        input.path = project;
+        input.schedules = {schedule};
+        input.sets = sets;
+        const AnalysisResult result = analyze(loadAnalysisRequest(input));
+        if (result.outcomes.empty()) {
+            check(false, "the schedule evaluates: " + result.refusals.front().message);
+            return 1;
+        }
+        const Timeline& predicted = result.outcomes.front().prediction.timeline;
+        const OverlayReport report = compareTimelines(predicted, measured);
+        std::cerr << "check_measured: " << schedule << ": measured iteration " << report.makespanMeasured
+                  << " µs, predicted " << report.makespanPredicted << " µs (error " << report.makespanError * 100
+                  << " %), bubble measured " << report.bubbleMeasured << " predicted " << report.bubblePredicted
+                  << ", peak memory " << maxPeak(run) / 1048576.0 << " MiB\n";
+        if (within >= 0) {
+            double mean = 0;
+            for (const auto& us : run.at("iteration_us")) mean += us.get<double>();
+            mean /= double(std::max<std::size_t>(1, run.at("iteration_us").size()));
+            const double predictedUs = run.at("predicted_iteration_us").get<double>();
+            check(std::abs(mean - predictedUs) <= within * predictedUs,
+                  "mean measured iteration " + std::to_string(mean) + " µs within " + std::to_string(within * 100) +
+                      " % of the predicted " + std::to_string(predictedUs) + " µs");
+        }
+        if (!peakAbove.empty()) {
+            const double other = maxPeak(runInfo(peakAbove, nullptr));
+            check(maxPeak(run) > other, "peak memory " + std::to_string(maxPeak(run)) + " B above " + peakAbove + "'s " +
+                                            std::to_string(other) + " B");
+        }
+    } catch (const std::exception& e) {
+        std::cerr << "check_measured: " << e.what() << '\n';
+        return 1;
+    }
+    return failures == 0 ? 0 : 1;
+}

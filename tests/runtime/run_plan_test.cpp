@@ -1,0 +1,101 @@
+// Rank plans of every registered schedule: each activation buffer is taken once and given back
+// once, every compute waits for the receive of its input, labels are torch's action strings.
+#include "error.h"
+#include "generators/registry.h"
+#include "plan/run_plan.h"
+
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <set>
+
+using namespace stagecraft;
+using namespace stagecraft::runtime;
+
+namespace {
+
+std::string tinyProject() { return std::string(STAGECRAFT_SOURCE_DIR) + "/tests/data/runtime/tiny.stagecraft.json"; }
+
+RunRequest request(const std::string& schedule) {
+    RunRequest r;
+    r.projectPath = tinyProject();
+    r.schedule = schedule;
+    return r;
+}
+
+} // namespace
+
+TEST_CASE("rank plans of every registered schedule", "[runtime][plan]") {
+    for (const GeneratorInfo& info : generators()) {
+        if (info.usesCosts) continue; // cost-aware generators need their own projects
+        DYNAMIC_SECTION(info.name) {
+            const RunPlan plan = makeRunPlan(request(std::string(info.name)));
+            REQUIRE(plan.lowered.ranks == 4);
+            std::map<std::pair<int, int>, int> peerPairs;
+            for (int rank = 0; rank < plan.lowered.ranks; ++rank) {
+                const RankPlan rp = makeRankPlan(plan, rank);
+                std::vector<int> allocated(std::size_t(rp.keys), 0), released(std::size_t(rp.keys), 0);
+                for (std::size_t i = 0; i < rp.steps.size(); ++i) {
+                    const Step& s = rp.steps[i];
+                    REQUIRE(s.label.rfind("PP:", 0) == 0);
+                    if (s.allocate) ++allocated[std::size_t(s.key)];
+                    if (s.release) ++released[std::size_t(s.key)];
+                    for (const std::int32_t a : s.after) REQUIRE(a < std::int32_t(i)); // waits only on earlier ones
+                    const Instruction& in = s.instr;
+                    if (in.kind == InstrKind::Compute && in.op == OpKind::F && in.stage > 0 &&
+                        plan.prediction.schedule.slot(in.pipe, in.stage - 1).device != rank) {
+                        REQUIRE(s.after.size() == 1);
+                        const Instruction& recv = rp.steps[std::size_t(s.after[0])].instr;
+                        CHECK(recv.kind == InstrKind::Recv);
+                        CHECK(recv.mb == in.mb);
+                        CHECK(recv.dir == Direction::F);
+                    }
+                    if (in.kind == InstrKind::Send) ++peerPairs[{rank, in.peer}];
+                    if (in.kind == InstrKind::Recv) --peerPairs[{in.peer, rank}];
+                }
+                for (std::int32_t k = 0; k < rp.keys; ++k) {
+                    CHECK(allocated[std::size_t(k)] == 1);
+                    CHECK(released[std::size_t(k)] == 1);
+                }
+            }
+            for (const auto& [pair, balance] : peerPairs) CHECK(balance == 0); // every send has its receive
+        }
+    }
+}
+
+TEST_CASE("labels are torch's profiler names", "[runtime][plan]") {
+    const RunPlan plan = makeRunPlan(request("1f1b"));
+    const RankPlan rank1 = makeRankPlan(plan, 1);
+    std::set<std::string> labels;
+    for (const Step& s : rank1.steps) labels.insert(s.label);
+    CHECK(labels.count("PP:1F0"));
+    CHECK(labels.count("PP:1RECV_F0"));
+    CHECK(labels.count("PP:1SEND_F0"));
+    CHECK(labels.count("PP:1B7"));
+    CHECK(labels.count("PP:1REDUCE_GRAD"));
+    CHECK(labels.count("PP:1OPTIMIZER"));
+}
+
+TEST_CASE("the run plan refuses what it cannot run, naming the rule", "[runtime][plan]") {
+    RunRequest r = request("1f1b");
+    r.sets = {"parallel.tp=2"};
+    CHECK_THROWS_WITH(makeRunPlan(r), Catch::Contains("parallel.tp = 2"));
+    r.sets = {"costs.mode=unit"};
+    r.workload = Workload::Sleep;
+    CHECK_THROWS_WITH(makeRunPlan(r), Catch::Contains("unit costs have no µs"));
+    r.sets = {};
+    r.scale = 0;
+    CHECK_THROWS_WITH(makeRunPlan(r), Catch::Contains("--scale"));
+    r.scale = 1;
+    r.schedule = "no-such-schedule";
+    CHECK_THROWS_AS(makeRunPlan(r), Error);
+}
+
+TEST_CASE("the scale shrinks the model and keeps hidden a multiple of the heads", "[runtime][plan]") {
+    Project p = defaultProject();
+    const Project s = scaledProject(p, 0.1);
+    CHECK(s.model.hidden % s.model.heads == 0);
+    CHECK(s.model.hidden <= p.model.hidden / 9);
+    CHECK(s.model.seqLen == int(p.model.seqLen * 0.1 + 0.5));
+    CHECK(s.model.layers == p.model.layers);
+}
