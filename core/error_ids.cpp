@@ -100,6 +100,8 @@ constexpr std::array kIds{
                 "a Chrome trace that is neither an event array nor an object with traceEvents"},
     ErrorIdInfo{"trace.empty", In, "a Chrome trace without a Stagecraft op"},
     ErrorIdInfo{"trace.event", In, "a trace event that is malformed or names an impossible op"},
+    ErrorIdInfo{"trace.iteration", In,
+                "an iteration a trace does not hold was asked for (the message lists those it holds)"},
     ErrorIdInfo{"trace.json", In, "a trace file is not valid JSON (line and column given)"},
     ErrorIdInfo{"trace.limit", In, "a trace beyond the limits (slices, indices)"},
     ErrorIdInfo{"trace.shape", In, "a trace's schedule shape is missing or inconsistent"},

@@ -7,6 +7,7 @@
 // schedule fits the project.
 
 #include "eval/project_simulation.h"
+#include "io/chrome_trace.h"
 #include "ir/op_index.h"
 #include "project/project.h"
 #include "sim/overlay.h"
@@ -31,6 +32,7 @@ struct ImportedSchedule {
 struct MeasuredTrace {
     std::string path;
     std::shared_ptr<const Timeline> timeline; ///< shared: requests are copied on every edit
+    TraceInfo info = {}; ///< the iterations the file holds, the one read, the run that measured it
 };
 
 struct AnalysisRequest {

@@ -59,9 +59,12 @@ AnalysisRequest loadAnalysisRequest(const EvaluationInput& input) {
         if (!input.schedules.empty()) request.project.schedules = input.schedules;
         if (!input.orderOnly) validateProject(request.project);
     }
-    if (!input.tracePath.empty())
-        request.trace = MeasuredTrace{input.tracePath,
-                                      std::make_shared<const Timeline>(readChromeTrace(input.tracePath))};
+    if (!input.tracePath.empty()) {
+        TraceInfo info;
+        auto timeline = std::make_shared<const Timeline>(
+            readChromeTrace(input.tracePath, TraceReadOptions{input.traceIteration}, &info));
+        request.trace = MeasuredTrace{input.tracePath, std::move(timeline), std::move(info)};
+    }
     return request;
 }
 

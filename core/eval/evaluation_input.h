@@ -23,6 +23,8 @@ struct EvaluationInput {
     /// "section.field=value" overrides, applied in order after reading (applyProjectOverride).
     std::vector<std::string> sets;
     std::string tracePath; ///< a measured Chrome trace to overlay (optional)
+    /// Which iteration of a trace of several to overlay: an args.iteration id, -1 the last.
+    int traceIteration = -1;
     /// OVERLAP_F_B cells of torch CSVs are read as their sub-actions one after the other.
     bool serializeOverlap = false;
     /// Only orders are wanted (show, generate): the project is not validated as a whole, since

@@ -10,9 +10,11 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <queue>
+#include <tuple>
 #include <unordered_map>
 
 namespace stagecraft {
@@ -27,6 +29,10 @@ constexpr int kMaxDepth = 64;
 constexpr std::int64_t kMaxIndex = kMaxTraceIndex;
 constexpr int kMaxChunks = kMaxFileChunks;
 constexpr std::int64_t kMaxPid = std::numeric_limits<std::int32_t>::max();
+// Iteration ids are ints to the reader (TraceReadOptions, TraceInfo).
+constexpr std::int64_t kMaxIteration = std::numeric_limits<std::int32_t>::max();
+// otherData.run sits two levels deep in the file; the reader refuses 64 levels.
+constexpr int kMaxRunDepth = 32;
 
 // ---------------------------------------------------------------------------------------------
 // Shared vocabulary of writer and reader.
@@ -46,6 +52,18 @@ std::optional<CommKind> commFromName(std::string_view name) {
     return std::nullopt;
 }
 
+/// The categories whose X slices the reader takes for ops.
+bool isClaimedCategory(std::string_view cat) {
+    return cat == "send" || kindFromName(cat).has_value();
+}
+
+/// The action a slice name stands for: a torch action string, optionally with the "PP:" prefix
+/// torch's record_function adds.
+std::optional<Action> actionOfName(std::string_view name) {
+    if (name.substr(0, 3) == "PP:") name.remove_prefix(3);
+    return parseAction(name);
+}
+
 bool isTransfer(const TimelineEvent& e) {
     return e.comm == CommKind::Activation || e.comm == CommKind::Gradient;
 }
@@ -58,6 +76,18 @@ std::uint64_t opKey(const Op& op) {
     return std::uint64_t(op.kind) | std::uint64_t(op.pipe) << 3 |
            std::uint64_t(std::uint32_t(op.stage)) << 11 | std::uint64_t(std::uint32_t(op.mb + 1)) << 36;
 }
+
+/// An op of one iteration: a timeline of several iterations holds each op once per iteration.
+struct IterationOp {
+    std::uint32_t iteration = 0;
+    std::uint64_t op = 0;
+    friend bool operator==(const IterationOp&, const IterationOp&) = default;
+};
+struct IterationOpHash {
+    std::size_t operator()(const IterationOp& k) const {
+        return std::hash<std::uint64_t>{}(k.op ^ (std::uint64_t(k.iteration) * 0x9E3779B97F4A7C15ull));
+    }
+};
 
 /// The first rule an event breaks against its shape, with the names of the field in a trace
 /// and in a Timeline. Writer and reader share the rules, so whatever is written reads back.
@@ -160,11 +190,117 @@ void checkWritable(const Timeline& t) {
     }
 }
 
-/// Tracks (tids) of each event: lane by lane, an event goes to the first free track of its lane
-/// so that slices on one track never overlap (Perfetto nests slices per track). Track 0 of the
-/// compute lane is tid 0, track 0 of the communication lane tid 1; overflow tracks follow.
+void checkIterations(const Timeline& t, const std::vector<std::uint32_t>& iterations) {
+    if (iterations.empty()) return;
+    if (iterations.size() != t.events.size())
+        throw ValidationError("trace.write", "iterations",
+                              "iterations has " + std::to_string(iterations.size()) + " entries for " +
+                                  std::to_string(t.events.size()) +
+                                  " events: give one iteration per event, or none");
+    for (std::size_t i = 0; i < iterations.size(); ++i)
+        if (iterations[i] > kMaxIteration) {
+            const std::string where = "iterations[" + std::to_string(i) + "]";
+            throw ValidationError("trace.write", where,
+                                  where + " = " + std::to_string(iterations[i]) +
+                                      ": an iteration must be at most " + std::to_string(kMaxIteration));
+        }
+}
+
+/// The run's JSON is written as it is, so it is checked here: an object, and shallow enough that
+/// the reader's depth limit does not refuse the file.
+void checkRun(const std::string& runJson) {
+    if (runJson.empty()) return;
+    auto fail = [&](const std::string& rule) {
+        std::string text = runJson.size() > 40 ? runJson.substr(0, 37) + "..." : runJson;
+        throw ValidationError("trace.write", "runJson", "runJson = " + text + ": " + rule);
+    };
+    const auto depthLimit = [&](int depth, json::parse_event_t event, json&) {
+        if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
+            depth >= kMaxRunDepth)
+            fail("nested deeper than " + std::to_string(kMaxRunDepth) + " levels");
+        return true;
+    };
+    const json run = json::parse(runJson, depthLimit, /*allow_exceptions=*/false);
+    if (run.is_discarded() || !run.is_object()) fail("must be the text of a JSON object");
+}
+
+void checkCounters(const std::vector<CounterTrack>& counters, int devices) {
+    for (std::size_t c = 0; c < counters.size(); ++c) {
+        const CounterTrack& track = counters[c];
+        const std::string where = "counters[" + std::to_string(c) + "]";
+        if (track.device < 0 || track.device >= devices)
+            throw ValidationError("trace.write", where + ".device",
+                                  where + ".device = " + std::to_string(track.device) +
+                                      ": a device must be in [0, " + std::to_string(devices) + ")");
+        for (std::size_t k = 0; k < track.points.size(); ++k)
+            if (!std::isfinite(track.points[k].first) || !std::isfinite(track.points[k].second))
+                throw ValidationError("trace.write", where + ".points",
+                                      where + ".points[" + std::to_string(k) +
+                                          "]: times and values must be finite");
+    }
+}
+
+/// Annotations must stay invisible to the reader: neither a claimed category nor a name that is
+/// an action string, or they would read back as ops.
+void checkAnnotations(const std::vector<TraceSlice>& annotations, int devices) {
+    auto fail = [](std::size_t i, const std::string& field, const std::string& value,
+                   const std::string& rule) {
+        const std::string where = "annotations[" + std::to_string(i) + "]." + field;
+        throw ValidationError("trace.write", where, where + " = " + value + ": " + rule);
+    };
+    for (std::size_t i = 0; i < annotations.size(); ++i) {
+        const TraceSlice& a = annotations[i];
+        if (a.device < 0 || a.device >= devices)
+            fail(i, "device", std::to_string(a.device),
+                 "a device must be in [0, " + std::to_string(devices) + ")");
+        if (!std::isfinite(a.start) || a.start < 0)
+            fail(i, "start", std::to_string(a.start), "a start must be a finite number >= 0 (µs)");
+        if (!std::isfinite(a.end) || a.end < a.start)
+            fail(i, "end", std::to_string(a.end), "an end must be a finite number >= the start");
+        if (a.iteration > kMaxIteration)
+            fail(i, "iteration", std::to_string(a.iteration),
+                 "an iteration must be at most " + std::to_string(kMaxIteration));
+        if (isClaimedCategory(a.category))
+            fail(i, "category", "\"" + a.category + "\"",
+                 "F, B, W, GradSync, Optimizer and send are op slices to the reader; use another category");
+        if (actionOfName(a.name))
+            fail(i, "name", json(a.name).dump(-1, ' ', false, json::error_handler_t::replace),
+                 "an action string names an op to the reader; use another name");
+    }
+}
+
+/// Packs the intervals `list` names (`interval(i)` is {start, end}) into tracks so that slices on
+/// one track never overlap (Perfetto nests slices per track): in start order, each goes to the
+/// track that became free first if it is free by then, else to a new track. Returns the count.
+template <typename Interval>
+int packTracks(std::vector<std::size_t>& list, const Interval& interval, std::vector<int>& trackOf) {
+    auto byStart = [&](std::size_t a, std::size_t b) { return interval(a).first < interval(b).first; };
+    if (!std::is_sorted(list.begin(), list.end(), byStart))
+        std::stable_sort(list.begin(), list.end(), byStart);
+    using Free = std::pair<double, int>; // (end of the track's last slice, track)
+    std::priority_queue<Free, std::vector<Free>, std::greater<>> free;
+    int tracks = 0;
+    for (const std::size_t i : list) {
+        const auto [start, end] = interval(i);
+        int track = 0;
+        if (!free.empty() && free.top().first <= start) {
+            track = free.top().second;
+            free.pop();
+        } else {
+            track = tracks++;
+        }
+        free.emplace(end, track);
+        trackOf[i] = track;
+    }
+    return tracks;
+}
+
+/// Tracks (tids) of each event and annotation. Track 0 of the compute lane is tid 0, track 0 of
+/// the communication lane tid 1; overflow tracks follow, then the annotations' own threads, one
+/// family per (lane, category): "comm wait", "comm wait 2" ...
 struct TrackLayout {
-    std::vector<int> tidOf;
+    std::vector<int> tidOf;           ///< [event]
+    std::vector<int> annotationTidOf; ///< [annotation]
     struct Thread {
         int tid;
         std::string name;
@@ -173,45 +309,69 @@ struct TrackLayout {
     std::vector<std::vector<Thread>> threads; ///< [device]
 };
 
-TrackLayout layoutTracks(const Timeline& t) {
+constexpr const char* laneName(int lane) {
+    return lane == 0 ? "compute" : "comm";
+}
+
+void layoutEventTracks(const Timeline& t, TrackLayout& layout, std::vector<int>& nextTid) {
     const int devices = t.shape.devices;
-    TrackLayout layout;
     layout.tidOf.assign(t.events.size(), 0);
-    layout.threads.resize(std::size_t(devices));
     auto byLane = std::vector<std::array<std::vector<std::size_t>, 2>>(std::size_t(devices));
     for (std::size_t i = 0; i < t.events.size(); ++i)
         byLane[std::size_t(t.events[i].device)][t.events[i].lane == Lane::Compute ? 0 : 1].push_back(i);
-    auto byStart = [&](std::size_t a, std::size_t b) { return t.events[a].start < t.events[b].start; };
-    using Free = std::pair<double, int>; // (end of the track's last slice, track)
+    const auto interval = [&](std::size_t i) { return std::pair(t.events[i].start, t.events[i].end); };
+    std::vector<int> trackOf(t.events.size(), 0);
     for (int d = 0; d < devices; ++d) {
-        int nextTid = 2;
         for (int lane = 0; lane < 2; ++lane) {
             auto& list = byLane[std::size_t(d)][std::size_t(lane)];
-            if (!std::is_sorted(list.begin(), list.end(), byStart))
-                std::stable_sort(list.begin(), list.end(), byStart);
-            std::priority_queue<Free, std::vector<Free>, std::greater<>> free;
+            // A lane's first track exists even when the lane is empty.
+            const int tracks = std::max(1, packTracks(list, interval, trackOf));
             std::vector<int> trackTid{lane};
-            for (const std::size_t i : list) {
-                int track = 0;
-                if (free.empty()) {
-                    track = 0;
-                } else if (free.top().first <= t.events[i].start) {
-                    track = free.top().second;
-                    free.pop();
-                } else {
-                    track = int(trackTid.size());
-                    trackTid.push_back(nextTid++);
-                }
-                free.emplace(t.events[i].end, track);
-                layout.tidOf[i] = trackTid[std::size_t(track)];
-            }
-            const std::string base = lane == 0 ? "compute" : "comm";
+            for (int k = 1; k < tracks; ++k) trackTid.push_back(nextTid[std::size_t(d)]++);
+            for (const std::size_t i : list) layout.tidOf[i] = trackTid[std::size_t(trackOf[i])];
             for (std::size_t k = 0; k < trackTid.size(); ++k)
-                layout.threads[std::size_t(d)].push_back({trackTid[k],
-                                                          k == 0 ? base : base + " " + std::to_string(k + 1),
-                                                          lane * (1 << 20) + int(k)});
+                layout.threads[std::size_t(d)].push_back(
+                    {trackTid[k], k == 0 ? laneName(lane) : laneName(lane) + (" " + std::to_string(k + 1)),
+                     lane * (1 << 20) + int(k)});
         }
     }
+}
+
+void layoutAnnotationTracks(const std::vector<TraceSlice>& annotations, TrackLayout& layout,
+                            std::vector<int>& nextTid) {
+    layout.annotationTidOf.assign(annotations.size(), 0);
+    // Ordered by device, lane and category, so the tids do not depend on the annotations' order.
+    std::map<std::tuple<int, int, std::string>, std::vector<std::size_t>> families;
+    for (std::size_t i = 0; i < annotations.size(); ++i)
+        families[{annotations[i].device, annotations[i].lane == Lane::Compute ? 0 : 1,
+                  annotations[i].category}]
+            .push_back(i);
+    const auto interval = [&](std::size_t i) { return std::pair(annotations[i].start, annotations[i].end); };
+    std::vector<int> trackOf(annotations.size(), 0);
+    std::map<std::pair<int, int>, int> placed; // (device, lane) -> annotation threads so far
+    for (auto& [key, list] : families) {
+        const auto& [device, lane, category] = key;
+        const int tracks = packTracks(list, interval, trackOf);
+        const std::string base =
+            std::string(laneName(lane)) + " " + (category.empty() ? std::string("annotations") : category);
+        std::vector<int> trackTid;
+        for (int k = 0; k < tracks; ++k) {
+            trackTid.push_back(nextTid[std::size_t(device)]++);
+            // After the lane's own tracks, before the next lane's.
+            const int sortIndex = lane * (1 << 20) + (1 << 19) + placed[{device, lane}]++;
+            layout.threads[std::size_t(device)].push_back(
+                {trackTid.back(), k == 0 ? base : base + " " + std::to_string(k + 1), sortIndex});
+        }
+        for (const std::size_t i : list) layout.annotationTidOf[i] = trackTid[std::size_t(trackOf[i])];
+    }
+}
+
+TrackLayout layoutTracks(const Timeline& t, const std::vector<TraceSlice>& annotations) {
+    TrackLayout layout;
+    layout.threads.resize(std::size_t(t.shape.devices));
+    std::vector<int> nextTid(std::size_t(t.shape.devices), 2);
+    layoutEventTracks(t, layout, nextTid);
+    layoutAnnotationTracks(annotations, layout, nextTid);
     return layout;
 }
 
@@ -235,7 +395,24 @@ void appendMetadata(std::string& out, const char* name, int pid, const int* tid,
     out += "}},\n";
 }
 
-void appendSlice(std::string& out, const TimelineEvent& e, int tid, bool splitBackward) {
+/// A duration whose sum with the start gives back the end exactly, when a double does (then
+/// the reader needs no args.end).
+double exactDuration(double start, double end) {
+    double dur = end - start;
+    if (start + dur != end) {
+        const double up = std::nextafter(dur, INFINITY), down = std::nextafter(dur, 0.0);
+        if (start + up == end)
+            dur = up;
+        else if (down >= 0 && start + down == end)
+            dur = down;
+    }
+    return dur;
+}
+
+/// `iteration`: args.iteration, written only for a timeline of several iterations, so that the
+/// file of one iteration stays as it was.
+void appendSlice(std::string& out, const TimelineEvent& e, int tid, bool splitBackward,
+                 const std::uint32_t* iteration) {
     out += "{\"ph\":\"X\",\"name\":";
     appendString(out, sliceName(e, splitBackward));
     const char* kind = isTransfer(e) ? "send" : kKindNames[std::size_t(e.op.kind)];
@@ -247,16 +424,8 @@ void appendSlice(std::string& out, const TimelineEvent& e, int tid, bool splitBa
     appendInt(out, tid);
     appendKey(out, "ts");
     appendDouble(out, e.start);
-    // A duration whose sum with the start gives back the end exactly; when no double does,
-    // args.end carries the end.
-    double dur = e.end - e.start;
-    if (e.start + dur != e.end) {
-        const double up = std::nextafter(dur, INFINITY), down = std::nextafter(dur, 0.0);
-        if (e.start + up == e.end)
-            dur = up;
-        else if (down >= 0 && e.start + down == e.end)
-            dur = down;
-    }
+    // When no duration gives the end back exactly, args.end carries it.
+    const double dur = exactDuration(e.start, e.end);
     const bool exact = e.start + dur == e.end;
     appendKey(out, "dur");
     appendDouble(out, dur);
@@ -287,6 +456,10 @@ void appendSlice(std::string& out, const TimelineEvent& e, int tid, bool splitBa
     appendInt(out, e.op.pipe);
     appendKey(out, "chunk");
     appendInt(out, e.op.chunk);
+    if (iteration) {
+        appendKey(out, "iteration");
+        appendInt(out, *iteration);
+    }
     if (e.lane != defaultLane(e.comm)) {
         appendKey(out, "lane");
         out += e.lane == Lane::Compute ? "\"compute\"" : "\"comm\"";
@@ -295,6 +468,24 @@ void appendSlice(std::string& out, const TimelineEvent& e, int tid, bool splitBa
         appendKey(out, "end");
         appendDouble(out, e.end);
     }
+    out += "}},\n";
+}
+
+void appendAnnotation(std::string& out, const TraceSlice& a, int tid) {
+    out += "{\"ph\":\"X\",\"name\":";
+    appendString(out, a.name);
+    appendKey(out, "cat");
+    appendString(out, a.category);
+    appendKey(out, "pid");
+    appendInt(out, a.device);
+    appendKey(out, "tid");
+    appendInt(out, tid);
+    appendKey(out, "ts");
+    appendDouble(out, a.start);
+    appendKey(out, "dur");
+    appendDouble(out, exactDuration(a.start, a.end));
+    out += ",\"args\":{\"iteration\":";
+    appendInt(out, a.iteration);
     out += "}},\n";
 }
 
@@ -323,6 +514,92 @@ Op consumerOf(const TimelineEvent& e) {
     return op;
 }
 
+void appendOtherData(std::string& out, const Timeline& t, const ChromeTraceOptions& options) {
+    const TimelineShape& shape = t.shape;
+    out += "{\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"stagecraft_trace\":";
+    appendInt(out, kFormatVersion);
+    appendKey(out, "schedule");
+    appendString(out, shape.schedule);
+    appendKey(out, "origin");
+    appendString(out, t.origin);
+    appendKey(out, "title");
+    appendString(out, options.title);
+    appendKey(out, "devices");
+    appendInt(out, shape.devices);
+    appendKey(out, "pipes");
+    appendInt(out, shape.pipes);
+    appendKey(out, "stages_per_pipe");
+    appendInt(out, shape.stagesPerPipe);
+    appendKey(out, "microbatches");
+    appendInt(out, shape.microbatches);
+    appendKey(out, "chunks_per_device");
+    appendInt(out, shape.chunksPerDevice);
+    appendKey(out, "split_backward");
+    out += shape.splitBackward ? "true" : "false";
+    if (!options.runJson.empty()) {
+        appendKey(out, "run");
+        out += options.runJson; // checked to be a JSON object
+    }
+    out += "},\n";
+}
+
+void appendProcesses(std::string& out, int devices, const std::vector<std::string>& deviceNames,
+                     const TrackLayout& tracks) {
+    for (int d = 0; d < devices; ++d) {
+        const std::string name =
+            std::size_t(d) < deviceNames.size() ? deviceNames[std::size_t(d)] : "Device " + std::to_string(d);
+        appendMetadata(out, "process_name", d, nullptr, "name", &name, 0);
+        appendMetadata(out, "process_sort_index", d, nullptr, "sort_index", nullptr, d);
+        for (const auto& thread : tracks.threads[std::size_t(d)]) {
+            appendMetadata(out, "thread_name", d, &thread.tid, "name", &thread.name, 0);
+            appendMetadata(out, "thread_sort_index", d, &thread.tid, "sort_index", nullptr, thread.sortIndex);
+        }
+    }
+}
+
+/// The slices of the events, each transfer followed by its arrow to the op that consumes it: the
+/// consumer of the same iteration when the timeline holds several.
+void appendEvents(std::string& out, const Timeline& t, const std::vector<std::uint32_t>& iterations,
+                  const TrackLayout& tracks) {
+    const auto iterationOf = [&](std::size_t i) { return iterations.empty() ? 0u : iterations[i]; };
+    std::unordered_map<IterationOp, std::size_t, IterationOpHash> opEvent;
+    if (std::any_of(t.events.begin(), t.events.end(), isTransfer)) {
+        opEvent.reserve(t.events.size());
+        for (std::size_t i = 0; i < t.events.size(); ++i)
+            if (!isTransfer(t.events[i]))
+                opEvent.emplace(IterationOp{iterationOf(i), opKey(t.events[i].op)}, i);
+    }
+    std::size_t flowId = 0;
+    for (std::size_t i = 0; i < t.events.size(); ++i) {
+        const TimelineEvent& e = t.events[i];
+        appendSlice(out, e, tracks.tidOf[i], t.shape.splitBackward,
+                    iterations.empty() ? nullptr : &iterations[i]);
+        if (!isTransfer(e)) continue;
+        const auto consumer = opEvent.find(IterationOp{iterationOf(i), opKey(consumerOf(e))});
+        if (consumer == opEvent.end() || t.events[consumer->second].device != e.peer) continue;
+        const TimelineEvent& to = t.events[consumer->second];
+        const char* name = commKindName(e.comm);
+        ++flowId;
+        appendFlow(out, 's', flowId, name, e.device, tracks.tidOf[i], e.start);
+        appendFlow(out, 'f', flowId, name, to.device, tracks.tidOf[consumer->second], to.start);
+    }
+}
+
+void appendCounters(std::string& out, const std::vector<CounterTrack>& counters) {
+    for (const CounterTrack& track : counters)
+        for (const auto& [time, value] : track.points) {
+            out += "{\"ph\":\"C\",\"name\":";
+            appendString(out, track.name);
+            appendKey(out, "pid");
+            appendInt(out, track.device);
+            appendKey(out, "ts");
+            appendDouble(out, time);
+            out += ",\"args\":{\"value\":";
+            appendDouble(out, value);
+            out += "}},\n";
+        }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reader.
 
@@ -332,8 +609,9 @@ struct Claimed {
     std::size_t index = 0; ///< position in traceEvents
     std::int64_t pid = 0;
     bool chunkKnown = true;
-    bool fromName = false;      ///< identity read from a "PP:2F0"-style name
-    bool gpuAnnotation = false; ///< Kineto's gpu_user_annotation (preferred over host annotations)
+    bool fromName = false;       ///< identity read from a "PP:2F0"-style name
+    bool gpuAnnotation = false;  ///< Kineto's gpu_user_annotation (preferred over host annotations)
+    std::int64_t iteration = -1; ///< args.iteration; -1 when absent
 };
 
 std::string brief(const json& value) {
@@ -404,7 +682,7 @@ class SliceReader {
         const json* catValue = find(event, "cat");
         const std::string cat =
             catValue && catValue->is_string() ? catValue->get<std::string>() : std::string();
-        const bool ours = cat == "send" || kindFromName(cat).has_value();
+        const bool ours = isClaimedCategory(cat);
         const json* args = find(event, "args");
         const bool hasIdentity = args && args->is_object() && args->contains("kind");
 
@@ -415,11 +693,7 @@ class SliceReader {
         } else {
             const json* name = find(event, "name");
             std::optional<Action> action;
-            if (name && name->is_string()) {
-                std::string_view text = name->get_ref<const std::string&>();
-                if (text.substr(0, 3) == "PP:") text.remove_prefix(3);
-                action = parseAction(text);
-            }
+            if (name && name->is_string()) action = actionOfName(name->get_ref<const std::string&>());
             if (!action) {
                 if (!ours) return; // not a pipeline slice
                 if (args && !args->is_object()) fail(i, "args", args, "must be an object");
@@ -457,6 +731,9 @@ class SliceReader {
                 fail(i, "args.end", end, "an end must be a finite number >= ts (µs)");
             c.event.end = end->get<double>();
         }
+        if (args && args->is_object() && args->contains("iteration"))
+            c.iteration = integer(*args, "iteration", 0, kMaxIteration, std::nullopt, i,
+                                  "(the iteration of the slice)");
         if (m_slices.size() >= kMaxSlices)
             throw ParseError("trace.limit", m_source, 0, 0,
                              "more than " + std::to_string(kMaxSlices) +
@@ -628,6 +905,80 @@ TimelineShape inferShape(const std::vector<Claimed>& slices, int devices) {
     return shape;
 }
 
+/// "0..3, 7, 9..12": iteration ids, runs of consecutive ids collapsed (a runtime measures
+/// hundreds).
+std::string idList(const std::vector<int>& ids) {
+    std::string text;
+    for (std::size_t k = 0; k < ids.size();) {
+        std::size_t last = k;
+        while (last + 1 < ids.size() && ids[last + 1] == ids[last] + 1) ++last;
+        if (!text.empty()) text += ", ";
+        text += std::to_string(ids[k]);
+        if (last > k) text += (last == k + 1 ? ", " : "..") + std::to_string(ids[last]);
+        k = last + 1;
+    }
+    return text;
+}
+
+/// Keeps the slices of the wanted iteration, shifted so that the earliest starts at 0. Slices
+/// either all carry args.iteration or none does; without it the trace is one iteration.
+void selectIteration(std::vector<Claimed>& slices, const TraceReadOptions& options, const std::string& source,
+                     TraceInfo& info) {
+    const auto with =
+        std::find_if(slices.begin(), slices.end(), [](const Claimed& c) { return c.iteration >= 0; });
+    if (options.iteration < -1)
+        throw ParseError("trace.iteration", source, 0, 0,
+                         "iteration " + std::to_string(options.iteration) +
+                             ": must be -1 (the last) or an iteration id of the trace");
+    if (with == slices.end()) {
+        if (options.iteration >= 0)
+            throw ParseError(
+                "trace.iteration", source, 0, 0,
+                "iteration " + std::to_string(options.iteration) +
+                    " asked for, but no slice carries args.iteration: the trace is one iteration");
+        return;
+    }
+    const auto without =
+        std::find_if(slices.begin(), slices.end(), [](const Claimed& c) { return c.iteration < 0; });
+    if (without != slices.end())
+        throw ParseError("trace.event", source, 0, 0,
+                         "traceEvents[" + std::to_string(without->index) +
+                             "].args.iteration: missing; when one slice carries an iteration every pipeline "
+                             "slice does (traceEvents[" +
+                             std::to_string(with->index) + "] does)");
+    std::vector<int> ids;
+    for (const Claimed& c : slices) ids.push_back(int(c.iteration));
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    const int wanted = options.iteration == -1 ? ids.back() : options.iteration;
+    if (!std::binary_search(ids.begin(), ids.end(), wanted))
+        throw ParseError("trace.iteration", source, 0, 0,
+                         "iteration " + std::to_string(wanted) + " is not in the trace; it holds iteration" +
+                             (ids.size() == 1 ? " " : "s ") + idList(ids));
+    slices.erase(
+        std::remove_if(slices.begin(), slices.end(), [&](const Claimed& c) { return c.iteration != wanted; }),
+        slices.end());
+    double first = INFINITY;
+    for (const Claimed& c : slices) first = std::min(first, c.event.start);
+    for (Claimed& c : slices) {
+        c.event.start -= first;
+        c.event.end -= first;
+    }
+    info.iterations = int(ids.size());
+    info.iterationIds = std::move(ids);
+    info.iteration = wanted;
+}
+
+/// otherData.run of a Stagecraft trace, as JSON text.
+std::string runOf(const json& other, const std::string& source) {
+    const auto run = other.find("run");
+    if (run == other.end()) return {};
+    if (!run->is_object())
+        throw ParseError("trace.shape", source, 0, 0,
+                         "otherData.run = " + brief(*run) + ": must be a JSON object");
+    return run->dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 /// Timeline order: each device's ops (compute lane by start time; an op on the communication
 /// lane, such as a gradient sync, stays after the compute op it follows in the file), devices in
 /// order, then the transfers in file order.
@@ -680,90 +1031,21 @@ std::string traceSliceName(const Op& op, bool splitBackward) {
 
 std::string timelineToChromeTrace(const Timeline& t, const ChromeTraceOptions& options) {
     checkWritable(t);
-    const TimelineShape& shape = t.shape;
-    for (std::size_t c = 0; c < options.counters.size(); ++c) {
-        const CounterTrack& track = options.counters[c];
-        const std::string where = "counters[" + std::to_string(c) + "]";
-        if (track.device < 0 || track.device >= shape.devices)
-            throw ValidationError("trace.write", where + ".device",
-                                  where + ".device = " + std::to_string(track.device) +
-                                      ": a device must be in [0, " + std::to_string(shape.devices) + ")");
-        for (std::size_t k = 0; k < track.points.size(); ++k)
-            if (!std::isfinite(track.points[k].first) || !std::isfinite(track.points[k].second))
-                throw ValidationError("trace.write", where + ".points",
-                                      where + ".points[" + std::to_string(k) +
-                                          "]: times and values must be finite");
-    }
+    checkIterations(t, options.iterations);
+    checkCounters(options.counters, t.shape.devices);
+    checkAnnotations(options.annotations, t.shape.devices);
+    checkRun(options.runJson);
 
     std::string out;
-    out.reserve(256 + t.events.size() * 200);
-    out += "{\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"stagecraft_trace\":";
-    appendInt(out, kFormatVersion);
-    appendKey(out, "schedule");
-    appendString(out, shape.schedule);
-    appendKey(out, "origin");
-    appendString(out, t.origin);
-    appendKey(out, "title");
-    appendString(out, options.title);
-    appendKey(out, "devices");
-    appendInt(out, shape.devices);
-    appendKey(out, "pipes");
-    appendInt(out, shape.pipes);
-    appendKey(out, "stages_per_pipe");
-    appendInt(out, shape.stagesPerPipe);
-    appendKey(out, "microbatches");
-    appendInt(out, shape.microbatches);
-    appendKey(out, "chunks_per_device");
-    appendInt(out, shape.chunksPerDevice);
-    appendKey(out, "split_backward");
-    out += shape.splitBackward ? "true" : "false";
-    out += "},\n\"traceEvents\":[\n";
-
-    const TrackLayout tracks = layoutTracks(t);
-    for (int d = 0; d < shape.devices; ++d) {
-        const std::string name = std::size_t(d) < options.deviceNames.size()
-                                     ? options.deviceNames[std::size_t(d)]
-                                     : "Device " + std::to_string(d);
-        appendMetadata(out, "process_name", d, nullptr, "name", &name, 0);
-        appendMetadata(out, "process_sort_index", d, nullptr, "sort_index", nullptr, d);
-        for (const auto& thread : tracks.threads[std::size_t(d)]) {
-            appendMetadata(out, "thread_name", d, &thread.tid, "name", &thread.name, 0);
-            appendMetadata(out, "thread_sort_index", d, &thread.tid, "sort_index", nullptr, thread.sortIndex);
-        }
-    }
-
-    std::unordered_map<std::uint64_t, std::size_t> opEvent;
-    const bool anyTransfer = std::any_of(t.events.begin(), t.events.end(), isTransfer);
-    if (anyTransfer) {
-        opEvent.reserve(t.events.size());
-        for (std::size_t i = 0; i < t.events.size(); ++i)
-            if (!isTransfer(t.events[i])) opEvent.emplace(opKey(t.events[i].op), i);
-    }
-    std::size_t flowId = 0;
-    for (std::size_t i = 0; i < t.events.size(); ++i) {
-        const TimelineEvent& e = t.events[i];
-        appendSlice(out, e, tracks.tidOf[i], shape.splitBackward);
-        if (!isTransfer(e)) continue;
-        const auto consumer = opEvent.find(opKey(consumerOf(e)));
-        if (consumer == opEvent.end() || t.events[consumer->second].device != e.peer) continue;
-        const TimelineEvent& to = t.events[consumer->second];
-        const char* name = commKindName(e.comm);
-        ++flowId;
-        appendFlow(out, 's', flowId, name, e.device, tracks.tidOf[i], e.start);
-        appendFlow(out, 'f', flowId, name, to.device, tracks.tidOf[consumer->second], to.start);
-    }
-    for (const CounterTrack& track : options.counters)
-        for (const auto& [time, value] : track.points) {
-            out += "{\"ph\":\"C\",\"name\":";
-            appendString(out, track.name);
-            appendKey(out, "pid");
-            appendInt(out, track.device);
-            appendKey(out, "ts");
-            appendDouble(out, time);
-            out += ",\"args\":{\"value\":";
-            appendDouble(out, value);
-            out += "}},\n";
-        }
+    out.reserve(256 + options.runJson.size() + (t.events.size() + options.annotations.size()) * 200);
+    appendOtherData(out, t, options);
+    out += "\"traceEvents\":[\n";
+    const TrackLayout tracks = layoutTracks(t, options.annotations);
+    appendProcesses(out, t.shape.devices, options.deviceNames, tracks);
+    appendEvents(out, t, options.iterations, tracks);
+    for (std::size_t a = 0; a < options.annotations.size(); ++a)
+        appendAnnotation(out, options.annotations[a], tracks.annotationTidOf[a]);
+    appendCounters(out, options.counters);
     // Drop the last separator; an empty list stays "[\n]".
     if (out.size() >= 2 && out[out.size() - 2] == ',') out.erase(out.size() - 2, 1);
     out += "]}\n";
@@ -776,6 +1058,12 @@ void writeChromeTrace(const Timeline& timeline, const std::filesystem::path& pat
 }
 
 Timeline parseChromeTrace(std::string_view text, const std::string& source) {
+    return parseChromeTrace(text, source, TraceReadOptions{});
+}
+
+Timeline parseChromeTrace(std::string_view text, const std::string& source, const TraceReadOptions& options,
+                          TraceInfo* info) {
+    TraceInfo found;
     if (text.size() > kMaxReadBytes)
         throw ParseError("trace.limit", source, 0, 0,
                          "the trace is " + std::to_string(text.size()) + " bytes; the limit is " +
@@ -852,6 +1140,7 @@ Timeline parseChromeTrace(std::string_view text, const std::string& source) {
         slices.erase(std::remove_if(slices.begin(), slices.end(),
                                     [](const Claimed& c) { return c.fromName && !c.gpuAnnotation; }),
                      slices.end());
+    selectIteration(slices, options, source, found);
 
     Timeline timeline;
     timeline.origin = "measured";
@@ -866,6 +1155,7 @@ Timeline parseChromeTrace(std::string_view text, const std::string& source) {
     };
     if (ours) {
         timeline.shape = shapeFromOtherData(*other, source, timeline.origin);
+        found.runJson = runOf(*other, source);
         for (Claimed& c : slices) {
             if (c.pid >= timeline.shape.devices)
                 fail(c, "pid", std::to_string(c.pid),
@@ -899,11 +1189,17 @@ Timeline parseChromeTrace(std::string_view text, const std::string& source) {
                                  " appears twice (first at traceEvents[" + std::to_string(it->second) + "])");
     }
     timeline.events = orderEvents(slices, timeline.shape.devices);
+    if (info) *info = std::move(found);
     return timeline;
 }
 
 Timeline readChromeTrace(const std::filesystem::path& path) {
     return parseChromeTrace(readTextFile(path), path.string());
+}
+
+Timeline readChromeTrace(const std::filesystem::path& path, const TraceReadOptions& options,
+                         TraceInfo* info) {
+    return parseChromeTrace(readTextFile(path), path.string(), options, info);
 }
 
 } // namespace stagecraft

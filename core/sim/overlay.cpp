@@ -163,4 +163,75 @@ OverlayReport compareTimelines(const Timeline& predicted, const Timeline& measur
     return report;
 }
 
+namespace {
+
+/// Sums of one group, turned into an OverlayGroup at the end.
+struct GroupSums {
+    std::size_t ops = 0, ratioOps = 0;
+    double absDuration = 0, ratio = 0;
+
+    void add(double predictedDuration, double measuredDuration) {
+        ++ops;
+        absDuration += std::abs(measuredDuration - predictedDuration);
+        if (predictedDuration > 0) {
+            ++ratioOps;
+            ratio += measuredDuration / predictedDuration;
+        }
+    }
+    OverlayGroup group() const {
+        OverlayGroup g;
+        g.ops = ops;
+        if (ops > 0) g.meanAbsDurationError = absDuration / double(ops);
+        if (ratioOps > 0) g.meanDurationRatio = ratio / double(ratioOps);
+        return g;
+    }
+};
+
+/// The k ops of the largest |durationError|, largest first; ties keep the prediction's order.
+std::vector<std::size_t> largestDrift(const OverlayReport& report, std::size_t k) {
+    std::vector<std::size_t> order(report.ops.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    k = std::min(k, order.size());
+    std::partial_sort(order.begin(), order.begin() + std::ptrdiff_t(k), order.end(),
+                      [&](std::size_t a, std::size_t b) {
+                          const double da = std::abs(report.ops[a].durationError);
+                          const double db = std::abs(report.ops[b].durationError);
+                          return da != db ? da > db : a < b;
+                      });
+    order.resize(k);
+    return order;
+}
+
+} // namespace
+
+OverlayBreakdown breakdownOverlay(const Timeline& predicted, const Timeline& measured,
+                                  const OverlayReport& report, std::size_t top) {
+    const int devices = predicted.shape.devices;
+    std::vector<GroupSums> perDevice(std::size_t(std::max(devices, 0)));
+    std::array<GroupSums, kOpKindCount> perKind{};
+    for (std::size_t k = 0; k < report.ops.size(); ++k) {
+        const OpDeviation& d = report.ops[k];
+        if (d.predictedEvent >= predicted.events.size() || d.measuredEvent >= measured.events.size())
+            mismatch("report.ops[" + std::to_string(k) + "]",
+                     "the overlay report is not of these timelines: ops[" + std::to_string(k) +
+                         "] names an event beyond them");
+        const TimelineEvent& p = predicted.events[d.predictedEvent];
+        const TimelineEvent& m = measured.events[d.measuredEvent];
+        if (std::size_t(p.op.kind) >= perKind.size())
+            mismatch(where("predicted", d.predictedEvent),
+                     "predicted event of kind " + std::to_string(int(p.op.kind)) + ", not an op kind");
+        if (p.device < 0 || p.device >= devices)
+            mismatch(where("predicted", d.predictedEvent),
+                     "predicted op " + describeOp(p.op) + " runs on device " + std::to_string(p.device) +
+                         ", outside [0, " + std::to_string(devices) + ")");
+        perDevice[std::size_t(p.device)].add(p.duration(), m.duration());
+        perKind[std::size_t(p.op.kind)].add(p.duration(), m.duration());
+    }
+    OverlayBreakdown breakdown;
+    for (const GroupSums& g : perDevice) breakdown.devices.push_back(g.group());
+    for (std::size_t k = 0; k < perKind.size(); ++k) breakdown.kinds[k] = perKind[k].group();
+    breakdown.mostDrift = largestDrift(report, top);
+    return breakdown;
+}
+
 } // namespace stagecraft

@@ -4,7 +4,9 @@
 
 #include "sim/timeline.h"
 
+#include <array>
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 namespace stagecraft {
@@ -39,5 +41,29 @@ struct OverlayReport {
 /// with an op on another device is refused with ValidationError("overlay.mismatch") naming the
 /// first difference. Transfers are not matched; they count in the makespans.
 OverlayReport compareTimelines(const Timeline& predicted, const Timeline& measured);
+
+/// The errors of one group of matched ops (the ops of a device, or of a kind).
+struct OverlayGroup {
+    std::size_t ops = 0;
+    double meanAbsDurationError = 0; ///< µs
+    /// Mean of measured / predicted duration over the group's ops whose predicted duration is
+    /// > 0; nullopt when none has one (a ratio of a zero duration means nothing).
+    std::optional<double> meanDurationRatio;
+};
+
+/// Where a measurement departs from its prediction: per device, per op kind, and the ops that
+/// drifted most.
+struct OverlayBreakdown {
+    std::vector<OverlayGroup> devices;            ///< [device] (shape.devices entries)
+    std::array<OverlayGroup, kOpKindCount> kinds; ///< [OpKind]
+    /// Indices into OverlayReport::ops, largest |durationError| first (ties: prediction order).
+    std::vector<std::size_t> mostDrift;
+};
+
+/// Groups the op errors of `report`, which compareTimelines(predicted, measured) returned; keeps
+/// the `top` ops that drifted most. A report of other timelines (an event index or a device out
+/// of range) is refused with ValidationError("overlay.mismatch").
+OverlayBreakdown breakdownOverlay(const Timeline& predicted, const Timeline& measured,
+                                  const OverlayReport& report, std::size_t top = 5);
 
 } // namespace stagecraft

@@ -349,3 +349,240 @@ TEST_CASE("Bad traces are refused with the event, field, value and rule", "[trac
     CHECK(errorOf(R"({"otherData":{"stagecraft_trace":1,"devices":-2},"traceEvents":[]})") ==
           "[trace.shape] t.json: otherData.devices = -2: must be an integer in 0..4096");
 }
+
+namespace {
+
+/// `t` twice, one iteration after the other: the second shifted by `offset`.
+struct TwoIterations {
+    Timeline timeline;
+    std::vector<std::uint32_t> iterations;
+};
+
+TwoIterations twoIterations(const Timeline& t, double offset) {
+    TwoIterations two{t, std::vector<std::uint32_t>(t.events.size(), 0)};
+    for (TimelineEvent e : t.events) {
+        e.start += offset;
+        e.end += offset;
+        two.timeline.events.push_back(e);
+        two.iterations.push_back(1);
+    }
+    return two;
+}
+
+/// `t` as the reader gives back its copy shifted by `offset`: moved back to start at 0.
+Timeline shiftedBack(const Timeline& t, double offset) {
+    double first = INFINITY;
+    for (const TimelineEvent& e : t.events) first = std::min(first, e.start + offset);
+    Timeline back = t;
+    for (TimelineEvent& e : back.events) {
+        e.start = (e.start + offset) - first;
+        e.end = (e.end + offset) - first;
+    }
+    return back;
+}
+
+} // namespace
+
+TEST_CASE("A trace of several iterations reads back one iteration at a time", "[trace][iterations]") {
+    for (const std::string name : {"1f1b", "zb-v", "chimera"}) {
+        INFO(name);
+        const Timeline t = simulated(name, 0.25, true);
+        // An offset that is not a round number, so that the shift back is not exact by accident.
+        const double offset = t.makespan() + 0.3;
+        const TwoIterations two = twoIterations(t, offset);
+        ChromeTraceOptions options;
+        options.iterations = two.iterations;
+        const std::string text = timelineToChromeTrace(two.timeline, options);
+
+        TraceInfo info;
+        const Timeline first = parseChromeTrace(text, "t.json", TraceReadOptions{0}, &info);
+        CHECK(first == t); // bit for bit
+        CHECK(info.iterations == 2);
+        CHECK(info.iterationIds == std::vector<int>{0, 1});
+        CHECK(info.iteration == 0);
+        CHECK(info.runJson.empty());
+
+        // By default the last iteration, shifted to start at 0.
+        const Timeline last = parseChromeTrace(text, "t.json", TraceReadOptions{}, &info);
+        CHECK(info.iteration == 1);
+        CHECK(last == shiftedBack(t, offset));
+        CHECK(parseChromeTrace(text, "t.json") == last);
+
+        // Every transfer's arrow ends on its consumer of the same iteration.
+        const json doc = json::parse(text);
+        std::map<long long, std::vector<double>> flows;
+        std::size_t iterationArgs = 0;
+        for (const json& e : doc["traceEvents"]) {
+            if (e["ph"] == "s" || e["ph"] == "f") flows[e["id"].get<long long>()].push_back(e["ts"]);
+            if (e["ph"] == "X") {
+                REQUIRE(e["args"].contains("iteration"));
+                const bool late = e["ts"].get<double>() >= offset;
+                CHECK(e["args"]["iteration"] == (late ? 1 : 0));
+                ++iterationArgs;
+            }
+        }
+        CHECK(iterationArgs == two.timeline.events.size());
+        std::size_t transfers = 0;
+        for (const TimelineEvent& e : t.events)
+            transfers += e.comm == CommKind::Activation || e.comm == CommKind::Gradient;
+        CHECK(flows.size() == 2 * transfers);
+        for (const auto& [id, ts] : flows) {
+            REQUIRE(ts.size() == 2);
+            CHECK((ts[0] >= offset) == (ts[1] >= offset));
+        }
+
+        // Without the iterations, the second copy of each op is refused.
+        CHECK_THROWS_WITH(parseChromeTrace(timelineToChromeTrace(two.timeline), "t.json"),
+                          Catch::Contains("[trace.event]") && Catch::Contains("appears twice"));
+    }
+}
+
+TEST_CASE("An iteration the trace does not hold is refused with the ones it holds", "[trace][iterations]") {
+    const Timeline t = simulated("1f1b", 0.25);
+    TwoIterations two = twoIterations(t, 100);
+    for (std::uint32_t& i : two.iterations) i = i == 0 ? 3 : 4;
+    ChromeTraceOptions options;
+    options.iterations = two.iterations;
+    const std::string text = timelineToChromeTrace(two.timeline, options);
+    auto errorWith = [&](const std::string& trace, int iteration) {
+        try {
+            parseChromeTrace(trace, "t.json", TraceReadOptions{iteration});
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    CHECK(errorWith(text, 5) == "[trace.iteration] t.json: iteration 5 is not in the trace; it holds "
+                                "iterations 3, 4");
+    CHECK(errorWith(text, -2) == "[trace.iteration] t.json: iteration -2: must be -1 (the last) or an "
+                                 "iteration id of the trace");
+    CHECK(errorWith(timelineToChromeTrace(t), 0) ==
+          "[trace.iteration] t.json: iteration 0 asked for, but no slice carries args.iteration: the trace "
+          "is one iteration");
+    CHECK(parseChromeTrace(text, "t.json", TraceReadOptions{3}) == t);
+
+    // Slices with a bad iteration, or without one beside slices with one.
+    const std::string slice =
+        R"({"ph":"X","cat":"F","pid":0,"ts":0,"dur":1,"args":{"kind":"F","mb":0,"stage":0)";
+    CHECK(
+        errorOf(oneSlice(slice + R"(,"iteration":-1}})")) ==
+        "[trace.event] t.json: traceEvents[0].args.iteration = -1: must be an integer in 0..2147483647 (the "
+        "iteration of the slice)");
+    CHECK(
+        errorOf(oneSlice(slice + R"(,"iteration":1.5}})")) ==
+        "[trace.event] t.json: traceEvents[0].args.iteration = 1.5: must be an integer in 0..2147483647 (the "
+        "iteration of the slice)");
+    CHECK(errorOf(oneSlice(slice + R"(,"iteration":"2"}})")) ==
+          "[trace.event] t.json: traceEvents[0].args.iteration = \"2\": must be an integer in 0..2147483647 "
+          "(the iteration of the slice)");
+    CHECK(errorOf(oneSlice(slice + R"(,"iteration":2}},{"ph":"M"},)" +
+                           R"({"ph":"X","name":"PP:1F0","pid":1,"ts":3,"dur":1})")) ==
+          "[trace.event] t.json: traceEvents[2].args.iteration: missing; when one slice carries an iteration "
+          "every pipeline slice does (traceEvents[0] does)");
+    const Timeline one = parseChromeTrace(oneSlice(slice + R"(,"iteration":2}})"), "t.json");
+    REQUIRE(one.events.size() == 1);
+
+    // One entry per event, and ids the reader can hold.
+    options.iterations.pop_back();
+    CHECK_THROWS_WITH(timelineToChromeTrace(two.timeline, options),
+                      "[trace.write] iterations has " + std::to_string(two.timeline.events.size() - 1) +
+                          " entries for " + std::to_string(two.timeline.events.size()) +
+                          " events: give one iteration per event, or none");
+    options.iterations = two.iterations;
+    options.iterations[2] = 1u << 31;
+    CHECK_THROWS_WITH(timelineToChromeTrace(two.timeline, options),
+                      "[trace.write] iterations[2] = 2147483648: an iteration must be at most 2147483647");
+}
+
+TEST_CASE("The run's description is written as otherData.run and read back", "[trace][iterations]") {
+    const Timeline t = simulated("1f1b", 0.25);
+    ChromeTraceOptions options;
+    options.runJson = R"({"backend": "cuda", "devices": [{"rank": 0, "clock_offset_us": -1.5}],
+ "git": "abc123"})";
+    const std::string text = timelineToChromeTrace(t, options);
+    CHECK(text.find(R"("split_backward":false,"run":{"backend": "cuda", "devices": [{"rank": 0,)") !=
+          std::string::npos);
+    TraceInfo info;
+    CHECK(parseChromeTrace(text, "t.json", {}, &info) == t);
+    CHECK(json::parse(info.runJson) == json::parse(options.runJson));
+    CHECK(info.iterations == 0);
+    CHECK(info.iteration == -1);
+
+    for (const std::string bad : {"[1, 2]", "{\"a\": 1", "\"text\"", "{} {}"}) {
+        INFO(bad);
+        options.runJson = bad;
+        CHECK_THROWS_WITH(timelineToChromeTrace(t, options),
+                          "[trace.write] runJson = " + bad + ": must be the text of a JSON object");
+    }
+    options.runJson = std::string(40, '[') + std::string(40, ']');
+    CHECK_THROWS_WITH(timelineToChromeTrace(t, options), Catch::EndsWith(": nested deeper than 32 levels") &&
+                                                             Catch::StartsWith("[trace.write]"));
+    CHECK(
+        errorOf(
+            R"({"otherData":{"stagecraft_trace":1,"devices":1,"pipes":1,"stages_per_pipe":1,"microbatches":1,)"
+            R"("chunks_per_device":1,"split_backward":false,"run":[1]},"traceEvents":[)"
+            R"({"ph":"X","cat":"F","pid":0,"ts":0,"dur":1,"args":{"kind":"F","mb":0,"stage":0}}]})") ==
+        "[trace.shape] t.json: otherData.run = [1]: must be a JSON object");
+}
+
+TEST_CASE("Annotations get their own threads and are skipped by the reader", "[trace][iterations]") {
+    const Timeline t = simulated("1f1b", 0.25);
+    ChromeTraceOptions options;
+    options.annotations = {{1, Lane::Comm, "wait 0F1", "wait", 2, 3.5, 0},
+                           {1, Lane::Comm, "wait 0F2", "wait", 3, 4, 0}, // overlaps the first
+                           {0, Lane::Compute, "host stall", "stall", 0.5, 0.75, 7},
+                           {1, Lane::Comm, "wait 0B0", "wait", 4, 5, 0}};
+    const std::string text = timelineToChromeTrace(t, options);
+    CHECK(parseChromeTrace(text, "t.json") == t);
+
+    const json doc = json::parse(text);
+    std::map<std::pair<int, int>, std::string> threadNames;
+    std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> tracks;
+    std::map<std::string, std::pair<int, int>> annotationTrack; // name -> (pid, tid)
+    for (const json& e : doc["traceEvents"]) {
+        if (e["ph"] == "M" && e["name"] == "thread_name") {
+            const auto [it, inserted] =
+                threadNames.emplace(std::pair<int, int>{e["pid"], e["tid"]}, e["args"]["name"]);
+            CHECK(inserted); // tids never collide
+        }
+        if (e["ph"] != "X") continue;
+        const double ts = e["ts"], dur = e["dur"];
+        tracks[{e["pid"], e["tid"]}].emplace_back(ts, ts + dur);
+        if (e["cat"] == "wait" || e["cat"] == "stall") {
+            annotationTrack[e["name"]] = {e["pid"], e["tid"]};
+            CHECK(e["args"] == json{{"iteration", e["cat"] == "stall" ? 7 : 0}});
+        }
+    }
+    REQUIRE(annotationTrack.size() == 4);
+    CHECK(threadNames[annotationTrack["wait 0F1"]] == "comm wait");
+    CHECK(threadNames[annotationTrack["wait 0F2"]] == "comm wait 2");
+    CHECK(threadNames[annotationTrack["wait 0B0"]] == "comm wait");
+    CHECK(threadNames[annotationTrack["host stall"]] == "compute stall");
+    CHECK(annotationTrack["host stall"].first == 0);
+    for (auto& [track, slices] : tracks) {
+        CHECK(threadNames.count(track) == 1);
+        std::sort(slices.begin(), slices.end());
+        for (std::size_t k = 1; k < slices.size(); ++k) CHECK(slices[k].first >= slices[k - 1].second);
+    }
+
+    // Anything the reader would take for an op is refused.
+    options.annotations = {{0, Lane::Comm, "wait", "F", 0, 1, 0}};
+    CHECK_THROWS_WITH(
+        timelineToChromeTrace(t, options),
+        "[trace.write] annotations[0].category = \"F\": F, B, W, GradSync, Optimizer and send are "
+        "op slices to the reader; use another category");
+    options.annotations = {{0, Lane::Comm, "x", "wait", 0, 1, 0}, {0, Lane::Comm, "PP:0F1", "wait", 0, 1, 0}};
+    CHECK_THROWS_WITH(timelineToChromeTrace(t, options),
+                      "[trace.write] annotations[1].name = \"PP:0F1\": an action string names an op to the "
+                      "reader; use another name");
+    options.annotations = {{0, Lane::Comm, "1B0", "wait", 0, 1, 0}};
+    CHECK_THROWS_WITH(timelineToChromeTrace(t, options),
+                      Catch::StartsWith("[trace.write] annotations[0].name"));
+    options.annotations = {{4, Lane::Comm, "w", "wait", 0, 1, 0}};
+    CHECK_THROWS_WITH(timelineToChromeTrace(t, options),
+                      "[trace.write] annotations[0].device = 4: a device must be in [0, 4)");
+    options.annotations = {{0, Lane::Comm, "w", "wait", 2, 1, 0}};
+    CHECK_THROWS_WITH(timelineToChromeTrace(t, options),
+                      Catch::StartsWith("[trace.write] annotations[0].end = 1.0") &&
+                          Catch::EndsWith(": an end must be a finite number >= the start"));
+}

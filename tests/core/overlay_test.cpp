@@ -138,3 +138,65 @@ TEST_CASE("A measurement of another schedule is refused with the first differenc
     CHECK_THAT(reason,
                Catch::Contains("measured op Optimizer") && Catch::EndsWith("is not in the prediction"));
 }
+
+TEST_CASE("The breakdown groups op errors by device and kind and finds the ops that drifted most",
+          "[trace][overlay]") {
+    // 1F1B, p = 4, m = 8: F = 1 and B = 2 measured 10% slower on every device.
+    const Timeline p = predicted();
+    Timeline m = p;
+    for (TimelineEvent& e : m.events) {
+        e.start *= 1.1;
+        e.end *= 1.1;
+    }
+    const OverlayReport r = compareTimelines(p, m);
+    const OverlayBreakdown b = breakdownOverlay(p, m, r);
+    REQUIRE(b.devices.size() == 4);
+    for (const OverlayGroup& g : b.devices) {
+        CHECK(g.ops == 16);
+        CHECK(g.meanAbsDurationError == Approx(0.15).margin(1e-12));
+        REQUIRE(g.meanDurationRatio);
+        CHECK(*g.meanDurationRatio == Approx(1.1).margin(1e-12));
+    }
+    const OverlayGroup& f = b.kinds[std::size_t(OpKind::F)];
+    const OverlayGroup& back = b.kinds[std::size_t(OpKind::B)];
+    CHECK(f.ops == 32);
+    CHECK(f.meanAbsDurationError == Approx(0.1).margin(1e-12));
+    CHECK(back.ops == 32);
+    CHECK(back.meanAbsDurationError == Approx(0.2).margin(1e-12));
+    CHECK(*back.meanDurationRatio == Approx(1.1).margin(1e-12));
+    CHECK(b.kinds[std::size_t(OpKind::W)].ops == 0);
+    CHECK_FALSE(b.kinds[std::size_t(OpKind::W)].meanDurationRatio);
+    REQUIRE(b.mostDrift.size() == 5);
+    for (const std::size_t k : b.mostDrift) CHECK(p.events[r.ops[k].predictedEvent].op.kind == OpKind::B);
+}
+
+TEST_CASE("The ops that drifted most come largest first, ties in prediction order", "[trace][overlay]") {
+    const Timeline p = predicted();
+    Timeline m = p;
+    m.events[9].end += 2;  // longer
+    m.events[30].end -= 3; // shorter: drifted most
+    const OverlayReport r = compareTimelines(p, m);
+    const OverlayBreakdown b = breakdownOverlay(p, m, r, 4);
+    REQUIRE(b.mostDrift.size() == 4);
+    CHECK(r.ops[b.mostDrift[0]].predictedEvent == 30);
+    CHECK(r.ops[b.mostDrift[1]].predictedEvent == 9);
+    CHECK(b.mostDrift[2] == 0); // no error: in the prediction's order
+    CHECK(b.mostDrift[3] == 1);
+    CHECK(breakdownOverlay(p, m, r, 1000).mostDrift.size() == r.ops.size());
+
+    // Ops predicted to take no time have no ratio; a group of only such ops has none.
+    Timeline zero = p;
+    for (TimelineEvent& e : zero.events)
+        if (e.device == 2) e.end = e.start;
+    const OverlayBreakdown z = breakdownOverlay(zero, m, compareTimelines(zero, m));
+    CHECK_FALSE(z.devices[2].meanDurationRatio);
+    CHECK(z.devices[2].ops == 16);
+    CHECK(z.devices[2].meanAbsDurationError == Approx(1.5));
+    CHECK(z.devices[1].meanDurationRatio);
+
+    // A report of other timelines is refused, not read out of bounds.
+    Timeline shorter = m;
+    shorter.events.resize(10);
+    CHECK_THROWS_WITH(breakdownOverlay(p, shorter, r),
+                      Catch::StartsWith("[overlay.mismatch] the overlay report is not of these timelines"));
+}

@@ -1,6 +1,7 @@
 // Fuzz harness of the Chrome trace reader. Whatever it accepts must write back and read back to
-// the same timeline (a mismatch is a bug and escapes as std::logic_error), and chart in the
-// windowed model the GUI draws traces with (rows, a frame at fit, its items, hits).
+// the same timeline (a mismatch is a bug and escapes as std::logic_error), an iteration of a
+// trace of several too, and chart in the windowed model the GUI draws traces with (rows, a frame
+// at fit, its items, hits).
 #include "error.h"
 #include "fuzz_entry.h"
 #include "io/chrome_trace.h"
@@ -9,14 +10,38 @@
 #include <stdexcept>
 #include <string_view>
 
+namespace {
+
+/// Another iteration than the last reads too; written back as an iteration of its own, with the
+/// run description it came with, it reads back the same (it already starts at 0).
+void checkIterations(std::string_view text, const stagecraft::TraceInfo& info) {
+    if (info.iterations == 0) return;
+    stagecraft::TraceInfo firstInfo;
+    const stagecraft::Timeline first = stagecraft::parseChromeTrace(
+        text, "fuzz", stagecraft::TraceReadOptions{info.iterationIds.front()}, &firstInfo);
+    stagecraft::ChromeTraceOptions options;
+    options.iterations.assign(first.events.size(), std::uint32_t(firstInfo.iteration));
+    options.runJson = firstInfo.runJson;
+    stagecraft::TraceInfo againInfo;
+    const stagecraft::Timeline again = stagecraft::parseChromeTrace(
+        stagecraft::timelineToChromeTrace(first, options), "fuzz-again", {}, &againInfo);
+    if (!(again == first) || againInfo.iterationIds != std::vector<int>{firstInfo.iteration} ||
+        (againInfo.runJson.empty() != firstInfo.runJson.empty()))
+        throw std::logic_error("chrome trace: an iteration read -> write -> read changed");
+}
+
+} // namespace
+
 STAGECRAFT_FUZZ_TARGET(chrome_trace) {
     try {
         const std::string_view text(reinterpret_cast<const char*>(data), size);
-        const stagecraft::Timeline timeline = stagecraft::parseChromeTrace(text, "fuzz");
+        stagecraft::TraceInfo info;
+        const stagecraft::Timeline timeline = stagecraft::parseChromeTrace(text, "fuzz", {}, &info);
         const stagecraft::Timeline again =
             stagecraft::parseChromeTrace(stagecraft::timelineToChromeTrace(timeline), "fuzz-again");
         if (!(again == timeline))
             throw std::logic_error("chrome trace: read -> write -> read changed the timeline");
+        checkIterations(text, info);
         const std::vector<stagecraft::ChartPanel> panels{{&timeline, "", ""}};
         stagecraft::ChartOptions options;
         options.showComm = true;
