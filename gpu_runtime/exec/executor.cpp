@@ -64,6 +64,7 @@ void Executor::allocateStatic() {
 }
 
 void Executor::injectFault(int iteration, int position, bool hang) {
+    m_faultArmed = true;
     m_faultIteration = iteration;
     m_faultPosition = std::size_t(std::max(0, position));
     m_faultHang = hang;
@@ -97,7 +98,7 @@ RankIteration Executor::run(int iteration, Clock::duration timeout) {
 }
 
 void Executor::step(std::size_t index, Clock::time_point deadline) {
-    if (m_iteration == m_faultIteration && index == m_faultPosition) {
+    if (m_faultArmed && m_iteration == m_faultIteration && index == m_faultPosition) {
         if (!m_faultHang) std::raise(SIGKILL);
         for (;;) pause(); // a hung rank: alive, silent
     }

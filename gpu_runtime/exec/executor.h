@@ -83,7 +83,8 @@ private:
     std::int64_t m_staticBytes = 0;
     std::int32_t m_openGroup = -1;
     int m_iteration = 0;
-    int m_faultIteration = -1;
+    bool m_faultArmed = false;
+    int m_faultIteration = 0;
     std::size_t m_faultPosition = 0;
     bool m_faultHang = false;
 };

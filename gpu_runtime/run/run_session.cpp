@@ -23,8 +23,6 @@
 namespace stagecraft::runtime {
 namespace {
 
-const char* backendName(Backend b) { return b == Backend::Host ? "host" : b == Backend::Cuda ? "cuda" : "auto"; }
-
 /// The layer the options ask for. `auto` takes CUDA when a device is present and says when it
 /// falls back to the host; `cuda` without a device is bad input (exit 2) with the reason.
 std::unique_ptr<DeviceLayer> makeLayer(const RunOptions& options, const MpiSession& mpi, std::string& note) {

@@ -1,5 +1,8 @@
 # Runs RUN (a command list), then CHECK on what it wrote. With EXPECT_FAILURE the run must end
-# non-zero; WITHIN_SECONDS bounds its wall time (a fault must not hang the job).
+# non-zero; WITHIN_SECONDS bounds its wall time (a fault must not hang the job). RUN and CHECK
+# come with their arguments joined by "|".
+string(REPLACE "|" ";" RUN "${RUN}")
+string(REPLACE "|" ";" CHECK "${CHECK}")
 string(TIMESTAMP start "%s")
 execute_process(COMMAND ${RUN} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
 string(TIMESTAMP end "%s")

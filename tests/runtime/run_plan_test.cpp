@@ -78,7 +78,7 @@ TEST_CASE("labels are torch's profiler names", "[runtime][plan]") {
 
 TEST_CASE("the run plan refuses what it cannot run, naming the rule", "[runtime][plan]") {
     RunRequest r = request("1f1b");
-    r.sets = {"parallel.tp=2"};
+    r.sets = {"parallel.tp=2", "cluster.nodes=2"};
     CHECK_THROWS_WITH(makeRunPlan(r), Catch::Contains("parallel.tp = 2"));
     r.sets = {"costs.mode=unit"};
     r.workload = Workload::Sleep;

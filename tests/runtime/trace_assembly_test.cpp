@@ -112,7 +112,7 @@ TEST_CASE("several iterations, violations and waits are reported", "[runtime][tr
     const RankPlan rank2 = makeRankPlan(plan, 2);
     for (std::size_t i = 0; i < rank2.steps.size(); ++i)
         if (rank2.steps[i].instr.kind == InstrKind::Recv) {
-            run.ranks[2][0].stamps[i].end = 0;
+            run.ranks[2][0].stamps[i] = {0, 0};
             break;
         }
     trace = assembleTrace(plan, run, 0);
