@@ -25,6 +25,16 @@ std::string cpuModel() {
     return "CPU";
 }
 
+/// Between two polls: yield first (a rank sharing its core with others lets them run; alone it
+/// comes straight back, so transfers complete with MPI's own latency), then sleep briefly so a
+/// long wait does not burn a core.
+void pollPause(int spins) {
+    if (spins < 1000)
+        std::this_thread::yield();
+    else
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
+}
+
 int mpiCount(std::uint64_t elements) {
     if (elements > std::uint64_t(INT_MAX))
         throw BackendError(mpiWhere() + ": a transfer of " + std::to_string(elements) +
@@ -180,7 +190,7 @@ Request HostLayer::post(Pending pending) {
 
 Request HostLayer::send(const Transfer& t) {
     float* p = data(t.data, t.elements, "a send");
-    Pending pending{MPI_REQUEST_NULL, t.record, t.data.buffer, false, t.label};
+    Pending pending{MPI_REQUEST_NULL, t.record, t.data.buffer, false, t.label + " to rank " + std::to_string(t.peer)};
     m_stamps.at(std::size_t(t.record)).start = now();
     // Tags above MPI_TAG_UB wrap: per peer pair the program order matches them anyway.
     SC_MPI_CHECK(MPI_Isend(p, mpiCount(t.elements), MPI_FLOAT, t.peer, int(t.tag % (m_tagBound + 1)), m_p2p,
@@ -190,7 +200,7 @@ Request HostLayer::send(const Transfer& t) {
 
 Request HostLayer::recv(const Transfer& t) {
     float* p = data(t.data, t.elements, "a receive");
-    Pending pending{MPI_REQUEST_NULL, t.record, t.data.buffer, false, t.label};
+    Pending pending{MPI_REQUEST_NULL, t.record, t.data.buffer, false, t.label + " from rank " + std::to_string(t.peer)};
     m_stamps.at(std::size_t(t.record)).start = now();
     SC_MPI_CHECK(MPI_Irecv(p, mpiCount(t.elements), MPI_FLOAT, t.peer, int(t.tag % (m_tagBound + 1)), m_p2p,
                            &pending.request));
@@ -238,7 +248,7 @@ void HostLayer::wait(Request request, Clock::time_point deadline) {
             throw DeadlineExceeded(mpiWhere() + ": " + m_pending[std::size_t(request)].label +
                                    " did not complete before the deadline (the peer died, hangs, or never posts "
                                    "the matching operation)");
-        if (spins > 64) std::this_thread::sleep_for(std::chrono::microseconds(20));
+        pollPause(spins);
     }
 }
 
@@ -263,7 +273,7 @@ void HostLayer::finish(Clock::time_point deadline) {
         throwIfInterrupted("the end of the iteration");
         if (Clock::now() > deadline)
             throw DeadlineExceeded(mpiWhere() + ": still pending at the end of the iteration: " + pendingSummary());
-        if (spins > 64) std::this_thread::sleep_for(std::chrono::microseconds(20));
+        pollPause(spins);
     }
 }
 

@@ -43,7 +43,7 @@ private:
         std::int32_t record = -1;
         Buffer buffer = -1;
         bool done = false;
-        std::string label;
+        std::string label; ///< with the peer: "PP:0RECV_B0 from rank 1"
     };
     double now() const;
     float* data(const Operand& operand, std::uint64_t elements, const char* what);
