@@ -29,6 +29,14 @@ void ProjectOptions::addTo(CLI::App& command) {
         ->type_name("PATH=VALUE");
 }
 
+void ProjectOptions::addIterationOption(CLI::App& command) {
+    command
+        .add_option("--iteration", traceIteration,
+                    "Which iteration of a trace of several (args.iteration of its slices); the last by "
+                    "default")
+        ->type_name("N");
+}
+
 EvaluationInput ProjectOptions::input() const {
     EvaluationInput in;
     in.path = projectPath;
@@ -36,6 +44,7 @@ EvaluationInput ProjectOptions::input() const {
     in.schedules = splitNames(scheduleName);
     in.sets = sets;
     in.tracePath = tracePath;
+    in.traceIteration = traceIteration;
     in.serializeOverlap = serializeOverlap;
     in.orderOnly = orderOnly;
     return in;

@@ -25,13 +25,16 @@ struct ProjectOptions {
     std::string costsProject; ///< --project: the project whose costs a schedule file is timed with
     std::string scheduleName; ///< --schedule: one name, or a comma list where the command takes several
     std::vector<std::string> sets;
-    std::string tracePath; ///< --trace, where the command offers it
+    std::string tracePath;   ///< --trace, where the command offers it
+    int traceIteration = -1; ///< --iteration: which iteration of a trace of several (-1: the last)
     bool serializeOverlap = false;
     bool scheduleRequired = true; ///< a project needs --schedule (a schedule file never does)
     bool acceptsScheduleFile = true;
     bool orderOnly = false; ///< the command draws or writes orders only (see EvaluationInput)
 
     void addTo(CLI::App& command);
+    /// --iteration, for commands that read a measured trace.
+    void addIterationOption(CLI::App& command);
     /// Core's view of these options; `schedules` are the names --schedule lists.
     EvaluationInput input() const;
 };

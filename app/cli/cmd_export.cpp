@@ -1,15 +1,12 @@
 // `stagecraft-cli export [PROJECT] -s NAME [--set ...] -o OUT`: the extension picks the format:
-// .json Chrome trace (Perfetto), .svg / .tex charts (core writers), .pdf / .png charts (the Qt
-// renderer, in builds with Qt), .csv torch schedule, .metrics.json / .metrics.csv metrics.
+// .json Chrome trace (Perfetto), .svg / .tex / .tikz charts (core writers), .pdf / .png charts (the
+// Qt renderer, in builds with Qt), .csv torch schedule, .metrics.json / .metrics.csv metrics.
+#include "chart_file.h"
 #include "commands.h"
 #include "error.h"
-#include "eval/chart_composition.h"
 #include "file_io.h"
 #include "io/chrome_trace.h"
 #include "io/schedule_file.h"
-#include "layout/svg_writer.h"
-#include "layout/tikz_writer.h"
-#include "raster_export.h"
 #include "report_format.h"
 
 #include <cstdio>
@@ -23,10 +20,7 @@ namespace {
 struct ExportOptions {
     ProjectOptions project;
     std::string output;
-    std::string palette = "paper";
-    double widthPt = 500;
-    bool showComm = false;
-    double dpi = 300;
+    ChartFileOptions chart;
 };
 
 bool endsWith(const std::string& text, const std::string& suffix) {
@@ -50,18 +44,15 @@ std::vector<CounterTrack> memoryCounters(const MemoryReport& memory, bool unitle
 
 void addExportCommand(CLI::App& app, CommandResult& result) {
     auto* command = app.add_subcommand("export", "Export a schedule: .json (Perfetto trace), .svg, .pdf, "
-                                                 ".png, .tex (TikZ), .csv (torch), .metrics.json/.csv");
+                                                 ".png, .tex/.tikz (TikZ), .csv (torch), .metrics.json/.csv");
     auto options = std::make_shared<ExportOptions>();
     options->project.addTo(*command);
     command->add_option("--trace", options->project.tracePath,
                         "Measured Chrome trace drawn over its schedule in charts");
+    options->project.addIterationOption(*command);
     command->add_option("-o,--output", options->output, "Output file; its extension picks the format")
         ->required();
-    command->add_option("--palette", options->palette, "Chart style: paper, slides, colorblind, greyscale");
-    command->add_option("--width", options->widthPt, "Chart width in points")
-        ->check(CLI::Range(100.0, 5000.0));
-    command->add_flag("--comm", options->showComm, "Draw communication lanes in charts");
-    command->add_option("--dpi", options->dpi, "Resolution of PNG charts")->check(CLI::Range(30.0, 1200.0));
+    addChartFileOptions(*command, options->chart);
     command->callback([&result, options] {
         const std::string& out = options->output;
         const AnalysisRequest request = loadRequest(options->project);
@@ -84,26 +75,13 @@ void addExportCommand(CLI::App& app, CommandResult& result) {
                 trace.title = request.project.name + ": " + outcome.name;
                 trace.counters = memoryCounters(prediction.report.memory, prediction.setup.unitless);
                 writeChromeTrace(prediction.timeline, out, trace);
-            } else if (endsWith(out, ".svg") || endsWith(out, ".tex") || endsWith(out, ".pdf") ||
-                       endsWith(out, ".png")) {
-                // Core's one chart composition: the same chart `stagecraft --export` and the
-                // window's Export write for the same inputs.
-                ChartSettings chart;
-                chart.palette = options->palette;
-                chart.showComm = options->showComm;
-                const Scene scene = buildChartScene(evaluated, chart, options->widthPt);
-                if (endsWith(out, ".svg"))
-                    writeFileAtomically(out, sceneToSvg(scene));
-                else if (endsWith(out, ".tex"))
-                    writeFileAtomically(out, sceneToTikz(scene, true));
-                else
-                    writeRasterChart(scene, out, options->dpi);
+            } else if (isChartFile(out)) {
+                writeChartFile(evaluated, options->chart, out);
             } else {
-                throw ValidationError(
-                    "cli.format", "--output",
-                    "'" + out +
-                        "': unknown extension; use .json (Perfetto trace), .svg, .pdf, .png, .tex, "
-                        ".csv (torch schedule), .metrics.json or .metrics.csv");
+                throw ValidationError("cli.format", "--output",
+                                      "'" + out + "': unknown extension; use .json (Perfetto trace), " +
+                                          chartExtensions() +
+                                          ", .csv (torch schedule), .metrics.json or .metrics.csv");
             }
         }
         std::cout << "wrote " << out << '\n';

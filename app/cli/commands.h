@@ -18,5 +18,6 @@ void addSimulateCommand(CLI::App& app, CommandResult& result);
 void addCompareCommand(CLI::App& app, CommandResult& result);
 void addExportCommand(CLI::App& app, CommandResult& result);
 void addLowerCommand(CLI::App& app, CommandResult& result);
+void addOverlayCommand(CLI::App& app, CommandResult& result);
 
 } // namespace stagecraft::cli

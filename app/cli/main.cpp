@@ -24,6 +24,7 @@ int run(int argc, char** argv) {
     addCompareCommand(app, result);
     addExportCommand(app, result);
     addLowerCommand(app, result);
+    addOverlayCommand(app, result);
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& e) {

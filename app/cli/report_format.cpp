@@ -5,13 +5,13 @@
 
 namespace stagecraft::cli {
 
-namespace {
-
 std::string fixed(double value, int decimals) {
     char buffer[64];
     std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
     return buffer;
 }
+
+namespace {
 
 std::string gib(double bytes) {
     return fixed(bytes / double(1ull << 30), 2);
@@ -60,22 +60,29 @@ const Column kColumns[] = {
 
 } // namespace
 
-std::string reportsAsTable(const std::vector<ScheduleReport>& reports) {
+std::string textTable(const std::vector<std::vector<std::string>>& rows) {
     std::vector<std::size_t> widths;
-    for (const Column& c : kColumns) {
-        std::size_t w = std::string(c.title).size();
-        for (const auto& r : reports) w = std::max(w, c.value(r).size());
-        widths.push_back(w);
-    }
+    for (const auto& row : rows)
+        for (std::size_t i = 0; i < row.size(); ++i) {
+            if (i == widths.size()) widths.push_back(0);
+            widths[i] = std::max(widths[i], row[i].size());
+        }
     std::string out;
-    for (std::size_t i = 0; i < std::size(kColumns); ++i)
-        out += pad(kColumns[i].title, widths[i], i > 0) + "  ";
-    out += '\n';
-    for (const auto& r : reports) {
-        for (std::size_t i = 0; i < std::size(kColumns); ++i)
-            out += pad(kColumns[i].value(r), widths[i], i > 0) + "  ";
+    for (const auto& row : rows) {
+        for (std::size_t i = 0; i < row.size(); ++i) out += pad(row[i], widths[i], i > 0) + "  ";
         out += '\n';
     }
+    return out;
+}
+
+std::string reportsAsTable(const std::vector<ScheduleReport>& reports) {
+    std::vector<std::vector<std::string>> rows(1);
+    for (const Column& c : kColumns) rows.front().push_back(c.title);
+    for (const auto& r : reports) {
+        rows.emplace_back();
+        for (const Column& c : kColumns) rows.back().push_back(c.value(r));
+    }
+    std::string out = textTable(rows);
     if (!reports.empty()) out += "costs: " + reports.front().costs.text + '\n';
     // Why a figure is blank when it is not obvious (unit costs explain themselves).
     for (const auto& r : reports)

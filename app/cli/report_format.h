@@ -8,6 +8,12 @@
 
 namespace stagecraft::cli {
 
+/// `value` with `decimals` digits after the point.
+std::string fixed(double value, int decimals);
+/// Rows of cells as aligned columns, two spaces apart: the first column left-aligned, the others
+/// right-aligned (numbers).
+std::string textTable(const std::vector<std::vector<std::string>>& rows);
+
 std::string reportsAsTable(const std::vector<ScheduleReport>& reports);
 std::string reportsAsCsv(const std::vector<ScheduleReport>& reports);
 std::string reportsAsJson(const std::vector<ScheduleReport>& reports);

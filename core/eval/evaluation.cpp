@@ -62,8 +62,13 @@ void matchTrace(const MeasuredTrace& trace, AnalysisResult& result) {
         if (result.outcomes[i].name == wanted || result.outcomes[i].prediction.schedule.name == wanted)
             match = i;
     if (!match) {
+        // Worded for every front end: the window's picker and the command line's --schedule alike.
+        std::string evaluated;
+        for (const ScheduleOutcome& o : result.outcomes)
+            evaluated += (evaluated.empty() ? "" : ", ") + o.name;
         result.overlayError = "the trace is of schedule '" + wanted +
-                              "', which is not among the schedules shown: check it in the picker";
+                              "', which is not among the schedules evaluated (" +
+                              (evaluated.empty() ? std::string("none") : evaluated) + ")";
         return;
     }
     try {

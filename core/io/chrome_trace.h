@@ -61,8 +61,8 @@ struct TraceReadOptions {
 struct TraceInfo {
     int iterations = 0;            ///< distinct args.iteration ids; 0 when slices carry none
     std::vector<int> iterationIds; ///< those ids, ascending
-    int iteration = -1;            ///< the one read; -1 when slices carry none
     std::string runJson;           ///< otherData.run as JSON text; empty when absent
+    int iteration = -1;            ///< the one read; -1 when slices carry none
 };
 
 /// The trace as JSON text. Throws ValidationError("trace.write") naming the event and the rule

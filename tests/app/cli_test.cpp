@@ -118,7 +118,7 @@ TEST_CASE("show draws the papers' order", "[cli]") {
 }
 
 TEST_CASE("Every command has --help", "[cli]") {
-    for (const char* command : {"list", "validate", "generate", "show", "simulate", "compare"}) {
+    for (const char* command : {"list", "validate", "generate", "show", "simulate", "compare", "overlay"}) {
         INFO(command);
         const Run r = cli(std::string(command) + " --help");
         CHECK(r.status == 0);
@@ -424,4 +424,129 @@ TEST_CASE("show --comm draws each rank's lowered program under its Gantt chart",
                          "/tests/data/torch-csv/ZBVZeroBubble_pp4_m8_v2.csv --comm --color never");
     CHECK(file.status == 0);
     CHECK_THAT(file.out, Catch::Contains("per-rank programs"));
+}
+
+namespace {
+
+const std::string kOverlayProject = kSamples + "zb-1.5b.stagecraft.json";
+
+/// A measured trace of `timeline` run twice: iteration 0 as predicted, iteration 1 `slowdown` times
+/// slower, after a gap, as stagecraft-run writes several iterations.
+void writeTwoIterations(const stagecraft::Timeline& timeline, double slowdown, const std::string& path) {
+    stagecraft::Timeline two = timeline;
+    two.origin = "measured";
+    std::vector<std::uint32_t> iterations(timeline.events.size(), 0);
+    const double offset = timeline.makespan() + 1000;
+    for (stagecraft::TimelineEvent e : timeline.events) {
+        e.start = offset + slowdown * e.start;
+        e.end = offset + slowdown * e.end;
+        two.events.push_back(e);
+        iterations.push_back(1);
+    }
+    stagecraft::ChromeTraceOptions options;
+    options.iterations = iterations;
+    options.runJson = R"({"backend":"host","devices":8})";
+    stagecraft::writeChromeTrace(two, path, options);
+}
+
+} // namespace
+
+TEST_CASE("overlay of a trace of the same project has no error, as text, JSON and chart", "[cli][overlay]") {
+    const auto dir = tempDir();
+    const std::string trace = (dir / "t.json").string();
+    REQUIRE(cli("export " + kOverlayProject + " -s 1f1b -o " + trace).status == 0);
+
+    const Run text = cli("overlay " + kOverlayProject + " " + trace + " -s 1f1b");
+    INFO(text.out);
+    REQUIRE(text.status == 0);
+    CHECK_THAT(text.out, Catch::StartsWith("overlay of " + trace + " on 1f1b\n"));
+    CHECK_THAT(text.out,
+               Catch::Contains("+0.00%") && Catch::Contains("D7") && Catch::Contains("drifted most"));
+
+    const Run json = cli("overlay " + kOverlayProject + " " + trace + " -s 1f1b --json");
+    REQUIRE(json.status == 0);
+    const auto parsed = nlohmann::json::parse(json.out);
+    CHECK(parsed["schedule"] == "1f1b");
+    CHECK(parsed["iteration"].is_null());
+    CHECK(parsed["makespan"]["error"] == 0.0);
+    CHECK(parsed["makespan"]["predicted_us"] == parsed["makespan"]["measured_us"]);
+    CHECK(parsed["bubble"]["predicted"] == parsed["bubble"]["measured"]);
+    CHECK(parsed["duration_error_us"]["max_abs"] == 0.0);
+    CHECK(parsed["start_error_us"]["max_abs"] == 0.0);
+    REQUIRE(parsed["devices"].size() == 8);
+    CHECK(parsed["devices"][3]["mean_duration_ratio"] == 1.0);
+    CHECK(parsed["kinds"][0]["kind"] == "F");
+    REQUIRE(parsed["most_drift"].size() == 5);
+    CHECK(parsed["most_drift"][0]["predicted_duration_us"] ==
+          parsed["most_drift"][0]["measured_duration_us"]);
+
+    // -o writes the chart `export --trace` writes, byte for byte.
+    const std::string overlaid = (dir / "overlay.svg").string(), exported = (dir / "export.svg").string();
+    const Run chart = cli("overlay " + kOverlayProject + " " + trace + " -s 1f1b --json -o " + overlaid);
+    REQUIRE(chart.status == 0);
+    REQUIRE(cli("export " + kOverlayProject + " -s 1f1b --trace " + trace + " -o " + exported).status == 0);
+    const std::string svg = stagecraft::readTextFile(overlaid);
+    CHECK(svg == stagecraft::readTextFile(exported));
+    CHECK_THAT(svg, Catch::Contains("class=\"op measured\""));
+    const auto tikz = (dir / "overlay.tikz").string();
+    REQUIRE(cli("overlay " + kOverlayProject + " " + trace + " -s 1f1b -o " + tikz).status == 0);
+    // The picture alone, for \input (a .tex is a standalone document).
+    CHECK_THAT(stagecraft::readTextFile(tikz),
+               Catch::Contains("\\begin{tikzpicture}") && !Catch::Contains("\\documentclass"));
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("overlay reads one iteration of a measured trace of several", "[cli][overlay]") {
+    const auto dir = tempDir();
+    const std::string predicted = (dir / "p.json").string(), measured = (dir / "m.json").string();
+    REQUIRE(cli("export " + kOverlayProject + " -s 1f1b -o " + predicted).status == 0);
+    writeTwoIterations(stagecraft::readChromeTrace(predicted), 1.1, measured);
+    const std::string base = "overlay " + kOverlayProject + " " + measured + " -s 1f1b --json";
+
+    const Run first = cli(base + " --iteration 0");
+    INFO(first.out);
+    REQUIRE(first.status == 0);
+    const auto zero = nlohmann::json::parse(first.out);
+    CHECK(zero["iteration"] == 0);
+    CHECK(zero["iterations"] == nlohmann::json::array({0, 1}));
+    CHECK(zero["makespan"]["error"] == 0.0);
+
+    // The last iteration by default: 10% slower everywhere.
+    const Run last = cli(base);
+    REQUIRE(last.status == 0);
+    const auto one = nlohmann::json::parse(last.out);
+    CHECK(one["iteration"] == 1);
+    CHECK(one["makespan"]["error"].get<double>() == Approx(0.1).margin(1e-9));
+    for (const auto& device : one["devices"])
+        CHECK(device["mean_duration_ratio"].get<double>() == Approx(1.1).margin(1e-9));
+    const Run text = cli("overlay " + kOverlayProject + " " + measured + " -s 1f1b");
+    CHECK_THAT(text.out, Catch::Contains("(iteration 1 of 0..1)") && Catch::Contains("+10.00%"));
+
+    const Run missing = cli(base + " --iteration 5");
+    CHECK(missing.status == 2);
+    CHECK_THAT(missing.out, Catch::Contains("iteration 5 is not in the trace; it holds iterations 0, 1"));
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("overlay refuses a trace of another schedule or shape with status 2", "[cli][overlay]") {
+    const auto dir = tempDir();
+    const std::string trace = (dir / "gpipe.json").string();
+    REQUIRE(cli("export " + kOverlayProject + " -s gpipe -o " + trace).status == 0);
+    const Run other = cli("overlay " + kOverlayProject + " " + trace + " -s 1f1b");
+    CHECK(other.status == 2);
+    CHECK_THAT(other.out,
+               Catch::Contains(trace + ": the trace is of schedule 'gpipe', which is not among the "
+                                       "schedules evaluated (1f1b)"));
+    const Run shape =
+        cli("overlay " + kOverlayProject + " " + trace + " -s gpipe --set parallel.microbatches=16");
+    CHECK(shape.status == 2);
+    CHECK_THAT(shape.out,
+               Catch::Contains("the timelines have different shapes: microbatches = 16 predicted, 32 "
+                               "measured"));
+    CHECK(cli("overlay " + kOverlayProject + " -s gpipe").status == 2); // the trace is required
+    const Run format =
+        cli("overlay " + kOverlayProject + " " + trace + " -s gpipe -o " + (dir / "c.xyz").string());
+    CHECK(format.status == 2);
+    CHECK_THAT(format.out, Catch::Contains("not a chart"));
+    std::filesystem::remove_all(dir);
 }

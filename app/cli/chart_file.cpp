@@ -1,0 +1,52 @@
+#include "chart_file.h"
+
+#include "error.h"
+#include "eval/chart_composition.h"
+#include "file_io.h"
+#include "layout/svg_writer.h"
+#include "layout/tikz_writer.h"
+#include "raster_export.h"
+
+namespace stagecraft::cli {
+
+void addChartFileOptions(CLI::App& command, ChartFileOptions& options) {
+    command.add_option("--palette", options.palette, "Chart style: paper, slides, colorblind, greyscale");
+    command.add_option("--width", options.widthPt, "Chart width in points")->check(CLI::Range(100.0, 5000.0));
+    command.add_flag("--comm", options.showComm, "Draw communication lanes in charts");
+    command.add_option("--dpi", options.dpi, "Resolution of PNG charts")->check(CLI::Range(30.0, 1200.0));
+}
+
+bool isChartFile(const std::string& path) {
+    for (const char* extension : {".svg", ".tex", ".tikz", ".pdf", ".png"})
+        if (path.ends_with(extension)) return true;
+    return false;
+}
+
+const char* chartExtensions() {
+    return ".svg, .pdf, .png, .tex (TikZ document), .tikz (TikZ picture)";
+}
+
+void checkChartFile(const std::string& path, const std::string& option) {
+    if (!isChartFile(path))
+        throw ValidationError("cli.format", option,
+                              "'" + path + "': not a chart; use " + std::string(chartExtensions()));
+}
+
+void writeChartFile(const AnalysisResult& evaluated, const ChartFileOptions& options,
+                    const std::string& path) {
+    checkChartFile(path);
+    // Core's one chart composition: the same chart `stagecraft --export` and the window's Export
+    // write for the same inputs.
+    ChartSettings chart;
+    chart.palette = options.palette;
+    chart.showComm = options.showComm;
+    const Scene scene = buildChartScene(evaluated, chart, options.widthPt);
+    if (path.ends_with(".svg"))
+        writeFileAtomically(path, sceneToSvg(scene));
+    else if (path.ends_with(".tex") || path.ends_with(".tikz"))
+        writeFileAtomically(path, sceneToTikz(scene, path.ends_with(".tex")));
+    else
+        writeRasterChart(scene, path, options.dpi);
+}
+
+} // namespace stagecraft::cli

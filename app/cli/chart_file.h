@@ -1,0 +1,39 @@
+#pragma once
+// Charts written by stagecraft-cli commands (export, overlay): core's one chart composition of an
+// evaluation, with a measured trace drawn over its schedule when the evaluation matched one. The
+// extension picks the writer: .svg (core), .tex (a standalone TikZ document), .tikz (the
+// tikzpicture alone, for \input), .pdf and .png (the Qt renderer, in builds with Qt).
+
+#include "eval/evaluation.h"
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace stagecraft::cli {
+
+struct ChartFileOptions {
+    std::string palette = "paper";
+    double widthPt = 500;
+    bool showComm = false;
+    double dpi = 300;
+};
+
+/// --palette, --width, --comm and --dpi.
+void addChartFileOptions(CLI::App& command, ChartFileOptions& options);
+
+/// True when `path` ends in an extension writeChartFile writes.
+bool isChartFile(const std::string& path);
+
+/// The extensions of charts, for messages: ".svg, .pdf, .png, .tex (TikZ document), .tikz".
+const char* chartExtensions();
+
+/// Throws ValidationError("cli.format") naming `option` when `path` is not a chart file, so that a
+/// command can refuse it before it evaluates anything.
+void checkChartFile(const std::string& path, const std::string& option = "--output");
+
+/// Writes the chart of `evaluated` to `path` atomically. Throws stagecraft::Error for an unknown
+/// extension (cli.format), a bad palette or width, or a file that cannot be written.
+void writeChartFile(const AnalysisResult& evaluated, const ChartFileOptions& options,
+                    const std::string& path);
+
+} // namespace stagecraft::cli

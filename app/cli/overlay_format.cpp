@@ -1,0 +1,209 @@
+#include "overlay_format.h"
+
+#include "error.h"
+#include "io/chrome_trace.h"
+#include "report_format.h"
+#include "sim/overlay.h"
+
+#include <nlohmann/json.hpp>
+#include <optional>
+
+namespace stagecraft::cli {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+/// What both formats print, gathered once.
+struct OverlayView {
+    const ScheduleOutcome& outcome;
+    const Timeline& predicted;
+    const Timeline& measured;
+    const OverlayReport& report;
+    OverlayBreakdown breakdown;
+    bool unitless;
+};
+
+OverlayView viewOf(const AnalysisResult& evaluated) {
+    if (!evaluated.overlay || !evaluated.measured)
+        throw ValidationError("overlay.mismatch", "trace", "no measured trace matched the schedule");
+    const ScheduleOutcome& outcome = evaluated.outcomes.at(evaluated.overlay->outcome);
+    const Timeline& predicted = outcome.prediction.timeline;
+    const OverlayReport& report = evaluated.overlay->report;
+    return {outcome,
+            predicted,
+            *evaluated.measured,
+            report,
+            breakdownOverlay(predicted, *evaluated.measured, report),
+            outcome.prediction.report.unitless};
+}
+
+/// "iteration 3 of 0..3", or "" for a trace of one iteration.
+std::string iterationText(const TraceInfo& info) {
+    if (info.iterations == 0) return "";
+    const std::vector<int>& ids = info.iterationIds;
+    const std::string range = ids.size() == 1 ? std::to_string(ids.front())
+                              : ids.back() - ids.front() + 1 == int(ids.size())
+                                  ? std::to_string(ids.front()) + ".." + std::to_string(ids.back())
+                                  : std::to_string(ids.size()) + " iterations";
+    return "iteration " + std::to_string(info.iteration) + " of " + range;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text.
+
+/// Times as the other reports print them: units under unit costs, otherwise milliseconds.
+struct TimeText {
+    bool unitless;
+    std::string operator()(double us) const {
+        return unitless ? fixed(us, 2) + " u" : fixed(us / 1000, 3) + " ms";
+    }
+    std::string signedText(double us) const { return (us >= 0 ? "+" : "") + (*this)(us); }
+};
+
+std::string percent(double ratio) {
+    return fixed(100 * ratio, 2) + "%";
+}
+
+std::string ratioText(const std::optional<double>& ratio) {
+    return ratio ? fixed(*ratio, 3) : std::string("-");
+}
+
+std::string opName(const OverlayView& v, const OpDeviation& d) {
+    return traceSliceName(v.predicted.events[d.predictedEvent].op, v.predicted.shape.splitBackward);
+}
+
+std::string summaryText(const OverlayView& v) {
+    const TimeText t{v.unitless};
+    const OverlayReport& r = v.report;
+    std::vector<std::vector<std::string>> rows{
+        {"", "predicted", "measured", "error"},
+        {"makespan", t(r.makespanPredicted), t(r.makespanMeasured),
+         (r.makespanError >= 0 ? "+" : "") + percent(r.makespanError)},
+        {"bubble", percent(r.bubblePredicted), percent(r.bubbleMeasured),
+         (r.bubbleMeasured >= r.bubblePredicted ? "+" : "") +
+             fixed(100 * (r.bubbleMeasured - r.bubblePredicted), 2) + " points"}};
+    std::string out = textTable(rows);
+    out += "op duration |error|: mean " + t(r.meanAbsDurationError) + ", max " + t(r.maxAbsDurationError);
+    if (r.worstOp >= 0) out += " (" + opName(v, r.ops[std::size_t(r.worstOp)]) + ")";
+    out += "\nop start |error|: mean " + t(r.meanAbsStartError) + ", max " + t(r.maxAbsStartError) + '\n';
+    if (r.alignOffset != 0)
+        out += "measured times moved by " + t.signedText(-r.alignOffset) + " to start with the prediction\n";
+    return out;
+}
+
+std::string groupsText(const OverlayView& v) {
+    const TimeText t{v.unitless};
+    std::vector<std::vector<std::string>> rows{
+        {"device", "ops", "mean |duration error|", "measured/predicted"}};
+    for (std::size_t d = 0; d < v.breakdown.devices.size(); ++d) {
+        const OverlayGroup& g = v.breakdown.devices[d];
+        rows.push_back({"D" + std::to_string(d), std::to_string(g.ops), t(g.meanAbsDurationError),
+                        ratioText(g.meanDurationRatio)});
+    }
+    rows.push_back({"kind", "ops", "mean |duration error|", "measured/predicted"});
+    for (int k = 0; k < kOpKindCount; ++k) {
+        const OverlayGroup& g = v.breakdown.kinds[std::size_t(k)];
+        if (g.ops == 0) continue;
+        rows.push_back({opKindName(OpKind(k)), std::to_string(g.ops), t(g.meanAbsDurationError),
+                        ratioText(g.meanDurationRatio)});
+    }
+    return textTable(rows);
+}
+
+std::string driftText(const OverlayView& v) {
+    const TimeText t{v.unitless};
+    std::vector<std::vector<std::string>> rows{
+        {"drifted most", "device", "predicted", "measured", "duration error", "start error"}};
+    for (const std::size_t k : v.breakdown.mostDrift) {
+        const OpDeviation& d = v.report.ops[k];
+        const TimelineEvent& p = v.predicted.events[d.predictedEvent];
+        rows.push_back({opName(v, d), "D" + std::to_string(p.device), t(p.duration()),
+                        t(v.measured.events[d.measuredEvent].duration()), t.signedText(d.durationError),
+                        t.signedText(d.startError)});
+    }
+    return textTable(rows);
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON.
+
+Json optionalJson(const std::optional<double>& value) {
+    return value ? Json(*value) : Json(nullptr);
+}
+
+Json groupJson(const OverlayGroup& g) {
+    return {{"ops", g.ops},
+            {"mean_abs_duration_error_us", g.meanAbsDurationError},
+            {"mean_duration_ratio", optionalJson(g.meanDurationRatio)}};
+}
+
+Json driftJson(const OverlayView& v) {
+    Json ops = Json::array();
+    for (const std::size_t k : v.breakdown.mostDrift) {
+        const OpDeviation& d = v.report.ops[k];
+        const TimelineEvent& p = v.predicted.events[d.predictedEvent];
+        ops.push_back({{"op", opName(v, d)},
+                       {"kind", opKindName(p.op.kind)},
+                       {"mb", p.op.mb},
+                       {"stage", p.op.stage},
+                       {"pipe", p.op.pipe},
+                       {"chunk", p.op.chunk},
+                       {"device", p.device},
+                       {"predicted_duration_us", p.duration()},
+                       {"measured_duration_us", v.measured.events[d.measuredEvent].duration()},
+                       {"duration_error_us", d.durationError},
+                       {"start_error_us", d.startError}});
+    }
+    return ops;
+}
+
+} // namespace
+
+std::string overlayAsText(const AnalysisResult& evaluated, const MeasuredTrace& trace) {
+    const OverlayView v = viewOf(evaluated);
+    const std::string iteration = iterationText(trace.info);
+    std::string out = "overlay of " + trace.path + (iteration.empty() ? "" : " (" + iteration + ")") +
+                      " on " + v.outcome.name + '\n';
+    out += summaryText(v) + '\n' + groupsText(v) + '\n' + driftText(v);
+    return out;
+}
+
+std::string overlayAsJson(const AnalysisResult& evaluated, const MeasuredTrace& trace) {
+    const OverlayView v = viewOf(evaluated);
+    const OverlayReport& r = v.report;
+    Json devices = Json::array();
+    for (std::size_t d = 0; d < v.breakdown.devices.size(); ++d) {
+        Json entry{{"device", d}};
+        entry.update(groupJson(v.breakdown.devices[d]));
+        devices.push_back(std::move(entry));
+    }
+    Json kinds = Json::array();
+    for (int k = 0; k < kOpKindCount; ++k) {
+        if (v.breakdown.kinds[std::size_t(k)].ops == 0) continue;
+        Json entry{{"kind", opKindName(OpKind(k))}};
+        entry.update(groupJson(v.breakdown.kinds[std::size_t(k)]));
+        kinds.push_back(std::move(entry));
+    }
+    const Json out{
+        {"schedule", v.outcome.name},
+        {"trace", trace.path},
+        {"iteration", trace.info.iterations > 0 ? Json(trace.info.iteration) : Json(nullptr)},
+        {"iterations", trace.info.iterationIds},
+        {"unitless", v.unitless},
+        {"makespan",
+         {{"predicted_us", r.makespanPredicted},
+          {"measured_us", r.makespanMeasured},
+          {"error", r.makespanError}}},
+        {"bubble", {{"predicted", r.bubblePredicted}, {"measured", r.bubbleMeasured}}},
+        {"duration_error_us", {{"mean_abs", r.meanAbsDurationError}, {"max_abs", r.maxAbsDurationError}}},
+        {"start_error_us", {{"mean_abs", r.meanAbsStartError}, {"max_abs", r.maxAbsStartError}}},
+        {"align_offset_us", r.alignOffset},
+        {"ops", r.ops.size()},
+        {"devices", devices},
+        {"kinds", kinds},
+        {"most_drift", driftJson(v)}};
+    return out.dump(2) + '\n';
+}
+
+} // namespace stagecraft::cli
