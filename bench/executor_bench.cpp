@@ -13,7 +13,7 @@ namespace {
 
 /// A layer with zero-duration ops: every request is complete when posted.
 class InstantLayer final : public DeviceLayer {
-public:
+  public:
     std::string describe() const override { return "instant"; }
     std::size_t elementBytes() const override { return 4; }
     void setup(const LayerSetup& s) override { m_stamps.assign(std::size_t(s.records), Stamp{}); }
@@ -33,7 +33,7 @@ public:
     void times(std::vector<Stamp>& stamps) override { stamps = m_stamps; }
     void abort() noexcept override {}
 
-private:
+  private:
     Request stampNow(std::int32_t record) {
         const double t = std::chrono::duration<double, std::micro>(Clock::now() - m_anchor).count();
         m_stamps[std::size_t(record)] = {t, t};
@@ -61,11 +61,17 @@ void BM_ExecutorPerInstruction(benchmark::State& state) {
     layer.anchor();
     for (auto _ : state) benchmark::DoNotOptimize(executor.run(0, std::chrono::seconds(10)));
     state.counters["instructions"] = double(rank.steps.size());
-    state.counters["per_instruction"] = benchmark::Counter(double(rank.steps.size()) * double(state.iterations()),
-                                                           benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["per_instruction"] =
+        benchmark::Counter(double(rank.steps.size()) * double(state.iterations()),
+                           benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
     state.SetLabel(request.schedule + (state.range(1) == 0 ? ", sleep workload" : ", model workload"));
 }
-BENCHMARK(BM_ExecutorPerInstruction)->Args({0, 0})->Args({0, 1})->Args({1, 0})->Args({1, 1})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ExecutorPerInstruction)
+    ->Args({0, 0})
+    ->Args({0, 1})
+    ->Args({1, 0})
+    ->Args({1, 1})
+    ->Unit(benchmark::kMillisecond);
 
 } // namespace
 

@@ -3,9 +3,8 @@
 #include "exec/interrupt.h"
 #include "mpi/mpi_check.h"
 
-#include <cblas.h>
-
 #include <algorithm>
+#include <cblas.h>
 #include <climits>
 #include <cstring>
 #include <fstream>
@@ -99,14 +98,19 @@ void HostLayer::setup(const LayerSetup& setup) {
     SC_MPI_CHECK(MPI_Barrier(m_p2p));
 }
 
-void HostLayer::anchor() { m_anchor = Clock::now(); }
+void HostLayer::anchor() {
+    m_anchor = Clock::now();
+}
 
-double HostLayer::now() const { return std::chrono::duration<double, std::micro>(Clock::now() - m_anchor).count(); }
+double HostLayer::now() const {
+    return std::chrono::duration<double, std::micro>(Clock::now() - m_anchor).count();
+}
 
 Buffer HostLayer::allocate(std::uint64_t elements) {
     std::unique_ptr<float[]> memory(new (std::nothrow) float[std::max<std::uint64_t>(elements, 1)]);
     if (!memory)
-        throw BackendError(mpiWhere() + ": out of host memory allocating " + std::to_string(elements * sizeof(float)) +
+        throw BackendError(mpiWhere() + ": out of host memory allocating " +
+                           std::to_string(elements * sizeof(float)) +
                            " bytes; shrink the model with --scale");
     // Small finite values: GEMMs on them stay finite for any number of iterations.
     for (std::uint64_t i = 0; i < elements; ++i) memory[i] = float(i % 7) * 1e-3f;
@@ -144,10 +148,11 @@ void HostLayer::release(Buffer buffer) {
 
 float* HostLayer::data(const Operand& operand, std::uint64_t elements, const char* what) {
     const auto b = std::size_t(operand.buffer);
-    if (operand.buffer < 0 || b >= m_buffers.size() || !m_buffers[b] || operand.offset + elements > m_sizes[b])
+    if (operand.buffer < 0 || b >= m_buffers.size() || !m_buffers[b] ||
+        operand.offset + elements > m_sizes[b])
         throw BackendError(mpiWhere() + ": " + what + " reaches outside its buffer (buffer " +
-                           std::to_string(operand.buffer) + ", elements " + std::to_string(operand.offset) + ".." +
-                           std::to_string(operand.offset + elements) + ")");
+                           std::to_string(operand.buffer) + ", elements " + std::to_string(operand.offset) +
+                           ".." + std::to_string(operand.offset + elements) + ")");
     return m_buffers[b].get() + operand.offset;
 }
 
@@ -157,7 +162,8 @@ void HostLayer::compute(const ComputeWork& work) {
     if (work.sleepUs >= 0) {
         // Sleep most of it and spin the rest: nanosleep overshoots by tens of µs.
         const Clock::time_point until =
-            m_anchor + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::micro>(stamp.start + work.sleepUs));
+            m_anchor + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double, std::micro>(stamp.start + work.sleepUs));
         if (work.sleepUs > 200) std::this_thread::sleep_until(until - std::chrono::microseconds(100));
         while (Clock::now() < until) std::this_thread::yield();
     }
@@ -169,10 +175,10 @@ void HostLayer::compute(const ComputeWork& work) {
         const float* b = data(g.b, extentB, "a GEMM's B");
         float* c = data(g.c, extentC, "a GEMM's C");
         for (std::int32_t i = 0; i < g.batch; ++i)
-            cblas_sgemm(CblasRowMajor, g.transA ? CblasTrans : CblasNoTrans, g.transB ? CblasTrans : CblasNoTrans,
-                        int(g.m), int(g.n), int(g.k), 1.0f, a + i * g.strideA, int(g.transA ? g.m : g.k),
-                        b + i * g.strideB, int(g.transB ? g.k : g.n), g.accumulate ? 1.0f : 0.0f, c + i * g.strideC,
-                        int(g.n));
+            cblas_sgemm(CblasRowMajor, g.transA ? CblasTrans : CblasNoTrans,
+                        g.transB ? CblasTrans : CblasNoTrans, int(g.m), int(g.n), int(g.k), 1.0f,
+                        a + i * g.strideA, int(g.transA ? g.m : g.k), b + i * g.strideB,
+                        int(g.transB ? g.k : g.n), g.accumulate ? 1.0f : 0.0f, c + i * g.strideC, int(g.n));
     }
     for (const Axpy& step : work.axpys)
         cblas_saxpy(int(step.n), step.alpha, data(step.x, step.n, "an optimizer step's gradient"), 1,
@@ -190,7 +196,8 @@ Request HostLayer::post(Pending pending) {
 
 Request HostLayer::send(const Transfer& t) {
     float* p = data(t.data, t.elements, "a send");
-    Pending pending{MPI_REQUEST_NULL, t.record, t.data.buffer, false, t.label + " to rank " + std::to_string(t.peer)};
+    Pending pending{MPI_REQUEST_NULL, t.record, t.data.buffer, false,
+                    t.label + " to rank " + std::to_string(t.peer)};
     m_stamps.at(std::size_t(t.record)).start = now();
     // Tags above MPI_TAG_UB wrap: per peer pair the program order matches them anyway.
     SC_MPI_CHECK(MPI_Isend(p, mpiCount(t.elements), MPI_FLOAT, t.peer, int(t.tag % (m_tagBound + 1)), m_p2p,
@@ -200,7 +207,8 @@ Request HostLayer::send(const Transfer& t) {
 
 Request HostLayer::recv(const Transfer& t) {
     float* p = data(t.data, t.elements, "a receive");
-    Pending pending{MPI_REQUEST_NULL, t.record, t.data.buffer, false, t.label + " from rank " + std::to_string(t.peer)};
+    Pending pending{MPI_REQUEST_NULL, t.record, t.data.buffer, false,
+                    t.label + " from rank " + std::to_string(t.peer)};
     m_stamps.at(std::size_t(t.record)).start = now();
     SC_MPI_CHECK(MPI_Irecv(p, mpiCount(t.elements), MPI_FLOAT, t.peer, int(t.tag % (m_tagBound + 1)), m_p2p,
                            &pending.request));
@@ -234,7 +242,8 @@ bool HostLayer::test(Request id) {
 }
 
 void HostLayer::progress() {
-    m_open.erase(std::remove_if(m_open.begin(), m_open.end(), [this](Request id) { return test(id); }), m_open.end());
+    m_open.erase(std::remove_if(m_open.begin(), m_open.end(), [this](Request id) { return test(id); }),
+                 m_open.end());
 }
 
 void HostLayer::wait(Request request, Clock::time_point deadline) {
@@ -245,9 +254,10 @@ void HostLayer::wait(Request request, Clock::time_point deadline) {
     for (int spins = 0; !test(request); ++spins) {
         throwIfInterrupted(m_pending[std::size_t(request)].label.c_str());
         if (Clock::now() > deadline)
-            throw DeadlineExceeded(mpiWhere() + ": " + m_pending[std::size_t(request)].label +
-                                   " did not complete before the deadline (the peer died, hangs, or never posts "
-                                   "the matching operation)");
+            throw DeadlineExceeded(
+                mpiWhere() + ": " + m_pending[std::size_t(request)].label +
+                " did not complete before the deadline (the peer died, hangs, or never posts "
+                "the matching operation)");
         pollPause(spins);
     }
 }
@@ -272,7 +282,8 @@ void HostLayer::finish(Clock::time_point deadline) {
         if (m_open.empty()) break;
         throwIfInterrupted("the end of the iteration");
         if (Clock::now() > deadline)
-            throw DeadlineExceeded(mpiWhere() + ": still pending at the end of the iteration: " + pendingSummary());
+            throw DeadlineExceeded(mpiWhere() +
+                                   ": still pending at the end of the iteration: " + pendingSummary());
         pollPause(spins);
     }
 }

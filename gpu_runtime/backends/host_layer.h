@@ -6,15 +6,14 @@
 
 #include "exec/device_layer.h"
 
-#include <mpi.h>
-
 #include <memory>
+#include <mpi.h>
 #include <vector>
 
 namespace stagecraft::runtime {
 
 class HostLayer final : public DeviceLayer {
-public:
+  public:
     HostLayer();
     ~HostLayer() override;
 
@@ -37,7 +36,7 @@ public:
     void times(std::vector<Stamp>& stamps) override;
     void abort() noexcept override;
 
-private:
+  private:
     struct Pending {
         MPI_Request request = MPI_REQUEST_NULL;
         std::int32_t record = -1;
@@ -60,13 +59,13 @@ private:
 
     std::vector<std::unique_ptr<float[]>> m_buffers;
     std::vector<std::uint64_t> m_sizes;
-    std::vector<int> m_inFlight;        ///< [buffer]: posted transfers not yet complete
-    std::vector<char> m_releaseLater;   ///< [buffer]: released while a transfer still used it
+    std::vector<int> m_inFlight;      ///< [buffer]: posted transfers not yet complete
+    std::vector<char> m_releaseLater; ///< [buffer]: released while a transfer still used it
     std::vector<Buffer> m_freeIds;
 
-    std::vector<Pending> m_pending;     ///< this iteration's requests; Request indexes it
-    std::vector<Request> m_open;        ///< those not complete yet
-    std::vector<Stamp> m_stamps;        ///< [record]
+    std::vector<Pending> m_pending; ///< this iteration's requests; Request indexes it
+    std::vector<Request> m_open;    ///< those not complete yet
+    std::vector<Stamp> m_stamps;    ///< [record]
 };
 
 } // namespace stagecraft::runtime

@@ -47,18 +47,18 @@ struct Axpy {
 /// One compute instruction of the program: the op's GEMMs (model workload) or a wait of its
 /// predicted duration (sleep workload), after the receives it consumes.
 struct ComputeWork {
-    std::int32_t record = -1; ///< where its start and end go (DeviceLayer::times)
-    std::string label;        ///< torch's action string with its profiler prefix: "PP:2F0", NVTX range name
-    double sleepUs = -1;      ///< >= 0: the sleep workload (spin this long on the device)
-    std::vector<Gemm> gemms;  ///< the model workload, in order
-    std::vector<Axpy> axpys;  ///< the optimizer step
+    std::int32_t record = -1;   ///< where its start and end go (DeviceLayer::times)
+    std::string label;          ///< torch's action string with its profiler prefix: "PP:2F0", NVTX range name
+    double sleepUs = -1;        ///< >= 0: the sleep workload (spin this long on the device)
+    std::vector<Gemm> gemms;    ///< the model workload, in order
+    std::vector<Axpy> axpys;    ///< the optimizer step
     std::vector<Request> after; ///< receives (and collectives) that must complete before it starts
 };
 
 /// One point-to-point transfer (the layer knows its peers from LayerSetup::edges).
 struct Transfer {
     std::int32_t record = -1;
-    std::string label;     ///< "PP:0SEND_F1", "PP:1RECV_F1"
+    std::string label; ///< "PP:0SEND_F1", "PP:1RECV_F1"
     std::int32_t peer = -1;
     std::int64_t tag = -1; ///< unique per transfer (MPI tag after LayerSetup::tagOf; NCCL ignores it)
     Operand data;
@@ -87,10 +87,10 @@ struct Stamp {
 struct LayerSetup {
     int rank = 0;
     int ranks = 1;
-    std::vector<int> peers;                     ///< ranks this rank exchanges tensors with, ascending
-    std::vector<std::vector<int>> collectives;  ///< every collective's ranks (all ranks make all of them)
-    std::string dtype = "fp32";                 ///< element type of the model workload (host: always fp32)
-    std::int32_t records = 0;                   ///< records per iteration (the program's length)
+    std::vector<int> peers;                    ///< ranks this rank exchanges tensors with, ascending
+    std::vector<std::vector<int>> collectives; ///< every collective's ranks (all ranks make all of them)
+    std::string dtype = "fp32";                ///< element type of the model workload (host: always fp32)
+    std::int32_t records = 0;                  ///< records per iteration (the program's length)
 };
 
 /// A wait ran past its deadline: the executor names the rank, the instruction and its position,
@@ -108,7 +108,7 @@ struct BackendError : std::runtime_error {
 using Clock = std::chrono::steady_clock;
 
 class DeviceLayer {
-public:
+  public:
     virtual ~DeviceLayer() = default;
     DeviceLayer() = default;
     DeviceLayer(const DeviceLayer&) = delete;

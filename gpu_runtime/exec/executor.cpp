@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <csignal>
-
 #include <unistd.h>
 
 namespace stagecraft::runtime {
@@ -16,10 +15,10 @@ Buffer resolve(Buffer placeholder, Buffer activations, Buffer weights, Buffer gr
 
 } // namespace
 
-ExecutionFault::ExecutionFault(const std::string& what, int iteration_, int position_, std::string instruction_,
-                               RankIteration partial_)
-    : std::runtime_error(what), iteration(iteration_), position(position_), instruction(std::move(instruction_)),
-      partial(std::move(partial_)) {}
+ExecutionFault::ExecutionFault(const std::string& what, int iteration_, int position_,
+                               std::string instruction_, RankIteration partial_)
+    : std::runtime_error(what), iteration(iteration_), position(position_),
+      instruction(std::move(instruction_)), partial(std::move(partial_)) {}
 
 Executor::Executor(const RunPlan& plan, const RankPlan& rankPlan, DeviceLayer& layer)
     : m_plan(plan), m_rank(rankPlan), m_layer(layer), m_workload(plan.workload),
@@ -73,7 +72,8 @@ void Executor::injectFault(int iteration, int position, bool hang) {
 RankIteration Executor::run(int iteration, Clock::duration timeout) {
     m_iteration = iteration;
     m_current = RankIteration{};
-    m_current.iterationStart = std::chrono::duration<double, std::micro>(Clock::now() - m_layer.anchorTime()).count();
+    m_current.iterationStart =
+        std::chrono::duration<double, std::micro>(Clock::now() - m_layer.anchorTime()).count();
     std::fill(m_requests.begin(), m_requests.end(), -1);
     m_openGroup = -1;
     std::size_t index = 0;
@@ -115,20 +115,27 @@ void Executor::step(std::size_t index, Clock::time_point deadline) {
         m_openGroup = in.group;
     }
     if (s.allocate) {
-        const std::uint64_t elements =
-            m_workload == Workload::Model ? m_stages[std::size_t(s.shape)].activationElements
-                                          : std::max<std::uint64_t>(m_plan.boundaryElements, 1) * 2;
+        const std::uint64_t elements = m_workload == Workload::Model
+                                           ? m_stages[std::size_t(s.shape)].activationElements
+                                           : std::max<std::uint64_t>(m_plan.boundaryElements, 1) * 2;
         m_live[std::size_t(s.key)] = m_layer.allocate(elements);
         m_current.memory.push_back({std::int32_t(index), std::int64_t(elements * m_layer.elementBytes())});
     }
     for (const std::int32_t dependency : s.after)
-        if (m_requests[std::size_t(dependency)] >= 0) m_layer.wait(m_requests[std::size_t(dependency)], deadline);
+        if (m_requests[std::size_t(dependency)] >= 0)
+            m_layer.wait(m_requests[std::size_t(dependency)], deadline);
 
     switch (in.kind) {
     case InstrKind::Compute:
-    case InstrKind::Optimizer: compute(s, index); break;
-    case InstrKind::Send: m_requests[index] = m_layer.send(this->transfer(s, index)); break;
-    case InstrKind::Recv: m_requests[index] = m_layer.recv(this->transfer(s, index)); break;
+    case InstrKind::Optimizer:
+        compute(s, index);
+        break;
+    case InstrKind::Send:
+        m_requests[index] = m_layer.send(this->transfer(s, index));
+        break;
+    case InstrKind::Recv:
+        m_requests[index] = m_layer.recv(this->transfer(s, index));
+        break;
     case InstrKind::GradSync: {
         const StageState& stage = m_stages[std::size_t(s.shape)];
         AllReduce reduce;
@@ -136,22 +143,25 @@ void Executor::step(std::size_t index, Clock::time_point deadline) {
         reduce.label = s.label;
         reduce.collective = in.ref;
         reduce.data = {stage.grads, 0};
-        reduce.elements = m_workload == Workload::Model ? weightLayout(m_rank.stages[std::size_t(s.shape)].shape).elements : 1;
+        reduce.elements = m_workload == Workload::Model
+                              ? weightLayout(m_rank.stages[std::size_t(s.shape)].shape).elements
+                              : 1;
         m_requests[index] = m_layer.allReduce(reduce);
         break;
     }
     case InstrKind::Wait:
     case InstrKind::Unshard:
-    case InstrKind::Reshard: break; // Wait is done above; FSDP actions move nothing here
+    case InstrKind::Reshard:
+        break; // Wait is done above; FSDP actions move nothing here
     }
 
     if (s.release) {
         const Buffer b = m_live[std::size_t(s.key)];
         m_live[std::size_t(s.key)] = -1;
         m_layer.release(b);
-        const std::uint64_t elements =
-            m_workload == Workload::Model ? m_stages[std::size_t(s.shape)].activationElements
-                                          : std::max<std::uint64_t>(m_plan.boundaryElements, 1) * 2;
+        const std::uint64_t elements = m_workload == Workload::Model
+                                           ? m_stages[std::size_t(s.shape)].activationElements
+                                           : std::max<std::uint64_t>(m_plan.boundaryElements, 1) * 2;
         m_current.memory.push_back({std::int32_t(index), -std::int64_t(elements * m_layer.elementBytes())});
     }
     m_layer.progress();
@@ -179,8 +189,9 @@ void Executor::compute(const Step& s, std::size_t index) {
         m_layer.compute(m_work);
         return;
     }
-    const std::vector<Gemm>& templates =
-        in.op == OpKind::F ? stage.forward : in.op == OpKind::B ? stage.backward : stage.weightGrad;
+    const std::vector<Gemm>& templates = in.op == OpKind::F   ? stage.forward
+                                         : in.op == OpKind::B ? stage.backward
+                                                              : stage.weightGrad;
     const Buffer activations = m_live[std::size_t(s.key)];
     for (Gemm g : templates) {
         g.a.buffer = resolve(g.a.buffer, activations, stage.weights, stage.grads);

@@ -21,9 +21,9 @@ struct MemoryChange {
 
 /// What one rank measured in one iteration.
 struct RankIteration {
-    std::vector<Stamp> stamps;         ///< [instruction]
-    std::vector<MemoryChange> memory;  ///< in program order
-    double iterationStart = 0;         ///< µs since the anchor when the iteration began
+    std::vector<Stamp> stamps;        ///< [instruction]
+    std::vector<MemoryChange> memory; ///< in program order
+    double iterationStart = 0;        ///< µs since the anchor when the iteration began
 };
 
 /// Where a rank stopped: thrown by Executor::run when the layer fails or a wait times out.
@@ -37,7 +37,7 @@ struct ExecutionFault : std::runtime_error {
 };
 
 class Executor {
-public:
+  public:
     Executor(const RunPlan& plan, const RankPlan& rankPlan, DeviceLayer& layer);
     ~Executor();
     Executor(const Executor&) = delete;
@@ -55,7 +55,7 @@ public:
     /// process kills itself (SIGKILL) or, with `hang`, stops forever.
     void injectFault(int iteration, int position, bool hang);
 
-private:
+  private:
     void step(std::size_t index, Clock::time_point deadline);
     void compute(const Step& step, std::size_t index);
     Transfer transfer(const Step& step, std::size_t index) const;
@@ -76,10 +76,10 @@ private:
         Axpy optimizer;
     };
     std::vector<StageState> m_stages;
-    std::vector<Buffer> m_live;          ///< [key]: the activation buffer held, -1 none
-    std::vector<Request> m_requests;     ///< [instruction]: this iteration's request, -1 none
+    std::vector<Buffer> m_live;      ///< [key]: the activation buffer held, -1 none
+    std::vector<Request> m_requests; ///< [instruction]: this iteration's request, -1 none
     RankIteration m_current;
-    ComputeWork m_work;                  ///< reused: no allocation per op once warm
+    ComputeWork m_work; ///< reused: no allocation per op once warm
     std::int64_t m_staticBytes = 0;
     std::int32_t m_openGroup = -1;
     int m_iteration = 0;

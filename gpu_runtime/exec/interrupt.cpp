@@ -8,7 +8,9 @@ namespace {
 
 volatile std::sig_atomic_t g_signal = 0;
 
-extern "C" void onStopSignal(int signal) { g_signal = signal; }
+extern "C" void onStopSignal(int signal) {
+    g_signal = signal;
+}
 
 } // namespace
 
@@ -17,7 +19,9 @@ void installInterruptHandlers() {
     std::signal(SIGINT, onStopSignal);
 }
 
-bool interruptRequested() { return g_signal != 0; }
+bool interruptRequested() {
+    return g_signal != 0;
+}
 
 void throwIfInterrupted(const char* where) {
     if (g_signal != 0)

@@ -6,11 +6,13 @@
 namespace stagecraft::runtime {
 namespace {
 
-bool ran(const Stamp& s) { return s.start >= 0 && s.end >= s.start; }
+bool ran(const Stamp& s) {
+    return s.start >= 0 && s.end >= s.start;
+}
 
 std::uint64_t computeKey(OpKind kind, int pipe, int stage, int mb) {
-    return (std::uint64_t(kind) << 56) | (std::uint64_t(pipe) << 48) | (std::uint64_t(std::uint32_t(stage)) << 24) |
-           std::uint64_t(std::uint32_t(mb + 1));
+    return (std::uint64_t(kind) << 56) | (std::uint64_t(pipe) << 48) |
+           (std::uint64_t(std::uint32_t(stage)) << 24) | std::uint64_t(std::uint32_t(mb + 1));
 }
 
 Op makeOp(const Schedule& schedule, OpKind kind, int pipe, int stage, int mb) {
@@ -51,7 +53,8 @@ AssembledTrace assembleTrace(const RunPlan& plan, const MeasuredRun& run, double
         int complete = 0;
         for (std::size_t it = 0; it < count; ++it) {
             const auto& stamps = run.ranks[std::size_t(r)][it].stamps;
-            if (std::all_of(stamps.begin(), stamps.end(), [](const Stamp& s) { return s.start >= 0; })) ++complete;
+            if (std::all_of(stamps.begin(), stamps.end(), [](const Stamp& s) { return s.start >= 0; }))
+                ++complete;
         }
         out.completeIterations = std::min(out.completeIterations, complete);
     }
@@ -150,7 +153,8 @@ AssembledTrace assembleTrace(const RunPlan& plan, const MeasuredRun& run, double
                 wait.name = "wait " +
                             (receiverWaited ? transferName(InstrKind::Recv, recv.dir)
                                             : transferName(InstrKind::Send, send.dir)) +
-                            " mb" + std::to_string(send.mb) + " for rank " + std::to_string(receiverWaited ? r : q);
+                            " mb" + std::to_string(send.mb) + " for rank " +
+                            std::to_string(receiverWaited ? r : q);
                 wait.start = std::min(s.start, v.start);
                 wait.end = e.start;
                 wait.iteration = std::uint32_t(it);
@@ -159,18 +163,21 @@ AssembledTrace assembleTrace(const RunPlan& plan, const MeasuredRun& run, double
                 // The consumer on the receiver must not start before the producer ended.
                 const OpKind consumerKind = send.dir == Direction::F ? OpKind::F : OpKind::B;
                 const auto produced = computeStamp.find(computeKey(producer, send.pipe, send.stage, send.mb));
-                const auto consumed = computeStamp.find(computeKey(consumerKind, recv.pipe, recv.stage, recv.mb));
+                const auto consumed =
+                    computeStamp.find(computeKey(consumerKind, recv.pipe, recv.stage, recv.mb));
                 if (produced != computeStamp.end() && consumed != computeStamp.end() &&
                     consumed->second.start + toleranceUs < produced->second.end) {
                     ++out.dependencyViolations;
-                    out.worstDependencyUs = std::max(out.worstDependencyUs, produced->second.end - consumed->second.start);
+                    out.worstDependencyUs =
+                        std::max(out.worstDependencyUs, produced->second.end - consumed->second.start);
                 }
             }
             // Memory: taken at the start of an instruction, given back at its end.
             for (const MemoryChange& c : a.data->memory) {
                 const Stamp s = a.at(std::size_t(c.instr));
                 const double fallback = a.data->iterationStart - a.offset;
-                const double t = c.bytes > 0 ? (s.start >= 0 ? s.start : fallback) : (s.end >= 0 ? s.end : fallback);
+                const double t =
+                    c.bytes > 0 ? (s.start >= 0 ? s.start : fallback) : (s.end >= 0 ? s.end : fallback);
                 memory[std::size_t(r)].push_back({t, c.bytes});
             }
         }
@@ -188,7 +195,8 @@ AssembledTrace assembleTrace(const RunPlan& plan, const MeasuredRun& run, double
         std::stable_sort(changes.begin(), changes.end(), [](const auto& x, const auto& y) {
             return x.first < y.first || (x.first == y.first && x.second < y.second);
         });
-        const double base = std::size_t(r) < run.staticBytes.size() ? double(run.staticBytes[std::size_t(r)]) : 0.0;
+        const double base =
+            std::size_t(r) < run.staticBytes.size() ? double(run.staticBytes[std::size_t(r)]) : 0.0;
         CounterTrack track;
         track.device = r;
         track.name = "memory MiB";

@@ -17,17 +17,17 @@ namespace stagecraft::runtime {
 struct MeasuredRun {
     /// [rank][iteration]; a rank that failed has fewer iterations, its last possibly partial.
     std::vector<std::vector<RankIteration>> ranks;
-    std::vector<double> clockOffsetUs; ///< [rank]: subtract from the rank's times to get rank 0's clock
+    std::vector<double> clockOffsetUs;     ///< [rank]: subtract from the rank's times to get rank 0's clock
     std::vector<std::int64_t> staticBytes; ///< [rank]
 };
 
 struct AssembledTrace {
-    Timeline timeline;                    ///< origin "measured"; events of every iteration
+    Timeline timeline;                     ///< origin "measured"; events of every iteration
     std::vector<std::uint32_t> iterations; ///< [event]: its iteration
-    std::vector<TraceSlice> waits;        ///< the part of each transfer spent waiting for the peer
-    std::vector<CounterTrack> memory;     ///< per rank, MiB over time
-    std::vector<double> peakBytes;        ///< [rank]: static + most activation memory held
-    std::vector<double> iterationUs;      ///< [iteration]: first start to last end over all ranks
+    std::vector<TraceSlice> waits;         ///< the part of each transfer spent waiting for the peer
+    std::vector<CounterTrack> memory;      ///< per rank, MiB over time
+    std::vector<double> peakBytes;         ///< [rank]: static + most activation memory held
+    std::vector<double> iterationUs;       ///< [iteration]: first start to last end over all ranks
     /// Transfers whose receive ended before their send started (a clock error larger than the
     /// transfer), and the worst such gap in µs.
     int causalityViolations = 0;

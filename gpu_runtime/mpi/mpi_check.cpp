@@ -1,7 +1,6 @@
 #include "mpi/mpi_check.h"
 
 #include <cstdio>
-
 #include <unistd.h>
 
 namespace stagecraft::runtime {
@@ -18,7 +17,8 @@ std::string mpiWhere() {
 void throwMpiError(int code, const char* expression, const char* file, int line) {
     char text[MPI_MAX_ERROR_STRING] = {};
     int length = 0;
-    if (MPI_Error_string(code, text, &length) != MPI_SUCCESS) std::snprintf(text, sizeof text, "MPI error %d", code);
+    if (MPI_Error_string(code, text, &length) != MPI_SUCCESS)
+        std::snprintf(text, sizeof text, "MPI error %d", code);
     throw BackendError(mpiWhere() + ": MPI failure " + file + ":" + std::to_string(line) + " '" + expression +
                        "': " + text);
 }

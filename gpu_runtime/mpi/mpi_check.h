@@ -6,7 +6,6 @@
 #include "exec/device_layer.h"
 
 #include <mpi.h>
-
 #include <string>
 
 namespace stagecraft::runtime {

@@ -6,18 +6,19 @@
 #include <cstring>
 #include <functional>
 #include <thread>
-
 #include <unistd.h>
 
 namespace stagecraft::runtime {
 namespace {
 
-template <class T> void put(std::vector<char>& out, const T& value) {
+template <class T>
+void put(std::vector<char>& out, const T& value) {
     const auto* bytes = reinterpret_cast<const char*>(&value);
     out.insert(out.end(), bytes, bytes + sizeof(T));
 }
 
-template <class T> T take(const char*& at, const char* end) {
+template <class T>
+T take(const char*& at, const char* end) {
     if (std::size_t(end - at) < sizeof(T)) throw BackendError("a rank's record arrived truncated");
     T value;
     std::memcpy(&value, at, sizeof(T));
@@ -147,7 +148,8 @@ RankIteration decodeIteration(const char* data, std::size_t size) {
     return it;
 }
 
-std::vector<RankIteration> gatherIteration(MPI_Comm comm, const RankIteration& mine, Clock::time_point deadline) {
+std::vector<RankIteration> gatherIteration(MPI_Comm comm, const RankIteration& mine,
+                                           Clock::time_point deadline) {
     int rank = 0, size = 1;
     SC_MPI_CHECK(MPI_Comm_rank(comm, &rank));
     SC_MPI_CHECK(MPI_Comm_size(comm, &size));
@@ -172,7 +174,8 @@ std::vector<RankIteration> gatherIteration(MPI_Comm comm, const RankIteration& m
     std::vector<RankIteration> out;
     if (rank == 0)
         for (int r = 0; r < size; ++r)
-            out.push_back(decodeIteration(all.data() + displacements[std::size_t(r)], std::size_t(counts[std::size_t(r)])));
+            out.push_back(decodeIteration(all.data() + displacements[std::size_t(r)],
+                                          std::size_t(counts[std::size_t(r)])));
     return out;
 }
 
@@ -192,12 +195,13 @@ std::vector<std::string> gatherStrings(MPI_Comm comm, const std::string& mine) {
         }
         all.resize(std::size_t(total));
     }
-    SC_MPI_CHECK(MPI_Gatherv(mine.data(), count, MPI_CHAR, all.data(), counts.data(), displacements.data(), MPI_CHAR, 0,
-                             comm));
+    SC_MPI_CHECK(MPI_Gatherv(mine.data(), count, MPI_CHAR, all.data(), counts.data(), displacements.data(),
+                             MPI_CHAR, 0, comm));
     std::vector<std::string> out;
     if (rank == 0)
         for (int r = 0; r < size; ++r)
-            out.push_back(all.substr(std::size_t(displacements[std::size_t(r)]), std::size_t(counts[std::size_t(r)])));
+            out.push_back(
+                all.substr(std::size_t(displacements[std::size_t(r)]), std::size_t(counts[std::size_t(r)])));
     return out;
 }
 

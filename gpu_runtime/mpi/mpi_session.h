@@ -9,13 +9,12 @@
 #include "exec/executor.h"
 
 #include <mpi.h>
-
 #include <vector>
 
 namespace stagecraft::runtime {
 
 class MpiSession {
-public:
+  public:
     MpiSession(int& argc, char**& argv);
     ~MpiSession();
     MpiSession(const MpiSession&) = delete;
@@ -29,7 +28,7 @@ public:
     /// Ends every rank of the job (MPI_Abort): after a fault, so that no rank waits forever.
     [[noreturn]] void abortAll(int status) const;
 
-private:
+  private:
     int m_rank = 0;
     int m_size = 1;
     MPI_Comm m_comm = MPI_COMM_NULL; ///< ours, returning errors instead of aborting
@@ -41,7 +40,8 @@ std::vector<ClockOffset> exchangeClockOffsets(MPI_Comm comm, Clock::time_point a
 
 /// Collective: every rank's iteration record arrives on rank 0 ([rank]; other ranks get an empty
 /// list). Throws DeadlineExceeded naming the ranks it did not hear from by `deadline`.
-std::vector<RankIteration> gatherIteration(MPI_Comm comm, const RankIteration& mine, Clock::time_point deadline);
+std::vector<RankIteration> gatherIteration(MPI_Comm comm, const RankIteration& mine,
+                                           Clock::time_point deadline);
 
 /// Collective: every rank's string on rank 0 ([rank]).
 std::vector<std::string> gatherStrings(MPI_Comm comm, const std::string& mine);

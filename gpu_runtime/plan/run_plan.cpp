@@ -14,12 +14,13 @@ namespace stagecraft::runtime {
 namespace {
 
 std::uint64_t opKey(OpKind kind, int pipe, int stage, int mb) {
-    return (std::uint64_t(kind) << 56) | (std::uint64_t(pipe) << 48) | (std::uint64_t(std::uint32_t(stage)) << 24) |
-           std::uint64_t(std::uint32_t(mb + 1));
+    return (std::uint64_t(kind) << 56) | (std::uint64_t(pipe) << 48) |
+           (std::uint64_t(std::uint32_t(stage)) << 24) | std::uint64_t(std::uint32_t(mb + 1));
 }
 
 std::uint64_t bufferKey(int pipe, int stage, int mb) {
-    return (std::uint64_t(pipe) << 56) | (std::uint64_t(std::uint32_t(stage)) << 28) | std::uint64_t(std::uint32_t(mb));
+    return (std::uint64_t(pipe) << 56) | (std::uint64_t(std::uint32_t(stage)) << 28) |
+           std::uint64_t(std::uint32_t(mb));
 }
 
 /// torch's profiler names: "PP:" + the action string ("2F0", "0SEND_F1", "0REDUCE_GRAD").
@@ -36,12 +37,18 @@ std::string labelOf(const Instruction& in, bool splitBackward) {
     }
     case InstrKind::Send:
     case InstrKind::Recv:
-        return "PP:" + pipe + std::to_string(in.stage) + transferName(in.kind, in.dir) + std::to_string(in.mb);
-    case InstrKind::GradSync: return "PP:" + pipe + std::to_string(in.stage) + "REDUCE_GRAD";
-    case InstrKind::Optimizer: return "PP:" + pipe + std::to_string(in.stage) + "OPTIMIZER";
-    case InstrKind::Wait: return "PP:" + pipe + std::to_string(in.stage) + "WAIT";
-    case InstrKind::Unshard: return "PP:" + pipe + std::to_string(in.stage) + "UNSHARD";
-    case InstrKind::Reshard: return "PP:" + pipe + std::to_string(in.stage) + "RESHARD";
+        return "PP:" + pipe + std::to_string(in.stage) + transferName(in.kind, in.dir) +
+               std::to_string(in.mb);
+    case InstrKind::GradSync:
+        return "PP:" + pipe + std::to_string(in.stage) + "REDUCE_GRAD";
+    case InstrKind::Optimizer:
+        return "PP:" + pipe + std::to_string(in.stage) + "OPTIMIZER";
+    case InstrKind::Wait:
+        return "PP:" + pipe + std::to_string(in.stage) + "WAIT";
+    case InstrKind::Unshard:
+        return "PP:" + pipe + std::to_string(in.stage) + "UNSHARD";
+    case InstrKind::Reshard:
+        return "PP:" + pipe + std::to_string(in.stage) + "RESHARD";
     }
     return "PP:?";
 }
@@ -53,7 +60,9 @@ bool usesActivationBuffer(const Instruction& in) {
 
 } // namespace
 
-const char* workloadName(Workload workload) { return workload == Workload::Model ? "model" : "sleep"; }
+const char* workloadName(Workload workload) {
+    return workload == Workload::Model ? "model" : "sleep";
+}
 
 Project scaledProject(Project project, double scale) {
     if (!(scale > 0 && scale <= 1))
@@ -96,9 +105,10 @@ RunPlan makeRunPlan(const RunRequest& request) {
                               "parallel.tp = " + std::to_string(project.parallel.tp) +
                                   ": stagecraft-run runs one pipeline rank per device; set parallel.tp=1");
     if (request.workload == Workload::Sleep && project.costs.mode == CostMode::Unit)
-        throw ValidationError("runtime.costs", "costs.mode",
-                              "costs.mode = unit: the sleep workload waits each op's predicted time in µs, "
-                              "and unit costs have no µs; use costs.mode=manual (costs.f/b/w in µs) or analytic");
+        throw ValidationError(
+            "runtime.costs", "costs.mode",
+            "costs.mode = unit: the sleep workload waits each op's predicted time in µs, "
+            "and unit costs have no µs; use costs.mode=manual (costs.f/b/w in µs) or analytic");
 
     AnalysisResult result = analyze(analysis);
     if (!result.refusals.empty()) {
@@ -112,8 +122,8 @@ RunPlan makeRunPlan(const RunRequest& request) {
     plan.prediction = std::move(result.outcomes.front().prediction);
 
     const Schedule& schedule = plan.prediction.schedule;
-    plan.boundaryElements = std::uint64_t(project.model.seqLen) * std::uint64_t(project.model.microBatchSize) *
-                            std::uint64_t(project.model.hidden);
+    plan.boundaryElements = std::uint64_t(project.model.seqLen) *
+                            std::uint64_t(project.model.microBatchSize) * std::uint64_t(project.model.hidden);
     LowerOptions options;
     const auto bytes = std::uint64_t(double(plan.boundaryElements) * dtypeBytes(project.model.dtype));
     options.boundaryBytes.assign(std::size_t(std::max(0, schedule.stagesPerPipe - 1)), bytes);
@@ -137,9 +147,9 @@ RankPlan makeRankPlan(const RunPlan& plan, int rank) {
     out.rank = rank;
     out.steps.resize(program.size());
     std::unordered_map<std::uint64_t, std::int32_t> keyOf;
-    std::unordered_map<std::uint64_t, std::int32_t> stageOf;     // (pipe, stage) -> index into stages
-    std::unordered_map<std::uint64_t, std::int32_t> receiveOf;   // (dir, pipe, stage, mb) -> instruction
-    std::unordered_map<std::uint64_t, std::int32_t> gradSyncOf;  // (pipe, stage) -> instruction
+    std::unordered_map<std::uint64_t, std::int32_t> stageOf;    // (pipe, stage) -> index into stages
+    std::unordered_map<std::uint64_t, std::int32_t> receiveOf;  // (dir, pipe, stage, mb) -> instruction
+    std::unordered_map<std::uint64_t, std::int32_t> gradSyncOf; // (pipe, stage) -> instruction
     std::vector<std::int32_t> lastUse;
     for (std::size_t i = 0; i < program.size(); ++i) {
         const Instruction& in = program[i];
@@ -147,14 +157,16 @@ RankPlan makeRankPlan(const RunPlan& plan, int rank) {
         step.instr = in;
         step.label = labelOf(in, schedule.splitBackward);
         const std::uint64_t stageKey = std::uint64_t(in.pipe) << 32 | std::uint32_t(in.stage);
-        if (in.kind == InstrKind::Compute || in.kind == InstrKind::GradSync || in.kind == InstrKind::Optimizer ||
-            usesActivationBuffer(in)) {
+        if (in.kind == InstrKind::Compute || in.kind == InstrKind::GradSync ||
+            in.kind == InstrKind::Optimizer || usesActivationBuffer(in)) {
             auto [it, fresh] = stageOf.emplace(stageKey, std::int32_t(out.stages.size()));
-            if (fresh) out.stages.push_back({in.pipe, in.stage, stageShape(plan.project, schedule, in.stage)});
+            if (fresh)
+                out.stages.push_back({in.pipe, in.stage, stageShape(plan.project, schedule, in.stage)});
             step.shape = it->second;
         }
         if (usesActivationBuffer(in)) {
-            auto [it, fresh] = keyOf.emplace(bufferKey(in.pipe, in.stage, in.mb), std::int32_t(lastUse.size()));
+            auto [it, fresh] =
+                keyOf.emplace(bufferKey(in.pipe, in.stage, in.mb), std::int32_t(lastUse.size()));
             if (fresh) {
                 lastUse.push_back(std::int32_t(i));
                 step.allocate = true;
@@ -178,7 +190,9 @@ RankPlan makeRankPlan(const RunPlan& plan, int rank) {
             step.sleepUs = d == duration.end() ? 0.0 : d->second;
             break;
         }
-        case InstrKind::GradSync: gradSyncOf[stageKey] = std::int32_t(i); break;
+        case InstrKind::GradSync:
+            gradSyncOf[stageKey] = std::int32_t(i);
+            break;
         case InstrKind::Optimizer: {
             const auto s = gradSyncOf.find(stageKey);
             if (s != gradSyncOf.end()) step.after.push_back(s->second);
@@ -189,7 +203,8 @@ RankPlan makeRankPlan(const RunPlan& plan, int rank) {
         case InstrKind::Wait:
             if (in.ref >= 0) step.after.push_back(in.ref);
             break;
-        default: break;
+        default:
+            break;
         }
     }
     for (const std::int32_t last : lastUse) out.steps[std::size_t(last)].release = true;

@@ -19,11 +19,11 @@ enum class Workload : std::uint8_t { Model, Sleep };
 const char* workloadName(Workload workload);
 
 struct RunRequest {
-    std::string projectPath;        ///< empty: the built-in default project
-    std::string schedule;           ///< registered name
-    std::vector<std::string> sets;  ///< "section.field=value"
+    std::string projectPath;       ///< empty: the built-in default project
+    std::string schedule;          ///< registered name
+    std::vector<std::string> sets; ///< "section.field=value"
     Workload workload = Workload::Model;
-    double scale = 1;               ///< shrinks hidden size, sequence length and vocabulary
+    double scale = 1; ///< shrinks hidden size, sequence length and vocabulary
 };
 
 /// The project with hidden size, sequence length and vocabulary multiplied by `scale` (hidden
@@ -34,13 +34,13 @@ Project scaledProject(Project project, double scale);
 /// One instruction of this rank, resolved for the executor.
 struct Step {
     Instruction instr;
-    std::int32_t key = -1;      ///< activation buffer (dense index on this rank), -1: none
-    bool allocate = false;      ///< the key's first instruction: allocate before it
-    bool release = false;       ///< the key's last instruction: release after it
-    std::int32_t shape = -1;    ///< index into RankPlan::shapes of the stage it works on
+    std::int32_t key = -1;           ///< activation buffer (dense index on this rank), -1: none
+    bool allocate = false;           ///< the key's first instruction: allocate before it
+    bool release = false;            ///< the key's last instruction: release after it
+    std::int32_t shape = -1;         ///< index into RankPlan::shapes of the stage it works on
     std::vector<std::int32_t> after; ///< instructions (receives, syncs) whose completion it needs
-    double sleepUs = 0;         ///< the predicted duration (sleep workload)
-    std::string label;          ///< "PP:2F0", "PP:0SEND_F1", "PP:1RECV_B0", "PP:0REDUCE_GRAD", "PP:0OPTIMIZER"
+    double sleepUs = 0;              ///< the predicted duration (sleep workload)
+    std::string label; ///< "PP:2F0", "PP:0SEND_F1", "PP:1RECV_B0", "PP:0REDUCE_GRAD", "PP:0OPTIMIZER"
 };
 
 /// A stage this rank holds.
@@ -59,7 +59,7 @@ struct RankPlan {
 };
 
 struct RunPlan {
-    Project project;     ///< scaled
+    Project project; ///< scaled
     std::string schedule;
     Workload workload = Workload::Model;
     Prediction prediction; ///< the schedule with its iteration tail, simulated

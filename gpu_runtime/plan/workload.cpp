@@ -5,7 +5,7 @@ namespace {
 
 /// Offsets of one layer's tensors inside its part of the activation buffer.
 struct LayerTensors {
-    std::uint64_t qkv, probs, attn, x2, h1, out;                  // forward, saved for the backward
+    std::uint64_t qkv, probs, attn, x2, h1, out;                // forward, saved for the backward
     std::uint64_t gradH1, gradX2, gradAttn, gradProbs, gradQkv; // backward, kept for W
     std::uint64_t size;
 };
@@ -123,7 +123,8 @@ std::vector<Gemm> forwardGemms(const StageShape& s, const StageBuffers& buf) {
         Gemm scores = gemm(sq, sq, d, act(q), act(k), act(base + t.probs)); // Q K^T
         scores.transB = true;
         out.push_back(perHead(s, scores, sd, sd, ss));
-        out.push_back(perHead(s, gemm(sq, d, sq, act(base + t.probs), act(v), act(base + t.attn)), ss, sd, sd));
+        out.push_back(
+            perHead(s, gemm(sq, d, sq, act(base + t.probs), act(v), act(base + t.attn)), ss, sd, sd));
         out.push_back(gemm(T, h, h, act(base + t.attn), wt(w.o), act(base + t.x2)));
         out.push_back(gemm(T, 4 * h, h, act(base + t.x2), wt(w.w1), act(base + t.h1)));
         out.push_back(gemm(T, h, 4 * h, act(base + t.h1), wt(w.w2), act(base + t.out)));
@@ -146,7 +147,8 @@ std::vector<Gemm> backwardGemms(const StageShape& s, const StageBuffers& buf, bo
     std::vector<Gemm> out;
     if (s.vocab > 0) { // dOutput = dLogits · Wlm^T; dLogits is the loss gradient, already in place
         const WeightLayout wl = weightLayout(s);
-        Gemm g = gemm(T, h, s.vocab, act(a.logits + std::uint64_t(T * s.vocab)), wt(wl.lmHead), act(a.outputGrad));
+        Gemm g =
+            gemm(T, h, s.vocab, act(a.logits + std::uint64_t(T * s.vocab)), wt(wl.lmHead), act(a.outputGrad));
         g.transB = true;
         out.push_back(g);
     }
@@ -154,7 +156,8 @@ std::vector<Gemm> backwardGemms(const StageShape& s, const StageBuffers& buf, bo
         const std::uint64_t base = a.firstLayer + std::uint64_t(l) * t.size;
         const WeightOffsets w = layerWeights(s, l);
         const std::uint64_t q = base + t.qkv, k = q + std::uint64_t(T * h), v = k + std::uint64_t(T * h);
-        const std::uint64_t gq = base + t.gradQkv, gk = gq + std::uint64_t(T * h), gv = gk + std::uint64_t(T * h);
+        const std::uint64_t gq = base + t.gradQkv, gk = gq + std::uint64_t(T * h),
+                            gv = gk + std::uint64_t(T * h);
         const std::uint64_t dOut = gradOut(s, a, t, l);
         const std::uint64_t dIn = l == 0 ? a.inputGrad : gradOut(s, a, t, l - 1);
         auto transB = [](Gemm g) {
@@ -168,10 +171,13 @@ std::vector<Gemm> backwardGemms(const StageShape& s, const StageBuffers& buf, bo
         out.push_back(transB(gemm(T, 4 * h, h, act(dOut), wt(w.w2), act(base + t.gradH1))));
         out.push_back(transB(gemm(T, h, 4 * h, act(base + t.gradH1), wt(w.w1), act(base + t.gradX2))));
         out.push_back(transB(gemm(T, h, h, act(base + t.gradX2), wt(w.o), act(base + t.gradAttn))));
-        out.push_back(perHead(s, transB(gemm(sq, sq, d, act(base + t.gradAttn), act(v), act(base + t.gradProbs))), sd, sd, ss));
-        out.push_back(perHead(s, transA(gemm(sq, d, sq, act(base + t.probs), act(base + t.gradAttn), act(gv))), ss, sd, sd));
+        out.push_back(perHead(
+            s, transB(gemm(sq, sq, d, act(base + t.gradAttn), act(v), act(base + t.gradProbs))), sd, sd, ss));
+        out.push_back(perHead(
+            s, transA(gemm(sq, d, sq, act(base + t.probs), act(base + t.gradAttn), act(gv))), ss, sd, sd));
         out.push_back(perHead(s, gemm(sq, d, sq, act(base + t.gradProbs), act(k), act(gq)), ss, sd, sd));
-        out.push_back(perHead(s, transA(gemm(sq, d, sq, act(base + t.gradProbs), act(q), act(gk))), ss, sd, sd));
+        out.push_back(
+            perHead(s, transA(gemm(sq, d, sq, act(base + t.gradProbs), act(q), act(gk))), ss, sd, sd));
         out.push_back(transB(gemm(T, h, 3 * h, act(base + t.gradQkv), wt(w.qkv), act(dIn))));
     }
     if (withWeightGrad) {
@@ -205,7 +211,8 @@ std::vector<Gemm> weightGradGemms(const StageShape& s, const StageBuffers& buf) 
     }
     if (s.vocab > 0) {
         const WeightLayout wl = weightLayout(s);
-        out.push_back(dW(h, s.vocab, T, act(a.output), act(a.logits + std::uint64_t(T * s.vocab)), grad(wl.lmHead)));
+        out.push_back(
+            dW(h, s.vocab, T, act(a.output), act(a.logits + std::uint64_t(T * s.vocab)), grad(wl.lmHead)));
     }
     return out;
 }

@@ -34,9 +34,9 @@ struct StageShape {
 
 /// Where each tensor of one (stage, micro-batch) lives inside its activation buffer.
 struct ActivationLayout {
-    std::uint64_t input = 0;     ///< [T, h] received activation (or the embedded tokens)
-    std::uint64_t inputGrad = 0; ///< [T, h] the input gradient B produces and SEND_B sends
-    std::uint64_t output = 0;    ///< [T, h] the last layer's output that SEND_F sends
+    std::uint64_t input = 0;      ///< [T, h] received activation (or the embedded tokens)
+    std::uint64_t inputGrad = 0;  ///< [T, h] the input gradient B produces and SEND_B sends
+    std::uint64_t output = 0;     ///< [T, h] the last layer's output that SEND_F sends
     std::uint64_t outputGrad = 0; ///< [T, h] the received gradient of `output`
     std::uint64_t firstLayer = 0; ///< where layer 0's tensors begin
     std::uint64_t perLayer = 0;   ///< elements of one layer's tensors

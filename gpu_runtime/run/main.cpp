@@ -3,14 +3,14 @@
 // 1 a failure while running (the partial trace is written by rank 0 when it can).
 //
 //   mpirun -np P stagecraft-run --project FILE --schedule NAME [--set F=V]... --backend host|cuda|auto
-//          --workload model|sleep [--scale X] [--transport nccl|mpi] --warmup N --iterations N -o measured.json
+//          --workload model|sleep [--scale X] [--transport nccl|mpi] --warmup N --iterations N -o
+//          measured.json
 
 #include "error_ids.h"
 #include "mpi/mpi_session.h"
 #include "run/run_session.h"
 
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -24,38 +24,47 @@ constexpr int kExitFailure = 1;
 constexpr int kExitBadInput = 2;
 
 void addOptions(CLI::App& app, RunOptions& o) {
-    app.add_option("--project", o.request.projectPath, "Project file (*.stagecraft.json); default: the built-in project");
-    app.add_option("-s,--schedule", o.request.schedule, "Registered schedule to run (stagecraft-cli list)")->required();
+    app.add_option("--project", o.request.projectPath,
+                   "Project file (*.stagecraft.json); default: the built-in project");
+    app.add_option("-s,--schedule", o.request.schedule, "Registered schedule to run (stagecraft-cli list)")
+        ->required();
     app.add_option("--set", o.request.sets, "Override a project field: section.field=value (repeatable)");
-    app.add_option("--backend", o.backend, "host (CPU GEMMs + MPI), cuda (cuBLAS + NCCL), auto (cuda when a GPU is present)")
+    app.add_option("--backend", o.backend,
+                   "host (CPU GEMMs + MPI), cuda (cuBLAS + NCCL), auto (cuda when a GPU is present)")
         ->transform(CLI::CheckedTransformer(std::map<std::string, Backend>{
             {"host", Backend::Host}, {"cuda", Backend::Cuda}, {"auto", Backend::Auto}}));
-    app.add_option("--workload", o.request.workload, "model (transformer GEMMs) or sleep (each op waits its predicted time)")
-        ->transform(CLI::CheckedTransformer(std::map<std::string, Workload>{{"model", Workload::Model},
-                                                                            {"sleep", Workload::Sleep}}));
-    app.add_option("--scale", o.request.scale, "Shrink hidden size, sequence length and vocabulary by this factor (0, 1]");
+    app.add_option("--workload", o.request.workload,
+                   "model (transformer GEMMs) or sleep (each op waits its predicted time)")
+        ->transform(CLI::CheckedTransformer(
+            std::map<std::string, Workload>{{"model", Workload::Model}, {"sleep", Workload::Sleep}}));
+    app.add_option("--scale", o.request.scale,
+                   "Shrink hidden size, sequence length and vocabulary by this factor (0, 1]");
     app.add_option("--transport", o.transport,
                    "cuda backend: nccl, or mpi (host-staged; for several ranks sharing one GPU)")
-        ->transform(CLI::CheckedTransformer(std::map<std::string, TransportKind>{{"nccl", TransportKind::Nccl},
-                                                                                  {"mpi", TransportKind::Mpi}}));
+        ->transform(CLI::CheckedTransformer(std::map<std::string, TransportKind>{
+            {"nccl", TransportKind::Nccl}, {"mpi", TransportKind::Mpi}}));
     app.add_option("--warmup", o.warmup, "Iterations run before measuring")->check(CLI::Range(0, 1000000));
     app.add_option("--iterations", o.iterations, "Measured iterations")->check(CLI::Range(1, 1000000));
     app.add_option("-o,--output", o.output, "Measured trace (Chrome trace JSON), written by rank 0");
-    app.add_option("--timeout", o.timeoutSeconds, "Seconds a wait may take before the run is ended (watchdog)")
+    app.add_option("--timeout", o.timeoutSeconds,
+                   "Seconds a wait may take before the run is ended (watchdog)")
         ->check(CLI::Range(0.01, 86400.0));
     app.add_flag("-q,--quiet", o.quiet, "No progress lines");
     auto* fault = app.add_option_group("testing");
     fault->add_option("--fault-rank", o.faultRank, "Testing: the rank that fails")->group("");
-    fault->add_option("--fault-iteration", o.faultIteration, "Testing: in this measured iteration (0-based)")->group("");
-    fault->add_option("--fault-position", o.faultPosition, "Testing: at this instruction of its program")->group("");
+    fault->add_option("--fault-iteration", o.faultIteration, "Testing: in this measured iteration (0-based)")
+        ->group("");
+    fault->add_option("--fault-position", o.faultPosition, "Testing: at this instruction of its program")
+        ->group("");
     fault->add_flag("--fault-hang", o.faultHang, "Testing: hang instead of dying")->group("");
 }
 
 int run(int argc, char** argv) {
     MpiSession mpi(argc, argv);
     const bool root = mpi.rank() == 0;
-    CLI::App app{"Stagecraft runtime: execute and profile a schedule, one process per pipeline rank (mpirun -np P)",
-                 "stagecraft-run"};
+    CLI::App app{
+        "Stagecraft runtime: execute and profile a schedule, one process per pipeline rank (mpirun -np P)",
+        "stagecraft-run"};
     RunOptions options;
     addOptions(app, options);
     try {

@@ -11,10 +11,9 @@
 #include "backends/cuda_module.h"
 #endif
 
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #ifndef STAGECRAFT_GIT_REVISION
 #define STAGECRAFT_GIT_REVISION "unknown"
@@ -38,10 +37,12 @@ std::unique_ptr<DeviceLayer> makeLayer(const RunOptions& options, const MpiSessi
     const std::string why = probe.message.empty() ? "no CUDA device" : probe.message;
 #else
     (void)mpi;
-    const std::string why = "this build has no CUDA backend (the CUDA toolkit, NCCL or MPI was not found at configure)";
+    const std::string why =
+        "this build has no CUDA backend (the CUDA toolkit, NCCL or MPI was not found at configure)";
 #endif
     if (options.backend == Backend::Cuda)
-        throw ValidationError("runtime.backend", "--backend", "--backend cuda: " + why + "; use --backend host");
+        throw ValidationError("runtime.backend", "--backend",
+                              "--backend cuda: " + why + "; use --backend host");
     note = "--backend auto: " + why + ", using the host backend";
     return std::make_unique<HostLayer>();
 }
@@ -59,8 +60,8 @@ struct Collected {
     nlohmann::json fault; ///< null when the run completed
 };
 
-std::string runJson(const RunOptions& options, const RunPlan& plan, const Collected& c, const AssembledTrace& trace,
-                    const std::string& backend) {
+std::string runJson(const RunOptions& options, const RunPlan& plan, const Collected& c,
+                    const AssembledTrace& trace, const std::string& backend) {
     nlohmann::json j;
     j["tool"] = "stagecraft-run";
     j["git_revision"] = STAGECRAFT_GIT_REVISION;
@@ -107,10 +108,11 @@ AssembledTrace writeTrace(const RunOptions& options, const RunPlan& plan, const 
     for (const ClockOffset& o : c.offsets) tolerance = std::max(tolerance, 2 * o.uncertaintyUs);
     AssembledTrace trace = assembleTrace(plan, c.run, tolerance);
     ChromeTraceOptions trace_options;
-    trace_options.title = plan.schedule + " measured on " + std::to_string(plan.lowered.ranks) + " ranks (" + backend +
-                          ", " + workloadName(plan.workload) + ")";
+    trace_options.title = plan.schedule + " measured on " + std::to_string(plan.lowered.ranks) + " ranks (" +
+                          backend + ", " + workloadName(plan.workload) + ")";
     trace_options.counters = trace.memory;
-    for (int r = 0; r < plan.lowered.ranks; ++r) trace_options.deviceNames.push_back("Rank " + std::to_string(r));
+    for (int r = 0; r < plan.lowered.ranks; ++r)
+        trace_options.deviceNames.push_back("Rank " + std::to_string(r));
     trace_options.iterations = trace.iterations;
     trace_options.annotations = trace.waits;
     trace_options.runJson = runJson(options, plan, c, trace, backend);
@@ -118,7 +120,9 @@ AssembledTrace writeTrace(const RunOptions& options, const RunPlan& plan, const 
     return trace;
 }
 
-double milliseconds(double us) { return us / 1000.0; }
+double milliseconds(double us) {
+    return us / 1000.0;
+}
 
 } // namespace
 
@@ -126,12 +130,12 @@ int runSession(MpiSession& mpi, const RunOptions& options) {
     installInterruptHandlers();
     const RunPlan plan = makeRunPlan(options.request);
     if (plan.lowered.ranks != mpi.size())
-        throw ValidationError("runtime.ranks", "parallel.pp",
-                              plan.schedule + " runs on " + std::to_string(plan.lowered.ranks) +
-                                  " ranks (parallel.pp = " + std::to_string(plan.project.parallel.pp) + "), but " +
-                                  std::to_string(mpi.size()) + " processes were started: run mpirun -np " +
-                                  std::to_string(plan.lowered.ranks) + ", or --set parallel.pp=" +
-                                  std::to_string(mpi.size()));
+        throw ValidationError(
+            "runtime.ranks", "parallel.pp",
+            plan.schedule + " runs on " + std::to_string(plan.lowered.ranks) +
+                " ranks (parallel.pp = " + std::to_string(plan.project.parallel.pp) + "), but " +
+                std::to_string(mpi.size()) + " processes were started: run mpirun -np " +
+                std::to_string(plan.lowered.ranks) + ", or --set parallel.pp=" + std::to_string(mpi.size()));
     if (options.iterations < 1 || options.warmup < 0)
         throw ValidationError("runtime.iterations", "--iterations",
                               "--iterations must be >= 1 and --warmup >= 0");
@@ -167,12 +171,13 @@ int runSession(MpiSession& mpi, const RunOptions& options) {
     for (std::size_t r = 0; r < collected.offsets.size(); ++r)
         collected.run.clockOffsetUs.push_back(collected.offsets[r].offsetUs);
     if (root && !options.quiet)
-        std::cerr << "stagecraft-run: " << plan.schedule << " on " << mpi.size() << " ranks, " << backend << " backend, "
-                  << workloadName(plan.workload) << " workload, " << rankPlan.steps.size()
-                  << " instructions on rank 0; predicted iteration " << milliseconds(plan.prediction.report.iterationUs)
-                  << " ms\n";
+        std::cerr << "stagecraft-run: " << plan.schedule << " on " << mpi.size() << " ranks, " << backend
+                  << " backend, " << workloadName(plan.workload) << " workload, " << rankPlan.steps.size()
+                  << " instructions on rank 0; predicted iteration "
+                  << milliseconds(plan.prediction.report.iterationUs) << " ms\n";
 
-    const auto timeout = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.timeoutSeconds));
+    const auto timeout =
+        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.timeoutSeconds));
     if (options.faultRank == mpi.rank())
         executor.injectFault(options.faultIteration, options.faultPosition, options.faultHang);
     int iteration = -options.warmup;
@@ -191,15 +196,16 @@ int runSession(MpiSession& mpi, const RunOptions& options) {
                             first = std::min(first, s.start - collected.run.clockOffsetUs[r]);
                             last = std::max(last, s.end - collected.run.clockOffsetUs[r]);
                         }
-                std::fprintf(stderr, "stagecraft-run: iteration %d of %d: %.3f ms\n", iteration + 1, options.iterations,
-                             milliseconds(last - first));
+                std::fprintf(stderr, "stagecraft-run: iteration %d of %d: %.3f ms\n", iteration + 1,
+                             options.iterations, milliseconds(last - first));
             }
         }
     } catch (const ExecutionFault& fault) {
-        std::cerr << "stagecraft-run: rank " << mpi.rank() << " stopped at instruction " << fault.position << " ("
-                  << fault.instruction << ") of " << (fault.iteration < 0 ? "warm-up " : "") << "iteration "
-                  << (fault.iteration < 0 ? fault.iteration + options.warmup + 1 : fault.iteration + 1) << ": "
-                  << fault.what() << '\n';
+        std::cerr << "stagecraft-run: rank " << mpi.rank() << " stopped at instruction " << fault.position
+                  << " (" << fault.instruction << ") of " << (fault.iteration < 0 ? "warm-up " : "")
+                  << "iteration "
+                  << (fault.iteration < 0 ? fault.iteration + options.warmup + 1 : fault.iteration + 1)
+                  << ": " << fault.what() << '\n';
         if (root) {
             if (fault.iteration >= 0) collected.run.ranks[0].push_back(fault.partial);
             collected.fault = {{"rank", mpi.rank()},
@@ -238,13 +244,14 @@ int runSession(MpiSession& mpi, const RunOptions& options) {
             for (const double us : trace.iterationUs) sum += us;
             double peak = 0;
             for (const double bytes : trace.peakBytes) peak = std::max(peak, bytes);
-            std::fprintf(stderr,
-                         "stagecraft-run: wrote %s: %d iterations, mean %.3f ms (predicted %.3f ms), peak memory "
-                         "%.1f MiB, %d causality and %d dependency violations\n",
-                         options.output.c_str(), int(trace.iterationUs.size()),
-                         milliseconds(sum / double(std::max<std::size_t>(1, trace.iterationUs.size()))),
-                         milliseconds(plan.prediction.report.iterationUs), peak / 1048576.0,
-                         trace.causalityViolations, trace.dependencyViolations);
+            std::fprintf(
+                stderr,
+                "stagecraft-run: wrote %s: %d iterations, mean %.3f ms (predicted %.3f ms), peak memory "
+                "%.1f MiB, %d causality and %d dependency violations\n",
+                options.output.c_str(), int(trace.iterationUs.size()),
+                milliseconds(sum / double(std::max<std::size_t>(1, trace.iterationUs.size()))),
+                milliseconds(plan.prediction.report.iterationUs), peak / 1048576.0, trace.causalityViolations,
+                trace.dependencyViolations);
         }
     }
     SC_MPI_CHECK(MPI_Barrier(mpi.comm()));

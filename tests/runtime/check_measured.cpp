@@ -9,11 +9,10 @@
 #include "sim/overlay.h"
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 using namespace stagecraft;
 
@@ -65,19 +64,21 @@ int main(int argc, char** argv) {
         if (partial) {
             check(run.contains("fault"), "a partial trace names its fault");
             check(!measured.events.empty(), "a partial trace holds the ops that ran");
-            std::cerr << "check_measured: partial trace, fault: " << run.value("fault", nlohmann::json()).dump() << '\n';
+            std::cerr << "check_measured: partial trace, fault: "
+                      << run.value("fault", nlohmann::json()).dump() << '\n';
             return failures == 0 ? 0 : 1;
         }
         check(!run.contains("fault"), "no fault: " + run.value("fault", nlohmann::json()).dump());
         if (iterations > 0)
-            check(run.at("complete_iterations") == iterations,
-                  "complete iterations " + run.at("complete_iterations").dump() + " == " + std::to_string(iterations));
+            check(run.at("complete_iterations") == iterations, "complete iterations " +
+                                                                   run.at("complete_iterations").dump() +
+                                                                   " == " + std::to_string(iterations));
         check(run.at("causality_violations") == 0,
-              "no receive ends before its send starts: " + run.at("causality_violations").dump() + ", worst " +
-                  run.at("worst_causality_gap_us").dump() + " µs");
+              "no receive ends before its send starts: " + run.at("causality_violations").dump() +
+                  ", worst " + run.at("worst_causality_gap_us").dump() + " µs");
         check(run.at("dependency_violations") == 0,
-              "every dependency holds in measured time: " + run.at("dependency_violations").dump() + ", worst " +
-                  run.at("worst_dependency_gap_us").dump() + " µs");
+              "every dependency holds in measured time: " + run.at("dependency_violations").dump() +
+                  ", worst " + run.at("worst_dependency_gap_us").dump() + " µs");
 
         // The measured ops are the prediction's ops, on the same devices.
         EvaluationInput input;
@@ -92,22 +93,24 @@ int main(int argc, char** argv) {
         const Timeline& predicted = result.outcomes.front().prediction.timeline;
         const OverlayReport report = compareTimelines(predicted, measured);
         std::cerr << "check_measured: " << schedule << ": measured iteration " << report.makespanMeasured
-                  << " µs, predicted " << report.makespanPredicted << " µs (error " << report.makespanError * 100
-                  << " %), bubble measured " << report.bubbleMeasured << " predicted " << report.bubblePredicted
-                  << ", peak memory " << maxPeak(run) / 1048576.0 << " MiB\n";
+                  << " µs, predicted " << report.makespanPredicted << " µs (error "
+                  << report.makespanError * 100 << " %), bubble measured " << report.bubbleMeasured
+                  << " predicted " << report.bubblePredicted << ", peak memory " << maxPeak(run) / 1048576.0
+                  << " MiB\n";
         if (within >= 0) {
             double mean = 0;
             for (const auto& us : run.at("iteration_us")) mean += us.get<double>();
             mean /= double(std::max<std::size_t>(1, run.at("iteration_us").size()));
             const double predictedUs = run.at("predicted_iteration_us").get<double>();
             check(std::abs(mean - predictedUs) <= within * predictedUs,
-                  "mean measured iteration " + std::to_string(mean) + " µs within " + std::to_string(within * 100) +
-                      " % of the predicted " + std::to_string(predictedUs) + " µs");
+                  "mean measured iteration " + std::to_string(mean) + " µs within " +
+                      std::to_string(within * 100) + " % of the predicted " + std::to_string(predictedUs) +
+                      " µs");
         }
         if (!peakAbove.empty()) {
             const double other = maxPeak(runInfo(peakAbove, nullptr));
-            check(maxPeak(run) > other, "peak memory " + std::to_string(maxPeak(run)) + " B above " + peakAbove + "'s " +
-                                            std::to_string(other) + " B");
+            check(maxPeak(run) > other, "peak memory " + std::to_string(maxPeak(run)) + " B above " +
+                                            peakAbove + "'s " + std::to_string(other) + " B");
         }
     } catch (const std::exception& e) {
         std::cerr << "check_measured: " << e.what() << '\n';

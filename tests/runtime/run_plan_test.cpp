@@ -5,7 +5,6 @@
 #include "plan/run_plan.h"
 
 #include <catch2/catch.hpp>
-
 #include <map>
 #include <set>
 
@@ -14,7 +13,9 @@ using namespace stagecraft::runtime;
 
 namespace {
 
-std::string tinyProject() { return std::string(STAGECRAFT_SOURCE_DIR) + "/tests/data/runtime/tiny.stagecraft.json"; }
+std::string tinyProject() {
+    return std::string(STAGECRAFT_SOURCE_DIR) + "/tests/data/runtime/tiny.stagecraft.json";
+}
 
 RunRequest request(const std::string& schedule) {
     RunRequest r;
@@ -40,7 +41,8 @@ TEST_CASE("rank plans of every registered schedule", "[runtime][plan]") {
                     REQUIRE(s.label.rfind("PP:", 0) == 0);
                     if (s.allocate) ++allocated[std::size_t(s.key)];
                     if (s.release) ++released[std::size_t(s.key)];
-                    for (const std::int32_t a : s.after) REQUIRE(a < std::int32_t(i)); // waits only on earlier ones
+                    for (const std::int32_t a : s.after)
+                        REQUIRE(a < std::int32_t(i)); // waits only on earlier ones
                     const Instruction& in = s.instr;
                     if (in.kind == InstrKind::Compute && in.op == OpKind::F && in.stage > 0 &&
                         plan.prediction.schedule.slot(in.pipe, in.stage - 1).device != rank) {

@@ -5,7 +5,6 @@
 #include "sim/overlay.h"
 
 #include <catch2/catch.hpp>
-
 #include <unordered_map>
 
 using namespace stagecraft;
@@ -14,8 +13,8 @@ using namespace stagecraft::runtime;
 namespace {
 
 std::uint64_t key(OpKind kind, int pipe, int stage, int mb) {
-    return (std::uint64_t(kind) << 56) | (std::uint64_t(pipe) << 48) | (std::uint64_t(std::uint32_t(stage)) << 24) |
-           std::uint64_t(std::uint32_t(mb + 1));
+    return (std::uint64_t(kind) << 56) | (std::uint64_t(pipe) << 48) |
+           (std::uint64_t(std::uint32_t(stage)) << 24) | std::uint64_t(std::uint32_t(mb + 1));
 }
 
 RunPlan tinyPlan(const std::string& schedule) {
@@ -44,16 +43,18 @@ MeasuredRun replayPrediction(const RunPlan& plan, int iterations, double period)
             for (std::size_t i = 0; i < rp.steps.size(); ++i) {
                 const Instruction& in = rp.steps[i].instr;
                 Stamp s;
-                if (in.kind == InstrKind::Compute || in.kind == InstrKind::GradSync || in.kind == InstrKind::Optimizer) {
-                    const OpKind kind = in.kind == InstrKind::Compute ? in.op
+                if (in.kind == InstrKind::Compute || in.kind == InstrKind::GradSync ||
+                    in.kind == InstrKind::Optimizer) {
+                    const OpKind kind = in.kind == InstrKind::Compute    ? in.op
                                         : in.kind == InstrKind::GradSync ? OpKind::GradSync
                                                                          : OpKind::Optimizer;
-                    const TimelineEvent& e = predicted.at(key(kind, in.pipe, in.stage, in.kind == InstrKind::Compute ? in.mb : -1));
+                    const TimelineEvent& e = predicted.at(
+                        key(kind, in.pipe, in.stage, in.kind == InstrKind::Compute ? in.mb : -1));
                     s = {e.start, e.end};
                 } else if (in.kind == InstrKind::Send || in.kind == InstrKind::Recv) {
                     const int sendStage = in.kind == InstrKind::Send ? in.stage
-                                          : in.dir == Direction::F ? in.stage - 1
-                                                                   : in.stage + 1;
+                                          : in.dir == Direction::F   ? in.stage - 1
+                                                                     : in.stage + 1;
                     const int recvStage = in.dir == Direction::F ? sendStage + 1 : sendStage - 1;
                     const OpKind kind = in.dir == Direction::F ? OpKind::F : OpKind::B;
                     const TimelineEvent& producer = predicted.at(key(kind, in.pipe, sendStage, in.mb));
@@ -99,7 +100,8 @@ TEST_CASE("several iterations, violations and waits are reported", "[runtime][tr
     AssembledTrace trace = assembleTrace(plan, run, 0);
     REQUIRE(trace.iterationUs.size() == 2);
     CHECK(trace.iterationUs[0] == Approx(trace.iterationUs[1]));
-    CHECK(std::count(trace.iterations.begin(), trace.iterations.end(), 1u) * 2 == std::ptrdiff_t(trace.iterations.size()));
+    CHECK(std::count(trace.iterations.begin(), trace.iterations.end(), 1u) * 2 ==
+          std::ptrdiff_t(trace.iterations.size()));
 
     // Rank 1 forgets to wait: its first forward starts before rank 0's ended.
     const RankPlan rank1 = makeRankPlan(plan, 1);
@@ -129,7 +131,8 @@ TEST_CASE("a transfer posted on one side first waits for the other", "[runtime][
     MeasuredRun run = replayPrediction(plan, 1, 0);
     const RankPlan rank1 = makeRankPlan(plan, 1);
     for (std::size_t i = 0; i < rank1.steps.size(); ++i)
-        if (rank1.steps[i].instr.kind == InstrKind::Recv) run.ranks[1][0].stamps[i].start = 0; // posted at once
+        if (rank1.steps[i].instr.kind == InstrKind::Recv)
+            run.ranks[1][0].stamps[i].start = 0; // posted at once
     const AssembledTrace trace = assembleTrace(plan, run, 0);
     REQUIRE_FALSE(trace.waits.empty());
     for (const TraceSlice& w : trace.waits) {

@@ -23,7 +23,8 @@ TransformerShape mathShape(const StageShape& s) {
 }
 
 void requireInside(const std::vector<Gemm>& gemms, const StageShape& s) {
-    const std::uint64_t sizes[3] = {activationLayout(s).elements, weightLayout(s).elements, weightLayout(s).elements};
+    const std::uint64_t sizes[3] = {activationLayout(s).elements, weightLayout(s).elements,
+                                    weightLayout(s).elements};
     for (const Gemm& g : gemms) {
         const auto extent = [&](std::int64_t stride, std::int64_t rows, std::int64_t cols) {
             return std::uint64_t((g.batch - 1) * stride + rows * cols);
@@ -67,6 +68,7 @@ TEST_CASE("the activation layout keeps the boundary tensors apart", "[runtime][w
     const auto th = std::uint64_t(s.tokens() * s.hidden);
     const std::uint64_t starts[] = {a.input, a.inputGrad, a.outputGrad, a.output};
     for (std::size_t i = 0; i < 4; ++i)
-        for (std::size_t j = i + 1; j < 4; ++j) CHECK((starts[i] + th <= starts[j] || starts[j] + th <= starts[i]));
+        for (std::size_t j = i + 1; j < 4; ++j)
+            CHECK((starts[i] + th <= starts[j] || starts[j] + th <= starts[i]));
     CHECK(a.output + th <= a.elements);
 }
