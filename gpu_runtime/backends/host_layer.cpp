@@ -194,25 +194,26 @@ Request HostLayer::post(Pending pending) {
     return id;
 }
 
-Request HostLayer::send(const Transfer& t) {
-    float* p = data(t.data, t.elements, "a send");
+Request HostLayer::postTransfer(const Transfer& t, bool isSend) {
+    float* p = data(t.data, t.elements, isSend ? "a send" : "a receive");
     Pending pending{MPI_REQUEST_NULL, t.record, t.data.buffer, false,
-                    t.label + " to rank " + std::to_string(t.peer)};
+                    t.label + (isSend ? " to rank " : " from rank ") + std::to_string(t.peer)};
     m_stamps.at(std::size_t(t.record)).start = now();
     // Tags above MPI_TAG_UB wrap: per peer pair the program order matches them anyway.
-    SC_MPI_CHECK(MPI_Isend(p, mpiCount(t.elements), MPI_FLOAT, t.peer, int(t.tag % (m_tagBound + 1)), m_p2p,
-                           &pending.request));
+    const int tag = int(t.tag % (m_tagBound + 1));
+    if (isSend)
+        SC_MPI_CHECK(MPI_Isend(p, mpiCount(t.elements), MPI_FLOAT, t.peer, tag, m_p2p, &pending.request));
+    else
+        SC_MPI_CHECK(MPI_Irecv(p, mpiCount(t.elements), MPI_FLOAT, t.peer, tag, m_p2p, &pending.request));
     return post(std::move(pending));
 }
 
+Request HostLayer::send(const Transfer& t) {
+    return postTransfer(t, true);
+}
+
 Request HostLayer::recv(const Transfer& t) {
-    float* p = data(t.data, t.elements, "a receive");
-    Pending pending{MPI_REQUEST_NULL, t.record, t.data.buffer, false,
-                    t.label + " from rank " + std::to_string(t.peer)};
-    m_stamps.at(std::size_t(t.record)).start = now();
-    SC_MPI_CHECK(MPI_Irecv(p, mpiCount(t.elements), MPI_FLOAT, t.peer, int(t.tag % (m_tagBound + 1)), m_p2p,
-                           &pending.request));
-    return post(std::move(pending));
+    return postTransfer(t, false);
 }
 
 Request HostLayer::allReduce(const AllReduce& r) {

@@ -47,6 +47,7 @@ class HostLayer final : public DeviceLayer {
     double now() const;
     float* data(const Operand& operand, std::uint64_t elements, const char* what);
     Request post(Pending pending);
+    Request postTransfer(const Transfer& transfer, bool isSend);
     bool test(Request request);
     void freeBuffer(Buffer buffer);
     std::string pendingSummary() const;
