@@ -203,7 +203,13 @@ MemoryInputs analyticMemory(const Project& project, const Schedule& s, const Ana
     const double grads = kGradBytes / (zero >= 2 ? n : 1);
     const double optimizer = (fp32 ? kOptimizerBytesFp32 : kOptimizerBytesMixed) / (zero >= 1 ? n : 1);
     MemoryInputs inputs;
+    // The budget is the project's limit, but never more than the GPU holds.
+    const double gpuBytes = project.cluster.memoryGib * kBytesPerGib;
     inputs.limitBytes = project.memory.limitGib * kBytesPerGib;
+    if (inputs.limitBytes > 0 && gpuBytes > 0 && gpuBytes < inputs.limitBytes) {
+        inputs.limitBytes = gpuBytes;
+        inputs.limitIsGpuMemory = true;
+    }
     inputs.stages.reserve(std::size_t(s.pipes) * s.stagesPerPipe);
     for (int pipe = 0; pipe < s.pipes; ++pipe)
         for (int stage = 0; stage < s.stagesPerPipe; ++stage) {

@@ -22,6 +22,7 @@ MemoryReport computeMemory(const Schedule& s, const Timeline& timeline, const Me
                                   " stage replicas, schedule '" + s.name + "' has " + std::to_string(slots));
     MemoryReport report;
     report.limitBytes = inputs.limitBytes;
+    report.limitIsGpuMemory = inputs.limitIsGpuMemory;
     report.devices.resize(std::size_t(s.devices));
     for (int pipe = 0; pipe < s.pipes; ++pipe)
         for (int stage = 0; stage < s.stagesPerPipe; ++stage)

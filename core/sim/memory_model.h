@@ -22,6 +22,9 @@ struct StageMemory {
 struct MemoryInputs {
     std::vector<StageMemory> stages; ///< [pipe * stagesPerPipe + stage]
     double limitBytes = 0;           ///< 0 = no limit
+    /// The limit is the GPU's memory, which is below the project's own limit (a 120 GiB limit
+    /// on an 80 GiB GPU is an 80 GiB budget): reports say so.
+    bool limitIsGpuMemory = false;
 };
 
 struct DeviceMemory {
@@ -34,6 +37,7 @@ struct DeviceMemory {
 struct MemoryReport {
     std::vector<DeviceMemory> devices;
     double limitBytes = 0;
+    bool limitIsGpuMemory = false; ///< see MemoryInputs
     bool fits = true;     ///< every device's peak within the limit (always true without a limit)
     int worstDevice = 0;  ///< the device with the highest peak
     double overBytes = 0; ///< how far the worst device exceeds the limit (0 when it fits)

@@ -1,4 +1,5 @@
 #include "error.h"
+#include "project/field_labels.h"
 #include "project/project_fields.h"
 #include "validate/validator.h"
 
@@ -135,4 +136,30 @@ TEST_CASE("formatFieldValue writes what --set reads", "[project]") {
     CHECK(formatFieldValue(std::vector<std::string>{"1f1b", "zb-v"}) == "1f1b,zb-v");
     CHECK(formatFieldValue(std::vector<StageCostOverride>{{0, 1200, 1100, 600}, {3, 900.5, 900, 450}}) ==
           "0:1200:1100:600,3:900.5:900:450");
+}
+
+TEST_CASE("Every project field has words a person reads", "[project][labels]") {
+    for (const ProjectField& field : projectFields()) {
+        INFO(field.path);
+        CHECK(hasFieldLabel(field.path));
+        CHECK(fieldLabel(field).find('_') == std::string::npos);
+        CHECK(fieldLabel(field).find('.') == std::string::npos);
+    }
+    CHECK(fieldLabel(*findProjectField("parallel.pp")) == "Pipeline stages (pp)");
+    CHECK(fieldLabel(*findProjectField("memory.limit_gib")) == "Memory limit (GiB)");
+}
+
+TEST_CASE("Cost fields the cost model ignores say why", "[project][labels]") {
+    Project project;
+    project.costs.mode = CostMode::Analytic;
+    const auto reason = fieldIgnoredReason(*findProjectField("costs.f"), project);
+    REQUIRE(reason);
+    CHECK(*reason == "costs.f is read only by the manual cost model; costs.mode is analytic");
+    CHECK_FALSE(fieldIgnoredReason(*findProjectField("costs.efficiency"), project));
+    CHECK_FALSE(fieldIgnoredReason(*findProjectField("model.layers"), project));
+    project.costs.mode = CostMode::Manual;
+    CHECK_FALSE(fieldIgnoredReason(*findProjectField("costs.f"), project));
+    CHECK(fieldIgnoredReason(*findProjectField("costs.efficiency"), project));
+    project.costs.mode = CostMode::Unit;
+    CHECK(fieldIgnoredReason(*findProjectField("costs.stages"), project));
 }

@@ -223,6 +223,31 @@ TEST_CASE("Memory over the limit is reported with the excess", "[costs]") {
     CHECK(reportOf(p, "1f1b").memory.overBytes == 0);
 }
 
+TEST_CASE("The memory budget never exceeds the GPU's memory", "[costs][memory]") {
+    Project p = manualProject(4, 8, 1, 1, 1);
+    p.model = ModelConfig{8, 256, 8, 128, 1000, 2, DType::BF16};
+    const double gib = 1024.0 * 1024 * 1024;
+    const double peak = reportOf(p, "1f1b").memory.devices[0].peakBytes;
+    // A limit above the GPU's memory (120 GiB on an 80 GiB A100) is an 80 GiB budget: a peak
+    // between the two does not fit.
+    p.cluster.memoryGib = 0.9 * peak / gib;
+    p.memory.limitGib = 1.5 * peak / gib;
+    ScheduleReport r = reportOf(p, "1f1b");
+    CHECK_FALSE(r.memory.fits);
+    CHECK(r.memory.limitIsGpuMemory);
+    CHECK(r.memory.limitBytes == Approx(p.cluster.memoryGib * gib));
+    CHECK(r.memory.overBytes == Approx(0.1 * peak));
+    // A limit below the GPU's memory is the budget.
+    p.cluster.memoryGib = 2 * peak / gib;
+    r = reportOf(p, "1f1b");
+    CHECK(r.memory.fits);
+    CHECK_FALSE(r.memory.limitIsGpuMemory);
+    CHECK(r.memory.limitBytes == Approx(p.memory.limitGib * gib));
+    // No limit stays no limit.
+    p.memory.limitGib = 0;
+    CHECK(reportOf(p, "1f1b").memory.limitBytes == 0);
+}
+
 namespace {
 
 /// The zero-bubble paper's models (Table 3): GPT-3-like, seq 1024, fp16 on A100 80 GB nodes of 8.

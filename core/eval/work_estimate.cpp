@@ -1,0 +1,32 @@
+#include "eval/work_estimate.h"
+
+#include "text/quantity_text.h"
+
+namespace stagecraft {
+
+WorkEstimate estimateWork(const AnalysisRequest& request) {
+    WorkEstimate estimate;
+    estimate.ops = estimateOpCount(request);
+    estimate.bytes = double(estimate.ops) * kAnalysisBytesPerOp;
+    return estimate;
+}
+
+WorkDecision judgeWork(const WorkEstimate& estimate, double machineBytes) {
+    WorkDecision decision;
+    const std::string what = groupedInteger(estimate.ops) + " ops, about " + gibText(estimate.bytes);
+    if (machineBytes > 0 && estimate.bytes > kMaxWorkMemoryShare * machineBytes) {
+        decision.verdict = WorkVerdict::Refuse;
+        decision.message = "the schedules would have " + what + " of memory to analyse, more than " +
+                           gibText(kMaxWorkMemoryShare * machineBytes) + " (half of this machine's " +
+                           gibText(machineBytes) +
+                           "); reduce parallel.microbatches, parallel.pp or the chunks";
+    } else if (estimate.ops > kConfirmWorkOps) {
+        decision.verdict = WorkVerdict::Confirm;
+        decision.message = "the schedules would have " + what +
+                           " of memory to analyse; this takes a while (it runs in the background and "
+                           "can be cancelled)";
+    }
+    return decision;
+}
+
+} // namespace stagecraft

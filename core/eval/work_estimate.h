@@ -1,0 +1,43 @@
+#pragma once
+// How much an analysis will cost before it runs, and whether a front end should run it, ask first,
+// or refuse it. A typo such as 99999999999 micro-batches must not freeze a window for a minute and
+// exhaust the machine's memory; the front end asks for (or refuses) such work with these figures.
+
+#include "eval/evaluation.h"
+
+#include <cstddef>
+#include <string>
+
+namespace stagecraft {
+
+/// Bytes one op costs while it is analysed and drawn: its Schedule entry, timeline event, memory
+/// curve points, op index and chart layout together. Measured on the desktop app: 40 M ops held
+/// 11.7 GB (about 290 bytes per op); rounded up.
+inline constexpr double kAnalysisBytesPerOp = 300;
+
+/// Above this many ops an analysis takes seconds: front ends ask before they start it.
+inline constexpr std::size_t kConfirmWorkOps = std::size_t(4) << 20;
+
+/// An analysis may use at most this share of the machine's memory; more is refused.
+inline constexpr double kMaxWorkMemoryShare = 0.5;
+
+struct WorkEstimate {
+    std::size_t ops = 0; ///< compute ops over every schedule of the request (estimateOpCount)
+    double bytes = 0;    ///< ops x kAnalysisBytesPerOp
+};
+
+WorkEstimate estimateWork(const AnalysisRequest& request);
+
+enum class WorkVerdict { Run, Confirm, Refuse };
+
+struct WorkDecision {
+    WorkVerdict verdict = WorkVerdict::Run;
+    /// For Confirm and Refuse: the op count, the memory it needs and what to change, in words.
+    std::string message;
+};
+
+/// Run small work, ask about work above kConfirmWorkOps, refuse work whose memory exceeds
+/// kMaxWorkMemoryShare of `machineBytes` (0 = unknown: never refused for memory).
+WorkDecision judgeWork(const WorkEstimate& estimate, double machineBytes);
+
+} // namespace stagecraft

@@ -1,0 +1,81 @@
+#include "project/field_labels.h"
+
+#include <array>
+#include <utility>
+
+namespace stagecraft {
+namespace {
+
+constexpr std::array<std::pair<std::string_view, std::string_view>, 31> kLabels{{
+    {"name", "Project name"},
+    {"schedules", "Schedules"},
+    {"model.layers", "Layers"},
+    {"model.hidden", "Hidden size"},
+    {"model.heads", "Attention heads"},
+    {"model.seq_len", "Sequence length"},
+    {"model.vocab", "Vocabulary size"},
+    {"model.micro_batch_size", "Micro-batch size (sequences)"},
+    {"model.dtype", "Precision"},
+    {"cluster.gpu", "GPU name"},
+    {"cluster.gpus_per_node", "GPUs per node"},
+    {"cluster.nodes", "Nodes"},
+    {"cluster.peak_tflops", "Peak (TFLOP/s per GPU)"},
+    {"cluster.memory_gib", "GPU memory (GiB)"},
+    {"cluster.intra_node_gbps", "Intra-node bandwidth (Gbit/s)"},
+    {"cluster.inter_node_gbps", "Inter-node bandwidth (Gbit/s)"},
+    {"cluster.latency_us", "Link latency (µs)"},
+    {"parallel.pp", "Pipeline stages (pp)"},
+    {"parallel.dp", "Data parallel (dp)"},
+    {"parallel.tp", "Tensor parallel (tp)"},
+    {"parallel.microbatches", "Micro-batches (m)"},
+    {"parallel.chunks", "Chunks per device (v)"},
+    {"memory.limit_gib", "Memory limit (GiB)"},
+    {"memory.zero_stage", "ZeRO stage"},
+    {"memory.recompute", "Activation recomputation"},
+    {"costs.mode", "Cost model"},
+    {"costs.f", "Forward F (µs)"},
+    {"costs.b", "Input gradient B (µs)"},
+    {"costs.w", "Weight gradient W (µs)"},
+    {"costs.comm", "Transfer time (µs)"},
+    {"costs.efficiency", "Achieved share of peak"},
+}};
+
+// Fields read by one cost model only; the others ignore them.
+constexpr std::array<std::pair<std::string_view, CostMode>, 6> kCostModeOnly{{
+    {"costs.f", CostMode::Manual},
+    {"costs.b", CostMode::Manual},
+    {"costs.w", CostMode::Manual},
+    {"costs.comm", CostMode::Manual},
+    {"costs.stages", CostMode::Manual},
+    {"costs.efficiency", CostMode::Analytic},
+}};
+
+} // namespace
+
+bool hasFieldLabel(std::string_view path) {
+    for (const auto& [p, label] : kLabels)
+        if (p == path) return true;
+    return path == "costs.stages";
+}
+
+std::string fieldLabel(const ProjectField& field) {
+    if (field.path == "costs.stages") return "Per-stage costs (stage:f:b:w)";
+    for (const auto& [path, label] : kLabels)
+        if (path == field.path) return std::string(label);
+    std::string words(field.key);
+    for (char& c : words)
+        if (c == '_') c = ' ';
+    if (!words.empty() && words[0] >= 'a' && words[0] <= 'z') words[0] = char(words[0] - 'a' + 'A');
+    if (!field.unit.empty()) words += " (" + std::string(field.unit) + ")";
+    return words;
+}
+
+std::optional<std::string> fieldIgnoredReason(const ProjectField& field, const Project& project) {
+    for (const auto& [path, mode] : kCostModeOnly)
+        if (path == field.path && project.costs.mode != mode)
+            return std::string(field.path) + " is read only by the " + std::string(costModeName(mode)) +
+                   " cost model; costs.mode is " + std::string(costModeName(project.costs.mode));
+    return std::nullopt;
+}
+
+} // namespace stagecraft
