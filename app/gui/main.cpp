@@ -10,11 +10,14 @@
 #include <cstring>
 
 int main(int argc, char** argv) {
-    // An export needs no display: pick the offscreen platform before Qt looks for one, unless
-    // the caller chose a platform.
+    // An export, --help and --version need no display: pick the offscreen platform before Qt
+    // looks for one, unless the caller chose a platform.
+    static constexpr const char* kHeadlessFlags[] = {"--export",   "--help",    "-h",
+                                                     "--help-all", "--version", "-v"};
     for (int i = 1; i < argc; ++i)
-        if (std::strcmp(argv[i], "--export") == 0 && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-            qputenv("QT_QPA_PLATFORM", "offscreen");
+        for (const char* flag : kHeadlessFlags)
+            if (std::strcmp(argv[i], flag) == 0 && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+                qputenv("QT_QPA_PLATFORM", "offscreen");
 
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QString::fromLatin1(stagecraft::gui::constants::kOrganization));

@@ -1,6 +1,7 @@
 #include "gui/main_window.h"
 
 #include "error.h"
+#include "eval/work_estimate.h"
 #include "generators/registry.h"
 #include "gui/chart_export.h"
 #include "gui/export_dialog.h"
@@ -32,8 +33,11 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QToolBar>
+#include <QToolButton>
 #include <QUndoStack>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <unistd.h>
 
 // Q_INIT_RESOURCE declares a function in the current namespace: call it from the global one
 // (the resources live in a static library, which the linker would otherwise drop).
@@ -47,6 +51,12 @@ namespace {
 enum class FileKind { Project, Schedule, Trace };
 
 // Tell a project, a schedule and a trace apart by content: all three may be .json.
+/// Physical memory of this machine (0 when unknown): the big-input guard's bound.
+double machineMemoryBytes() {
+    const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && pageSize > 0 ? double(pages) * double(pageSize) : 0.0;
+}
+
 FileKind kindOf(const QString& path) {
     if (path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive)) return FileKind::Schedule;
     QFile file(path);
@@ -101,7 +111,13 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     m_busy->setMaximumWidth(140);
     m_busy->setTextVisible(false);
     m_busy->hide();
+    m_cancel = new QToolButton(this);
+    m_cancel->setObjectName(QStringLiteral("cancelAnalysis"));
+    m_cancel->setText(tr("Cancel"));
+    m_cancel->setToolTip(tr("Stop this simulation and keep the last chart"));
+    m_cancel->hide();
     statusBar()->addPermanentWidget(m_busy);
+    statusBar()->addPermanentWidget(m_cancel);
     statusBar()->addPermanentWidget(m_statusLabel);
 
     m_analysisTimer.setSingleShot(true);
@@ -113,7 +129,14 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     connect(m_runner, &AnalysisRunner::finished, this, &MainWindow::onAnalysis);
     connect(m_runner, &AnalysisRunner::busyChanged, this, [this](bool busy) {
         m_busy->setVisible(busy);
+        m_cancel->setVisible(busy);
         if (busy) m_statusLabel->setText(tr("Simulating…"));
+    });
+    connect(m_cancel, &QToolButton::clicked, m_runner, &AnalysisRunner::cancel);
+    connect(m_runner, &AnalysisRunner::cancelled, this, [this] {
+        m_messages->showMessage(tr("Simulation cancelled; the chart shows the last finished one."),
+                                MessageBar::Kind::Info, MessageBar::Source::Analysis);
+        m_statusLabel->setText(tr("Cancelled"));
     });
     connect(m_gantt, &GanttView::panelActivated, m_memory, &MemoryPanel::showOutcome);
     connect(m_metrics, &MetricsPanel::scheduleActivated, m_memory, &MemoryPanel::showOutcome);
@@ -192,7 +215,8 @@ void MainWindow::createActions() {
         file->addAction(s->standardIcon(QStyle::SP_DialogSaveButton), tr("&Save"), this, &MainWindow::save);
     saveAct->setShortcut(QKeySequence::Save);
     auto* saveAsAct = file->addAction(tr("Save &As…"), this, &MainWindow::saveAs);
-    saveAsAct->setShortcut(QKeySequence::SaveAs);
+    // Not every platform theme maps QKeySequence::SaveAs (the docs promise Ctrl+Shift+S).
+    saveAsAct->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S)});
     file->addSeparator();
     auto* importAct = file->addAction(tr("&Import Schedule…"), this, &MainWindow::importSchedule);
     importAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
@@ -251,6 +275,8 @@ void MainWindow::createActions() {
     for (QDockWidget* d : findChildren<QDockWidget*>()) m_viewMenu->addAction(d->toggleViewAction());
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    auto* shortcuts = help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);
+    shortcuts->setShortcut(QKeySequence(Qt::Key_F1));
     help->addAction(tr("&About Stagecraft"), this, [this] {
         QMessageBox::about(
             this, tr("About Stagecraft"),
@@ -291,6 +317,29 @@ void MainWindow::createActions() {
     tools->addAction(traceAct);
     tools->addAction(exportAct);
     connect(&Settings::instance(), &Settings::recentFilesChanged, this, &MainWindow::updateRecentMenu);
+}
+
+void MainWindow::showShortcuts() {
+    // Built from the actions themselves, so the list is never out of date.
+    QString rows;
+    for (QMenu* menu : menuBar()->findChildren<QMenu*>()) {
+        for (QAction* action : menu->actions()) {
+            if (action->shortcuts().isEmpty()) continue;
+            QStringList keys;
+            for (const QKeySequence& key : action->shortcuts())
+                keys << key.toString(QKeySequence::NativeText);
+            rows += QStringLiteral("<tr><td>%1</td><td><b>%2</b></td></tr>")
+                        .arg(action->text().remove(QLatin1Char('&')).toHtmlEscaped(),
+                             keys.join(QStringLiteral(", ")).toHtmlEscaped());
+        }
+    }
+    QMessageBox::information(
+        this, tr("Keyboard Shortcuts"),
+        tr("<table cellspacing=4>%1</table><p>On the chart: the wheel zooms about the cursor, drag pans, "
+           "Shift+drag zooms to a range, F fits, a click selects an op and shows its dependencies.</p>"
+           "<p>The user guide is docs/gui.md of the Stagecraft sources; every command and file format "
+           "is documented in docs/.</p>")
+            .arg(rows));
 }
 
 void MainWindow::setChartSettings(const ChartSettings& settings) {
@@ -336,10 +385,34 @@ void MainWindow::runAnalysis() {
         m_messages->showMessage(tr("The parameters break %n rule(s); the chart shows the last valid project. "
                                    "First: %1",
                                    nullptr, int(problems.size()))
-                                    .arg(QString::fromStdString(problems.front().message)));
+                                    .arg(QString::fromStdString(problems.front().message)),
+                                MessageBar::Kind::Error, MessageBar::Source::Analysis);
         return;
     }
-    m_runner->submit(m_document->request());
+    AnalysisRequest request = m_document->request();
+    // Work that would take minutes or exhaust memory (a typo of micro-batches) is refused or
+    // confirmed first, with core's figures.
+    const WorkDecision work = judgeWork(estimateWork(request), machineMemoryBytes());
+    if (work.verdict == WorkVerdict::Refuse) {
+        m_messages->showMessage(tr("Not simulated: %1. The chart shows the last valid project.")
+                                    .arg(QString::fromStdString(work.message))
+                                    .toHtmlEscaped(),
+                                MessageBar::Kind::Error, MessageBar::Source::Analysis);
+        return;
+    }
+    if (work.verdict == WorkVerdict::Confirm) {
+        const QString question = tr("Simulate anyway? %1.").arg(QString::fromStdString(work.message));
+        const bool yes = m_options.confirmWork ? m_options.confirmWork(question)
+                                               : QMessageBox::question(this, tr("Large simulation"),
+                                                                       question) == QMessageBox::Yes;
+        if (!yes) {
+            m_messages->showMessage(
+                tr("Not simulated (declined): %1.").arg(QString::fromStdString(work.message)).toHtmlEscaped(),
+                MessageBar::Kind::Info, MessageBar::Source::Analysis);
+            return;
+        }
+    }
+    m_runner->submit(std::move(request));
 }
 
 void MainWindow::flushAnalysis() {
@@ -365,17 +438,23 @@ void MainWindow::onAnalysis(const AnalysisPtr& result) {
                               QString::fromStdString(f.message).toHtmlEscaped());
     }
     if (m_document->trace() && !result->overlay) {
-        // A trace that does not match its prediction is refused, with core's reason.
+        // A trace that does not match its prediction is refused, with core's reason, and the
+        // schedule its opening checked is unchecked again.
         const QString message = tr("Trace refused: %1").arg(QString::fromStdString(result->overlayError));
+        if (!m_traceCheckedSchedule.isEmpty()) m_document->setScheduleChecked(m_traceCheckedSchedule, false);
+        m_traceCheckedSchedule.clear();
         m_document->clearTrace();
         m_overlay->setResult(nullptr, {});
         m_messages->showMessage(message.toHtmlEscaped());
         m_traceJustOpened = false;
     } else if (!notes.isEmpty()) {
-        m_messages->showMessage(notes.join(QStringLiteral("<br>")));
-    } else if (m_messages->text().startsWith(tr("The parameters break"))) {
-        m_messages->hide();
+        m_messages->showMessage(notes.join(QStringLiteral("<br>")), MessageBar::Kind::Error,
+                                MessageBar::Source::Analysis);
+    } else {
+        // The analysis's own messages go with their cause.
+        m_messages->clear(MessageBar::Source::Analysis);
     }
+    if (result->overlay) m_traceCheckedSchedule.clear();
     if (result->overlay && m_traceJustOpened) {
         m_overlayDock->show();
         m_overlayDock->raise();
@@ -495,8 +574,12 @@ QString MainWindow::openTracePath(const QString& path) {
     }
     // Show the trace's schedule when it is a registered one that is not checked yet.
     const std::string& name = m_document->trace()->timeline->shape.schedule;
-    for (const GeneratorInfo& info : generators())
-        if (info.name == name) m_document->setScheduleChecked(QString::fromStdString(name), true);
+    m_traceCheckedSchedule.clear();
+    const std::vector<std::string>& shown = m_document->project().schedules;
+    if (tryFindGenerator(name) && std::find(shown.begin(), shown.end(), name) == shown.end()) {
+        m_traceCheckedSchedule = QString::fromStdString(name);
+        m_document->setScheduleChecked(m_traceCheckedSchedule, true);
+    }
     m_traceJustOpened = true;
     m_messages->hide();
     return {};

@@ -8,6 +8,7 @@
 
 #include <QMainWindow>
 #include <QTimer>
+#include <functional>
 
 class QAction;
 class QComboBox;
@@ -15,6 +16,7 @@ class QDockWidget;
 class QLabel;
 class QMenu;
 class QProgressBar;
+class QToolButton;
 
 namespace stagecraft::gui {
 
@@ -34,6 +36,9 @@ struct MainWindowOptions {
     bool confirmClose = true;  ///< ask to save unsaved edits on close
     bool restoreGeometry = true;
     QString autosaveDirectory; ///< empty: AppDataLocation/autosave
+    /// Asks whether to run a big simulation (the question holds the op count and memory); empty:
+    /// a message box. Tests answer it.
+    std::function<bool(const QString&)> confirmWork;
 };
 
 class MainWindow : public QMainWindow {
@@ -71,6 +76,7 @@ class MainWindow : public QMainWindow {
     void importSchedule();
     void openTrace();
     void exportChart();
+    void showShortcuts();
 
   protected:
     void closeEvent(QCloseEvent* event) override;
@@ -108,6 +114,8 @@ class MainWindow : public QMainWindow {
     QComboBox* m_paletteCombo = nullptr;
     QLabel* m_statusLabel = nullptr;
     QProgressBar* m_busy = nullptr;
+    QToolButton* m_cancel = nullptr;
+    QString m_traceCheckedSchedule; ///< checked because a trace of it was opened; unchecked if refused
     QTimer m_analysisTimer;
     ChartSettings m_chartSettings;
     bool m_traceJustOpened = false;

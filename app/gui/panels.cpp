@@ -259,14 +259,17 @@ void MemoryPanel::rebuild() {
                   tr(" × M_a")
             : formatBytes(memory.devices.empty() ? 0
                                                  : memory.devices[std::size_t(memory.worstDevice)].peakBytes);
+    // A limit above the GPU's memory is bounded by the GPU: say which of the two applies.
+    const QString limitName = memory.limitIsGpuMemory ? tr("GPU memory (below the limit set)") : tr("limit");
     m_caption->setText(
         tr("<b>%1</b>: peak %2 on device %3%4")
             .arg(QString::fromStdString(o.title).toHtmlEscaped(), peakText)
             .arg(memory.worstDevice)
             .arg(memory.limitBytes <= 0 ? QString()
-                 : memory.fits          ? tr(" — within the %1 limit").arg(formatBytes(memory.limitBytes))
-                               : tr(" — <span style='color:#b3261e'>over the %1 limit by %2</span>")
-                                     .arg(formatBytes(memory.limitBytes), formatBytes(memory.overBytes))));
+                 : memory.fits
+                     ? tr(" — within the %1 %2").arg(formatBytes(memory.limitBytes), limitName)
+                     : tr(" — <span style='color:#b3261e'>over the %1 %2 by %3</span>")
+                           .arg(formatBytes(memory.limitBytes), limitName, formatBytes(memory.overBytes))));
     m_view->setChart(chart);
 }
 
@@ -344,12 +347,17 @@ MessageBar::MessageBar(QWidget* parent) : QFrame(parent), m_label(new QLabel(thi
     hide();
 }
 
-void MessageBar::showMessage(const QString& text, Kind kind) {
+void MessageBar::showMessage(const QString& text, Kind kind, Source source) {
+    m_source = source;
     m_label->setText(text);
     setStyleSheet(kind == Kind::Error
                       ? QStringLiteral("MessageBar { background: #fdecea; border: 1px solid #e6a39b; }")
                       : QStringLiteral("MessageBar { background: #e8f1fb; border: 1px solid #9bbbe6; }"));
     show();
+}
+
+void MessageBar::clear(Source source) {
+    if (m_source == source) hide();
 }
 
 QString MessageBar::text() const {

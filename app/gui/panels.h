@@ -98,12 +98,18 @@ class MessageBar : public QFrame {
     Q_OBJECT
   public:
     enum class Kind { Error, Info };
+    /// What a message is about, so that it goes when its cause goes: the analysis replaces or
+    /// clears its own messages each time it runs, a file action its own.
+    enum class Source { Action, Analysis };
     explicit MessageBar(QWidget* parent = nullptr);
-    void showMessage(const QString& text, Kind kind = Kind::Error);
+    void showMessage(const QString& text, Kind kind = Kind::Error, Source source = Source::Action);
+    /// Hides the message if it came from `source`.
+    void clear(Source source);
     QString text() const;
 
   private:
     QLabel* m_label;
+    Source m_source = Source::Action;
 };
 
 } // namespace stagecraft::gui

@@ -3,10 +3,13 @@
 #include "gui/models/constants.h"
 #include "gui/models/gpu_catalogue.h"
 #include "gui/models/project_document.h"
+#include "project/field_labels.h"
 #include "project/project_fields.h"
 
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLabel>
@@ -14,8 +17,8 @@
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <climits>
-#include <cmath>
 
 namespace stagecraft::gui {
 namespace {
@@ -36,13 +39,20 @@ QString sectionTitle(const QString& section) {
     return t;
 }
 
-// "micro_batch_size" -> "Micro batch size"
-QString labelOf(std::string_view key) {
-    QString label = qs(key);
-    label.replace(QLatin1Char('_'), QLatin1Char(' '));
-    if (!label.isEmpty()) label[0] = label[0].toUpper();
-    return label;
-}
+/// The largest magnitude a number field takes from the keyboard; core's ranges are far inside.
+constexpr double kAnyNumber = 1e12;
+
+/// A spin box whose width follows the form, not its (deliberately unbounded) range: Qt sizes a
+/// spin box for the text of its extreme values, which would widen the whole panel.
+template <class Spin>
+class FormSpinBox : public Spin {
+  public:
+    QSize sizeHint() const override { return narrowed(Spin::sizeHint(), 160); }
+    QSize minimumSizeHint() const override { return narrowed(Spin::minimumSizeHint(), 72); }
+
+  private:
+    static QSize narrowed(QSize size, int width) { return {std::min(size.width(), width), size.height()}; }
+};
 
 int decimalsFor(const ProjectField& field) {
     // Enough to show the smallest step of the range without clutter.
@@ -71,6 +81,7 @@ void ParameterPanel::build() {
     column->setContentsMargins(6, 6, 6, 6);
     column->setSpacing(8);
     scroll->setWidget(content);
+    m_scrollViewport = scroll->viewport();
 
     QHash<QString, QFormLayout*> forms;
     QStringList order;
@@ -86,6 +97,8 @@ void ParameterPanel::build() {
                                (section.isEmpty() ? QStringLiteral("project") : section));
             form = new QFormLayout(box);
             form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+            // A long label puts its field below it rather than widening the panel.
+            form->setRowWrapPolicy(QFormLayout::WrapLongRows);
             form->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
             form->setVerticalSpacing(3);
             forms.insert(section, form);
@@ -115,6 +128,10 @@ void ParameterPanel::build() {
         tip += QStringLiteral("<br><i>%1</i>")
                    .arg(QString::fromStdString(describeFieldRange(field)).toHtmlEscaped());
         row.editor->setToolTip(tip);
+        row.tip = tip;
+        // The wheel scrolls the form; it changes a field only once the field has focus.
+        row.editor->setFocusPolicy(Qt::StrongFocus);
+        row.editor->installEventFilter(this);
         row.message = new QLabel(form->parentWidget());
         row.message->setObjectName(QStringLiteral("message:") + path);
         row.message->setWordWrap(true);
@@ -127,10 +144,10 @@ void ParameterPanel::build() {
         cellLayout->setSpacing(1);
         cellLayout->addWidget(row.editor);
         cellLayout->addWidget(row.message);
-        auto* label = new QLabel(labelOf(field.key), form->parentWidget());
-        label->setToolTip(tip);
-        label->setBuddy(row.editor);
-        form->addRow(label, cell);
+        row.label = new QLabel(QString::fromStdString(fieldLabel(field)), form->parentWidget());
+        row.label->setToolTip(tip);
+        row.label->setBuddy(row.editor);
+        form->addRow(row.label, cell);
         m_rows.insert(path, row);
     }
     column->addStretch(1);
@@ -141,8 +158,10 @@ QWidget* ParameterPanel::makeEditor(const ProjectField& field) {
     const QString unit = field.unit.empty() ? QString() : QStringLiteral(" ") + qs(field.unit);
     switch (field.kind) {
     case FieldKind::Int: {
-        auto* spin = new QSpinBox;
-        spin->setRange(int(std::max<double>(field.min, INT_MIN)), int(std::min<double>(field.max, INT_MAX)));
+        auto* spin = new FormSpinBox<QSpinBox>;
+        // Any number can be typed: core checks the range and its message shows next to the
+        // field. A spin box clamped to the range would silently turn -5 into 1.
+        spin->setRange(INT_MIN, INT_MAX);
         spin->setSuffix(unit);
         spin->setKeyboardTracking(false); // one edit per committed value, not per keystroke
         spin->setAccelerated(true);
@@ -151,11 +170,10 @@ QWidget* ParameterPanel::makeEditor(const ProjectField& field) {
         return spin;
     }
     case FieldKind::Double: {
-        auto* spin = new QDoubleSpinBox;
+        auto* spin = new FormSpinBox<QDoubleSpinBox>;
         spin->setDecimals(decimalsFor(field));
-        // An exclusive minimum (a time, a bandwidth) starts one step above it.
-        spin->setRange(field.minExclusive ? field.min + std::pow(10.0, -spin->decimals()) : field.min,
-                       field.max);
+        // As for integers: core checks the range, the spin box never clamps.
+        spin->setRange(-kAnyNumber, kAnyNumber);
         spin->setSuffix(unit);
         spin->setKeyboardTracking(false);
         spin->setAccelerated(true);
@@ -220,10 +238,36 @@ void ParameterPanel::setProblems(const QHash<QString, QString>& problems) {
         showMessage(*it, it->rejected.isEmpty() ? m_problems.value(it.key()) : it->rejected);
 }
 
+bool ParameterPanel::eventFilter(QObject* watched, QEvent* event) {
+    auto* widget = qobject_cast<QWidget*>(watched);
+    if (event->type() == QEvent::Wheel && widget && !widget->hasFocus() && m_scrollViewport) {
+        QCoreApplication::sendEvent(m_scrollViewport, event);
+        return true;
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
 void ParameterPanel::syncFromProject() {
     m_syncing = true;
     const Project& project = m_document->project();
     for (auto it = m_rows.begin(); it != m_rows.end(); ++it) {
+        // The editor shows the project's value again, so a refused edit's message has gone with it.
+        if (!it->rejected.isEmpty()) {
+            it->rejected.clear();
+            showMessage(*it, m_problems.value(it.key()));
+        }
+        // Fields the current settings ignore (a manual cost under the analytic model) are
+        // disabled, with the reason in their tooltip.
+        const std::optional<std::string> ignored = fieldIgnoredReason(*it->field, project);
+        const QString tip =
+            ignored
+                ? it->tip +
+                      QStringLiteral("<br><b>%1</b>").arg(QString::fromStdString(*ignored).toHtmlEscaped())
+                : it->tip;
+        it->editor->setEnabled(!ignored);
+        it->label->setEnabled(!ignored);
+        it->editor->setToolTip(tip);
+        it->label->setToolTip(tip);
         const QString value = QString::fromStdString(formatFieldValue(it->field->get(project)));
         if (auto* spin = qobject_cast<QSpinBox*>(it->editor)) {
             spin->setValue(value.toInt());

@@ -44,6 +44,8 @@ class ParameterPanel : public QWidget {
         const ProjectField* field = nullptr;
         QWidget* editor = nullptr;
         QLabel* message = nullptr;
+        QLabel* label = nullptr;
+        QString tip;      ///< the field's tooltip (path, unit, help, range)
         QString rejected; ///< message of a refused edit, shown until the next edit
     };
     void build();
@@ -52,11 +54,13 @@ class ParameterPanel : public QWidget {
     void syncFromProject();
     void showMessage(Row& row, const QString& message);
     void syncGpuCombo();
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
     ProjectDocument* m_document;
     QHash<QString, Row> m_rows;
     QHash<QString, QString> m_problems;
     QComboBox* m_gpuCombo = nullptr;
+    QWidget* m_scrollViewport = nullptr; ///< receives wheel events over unfocused fields
     bool m_syncing = false;
 };
 

@@ -133,7 +133,12 @@ Project projectForSchedule(const Project& project, const Schedule& schedule) {
 AnalysisResult analyze(const AnalysisRequest& request) {
     AnalysisResult result;
     const Project& project = request.project;
+    const auto stopped = [&] {
+        if (request.cancel && request.cancel->load(std::memory_order_relaxed)) result.cancelled = true;
+        return result.cancelled;
+    };
     for (const std::string& name : project.schedules) {
+        if (stopped()) return result;
         const GeneratorInfo* info = tryFindGenerator(name);
         if (!info) {
             try {
@@ -161,6 +166,7 @@ AnalysisResult analyze(const AnalysisRequest& request) {
     }
     for (const ImportedSchedule& imported : request.imported) {
         if (!imported.checked) continue;
+        if (stopped()) return result;
         try {
             const Project fitted = projectForSchedule(project, imported.schedule);
             result.outcomes.push_back(

@@ -12,6 +12,7 @@
 #include "project/project.h"
 #include "sim/overlay.h"
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -39,6 +40,9 @@ struct AnalysisRequest {
     Project project;                        ///< its `schedules` are evaluated, in order
     std::vector<ImportedSchedule> imported; ///< the checked ones are evaluated after them
     std::optional<MeasuredTrace> trace;
+    /// Set by a front end to stop the analysis early (checked before each schedule); the result
+    /// is then marked `cancelled` and holds only the schedules done so far.
+    std::shared_ptr<const std::atomic<bool>> cancel;
 };
 
 /// At which step a schedule was refused.
@@ -82,6 +86,7 @@ struct AnalysisResult {
     std::string measuredPath;                 ///< its file
     std::string overlayError;                 ///< why the trace matched no shown schedule ("" when it did)
     std::size_t opCount = 0;                  ///< compute ops over all outcomes
+    bool cancelled = false;                   ///< the request's cancel flag stopped it
 
     /// The refusal of `name`, or nullptr.
     const ScheduleRefusal* refusalOf(const std::string& name) const;

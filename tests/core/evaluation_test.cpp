@@ -203,3 +203,16 @@ TEST_CASE("event dependencies come from the kept index, both ways", "[eval]") {
     CHECK(deps.producers(-1).empty());
     CHECK(deps.consumers(int(p.timeline.events.size())).empty());
 }
+
+TEST_CASE("A cancelled analysis stops before the next schedule", "[evaluation]") {
+    AnalysisRequest request;
+    request.project.schedules = {"1f1b", "zb-h1"};
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    request.cancel = cancel;
+    CHECK_FALSE(analyze(request).cancelled);
+    CHECK(analyze(request).outcomes.size() == 2);
+    cancel->store(true);
+    const AnalysisResult stopped = analyze(request);
+    CHECK(stopped.cancelled);
+    CHECK(stopped.outcomes.empty());
+}

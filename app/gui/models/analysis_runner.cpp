@@ -14,7 +14,7 @@ AnalysisRunner::~AnalysisRunner() {
 }
 
 void AnalysisRunner::submit(AnalysisRequest request) {
-    if (m_watcher.isRunning()) {
+    if (m_watcher.isRunning() || !m_delivered) {
         m_pending = std::move(request); // the running one will be outdated; run only the newest
         return;
     }
@@ -29,6 +29,9 @@ void AnalysisRunner::submit(AnalysisRequest request) {
 void AnalysisRunner::startWorker(AnalysisRequest request) {
     if (m_delivered) emit busyChanged(true); // not when chaining from a finished worker
     m_delivered = false;
+    m_dropResult = false;
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    request.cancel = m_cancel;
     m_watcher.setFuture(QtConcurrent::run([request = std::move(request)]() -> AnalysisPtr {
         return std::make_shared<const AnalysisResult>(analyze(request));
     }));
@@ -37,6 +40,15 @@ void AnalysisRunner::startWorker(AnalysisRequest request) {
 void AnalysisRunner::onWorkerFinished() {
     if (m_delivered) return; // waitForIdle() already handled this future
     m_delivered = true;
+    if (m_dropResult) {
+        m_dropResult = false;
+        if (m_pending) { // a request made after the cancel runs as usual
+            AnalysisRequest next = std::move(*m_pending);
+            m_pending.reset();
+            submit(std::move(next));
+        }
+        return;
+    }
     AnalysisPtr result = m_watcher.result();
     if (m_pending) {
         AnalysisRequest next = std::move(*m_pending);
@@ -52,6 +64,15 @@ void AnalysisRunner::onWorkerFinished() {
     m_latest = result;
     emit busyChanged(false);
     emit finished(m_latest);
+}
+
+void AnalysisRunner::cancel() {
+    if (m_delivered || m_dropResult) return;
+    m_cancel->store(true);
+    m_pending.reset();
+    m_dropResult = true;
+    emit busyChanged(false);
+    emit cancelled();
 }
 
 void AnalysisRunner::waitForIdle() {

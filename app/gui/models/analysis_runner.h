@@ -8,6 +8,7 @@
 
 #include <QFutureWatcher>
 #include <QObject>
+#include <atomic>
 #include <memory>
 #include <optional>
 
@@ -27,6 +28,9 @@ class AnalysisRunner : public QObject {
 
     void submit(AnalysisRequest request);
     bool isBusy() const { return !m_delivered; }
+    /// Stop the running worker (it stops before its next schedule) and drop its result and any
+    /// queued request: the last delivered result stays the latest.
+    void cancel();
     /// Block until the current worker (and any queued request) is done: tests and shutdown.
     void waitForIdle();
 
@@ -35,6 +39,7 @@ class AnalysisRunner : public QObject {
   signals:
     void finished(const stagecraft::gui::AnalysisPtr& result);
     void busyChanged(bool busy);
+    void cancelled();
 
   private:
     void startWorker(AnalysisRequest request);
@@ -44,7 +49,9 @@ class AnalysisRunner : public QObject {
     QFutureWatcher<AnalysisPtr> m_watcher;
     std::optional<AnalysisRequest> m_pending;
     AnalysisPtr m_latest;
-    bool m_delivered = true; ///< the current future's result has been handled
+    bool m_delivered = true;   ///< the current future's result has been handled
+    bool m_dropResult = false; ///< the current future was cancelled: its result is not delivered
+    std::shared_ptr<std::atomic<bool>> m_cancel; ///< the current worker's cancel flag
 };
 
 } // namespace stagecraft::gui

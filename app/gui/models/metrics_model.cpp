@@ -113,7 +113,9 @@ QVariant MetricsModel::display(const ScheduleOutcome& o, int column) const {
                           : formatBytes(peakBytes(r.memory));
     case Fits:
         if (r.memory.limitBytes <= 0) return tr("no limit");
-        return r.memory.fits ? tr("yes") : tr("no (+%1)").arg(formatBytes(r.memory.overBytes));
+        if (r.memory.fits) return tr("yes");
+        return r.memory.limitIsGpuMemory ? tr("no (+%1 over GPU memory)").arg(formatBytes(r.memory.overBytes))
+                                         : tr("no (+%1)").arg(formatBytes(r.memory.overBytes));
     }
     return {};
 }

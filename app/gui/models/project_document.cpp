@@ -6,6 +6,7 @@
 #include "gui/models/project_commands.h"
 #include "io/chrome_trace.h"
 #include "io/schedule_file.h"
+#include "project/field_labels.h"
 #include "project/project_json.h"
 
 #include <QFileInfo>
@@ -34,8 +35,11 @@ std::optional<QString> ProjectDocument::setField(const QString& path, const QStr
         return QString::fromStdString(e.message());
     }
     if (after == m_project) return std::nullopt;
-    m_undo.push(
-        new ProjectEditCommand(this, m_project, std::move(after), tr("Set %1 to %2").arg(path, value), path));
+    // The undo text uses the words the form shows ("Set Pipeline stages (pp) to 8").
+    const ProjectField* field = findProjectField(path.toStdString());
+    const QString label = field ? QString::fromStdString(fieldLabel(*field)) : path;
+    m_undo.push(new ProjectEditCommand(this, m_project, std::move(after),
+                                       tr("Set %1 to %2").arg(label, value), path));
     return std::nullopt;
 }
 
@@ -154,7 +158,7 @@ void ProjectDocument::clearTrace() {
 }
 
 AnalysisRequest ProjectDocument::request() const {
-    return AnalysisRequest{m_project, m_imported, m_trace};
+    return AnalysisRequest{m_project, m_imported, m_trace, nullptr};
 }
 
 } // namespace stagecraft::gui
