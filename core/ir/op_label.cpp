@@ -48,6 +48,12 @@ std::string shortOpLabel(const ChunkShape& shape, const Op& op) {
     return label;
 }
 
+std::string cellOpLabel(const Op& op) {
+    std::string label = op.mb >= 0 ? std::to_string(op.mb) : std::string(opKindLetter(op.kind));
+    if (op.pipe > 0) label += '\'';
+    return label;
+}
+
 std::string opLabel(const ChunkShape& shape, const Op& op) {
     return op.mb < 0 ? shortOpLabel(shape, op) : opKindLetter(op.kind) + shortOpLabel(shape, op);
 }

@@ -40,4 +40,10 @@ std::string opLabel(const Schedule& schedule, const Op& op);
 /// micro-batch (sync, optimizer) keep their letter ("S'").
 std::string shortOpLabel(const ChunkShape& shape, const Op& op);
 
+/// What a chart writes in a box, one convention for every schedule as the papers draw them: the
+/// micro-batch number, with a prime for the second pipe of a bidirectional schedule ("3", "3'").
+/// The kind is the box's colour and the chunk its shade, so neither is spelt out. Ops without a
+/// micro-batch keep their letter ("S", "O'").
+std::string cellOpLabel(const Op& op);
+
 } // namespace stagecraft

@@ -39,10 +39,6 @@ std::vector<std::string> wrapText(const std::string& text, double size, double m
     return lines;
 }
 
-ChunkShape chunkShape(const TimelineShape& shape) {
-    return {shape.pipes, shape.stagesPerPipe, shape.chunksPerDevice};
-}
-
 struct LegendEntry {
     std::vector<Color> swatches;
     std::string text;
@@ -411,8 +407,7 @@ void appendEventBar(Scene& scene, const ChartFrame& frame, const Timeline& timel
         if (!frame.labels || pal.labelSize > rowH - 2) return;
         const double room = w - 2 * std::max(1.0, pal.opStrokeWidth) - 1;
         if (room <= 0) return; // no label fits: skip building one
-        std::string label = chartOpLabel(shape, e.op);
-        if (estimateTextWidth(label, pal.labelSize) > room) label = shortOpLabel(chunkShape(shape), e.op);
+        std::string label = cellOpLabel(e.op);
         if (estimateTextWidth(label, pal.labelSize) > room) return;
         scene.texts.push_back({x + w / 2, row.y + rowH / 2 + 0.35 * pal.labelSize, std::move(label),
                                pal.labelSize, labelColorOn(pal, fill), TextAnchor::Middle, false});

@@ -156,7 +156,7 @@ TEST_CASE("Op labels appear where they fit and nowhere else", "[layout]") {
         const SceneText* label = labelOn(roomy, *r);
         REQUIRE(label != nullptr);
         const TimelineEvent& e = s.timeline.events[std::size_t(r->event)];
-        CHECK(label->text == opLabel(s.schedule, e.op));
+        CHECK(label->text == cellOpLabel(e.op));
         CHECK(label->size == pal.labelSize);
         CHECK(estimateTextWidth(label->text, label->size) < r->w);
     }
@@ -172,18 +172,45 @@ TEST_CASE("Op labels appear where they fit and nowhere else", "[layout]") {
     const Scene unlabelled = layoutGantt(panels, off);
     for (const SceneRect* r : rectsOf(unlabelled, RectRole::Op)) CHECK(labelOn(unlabelled, *r) == nullptr);
 
-    // Interleaved chunk ops are half as wide: F drops its label, B keeps "B0b"; at a middle width
-    // B falls back to the papers' short form "0b".
+    // One convention whatever the width: the micro-batch number, never the kind or chunk letters
+    // (colour and shade say those); a box too narrow for it has none.
     const Simulated inter = simulated("interleaved", 4, 8, 2);
     const std::vector<ChartPanel> interPanels{{&inter.timeline, "", ""}};
-    const std::set<std::string> wideTexts = texts(layoutGantt(interPanels, unitOptions()));
-    CHECK(wideTexts.count("B0b") == 1);
-    CHECK(wideTexts.count("F0a") == 0);
-    ChartOptions middle = unitOptions();
-    middle.widthPt = 400;
-    const std::set<std::string> middleTexts = texts(layoutGantt(interPanels, middle));
-    CHECK(middleTexts.count("B0b") == 0);
-    CHECK(middleTexts.count("0b") == 1);
+    for (double width : {500.0, 400.0, 300.0}) {
+        ChartOptions options = unitOptions();
+        options.widthPt = width;
+        const Scene scene = layoutGantt(interPanels, options);
+        for (const SceneRect* r : rectsOf(scene, RectRole::Op))
+            if (const SceneText* label = labelOn(scene, *r)) {
+                INFO(width << " pt: " << label->text);
+                CHECK(label->text == cellOpLabel(inter.timeline.events[std::size_t(r->event)].op));
+            }
+    }
+}
+
+TEST_CASE("Every box that can hold it carries its micro-batch number, as the papers draw",
+          "[layout][labels]") {
+    // The papers' figures at p=4, m=8 under unit costs in a double-column figure (500 pt): every
+    // compute box is numbered, the second pipe primed; nothing else is written in the boxes.
+    for (const auto& [name, v] : std::vector<std::pair<std::string, int>>{
+             {"1f1b", 1}, {"interleaved", 2}, {"zb-h1", 1}, {"zb-v", 2}, {"chimera", 1}, {"bitpipe", 1}}) {
+        const Simulated s = simulated(name, 4, 8, v);
+        const std::vector<ChartPanel> panels{{&s.timeline, "", ""}};
+        const Scene scene = layoutGantt(panels, unitOptions());
+        std::size_t labelled = 0, boxes = 0;
+        for (const SceneRect* r : rectsOf(scene, RectRole::Op)) {
+            const TimelineEvent& e = s.timeline.events[std::size_t(r->event)];
+            if (e.op.mb < 0) continue;
+            ++boxes;
+            const SceneText* label = labelOn(scene, *r);
+            if (!label) continue;
+            ++labelled;
+            INFO(name << ": " << describeOp(e.op));
+            CHECK(label->text == std::to_string(e.op.mb) + (e.op.pipe > 0 ? "'" : ""));
+        }
+        INFO(name);
+        CHECK(labelled == boxes);
+    }
 }
 
 TEST_CASE("chartOpLabel matches opLabel for every generator", "[layout]") {
@@ -307,7 +334,8 @@ TEST_CASE("A subtitle too long for the width wraps onto lines that fit", "[layou
     std::string joined;
     int lines = 0;
     for (const SceneText& t : scene.texts)
-        if (t.text.rfind("figure", 0) == 0 || t.text == "end" || t.text.find("figure29") != std::string::npos) {
+        if (t.text.rfind("figure", 0) == 0 || t.text == "end" ||
+            t.text.find("figure29") != std::string::npos) {
             CHECK(t.x + estimateTextWidth(t.text, t.size) <= options.widthPt);
             joined += (joined.empty() ? "" : " ") + t.text;
             ++lines;
