@@ -9,11 +9,17 @@
 
 namespace stagecraft::cli {
 
-void addChartFileOptions(CLI::App& command, ChartFileOptions& options) {
+void addChartFileOptions(CLI::App& command, ChartFileOptions& options, bool withUnitTime) {
     command.add_option("--palette", options.palette, "Chart style: paper, slides, colorblind, greyscale");
     command.add_option("--width", options.widthPt, "Chart width in points")->check(CLI::Range(100.0, 5000.0));
     command.add_flag("--comm", options.showComm, "Draw communication lanes in charts");
     command.add_option("--dpi", options.dpi, "Resolution of PNG charts")->check(CLI::Range(30.0, 1200.0));
+    command.add_flag("--no-subtitle", options.noSubtitle, "Charts: panel titles without their key figures");
+    command.add_flag("--no-cost-line", options.noCostLine, "Charts: no cost assumptions under the chart");
+    if (withUnitTime)
+        command.add_flag(
+            "--unit-time", options.unitTime,
+            "Charts: the papers' step grid, the schedules timed with unit costs (F = B = W = 1)");
 }
 
 bool isChartFile(const std::string& path) {
@@ -40,6 +46,9 @@ void writeChartFile(const AnalysisResult& evaluated, const ChartFileOptions& opt
     ChartSettings chart;
     chart.palette = options.palette;
     chart.showComm = options.showComm;
+    chart.subtitle = !options.noSubtitle;
+    chart.costLine = !options.noCostLine;
+    chart.unitTime = options.unitTime;
     const Scene scene = buildChartScene(evaluated, chart, options.widthPt);
     if (path.ends_with(".svg"))
         writeFileAtomically(path, sceneToSvg(scene));

@@ -16,10 +16,14 @@ struct ChartFileOptions {
     double widthPt = 500;
     bool showComm = false;
     double dpi = 300;
+    bool noSubtitle = false; ///< titles without their key figures
+    bool noCostLine = false; ///< no cost assumptions under the chart
+    bool unitTime = false;   ///< the papers' step grid: timed with unit costs (applyUnitTime)
 };
 
-/// --palette, --width, --comm and --dpi.
-void addChartFileOptions(CLI::App& command, ChartFileOptions& options);
+/// --palette, --width, --comm, --dpi, --no-subtitle, --no-cost-line, and with `withUnitTime`
+/// --unit-time (only commands that analyse the project themselves can time it in units).
+void addChartFileOptions(CLI::App& command, ChartFileOptions& options, bool withUnitTime = false);
 
 /// True when `path` ends in an extension writeChartFile writes.
 bool isChartFile(const std::string& path);

@@ -4,6 +4,7 @@
 #include "chart_file.h"
 #include "commands.h"
 #include "error.h"
+#include "eval/chart_composition.h"
 #include "file_io.h"
 #include "io/chrome_trace.h"
 #include "io/schedule_file.h"
@@ -52,10 +53,11 @@ void addExportCommand(CLI::App& app, CommandResult& result) {
     options->project.addIterationOption(*command);
     command->add_option("-o,--output", options->output, "Output file; its extension picks the format")
         ->required();
-    addChartFileOptions(*command, options->chart);
+    addChartFileOptions(*command, options->chart, true);
     command->callback([&result, options] {
         const std::string& out = options->output;
-        const AnalysisRequest request = loadRequest(options->project);
+        AnalysisRequest request = loadRequest(options->project);
+        if (options->chart.unitTime && isChartFile(out)) applyUnitTime(request);
         if (endsWith(out, ".csv") && !endsWith(out, ".metrics.csv")) {
             // The order alone: neither costs nor the layer split matter to it.
             writeScheduleFile(request.imported.empty()

@@ -17,6 +17,7 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <utility>
 
 namespace stagecraft::gui {
 namespace {
@@ -51,6 +52,17 @@ ExportDialog::ExportDialog(const ChartSettings& current, QWidget* parent) : QDia
     auto* sizeRow = new QHBoxLayout;
     sizeRow->addWidget(m_width, 1);
     sizeRow->addWidget(m_unit);
+    // The two figure widths of two-column papers.
+    for (const auto& [text, points] :
+         {std::pair{tr("Single column"), kSingleColumnPt}, std::pair{tr("Double column"), kDoubleColumnPt}}) {
+        auto* preset = new QPushButton(text, this);
+        preset->setToolTip(tr("%1 pt wide").arg(points));
+        connect(preset, &QPushButton::clicked, this, [this, points = points] {
+            m_unit->setCurrentIndex(m_unit->findData(int(SizeUnit::Point)));
+            m_width->setValue(points);
+        });
+        sizeRow->addWidget(preset);
+    }
     m_dpi = new QSpinBox(this);
     m_dpi->setRange(30, 1200);
     m_dpi->setValue(settings.value(constants::kExportDpiKey, 300).toInt());
@@ -63,7 +75,10 @@ ExportDialog::ExportDialog(const ChartSettings& current, QWidget* parent) : QDia
     m_legend = new QCheckBox(tr("Legend"), this);
     m_axis = new QCheckBox(tr("Time axis"), this);
     m_labels = new QCheckBox(tr("Micro-batch labels"), this);
-    m_title = new QCheckBox(tr("Titles and cost line"), this);
+    m_title = new QCheckBox(tr("Titles"), this);
+    m_subtitle = new QCheckBox(tr("Key figures beside the titles"), this);
+    m_costLine = new QCheckBox(tr("Cost line"), this);
+    m_unitTime = new QCheckBox(tr("Unit-time step grid (the papers' figures: F = B = W = 1)"), this);
     m_comm = new QCheckBox(tr("Communication lane"), this);
     m_overlay = new QCheckBox(tr("Measured overlay"), this);
     m_standalone = new QCheckBox(tr("Standalone document (TikZ)"), this);
@@ -71,6 +86,10 @@ ExportDialog::ExportDialog(const ChartSettings& current, QWidget* parent) : QDia
     m_axis->setChecked(current.axis);
     m_labels->setChecked(current.labels);
     m_title->setChecked(current.title);
+    m_subtitle->setChecked(current.subtitle);
+    m_costLine->setChecked(current.costLine);
+    m_unitTime->setChecked(current.unitTime);
+    connect(m_title, &QCheckBox::toggled, m_subtitle, &QWidget::setEnabled);
     m_comm->setChecked(current.showComm);
     m_overlay->setChecked(current.overlay);
     m_standalone->setChecked(true);
@@ -83,7 +102,8 @@ ExportDialog::ExportDialog(const ChartSettings& current, QWidget* parent) : QDia
     form->addRow(QString(), m_sizeHint);
     form->addRow(tr("Palette"), m_palette);
     auto* toggles = new QVBoxLayout;
-    for (QCheckBox* box : {m_legend, m_axis, m_labels, m_title, m_comm, m_overlay, m_standalone})
+    for (QCheckBox* box : {m_legend, m_axis, m_labels, m_title, m_subtitle, m_costLine, m_unitTime, m_comm,
+                           m_overlay, m_standalone})
         toggles->addWidget(box);
     form->addRow(tr("Draw"), toggles);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
@@ -168,6 +188,9 @@ ExportRequest ExportDialog::request() const {
     r.chart.axis = m_axis->isChecked();
     r.chart.labels = m_labels->isChecked();
     r.chart.title = m_title->isChecked();
+    r.chart.subtitle = m_subtitle->isChecked();
+    r.chart.costLine = m_costLine->isChecked();
+    r.chart.unitTime = m_unitTime->isChecked();
     r.chart.showComm = m_comm->isChecked();
     r.chart.overlay = m_overlay->isChecked();
     return r;

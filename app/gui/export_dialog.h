@@ -37,6 +37,9 @@ class ExportDialog : public QDialog {
     QCheckBox* m_axis;
     QCheckBox* m_labels;
     QCheckBox* m_title;
+    QCheckBox* m_subtitle;
+    QCheckBox* m_costLine;
+    QCheckBox* m_unitTime;
     QCheckBox* m_comm;
     QCheckBox* m_overlay;
     QCheckBox* m_standalone;

@@ -587,9 +587,15 @@ QString MainWindow::openTracePath(const QString& path) {
 
 QString MainWindow::exportTo(const ExportRequest& request) {
     flushAnalysis();
-    const AnalysisPtr& result = m_runner->latest();
+    AnalysisPtr result = m_runner->latest();
     try {
         if (!result) throw ValidationError("export.empty", "schedules", "nothing has been simulated yet");
+        if (request.chart.unitTime) {
+            // The papers' step grid: the same schedules timed with unit costs.
+            AnalysisRequest unit = m_document->request();
+            applyUnitTime(unit);
+            result = std::make_shared<const AnalysisResult>(analyze(unit));
+        }
         gui::exportChart(*result, request);
     } catch (const std::exception& e) {
         const QString message = tr("Export failed: %1").arg(errorText(e));

@@ -2,6 +2,7 @@
 
 #include "layout/gantt_layout.h"
 #include "layout/palette.h"
+#include "layout/text_metrics.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -38,6 +39,8 @@ ChartOptions chartOptions(const AnalysisResult& result, const ChartSettings& set
     options.axis = settings.axis;
     options.labels = settings.labels;
     options.title = settings.title;
+    options.subtitle = settings.subtitle;
+    options.stepGrid = settings.unitTime;
     options.tooltips = settings.tooltips;
     if (result.outcomes.empty()) return options;
     options.timeUnit =
@@ -79,24 +82,32 @@ void appendChartNotes(Scene& scene, const AnalysisResult& result, const ChartSet
                                pal.fontSize, pal.text, TextAnchor::Start, false});
         grew = true;
     }
-    if (settings.title) {
+    if (settings.costLine) {
         std::vector<std::string> lines;
         for (const ScheduleOutcome& o : result.outcomes)
             if (!o.prediction.report.costs.text.empty() &&
                 std::find(lines.begin(), lines.end(), o.prediction.report.costs.text) == lines.end())
                 lines.push_back(o.prediction.report.costs.text);
-        for (const std::string& line : lines) {
-            scene.height += pal.fontSize * 1.4;
-            scene.texts.push_back({pal.margin, scene.height - pal.fontSize * 0.35, "Costs — " + line,
-                                   pal.fontSize, pal.mutedText, TextAnchor::Start, false});
-            grew = true;
-        }
+        // Broken at spaces to the chart's width: nothing is clipped in a single-column figure.
+        for (const std::string& line : lines)
+            for (const std::string& part :
+                 wrapText("Costs — " + line, pal.fontSize, scene.width - 2 * pal.margin)) {
+                scene.height += pal.fontSize * 1.4;
+                scene.texts.push_back({pal.margin, scene.height - pal.fontSize * 0.35, part, pal.fontSize,
+                                       pal.mutedText, TextAnchor::Start, false});
+                grew = true;
+            }
     }
     if (grew) {
         scene.height += pal.margin * 0.5;
         for (SceneRect& r : scene.rects)
             if (r.role == RectRole::Background) r.h = scene.height;
     }
+}
+
+void applyUnitTime(AnalysisRequest& request) {
+    request.project.costs.mode = CostMode::Unit;
+    request.trace.reset();
 }
 
 Scene buildChartScene(const AnalysisResult& result, const ChartSettings& settings, double widthPt) {

@@ -14,13 +14,24 @@
 
 namespace stagecraft {
 
+/// Figure widths of two-column papers (about 3.3 in and 6.9 in): what a single- and a
+/// double-column figure is exported at.
+inline constexpr double kSingleColumnPt = 240;
+inline constexpr double kDoubleColumnPt = 500;
+
 struct ChartSettings {
     std::string palette = "paper"; ///< paper, slides, colorblind, greyscale
     bool showComm = false;
     bool legend = true;
     bool axis = true;
     bool labels = true;
-    bool title = true;
+    bool title = true;    ///< panel titles
+    bool subtitle = true; ///< key figures beside each title
+    bool costLine = true; ///< the cost assumptions under the chart
+    /// The papers' step grids: the schedules timed with unit costs (F = B = W = 1, no
+    /// communication) whatever the project's costs, with a line at every unit. Front ends apply
+    /// it to the request with `applyUnitTime` before they analyse.
+    bool unitTime = false;
     bool overlay = true;  ///< draw the measured trace, when there is one
     bool tooltips = true; ///< tooltip strings on the bars (the screen builds its own on hover)
 };
@@ -35,6 +46,10 @@ bool isEventBar(const SceneRect& rect);
 /// scene (0 x 0) when nothing is shown. Throws ValidationError from the layout (bad width or
 /// palette).
 Scene buildChartScene(const AnalysisResult& result, const ChartSettings& settings, double widthPt);
+
+/// The request timed in unit costs, for `ChartSettings::unitTime`; a measured trace (in µs) is
+/// dropped, since it cannot be drawn on a unit axis.
+void applyUnitTime(AnalysisRequest& request);
 
 /// The panels of the chart of `result`: one per outcome, with the measured trace over its
 /// schedule when `settings.overlay`. They point into `result`.

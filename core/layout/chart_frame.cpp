@@ -14,31 +14,6 @@ namespace {
 
 constexpr int kMaxRows = kMaxChartRows;
 
-/// Greedy line breaking at spaces so that each line fits `maxWidth` (a single word longer than
-/// that gets a line of its own).
-std::vector<std::string> wrapText(const std::string& text, double size, double maxWidth) {
-    std::vector<std::string> lines;
-    std::string line;
-    std::size_t pos = 0;
-    while (pos <= text.size()) {
-        std::size_t end = text.find(' ', pos);
-        if (end == std::string::npos) end = text.size();
-        const std::string word = text.substr(pos, end - pos);
-        std::string candidate = line;
-        if (!candidate.empty()) candidate += ' ';
-        candidate += word;
-        if (!line.empty() && estimateTextWidth(candidate, size) > maxWidth) {
-            lines.push_back(line);
-            line = word;
-        } else {
-            line = candidate;
-        }
-        pos = end + 1;
-    }
-    if (!line.empty()) lines.push_back(line);
-    return lines;
-}
-
 struct LegendEntry {
     std::vector<Color> swatches;
     std::string text;
@@ -252,7 +227,9 @@ ChartFrame layoutChartFrame(const ChartContent& content, const ChartOptions& opt
             fp.header.push_back(
                 {pal.margin, y, panel.title, pal.titleSize, pal.text, TextAnchor::Start, true});
             const double subX = pal.margin + estimateTextWidth(panel.title, pal.titleSize, true) + fs;
-            if (subX + estimateTextWidth(panel.subtitle, fs) <= options.widthPt - pal.margin) {
+            if (!options.subtitle) {
+                // Title only.
+            } else if (subX + estimateTextWidth(panel.subtitle, fs) <= options.widthPt - pal.margin) {
                 fp.header.push_back({subX, y, panel.subtitle, fs, pal.mutedText, TextAnchor::Start, false});
             } else {
                 // Too long for the title line: on lines of its own below it, broken at spaces.

@@ -12,6 +12,9 @@
 
 namespace stagecraft {
 
+/// More unit steps than this draw no step grid (it would be a grey wash, not a grid).
+constexpr double kMaxStepGridLines = 4096;
+
 namespace {
 
 constexpr const char* kDot = " \u00B7 "; // " · "
@@ -173,6 +176,16 @@ Scene layoutGantt(std::span<const ChartPanel> panels, const ChartOptions& option
             appendMeasuredOutline(scene, frame, *panel.timeline, int(p), d.predictedEvent,
                                   in.measured->events[d.measuredEvent], in.overlay->alignOffset, mapping);
         }
+    }
+    // The papers' step grid: a thin line at every unit over each panel's rows.
+    if (options.stepGrid && options.timeUnit == TimeUnit::Units && mapping.pxPerUs >= 3 &&
+        frame.timeEnd <= kMaxStepGridLines) {
+        const Color grid = frame.palette->grid;
+        for (const ChartFramePanel& panel : frame.panels)
+            for (int t = 0; t <= int(std::floor(frame.timeEnd)); ++t) {
+                const double x = mapping.timeToX(t);
+                scene.lines.push_back({x, panel.top, x, panel.bottom, grid, 0.3, false});
+            }
     }
     appendAxis(scene, frame, mapping, 0, frame.timeEnd);
     if (options.legend) appendLegend(scene, frame);

@@ -38,8 +38,12 @@ struct ChartOptions {
     bool showComm = false; ///< a thin lane per device with the transfers and collectives
     bool legend = true;
     bool axis = true;
-    bool labels = true; ///< op labels inside bars wide enough for them
-    bool title = true;  ///< panel headers
+    bool labels = true;   ///< op labels inside bars wide enough for them
+    bool title = true;    ///< panel headers
+    bool subtitle = true; ///< the key figures beside (or under) each panel title
+    /// Thin vertical lines at every time unit, as the papers' step grids; drawn only in unit
+    /// time and only while a unit is at least 3 pt wide.
+    bool stepGrid = false;
     /// A tooltip string on every bar. Off for views that describe bars from their events
     /// themselves: building the strings is a large share of laying out a big chart.
     bool tooltips = true;

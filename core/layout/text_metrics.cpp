@@ -34,4 +34,27 @@ double estimateTextWidth(std::string_view text, double size, bool bold) {
     return units * size / 1000.0 * (bold ? 1.2 : 1.12);
 }
 
+std::vector<std::string> wrapText(const std::string& text, double size, double maxWidth) {
+    std::vector<std::string> lines;
+    std::string line;
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        std::size_t end = text.find(' ', pos);
+        if (end == std::string::npos) end = text.size();
+        const std::string word = text.substr(pos, end - pos);
+        std::string candidate = line;
+        if (!candidate.empty()) candidate += ' ';
+        candidate += word;
+        if (!line.empty() && estimateTextWidth(candidate, size) > maxWidth) {
+            lines.push_back(line);
+            line = word;
+        } else {
+            line = candidate;
+        }
+        pos = end + 1;
+    }
+    if (!line.empty()) lines.push_back(line);
+    return lines;
+}
+
 } // namespace stagecraft
