@@ -33,7 +33,14 @@ bool evaluateAll(const Project& project, std::vector<ConfigResult>& results, con
             if (stop.load(std::memory_order_relaxed)) break;
             const std::size_t i = next.fetch_add(1);
             if (i >= total) break;
-            results[i] = evaluateConfig(project, results[i].config);
+            try {
+                results[i] = evaluateConfig(project, results[i].config);
+            } catch (...) { // evaluateConfig catches what it can name; nothing may escape a worker
+                results[i].evaluated = false;
+                results[i].fits = false;
+                results[i].refusalId = "search.evaluate";
+                results[i].refusal = "the configuration could not be evaluated (out of memory?)";
+            }
             if (done.fetch_add(1) + 1 == total) {
                 std::lock_guard lock(mutex);
                 finished.notify_all();
