@@ -624,6 +624,8 @@ class TestMainWindow : public QObject {
         QVERIFY(done.count() == 1 || done.wait(120000));
         QVERIFY(panel->result());
         QCOMPARE(panel->table()->rowCount(), 2); // the best of each schedule at one batch size
+        panel->resize(1100, 380);
+        QVERIFY(panel->grab().save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/search-panel.png")));
         const std::size_t index = panel->table()->item(0, 0)->data(Qt::UserRole).toULongLong();
         const SearchConfig config = panel->result()->results[index].config;
         const Project before = m_window->document()->project();
