@@ -86,6 +86,25 @@ TEST_CASE("search prints the best configuration per schedule and writes CSV, JSO
     fs::remove_all(dir);
 }
 
+TEST_CASE("search draws its chart as PDF and PNG through the Qt renderer, or says why it cannot",
+          "[cli][search]") {
+    namespace fs = std::filesystem;
+    const auto dir = tempDir();
+    const std::string pdf = (dir / "s.pdf").string(), png = (dir / "s.png").string();
+    const Run run = cli("search " + kSample + " --global-batch 64 --schedules 1f1b,breadth-first -q -o " +
+                        pdf + " -o " + png + " --dpi 72");
+    INFO(run.out);
+#ifdef STAGECRAFT_CLI_RASTER
+    REQUIRE(run.status == 0);
+    CHECK(stagecraft::readTextFile(pdf).rfind("%PDF", 0) == 0);
+    CHECK(stagecraft::readTextFile(png).substr(1, 3) == "PNG");
+#else
+    CHECK(run.status == 2);
+    CHECK_THAT(run.out, Catch::Contains("Qt renderer"));
+#endif
+    fs::remove_all(dir);
+}
+
 TEST_CASE("search refuses bad options with status 2 and names them", "[cli][search]") {
     const Run batch = cli("search " + kSample + " --batch-per-gpu 4..1");
     CHECK(batch.status == 2);
