@@ -148,6 +148,15 @@ std::string searchSummaryText(const SearchResult& result) {
             out << line << configLabel(r.config) << "\n";
         }
     }
+    out << "\nPareto front, peak memory against throughput (" << result.memoryFront.size()
+        << " configurations, least memory first)\n";
+    for (const std::size_t i : result.memoryFront) {
+        const ConfigResult& r = result.results[i];
+        char line[128];
+        std::snprintf(line, sizeof line, "  %6.2f GiB %9.0f tokens/s %6.1f%% MFU  ", r.peakMemoryBytes / kGib,
+                      r.tokensPerSecond, 100.0 * r.mfu);
+        out << line << configLabel(r.config) << " (batch " << r.config.globalBatch << ")\n";
+    }
     return out.str();
 }
 
