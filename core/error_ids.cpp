@@ -101,7 +101,7 @@ constexpr std::array kIds{
     ErrorIdInfo{"schedule_json.size", In, "a schedule JSON file is too large"},
     ErrorIdInfo{"schedule_json.syntax", In, "a schedule JSON file is not valid JSON (line and column given)"},
     ErrorIdInfo{"schedule_json.version", In, "a schedule JSON file of an unknown format version"},
-    ErrorIdInfo{"search.costs", In, "a configuration search asked of a project in unit costs (no times)"},
+    ErrorIdInfo{"search.costs", In, "a configuration search asked of a project without analytic costs"},
     ErrorIdInfo{"search.evaluate", Fail,
                 "a configuration could not be evaluated for a reason other than its input"},
     ErrorIdInfo{"search.space", In,

@@ -99,15 +99,19 @@ ConfigResult evaluateConfig(const Project& base, const SearchConfig& config) {
     r.config = config;
     try {
         const Project project = projectForConfig(base, config);
+        // Unit costs have no times; manual costs are per full stage of one pipeline and do not
+        // change with pp, tp or the micro-batch size: only the analytic model compares layouts.
+        if (project.costs.mode != CostMode::Analytic)
+            throw ValidationError(
+                "search.costs", "costs.mode",
+                "costs.mode = " + std::string(costModeName(project.costs.mode)) +
+                    ": a configuration search needs costs.mode = analytic (unit costs have no "
+                    "times; manual costs do not change with pp, tp or the micro-batch size)");
         validateProject(project);
         const GeneratorInfo& info = findGenerator(config.schedule);
         checkLayersFit(project, info);
         const Prediction prediction = predict(project, orderFromProject(project, config.schedule));
         const ScheduleReport& report = prediction.report;
-        if (report.unitless)
-            throw ValidationError("search.costs", "costs.mode",
-                                  "costs.mode = unit: a search needs times in µs "
-                                  "(costs.mode = analytic or manual)");
         r.bubbleRatio = report.time.bubbleRatio;
         r.iterationUs = report.iterationUs;
         double peak = 0;

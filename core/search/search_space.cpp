@@ -152,6 +152,11 @@ Project projectForConfig(const Project& project, const SearchConfig& config) {
 
 SearchPlan planSearch(const Project& project, const SearchSpace& space) {
     SearchPlan plan;
+    if (project.costs.mode != CostMode::Analytic)
+        throw ValidationError("search.costs", "costs.mode",
+                              "costs.mode = " + std::string(costModeName(project.costs.mode)) +
+                                  ": a configuration search needs costs.mode = analytic (unit costs have no "
+                                  "times; manual costs do not change with pp, tp or the micro-batch size)");
     const long long clusterGpus = 1LL * project.cluster.nodes * project.cluster.gpusPerNode;
     if (space.gpus < 0 || space.gpus > clusterGpus)
         refuse("max_gpus", "GPUs " + std::to_string(space.gpus) + ": the cluster has " +

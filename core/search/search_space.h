@@ -68,7 +68,8 @@ struct SearchPlan {
 /// Every valid configuration of `space` for `project`, in a fixed order (the order results are
 /// reported in, whatever the thread count). Throws ValidationError "search.space" naming the
 /// option, the value and the rule for a space that cannot be searched (unknown schedule, more GPUs
-/// than the cluster has, a batch size per GPU that gives no whole global batch ...).
+/// than the cluster has, a batch size per GPU that gives no whole global batch ...), and
+/// "search.costs" for a project whose costs.mode is not analytic.
 SearchPlan planSearch(const Project& project, const SearchSpace& space);
 
 /// `project` set to run `config` (parallel section, micro-batch size, ZeRO stage, recompute, the

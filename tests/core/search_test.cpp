@@ -273,15 +273,25 @@ TEST_CASE("search options are checked with messages that name them", "[search]")
     CHECK_THROWS_AS(parseBatchRange("4..1", "--batch-per-gpu"), ValidationError);
     CHECK_THROWS_AS(parseBatchRange("x", "--batch-per-gpu"), ValidationError);
     CHECK_THROWS_AS(parseBatchRange("-1..2", "--batch-per-gpu"), ValidationError);
-    Project unit = project;
-    unit.costs.mode = CostMode::Unit;
-    SearchSpace one;
-    one.globalBatch = 64;
-    one.schedules = {"1f1b"};
-    const SearchResult r = runSearch(unit, one);
-    REQUIRE(!r.results.empty());
-    CHECK(r.fitting == 0);
-    CHECK(r.results.front().refusalId == "search.costs");
+    for (const CostMode mode : {CostMode::Unit, CostMode::Manual}) {
+        Project other = project;
+        other.costs.mode = mode;
+        SearchSpace one;
+        one.globalBatch = 64;
+        try {
+            runSearch(other, one);
+            FAIL("accepted");
+        } catch (const ValidationError& e) {
+            CHECK(e.id() == "search.costs");
+            CHECK(e.field() == "costs.mode");
+        }
+        SearchConfig c;
+        c.schedule = "1f1b";
+        c.pp = 4;
+        c.dp = 16;
+        c.microbatches = 4;
+        CHECK(evaluateConfig(other, c).refusalId == "search.costs");
+    }
 }
 
 TEST_CASE("search charts mark every point with its result", "[search][chart]") {
