@@ -198,9 +198,10 @@ void appendXyPlot(Scene& scene, const std::vector<PlotSeries>& series, const Plo
                 r.fill = s.hollowMarkers ? palette.background : color;
                 r.stroke = color;
                 r.strokeWidth = 0.6;
-                if (s.line && !s.hollowMarkers) {
-                    // Rects draw before lines: a solid marker on a line is drawn as a short thick
-                    // line over it, and its rect stays (invisible) for hit-testing and the tooltip.
+                if (!s.hollowMarkers) {
+                    // Rects draw before lines: a solid marker is drawn as a short thick line, over
+                    // the lines drawn before it, and its rect stays (invisible) for hit-testing
+                    // and the tooltip.
                     const double y = r.y + r.h / 2;
                     scene.lines.push_back({r.x, y, r.x + r.w, y, color, r.h, false});
                     r.fill.a = 0;

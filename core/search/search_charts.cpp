@@ -47,17 +47,25 @@ std::vector<PlotSeries> memorySeries(const SearchResult& result) {
         }
         if (!s.points.empty()) out.push_back(std::move(s));
     }
-    PlotSeries front;
+    // The front as a staircase (what is reachable within each memory budget), its points marked.
+    PlotSeries steps, front;
+    steps.colorIndex = front.colorIndex = 8;
+    steps.dashed = true;
+    steps.markers = false;
     front.name = "Pareto front";
-    front.colorIndex = 8;
-    front.dashed = true;
+    front.line = false;
     front.markerSize = 4;
     for (const std::size_t i : result.memoryFront) {
         const ConfigResult& r = result.results[i];
-        front.points.push_back(
-            {r.peakMemoryBytes / kGib, r.tokensPerSecond / 1000.0, int(i), searchTooltip(r)});
+        const PlotPoint p{r.peakMemoryBytes / kGib, r.tokensPerSecond / 1000.0, int(i), searchTooltip(r)};
+        if (!steps.points.empty()) steps.points.push_back({p.x, steps.points.back().y, -1, {}});
+        steps.points.push_back({p.x, p.y, -1, {}});
+        front.points.push_back(p);
     }
-    if (!front.points.empty()) out.push_back(std::move(front));
+    if (!front.points.empty()) {
+        out.push_back(std::move(steps));
+        out.push_back(std::move(front));
+    }
     return out;
 }
 
