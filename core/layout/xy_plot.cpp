@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 namespace stagecraft {
@@ -69,9 +70,13 @@ std::vector<double> plotTicks(double min, double max, bool log2, int target) {
         return ticks;
     }
     const double step = niceStep(max - min, target);
-    for (double v = std::ceil(min / step - 1e-9) * step; v <= max + step * 1e-9 && ticks.size() < 100;
-         v += step)
-        ticks.push_back(std::abs(v) < step * 1e-9 ? 0.0 : v);
+    for (long long k = (long long)std::ceil(min / step - 1e-9); double(k) * step <= max + step * 1e-9; ++k) {
+        // k · step rounded to 12 significant digits, so 3 × 0.2 is the 0.6 a label shows.
+        char text[32];
+        std::snprintf(text, sizeof text, "%.12g", double(k) * step);
+        ticks.push_back(std::strtod(text, nullptr));
+        if (ticks.size() >= 100) break;
+    }
     return ticks;
 }
 
