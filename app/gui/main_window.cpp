@@ -13,6 +13,7 @@
 #include "gui/models/settings.h"
 #include "gui/panels.h"
 #include "gui/parameter_panel.h"
+#include "gui/search_panel.h"
 #include "project/project_json.h"
 #include "project/project_validate.h"
 
@@ -187,9 +188,12 @@ void MainWindow::createDocks() {
     QDockWidget* metrics = dock(tr("Metrics"), constants::kMetricsDock, m_metrics, Qt::BottomDockWidgetArea);
     QDockWidget* memory = dock(tr("Memory"), constants::kMemoryDock, m_memory, Qt::BottomDockWidgetArea);
     m_overlayDock = dock(tr("Trace Overlay"), constants::kOverlayDock, m_overlay, Qt::BottomDockWidgetArea);
+    m_search = new SearchPanel(m_document, this);
+    m_searchDock = dock(tr("Search"), constants::kSearchDock, m_search, Qt::BottomDockWidgetArea);
     splitDockWidget(schedules, parameters, Qt::Vertical);
     splitDockWidget(metrics, memory, Qt::Horizontal);
     tabifyDockWidget(memory, m_overlayDock);
+    tabifyDockWidget(memory, m_searchDock);
     memory->raise();
     resizeDocks({schedules, parameters}, {230, 560}, Qt::Vertical);
     resizeDocks({schedules}, {370}, Qt::Horizontal);
@@ -273,6 +277,16 @@ void MainWindow::createActions() {
     connect(idle, &QAction::toggled, m_gantt, &GanttView::setShowIdleCauses);
     m_viewMenu->addSeparator();
     for (QDockWidget* d : findChildren<QDockWidget*>()) m_viewMenu->addAction(d->toggleViewAction());
+
+    QMenu* toolsMenu = menuBar()->addMenu(tr("&Tools"));
+    auto* searchAct = toolsMenu->addAction(tr("&Search Configurations…"), this, [this] {
+        m_searchDock->show();
+        m_searchDock->raise();
+        m_search->start();
+    });
+    searchAct->setObjectName(QStringLiteral("searchAction"));
+    searchAct->setToolTip(tr("Search pp, dp, tp, micro-batches, chunks, schedule and ZeRO stage for the "
+                             "fastest configurations that fit the memory"));
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     auto* shortcuts = help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);

@@ -29,6 +29,7 @@ class OverlayPanel;
 class ParameterPanel;
 class ProjectDocument;
 class SchedulePicker;
+class SearchPanel;
 struct ExportRequest;
 
 struct MainWindowOptions {
@@ -55,6 +56,7 @@ class MainWindow : public QMainWindow {
     MetricsPanel* metricsPanel() const { return m_metrics; }
     MemoryPanel* memoryPanel() const { return m_memory; }
     OverlayPanel* overlayPanel() const { return m_overlay; }
+    SearchPanel* searchPanel() const { return m_search; }
     MessageBar* messageBar() const { return m_messages; }
     Autosave* autosave() const { return m_autosave; }
 
@@ -109,6 +111,8 @@ class MainWindow : public QMainWindow {
     MemoryPanel* m_memory = nullptr;
     OverlayPanel* m_overlay = nullptr;
     QDockWidget* m_overlayDock = nullptr;
+    SearchPanel* m_search = nullptr;
+    QDockWidget* m_searchDock = nullptr;
     QMenu* m_recentMenu = nullptr;
     QMenu* m_viewMenu = nullptr;
     QComboBox* m_paletteCombo = nullptr;

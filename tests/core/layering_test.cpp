@@ -11,9 +11,10 @@
 
 namespace {
 
-// Bottom to top. `eval` is the one entry point front ends call; `text` and `layout` draw.
-constexpr std::array<const char*, 10> kLayers{"ir",     "generators", "project", "sim",  "validate",
-                                              "passes", "io",         "layout",  "text", "eval"};
+// Bottom to top. `eval` is the one entry point front ends call; `text` and `layout` draw;
+// `search` evaluates many configurations through `eval`.
+constexpr std::array<const char*, 11> kLayers{"ir", "generators", "project", "sim",  "validate", "passes",
+                                              "io", "layout",     "text",    "eval", "search"};
 
 int layerOf(const std::string& module) {
     const auto it = std::find(kLayers.begin(), kLayers.end(), module);

@@ -11,6 +11,7 @@
 #include "gui/models/schedule_list_model.h"
 #include "gui/panels.h"
 #include "gui/parameter_panel.h"
+#include "gui/search_panel.h"
 #include "gui_test_support.h"
 #include "io/schedule_file.h"
 #include "project/project_json.h"
@@ -25,8 +26,10 @@
 #include <QMimeData>
 #include <QProcess>
 #include <QScrollBar>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
@@ -606,6 +609,48 @@ class TestMainWindow : public QObject {
         QVERIFY(view->grab().save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/chart-deep-zoom.png")));
         // Left of the plot (row labels) nothing is hit.
         QVERIFY(!view->eventAt(QPoint(2, p.y())));
+    }
+
+    void searchRunsInTheBackgroundAndOpensAResult() {
+        const QString sample = QStringLiteral(STAGECRAFT_SOURCE_DIR "/samples/bfpp-6.6b.stagecraft.json");
+        QCOMPARE(m_window->openPath(sample), QString());
+        m_window->flushAnalysis();
+        SearchPanel* panel = m_window->searchPanel();
+        QVERIFY(panel);
+        panel->batchField()->setText(QStringLiteral("1"));
+        panel->schedulesField()->setText(QStringLiteral("1f1b,breadth-first"));
+        QSignalSpy done(panel, &SearchPanel::finished);
+        panel->start();
+        QVERIFY(done.count() == 1 || done.wait(120000));
+        QVERIFY(panel->result());
+        QCOMPARE(panel->table()->rowCount(), 2); // the best of each schedule at one batch size
+        panel->resize(1100, 380);
+        QVERIFY(panel->grab().save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/search-panel.png")));
+        const std::size_t index = panel->table()->item(0, 0)->data(Qt::UserRole).toULongLong();
+        const SearchConfig config = panel->result()->results[index].config;
+        const Project before = m_window->document()->project();
+        panel->openResult(index);
+        const Project& after = m_window->document()->project();
+        QCOMPARE(after.parallel.pp, config.pp);
+        QCOMPARE(after.parallel.dp, config.dp);
+        QCOMPARE(after.parallel.tp, config.tp);
+        QCOMPARE(after.parallel.microbatches, config.microbatches);
+        QCOMPARE(after.memory.zeroStage, config.zeroStage);
+        QVERIFY(std::find(after.schedules.begin(), after.schedules.end(), config.schedule) !=
+                after.schedules.end());
+        m_window->document()->undoStack()->undo();
+        QVERIFY(m_window->document()->project() == before);
+        // A bad option is refused in place, without a search.
+        panel->batchField()->setText(QStringLiteral("4..1"));
+        panel->start();
+        QVERIFY(!panel->isRunning());
+        // Cancel stops a long search; the panel is ready again.
+        panel->batchField()->setText(QStringLiteral("0.25..16"));
+        panel->schedulesField()->clear();
+        panel->start();
+        panel->cancel();
+        QVERIFY(done.count() == 2 || done.wait(120000));
+        QVERIFY(!panel->isRunning());
     }
 
     void screenshotOfTheMainWindow() {

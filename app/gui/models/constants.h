@@ -27,6 +27,7 @@ inline constexpr char kSchedulesDock[] = "schedulesDock";
 inline constexpr char kMetricsDock[] = "metricsDock";
 inline constexpr char kMemoryDock[] = "memoryDock";
 inline constexpr char kOverlayDock[] = "overlayDock";
+inline constexpr char kSearchDock[] = "searchDock";
 inline constexpr char kGanttView[] = "ganttView";
 inline constexpr char kGpuCombo[] = "gpuCombo";
 
