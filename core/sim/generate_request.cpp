@@ -46,7 +46,15 @@ GenerateRequest generateRequest(const Project& project, const GeneratorInfo& inf
                                               d[int(OpKind::W)][std::size_t(s)]};
     }
     request.comm = setup.costs.comm;
+    const StageMemory& first = setup.memory.stages[0];
+    if (!setup.unitless && first.activationBytes > 0)
+        request.keptForW = std::clamp(first.keptForWBytes / first.activationBytes, 0.0, 1.0);
 
+    // A limit in activations is the planning limit as given; it takes precedence over the bytes.
+    if (project.memory.limitMicrobatches > 0) {
+        request.memoryLimit = project.memory.limitMicrobatches;
+        return request;
+    }
     const double limit = setup.memory.limitBytes;
     if (setup.unitless || limit <= 0) return request;
     std::vector<double> staticBytes(std::size_t(probe.devices), 0.0);
