@@ -95,7 +95,7 @@ ZbAutoResult zbAutoSchedule(const GenerateRequest& request, const ZbAutoControl&
     result.bubbleRate = result.span > 0 ? (result.span - result.busy) / result.span : 0;
     const double gap = result.lowerBound > 0 ? (result.span - result.lowerBound) / result.lowerBound : 0;
     result.schedule.notes =
-        "zb-auto: span " + format(result.span, 3) + " (bubble rate " + format(result.bubbleRate, 4) +
+        "span " + format(result.span, 3) + " (bubble rate " + format(result.bubbleRate, 4) +
         "), lower bound " + format(result.lowerBound, 3) + ", at most " + format(100 * gap, 2) +
         "% above optimal; peak " + format(result.peakMemory, 2) + " activations" +
         (P.limit == zb::kNoLimit ? std::string(" (no limit)") : " of limit " + format(P.limit, 2)) +

@@ -104,3 +104,16 @@ TEST_CASE("costs.optimizer_sync is a project field", "[post-validation]") {
     CHECK(project.costs.optimizerSync == OptimizerSync::Flush);
     CHECK_THROWS_AS(setProjectField(project, "costs.optimizer_sync", "eager"), ValidationError);
 }
+
+TEST_CASE("costs.optimizer_sync and memory.limit_microbatches are written only when set", "[post-validation]") {
+    Project project = defaultProject();
+    const std::string plain = projectToJson(project);
+    CHECK(plain.find("optimizer_sync") == std::string::npos);
+    CHECK(plain.find("limit_microbatches") == std::string::npos);
+    setProjectField(project, "costs.optimizer_sync", "post-validation");
+    setProjectField(project, "memory.limit_microbatches", "16");
+    const std::string text = projectToJson(project);
+    CHECK(text.find("\"optimizer_sync\": \"post-validation\"") != std::string::npos);
+    CHECK(text.find("\"limit_microbatches\": 16.0") != std::string::npos);
+    CHECK(parseProject(text, "round-trip") == project);
+}
