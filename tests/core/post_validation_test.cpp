@@ -105,7 +105,8 @@ TEST_CASE("costs.optimizer_sync is a project field", "[post-validation]") {
     CHECK_THROWS_AS(setProjectField(project, "costs.optimizer_sync", "eager"), ValidationError);
 }
 
-TEST_CASE("costs.optimizer_sync and memory.limit_microbatches are written only when set", "[post-validation]") {
+TEST_CASE("costs.optimizer_sync and memory.limit_microbatches are written only when set",
+          "[post-validation]") {
     Project project = defaultProject();
     const std::string plain = projectToJson(project);
     CHECK(plain.find("optimizer_sync") == std::string::npos);

@@ -102,4 +102,3 @@ TEST_CASE("zb-v with random costs is never slower than the handcrafted order", "
         CHECK(got.peak <= p + 1e-9);
     }
 }
-
