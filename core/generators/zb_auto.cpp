@@ -106,7 +106,16 @@ ZbAutoResult zbAutoSchedule(const GenerateRequest& request, const ZbAutoControl&
 
 namespace gen {
 
-void checkZbAuto(const ScheduleParams&) {}
+void checkZbAuto(const ScheduleParams& params) {
+    const double ops = 3.0 * params.pp * params.microbatches;
+    if (ops > zb::kMaxSearchOps)
+        throw ValidationError("generator.range", "parallel.microbatches",
+                              "zb-auto with pp = " + std::to_string(params.pp) +
+                                  " and microbatches = " + std::to_string(params.microbatches) +
+                                  " would search orders of " + std::to_string(static_cast<long long>(ops)) +
+                                  " ops, more than its limit of " +
+                                  std::to_string(static_cast<long long>(zb::kMaxSearchOps)));
+}
 
 Schedule zbAuto(const GenerateRequest& request) {
     return zbAutoSchedule(request).schedule;

@@ -407,7 +407,7 @@ Found search(const Pipe& P, const Schedule& shape, const SearchOptions& options,
     Evaluator evaluator(P);
     Found found;
     const double ops = 3.0 * P.stages() * P.microbatches;
-    const int budget = std::clamp(int(kDecisionBudget / ops), 8, kMaxEvaluations);
+    const int budget = std::clamp(int(kDecisionBudget / ops), 4, kMaxEvaluations);
     const std::vector<Policy> candidates = grid(P);
     const int planned = std::max(budget, int(candidates.size() + options.seeds.size()));
 

@@ -16,6 +16,9 @@
 namespace stagecraft::zb {
 
 inline constexpr double kNoLimit = std::numeric_limits<double>::infinity();
+/// The most ops a search plans (each timed order holds about 32 bytes per op): beyond it zb-auto
+/// refuses the parameters and zb-v keeps its handcrafted order.
+inline constexpr double kMaxSearchOps = double(1 << 23);
 
 /// One pipe to plan: stage s runs on device[s]; a device's stages are visited in stage order by
 /// every micro-batch (forward up, backward down).

@@ -63,7 +63,8 @@ Schedule planV(const char* name, const GenerateRequest& request, double limit, b
 } // namespace
 
 Schedule zbVForCosts(const GenerateRequest& request) {
-    if (uniformCosts(request)) return zbV(request.params);
+    const double ops = 6.0 * request.params.pp * request.params.microbatches;
+    if (uniformCosts(request) || ops > zb::kMaxSearchOps) return zbV(request.params);
     return planV("zb-v", request, request.params.pp, true);
 }
 

@@ -209,3 +209,10 @@ TEST_CASE("zb-auto refuses a limit below one activation and can be cancelled", "
     CHECK(partial.evaluations == 1);
     validate(partial.schedule);
 }
+
+TEST_CASE("zb-auto refuses searches beyond its size limit", "[zb-auto]") {
+    const auto message = constraintViolation(findGenerator("zb-auto"), ScheduleParams{64, 65536, 1});
+    REQUIRE(message);
+    CHECK(message->find("more than its limit") != std::string::npos);
+    CHECK_FALSE(constraintViolation(findGenerator("zb-auto"), ScheduleParams{128, 1024, 1}));
+}
