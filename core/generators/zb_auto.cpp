@@ -92,8 +92,10 @@ ZbAutoResult zbAutoSchedule(const GenerateRequest& request, const ZbAutoControl&
     result.span = found.outcome.span;
     result.makespan = found.outcome.makespan;
     result.peakMemory = found.outcome.peak;
-    result.bubbleRate = result.span > 0 ? (result.span - result.busy) / result.span : 0;
-    const double gap = result.lowerBound > 0 ? (result.span - result.lowerBound) / result.lowerBound : 0;
+    // Clamped at 0: rounding can put the span a hair under the work or the bound.
+    result.bubbleRate = result.span > 0 ? std::max(0.0, (result.span - result.busy) / result.span) : 0;
+    const double gap =
+        result.lowerBound > 0 ? std::max(0.0, (result.span - result.lowerBound) / result.lowerBound) : 0;
     result.schedule.notes =
         "span " + format(result.span, 3) + " (bubble rate " + format(result.bubbleRate, 4) +
         "), lower bound " + format(result.lowerBound, 3) + ", at most " + format(100 * gap, 2) +

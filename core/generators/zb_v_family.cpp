@@ -53,10 +53,11 @@ Schedule planV(const char* name, const GenerateRequest& request, double limit, b
     options.goodEnough = busy;
     zb::Found found = zb::search(pipe, shape, options, control);
     const double span = found.outcome.span;
-    found.schedule.notes =
-        "span " + format(span, 3) + " (bubble rate " + format(span > 0 ? (span - busy) / span : 0, 4) +
-        "), peak " + format(found.outcome.peak, 2) + " of limit " + format(pipe.limit, 2) +
-        " activations (M_a); best of " + std::to_string(found.evaluations) + " orders: " + found.winner;
+    found.schedule.notes = "span " + format(span, 3) + " (bubble rate " +
+                           format(span > 0 ? std::max(0.0, (span - busy) / span) : 0, 4) + "), peak " +
+                           format(found.outcome.peak, 2) + " of limit " + format(pipe.limit, 2) +
+                           " activations (M_a); best of " + std::to_string(found.evaluations) +
+                           " orders: " + found.winner;
     return found.schedule;
 }
 

@@ -2,8 +2,11 @@
 // its models (Table 9), the handcrafted ZB-H1 / ZB-H2 orders, the memory limit, the lower bound,
 // validation, determinism and cancellation.
 #include "error.h"
+#include "eval/evaluation.h"
+#include "eval/project_simulation.h"
 #include "generators/registry.h"
 #include "generators/zb_auto.h"
+#include "project/project_json.h"
 #include "sim/list_scheduler.h"
 #include "sim/memory_model.h"
 #include "sim/metrics.h"
@@ -215,4 +218,18 @@ TEST_CASE("zb-auto refuses searches beyond its size limit", "[zb-auto]") {
     REQUIRE(message);
     CHECK(message->find("more than its limit") != std::string::npos);
     CHECK_FALSE(constraintViolation(findGenerator("zb-auto"), ScheduleParams{128, 1024, 1}));
+}
+
+TEST_CASE("zb-auto planned from memory.limit_gib fits the memory model on the paper's samples", "[zb-auto]") {
+    for (const char* name : {"zb-1.5b", "zb-6.2b", "zb-14.6b"})
+        for (double limitGib : {80.0, 60.0}) {
+            Project project =
+                readProject(std::string(STAGECRAFT_SOURCE_DIR) + "/samples/" + name + ".stagecraft.json");
+            project.memory.limitGib = limitGib;
+            const Prediction prediction = predict(project, orderFromProject(project, "zb-auto"));
+            INFO(name << " limit " << limitGib << " GiB: " << prediction.report.notes);
+            validate(prediction.schedule);
+            CHECK(prediction.report.memory.fits);
+            CHECK(prediction.report.notes.find("lower bound") != std::string::npos);
+        }
 }
