@@ -2,6 +2,7 @@
 // iteration lasts the longest device span plus the rollback check. ZB-H2 and ZB-V gain exactly
 // their warm-up offsets; the closed forms are the papers'.
 #include "error.h"
+#include "eval/chart_composition.h"
 #include "eval/evaluation.h"
 #include "eval/project_simulation.h"
 #include "generators/registry.h"
@@ -117,4 +118,17 @@ TEST_CASE("costs.optimizer_sync and memory.limit_microbatches are written only w
     CHECK(text.find("\"optimizer_sync\": \"post-validation\"") != std::string::npos);
     CHECK(text.find("\"limit_microbatches\": 16.0") != std::string::npos);
     CHECK(parseProject(text, "round-trip") == project);
+}
+
+TEST_CASE("post-validation shows in the chart's panel subtitle", "[post-validation]") {
+    AnalysisRequest request;
+    request.project = unitProject(4, 8);
+    request.project.schedules = {"zb-h2"};
+    request.project.costs.optimizerSync = OptimizerSync::PostValidation;
+    const AnalysisResult result = analyze(request);
+    const auto panels = chartPanels(result, ChartSettings{});
+    REQUIRE(panels.size() == 1);
+    CHECK(panels[0].subtitle.find("iteration 24 (post-validation)") != std::string::npos);
+    request.project.costs.optimizerSync = OptimizerSync::Flush;
+    CHECK(chartPanels(analyze(request), ChartSettings{})[0].subtitle.empty()); // the default summary
 }
