@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
-#include <queue>
 #include <stdexcept>
 #include <utility>
 #include <vector>

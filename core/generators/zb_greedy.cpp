@@ -17,7 +17,7 @@ constexpr double kInf = kNoLimit;
 constexpr double kMemEps = 1e-9;
 // Timed ops the search may spend: the grid and the local improvement stop there, so p = 128,
 // m = 1024 stays within a few seconds.
-constexpr double kDecisionBudget = 1.5e7;
+constexpr double kDecisionBudget = 1e7;
 constexpr int kMaxEvaluations = 240;
 
 enum Kind : std::uint8_t { kF = 0, kB = 1, kW = 2 };
