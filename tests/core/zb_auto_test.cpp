@@ -150,7 +150,7 @@ TEST_CASE("zb-auto with random costs and limits: never worse than ZB-H1 / ZB-H2,
     std::mt19937 rng(20240117);
     std::uniform_real_distribution<double> cost(0.5, 2.0), comm(0.0, 0.3), rhoDist(0.2, 1.0);
     for (int trial = 0; trial < 60; ++trial) {
-        const int p = 2 + int(rng() % 7);
+        const int p = 1 + int(rng() % 8);
         const int m = 1 + int(rng() % (4 * p));
         GenerateRequest r;
         r.params = {p, m, 1};

@@ -88,7 +88,7 @@ TEST_CASE("zb-v with random costs is never slower than the handcrafted order", "
     std::mt19937 rng(7);
     std::uniform_real_distribution<double> cost(0.3, 1.5), comm(0.0, 0.2);
     for (int trial = 0; trial < 30; ++trial) {
-        const int p = 2 + int(rng() % 5), m = 1 + int(rng() % (3 * p));
+        const int p = 1 + int(rng() % 6), m = 1 + int(rng() % (3 * p));
         GenerateRequest r;
         r.params = {p, m, 1};
         for (int s = 0; s < 2 * p; ++s) r.stageCosts.push_back({cost(rng), cost(rng), cost(rng)});
