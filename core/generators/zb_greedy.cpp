@@ -307,11 +307,7 @@ Outcome Evaluator::replay(const Schedule& order) {
                 } else
                     return Outcome{};
                 if (ready == kInf) break;
-                if (kind == kW) {
-                    // Replayed W's follow the order's own choice of stage, not the FIFO.
-                    run(d, s, kW, ready);
-                } else
-                    run(d, s, kind, ready);
+                run(d, s, kind, ready); // a replayed W runs for the stage the order names
                 ++at[d];
                 progress = true;
                 if (at[d] == ops.size()) ++done;
