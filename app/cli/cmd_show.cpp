@@ -43,6 +43,7 @@ void addShowCommand(CLI::App& app, CommandResult& result) {
         bool first = true;
         auto draw = [&](const Schedule& schedule) {
             std::cout << (first ? "" : "\n") << renderTextGantt(schedule, gantt);
+            if (!schedule.notes.empty()) std::cout << schedule.notes << '\n';
             if (options->comm) {
                 CommViewOptions view;
                 view.maxInstructions = options->maxSteps;

@@ -90,6 +90,16 @@ std::string reportsAsTable(const std::vector<ScheduleReport>& reports) {
             out += "TFLOP/s and MFU: " + r.flopsNote + '\n';
             break;
         }
+    for (const auto& r : reports) {
+        if (r.postValidation)
+            out +=
+                r.schedule + ": post-validation: iteration = longest device span + rollback check " +
+                (r.unitless ? fixed(r.rollbackCheckUs, 2) + " u" : fixed(r.rollbackCheckUs, 1) + " µs") +
+                " (flush would take " +
+                (r.unitless ? fixed(r.time.makespan, 2) + " u" : fixed(r.time.makespan / 1000, 3) + " ms") +
+                ")\n";
+        if (!r.notes.empty()) out += r.schedule + ": " + r.notes + '\n';
+    }
     return out;
 }
 
@@ -138,6 +148,9 @@ std::string reportsAsJson(const std::vector<ScheduleReport>& reports) {
                        {"cost_mode", r.costs.mode},
                        {"unitless", r.unitless},
                        {"iteration_us", r.iterationUs},
+                       {"optimizer_sync", r.postValidation ? "post-validation" : "flush"},
+                       {"rollback_check_us", r.rollbackCheckUs},
+                       {"notes", r.notes},
                        {"bubble_ratio", r.time.bubbleRatio},
                        {"span_bubble_ratio", r.time.spanBubbleRatio},
                        {"samples_per_s", orNull(!r.unitless, r.samplesPerSecond)},

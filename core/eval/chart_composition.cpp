@@ -21,6 +21,15 @@ std::vector<ChartPanel> chartPanels(const AnalysisResult& result, const ChartSet
         ChartPanel panel;
         panel.timeline = &o.prediction.timeline;
         panel.title = o.title;
+        const ScheduleReport& report = o.prediction.report;
+        if (report.postValidation) {
+            // Without a flush the iteration ends before the makespan the bars show: say so.
+            const TimeUnit unit = report.unitless ? TimeUnit::Units : TimeUnit::Microseconds;
+            const TimeAxis axis = niceTimeAxis(report.iterationUs, 1, unit);
+            panel.subtitle = timelineSummary(o.prediction.timeline, unit) + " \u00B7 iteration " +
+                             formatNumber(report.iterationUs / axis.displayScale, 3) +
+                             (axis.unit.empty() ? "" : " " + axis.unit) + " (post-validation)";
+        }
         panels.push_back(std::move(panel));
     }
     if (settings.overlay && result.overlay && result.measured && result.overlay->outcome < panels.size()) {

@@ -27,6 +27,20 @@ Prediction predictTailed(const Project& project, Schedule&& tailed) {
     r.time = computeTimeMetrics(s, index, out.timeline, &out.setup.costs);
     r.memory = computeMemory(s, out.timeline, out.setup.memory);
     r.iterationUs = r.time.makespan;
+    r.notes = s.notes;
+    if (project.costs.optimizerSync == OptimizerSync::PostValidation) {
+        // No flush: a device starts its next iteration after its own optimizer step, so in steady
+        // state an iteration lasts its longest device span; the flag all-reduce is the only
+        // collective left at the end.
+        r.postValidation = true;
+        double longest = 0;
+        for (const DeviceMetrics& d : r.time.devices) longest = std::max(longest, d.span());
+        const double gpus = double(s.devices) * std::max(1, project.parallel.dp);
+        r.rollbackCheckUs = project.costs.mode == CostMode::Analytic
+                                ? 2.0 * std::max(0.0, gpus - 1) * project.cluster.latencyUs
+                                : 0.0;
+        r.iterationUs = longest + r.rollbackCheckUs;
+    }
     if (r.unitless || r.iterationUs <= 0) {
         r.flopsNote = r.unitless ? "unit costs: times are units, not seconds" : "the iteration takes no time";
         return out;

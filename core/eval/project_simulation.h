@@ -20,7 +20,15 @@ struct ScheduleReport {
     std::string schedule;  ///< schedule name
     bool unitless = false; ///< unit mode: times in units, memory in M_a, no throughput
     CostSummary costs;
-    double iterationUs = 0; ///< one iteration (the makespan), µs (units in unit mode)
+    /// One iteration, µs (units in unit mode): the makespan under costs.optimizer_sync = flush;
+    /// under post-validation the longest device span (its first op to its own last op, optimizer
+    /// step included) plus the rollback check, since devices no longer wait for each other.
+    double iterationUs = 0;
+    bool postValidation = false; ///< costs.optimizer_sync = post-validation
+    /// The post-validation check: an all-reduce of one flag over the pp * dp GPUs, latency-bound,
+    /// 2 (n - 1) cluster.latency_us (analytic mode; 0 otherwise, like syncs). 0 under flush.
+    double rollbackCheckUs = 0;
+    std::string notes; ///< what the generator reported about the order (zb-auto's bound)
     TimeMetrics time;
     MemoryReport memory;
     double samplesPerSecond = 0; ///< m · micro_batch_size · dp per iteration

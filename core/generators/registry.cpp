@@ -2,6 +2,8 @@
 
 #include "error.h"
 #include "generators/generators.h"
+#include "generators/zb_auto.h"
+#include "generators/zb_v_family.h"
 #include "size_limits.h"
 
 #include <algorithm>
@@ -92,7 +94,12 @@ const std::array kGenerators{
     GeneratorInfo{"zb-v", "ZB-V (V-shaped zero bubble)",
                   "Two chunks per device in a V; zero bubble at 1F1B's activation memory when F, B, W take "
                   "equal time.",
-                  "none", kPlainParams, true, 1, false, stagesDouble, gen::checkZbV, fromParams<gen::zbV>},
+                  "none", kPlainParams, true, 1, true, stagesDouble, gen::checkZbV, gen::zbVForCosts},
+    GeneratorInfo{"zb-auto", "ZB auto (ZB-1p / ZB-2p under a memory limit)",
+                  "The zero-bubble paper's automatic scheduler, searched: the F/B/W order with the smallest "
+                  "per-device span for the stage costs under the activation-memory limit.",
+                  "memory limit >= 1 activation (memory.limit_microbatches or memory.limit_gib)",
+                  kPlainParams, true, 1, true, stagesOne, gen::checkZbAuto, gen::zbAuto},
 };
 
 std::string lower(std::string_view text) {

@@ -44,6 +44,9 @@ struct GenerateRequest {
     /// Activation memory one device may hold, in full-stage micro-batch activations (M_a: what
     /// one micro-batch leaves behind in one of p equal stages); 0 means no limit.
     double memoryLimit = 0;
+    /// Share of a forward's activations that B keeps for W (M_W / M_B; B frees the rest, W frees
+    /// this). 1 keeps everything until W, the papers' unit count.
+    double keptForW = 1;
 
     /// Costs of `stage` (unit costs when none are given).
     StageCost cost(int stage) const;

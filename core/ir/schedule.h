@@ -28,6 +28,9 @@ struct Schedule {
     bool splitBackward = false; ///< B is the input gradient and W the weight gradient (zero bubble)
     std::vector<std::vector<StageSlot>> placement; ///< [pipe][stage]
     std::vector<std::vector<Op>> order;            ///< [device]: ops in execution order
+    /// What the generator wants users to know about this order (zb-auto: its lower bound and
+    /// gap). Commentary, not part of the order: equality ignores it and passes may drop it.
+    std::string notes;
 
     const StageSlot& slot(int pipe, int stage) const { return placement[pipe][stage]; }
     std::size_t opCount() const;
@@ -35,7 +38,12 @@ struct Schedule {
     /// Chunk ops of interleaved (1/v), V-shaped and BitPipe (1/2) schedules cost that much.
     double stageFraction() const { return double(devices) / double(stagesPerPipe); }
 
-    friend bool operator==(const Schedule&, const Schedule&) = default;
+    friend bool operator==(const Schedule& a, const Schedule& b) {
+        return a.name == b.name && a.devices == b.devices && a.pipes == b.pipes &&
+               a.stagesPerPipe == b.stagesPerPipe && a.microbatches == b.microbatches &&
+               a.chunksPerDevice == b.chunksPerDevice && a.splitBackward == b.splitBackward &&
+               a.placement == b.placement && a.order == b.order;
+    }
 };
 
 /// Stage s on device s mod p as chunk s div p (1F1B when S == p; interleaved and breadth-first).

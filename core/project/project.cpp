@@ -73,6 +73,10 @@ std::string_view costModeName(CostMode mode) {
     return "?";
 }
 
+std::string_view optimizerSyncName(OptimizerSync value) {
+    return value == OptimizerSync::PostValidation ? "post-validation" : "flush";
+}
+
 double dtypeBytes(DType dtype) {
     return dtype == DType::FP32 ? 4.0 : 2.0;
 }

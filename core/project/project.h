@@ -17,6 +17,12 @@ inline constexpr int kProjectFormatVersion = 1;
 enum class DType { FP16, BF16, FP32 };
 enum class Recompute { None, Selective, Full };
 enum class CostMode { Analytic, Manual, Unit };
+/// How an iteration ends. Flush: every device waits for the optimizer step of all (the gradient
+/// norm and NaN/Inf check are all-reduced first), so the next iteration starts on all devices
+/// together. PostValidation (ZB paper §4): each device steps its optimizer eagerly and starts its
+/// next iteration after its own last op; the global check is a small all-reduce of a flag that
+/// rolls the step back on failure (docs/zero-bubble.md).
+enum class OptimizerSync { Flush, PostValidation };
 
 struct ModelConfig {
     int layers = 24;
@@ -53,6 +59,10 @@ struct MemoryConfig {
     double limitGib = 80; ///< budget per GPU, GiB; 0 = no limit
     int zeroStage = 0;    ///< 0-3: what data parallelism shards (optimizer, + gradients, + weights)
     Recompute recompute = Recompute::None;
+    /// Activation budget of one device for cost-aware generators (zb-auto), in full-stage
+    /// micro-batch activations M_a (p for ZB-1p, 2p for ZB-2p); takes precedence over limitGib
+    /// when planning. 0 = derive it from limitGib through the memory model.
+    double limitMicrobatches = 0;
     friend bool operator==(const MemoryConfig&, const MemoryConfig&) = default;
 };
 
@@ -73,6 +83,7 @@ struct CostsConfig {
     double comm = 0;                       ///< µs added to every cross-device dependency (manual mode)
     double efficiency = 0.5;               ///< analytic mode: achieved fraction of peak_tflops
     std::vector<StageCostOverride> stages; ///< manual mode per-stage overrides
+    OptimizerSync optimizerSync = OptimizerSync::Flush; ///< how the iteration ends
     friend bool operator==(const CostsConfig&, const CostsConfig&) = default;
 };
 
@@ -100,9 +111,10 @@ ScheduleParams scheduleParams(const Project& project);
 /// layer fewer on the first and last stage; BitPipe also needs (layers / pp) even).
 void checkLayersFit(const Project& project, const GeneratorInfo& info);
 
-std::string_view dtypeName(DType dtype);         ///< "fp16", "bf16", "fp32"
-std::string_view recomputeName(Recompute value); ///< "none", "selective", "full"
-std::string_view costModeName(CostMode mode);    ///< "analytic", "manual", "unit"
-double dtypeBytes(DType dtype);                  ///< 2 or 4
+std::string_view dtypeName(DType dtype);                 ///< "fp16", "bf16", "fp32"
+std::string_view recomputeName(Recompute value);         ///< "none", "selective", "full"
+std::string_view costModeName(CostMode mode);            ///< "analytic", "manual", "unit"
+std::string_view optimizerSyncName(OptimizerSync value); ///< "flush", "post-validation"
+double dtypeBytes(DType dtype);                          ///< 2 or 4
 
 } // namespace stagecraft

@@ -15,6 +15,7 @@ namespace {
 constexpr std::array<std::string_view, 3> kDTypeChoices{"fp16", "bf16", "fp32"};
 constexpr std::array<std::string_view, 3> kRecomputeChoices{"none", "selective", "full"};
 constexpr std::array<std::string_view, 3> kCostModeChoices{"analytic", "manual", "unit"};
+constexpr std::array<std::string_view, 2> kOptimizerSyncChoices{"flush", "post-validation"};
 constexpr std::array<std::string_view, 5> kSections{"model", "cluster", "parallel", "memory", "costs"};
 
 std::string_view enumText(DType value) {
@@ -25,6 +26,9 @@ std::string_view enumText(Recompute value) {
 }
 std::string_view enumText(CostMode value) {
     return costModeName(value);
+}
+std::string_view enumText(OptimizerSync value) {
+    return optimizerSyncName(value);
 }
 
 // Accessors are generated from pointers to members, so each table row names its member once.
@@ -85,6 +89,12 @@ constexpr ProjectField field(FieldKind kind, std::string_view path, std::string_
                              std::string_view help, std::span<const std::string_view> choices = {}) {
     return ProjectField{path,         sectionOf(path), keyOf(path), kind, unit,        min,        max,
                         minExclusive, choices,         defaultText, help, Access::get, Access::set};
+}
+
+// A field the writer leaves out while it holds its default (see ProjectField::writtenWhenDefault).
+constexpr ProjectField writtenWhenSet(ProjectField f) {
+    f.writtenWhenDefault = false;
+    return f;
 }
 
 template <const ScheduleParamField& Row>
@@ -155,6 +165,10 @@ const std::array kFields{
 
     field<SectionAccess<&P::memory, &Y::limitGib>>(D, "memory.limit_gib", "GiB", 0, 1e6, false, "80",
                                                    "memory budget per GPU; 0 = no limit"),
+    writtenWhenSet(field<SectionAccess<&P::memory, &Y::limitMicrobatches>>(
+        D, "memory.limit_microbatches", "M_a", 0, 1e6, false, "0",
+        "activation budget of a device for zb-auto, in micro-batch activations of a full stage (p: ZB-1p, "
+        "2p: ZB-2p); overrides limit_gib when planning; 0 = from limit_gib")),
     field<SectionAccess<&P::memory, &Y::zeroStage>>(I, "memory.zero_stage", "", 0, 3, false, "0",
                                                     "ZeRO stage: 1 shards optimizer state, 2 + gradients, "
                                                     "3 + weights over dp"),
@@ -180,6 +194,11 @@ const std::array kFields{
     field<SectionAccess<&P::costs, &K::stages>>(FieldKind::StageCosts, "costs.stages", "", 0, kMaxDevices,
                                                 false, "",
                                                 "manual: per-stage overrides of f, b, w (stage:f:b:w,...)"),
+    writtenWhenSet(field<EnumAccess<&P::costs, &K::optimizerSync, kOptimizerSyncChoices.size()>>(
+        FieldKind::Enum, "costs.optimizer_sync", "", 0, 0, false, "flush",
+        "iteration end: flush (all devices wait for the optimizer step) or post-validation (each device "
+        "steps eagerly; a flag all-reduce checks it, ZB paper)",
+        kOptimizerSyncChoices)),
 };
 
 bool outOfRange(const ProjectField& f, double v) {

@@ -45,6 +45,9 @@ struct ProjectField {
     FieldValue (*get)(const Project&);
     /// Stores `value` without checks: use setFieldValue, which checks the kind and the range.
     void (*set)(Project&, const FieldValue&);
+    /// False for fields added after the format's first version: a project file has them only when
+    /// they differ from the default, so files written before them stay in canonical form.
+    bool writtenWhenDefault = true;
 };
 
 /// The table, in file order: name, schedules, then model, cluster, parallel, memory, costs.

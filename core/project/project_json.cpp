@@ -488,7 +488,9 @@ FieldValue parseSetValue(const ProjectField& field, std::string_view raw) {
 std::string projectToJson(const Project& project) {
     OrderedJson root = OrderedJson::object();
     root["stagecraft"] = kProjectFormatVersion;
+    const Project defaults;
     for (const auto& field : projectFields()) {
+        if (!field.writtenWhenDefault && field.get(project) == field.get(defaults)) continue;
         OrderedJson& target = field.section.empty() ? root : root[std::string(field.section)];
         target[std::string(field.key)] = toJson(field.get(project));
     }

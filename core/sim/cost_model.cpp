@@ -339,6 +339,8 @@ CostSetup buildCostSetup(const Project& project, const Schedule& s) {
         setup.unitless = true;
         setup.costs = fullStageCosts(s, 1.0, 1.0, 1.0);
         setup.memory = unitMemoryInputs(s);
+        // Memory is counted in M_a here, so a limit in activations applies as it is.
+        setup.memory.limitBytes = project.memory.limitMicrobatches;
         setup.summary.f = setup.summary.b = setup.summary.w = 1.0;
         setup.summary.text = "unit: F = B = W = 1 per stage, no communication";
         return setup;

@@ -46,24 +46,49 @@ GenerateRequest generateRequest(const Project& project, const GeneratorInfo& inf
                                               d[int(OpKind::W)][std::size_t(s)]};
     }
     request.comm = setup.costs.comm;
+    // The largest share any stage keeps for W: planning with it never under-counts a device.
+    double kept = 0;
+    for (int s = 0; s < stages; ++s) {
+        const StageMemory& m = setup.memory.stages[std::size_t(s)];
+        if (m.activationBytes > 0) kept = std::max(kept, m.keptForWBytes / m.activationBytes);
+    }
+    if (!setup.unitless) request.keptForW = std::clamp(kept, 0.0, 1.0);
 
+    // A limit in activations is the planning limit as given; it takes precedence over the bytes.
+    if (project.memory.limitMicrobatches > 0) {
+        request.memoryLimit = project.memory.limitMicrobatches;
+        return request;
+    }
     const double limit = setup.memory.limitBytes;
     if (setup.unitless || limit <= 0) return request;
-    std::vector<double> staticBytes(std::size_t(probe.devices), 0.0);
+    // Per device: its static memory, and M_a as the largest full-stage activation among the
+    // stages it holds (stages differ: one layer fewer on the first and last, the LM head's logits).
+    std::vector<double> staticBytes(std::size_t(probe.devices), 0.0),
+        unitBytes(std::size_t(probe.devices), 0.0);
     for (int pipe = 0; pipe < probe.pipes; ++pipe)
-        for (int s = 0; s < stages; ++s)
-            staticBytes[std::size_t(probe.slot(pipe, s).device)] +=
-                setup.memory.stages[std::size_t(pipe * stages + s)].staticBytes;
+        for (int s = 0; s < stages; ++s) {
+            const StageMemory& m = setup.memory.stages[std::size_t(pipe * stages + s)];
+            const std::size_t d = std::size_t(probe.slot(pipe, s).device);
+            staticBytes[d] += m.staticBytes;
+            unitBytes[d] = std::max(unitBytes[d], m.activationBytes / probe.stageFraction());
+        }
     const double worstStatic = *std::max_element(staticBytes.begin(), staticBytes.end());
-    // M_a: one micro-batch's activations of a full stage (layers / p); chunk stages hold a share.
-    const double fullStageActivation = setup.memory.stages[0].activationBytes / probe.stageFraction();
     if (worstStatic >= limit)
         throw ValidationError(
             "generator.memory", "memory.limit_gib",
             "memory.limit_gib = " + gib(limit) + ": weights, gradients and optimizer state " + "alone take " +
                 gib(worstStatic) + " on one device, so " + std::string(info.name) +
                 " has no room for activations; raise the limit or shard with memory.zero_stage");
-    request.memoryLimit = fullStageActivation > 0 ? (limit - worstStatic) / fullStageActivation : 0;
+    // The limit in M_a that holds on every device: the tightest over the devices.
+    double activations = 0;
+    bool first = true;
+    for (std::size_t d = 0; d < staticBytes.size(); ++d) {
+        if (unitBytes[d] <= 0) continue;
+        const double room = (limit - staticBytes[d]) / unitBytes[d];
+        activations = first ? room : std::min(activations, room);
+        first = false;
+    }
+    request.memoryLimit = activations;
     return request;
 }
 

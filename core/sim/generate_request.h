@@ -11,9 +11,11 @@ namespace stagecraft {
 
 /// Parameters only for generators that do not use costs (nothing else is computed). For the
 /// others: stage costs of one pipe in the project's cost mode (µs, or units), the intra-node
-/// transfer time, and the memory limit in full-stage activations, M_a: (memory.limit_gib minus the
-/// largest static memory of a device) over one micro-batch's activations of a full stage (0 when
-/// there is no limit or in unit mode). Throws ValidationError for a project the cost model cannot
+/// transfer time, and the memory limit in full-stage activations, M_a: the smallest over the devices
+/// of (memory.limit_gib minus the device's static memory) over the largest full-stage activation of
+/// a stage it holds, so the limit holds on every device (0 when there is no limit or in unit mode),
+/// or memory.limit_microbatches as given when it is set (it takes precedence); keptForW is the
+/// largest M_W / M_B of a stage (1 in unit mode). Throws ValidationError for a project the cost model cannot
 /// use, and "generator.memory" (field memory.limit_gib) when static memory alone exceeds the limit.
 GenerateRequest generateRequest(const Project& project, const GeneratorInfo& info);
 

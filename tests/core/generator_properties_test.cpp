@@ -118,6 +118,6 @@ TEST_CASE("Unknown schedule names list the valid ones, case-insensitively", "[ge
     } catch (const ValidationError& e) {
         CHECK(std::string(e.what()) ==
               "[schedule.unknown] unknown schedule 'zb-x'; valid names: gpipe, 1f1b, "
-              "interleaved, breadth-first, chimera, bitpipe, zb-h1, zb-h2, zb-v");
+              "interleaved, breadth-first, chimera, bitpipe, zb-h1, zb-h2, zb-v, zb-auto");
     }
 }

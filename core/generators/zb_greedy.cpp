@@ -1,0 +1,544 @@
+#include "generators/zb_greedy.h"
+
+#include "error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <queue>
+#include <stdexcept>
+#include <utility>
+
+namespace stagecraft::zb {
+
+namespace {
+
+constexpr double kInf = kNoLimit;
+constexpr double kMemEps = 1e-9;
+// Timed ops the search may spend: the grid and the local improvement stop there, so p = 128,
+// m = 1024 stays within a few seconds.
+constexpr double kDecisionBudget = 1e7;
+constexpr int kMaxEvaluations = 240;
+
+enum Kind : std::uint8_t { kF = 0, kB = 1, kW = 2 };
+
+/// A greedy policy: per-device warm-up caps (micro-batches started on the device whose first
+/// stage's B has not run) and the W tolerance (a W may end this many of its own durations after
+/// the next input can arrive).
+struct Policy {
+    std::vector<int> cap;
+    std::vector<double> tolerance;
+    std::vector<char> forwardFirst; ///< an F whose input is there goes before a B whose gradient is
+    bool protectLast = false;       ///< no W tolerance before the last micro-batch's B
+    std::string label;
+};
+
+std::string format(double value, int decimals) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f", decimals, value);
+    return text;
+}
+
+/// Times orders of one pipe, built greedily from a policy or replayed from a schedule. Buffers are
+/// reused across evaluations. An op is encoded as stage * 4 + kind.
+class Evaluator {
+  public:
+    explicit Evaluator(const Pipe& pipe) : P(pipe), m(pipe.microbatches) {
+        const int S = P.stages();
+        onDevice.resize(std::size_t(P.devices));
+        for (int s = 0; s < S; ++s) onDevice[std::size_t(P.device[s])].push_back(s);
+        offset.assign(std::size_t(P.devices) + 1, 0);
+        for (int d = 0; d < P.devices; ++d)
+            offset[d + 1] = offset[d] + 3 * std::size_t(m) * onDevice[std::size_t(d)].size();
+        codes.resize(offset.back());
+        endF.resize(std::size_t(S) * m);
+        endB.resize(std::size_t(S) * m);
+        pendingW.resize(std::size_t(S) * m);
+        wHead.resize(std::size_t(P.devices));
+        wTail.resize(std::size_t(P.devices));
+        wOffset.assign(std::size_t(P.devices) + 1, 0);
+        for (int d = 0; d < P.devices; ++d)
+            wOffset[d + 1] = wOffset[d] + std::size_t(m) * onDevice[std::size_t(d)].size();
+        for (int d = 0; d < P.devices; ++d) {
+            const auto& st = onDevice[std::size_t(d)];
+            if (st.empty()) throw std::logic_error("zb search: a device without stages");
+        }
+    }
+
+    Outcome greedy(const Policy& policy);
+    Outcome replay(const Schedule& order);
+    /// The last timed order as a schedule shaped like `shape`.
+    Schedule schedule(const Schedule& shape) const;
+
+  private:
+    const Pipe& P;
+    const int m;
+    std::vector<std::vector<int>> onDevice; // stages of each device, ascending
+    std::vector<std::size_t> offset;        // codes of device d start at offset[d]
+    std::vector<std::uint32_t> codes;
+    std::vector<double> endF, endB;
+    std::vector<int> nf, nb, nw, count;
+    std::vector<double> freeT, first, last, dt, mem;
+    // W queue per device: stages whose B ran, in order (each W runs for the stage's oldest B).
+    std::vector<int> pendingW;
+    std::vector<std::size_t> wOffset, wHead, wTail;
+    double peak = 0;
+
+    void reset() {
+        const std::size_t S = std::size_t(P.stages()), D = std::size_t(P.devices);
+        nf.assign(S, 0);
+        nb.assign(S, 0);
+        nw.assign(S, 0);
+        count.assign(D, 0);
+        freeT.assign(D, 0.0);
+        first.assign(D, 0.0);
+        last.assign(D, 0.0);
+        dt.assign(D, kInf);
+        mem.assign(D, 0.0);
+        std::fill(wHead.begin(), wHead.end(), 0);
+        std::fill(wTail.begin(), wTail.end(), 0);
+        peak = 0;
+    }
+    double commBetween(int from, int to) const { return P.device[from] == P.device[to] ? 0.0 : P.comm; }
+    double readyF(int s) const {
+        if (nf[s] >= m) return kInf;
+        if (s == 0) return 0;
+        return nf[s - 1] > nf[s] ? endF[std::size_t(s - 1) * m + nf[s]] + commBetween(s - 1, s) : kInf;
+    }
+    double readyB(int s) const {
+        if (nb[s] >= nf[s]) return kInf;
+        if (s == P.stages() - 1) return endF[std::size_t(s) * m + nb[s]];
+        return nb[s + 1] > nb[s] ? endB[std::size_t(s + 1) * m + nb[s]] + commBetween(s + 1, s) : kInf;
+    }
+    /// Memory device d must keep free for the later-stage forwards of micro-batches it started.
+    double reserved(int d, int extraStarted) const {
+        const auto& st = onDevice[std::size_t(d)];
+        double r = 0;
+        for (std::size_t k = 1; k < st.size(); ++k)
+            r += P.activation[st[k]] * double(nf[st[0]] + extraStarted - nf[st[k]]);
+        return r;
+    }
+    void run(int d, int s, Kind kind, double t) {
+        double duration = 0;
+        const std::size_t base = std::size_t(s) * m;
+        switch (kind) {
+        case kF:
+            duration = P.f[s];
+            endF[base + nf[s]] = t + duration;
+            ++nf[s];
+            mem[d] += P.activation[s];
+            peak = std::max(peak, mem[d]);
+            break;
+        case kB:
+            duration = P.b[s];
+            endB[base + nb[s]] = t + duration;
+            ++nb[s];
+            mem[d] -= P.activation[s] * (1 - P.rho);
+            pendingW[wOffset[d] + wTail[d]++] = s;
+            break;
+        case kW:
+            duration = P.w[s];
+            ++nw[s];
+            mem[d] -= P.activation[s] * P.rho;
+            break;
+        }
+        if (count[d] == 0) first[d] = t;
+        codes[offset[d] + std::size_t(count[d]++)] = std::uint32_t(s) * 4 + kind;
+        freeT[d] = t + duration;
+        last[d] = t + duration;
+    }
+    void runW(int d, double t) { run(d, pendingW[wOffset[d] + wHead[d]++], kW, t); }
+    bool hasW(int d) const { return wHead[d] < wTail[d]; }
+    bool finished(int d) const { return std::size_t(count[d]) == offset[d + 1] - offset[d]; }
+    Outcome outcome() const {
+        Outcome o;
+        o.span = 0;
+        o.makespan = 0;
+        for (int d = 0; d < P.devices; ++d) {
+            o.span = std::max(o.span, last[d] - first[d]);
+            o.makespan = std::max(o.makespan, last[d]);
+        }
+        o.peak = peak;
+        return o;
+    }
+};
+
+Outcome Evaluator::greedy(const Policy& policy) {
+    reset();
+    using Entry = std::pair<double, int>;
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
+    auto wake = [&](int d, double t) {
+        if (t < dt[d]) {
+            dt[d] = t;
+            queue.push({t, d});
+        }
+    };
+    for (int d = 0; d < P.devices; ++d) wake(d, 0.0);
+    int done = 0;
+    while (done < P.devices) {
+        if (queue.empty()) {
+            // Every device waits for a neighbour that waits too: only a W can break it (kept so the
+            // greedy cannot stall; the rules below do not get here).
+            int forced = -1;
+            for (int d = 0; d < P.devices && forced < 0; ++d)
+                if (hasW(d)) forced = d;
+            if (forced < 0) throw std::logic_error("zb search: no device can go on");
+            double now = 0;
+            for (int d = 0; d < P.devices; ++d) now = std::max(now, freeT[d]);
+            runW(forced, std::max(freeT[forced], now));
+            if (finished(forced)) ++done;
+            wake(forced, freeT[forced]);
+            continue;
+        }
+        const auto [t, d] = queue.top();
+        queue.pop();
+        if (t != dt[d]) continue; // superseded
+        dt[d] = kInf;
+        if (finished(d)) continue;
+
+        const auto& st = onDevice[std::size_t(d)];
+        const int head = st[0];
+        int pick = -1;
+        Kind kind = kW;
+        double next = kInf, estimate = kInf;
+        bool memoryBlocked = false, moreFB = false;
+        // The deepest stage first: it feeds the longest remaining chain.
+        int pickB = -1, pickF = -1;
+        for (auto it = st.rbegin(); it != st.rend(); ++it) {
+            const int s = *it;
+            if (nb[s] < m) moreFB = true;
+            const double r = readyB(s);
+            if (r <= t) {
+                if (pickB < 0) pickB = s;
+            } else if (r < kInf)
+                next = std::min(next, r);
+            else if (nb[s] < nf[s] && s + 1 < P.stages() && P.device[s + 1] != d)
+                estimate = std::min(estimate, std::max(freeT[P.device[s + 1]], t) + P.b[s + 1] + P.comm);
+        }
+        if (pickB < 0 || policy.forwardFirst[d])
+            for (auto it = st.rbegin(); it != st.rend() && pickF < 0; ++it) {
+                const int s = *it;
+                if (nf[s] >= m) continue;
+                moreFB = true;
+                bool allowed = true;
+                if (s == head) {
+                    allowed = nf[s] - nb[s] < policy.cap[d];
+                    if (allowed && mem[d] + P.activation[s] + reserved(d, 1) > P.limit + kMemEps) {
+                        allowed = false;
+                        memoryBlocked = true;
+                    }
+                } else if (mem[d] + P.activation[s] > P.limit + kMemEps) {
+                    allowed = false;
+                    memoryBlocked = true;
+                }
+                if (!allowed) continue;
+                const double r = readyF(s);
+                if (r <= t)
+                    pickF = s;
+                else if (r < kInf)
+                    next = std::min(next, r);
+                else if (s > 0 && P.device[s - 1] != d)
+                    estimate = std::min(estimate, std::max(freeT[P.device[s - 1]], t) + P.f[s - 1] + P.comm);
+            }
+        if (pickF >= 0 && (pickB < 0 || policy.forwardFirst[d])) {
+            pick = pickF;
+            kind = kF;
+        } else if (pickB >= 0) {
+            pick = pickB;
+            kind = kB;
+        }
+        if (pick < 0) {
+            if (!hasW(d)) {
+                if (next < kInf) wake(d, std::max(next, t));
+                continue; // parked: a neighbour's next op wakes it
+            }
+            // A W now, unless it would delay the next input by more than the tolerance.
+            // The last micro-batch's backward is the end of the critical path: never delay it.
+            const double arrival = next < kInf ? next : estimate;
+            const double w = P.w[pendingW[wOffset[d] + wHead[d]]];
+            bool lastBackward = false;
+            if (policy.protectLast)
+                for (int s : st) lastBackward |= nb[s] == m - 1 && nf[s] == m;
+            const bool fits = t + w <= arrival + (lastBackward ? 0.0 : policy.tolerance[d] * w);
+            if (!(memoryBlocked || !moreFB || fits)) {
+                if (next < kInf) wake(d, std::max(next, t));
+                continue;
+            }
+            runW(d, t);
+        } else
+            run(d, pick, kind, t);
+        if (finished(d)) ++done;
+        wake(d, freeT[d]);
+        if (d > 0) wake(d - 1, std::max(freeT[d - 1], t));
+        if (d + 1 < P.devices) wake(d + 1, std::max(freeT[d + 1], t));
+    }
+    return outcome();
+}
+
+Outcome Evaluator::replay(const Schedule& order) {
+    reset();
+    if (int(order.order.size()) != P.devices) return Outcome{};
+    bool progress = true;
+    int done = 0;
+    std::vector<std::size_t> at(std::size_t(P.devices), 0);
+    for (int d = 0; d < P.devices; ++d)
+        if (order.order[d].size() != offset[d + 1] - offset[d]) return Outcome{};
+    while (progress && done < P.devices) {
+        progress = false;
+        for (int d = 0; d < P.devices; ++d) {
+            const auto& ops = order.order[d];
+            while (at[d] < ops.size()) {
+                const Op& op = ops[at[d]];
+                const int s = op.stage;
+                if (s < 0 || s >= P.stages() || P.device[s] != d) return Outcome{};
+                double ready = freeT[d];
+                Kind kind;
+                if (op.kind == OpKind::F) {
+                    if (op.mb != nf[s]) return Outcome{};
+                    kind = kF;
+                    ready = std::max(ready, readyF(s));
+                } else if (op.kind == OpKind::B) {
+                    if (op.mb != nb[s] || nb[s] >= nf[s]) return Outcome{};
+                    kind = kB;
+                    ready = std::max(ready, readyB(s));
+                } else if (op.kind == OpKind::W) {
+                    if (op.mb != nw[s] || nw[s] >= nb[s]) return Outcome{};
+                    kind = kW;
+                } else
+                    return Outcome{};
+                if (ready == kInf) break;
+                run(d, s, kind, ready); // a replayed W runs for the stage the order names
+                ++at[d];
+                progress = true;
+                if (at[d] == ops.size()) ++done;
+            }
+        }
+    }
+    if (done < P.devices) return Outcome{}; // deadlock
+    Outcome o = outcome();
+    if (o.peak > P.limit + kMemEps) return Outcome{};
+    return o;
+}
+
+Schedule Evaluator::schedule(const Schedule& shape) const {
+    Schedule s = shape;
+    for (auto& ops : s.order) ops.clear();
+    std::vector<int> next(std::size_t(P.stages()) * 3, 0);
+    for (int d = 0; d < P.devices; ++d) {
+        s.order[d].reserve(offset[d + 1] - offset[d]);
+        for (std::size_t i = offset[d]; i < offset[d + 1]; ++i) {
+            const int stage = int(codes[i] / 4), kind = int(codes[i] % 4);
+            const OpKind op = kind == kF ? OpKind::F : kind == kB ? OpKind::B : OpKind::W;
+            pushOp(s, d, op, 0, stage, next[std::size_t(stage) * 3 + kind]++);
+        }
+    }
+    return s;
+}
+
+std::vector<Policy> grid(const Pipe& P) {
+    std::vector<Policy> out;
+    const int p = P.devices, m = P.microbatches;
+    // Most promising first: a search cut short by its budget has timed these.
+    const int ks[] = {2 * p, p, m, 3 * p, (3 * p + 1) / 2, (p + 1) / 2};
+    const int slopes[] = {2, 1, 0};
+    const double tolerances[] = {kInf, 0, 0.5};
+    for (int protect = 0; protect < 2; ++protect)
+        for (int forwardFirst = 0; forwardFirst < 2; ++forwardFirst)
+            for (double tol : tolerances)
+                for (int k : ks)
+                    for (int s : slopes) {
+                        Policy policy;
+                        policy.cap.resize(std::size_t(p));
+                        for (int d = 0; d < p; ++d) policy.cap[d] = std::clamp(k - s * d, 1, m);
+                        policy.tolerance.assign(std::size_t(p), tol);
+                        policy.forwardFirst.assign(std::size_t(p), char(forwardFirst));
+                        policy.protectLast = protect;
+                        policy.label = std::string(forwardFirst ? "greedy F-first" : "greedy B-first") +
+                                       (protect ? " last-B-first" : "") + " K=" + std::to_string(k) +
+                                       " s=" + std::to_string(s) +
+                                       " tol=" + (tol == kInf ? std::string("inf") : format(tol, 1));
+                        bool duplicate = false;
+                        for (const Policy& q : out)
+                            duplicate |= q.cap == policy.cap && q.tolerance == policy.tolerance &&
+                                         q.forwardFirst == policy.forwardFirst &&
+                                         q.protectLast == policy.protectLast;
+                        if (!duplicate) out.push_back(std::move(policy));
+                    }
+    return out;
+}
+
+} // namespace
+
+bool Outcome::betterThan(const Outcome& other) const {
+    if (other.span == kInf) return span < kInf;
+    const double tol = 1e-9 * std::max(1.0, std::abs(other.span));
+    if (span < other.span - tol) return true;
+    if (span > other.span + tol) return false;
+    return makespan < other.makespan - tol;
+}
+
+Pipe pipeOf(const GenerateRequest& request, const std::vector<StageSlot>& placement, double limit) {
+    Pipe P;
+    P.devices = request.params.pp;
+    P.microbatches = request.params.microbatches;
+    const int S = int(placement.size());
+    const double fraction = double(P.devices) / double(S);
+    for (int s = 0; s < S; ++s) {
+        const StageCost c =
+            request.stageCosts.empty() ? StageCost{fraction, fraction, fraction} : request.cost(s);
+        P.device.push_back(placement[s].device);
+        P.f.push_back(c.f);
+        P.b.push_back(c.b);
+        P.w.push_back(c.w);
+        P.activation.push_back(fraction);
+    }
+    P.comm = request.comm;
+    P.limit = limit > 0 ? limit : kNoLimit;
+    P.rho = std::clamp(request.keptForW, 0.0, 1.0);
+    return P;
+}
+
+Found search(const Pipe& P, const Schedule& shape, const SearchOptions& options,
+             const ZbAutoControl& control) {
+    Evaluator evaluator(P);
+    Found found;
+    const double ops = 3.0 * P.stages() * P.microbatches;
+    const int budget = std::clamp(int(kDecisionBudget / ops), 4, kMaxEvaluations);
+    const std::vector<Policy> candidates = grid(P);
+    const int planned = std::max(budget, int(candidates.size() + options.seeds.size()));
+
+    Outcome best;
+    bool haveBest = false;
+    Policy bestPolicy;
+    Outcome bestGreedy;
+    auto reachedBound = [&] { return haveBest && best.span <= options.goodEnough * (1 + 1e-12); };
+    auto cancelled = [&] {
+        if (control.cancel && control.cancel->load()) found.cancelled = true;
+        return found.cancelled;
+    };
+    auto tick = [&] {
+        ++found.evaluations;
+        if (control.progress) control.progress(std::min(1.0, double(found.evaluations) / planned));
+    };
+    double makespanCap = options.makespanCap;
+    auto consider = [&](const Outcome& o, const std::string& label) {
+        if (o.makespan > makespanCap * (1 + 1e-12)) return;
+        if (!haveBest || o.betterThan(best)) {
+            best = o;
+            haveBest = true;
+            found.schedule = evaluator.schedule(shape);
+            found.winner = label;
+        }
+    };
+
+    for (const auto& [label, seed] : options.seeds) {
+        if (cancelled()) break;
+        const Outcome o = evaluator.replay(seed);
+        tick();
+        if (o.span == kInf) continue;
+        if (options.capMakespanAtFirstSeed && &seed == &options.seeds.front().second)
+            makespanCap = std::min(makespanCap, o.makespan);
+        consider(o, label);
+    }
+    for (const Policy& policy : candidates) {
+        if (reachedBound() || cancelled() || found.evaluations >= budget) break;
+        const Outcome o = evaluator.greedy(policy);
+        tick();
+        if (o.betterThan(bestGreedy)) {
+            bestGreedy = o;
+            bestPolicy = policy;
+        }
+        consider(o, policy.label);
+    }
+    // Local improvement, first improvement wins: move one device's cap, or the caps of a device
+    // and all after it, by one; switch a device's F/B preference; change its W tolerance.
+    const double tolerances[] = {0, 0.5, kInf};
+    auto attempt = [&](Policy trial) {
+        if (reachedBound() || cancelled() || found.evaluations >= budget) return false;
+        const Outcome o = evaluator.greedy(trial);
+        tick();
+        if (!o.betterThan(bestGreedy)) return false;
+        bestGreedy = o;
+        bestPolicy = std::move(trial);
+        if (bestPolicy.label.find("+local") == std::string::npos) bestPolicy.label += " +local";
+        consider(o, bestPolicy.label);
+        return true;
+    };
+    bool improved = !bestPolicy.cap.empty();
+    while (improved && !reachedBound() && found.evaluations < budget && !found.cancelled) {
+        improved = false;
+        for (int d = 0; d < P.devices && !improved; ++d) {
+            for (int suffix = 0; suffix < 2 && !improved; ++suffix)
+                for (int delta : {1, -1}) {
+                    Policy trial = bestPolicy;
+                    bool changed = false;
+                    for (int e = d; e < (suffix ? P.devices : d + 1); ++e) {
+                        const int c = std::clamp(trial.cap[e] + delta, 1, P.microbatches);
+                        changed |= c != trial.cap[e];
+                        trial.cap[e] = c;
+                    }
+                    if (changed && attempt(std::move(trial))) {
+                        improved = true;
+                        break;
+                    }
+                }
+            if (!improved) {
+                Policy trial = bestPolicy;
+                trial.forwardFirst[d] = !trial.forwardFirst[d];
+                improved = attempt(std::move(trial));
+            }
+            for (double tol : tolerances)
+                if (!improved && tol != bestPolicy.tolerance[d]) {
+                    Policy trial = bestPolicy;
+                    trial.tolerance[d] = tol;
+                    improved = attempt(std::move(trial));
+                }
+        }
+    }
+    // Local improvement of the order itself: move a W past a neighbouring F or B of its device,
+    // either way, and keep the move when the replayed order is better (within the limit).
+    if (haveBest && !reachedBound() && !found.cancelled) {
+        const long long swapBudget =
+            std::min<long long>(20 * (long long)ops, (long long)(kDecisionBudget / ops)) - found.evaluations;
+        long long swaps = 0;
+        Schedule& order = found.schedule;
+        bool moved = true;
+        while (moved && swaps < swapBudget && !reachedBound() && !cancelled()) {
+            moved = false;
+            for (int d = 0; d < P.devices && swaps < swapBudget; ++d) {
+                auto& ops = order.order[d];
+                for (std::size_t i = 0; i + 1 < ops.size() && swaps < swapBudget; ++i) {
+                    Op& a = ops[i];
+                    Op& b = ops[i + 1];
+                    if ((a.kind == OpKind::W) == (b.kind == OpKind::W)) continue;
+                    if (a.stage == b.stage && a.mb == b.mb) continue; // a B and its own W
+                    std::swap(a, b);
+                    ++swaps;
+                    const Outcome o = evaluator.replay(order);
+                    tick();
+                    if (o.span < kInf && o.makespan <= makespanCap * (1 + 1e-12) && o.betterThan(best)) {
+                        best = o;
+                        moved = true;
+                        if (found.winner.find("+moves") == std::string::npos) found.winner += " +moves";
+                    } else
+                        std::swap(a, b);
+                }
+            }
+        }
+    }
+    if (!haveBest) {
+        if (found.cancelled)
+            throw Error("generator.cancelled",
+                        std::string(shape.name) + " was cancelled before it timed a first order");
+        // Only a makespan cap can refuse every greedy order: fall back to the best greedy one.
+        const Outcome o = evaluator.greedy(bestPolicy.cap.empty() ? candidates.front() : bestPolicy);
+        best = o;
+        found.schedule = evaluator.schedule(shape);
+        found.winner = bestPolicy.label;
+    }
+    if (control.progress) control.progress(1.0);
+    found.outcome = best;
+    return found;
+}
+
+} // namespace stagecraft::zb
