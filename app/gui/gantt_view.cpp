@@ -5,6 +5,7 @@
 #include "render/scene_painter.h"
 
 #include <QBrush>
+#include <QFontMetrics>
 #include <QKeyEvent>
 #include <QPainter>
 #include <QPainterPath>
@@ -393,11 +394,69 @@ void GanttView::paintEvent(QPaintEvent*) {
     paintHighlights(painter);
     painter.restore();
 
-    // The axis: ticks for the window, in the chart's unit.
+    // The axis: ticks for the window, in the chart's unit. When the chart is taller than the
+    // view, the ruler sticks to the view's bottom edge instead of scrolling out of sight.
     Scene axis;
     axis.fontFamily = m_decor.fontFamily;
     appendAxis(axis, m_frame, m_mapping, t0, t1);
-    render::paintScene(painter, axis, &visible);
+    const double axisHeight = 4 + 2.8 * m_frame.palette->fontSize;
+    if (m_frame.axisY + axisHeight > visible.bottom()) {
+        const double dy = visible.bottom() - axisHeight - m_frame.axisY;
+        painter.fillRect(QRectF(visible.left(), visible.bottom() - axisHeight - 2, visible.width(), axisHeight + 2),
+                         Qt::white);
+        painter.translate(0, dy);
+        render::paintScene(painter, axis, nullptr);
+        painter.translate(0, -dy);
+    } else {
+        render::paintScene(painter, axis, &visible);
+    }
+    painter.resetTransform();
+    paintOverlayLegend(painter);
+}
+
+void GanttView::paintOverlayLegend(QPainter& painter) {
+    // A key for every mark the overlays draw, in the view's top-right corner, so it stays in
+    // sight however the chart is zoomed or scrolled.
+    if (!m_result || (!m_showCriticalPath && !m_showIdleCauses)) return;
+    struct Entry {
+        QString text;
+        QColor color;
+        bool hatched;
+    };
+    std::vector<Entry> entries;
+    if (m_showIdleCauses)
+        for (IdleCause cause : {IdleCause::Warmup, IdleCause::WaitingOn, IdleCause::Communication, IdleCause::Other})
+            entries.push_back({cause == IdleCause::Warmup ? tr("idle: warm-up / cool-down")
+                                                          : tr("idle: %1").arg(QString::fromLatin1(idleCauseName(cause))),
+                               idleColor(cause), true});
+    if (m_showCriticalPath) entries.push_back({tr("critical path"), QColor(0xd6, 0x27, 0x28), false});
+    const QFontMetrics metrics(font());
+    const int line = metrics.height() + 4, swatch = line - 6;
+    int width = 0;
+    for (const Entry& e : entries) width = std::max(width, metrics.horizontalAdvance(e.text));
+    const QRect box(viewport()->width() - width - swatch - 30, 8, width + swatch + 18, int(entries.size()) * line + 8);
+    painter.setRenderHint(QPainter::Antialiasing, false);
+    painter.setPen(QColor(0xc8, 0xc8, 0xc8));
+    painter.setBrush(QColor(255, 255, 255, 230));
+    painter.drawRect(box);
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const Entry& e = entries[i];
+        const QRect sw(box.left() + 6, box.top() + 6 + int(i) * line, swatch, swatch);
+        if (e.hatched) {
+            QColor tint = e.color;
+            tint.setAlpha(40);
+            painter.fillRect(sw, tint);
+            painter.fillRect(sw, QBrush(e.color, Qt::BDiagPattern));
+            painter.setPen(e.color);
+            painter.setBrush(Qt::NoBrush);
+        } else {
+            painter.setPen(QPen(e.color, 1.8));
+            painter.setBrush(Qt::NoBrush);
+        }
+        painter.drawRect(sw);
+        painter.setPen(QColor(0x30, 0x30, 0x30));
+        painter.drawText(QPoint(sw.right() + 6, sw.top() + metrics.ascent() - 1), e.text);
+    }
 }
 
 void GanttView::setShowCriticalPath(bool on) {

@@ -131,6 +131,7 @@ class GanttView : public QAbstractScrollArea {
     double plotRight() const { return m_frame.plotLeft + m_frame.plotWidth + 1; }
     void paintHighlights(QPainter& painter) const;
     void paintOverlays(QPainter& painter, double t0, double t1, double y0, double y1);
+    void paintOverlayLegend(QPainter& painter);
     QString idleToolTipAt(const QPoint& viewportPos) const;
     /// Idle gaps of (panel, device) in time order (indices into idleGaps(panel)), on first use.
     const std::vector<std::size_t>& idleGapsOf(int panel, int device) const;

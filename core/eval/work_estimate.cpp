@@ -1,5 +1,6 @@
 #include "eval/work_estimate.h"
 
+#include "generators/registry.h"
 #include "text/quantity_text.h"
 
 namespace stagecraft {
@@ -8,6 +9,15 @@ WorkEstimate estimateWork(const AnalysisRequest& request) {
     WorkEstimate estimate;
     estimate.ops = estimateOpCount(request);
     estimate.bytes = double(estimate.ops) * kAnalysisBytesPerOp;
+    estimate.effortOps = double(estimate.ops);
+    for (const std::string& name : request.project.schedules) {
+        const GeneratorInfo* info = tryFindGenerator(name);
+        if (!info || !info->usesCosts) continue;
+        AnalysisRequest one;
+        one.project = request.project;
+        one.project.schedules = {name};
+        estimate.effortOps += (kSearchEffortPerOp - 1) * double(estimateOpCount(one));
+    }
     return estimate;
 }
 

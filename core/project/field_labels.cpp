@@ -6,7 +6,7 @@
 namespace stagecraft {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, std::string_view>, 31> kLabels{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 33> kLabels{{
     {"name", "Project name"},
     {"schedules", "Schedules"},
     {"model.layers", "Layers"},
@@ -30,6 +30,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 31> kLabels{
     {"parallel.microbatches", "Micro-batches (m)"},
     {"parallel.chunks", "Chunks per device (v)"},
     {"memory.limit_gib", "Memory limit (GiB)"},
+    {"memory.limit_microbatches", "Activation limit (micro-batches)"},
     {"memory.zero_stage", "ZeRO stage"},
     {"memory.recompute", "Activation recomputation"},
     {"costs.mode", "Cost model"},
@@ -38,6 +39,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 31> kLabels{
     {"costs.w", "Weight gradient W (µs)"},
     {"costs.comm", "Transfer time (µs)"},
     {"costs.efficiency", "Achieved share of peak"},
+    {"costs.optimizer_sync", "Optimizer step (flush or post-validation)"},
 }};
 
 // Fields read by one cost model only; the others ignore them.

@@ -56,3 +56,11 @@ TEST_CASE("Quantities in words", "[work]") {
     CHECK(groupedInteger(40000000) == "40,000,000");
     CHECK(gibText(1.5 * (1ull << 30)) == "1.50 GiB");
 }
+
+TEST_CASE("Searched orders weigh more in the effort than plain ones", "[work]") {
+    const WorkEstimate plain = estimateWork(requestFor(8, 64, {"zb-h1"}));
+    CHECK(plain.effortOps == Approx(double(plain.ops)));
+    const WorkEstimate searched = estimateWork(requestFor(8, 64, {"zb-auto"}));
+    CHECK(searched.ops == plain.ops);
+    CHECK(searched.effortOps == Approx(kSearchEffortPerOp * double(searched.ops)));
+}

@@ -1,5 +1,7 @@
 #include "gui/models/analysis_runner.h"
 
+#include "eval/work_estimate.h"
+
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace stagecraft::gui {
@@ -18,7 +20,7 @@ void AnalysisRunner::submit(AnalysisRequest request) {
         m_pending = std::move(request); // the running one will be outdated; run only the newest
         return;
     }
-    if (estimateOpCount(request) <= m_threshold) {
+    if (estimateWork(request).effortOps <= double(m_threshold)) {
         m_latest = std::make_shared<const AnalysisResult>(analyze(request));
         emit finished(m_latest);
         return;
@@ -54,7 +56,7 @@ void AnalysisRunner::onWorkerFinished() {
         AnalysisRequest next = std::move(*m_pending);
         m_pending.reset();
         // The finished result is already outdated; go straight to the newest request.
-        if (estimateOpCount(next) > m_threshold) {
+        if (estimateWork(next).effortOps > double(m_threshold)) {
             m_delivered = false; // still busy: no busyChanged(false) in between
             startWorker(std::move(next));
             return;

@@ -22,7 +22,8 @@ class AnalysisRunner : public QObject {
     explicit AnalysisRunner(QObject* parent = nullptr);
     ~AnalysisRunner() override;
 
-    /// Requests estimated above this many ops go to a worker.
+    /// Requests whose effort (estimateWork().effortOps: ops, searched orders weighted) is above
+    /// this go to a worker.
     void setWorkerThreshold(std::size_t ops) { m_threshold = ops; }
     std::size_t workerThreshold() const { return m_threshold; }
 
