@@ -1,0 +1,151 @@
+// What timeline views (the viewer, the GUI) ask of a timeline beyond drawing it: finding an op
+// by the text people type, key figures of a trace without its schedule, and the colour of a
+// measured op by its error against the prediction.
+#include "generators/registry.h"
+#include "layout/error_colors.h"
+#include "sim/overlay.h"
+#include "sim/simulator.h"
+#include "sim/timeline_busy.h"
+#include "sim/timeline_search.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <limits>
+
+using namespace stagecraft;
+
+namespace {
+
+Timeline unitTimeline(const std::string& name, int p, int m, int v = 1) {
+    const Schedule s = generateSchedule(name, {p, m, v});
+    return simulate(s, fullStageCosts(s, 1, 1, 1, 0.0));
+}
+
+TimelineEvent event(int device, OpKind kind, int stage, int mb, double start, double end) {
+    TimelineEvent e;
+    e.device = device;
+    e.op.kind = kind;
+    e.op.stage = stage;
+    e.op.mb = mb;
+    e.start = start;
+    e.end = end;
+    return e;
+}
+
+} // namespace
+
+TEST_CASE("findTimelineOps: an action string names one op, a label names it on every stage",
+          "[view_support]") {
+    const Timeline t = unitTimeline("1f1b", 4, 8);
+    const std::vector<std::size_t> one = findTimelineOps(t, "3B5");
+    REQUIRE(one.size() == 1);
+    const TimelineEvent& e = t.events[one[0]];
+    CHECK(e.op.kind == OpKind::B);
+    CHECK(e.op.stage == 3);
+    CHECK(e.op.mb == 5);
+    CHECK(e.device == 3);
+    // Blanks and lower case are fine; I names the backward too.
+    CHECK(findTimelineOps(t, "  3b5 ") == one);
+    CHECK(findTimelineOps(t, "3I5") == one);
+
+    const std::vector<std::size_t> all = findTimelineOps(t, "f2");
+    REQUIRE(all.size() == 4);
+    for (std::size_t k = 0; k < all.size(); ++k) {
+        CHECK(t.events[all[k]].op.kind == OpKind::F);
+        CHECK(t.events[all[k]].op.mb == 2);
+        if (k > 0) CHECK(t.events[all[k - 1]].start <= t.events[all[k]].start); // start order
+    }
+    // Stage 0 runs first in 1F1B.
+    CHECK(t.events[all[0]].op.stage == 0);
+}
+
+TEST_CASE("findTimelineOps: the second pipe, syncs, and queries that name nothing", "[view_support]") {
+    const Timeline chimera = unitTimeline("chimera", 4, 4);
+    // The first forward of the second pipe, by its action string.
+    const auto second =
+        std::find_if(chimera.events.begin(), chimera.events.end(),
+                     [](const TimelineEvent& e) { return e.op.pipe == 1 && e.op.kind == OpKind::F; });
+    REQUIRE(second != chimera.events.end());
+    const std::string action = "p1:" + std::to_string(second->op.stage) + "F" + std::to_string(second->op.mb);
+    const auto p1 = findTimelineOps(chimera, action);
+    REQUIRE(p1.size() == 1);
+    CHECK(chimera.events[p1[0]] == *second);
+    std::string shouted = action;
+    shouted[0] = 'P';
+    CHECK(findTimelineOps(chimera, shouted) == p1);
+    // Without the prefix: pipe 0's op of that stage and micro-batch, when there is one, never pipe 1's.
+    for (std::size_t k : findTimelineOps(chimera, action.substr(3))) CHECK(chimera.events[k].op.pipe == 0);
+
+    Timeline t;
+    t.shape.devices = 1;
+    t.events = {event(0, OpKind::F, 0, 0, 0, 1), event(0, OpKind::GradSync, 0, 0, 1, 2),
+                event(0, OpKind::Optimizer, 0, 0, 2, 3)};
+    CHECK(findTimelineOps(t, "S") == std::vector<std::size_t>{1});
+    CHECK(findTimelineOps(t, "optimizer") == std::vector<std::size_t>{2});
+
+    std::string why;
+    CHECK(findTimelineOps(t, "3X17", &why).empty());
+    CHECK(why.find("\"3X17\" names no op") != std::string::npos);
+    CHECK(findTimelineOps(t, "", &why).empty());
+    why.clear();
+    CHECK(findTimelineOps(t, "5F9", &why).empty());
+    CHECK(why == "no op \"5F9\" in this timeline");
+}
+
+TEST_CASE("measureTimelineBusy: makespan, bubble and busy time without the schedule", "[view_support]") {
+    // 1F1B, F = 1 and a whole backward B + W = 2: makespan (m + p - 1) x 3, bubble
+    // (p - 1) / (m + p - 1), the papers' formula.
+    const Timeline t = unitTimeline("1f1b", 4, 8);
+    const TimelineBusy b = measureTimelineBusy(t);
+    CHECK(b.makespan == Approx(3.0 * (8 + 4 - 1)));
+    REQUIRE(b.busy.size() == 4);
+    for (double busy : b.busy) CHECK(busy == Approx(24.0));
+    CHECK(b.bubbleRatio == Approx(3.0 / 11.0));
+
+    // Bad events are left out; a device beyond the shape still counts.
+    Timeline odd;
+    odd.shape.devices = 1;
+    odd.events = {event(0, OpKind::F, 0, 0, 0, 2), event(-1, OpKind::F, 0, 1, 0, 100),
+                  event(2, OpKind::F, 0, 2, 2, 4), event(0, OpKind::B, 0, 0, 5, 3)};
+    const TimelineBusy ob = measureTimelineBusy(odd);
+    CHECK(ob.makespan == 4.0);
+    REQUIRE(ob.busy.size() == 3);
+    CHECK(ob.busy[0] == 2.0);
+    CHECK(ob.busy[1] == 0.0);
+    CHECK(ob.busy[2] == 2.0);
+    CHECK(ob.bubbleRatio == Approx(1.0 - 4.0 / 12.0));
+    CHECK(measureTimelineBusy(Timeline{}).bubbleRatio == 0.0);
+}
+
+TEST_CASE("durationErrorColor: grey when as predicted, red slower, blue faster, saturating",
+          "[view_support]") {
+    const Color neutral = durationErrorColor(10, 10);
+    CHECK(durationErrorColor(10, 10.1) == neutral); // within 2 %
+    CHECK(durationErrorColor(0, 5) == neutral);
+    CHECK(durationErrorColor(10, std::numeric_limits<double>::infinity()) == neutral);
+    const Color slow = durationErrorColor(10, 13), slower = durationErrorColor(10, 20);
+    const Color fast = durationErrorColor(10, 7), faster = durationErrorColor(10, 5);
+    CHECK(slow.r > slow.b);
+    CHECK(slower.r > slow.r);
+    CHECK(fast.b > fast.r);
+    CHECK(faster.r < fast.r); // deeper blue: red fades
+    CHECK(fast.r < neutral.r);
+    CHECK(durationErrorColor(10, 40) == slower); // saturated at twice as slow
+    CHECK(durationErrorColor(10, 2) == faster);
+}
+
+TEST_CASE("predictedEventOfMeasured inverts the overlay's matching", "[view_support]") {
+    const Timeline p = unitTimeline("1f1b", 2, 4);
+    Timeline m = p;
+    m.origin = "measured";
+    std::reverse(m.events.begin(), m.events.end()); // any order: matched by identity
+    for (TimelineEvent& e : m.events) e.end = e.start + e.duration() * 1.5;
+    const OverlayReport r = compareTimelines(p, m);
+    const std::vector<std::int32_t> of = predictedEventOfMeasured(r, m.events.size());
+    REQUIRE(of.size() == m.events.size());
+    for (std::size_t k = 0; k < m.events.size(); ++k) {
+        if (m.events[k].lane != Lane::Compute) continue;
+        REQUIRE(of[k] >= 0);
+        CHECK(p.events[std::size_t(of[k])].op == m.events[k].op);
+    }
+}
