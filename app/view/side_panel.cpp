@@ -51,19 +51,32 @@ void SidePanel::drawMetrics(const ViewChart& chart, int panel) const {
     if (vp.overlay && !vp.prediction) {
         const OverlayReport& r = *vp.overlay;
         ImGui::Text("vs prediction: makespan %+.1f %%", r.makespanError * 100);
-        ImGui::Text("op duration error: mean %s, max %s", timeText(r.meanAbsDurationError, false).c_str(),
-                    timeText(r.maxAbsDurationError, false).c_str());
-        ImGui::TextDisabled("bars: grey as predicted, red slower, blue faster");
+        ImGui::TextWrapped("op duration error: mean %s, max %s",
+                           timeText(r.meanAbsDurationError, false).c_str(),
+                           timeText(r.maxAbsDurationError, false).c_str());
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("bars: grey as predicted, red slower, blue faster");
+        ImGui::PopStyleColor();
     } else if (!vp.matchNote.empty()) {
         ImGui::TextWrapped("matches no shown prediction: %s", vp.matchNote.c_str());
     }
-    const double maxBusy = busy.empty() ? 0 : *std::max_element(busy.begin(), busy.end());
+    // Busy share of the makespan per device: one thin bar each, Tracy-style.
+    ImDrawList* list = ImGui::GetWindowDrawList();
+    const float rowH = ImGui::GetTextLineHeight();
+    const float labelW = ImGui::CalcTextSize("D000").x, valueW = ImGui::CalcTextSize("100 %").x;
     for (std::size_t d = 0; d < busy.size() && d < 64; ++d) {
-        const float frac = makespan > 0 ? float(busy[d] / makespan) : 0.0f;
-        char label[64];
-        std::snprintf(label, sizeof label, "D%zu %.0f %%", d, double(frac) * 100);
-        ImGui::ProgressBar(frac, ImVec2(-1, 0), label);
-        (void)maxBusy;
+        const float frac = makespan > 0 ? std::clamp(float(busy[d] / makespan), 0.0f, 1.0f) : 0.0f;
+        const ImVec2 p = ImGui::GetCursorScreenPos();
+        const float barW = std::max(20.0f, ImGui::GetContentRegionAvail().x - labelW - valueW - 12);
+        char text[32];
+        std::snprintf(text, sizeof text, "D%zu", d);
+        list->AddText(p, ImGui::GetColorU32(ImGuiCol_TextDisabled), text);
+        const ImVec2 b0(p.x + labelW + 4, p.y + rowH * 0.2f), b1(b0.x + barW, p.y + rowH * 0.8f);
+        list->AddRectFilled(b0, b1, IM_COL32(225, 228, 232, 255));
+        list->AddRectFilled(b0, ImVec2(b0.x + barW * frac, b1.y), IM_COL32(70, 130, 180, 255));
+        std::snprintf(text, sizeof text, "%.0f %%", double(frac) * 100);
+        list->AddText(ImVec2(b1.x + 6, p.y), ImGui::GetColorU32(ImGuiCol_Text), text);
+        ImGui::Dummy(ImVec2(labelW + barW + valueW + 10, rowH));
     }
     if (busy.size() > 64) ImGui::TextDisabled("... %zu devices", busy.size());
 }

@@ -58,7 +58,7 @@ class TimelineView {
     std::optional<ImVec4> boxOnScreen(ImVec2 origin, int panel, int event) const;
 
     ViewChart* m_chart = nullptr;
-    double m_k = 1.5;                                ///< pixels per point
+    double m_k = 1.6;                                ///< pixels per point
     double m_widthPx = 0;                            ///< pane width the frame was laid out for
     bool m_fitPending = true;                        ///< fit once the pane has a width
     std::optional<std::pair<double, double>> m_keep; ///< (pxPerUs, originTime) to restore after relayout
