@@ -9,6 +9,7 @@
 #include <GLFW/glfw3.h>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 namespace stagecraft::view {
@@ -31,7 +32,78 @@ std::string opName(const Timeline& timeline, const TimelineEvent& e) {
     return name;
 }
 
+constexpr double kStripGap = 2;     ///< points between memory strips
+constexpr double kStripTitle = 16;  ///< points for a panel's memory title
+constexpr double kMemoryTop = 6;    ///< points between the chart and its memory strips
+
 } // namespace
+
+double TimelineView::memoryHeight() const {
+    double h = 0;
+    const double strip = m_chart->frame().rowHeight;
+    for (const ViewPanel& p : m_chart->panels())
+        if (!p.memory.empty()) h += kStripTitle + double(p.memory.size()) * (strip + kStripGap);
+    return h > 0 ? h + kMemoryTop : 0;
+}
+
+void TimelineView::drawMemory(ImDrawList* list, ImFont* font, ImVec2 origin, double top, double bottom,
+                              double x0, double x1) const {
+    const ChartFrame& f = m_chart->frame();
+    const float k = float(m_k);
+    const double strip = f.rowHeight;
+    const double t0 = m_mapping.xToTime(x0), t1 = m_mapping.xToTime(x1);
+    const auto columns = std::size_t(std::max(1.0, std::floor((x1 - x0) * m_k)));
+    double y = f.height + kMemoryTop;
+    const ImU32 fill = IM_COL32(94, 158, 196, 255), track = IM_COL32(236, 240, 244, 255);
+    const ImU32 text = toImColor(f.palette->text), muted = toImColor(f.palette->mutedText);
+    const float fontPx = float(f.palette->fontSize) * k;
+    for (const ViewPanel& p : m_chart->panels()) {
+        if (p.memory.empty()) continue;
+        // One scale for the panel's devices, from the lowest value any holds to the highest.
+        double peak = 0, low = std::numeric_limits<double>::infinity();
+        for (const CounterSeries& s : p.memory)
+            if (!s.empty()) peak = std::max(peak, s.peak()), low = std::min(low, s.low());
+        if (!std::isfinite(low) || low >= peak) low = 0;
+        if (y + kStripTitle >= top && y <= bottom) {
+            char title[256];
+            std::snprintf(title, sizeof title, "%s · memory %.3g to %.3g %s", p.title.c_str(), low / p.memoryScale,
+                          peak / p.memoryScale, p.memoryUnit.c_str());
+            list->AddText(font, fontPx, ImVec2(origin.x + float(f.plotLeft) * k, origin.y + float(y + 3) * k), text,
+                          title);
+        }
+        y += kStripTitle;
+        for (std::size_t d = 0; d < p.memory.size(); ++d, y += strip + kStripGap) {
+            if (y + strip < top || y > bottom) continue;
+            char label[32];
+            std::snprintf(label, sizeof label, "D%zu", d);
+            const float labelW = font->CalcTextSizeA(fontPx, FLT_MAX, 0, label).x;
+            list->AddText(font, fontPx,
+                          ImVec2(origin.x + float(f.plotLeft) * k - labelW - 6,
+                                 origin.y + float(y + strip / 2) * k - fontPx / 2),
+                          muted, label);
+            const float yTop = origin.y + float(y) * k, yBottom = origin.y + float(y + strip) * k;
+            const float left = origin.x + float(x0) * k;
+            list->AddRectFilled(ImVec2(left, yTop), ImVec2(origin.x + float(x1) * k, yBottom), track);
+            if (peak <= 0 || p.memory[d].empty()) continue;
+            // One column per pixel, each the most the device held in it; equal neighbours merge.
+            const std::vector<double> v = p.memory[d].columns(t0, t1, columns);
+            const float h = yBottom - yTop;
+            std::size_t c = 0;
+            while (c < v.size()) {
+                std::size_t e = c + 1;
+                auto level = [&](double value) {
+                    return std::round(yBottom - h * float(std::clamp((value - low) / (peak - low), 0.0, 1.0)));
+                };
+                const float barTop = level(v[c]);
+                while (e < v.size() && level(v[e]) == barTop) ++e;
+                if (barTop < yBottom)
+                    list->AddRectFilled(ImVec2(left + float(c), barTop), ImVec2(left + float(e), yBottom),
+                                        fill);
+                c = e;
+            }
+        }
+    }
+}
 
 void TimelineView::setChart(ViewChart* chart, bool keepWindow) {
     if (keepWindow && m_chart && !m_fitPending) {
@@ -142,7 +214,7 @@ void TimelineView::jumpTo(int panel, int event) {
     const Timeline& tl = *m_chart->panels()[std::size_t(panel)].timeline;
     if (event < 0 || std::size_t(event) >= tl.events.size()) return;
     const TimelineEvent& e = tl.events[std::size_t(event)];
-    const double span = std::max(e.duration() * 10, 1e-9);
+    const double span = std::max(e.duration() * 30, 1e-9);
     TimeMapping m = m_mapping;
     m.pxPerUs = m_chart->frame().plotWidth / span;
     m.originTime = (e.start + e.end) / 2 - span / 2;
@@ -227,7 +299,7 @@ void TimelineView::draw(ImFont* font, ImVec2 size) {
     if (std::abs(width - m_widthPx) > 0.5) relayout(width);
     const ChartFrame& f = m_chart->frame();
     const float k = float(m_k);
-    const float contentH = float(f.height) * k;
+    const float contentH = float(f.height + memoryHeight()) * k;
 
     ImGui::BeginChild("##timeline", size, false, ImGuiWindowFlags_NoScrollWithMouse);
     if (m_scrollRequest >= 0) {
@@ -305,6 +377,9 @@ void TimelineView::draw(ImFont* font, ImVec2 size) {
     list->PushClipRect(plotMin, plotMax, true);
     drawScene(list, plot, tf, font, ImVec4(plotMin.x, plotMin.y, plotMax.x, plotMax.y));
     drawHighlights(list, origin);
+    list->PopClipRect();
+    list->PushClipRect(ImVec2(clip.x, clip.y), ImVec2(plotMax.x, clip.w), true);
+    drawMemory(list, font, origin, top, bottom, window.x0 + 1, window.x1 - 1);
     list->PopClipRect();
 
     // The time ruler: core's axis for the window, pinned to the pane's bottom when the chart is

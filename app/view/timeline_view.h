@@ -35,7 +35,7 @@ class TimelineView {
     void zoomAbout(double factor, double anchorPx);
     /// Moves the content right by `dx` pixels.
     void pan(double dxPx);
-    /// Centres event `event` of `panel`, zoomed so it spans about a tenth of the plot, and selects it.
+    /// Centres event `event` of `panel`, zoomed so it spans about a thirtieth of the plot, and selects it.
     void jumpTo(int panel, int event);
     void select(int panel, int event);
     void clearSelection();
@@ -55,6 +55,11 @@ class TimelineView {
     TimeMapping fitMapping() const;
     void drawHighlights(ImDrawList* list, ImVec2 origin) const;
     void drawTooltip(int panel, int event) const;
+    /// Memory strips under the chart, one per device of every panel that has memory: height in
+    /// points, and the drawing (visible strips only, one column per pixel from CounterSeries).
+    double memoryHeight() const;
+    void drawMemory(ImDrawList* list, ImFont* font, ImVec2 origin, double top, double bottom, double x0,
+                    double x1) const;
     std::optional<ImVec4> boxOnScreen(ImVec2 origin, int panel, int event) const;
 
     ViewChart* m_chart = nullptr;

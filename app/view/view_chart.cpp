@@ -39,6 +39,10 @@ void ViewChart::build(const std::vector<ViewSource>& sources, const ViewChartOpt
                 p.prediction = &out.prediction;
                 p.title = out.title;
                 p.unitless = out.prediction.report.unitless;
+                for (const DeviceMemory& d : out.prediction.report.memory.devices)
+                    p.memory.emplace_back(std::span<const std::pair<double, double>>(d.curve));
+                p.memoryUnit = p.unitless ? "M_a" : "GiB";
+                p.memoryScale = p.unitless ? 1.0 : double(1ull << 30);
                 (p.unitless ? anyUnitless : anyMicroseconds) = true;
                 m_panels.push_back(std::move(p));
             }
@@ -48,6 +52,17 @@ void ViewChart::build(const std::vector<ViewSource>& sources, const ViewChartOpt
             p.timeline = src.trace.get();
             p.title = tracePanelTitle(src);
             p.busy = measureTimelineBusy(*src.trace);
+            // The memory counters (the writer's "memory (GiB)"), else any counter, per device.
+            std::string name;
+            for (const CounterTrack& c : src.counters)
+                if (c.name.find("memory") != std::string::npos) name = c.name;
+            if (name.empty() && !src.counters.empty()) name = src.counters.front().name;
+            for (const CounterTrack& c : src.counters) {
+                if (c.name != name || c.device < 0 || c.device > 4096) continue;
+                if (std::size_t(c.device) >= p.memory.size()) p.memory.resize(std::size_t(c.device) + 1);
+                p.memory[std::size_t(c.device)] = CounterSeries(c.points);
+            }
+            p.memoryUnit = name.find("GiB") != std::string::npos ? "GiB" : name;
             anyMicroseconds = true;
             m_panels.push_back(std::move(p));
         }

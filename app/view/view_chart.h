@@ -9,6 +9,7 @@
 #include "eval/op_inspect.h"
 #include "layout/chart_frame.h"
 #include "layout/chart_rows.h"
+#include "layout/counter_series.h"
 #include "sim/overlay.h"
 #include "sim/timeline_busy.h"
 #include "view/view_sources.h"
@@ -33,6 +34,10 @@ struct ViewPanel {
     std::vector<std::int32_t> counterpart;        ///< [event] -> the partner's event, -1
     TimelineBusy busy;                            ///< key figures for traces (predictions have their report)
     std::string matchNote;                        ///< why a trace matched nothing ("" when it did)
+    /// Memory per device: a trace's memory counters, a prediction's memory curves (empty: none).
+    std::vector<CounterSeries> memory;
+    std::string memoryUnit; ///< "GiB", "M_a" ...
+    double memoryScale = 1; ///< shown value = series value / memoryScale
 };
 
 struct ViewChartOptions {

@@ -3,6 +3,7 @@
 #include "error.h"
 #include "eval/evaluation_input.h"
 #include "io/chrome_trace.h"
+#include "io/trace_counters.h"
 
 #include <chrono>
 #include <fstream>
@@ -58,6 +59,9 @@ ViewSource loadSource(const std::string& path, const LoadOptions& options) {
             read.iteration = options.traceIteration;
             auto timeline = std::make_shared<Timeline>(readChromeTrace(path, read, &s.traceInfo));
             s.trace = std::move(timeline);
+            // Counters are on the trace's own clock; a trace of several iterations is read as one
+            // iteration moved to time 0, so its counters would not line up: they are left out.
+            if (s.traceInfo.iterations <= 1) s.counters = readTraceCounters(path);
         } else {
             EvaluationInput input;
             input.path = path;

@@ -26,6 +26,8 @@ struct ViewSource {
     /// Traces: the timeline read.
     std::shared_ptr<const Timeline> trace;
     TraceInfo traceInfo;
+    /// Traces: their counter tracks (memory per device), which the timeline reader skips.
+    std::vector<CounterTrack> counters;
     double loadSeconds = 0;
     /// For --follow: what the file looked like when read.
     std::uintmax_t size = 0;

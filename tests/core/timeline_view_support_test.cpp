@@ -1,7 +1,11 @@
 // What timeline views (the viewer, the GUI) ask of a timeline beyond drawing it: finding an op
 // by the text people type, key figures of a trace without its schedule, and the colour of a
 // measured op by its error against the prediction.
+#include "error.h"
 #include "generators/registry.h"
+#include "io/chrome_trace.h"
+#include "io/trace_counters.h"
+#include "layout/counter_series.h"
 #include "layout/error_colors.h"
 #include "sim/overlay.h"
 #include "sim/simulator.h"
@@ -147,5 +151,77 @@ TEST_CASE("predictedEventOfMeasured inverts the overlay's matching", "[view_supp
         if (m.events[k].lane != Lane::Compute) continue;
         REQUIRE(of[k] >= 0);
         CHECK(p.events[std::size_t(of[k])].op == m.events[k].op);
+    }
+}
+
+TEST_CASE("parseTraceCounters keeps the counters the timeline reader skips", "[view_support]") {
+    // Written by the trace writer, read back by the counter reader.
+    const Timeline t = unitTimeline("1f1b", 2, 2);
+    ChromeTraceOptions options;
+    options.counters = {CounterTrack{0, "memory (GiB)", {{0, 1.5}, {2, 2.5}, {4, 0.5}}},
+                        CounterTrack{1, "memory (GiB)", {{1, 3}}}};
+    const std::vector<CounterTrack> back = parseTraceCounters(timelineToChromeTrace(t, options), "t.json");
+    REQUIRE(back.size() == 2);
+    CHECK(back[0].device == 0);
+    CHECK(back[0].name == "memory (GiB)");
+    CHECK(back[0].points == options.counters[0].points);
+    CHECK(back[1].device == 1);
+    CHECK(back[1].points == options.counters[1].points);
+
+    // Bare arrays; events without a value or pid are skipped; args beyond the first number ignored.
+    const auto bare = parseTraceCounters(
+        R"([{"ph":"C","name":"x","pid":3,"ts":5,"args":{"a":7,"b":9}},{"ph":"C","name":"x","pid":3,"ts":6,"args":{}},
+            {"ph":"C","name":"x","ts":6,"args":{"a":1}},{"ph":"X","name":"0F0","pid":3,"ts":1,"dur":1,"args":{"v":4}}])",
+        "bare.json");
+    REQUIRE(bare.size() == 1);
+    CHECK(bare[0].device == 3);
+    CHECK(bare[0].points == std::vector<std::pair<double, double>>{{5, 7}});
+
+    try {
+        parseTraceCounters("{\"traceEvents\": [\n{\"ph\": \"C\",", "cut.json");
+        FAIL("a truncated trace was accepted");
+    } catch (const ParseError& e) {
+        CHECK(e.id() == "trace.json");
+        CHECK(e.line() == 2);
+    }
+}
+
+TEST_CASE("CounterSeries: the maximum over any window, per pixel column", "[view_support]") {
+    // A step curve: 0 before t = 10, then 5, 2, 8, 1.
+    const std::vector<std::pair<double, double>> points = {{10, 5}, {20, 2}, {30, 8}, {40, 1}};
+    const CounterSeries s(points);
+    CHECK(s.peak() == 8);
+    CHECK(s.low() == 1);
+    CHECK(s.maxOver(0, 10) == 0);   // nothing recorded yet
+    CHECK(s.maxOver(0, 11) == 5);
+    CHECK(s.maxOver(21, 29) == 2);  // the value in force, no change inside
+    CHECK(s.maxOver(25, 35) == 8);
+    CHECK(s.maxOver(41, 100) == 1); // after the last change
+    CHECK(s.maxOver(5, 5) == 0);    // empty window
+    CHECK(s.columns(0, 40, 4) == std::vector<double>{0, 5, 2, 8});
+
+    // Against the obvious scan, on a long random curve and many windows.
+    std::vector<std::pair<double, double>> big;
+    std::uint32_t x = 12345;
+    for (int i = 0; i < 5000; ++i) {
+        x = x * 1664525u + 1013904223u;
+        big.emplace_back(i * 2.0, double(x % 1000));
+    }
+    const CounterSeries b(big);
+    for (int w = 0; w < 300; ++w) {
+        x = x * 1664525u + 1013904223u;
+        const double t0 = double(x % 11000) - 500, t1 = t0 + 1 + double(x % 977);
+        double expect = 0;
+        bool any = false;
+        for (std::size_t i = 0; i < big.size(); ++i) {
+            const bool inForceAtT0 = big[i].first <= t0 && (i + 1 == big.size() || big[i + 1].first > t0);
+            if (inForceAtT0 || (big[i].first > t0 && big[i].first < t1)) {
+                expect = any ? std::max(expect, big[i].second) : big[i].second;
+                any = true;
+            }
+        }
+        if (!any || big[0].first > t0) expect = std::max(expect, 0.0);
+        INFO("window " << t0 << " .. " << t1);
+        CHECK(b.maxOver(t0, t1) == expect);
     }
 }

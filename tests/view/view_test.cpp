@@ -125,6 +125,27 @@ TEST_CASE("a Chrome trace opens and its bars are drawn", "[trace]") {
     CHECK(p.has(paper().compute[0][1])); // backward bars
 }
 
+TEST_CASE("a trace with memory counters gets a memory strip per device", "[trace]") {
+    EvaluationInput input;
+    input.path = kSource + "/tests/fuzz/corpus/schedule_json/zb_v.json";
+    const AnalysisResult result = analyze(loadAnalysisRequest(input));
+    REQUIRE(result.outcomes.size() == 1);
+    const Prediction& pred = result.outcomes[0].prediction;
+    ChromeTraceOptions options;
+    for (std::size_t d = 0; d < pred.report.memory.devices.size(); ++d)
+        options.counters.push_back(CounterTrack{int(d), "memory (GiB)", pred.report.memory.devices[d].curve});
+    REQUIRE_FALSE(options.counters.empty());
+    fs::create_directories(kOut);
+    const fs::path trace = kOut / "with-counters.json";
+    writeChromeTrace(pred.timeline, trace, options);
+    const Png with = screenshot("trace-memory", quoted(trace.string()));
+    const Color strip{94, 158, 196, 255};
+    CHECK(with.has(strip));
+    writeChromeTrace(pred.timeline, trace); // no counters: no strip
+    const Png without = screenshot("trace-no-memory", quoted(trace.string()));
+    CHECK_FALSE(without.has(strip));
+}
+
 TEST_CASE("a schedule file opens, simulated with the default project or --project", "[schedule]") {
     const std::string csv = quoted(kSource + "/tests/data/torch-csv/zb1p_2rank_2stagep_compute.csv");
     const Png p = screenshot("schedule", csv);
