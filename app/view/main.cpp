@@ -199,6 +199,7 @@ int main(int argc, char** argv) {
     rebuild();
     TimelineView view;
     view.setChart(&chart, false);
+    view.setMouseEnabled(!scripted);
     SidePanel side;
 
     int frame = 0;

@@ -32,9 +32,9 @@ std::string opName(const Timeline& timeline, const TimelineEvent& e) {
     return name;
 }
 
-constexpr double kStripGap = 2;     ///< points between memory strips
-constexpr double kStripTitle = 16;  ///< points for a panel's memory title
-constexpr double kMemoryTop = 6;    ///< points between the chart and its memory strips
+constexpr double kStripGap = 2;    ///< points between memory strips
+constexpr double kStripTitle = 16; ///< points for a panel's memory title
+constexpr double kMemoryTop = 6;   ///< points between the chart and its memory strips
 
 } // namespace
 
@@ -66,10 +66,10 @@ void TimelineView::drawMemory(ImDrawList* list, ImFont* font, ImVec2 origin, dou
         if (!std::isfinite(low) || low >= peak) low = 0;
         if (y + kStripTitle >= top && y <= bottom) {
             char title[256];
-            std::snprintf(title, sizeof title, "%s · memory %.3g to %.3g %s", p.title.c_str(), low / p.memoryScale,
-                          peak / p.memoryScale, p.memoryUnit.c_str());
-            list->AddText(font, fontPx, ImVec2(origin.x + float(f.plotLeft) * k, origin.y + float(y + 3) * k), text,
-                          title);
+            std::snprintf(title, sizeof title, "%s · memory %.3g to %.3g %s", p.title.c_str(),
+                          low / p.memoryScale, peak / p.memoryScale, p.memoryUnit.c_str());
+            list->AddText(font, fontPx, ImVec2(origin.x + float(f.plotLeft) * k, origin.y + float(y + 3) * k),
+                          text, title);
         }
         y += kStripTitle;
         for (std::size_t d = 0; d < p.memory.size(); ++d, y += strip + kStripGap) {
@@ -92,7 +92,8 @@ void TimelineView::drawMemory(ImDrawList* list, ImFont* font, ImVec2 origin, dou
             while (c < v.size()) {
                 std::size_t e = c + 1;
                 auto level = [&](double value) {
-                    return std::round(yBottom - h * float(std::clamp((value - low) / (peak - low), 0.0, 1.0)));
+                    return std::round(yBottom -
+                                      h * float(std::clamp((value - low) / (peak - low), 0.0, 1.0)));
                 };
                 const float barTop = level(v[c]);
                 while (e < v.size() && level(v[e]) == barTop) ++e;
@@ -317,7 +318,7 @@ void TimelineView::draw(ImFont* font, ImVec2 size) {
 
     // Interaction first, so this frame draws the new window.
     ImGuiIO& io = ImGui::GetIO();
-    const bool hovered = ImGui::IsWindowHovered();
+    const bool hovered = m_mouse && ImGui::IsWindowHovered();
     const double mouseX = io.MousePos.x - winPos.x;
     if (hovered && io.MouseWheel != 0) {
         if (io.KeyShift)

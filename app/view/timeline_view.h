@@ -43,6 +43,9 @@ class TimelineView {
     double zoom() const;
     double pixelsPerPoint() const { return m_k; }
     void setPixelsPerPoint(double k) { m_k = k; }
+    /// Scripted runs (screenshots, bench) ignore the mouse: the pointer of a virtual display
+    /// sits wherever it was left.
+    void setMouseEnabled(bool on) { m_mouse = on; }
     const TimeMapping& mapping() const { return m_mapping; }
     const ViewFrameStats& lastStats() const { return m_stats; }
     std::optional<std::pair<int, int>> selection() const { return m_selection; }
@@ -73,6 +76,7 @@ class TimelineView {
     std::optional<std::pair<int, int>> m_selection;
     std::vector<int> m_producers, m_consumers;
     bool m_dragging = false;
+    bool m_mouse = true;
     double m_scrollRequest = -1; ///< vertical scroll to apply on the next frame (points), -1 none
 };
 

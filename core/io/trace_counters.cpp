@@ -44,8 +44,10 @@ class CounterSax : public json::json_sax_t {
     }
     bool start_array(std::size_t) override {
         ++m_depth;
-        if (m_depth == 1) m_eventDepth = 2; // bare array: its elements are the events
-        else if (m_depth == 2 && m_rootIsObject && m_key == "traceEvents") m_eventDepth = 3;
+        if (m_depth == 1)
+            m_eventDepth = 2; // bare array: its elements are the events
+        else if (m_depth == 2 && m_rootIsObject && m_key == "traceEvents")
+            m_eventDepth = 3;
         return true;
     }
     bool end_array() override {
@@ -82,10 +84,14 @@ class CounterSax : public json::json_sax_t {
     bool scalar(std::optional<double> number, const std::string* text) {
         if (isEventDepth()) {
             m_argsNext = false;
-            if (m_field == "ph" && text) m_event.ph = *text;
-            else if (m_field == "name" && text) m_event.name = *text;
-            else if (m_field == "pid" && number) m_event.pid = number;
-            else if (m_field == "ts" && number) m_event.ts = number;
+            if (m_field == "ph" && text)
+                m_event.ph = *text;
+            else if (m_field == "name" && text)
+                m_event.name = *text;
+            else if (m_field == "pid" && number)
+                m_event.pid = number;
+            else if (m_field == "ts" && number)
+                m_event.ts = number;
         } else if (m_inArgs && m_depth == m_eventDepth + 1 && number && !m_event.value) {
             m_event.value = number;
         }
@@ -108,7 +114,6 @@ class CounterSax : public json::json_sax_t {
     std::string m_key, m_field;
     Event m_event;
     std::map<std::pair<int, std::string>, std::size_t> m_index;
-
 };
 
 } // namespace
@@ -121,8 +126,10 @@ std::vector<CounterTrack> parseTraceCounters(std::string_view text, const std::s
         const std::size_t end = std::min(sax.errorByte, text.size());
         int line = 1, column = 1;
         for (std::size_t i = 0; i + 1 < end; ++i) {
-            if (text[i] == '\n') ++line, column = 1;
-            else ++column;
+            if (text[i] == '\n')
+                ++line, column = 1;
+            else
+                ++column;
         }
         throw ParseError("trace.json", source, line, column, "the trace is not valid JSON: " + sax.error);
     }

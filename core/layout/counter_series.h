@@ -32,6 +32,9 @@ class CounterSeries {
     std::vector<double> columns(double t0, double t1, std::size_t columns) const;
 
   private:
+    /// Max over the points [l, r) (indices), r > l.
+    double maxOfRange(std::size_t l, std::size_t r) const;
+
     std::vector<double> m_times;
     std::vector<double> m_tree; ///< iterative segment tree of maxima: leaves at [n, 2n)
     double m_peak = 0;

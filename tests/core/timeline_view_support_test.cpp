@@ -192,9 +192,9 @@ TEST_CASE("CounterSeries: the maximum over any window, per pixel column", "[view
     const CounterSeries s(points);
     CHECK(s.peak() == 8);
     CHECK(s.low() == 1);
-    CHECK(s.maxOver(0, 10) == 0);   // nothing recorded yet
+    CHECK(s.maxOver(0, 10) == 0); // nothing recorded yet
     CHECK(s.maxOver(0, 11) == 5);
-    CHECK(s.maxOver(21, 29) == 2);  // the value in force, no change inside
+    CHECK(s.maxOver(21, 29) == 2); // the value in force, no change inside
     CHECK(s.maxOver(25, 35) == 8);
     CHECK(s.maxOver(41, 100) == 1); // after the last change
     CHECK(s.maxOver(5, 5) == 0);    // empty window
@@ -223,5 +223,11 @@ TEST_CASE("CounterSeries: the maximum over any window, per pixel column", "[view
         if (!any || big[0].first > t0) expect = std::max(expect, 0.0);
         INFO("window " << t0 << " .. " << t1);
         CHECK(b.maxOver(t0, t1) == expect);
+        // Columns agree with maxOver of each slice.
+        const std::vector<double> cols = b.columns(t0, t1, 7);
+        for (std::size_t c = 0; c < cols.size(); ++c) {
+            const double step = (t1 - t0) / 7;
+            CHECK(cols[c] == b.maxOver(t0 + step * double(c), t0 + step * double(c + 1)));
+        }
     }
 }
