@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "layout/error_colors.h"
+#include "sim/timeline_merge.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -22,6 +23,7 @@ void ViewChart::build(const std::vector<ViewSource>& sources, const ViewChartOpt
     m_panels.clear();
     m_chartPanels.clear();
     m_dependencies.clear();
+    m_merged.clear();
     m_rows = ChartRows{};
     m_frame = ChartFrame{};
     m_content = ChartContent{};
@@ -46,26 +48,59 @@ void ViewChart::build(const std::vector<ViewSource>& sources, const ViewChartOpt
                 (p.unitless ? anyUnitless : anyMicroseconds) = true;
                 m_panels.push_back(std::move(p));
             }
-        } else if (src.trace) {
-            ViewPanel p;
-            p.source = s;
+        }
+    }
+    // Traces: per-rank files of one run (same shape, each device in one file) become one panel.
+    std::vector<bool> grouped(sources.size(), false);
+    for (std::size_t s = 0; s < sources.size(); ++s) {
+        const ViewSource& src = sources[s];
+        if (!src.error.empty() || !src.trace || grouped[s]) continue;
+        std::vector<std::size_t> group{s};
+        std::vector<const Timeline*> parts{src.trace.get()};
+        std::optional<Timeline> merged;
+        for (std::size_t o = s + 1; o < sources.size(); ++o) {
+            if (!sources[o].error.empty() || !sources[o].trace || grouped[o]) continue;
+            parts.push_back(sources[o].trace.get());
+            if (auto m = mergeRankTimelines(parts)) {
+                merged = std::move(m);
+                group.push_back(o);
+            } else {
+                parts.pop_back();
+            }
+        }
+        for (std::size_t g : group) grouped[g] = true;
+        ViewPanel p;
+        p.source = s;
+        if (merged) {
+            m_merged.push_back(std::make_unique<Timeline>(std::move(*merged)));
+            p.timeline = m_merged.back().get();
+            std::string names;
+            for (std::size_t g : group)
+                names +=
+                    (names.empty() ? "" : " + ") + std::filesystem::path(sources[g].path).filename().string();
+            p.title =
+                names + " · " + p.timeline->origin + " · " + p.timeline->shape.schedule + " (per-rank files)";
+        } else {
             p.timeline = src.trace.get();
             p.title = tracePanelTitle(src);
-            p.busy = measureTimelineBusy(*src.trace);
-            // The memory counters (the writer's "memory (GiB)"), else any counter, per device.
-            std::string name;
-            for (const CounterTrack& c : src.counters)
-                if (c.name.find("memory") != std::string::npos) name = c.name;
-            if (name.empty() && !src.counters.empty()) name = src.counters.front().name;
-            for (const CounterTrack& c : src.counters) {
-                if (c.name != name || c.device < 0 || c.device > 4096) continue;
-                if (std::size_t(c.device) >= p.memory.size()) p.memory.resize(std::size_t(c.device) + 1);
-                p.memory[std::size_t(c.device)] = CounterSeries(c.points);
-            }
-            p.memoryUnit = name.find("GiB") != std::string::npos ? "GiB" : name;
-            anyMicroseconds = true;
-            m_panels.push_back(std::move(p));
         }
+        p.busy = measureTimelineBusy(*p.timeline);
+        // The memory counters (the writer's "memory (GiB)"), else any counter, per device.
+        std::vector<const CounterTrack*> counters;
+        for (std::size_t g : group)
+            for (const CounterTrack& c : sources[g].counters) counters.push_back(&c);
+        std::string name;
+        for (const CounterTrack* c : counters)
+            if (c->name.find("memory") != std::string::npos) name = c->name;
+        if (name.empty() && !counters.empty()) name = counters.front()->name;
+        for (const CounterTrack* c : counters) {
+            if (c->name != name || c->device < 0 || c->device > 4096) continue;
+            if (std::size_t(c->device) >= p.memory.size()) p.memory.resize(std::size_t(c->device) + 1);
+            p.memory[std::size_t(c->device)] = CounterSeries(c->points);
+        }
+        p.memoryUnit = name.find("GiB") != std::string::npos ? "GiB" : name;
+        anyMicroseconds = true;
+        m_panels.push_back(std::move(p));
     }
     // Pair every trace with the first prediction it matches op by op; the trace then sits right
     // under its prediction, so a measurement reads against what was expected.

@@ -72,6 +72,7 @@ class ViewChart {
     ChartRows m_rows;
     ChartFrame m_frame;
     std::map<int, std::unique_ptr<EventDependencies>> m_dependencies;
+    std::vector<std::unique_ptr<Timeline>> m_merged; ///< per-rank traces of one run, merged
 };
 
 /// Title of a trace panel: the file name, the schedule it holds and where it came from.

@@ -10,6 +10,7 @@
 #include "sim/overlay.h"
 #include "sim/simulator.h"
 #include "sim/timeline_busy.h"
+#include "sim/timeline_merge.h"
 #include "sim/timeline_search.h"
 
 #include <algorithm>
@@ -230,4 +231,35 @@ TEST_CASE("CounterSeries: the maximum over any window, per pixel column", "[view
             CHECK(cols[c] == b.maxOver(t0 + step * double(c), t0 + step * double(c + 1)));
         }
     }
+}
+
+TEST_CASE("mergeRankTimelines: per-rank traces of one run become the run", "[view_support]") {
+    const Timeline whole = unitTimeline("1f1b", 2, 4);
+    Timeline rank0 = whole, rank1 = whole;
+    rank0.origin = rank1.origin = "measured";
+    std::erase_if(rank0.events, [](const TimelineEvent& e) { return e.device != 0; });
+    std::erase_if(rank1.events, [](const TimelineEvent& e) { return e.device != 1; });
+    REQUIRE_FALSE(rank0.events.empty());
+    REQUIRE_FALSE(rank1.events.empty());
+    const Timeline* parts[] = {&rank1, &rank0};
+    const std::optional<Timeline> merged = mergeRankTimelines(parts);
+    REQUIRE(merged);
+    CHECK(merged->origin == "measured");
+    CHECK(merged->events.size() == whole.events.size());
+    // The same run: it matches the prediction op by op, with no error.
+    const OverlayReport r = compareTimelines(whole, *merged);
+    CHECK(r.maxAbsDurationError == 0);
+    CHECK(r.maxAbsStartError == 0);
+
+    std::string why;
+    const Timeline* twice[] = {&rank0, &whole};
+    CHECK_FALSE(mergeRankTimelines(twice, &why));
+    CHECK(why == "device 0 has events in trace 0 and in trace 1; per-rank traces hold one device each");
+    Timeline other = rank1;
+    other.shape.microbatches = 5;
+    const Timeline* mixed[] = {&rank0, &other};
+    CHECK_FALSE(mergeRankTimelines(mixed, &why));
+    CHECK(why == "trace 1 is of another schedule or shape than trace 0");
+    const Timeline* one[] = {&rank0};
+    CHECK_FALSE(mergeRankTimelines(one));
 }

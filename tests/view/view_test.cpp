@@ -192,6 +192,29 @@ TEST_CASE("a measured trace under its prediction is coloured by each op's error"
     CHECK(p.has(paper().compute[0][0]));                                  // the prediction's own bars
 }
 
+TEST_CASE("per-rank traces of one run are drawn as the run, under its prediction", "[overlay]") {
+    const std::string file = kSource + "/tests/fuzz/corpus/schedule_json/1f1b.json";
+    EvaluationInput input;
+    input.path = file;
+    const AnalysisResult result = analyze(loadAnalysisRequest(input));
+    REQUIRE(result.outcomes.size() == 1);
+    const Timeline& whole = result.outcomes[0].prediction.timeline;
+    fs::create_directories(kOut);
+    std::string args = quoted(file);
+    for (int rank = 0; rank < whole.shape.devices; ++rank) {
+        Timeline part = whole;
+        part.origin = "measured";
+        std::erase_if(part.events, [&](const TimelineEvent& e) { return e.device != rank; });
+        const fs::path path = kOut / ("rank" + std::to_string(rank) + ".json");
+        writeChromeTrace(part, path);
+        args += " " + quoted(path.string());
+    }
+    // Matched op by op once merged: every measured op as predicted, so neutral grey.
+    const Png p = screenshot("per-rank", args);
+    const TimelineEvent& f0 = whole.events[0];
+    CHECK(p.has(durationErrorColor(f0.duration(), f0.duration())));
+}
+
 TEST_CASE("bad, truncated and fuzzed files give a message and status 2, never a crash", "[bad_input]") {
     fs::create_directories(kOut);
     SECTION("missing file") {
