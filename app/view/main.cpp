@@ -235,6 +235,10 @@ int main(int argc, char** argv) {
                         continue;
                     }
                     s = std::move(fresh);
+                    if (s.error.empty())
+                        std::fprintf(stderr, "stagecraft-view: re-read %s in %.3f s\n", s.path.c_str(), s.loadSeconds);
+                    else
+                        std::fprintf(stderr, "stagecraft-view: %s\n", s.error.c_str());
                     changed = true;
                 }
             if (changed) {

@@ -107,7 +107,8 @@ void TimelineView::drawMemory(ImDrawList* list, ImFont* font, ImVec2 origin, dou
 }
 
 void TimelineView::setChart(ViewChart* chart, bool keepWindow) {
-    if (keepWindow && m_chart && !m_fitPending) {
+    // A view at fit stays at fit (a growing trace stays whole on screen); a zoomed one stays put.
+    if (keepWindow && m_chart && !m_fitPending && std::abs(zoom() - 1.0) > 1e-9) {
         m_keep = std::make_pair(m_mapping.pxPerUs, m_mapping.originTime);
     } else {
         m_keep.reset();
@@ -115,7 +116,7 @@ void TimelineView::setChart(ViewChart* chart, bool keepWindow) {
     }
     m_chart = chart;
     m_widthPx = 0; // lay out again on the next frame
-    if (!keepWindow) clearSelection();
+    clearSelection(); // event indices of the old chart mean nothing in the new one
 }
 
 TimeMapping TimelineView::fitMapping() const {
