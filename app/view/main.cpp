@@ -181,7 +181,11 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "stagecraft-view: %s\n", s.error.c_str());
             anyBad = true;
         } else {
-            std::fprintf(stderr, "stagecraft-view: read %s in %.3f s\n", path.c_str(), s.loadSeconds);
+            std::fprintf(stderr, "stagecraft-view: read %s in %.3f s", path.c_str(), s.loadSeconds);
+            if (s.trace)
+                std::fprintf(stderr, " (%zu events; timeline %.3f s, counters %.3f s)", s.trace->events.size(),
+                             s.loadSeconds - s.counterSeconds, s.counterSeconds);
+            std::fprintf(stderr, "\n");
         }
     }
     ViewChart chart;

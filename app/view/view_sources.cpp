@@ -61,7 +61,11 @@ ViewSource loadSource(const std::string& path, const LoadOptions& options) {
             s.trace = std::move(timeline);
             // Counters are on the trace's own clock; a trace of several iterations is read as one
             // iteration moved to time 0, so its counters would not line up: they are left out.
-            if (s.traceInfo.iterations <= 1) s.counters = readTraceCounters(path);
+            if (s.traceInfo.iterations <= 1) {
+                const auto c0 = std::chrono::steady_clock::now();
+                s.counters = readTraceCounters(path);
+                s.counterSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
+            }
         } else {
             EvaluationInput input;
             input.path = path;

@@ -29,6 +29,7 @@ struct ViewSource {
     /// Traces: their counter tracks (memory per device), which the timeline reader skips.
     std::vector<CounterTrack> counters;
     double loadSeconds = 0;
+    double counterSeconds = 0; ///< of loadSeconds, the counter pass over a trace
     /// For --follow: what the file looked like when read.
     std::uintmax_t size = 0;
     std::filesystem::file_time_type mtime{};
