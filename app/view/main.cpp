@@ -44,6 +44,7 @@ struct Options {
     double zoom = 1;
     double at = -1; ///< with zoom: the time at the centre
     int width = 1440, height = 900;
+    std::vector<float> hover; ///< x, y: the pointer of scripted runs (screenshots of tooltips)
 };
 
 std::string g_glfwError;
@@ -133,6 +134,8 @@ int main(int argc, char** argv) {
     app.add_option("--search", o.search, "Find an op at start (as the search box: 3B17, F5)");
     app.add_option("--zoom", o.zoom, "Start zoomed in by this factor")->check(CLI::Range(1.0, 1e6));
     app.add_option("--at", o.at, "With --zoom: the time (µs) at the centre");
+    app.add_option("--hover", o.hover, "With --screenshot: put the pointer at X Y (window pixels)")
+        ->expected(2);
     app.add_option("--width", o.width, "Window width in pixels")->check(CLI::Range(320, 8192));
     app.add_option("--height", o.height, "Window height in pixels")->check(CLI::Range(240, 8192));
     try {
@@ -183,8 +186,8 @@ int main(int argc, char** argv) {
         } else {
             std::fprintf(stderr, "stagecraft-view: read %s in %.3f s", path.c_str(), s.loadSeconds);
             if (s.trace)
-                std::fprintf(stderr, " (%zu events; timeline %.3f s, counters %.3f s)", s.trace->events.size(),
-                             s.loadSeconds - s.counterSeconds, s.counterSeconds);
+                std::fprintf(stderr, " (%zu events; timeline %.3f s, counters %.3f s)",
+                             s.trace->events.size(), s.loadSeconds - s.counterSeconds, s.counterSeconds);
             std::fprintf(stderr, "\n");
         }
     }
@@ -203,7 +206,7 @@ int main(int argc, char** argv) {
     rebuild();
     TimelineView view;
     view.setChart(&chart, false);
-    view.setMouseEnabled(!scripted);
+    view.setMouseEnabled(!scripted || o.hover.size() == 2);
     SidePanel side;
 
     int frame = 0;
@@ -240,7 +243,8 @@ int main(int argc, char** argv) {
                     }
                     s = std::move(fresh);
                     if (s.error.empty())
-                        std::fprintf(stderr, "stagecraft-view: re-read %s in %.3f s\n", s.path.c_str(), s.loadSeconds);
+                        std::fprintf(stderr, "stagecraft-view: re-read %s in %.3f s\n", s.path.c_str(),
+                                     s.loadSeconds);
                     else
                         std::fprintf(stderr, "stagecraft-view: %s\n", s.error.c_str());
                     changed = true;
@@ -262,6 +266,7 @@ int main(int argc, char** argv) {
 
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();
+        if (scripted && o.hover.size() == 2) ImGui::GetIO().MousePos = ImVec2(o.hover[0], o.hover[1]);
         ImGui::NewFrame();
         const ImGuiViewport* vp = ImGui::GetMainViewport();
         ImGui::SetNextWindowPos(vp->WorkPos);

@@ -115,7 +115,7 @@ void TimelineView::setChart(ViewChart* chart, bool keepWindow) {
         m_fitPending = true;
     }
     m_chart = chart;
-    m_widthPx = 0; // lay out again on the next frame
+    m_widthPx = 0;    // lay out again on the next frame
     clearSelection(); // event indices of the old chart mean nothing in the new one
 }
 
@@ -363,6 +363,9 @@ void TimelineView::draw(ImFont* font, ImVec2 size) {
     Scene plot;
     const ChartWindowStats stats = m_chart->rows().appendVisible(plot, f, window);
     m_stats = {stats.bars, stats.folds, stats.folded};
+    m_folds.clear();
+    for (const SceneRect& r : plot.rects)
+        if (r.kind == kFoldedKind) m_folds.push_back({r.x, r.y, r.x + r.w, r.y + r.h, r.panel, r.tooltip});
     // A measured trace paired with its prediction: each op coloured by its duration error.
     for (SceneRect& r : plot.rects) {
         if (r.role != RectRole::Op || r.event < 0 || r.panel < 0) continue;
@@ -405,7 +408,20 @@ void TimelineView::draw(ImFont* font, ImVec2 size) {
         ChartHit hit; // panel -1: nothing under the mouse
         if (x >= window.x0 && x <= window.x1)
             if (const auto h = m_chart->rows().eventAt(f, m_mapping, x, y, kMinBarPx / m_k)) hit = *h;
-        if (hit.panel >= 0) drawTooltip(hit.panel, hit.event);
+        const FoldBox* fold = nullptr;
+        for (const FoldBox& b : m_folds)
+            if (x >= b.x0 && x <= b.x1 && y >= b.y0 && y <= b.y1) fold = &b;
+        if (fold) {
+            const bool u = m_chart->panels()[std::size_t(fold->panel)].unitless;
+            ImGui::BeginTooltip();
+            ImGui::Text("%s folded: each narrower than %.0f pixels", fold->text.c_str(), kMinBarPx);
+            ImGui::Text("%s to %s", timeText(m_mapping.xToTime(fold->x0), u).c_str(),
+                        timeText(m_mapping.xToTime(fold->x1), u).c_str());
+            ImGui::TextDisabled("zoom in (wheel) to see them one by one");
+            ImGui::EndTooltip();
+        } else if (hit.panel >= 0) {
+            drawTooltip(hit.panel, hit.event);
+        }
         if (ImGui::IsMouseReleased(ImGuiMouseButton_Left) &&
             ImGui::GetMouseDragDelta(ImGuiMouseButton_Left).x == 0 &&
             ImGui::GetMouseDragDelta(ImGuiMouseButton_Left).y == 0) {

@@ -12,6 +12,7 @@
 
 #include <imgui.h>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace stagecraft::view {
@@ -75,6 +76,14 @@ class TimelineView {
     ViewFrameStats m_stats;
     std::optional<std::pair<int, int>> m_selection;
     std::vector<int> m_producers, m_consumers;
+    /// The counted boxes of the last frame (points), for their hover text: the drawn scene is
+    /// hit-tested, nothing is folded again here.
+    struct FoldBox {
+        double x0, y0, x1, y1;
+        int panel;
+        std::string text;
+    };
+    std::vector<FoldBox> m_folds;
     bool m_dragging = false;
     bool m_mouse = true;
     double m_scrollRequest = -1; ///< vertical scroll to apply on the next frame (points), -1 none

@@ -64,7 +64,8 @@ ViewSource loadSource(const std::string& path, const LoadOptions& options) {
             if (s.traceInfo.iterations <= 1) {
                 const auto c0 = std::chrono::steady_clock::now();
                 s.counters = readTraceCounters(path);
-                s.counterSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
+                s.counterSeconds =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
             }
         } else {
             EvaluationInput input;

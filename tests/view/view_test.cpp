@@ -170,6 +170,18 @@ TEST_CASE("a project opens with all its schedules; search selects an op", "[proj
     CHECK(p.has(Color{255, 193, 7, 255})); // the selection's outline
 }
 
+TEST_CASE("hovering a bar or a fold shows a tooltip", "[project]") {
+    const std::string project = quoted(kSource + "/samples/zb-6.2b.stagecraft.json");
+    const Png plain = screenshot("hover-none", project);
+    // Over a bar of the first panel, and over a fold of the interleaved panel (at fit its first
+    // ops are narrower than 3 pixels): either way the window shows more than without the pointer.
+    for (const char* at : {"300 60", "65 276"}) {
+        const Png hovered = screenshot("hover", project + " --hover " + at);
+        INFO("pointer at " << at);
+        CHECK(hovered.rgba != plain.rgba);
+    }
+}
+
 TEST_CASE("a measured trace under its prediction is coloured by each op's error", "[overlay]") {
     // The prediction of a schedule file, then a "measurement" whose device 1 runs 50 % slower.
     const std::string file = kSource + "/tests/fuzz/corpus/schedule_json/1f1b.json";
