@@ -75,7 +75,8 @@ void applyStyle() {
     s.GrabRounding = 3;
     s.WindowPadding = ImVec2(8, 8);
     s.ItemSpacing = ImVec2(8, 5);
-    s.Colors[ImGuiCol_WindowBg] = ImVec4(0.96f, 0.96f, 0.97f, 1);
+    s.Colors[ImGuiCol_WindowBg] = ImVec4(1, 1, 1, 1);
+    s.Colors[ImGuiCol_Border] = ImVec4(0.82f, 0.84f, 0.87f, 1);
     s.Colors[ImGuiCol_ChildBg] = ImVec4(0, 0, 0, 0);
     s.Colors[ImGuiCol_PlotHistogram] = ImVec4(0.27f, 0.51f, 0.71f, 1);
 }
@@ -313,8 +314,8 @@ int main(int argc, char** argv) {
         glViewport(0, 0, fbw, fbh);
         // The clear is the window's background: software rasterizers pay for every full-window
         // layer, so no ImGui window paints one on top of it.
-        const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
-        glClearColor(bg.x, bg.y, bg.z, 1);
+        const Color bg = view.backgroundColor();
+        glClearColor(bg.r / 255.0f, bg.g / 255.0f, bg.b / 255.0f, 1);
         glClear(GL_COLOR_BUFFER_BIT);
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
         ++frame;

@@ -134,7 +134,8 @@ void TimelineView::relayout(double widthPx) {
     m_chart->layout(widthPx / m_k);
     const ChartFrame& f = m_chart->frame();
     m_decor = Scene{};
-    m_decor.rects.push_back(chartBackground(f));
+    // No background rect: the window's clear is the chart's background (backgroundColor()), so a
+    // software rasterizer does not fill the whole chart twice every frame.
     for (std::size_t p = 0; p < f.panels.size(); ++p) appendPanelDecor(m_decor, f, p);
     appendLegend(m_decor, f);
     TimeMapping m = fitMapping();
@@ -167,6 +168,11 @@ void TimelineView::setMapping(TimeMapping m) {
 double TimelineView::zoom() const {
     if (!m_chart || m_chart->empty() || m_chart->frame().timeEnd <= 0) return 1.0;
     return m_mapping.pxPerUs / (m_chart->frame().plotWidth / m_chart->frame().timeEnd);
+}
+
+Color TimelineView::backgroundColor() const {
+    if (!m_chart || m_chart->empty() || !m_chart->frame().palette) return Color{255, 255, 255, 255};
+    return m_chart->frame().palette->background;
 }
 
 double TimelineView::visibleSpan() const {

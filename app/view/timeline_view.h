@@ -50,6 +50,8 @@ class TimelineView {
     const TimeMapping& mapping() const { return m_mapping; }
     const ViewFrameStats& lastStats() const { return m_stats; }
     std::optional<std::pair<int, int>> selection() const { return m_selection; }
+    /// The chart's background (the palette's), which the window clears to.
+    Color backgroundColor() const;
     /// Time span shown across the plot.
     double visibleSpan() const;
 
