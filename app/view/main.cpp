@@ -198,7 +198,7 @@ int main(int argc, char** argv) {
         chartError.clear();
         try {
             chart.build(sources, o.chart);
-        } catch (const Error& e) {
+        } catch (const std::exception& e) { // core's Error, or out of memory
             chartError = e.what();
             chart = ViewChart{};
             std::fprintf(stderr, "stagecraft-view: %s\n", chartError.c_str());

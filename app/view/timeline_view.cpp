@@ -115,7 +115,8 @@ void TimelineView::setChart(ViewChart* chart, bool keepWindow) {
         m_fitPending = true;
     }
     m_chart = chart;
-    m_widthPx = 0;    // lay out again on the next frame
+    m_widthPx = 0; // lay out again on the next frame
+    m_layoutError.clear();
     clearSelection(); // event indices of the old chart mean nothing in the new one
 }
 
@@ -304,7 +305,20 @@ void TimelineView::draw(ImFont* font, ImVec2 size) {
     m_stats = {};
     if (!m_chart || m_chart->empty()) return;
     const float width = std::max(200.0f, size.x - ImGui::GetStyle().ScrollbarSize);
-    if (std::abs(width - m_widthPx) > 0.5) relayout(width);
+    if (std::abs(width - m_widthPx) > 0.5) {
+        try {
+            relayout(width);
+            m_layoutError.clear();
+        } catch (const Error& e) {
+            // Core refuses the frame (a width too narrow for the labels): say so, draw nothing.
+            m_layoutError = e.what();
+            m_widthPx = width;
+        }
+    }
+    if (!m_layoutError.empty()) {
+        ImGui::TextWrapped("The chart cannot be drawn: %s", m_layoutError.c_str());
+        return;
+    }
     const ChartFrame& f = m_chart->frame();
     const float k = float(m_k);
     const float contentH = float(f.height + memoryHeight()) * k;

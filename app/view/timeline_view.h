@@ -88,6 +88,7 @@ class TimelineView {
     std::vector<FoldBox> m_folds;
     bool m_dragging = false;
     bool m_mouse = true;
+    std::string m_layoutError;   ///< why core refused the frame at this width ("" when it did not)
     double m_scrollRequest = -1; ///< vertical scroll to apply on the next frame (points), -1 none
 };
 
