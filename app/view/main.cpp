@@ -222,7 +222,9 @@ int main(int argc, char** argv) {
     while (!glfwWindowShouldClose(window)) {
         // Interactive: sleep until input (or, with --follow, the next look at the files), so an idle
         // viewer costs nothing; scripted runs draw as fast as they can.
-        if (scripted)
+        if (scripted && o.follow)
+            glfwWaitEventsTimeout(0.01); // a screenshot of a followed file: frames are time, not speed
+        else if (scripted)
             glfwPollEvents();
         else
             glfwWaitEventsTimeout(o.follow ? 0.5 : 1.0);

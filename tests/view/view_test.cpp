@@ -287,6 +287,33 @@ TEST_CASE("bad, truncated and fuzzed files give a message and status 2, never a 
     }
 }
 
+TEST_CASE("--follow re-reads a file that changes, and keeps the last read of a half-written one",
+          "[follow]") {
+    fs::create_directories(kOut);
+    const fs::path trace = kOut / "followed.json";
+    const std::string first = readTextFile(kSource + "/tests/fuzz/corpus/chrome_trace/stagecraft_1f1b.json");
+    const std::string second = readTextFile(kSource + "/tests/fuzz/corpus/chrome_trace/stagecraft_zbv.json");
+    writeFileAtomically(trace, first);
+    const fs::path next = kOut / "followed-next.json", cut = kOut / "followed-cut.json";
+    writeFileAtomically(next, second);
+    writeFileAtomically(cut, second.substr(0, second.size() / 3));
+    // 300 frames of at least 10 ms with --follow: the file changes after 1 s, is cut after 2 s.
+    const std::string script = "(sleep 1; cp " + quoted(next.string()) + " " + quoted(trace.string()) +
+                               "; sleep 1; cp " + quoted(cut.string()) + " " + quoted(trace.string()) +
+                               ") & ";
+    const fs::path png = kOut / "followed.png";
+    const Run r = runViewer(quoted(trace.string()) + " --follow --screenshot " + quoted(png.string()) +
+                                " --frames 300 --width 1000 --height 640",
+                            script);
+    INFO(r.err);
+    CHECK_FALSE(r.crashed);
+    CHECK(r.status == 0);
+    CHECK(r.err.find("re-read") != std::string::npos);
+    CHECK(r.err.find("keeping the last read") != std::string::npos);
+    // The second trace (ZB-V: W bars) is what is drawn at the end.
+    CHECK(loadPng(png).has(paper().compute[0][2]));
+}
+
 TEST_CASE("without a display it exits 2 and says what to do", "[no_display]") {
     const Run r = runViewer(quoted(kSource + "/tests/fuzz/corpus/chrome_trace/stagecraft_1f1b.json"),
                             "env -u DISPLAY -u WAYLAND_DISPLAY");
