@@ -215,7 +215,24 @@ void TimelineView::select(int panel, int event) {
     if (const EventDependencies* deps = m_chart->dependencies(panel)) {
         m_producers = deps->producers(event);
         m_consumers = deps->consumers(event);
+        return;
     }
+    // A measured op paired with a prediction: the prediction's dependencies, mapped through the
+    // matching both ways (a trace has no schedule of its own to ask).
+    const ViewPanel& vp = m_chart->panels()[std::size_t(panel)];
+    if (vp.partner < 0 || std::size_t(event) >= vp.counterpart.size() || vp.counterpart[std::size_t(event)] < 0)
+        return;
+    const ViewPanel& pred = m_chart->panels()[std::size_t(vp.partner)];
+    const EventDependencies* deps = m_chart->dependencies(vp.partner);
+    if (!deps) return;
+    auto back = [&](const std::vector<int>& events, std::vector<int>& out) {
+        for (int e : events)
+            if (e >= 0 && std::size_t(e) < pred.counterpart.size() && pred.counterpart[std::size_t(e)] >= 0)
+                out.push_back(pred.counterpart[std::size_t(e)]);
+    };
+    const int predicted = vp.counterpart[std::size_t(event)];
+    back(deps->producers(predicted), m_producers);
+    back(deps->consumers(predicted), m_consumers);
 }
 
 void TimelineView::jumpTo(int panel, int event) {
@@ -293,7 +310,7 @@ void TimelineView::drawTooltip(int panel, int event) const {
                                err);
         }
     }
-    if (vp.prediction && e.lane == Lane::Compute) {
+    if ((vp.prediction || vp.partner >= 0) && e.lane == Lane::Compute) {
         ImGui::Separator();
         ImGui::TextDisabled("click: what it waits for (black) and what waits for it (purple)");
     }
