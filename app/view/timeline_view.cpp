@@ -220,7 +220,8 @@ void TimelineView::select(int panel, int event) {
     // A measured op paired with a prediction: the prediction's dependencies, mapped through the
     // matching both ways (a trace has no schedule of its own to ask).
     const ViewPanel& vp = m_chart->panels()[std::size_t(panel)];
-    if (vp.partner < 0 || std::size_t(event) >= vp.counterpart.size() || vp.counterpart[std::size_t(event)] < 0)
+    if (vp.partner < 0 || std::size_t(event) >= vp.counterpart.size() ||
+        vp.counterpart[std::size_t(event)] < 0)
         return;
     const ViewPanel& pred = m_chart->panels()[std::size_t(vp.partner)];
     const EventDependencies* deps = m_chart->dependencies(vp.partner);
