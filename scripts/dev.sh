@@ -15,6 +15,7 @@ PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git
   nlohmann-json3-dev catch2 libcli11-dev libbenchmark-dev
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev qt6-charts-dev libqt6opengl6-dev libgl1-mesa-dev
+  libimgui-dev libglfw3-dev
   xvfb xauth fonts-dejavu-core librsvg2-bin poppler-utils libxml2-utils
   libopenmpi-dev openmpi-bin libopenblas-dev
 )

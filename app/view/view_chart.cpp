@@ -1,0 +1,183 @@
+#include "view/view_chart.h"
+
+#include "error.h"
+#include "layout/error_colors.h"
+#include "sim/timeline_merge.h"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace stagecraft::view {
+
+std::string tracePanelTitle(const ViewSource& source) {
+    const std::string name = std::filesystem::path(source.path).filename().string();
+    std::string title = name + " · " + (source.trace ? source.trace->origin : std::string("trace"));
+    if (source.trace && !source.trace->shape.schedule.empty()) title += " · " + source.trace->shape.schedule;
+    if (source.traceInfo.iterations > 1)
+        title += " · iteration " + std::to_string(source.traceInfo.iteration) + " of " +
+                 std::to_string(source.traceInfo.iterations);
+    return title;
+}
+
+void ViewChart::build(const std::vector<ViewSource>& sources, const ViewChartOptions& options) {
+    m_panels.clear();
+    m_chartPanels.clear();
+    m_dependencies.clear();
+    m_merged.clear();
+    m_rows = ChartRows{};
+    m_frame = ChartFrame{};
+    m_content = ChartContent{};
+    bool anyUnitless = false, anyMicroseconds = false;
+    for (std::size_t s = 0; s < sources.size(); ++s) {
+        const ViewSource& src = sources[s];
+        if (!src.error.empty()) continue;
+        if (src.analysis) {
+            for (std::size_t o = 0; o < src.analysis->outcomes.size(); ++o) {
+                const ScheduleOutcome& out = src.analysis->outcomes[o];
+                ViewPanel p;
+                p.source = s;
+                p.outcome = int(o);
+                p.timeline = &out.prediction.timeline;
+                p.prediction = &out.prediction;
+                p.title = out.title;
+                p.unitless = out.prediction.report.unitless;
+                for (const DeviceMemory& d : out.prediction.report.memory.devices)
+                    p.memory.emplace_back(std::span<const std::pair<double, double>>(d.curve));
+                p.memoryUnit = p.unitless ? "M_a" : "GiB";
+                p.memoryScale = p.unitless ? 1.0 : double(1ull << 30);
+                (p.unitless ? anyUnitless : anyMicroseconds) = true;
+                m_panels.push_back(std::move(p));
+            }
+        }
+    }
+    // Traces: per-rank files of one run (same shape, each device in one file) become one panel.
+    std::vector<bool> grouped(sources.size(), false);
+    for (std::size_t s = 0; s < sources.size(); ++s) {
+        const ViewSource& src = sources[s];
+        if (!src.error.empty() || !src.trace || grouped[s]) continue;
+        std::vector<std::size_t> group{s};
+        std::vector<const Timeline*> parts{src.trace.get()};
+        std::optional<Timeline> merged;
+        for (std::size_t o = s + 1; o < sources.size(); ++o) {
+            if (!sources[o].error.empty() || !sources[o].trace || grouped[o]) continue;
+            parts.push_back(sources[o].trace.get());
+            if (auto m = mergeRankTimelines(parts)) {
+                merged = std::move(m);
+                group.push_back(o);
+            } else {
+                parts.pop_back();
+            }
+        }
+        for (std::size_t g : group) grouped[g] = true;
+        ViewPanel p;
+        p.source = s;
+        if (merged) {
+            m_merged.push_back(std::make_unique<Timeline>(std::move(*merged)));
+            p.timeline = m_merged.back().get();
+            std::string names;
+            for (std::size_t g : group)
+                names +=
+                    (names.empty() ? "" : " + ") + std::filesystem::path(sources[g].path).filename().string();
+            p.title =
+                names + " · " + p.timeline->origin + " · " + p.timeline->shape.schedule + " (per-rank files)";
+        } else {
+            p.timeline = src.trace.get();
+            p.title = tracePanelTitle(src);
+        }
+        p.busy = measureTimelineBusy(*p.timeline);
+        // The memory counters (the writer's "memory (GiB)"), else any counter, per device.
+        std::vector<const CounterTrack*> counters;
+        for (std::size_t g : group)
+            for (const CounterTrack& c : sources[g].counters) counters.push_back(&c);
+        std::string name;
+        for (const CounterTrack* c : counters)
+            if (c->name.find("memory") != std::string::npos) name = c->name;
+        if (name.empty() && !counters.empty()) name = counters.front()->name;
+        for (const CounterTrack* c : counters) {
+            if (c->name != name || c->device < 0 || c->device > 4096) continue;
+            if (std::size_t(c->device) >= p.memory.size()) p.memory.resize(std::size_t(c->device) + 1);
+            p.memory[std::size_t(c->device)] = CounterSeries(c->points);
+        }
+        p.memoryUnit = name.find("GiB") != std::string::npos ? "GiB" : name;
+        anyMicroseconds = true;
+        m_panels.push_back(std::move(p));
+    }
+    // Pair every trace with the first prediction it matches op by op; the trace then sits right
+    // under its prediction, so a measurement reads against what was expected.
+    for (std::size_t t = 0; t < m_panels.size(); ++t) {
+        if (m_panels[t].prediction) continue;
+        for (std::size_t p = 0; p < m_panels.size(); ++p) {
+            ViewPanel& pred = m_panels[p];
+            if (!pred.prediction || pred.partner >= 0) continue;
+            try {
+                auto report = std::make_shared<const OverlayReport>(
+                    compareTimelines(*pred.timeline, *m_panels[t].timeline));
+                pred.partner = int(t);
+                m_panels[t].partner = int(p);
+                pred.overlay = m_panels[t].overlay = report;
+                m_panels[t].counterpart =
+                    predictedEventOfMeasured(*report, m_panels[t].timeline->events.size());
+                pred.counterpart.assign(pred.timeline->events.size(), -1);
+                for (const OpDeviation& d : report->ops)
+                    if (d.predictedEvent < pred.counterpart.size())
+                        pred.counterpart[d.predictedEvent] = std::int32_t(d.measuredEvent);
+                m_panels[t].matchNote.clear();
+                break;
+            } catch (const Error& e) {
+                if (m_panels[t].matchNote.empty()) m_panels[t].matchNote = e.message();
+            }
+        }
+    }
+    // Order: each prediction followed by its trace, unmatched panels in file order.
+    std::vector<ViewPanel> ordered;
+    std::vector<bool> placed(m_panels.size(), false);
+    std::vector<int> newIndex(m_panels.size(), -1);
+    for (std::size_t i = 0; i < m_panels.size(); ++i) {
+        if (placed[i] || (!m_panels[i].prediction && m_panels[i].partner >= 0)) continue;
+        newIndex[i] = int(ordered.size());
+        ordered.push_back(m_panels[i]);
+        placed[i] = true;
+        const int partner = m_panels[i].partner;
+        if (partner >= 0 && !placed[std::size_t(partner)]) {
+            newIndex[std::size_t(partner)] = int(ordered.size());
+            ordered.push_back(m_panels[std::size_t(partner)]);
+            placed[std::size_t(partner)] = true;
+        }
+    }
+    for (ViewPanel& p : ordered)
+        if (p.partner >= 0) p.partner = newIndex[std::size_t(p.partner)];
+    m_panels = std::move(ordered);
+
+    for (const ViewPanel& p : m_panels) {
+        ChartPanel cp;
+        cp.timeline = p.timeline;
+        cp.title = p.title;
+        m_chartPanels.push_back(cp);
+    }
+    if (m_panels.empty()) return;
+    m_options = ChartOptions{};
+    m_options.palette = options.palette;
+    m_options.showComm = options.showComm;
+    m_options.tooltips = false; // hover text is built from the event under the cursor
+    // Unit costs read as units only when nothing else is shown; mixed charts are in µs.
+    m_options.timeUnit = anyUnitless && !anyMicroseconds ? TimeUnit::Units : TimeUnit::Microseconds;
+    m_options.widthPt = 800;
+    m_content = scanChart(m_chartPanels, m_options);
+    m_rows = ChartRows(m_chartPanels, m_content);
+}
+
+void ViewChart::layout(double widthPt) {
+    if (m_panels.empty()) return;
+    m_options.widthPt = std::clamp(widthPt, 220.0, 100000.0);
+    m_frame = layoutChartFrame(m_content, m_options);
+}
+
+const EventDependencies* ViewChart::dependencies(int panel) {
+    if (panel < 0 || std::size_t(panel) >= m_panels.size() || !m_panels[std::size_t(panel)].prediction)
+        return nullptr;
+    auto& slot = m_dependencies[panel];
+    if (!slot) slot = std::make_unique<EventDependencies>(*m_panels[std::size_t(panel)].prediction);
+    return slot.get();
+}
+
+} // namespace stagecraft::view

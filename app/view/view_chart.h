@@ -1,0 +1,81 @@
+#pragma once
+// The viewer's chart: every loaded file's timelines as panels of core's windowed chart
+// (chart_frame.h + chart_rows.h), stacked on one time axis. A measured trace that matches a
+// shown prediction (core's compareTimelines) is paired with it: its bars are coloured by their
+// duration error (core's durationErrorColor) and hovering either names its counterpart. Layout,
+// folding and hit-testing are core's; this only decides which timelines are panels.
+
+#include "eval/evaluation.h"
+#include "eval/op_inspect.h"
+#include "layout/chart_frame.h"
+#include "layout/chart_rows.h"
+#include "layout/counter_series.h"
+#include "sim/overlay.h"
+#include "sim/timeline_busy.h"
+#include "view/view_sources.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace stagecraft::view {
+
+struct ViewPanel {
+    std::size_t source = 0;
+    int outcome = -1; ///< index into the source's outcomes; -1 for a trace
+    const Timeline* timeline = nullptr;
+    const Prediction* prediction = nullptr; ///< schedules and projects
+    std::string title;
+    bool unitless = false;
+    /// The panel it is paired with (a trace with its prediction and back), -1 when none.
+    int partner = -1;
+    std::shared_ptr<const OverlayReport> overlay; ///< compareTimelines(prediction, trace), both sides
+    std::vector<std::int32_t> counterpart;        ///< [event] -> the partner's event, -1
+    TimelineBusy busy;                            ///< key figures for traces (predictions have their report)
+    std::string matchNote;                        ///< why a trace matched nothing ("" when it did)
+    /// Memory per device: a trace's memory counters, a prediction's memory curves (empty: none).
+    std::vector<CounterSeries> memory;
+    std::string memoryUnit; ///< "GiB", "M_a" ...
+    double memoryScale = 1; ///< shown value = series value / memoryScale
+};
+
+struct ViewChartOptions {
+    std::string palette = "paper";
+    bool showComm = false;
+};
+
+class ViewChart {
+  public:
+    /// Panels from `sources` (the ones that loaded), paired and indexed: linear in events.
+    /// Throws stagecraft::Error when core's layout refuses the panels.
+    void build(const std::vector<ViewSource>& sources, const ViewChartOptions& options);
+    /// The frame for `widthPt` points (layoutChartFrame).
+    void layout(double widthPt);
+
+    bool empty() const { return m_panels.empty(); }
+    const std::vector<ViewPanel>& panels() const { return m_panels; }
+    const std::vector<ChartPanel>& chartPanels() const { return m_chartPanels; }
+    const ChartRows& rows() const { return m_rows; }
+    const ChartFrame& frame() const { return m_frame; }
+    const ChartOptions& options() const { return m_options; }
+    std::size_t eventCount() const { return m_rows.eventCount(); }
+
+    /// Dependencies of a predicted panel's events, built on first use; null for traces.
+    const EventDependencies* dependencies(int panel);
+
+  private:
+    std::vector<ViewPanel> m_panels;
+    std::vector<ChartPanel> m_chartPanels;
+    ChartOptions m_options;
+    ChartContent m_content;
+    ChartRows m_rows;
+    ChartFrame m_frame;
+    std::map<int, std::unique_ptr<EventDependencies>> m_dependencies;
+    std::vector<std::unique_ptr<Timeline>> m_merged; ///< per-rank traces of one run, merged
+};
+
+/// Title of a trace panel: the file name, the schedule it holds and where it came from.
+std::string tracePanelTitle(const ViewSource& source);
+
+} // namespace stagecraft::view

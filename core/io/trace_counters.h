@@ -1,0 +1,22 @@
+#pragma once
+// The counter tracks of a Chrome trace ("ph": "C" events: memory per device, micro-batches in
+// flight), which the timeline reader (chrome_trace.h) skips. Read with a SAX pass that keeps
+// only the counters, so a million-op trace costs one scan and the counters' memory.
+
+#include "io/chrome_trace.h"
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stagecraft {
+
+/// Counter tracks of a trace (object form or bare array), one per (pid, name) in order of first
+/// appearance, their points in file order. A "C" event's value is the first number in its args;
+/// events without a numeric pid, ts or value are skipped. Bad JSON is a ParseError("trace.json")
+/// naming `source`.
+std::vector<CounterTrack> parseTraceCounters(std::string_view text, const std::string& source);
+std::vector<CounterTrack> readTraceCounters(const std::filesystem::path& path);
+
+} // namespace stagecraft

@@ -1,0 +1,323 @@
+// stagecraft-view end to end, as a user runs it: screenshots of a trace, a schedule file and a
+// project read back and checked for drawn bars in the palette's colours; a measured trace under
+// its prediction coloured by error; bad, truncated and fuzzed files that give a message and exit
+// status 2, never a crash; no display gives status 2 and says so. Run under xvfb-run by CTest.
+#include "eval/evaluation.h"
+#include "eval/evaluation_input.h"
+#include "file_io.h"
+#include "io/chrome_trace.h"
+#include "layout/error_colors.h"
+#include "layout/palette.h"
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+#include <stb_image.h>
+#include <string>
+#include <sys/wait.h>
+
+using namespace stagecraft;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kSource = STAGECRAFT_SOURCE_DIR;
+const fs::path kOut = fs::path(STAGECRAFT_TEST_OUTPUT_DIR) / "view-test";
+
+struct Run {
+    int status = -1;      ///< exit status, or -1 when the process did not exit normally
+    bool crashed = false; ///< killed by a signal (a crash) or unable to start
+    std::string err;      ///< its stderr
+};
+
+std::string quoted(const std::string& s) {
+    std::string out = "'";
+    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+Run runViewer(const std::string& args, const std::string& env = "") {
+    fs::create_directories(kOut);
+    const fs::path errFile = kOut / "stderr.txt";
+    const std::string cmd =
+        env + " " + quoted(STAGECRAFT_VIEW) + " " + args + " 2> " + quoted(errFile.string()) + " > /dev/null";
+    const int raw = std::system(cmd.c_str());
+    Run r;
+    if (raw != -1 && WIFEXITED(raw)) {
+        r.status = WEXITSTATUS(raw);
+        // The shell reports a child killed by a signal as 128 + signal.
+        r.crashed = r.status > 128;
+    } else {
+        r.crashed = true;
+    }
+    std::ifstream in(errFile);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    r.err = ss.str();
+    return r;
+}
+
+struct Png {
+    int w = 0, h = 0;
+    std::vector<unsigned char> rgba;
+    bool has(Color c) const {
+        for (std::size_t i = 0; i + 3 < rgba.size(); i += 4)
+            if (rgba[i] == c.r && rgba[i + 1] == c.g && rgba[i + 2] == c.b) return true;
+        return false;
+    }
+    std::size_t distinctColors() const {
+        std::set<std::uint32_t> colors;
+        for (std::size_t i = 0; i + 3 < rgba.size(); i += 4)
+            colors.insert(std::uint32_t(rgba[i]) << 16 | std::uint32_t(rgba[i + 1]) << 8 | rgba[i + 2]);
+        return colors.size();
+    }
+    /// Share of pixels that differ from the top-left pixel (the background).
+    double drawnShare() const {
+        std::size_t drawn = 0;
+        for (std::size_t i = 0; i + 3 < rgba.size(); i += 4)
+            if (rgba[i] != rgba[0] || rgba[i + 1] != rgba[1] || rgba[i + 2] != rgba[2]) ++drawn;
+        return double(drawn) / double(rgba.size() / 4);
+    }
+};
+
+Png loadPng(const fs::path& path) {
+    Png p;
+    int n = 0;
+    unsigned char* data = stbi_load(path.string().c_str(), &p.w, &p.h, &n, 4);
+    if (!data) return p;
+    p.rgba.assign(data, data + std::size_t(p.w) * std::size_t(p.h) * 4);
+    stbi_image_free(data);
+    return p;
+}
+
+/// Screenshot of the viewer on `files`: checks it ran cleanly and the PNG has the window's size.
+Png screenshot(const std::string& name, const std::string& files, int expectStatus = 0) {
+    const fs::path png = kOut / (name + ".png");
+    fs::remove(png);
+    const Run r =
+        runViewer(files + " --screenshot " + quoted(png.string()) + " --frames 3 --width 1000 --height 640");
+    INFO(r.err);
+    CHECK_FALSE(r.crashed);
+    CHECK(r.status == expectStatus);
+    REQUIRE(fs::exists(png));
+    Png p = loadPng(png);
+    CHECK(p.w == 1000);
+    CHECK(p.h == 640);
+    return p;
+}
+
+const Palette& paper() {
+    return findPalette("paper");
+}
+
+} // namespace
+
+TEST_CASE("a Chrome trace opens and its bars are drawn", "[trace]") {
+    const Png p =
+        screenshot("trace", quoted(kSource + "/tests/fuzz/corpus/chrome_trace/stagecraft_1f1b.json"));
+    CHECK(p.distinctColors() > 30);
+    CHECK(p.drawnShare() > 0.10);
+    CHECK(p.has(paper().compute[0][0])); // forward bars
+    CHECK(p.has(paper().compute[0][1])); // backward bars
+}
+
+TEST_CASE("a trace with memory counters gets a memory strip per device", "[trace]") {
+    EvaluationInput input;
+    input.path = kSource + "/tests/fuzz/corpus/schedule_json/zb_v.json";
+    const AnalysisResult result = analyze(loadAnalysisRequest(input));
+    REQUIRE(result.outcomes.size() == 1);
+    const Prediction& pred = result.outcomes[0].prediction;
+    ChromeTraceOptions options;
+    for (std::size_t d = 0; d < pred.report.memory.devices.size(); ++d)
+        options.counters.push_back(CounterTrack{int(d), "memory (GiB)", pred.report.memory.devices[d].curve});
+    REQUIRE_FALSE(options.counters.empty());
+    fs::create_directories(kOut);
+    const fs::path trace = kOut / "with-counters.json";
+    writeChromeTrace(pred.timeline, trace, options);
+    const Png with = screenshot("trace-memory", quoted(trace.string()));
+    const Color strip{94, 158, 196, 255};
+    CHECK(with.has(strip));
+    writeChromeTrace(pred.timeline, trace); // no counters: no strip
+    const Png without = screenshot("trace-no-memory", quoted(trace.string()));
+    CHECK_FALSE(without.has(strip));
+}
+
+TEST_CASE("a schedule file opens, simulated with the default project or --project", "[schedule]") {
+    const std::string csv = quoted(kSource + "/tests/data/torch-csv/zb1p_2rank_2stagep_compute.csv");
+    const Png p = screenshot("schedule", csv);
+    CHECK(p.distinctColors() > 30);
+    CHECK(p.has(paper().compute[0][0]));
+    CHECK(p.has(paper().compute[0][1]));
+    CHECK(p.has(paper().compute[0][2])); // zero bubble: W bars
+    // The same file timed with another project's costs, and drawn with another palette.
+    const Png q = screenshot("schedule-project",
+                             csv + " --project " + quoted(kSource + "/samples/bitpipe-bert.stagecraft.json") +
+                                 " --palette colorblind");
+    CHECK(q.has(findPalette("colorblind").compute[0][0]));
+    CHECK_FALSE(q.has(paper().compute[0][0]));
+}
+
+TEST_CASE("a project opens with all its schedules; search selects an op", "[project]") {
+    const Png p =
+        screenshot("project", quoted(kSource + "/samples/bitpipe-bert.stagecraft.json") + " --search 3B5");
+    CHECK(p.distinctColors() > 50);
+    CHECK(p.drawnShare() > 0.2);
+    CHECK(p.has(paper().compute[0][0]));
+    CHECK(p.has(Color{255, 193, 7, 255})); // the selection's outline
+}
+
+TEST_CASE("hovering a bar or a fold shows a tooltip", "[project]") {
+    const std::string project = quoted(kSource + "/samples/zb-6.2b.stagecraft.json");
+    const Png plain = screenshot("hover-none", project);
+    // Over a bar of the first panel, and over a fold of the interleaved panel (at fit its first
+    // ops are narrower than 3 pixels): either way the window shows more than without the pointer.
+    for (const char* at : {"300 60", "65 276"}) {
+        const Png hovered = screenshot("hover", project + " --hover " + at);
+        INFO("pointer at " << at);
+        CHECK(hovered.rgba != plain.rgba);
+    }
+}
+
+TEST_CASE("a measured trace under its prediction is coloured by each op's error", "[overlay]") {
+    // The prediction of a schedule file, then a "measurement" whose device 1 runs 50 % slower.
+    const std::string file = kSource + "/tests/fuzz/corpus/schedule_json/1f1b.json";
+    EvaluationInput input;
+    input.path = file;
+    const AnalysisResult result = analyze(loadAnalysisRequest(input));
+    REQUIRE(result.outcomes.size() == 1);
+    Timeline measured = result.outcomes[0].prediction.timeline;
+    measured.origin = "measured";
+    for (TimelineEvent& e : measured.events)
+        if (e.device == 1 && e.lane == Lane::Compute) e.end = e.start + e.duration() * 1.5;
+    fs::create_directories(kOut);
+    const fs::path trace = kOut / "measured.json";
+    writeChromeTrace(measured, trace);
+
+    const Png p = screenshot("overlay", quoted(file) + " " + quoted(trace.string()));
+    const TimelineEvent& f0 = result.outcomes[0].prediction.timeline.events[0];
+    CHECK(p.has(durationErrorColor(f0.duration(), f0.duration())));       // device 0: as predicted
+    CHECK(p.has(durationErrorColor(f0.duration(), f0.duration() * 1.5))); // device 1: slower
+    CHECK(p.has(paper().compute[0][0]));                                  // the prediction's own bars
+}
+
+TEST_CASE("per-rank traces of one run are drawn as the run, under its prediction", "[overlay]") {
+    const std::string file = kSource + "/tests/fuzz/corpus/schedule_json/1f1b.json";
+    EvaluationInput input;
+    input.path = file;
+    const AnalysisResult result = analyze(loadAnalysisRequest(input));
+    REQUIRE(result.outcomes.size() == 1);
+    const Timeline& whole = result.outcomes[0].prediction.timeline;
+    fs::create_directories(kOut);
+    std::string args = quoted(file);
+    for (int rank = 0; rank < whole.shape.devices; ++rank) {
+        Timeline part = whole;
+        part.origin = "measured";
+        std::erase_if(part.events, [&](const TimelineEvent& e) { return e.device != rank; });
+        const fs::path path = kOut / ("rank" + std::to_string(rank) + ".json");
+        writeChromeTrace(part, path);
+        args += " " + quoted(path.string());
+    }
+    // Matched op by op once merged: every measured op as predicted, so neutral grey.
+    const Png p = screenshot("per-rank", args);
+    const TimelineEvent& f0 = whole.events[0];
+    CHECK(p.has(durationErrorColor(f0.duration(), f0.duration())));
+}
+
+TEST_CASE("bad, truncated and fuzzed files give a message and status 2, never a crash", "[bad_input]") {
+    fs::create_directories(kOut);
+    SECTION("missing file") {
+        const Png p = screenshot("missing", quoted((kOut / "no-such-file.json").string()), 2);
+        CHECK(p.drawnShare() > 0.0); // the window shows the message
+        const Run r = runViewer(quoted((kOut / "no-such-file.json").string()) + " --screenshot " +
+                                quoted((kOut / "missing2.png").string()));
+        CHECK(r.status == 2);
+        CHECK(r.err.find("no-such-file.json") != std::string::npos);
+    }
+    SECTION("truncated trace: the message names the file, line and column") {
+        const std::string text =
+            readTextFile(kSource + "/tests/fuzz/corpus/chrome_trace/stagecraft_1f1b.json");
+        const fs::path cut = kOut / "truncated.json";
+        writeFileAtomically(cut, text.substr(0, text.size() / 2));
+        const Run r =
+            runViewer(quoted(cut.string()) + " --screenshot " + quoted((kOut / "truncated.png").string()));
+        INFO(r.err);
+        CHECK_FALSE(r.crashed);
+        CHECK(r.status == 2);
+        CHECK(r.err.find("truncated.json") != std::string::npos);
+        CHECK(r.err.find("[trace.json]") != std::string::npos);
+    }
+    SECTION("a bad file beside a good one: the good one is still drawn") {
+        const fs::path bad = kOut / "bad.csv";
+        writeFileAtomically(bad, "0F0,0X1\n");
+        const Png p = screenshot("bad-and-good",
+                                 quoted(bad.string()) + " " +
+                                     quoted(kSource + "/tests/fuzz/corpus/chrome_trace/stagecraft_zbv.json"),
+                                 2);
+        CHECK(p.has(paper().compute[0][0]));
+    }
+    SECTION("fuzzed traces and schedules") {
+        std::mt19937 rng(20261124);
+        const std::vector<std::string> seeds = {kSource +
+                                                    "/tests/fuzz/corpus/chrome_trace/stagecraft_1f1b.json",
+                                                kSource + "/tests/fuzz/corpus/chrome_trace/hand_edited.json",
+                                                kSource + "/tests/fuzz/corpus/schedule_json/zb_v.json"};
+        int k = 0;
+        for (const std::string& seed : seeds) {
+            const std::string text = readTextFile(seed);
+            for (int round = 0; round < 2; ++round, ++k) {
+                std::string mutated = text;
+                for (int m = 0; m < 12; ++m) {
+                    const std::size_t at = rng() % mutated.size();
+                    const char bytes[] = "{}[]\":,-0123456789eE.x\n";
+                    mutated[at] = bytes[rng() % (sizeof bytes - 1)];
+                }
+                const fs::path f = kOut / ("fuzz" + std::to_string(k) + ".json");
+                writeFileAtomically(f, mutated);
+                const Run r = runViewer(quoted(f.string()) + " --screenshot " +
+                                        quoted((kOut / ("fuzz" + std::to_string(k) + ".png")).string()));
+                INFO(f.string() << "\n" << r.err);
+                CHECK_FALSE(r.crashed);
+                CHECK((r.status == 0 || r.status == 2));
+            }
+        }
+    }
+}
+
+TEST_CASE("--follow re-reads a file that changes, and keeps the last read of a half-written one",
+          "[follow]") {
+    fs::create_directories(kOut);
+    const fs::path trace = kOut / "followed.json";
+    const std::string first = readTextFile(kSource + "/tests/fuzz/corpus/chrome_trace/stagecraft_1f1b.json");
+    const std::string second = readTextFile(kSource + "/tests/fuzz/corpus/chrome_trace/stagecraft_zbv.json");
+    writeFileAtomically(trace, first);
+    const fs::path next = kOut / "followed-next.json", cut = kOut / "followed-cut.json";
+    writeFileAtomically(next, second);
+    writeFileAtomically(cut, second.substr(0, second.size() / 3));
+    // 300 frames of at least 10 ms with --follow: the file changes after 1 s, is cut after 2 s.
+    const std::string script = "(sleep 1; cp " + quoted(next.string()) + " " + quoted(trace.string()) +
+                               "; sleep 1; cp " + quoted(cut.string()) + " " + quoted(trace.string()) +
+                               ") & ";
+    const fs::path png = kOut / "followed.png";
+    const Run r = runViewer(quoted(trace.string()) + " --follow --screenshot " + quoted(png.string()) +
+                                " --frames 300 --width 1000 --height 640",
+                            script);
+    INFO(r.err);
+    CHECK_FALSE(r.crashed);
+    CHECK(r.status == 0);
+    CHECK(r.err.find("re-read") != std::string::npos);
+    CHECK(r.err.find("keeping the last read") != std::string::npos);
+    // The second trace (ZB-V: W bars) is what is drawn at the end.
+    CHECK(loadPng(png).has(paper().compute[0][2]));
+}
+
+TEST_CASE("without a display it exits 2 and says what to do", "[no_display]") {
+    const Run r = runViewer(quoted(kSource + "/tests/fuzz/corpus/chrome_trace/stagecraft_1f1b.json"),
+                            "env -u DISPLAY -u WAYLAND_DISPLAY");
+    CHECK(r.status == 2);
+    CHECK(r.err.find("no display") != std::string::npos);
+    CHECK(r.err.find("xvfb-run") != std::string::npos);
+}
