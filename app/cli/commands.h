@@ -19,5 +19,6 @@ void addCompareCommand(CLI::App& app, CommandResult& result);
 void addExportCommand(CLI::App& app, CommandResult& result);
 void addLowerCommand(CLI::App& app, CommandResult& result);
 void addOverlayCommand(CLI::App& app, CommandResult& result);
+void addCalibrateCommand(CLI::App& app, CommandResult& result);
 
 } // namespace stagecraft::cli

@@ -25,6 +25,7 @@ int run(int argc, char** argv) {
     addExportCommand(app, result);
     addLowerCommand(app, result);
     addOverlayCommand(app, result);
+    addCalibrateCommand(app, result);
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& e) {

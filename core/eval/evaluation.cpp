@@ -61,6 +61,16 @@ void matchTrace(const MeasuredTrace& trace, AnalysisResult& result) {
     for (std::size_t i = 0; i < result.outcomes.size() && !match; ++i)
         if (result.outcomes[i].name == wanted || result.outcomes[i].prediction.schedule.name == wanted)
             match = i;
+    // A trace of another tool names no schedule: it goes with the one schedule evaluated, or with
+    // the first whose shape it has.
+    if (!match && wanted.empty()) {
+        for (std::size_t i = 0; i < result.outcomes.size() && !match; ++i) {
+            TimelineShape shape = result.outcomes[i].prediction.timeline.shape;
+            shape.schedule.clear();
+            if (shape == measured.shape) match = i;
+        }
+        if (!match && result.outcomes.size() == 1) match = 0;
+    }
     if (!match) {
         // Worded for every front end: the window's picker and the command line's --schedule alike.
         std::string evaluated;

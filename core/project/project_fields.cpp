@@ -180,6 +180,9 @@ const std::array kFields{
     field<SectionAccess<&P::costs, &K::stages>>(FieldKind::StageCosts, "costs.stages", "", 0, kMaxDevices,
                                                 false, "",
                                                 "manual: per-stage overrides of f, b, w (stage:f:b:w,...)"),
+    field<SectionAccess<&P::costs, &K::chunkStages>>(
+        FieldKind::StageCosts, "costs.chunk_stages", "", 0, kMaxDevices, false, "",
+        "manual: overrides of single chunk stages, µs of that stage (stage:f:b:w,...)"),
 };
 
 bool outOfRange(const ProjectField& f, double v) {
