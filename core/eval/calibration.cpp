@@ -37,8 +37,11 @@ CalibrationReport calibrateFromTrace(const AnalysisRequest& request) {
     again.project.costs = report.fit.costs;
     const AnalysisResult after = evaluateMatched(again);
     report.after = after.overlay->report;
-    report.project = again.project;
-    if (outcome.imported) report.project = projectForSchedule(again.project, outcome.prediction.schedule);
+    // A schedule file runs on its own pipeline: the project written is fitted to it first, so that
+    // the full-stage overrides name that pipeline's stages.
+    report.project = outcome.imported ? projectForSchedule(request.project, outcome.prediction.schedule)
+                                      : request.project;
+    report.project.costs = report.fit.costs;
     return report;
 }
 
