@@ -15,7 +15,7 @@ constexpr int kNvtxPushPopRange = 59;
 constexpr int kNvtxStartEndRange = 60;
 
 [[noreturn]] void fail(const std::string& source, const std::string& message) {
-    throw ParseError("trace.sqlite", source, 0, 0, source + ": " + message);
+    throw ParseError("trace.sqlite", source, 0, 0, message);
 }
 
 struct CloseDb {

@@ -53,8 +53,7 @@ void JsonScanner::fail(const std::string& message) const {
             ++column;
         }
     }
-    throw ParseError(m_id, m_source, line, column,
-                     m_source + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + message);
+    throw ParseError(m_id, m_source, line, column, message);
 }
 
 void JsonScanner::skipBlanks() {

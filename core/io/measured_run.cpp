@@ -56,7 +56,8 @@ std::string rangeName(const ActionRange& r) {
 }
 
 std::string where(const RankTrace& t, const ActionRange& r) {
-    return t.source + ": event " + std::to_string(r.event) + " (" + rangeName(r) + ")";
+    (void)t;
+    return "event " + std::to_string(r.event) + " (" + rangeName(r) + ")";
 }
 
 [[noreturn]] void shapeError(const std::string& field, const std::string& message) {
@@ -189,7 +190,7 @@ Timeline assembleMeasuredRun(std::vector<RankTrace> ranks, const MeasuredRunOpti
                          [](const RankTrace& a, const RankTrace& b) { return a.rank < b.rank; });
         for (std::size_t i = 1; i < ranks.size(); ++i)
             if (ranks[i].rank == ranks[i - 1].rank)
-                shapeError(ranks[i].source, ranks[i - 1].source + " and " + ranks[i].source +
+                shapeError("", ranks[i - 1].source + " and " + ranks[i].source +
                                                 " are both of rank " + std::to_string(ranks[i].rank) +
                                                 "; give one file per rank");
     }
@@ -241,8 +242,8 @@ Timeline assembleMeasuredRun(std::vector<RankTrace> ranks, const MeasuredRunOpti
     if (maxStage < 0) {
         std::string files;
         for (const RankTrace& t : ranks) files += (files.empty() ? "" : ", ") + t.source;
-        throw ParseError("trace.empty", ranks.front().source, 0, 0,
-                         files + ": no range named with a pipeline compute action (such as torch's 'PP:2F0', "
+        throw ParseError("trace.empty", files, 0, 0,
+                         "no range named with a pipeline compute action (such as torch's 'PP:2F0', "
                                  "'2F0' or Megatron's 'F0.1') was found");
     }
     if (sawI && sawB)

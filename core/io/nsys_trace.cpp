@@ -62,11 +62,10 @@ std::vector<RankTrace> nvtxRangesToRanks(const std::vector<NvtxRange>& ranges, c
         if (parsed == 0) continue;
         if (parsed < 0)
             throw ParseError("trace.event", source, 0, 0,
-                             source + ": NVTX event " + std::to_string(n.event) + " named '" +
-                                 n.name.substr(0, 80) + "': " + why);
+                             "NVTX event " + std::to_string(n.event) + " named '" + n.name.substr(0, 80) + "': " + why);
         if (n.endNs < n.startNs || n.startNs < 0)
             throw ParseError("trace.event", source, 0, 0,
-                             source + ": NVTX event " + std::to_string(n.event) + " named '" +
+                             "NVTX event " + std::to_string(n.event) + " named '" +
                                  n.name.substr(0, 80) + "' ends (" + std::to_string(n.endNs) +
                                  " ns) before it starts (" + std::to_string(n.startNs) +
                                  " ns), or has no start");

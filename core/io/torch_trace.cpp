@@ -52,7 +52,7 @@ bool startsWith(std::string_view s, std::string_view p) {
 
 [[noreturn]] void eventError(const std::string& source, std::size_t i, const std::string& message) {
     throw ParseError("trace.event", source, 0, 0,
-                     source + ": traceEvents[" + std::to_string(i) + "] " + message);
+                     "traceEvents[" + std::to_string(i) + "] " + message);
 }
 
 /// What the reader collects from a file.
@@ -214,8 +214,7 @@ std::vector<RankTrace> parseTorchTrace(std::string_view text, const std::string&
         while (in.nextKey(key)) {
             if (key == "traceEvents") {
                 if (in.peek() != '[')
-                    throw ParseError("trace.container", source, 0, 0,
-                                     source + ": traceEvents must be an array of events");
+                    throw ParseError("trace.container", source, 0, 0, "traceEvents must be an array of events");
                 readEvents(in, source, c);
                 sawEvents = true;
             } else if (key == "distributedInfo") {

@@ -89,3 +89,23 @@ TEST_CASE("calibrate writes a project whose prediction is within 10% of the meas
     }
     std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("Nsight Systems SQLite and JSON exports of one run give the same overlay", "[cli][overlay][nsys]") {
+    const std::string nsys = std::string(STAGECRAFT_SOURCE_DIR) + "/tests/data/nsys/zb_1f1b_2rank_2mb";
+    const std::string base = "overlay -s zb-h1 --set parallel.pp=2 --set parallel.microbatches=2 --set "
+                             "parallel.dp=1 --set costs.mode=manual --json --trace ";
+    const Run json = cli(base + nsys + ".json");
+    INFO(json.out);
+    REQUIRE(json.status == 0);
+    const auto parsed = nlohmann::json::parse(json.out);
+    CHECK(parsed["ops"] == 12);
+    CHECK(parsed["run"]["ranks"] == 2);
+#ifdef STAGECRAFT_HAVE_SQLITE
+    const Run sqlite = cli(base + nsys + ".sqlite");
+    INFO(sqlite.out);
+    REQUIRE(sqlite.status == 0);
+    auto fromSqlite = nlohmann::json::parse(sqlite.out);
+    fromSqlite["trace"] = parsed["trace"];
+    CHECK(fromSqlite == parsed);
+#endif
+}

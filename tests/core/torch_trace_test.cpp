@@ -102,3 +102,124 @@ TEST_CASE("the overlay matches every compute op of torch's runs and calibration 
         CHECK(std::abs(c.after.makespanError) < 0.10);
     }
 }
+
+TEST_CASE("torch's _dump_chrometrace grids read as one run per file", "[torch_trace]") {
+    for (const char* file :
+         {"Interleaved1F1B_pp2_m4_chrometrace.json", "Interleaved1F1B_pp2_m4_comms_chrometrace.json"}) {
+        CAPTURE(file);
+        const auto ranks = readTorchTrace(traceDir() / file);
+        REQUIRE(ranks.size() == 2);
+        CHECK(ranks[0].rank == 0);
+        CHECK(ranks[1].rank == 1);
+        MeasuredRunInfo info;
+        const Timeline t = readMeasuredTrace({traceDir() / file}, {}, nullptr, &info);
+        CHECK(t.shape.devices == 2);
+        CHECK(t.shape.stagesPerPipe == 4);
+        CHECK(t.shape.microbatches == 4);
+        CHECK(computeEvents(t) == 32);
+        CHECK(info.iterations == 1);
+    }
+}
+
+TEST_CASE("Nsight Systems JSON exports read NVTX ranges by process", "[torch_trace][nsys]") {
+    const auto path = std::filesystem::path(STAGECRAFT_REFERENCE_DIR) / "nsys" / "zb_1f1b_2rank_2mb.json";
+    const auto ranks = readNsysJson(path);
+    REQUIRE(ranks.size() == 2);
+    CHECK(ranks[0].ranges.size() == 6);
+    MeasuredRunInfo info;
+    const Timeline t = readMeasuredTrace({path}, {}, nullptr, &info);
+    CHECK(t.shape.devices == 2);
+    CHECK(t.shape.stagesPerPipe == 2);
+    CHECK(t.shape.microbatches == 2);
+    CHECK(t.shape.splitBackward);
+    REQUIRE(computeEvents(t) == 12);
+    // Rank 1's first op is F0 of stage 1 at 110 µs; times start at rank 0's F0.
+    const TimelineEvent& first1 = t.events[6];
+    CHECK(first1.device == 1);
+    CHECK(first1.op.kind == OpKind::F);
+    CHECK(first1.op.stage == 1);
+    CHECK(first1.start == Approx(110));
+    CHECK(first1.end == Approx(210));
+}
+
+TEST_CASE("foreign readers refuse what they cannot map, naming the file, the event and the reason",
+          "[torch_trace]") {
+    auto message = [](auto&& f) {
+        try {
+            f();
+        } catch (const Error& e) {
+            return e.id() + " " + e.message();
+        }
+        return std::string("no error");
+    };
+    CHECK(message([] {
+              parseTorchTrace(
+                  R"({"traceEvents":[{"ph":"X","name":"PP:(0F3;7B2)OVERLAP_F_B","ts":1,"dur":2}]})",
+                  "t.json");
+          }) ==
+          "trace.event t.json: traceEvents[0] named 'PP:(0F3;7B2)OVERLAP_F_B': '(0F3;7B2)OVERLAP_F_B' is a "
+          "compound action (OVERLAP_F_B); its sub-actions share one range and cannot be timed apart");
+    CHECK(message([] {
+              parseTorchTrace(R"({"traceEvents":[{"ph":"X","name":"PP:0X1","ts":1,"dur":2}]})", "t.json");
+          }) == "trace.event t.json: traceEvents[0] named 'PP:0X1': '0X1' names no torch action type (F, I, "
+                "B, W, SEND_F, "
+                "RECV_F, SEND_B, RECV_B, UNSHARD, RESHARD, REDUCE_GRAD)");
+    CHECK(message([] {
+              parseTorchTrace(R"({"traceEvents":[{"ph":"X","name":"PP:0F1","ts":1,"dur":-2}]})", "t.json");
+          }) == "trace.event t.json: traceEvents[0] 'PP:0F1' needs finite ts and dur >= 0 (µs)");
+    CHECK(message([] {
+              parseTorchTrace(R"({"traceEvents":[{"ph":"X","name":"PP:0F1","ts":1,)", "t.json");
+          }).starts_with("trace.json t.json line 1, column "));
+    CHECK(message([] {
+              std::vector<RankTrace> ranks(2);
+              ranks[0].source = "a.json";
+              ranks[0].rank = 0;
+              ranks[0].ranges.push_back(ActionRange{RangeKind::F, 0, 0, -1, 0, 1, 3});
+              ranks[1].source = "b.json";
+              ranks[1].rank = 1;
+              ranks[1].ranges.push_back(ActionRange{RangeKind::F, 0, 0, -1, 0, 1, 5});
+              assembleMeasuredRun(ranks);
+          }) ==
+          "trace.shape b.json: event 5 (0F0): stage 0 runs on rank 0 (a.json) and on rank 1; a stage belongs "
+          "to one rank");
+    CHECK(message([] {
+              std::vector<RankTrace> ranks(2);
+              ranks[0].source = "a.json";
+              ranks[0].rank = 3;
+              ranks[1].source = "b.json";
+              ranks[1].rank = 3;
+              assembleMeasuredRun(ranks);
+          }) == "trace.shape a.json and b.json are both of rank 3; give one file per rank");
+    CHECK(message([] {
+              readMeasuredTrace({runFiles("Interleaved1F1B_pp2_m4", 1)}, {}, nullptr, nullptr);
+          }).starts_with("trace.shape"));
+    MeasuredTraceOptions late;
+    late.run.iteration = 7;
+    CHECK(
+        message([&] { readMeasuredTrace(runFiles("Interleaved1F1B_pp2_m4", 2), late); })
+            .ends_with(
+                "iteration 7 is not in the trace, which holds 3 complete iterations (0..2; -1 is the last)"));
+}
+
+TEST_CASE("a range of a GPU trace is timed by the kernels it launched", "[torch_trace]") {
+    const auto path =
+        std::filesystem::path(STAGECRAFT_SOURCE_DIR) / "tests/fuzz/corpus/torch_trace/kineto_gpu.json";
+    const auto ranks = readTorchTrace(path);
+    REQUIRE(ranks.size() == 1);
+    CHECK(ranks[0].rank == 1);
+    CHECK(ranks[0].clock == "gpu");
+    REQUIRE(ranks[0].ranges.size() == 3);
+    // PP:1F0 launched two kernels (correlation 21, 22): 160..215 on the GPU.
+    CHECK(ranks[0].ranges[0].kind == RangeKind::F);
+    CHECK(ranks[0].ranges[0].start == 160);
+    CHECK(ranks[0].ranges[0].end == 215);
+    // PP:1B0's kernel was launched from another thread (autograd's) while the range was open.
+    CHECK(ranks[0].ranges[1].kind == RangeKind::B);
+    CHECK(ranks[0].ranges[1].start == 400);
+    CHECK(ranks[0].ranges[1].end == 490);
+    // A range without kernels keeps its host times.
+    CHECK(ranks[0].ranges[2].kind == RangeKind::SendB);
+    CHECK(ranks[0].ranges[2].start == 385);
+    // Host times on request.
+    CHECK(readTorchTrace(path, TraceClock::Host)[0].ranges[0].start == 100);
+}
