@@ -5,7 +5,10 @@
 #include "io/nsys_trace.h"
 #include "io/torch_trace.h"
 
+#include <algorithm>
 #include <fstream>
+#include <map>
+#include <tuple>
 
 namespace stagecraft {
 
@@ -20,6 +23,34 @@ TraceFormat detectTraceFormat(const std::filesystem::path& path) {
     return TraceFormat::Stagecraft;
 }
 
+Timeline medianTimeline(const std::vector<Timeline>& iterations) {
+    if (iterations.empty()) return {};
+    Timeline out = iterations.front();
+    // Events of one identity (op, device, lane, kind of transfer) across the iterations.
+    auto key = [](const TimelineEvent& e) {
+        return std::tuple{int(e.op.kind), int(e.op.pipe), e.op.stage,  e.op.mb,
+                          e.device,       e.peer,         int(e.lane), int(e.comm)};
+    };
+    std::map<decltype(key(out.events.front())), std::pair<std::vector<double>, std::vector<double>>> times;
+    for (const Timeline& t : iterations)
+        for (const TimelineEvent& e : t.events) {
+            auto& [starts, ends] = times[key(e)];
+            starts.push_back(e.start);
+            ends.push_back(e.end);
+        }
+    auto median = [](std::vector<double>& v) {
+        std::sort(v.begin(), v.end());
+        const std::size_t n = v.size();
+        return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    };
+    for (TimelineEvent& e : out.events) {
+        auto& [starts, ends] = times[key(e)];
+        e.start = median(starts);
+        e.end = std::max(e.start, median(ends));
+    }
+    return out;
+}
+
 Timeline readMeasuredTrace(const std::vector<std::filesystem::path>& paths,
                            const MeasuredTraceOptions& options, TraceInfo* traceInfo,
                            MeasuredRunInfo* runInfo) {
@@ -31,12 +62,17 @@ Timeline readMeasuredTrace(const std::vector<std::filesystem::path>& paths,
     }
     const bool stagecraft = formats.front() == TraceFormat::Stagecraft;
     if (stagecraft && paths.size() == 1) {
-        if (options.run.pick == IterationPick::Median)
-            throw ParseError(
-                "trace.iteration", paths.front().string(), 0, 0,
-                paths.front().string() +
-                    ": a Stagecraft trace is read one iteration at a time; pick one with --iteration");
-        return readChromeTrace(paths.front(), TraceReadOptions{options.run.iteration}, traceInfo);
+        if (options.run.pick != IterationPick::Median)
+            return readChromeTrace(paths.front(), TraceReadOptions{options.run.iteration}, traceInfo);
+        TraceInfo info;
+        Timeline last = readChromeTrace(paths.front(), TraceReadOptions{-1}, &info);
+        std::vector<Timeline> all;
+        for (const int id : info.iterationIds)
+            all.push_back(readChromeTrace(paths.front(), TraceReadOptions{id}));
+        if (all.size() > 1) last = medianTimeline(all);
+        info.iteration = -1;
+        if (traceInfo) *traceInfo = info;
+        return last;
     }
     std::vector<RankTrace> ranks;
     for (std::size_t i = 0; i < paths.size(); ++i) {
@@ -45,9 +81,8 @@ Timeline readMeasuredTrace(const std::vector<std::filesystem::path>& paths,
         switch (formats[i]) {
         case TraceFormat::Stagecraft:
             throw ParseError("trace.container", name, 0, 0,
-                             name +
-                                 ": a Stagecraft trace holds every device of a run; open it alone, not with "
-                                 "other trace files");
+                             "a Stagecraft trace holds every device of a run; open it alone, not with "
+                             "other trace files");
         case TraceFormat::Torch:
             read = readTorchTrace(paths[i]);
             break;
@@ -56,10 +91,9 @@ Timeline readMeasuredTrace(const std::vector<std::filesystem::path>& paths,
             break;
         case TraceFormat::NsysSqlite:
             if (!options.sqlite)
-                throw ParseError(
-                    "trace.container", name, 0, 0,
-                    name + ": an Nsight Systems SQLite export; this program was built without SQLite "
-                           "(export with nsys export --type json instead)");
+                throw ParseError("trace.container", name, 0, 0,
+                                 "an Nsight Systems SQLite export; this program was built without SQLite "
+                                 "(export with nsys export --type json instead)");
             read = options.sqlite(paths[i]);
             break;
         }

@@ -26,8 +26,12 @@ struct MeasuredTraceOptions {
     RankReader sqlite = nullptr; ///< reads .sqlite exports; nullptr: they are refused
 };
 
-/// Reads `paths` as one measured run. A single Stagecraft trace is read by readChromeTrace (the
-/// median pick is refused for it: its iterations are read one at a time); every other format is
+/// Every event at the median over `iterations` (timelines of one schedule, times from the start of
+/// their iteration) of its start and of its end; events matched by op, device, lane and transfer.
+Timeline medianTimeline(const std::vector<Timeline>& iterations);
+
+/// Reads `paths` as one measured run. A single Stagecraft trace is read by readChromeTrace (with
+/// the median pick, each iteration, then medianTimeline); every other format is
 /// read into ranks, and the ranks of all files are assembled together (assembleMeasuredRun).
 /// Mixing a Stagecraft trace with other files is refused (trace.container). `traceInfo` receives
 /// the iterations, `runInfo` the ranks, clocks and communication waits (foreign formats only).

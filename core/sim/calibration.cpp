@@ -112,8 +112,14 @@ CostFit fitCosts(const Timeline& measured, const CostsConfig& base, bool sendsOc
         if (it == byOp.end()) continue;
         const TimelineEvent& producer = *it->second;
         if (producer.device == consumer->device) continue;
-        if (previousEnd(*consumer) > producer.end) continue; // the consumer's device was busy
-        delays.push_back(std::max(0.0, consumer->start - producer.end));
+        // Only where the consumer waited (its device was free before it started): then, under the
+        // list scheduler's rule start = max(device free, producer end + comm), the gap is comm.
+        if (consumer->start <= previousEnd(*consumer) + 1e-9) continue;
+        // A send that occupied the producer's device is in the producer's fitted duration already.
+        double producerEnd = producer.end;
+        if (const auto sent = sendTime.find({kind, pipe, from, mb, producer.device}); sent != sendTime.end())
+            producerEnd += sent->second;
+        delays.push_back(std::max(0.0, consumer->start - producerEnd));
     }
     fit.commSamples = delays.size();
     fit.costs.comm = median(delays);
