@@ -6,13 +6,13 @@
 #include "io/torch_trace.h"
 
 #include <benchmark/benchmark.h>
-
 #include <string>
 
 namespace {
 
 std::string syntheticKineto(std::size_t targetBytes, bool gpu) {
-    std::string out = R"({"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 4},
+    std::string out =
+        R"({"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 4},
   "deviceProperties": [{"id": 0, "name": "NVIDIA H100", "totalGlobalMem": 85000000000}],
   "traceEvents": [
 )";
@@ -34,16 +34,22 @@ std::string syntheticKineto(std::size_t targetBytes, bool gpu) {
                       R"(, "Record function id": 0, "Ev Idx": )" + std::to_string(correlation) + "}}");
                 for (int op = 0; op < 14; ++op) {
                     const double at = ts + 5 + op * 60;
-                    event(R"({"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 4242, "tid": 4242, "ts": )" +
-                          std::to_string(at) +
-                          R"(, "dur": 41.25, "args": {"External id": 99, "Sequence number": 1234, "Fwd thread id": 0, "Record function id": 0, "Concrete Inputs": ["", "", "", "1", "1"], "Input type": ["float", "float", "float", "Scalar", "Scalar"], "Input Strides": [[1], [1024, 1], [1, 1024], [], []], "Input Dims": [[1024], [64, 1024], [1024, 1024], [], []], "Ev Idx": 77}})");
+                    event(
+                        R"({"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 4242, "tid": 4242, "ts": )" +
+                        std::to_string(at) +
+                        R"(, "dur": 41.25, "args": {"External id": 99, "Sequence number": 1234, "Fwd thread id": 0, "Record function id": 0, "Concrete Inputs": ["", "", "", "1", "1"], "Input type": ["float", "float", "float", "Scalar", "Scalar"], "Input Strides": [[1], [1024, 1], [1, 1024], [], []], "Input Dims": [[1024], [64, 1024], [1024, 1024], [], []], "Ev Idx": 77}})");
                     if (gpu) {
-                        event(R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 4242, "tid": 4242, "ts": )" +
-                              std::to_string(at + 1) + R"(, "dur": 4.5, "args": {"cbid": 211, "correlation": )" +
-                              std::to_string(correlation) + R"(, "External id": 99}})");
-                        event(R"({"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas", "pid": 0, "tid": 7, "ts": )" +
-                              std::to_string(at + 20) + R"(, "dur": 35.0, "args": {"queued": 0, "device": 0, "context": 1, "stream": 7, "correlation": )" +
-                              std::to_string(correlation) + R"(, "registers per thread": 168, "shared memory": 98304, "blocks per SM": 0.5, "warps per SM": 2, "grid": [8, 16, 1], "block": [384, 1, 1], "est. achieved occupancy %": 0}})");
+                        event(
+                            R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 4242, "tid": 4242, "ts": )" +
+                            std::to_string(at + 1) +
+                            R"(, "dur": 4.5, "args": {"cbid": 211, "correlation": )" +
+                            std::to_string(correlation) + R"(, "External id": 99}})");
+                        event(
+                            R"({"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas", "pid": 0, "tid": 7, "ts": )" +
+                            std::to_string(at + 20) +
+                            R"(, "dur": 35.0, "args": {"queued": 0, "device": 0, "context": 1, "stream": 7, "correlation": )" +
+                            std::to_string(correlation) +
+                            R"(, "registers per thread": 168, "shared memory": 98304, "blocks per SM": 0.5, "warps per SM": 2, "grid": [8, 16, 1], "block": [384, 1, 1], "est. achieved occupancy %": 0}})");
                     }
                     ++correlation;
                 }
@@ -66,8 +72,12 @@ void readKineto(benchmark::State& state, bool gpu) {
     state.counters["ranges"] = double(ranges);
 }
 
-void BM_ReadKinetoCpu(benchmark::State& state) { readKineto(state, false); }
-void BM_ReadKinetoGpu(benchmark::State& state) { readKineto(state, true); }
+void BM_ReadKinetoCpu(benchmark::State& state) {
+    readKineto(state, false);
+}
+void BM_ReadKinetoGpu(benchmark::State& state) {
+    readKineto(state, true);
+}
 
 } // namespace
 

@@ -58,8 +58,9 @@ void ProjectOptions::addTraceOptions(CLI::App& command) {
         ->type_name("FILE...");
     command.add_flag("--median", traceMedian,
                      "Traces of other tools: every op at its median over the iterations the trace holds");
-    command.add_option("--placement", placement,
-                       "Ranges named F{mb}.{chunk}: how (rank, chunk) gives the stage: loop or v")
+    command
+        .add_option("--placement", placement,
+                    "Ranges named F{mb}.{chunk}: how (rank, chunk) gives the stage: loop or v")
         ->check(CLI::IsMember({"loop", "v"}));
 }
 

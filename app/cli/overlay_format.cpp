@@ -171,7 +171,8 @@ std::string runText(const OverlayView& v, const MeasuredTrace& trace) {
     }
     if (trace.run) {
         const MeasuredRunInfo& run = *trace.run;
-        out += std::to_string(run.ranks) + " rank" + (run.ranks == 1 ? "" : "s") + ", " + run.clock + " clock, " +
+        out += std::to_string(run.ranks) + " rank" + (run.ranks == 1 ? "" : "s") + ", " + run.clock +
+               " clock, " +
                (run.iteration >= 0 ? "iteration " + std::to_string(run.iteration)
                                    : std::string("median over iterations")) +
                " of " + std::to_string(run.iterations) + '\n';
@@ -221,8 +222,9 @@ std::string overlayAsJson(const AnalysisResult& evaluated, const MeasuredTrace& 
                    {"clock_shift_us", trace.run->clockShift},
                    {"comm_us", trace.run->commTime},
                    {"comm_wait_us", trace.run->commWaitTime},
-                   {"comm_wait_share",
-                    trace.run->commTime > 0 ? Json(trace.run->commWaitTime / trace.run->commTime) : Json(nullptr)}};
+                   {"comm_wait_share", trace.run->commTime > 0
+                                           ? Json(trace.run->commWaitTime / trace.run->commTime)
+                                           : Json(nullptr)}};
     const Json out{
         {"schedule", v.outcome.name},
         {"trace", trace.path},

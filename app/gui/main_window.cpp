@@ -507,13 +507,16 @@ void MainWindow::calibrate() {
     }
 }
 
-QString MainWindow::openTracePath(const QString& path) { return openTracePaths(QStringList{path}); }
+QString MainWindow::openTracePath(const QString& path) {
+    return openTracePaths(QStringList{path});
+}
 
 QString MainWindow::openTracePaths(const QStringList& paths) {
     try {
         m_document->openTraces(paths);
     } catch (const std::exception& e) {
-        const QString message = tr("Cannot open trace %1: %2").arg(paths.join(QStringLiteral(", ")), errorText(e));
+        const QString message =
+            tr("Cannot open trace %1: %2").arg(paths.join(QStringLiteral(", ")), errorText(e));
         m_messages->showMessage(message.toHtmlEscaped());
         return message;
     }

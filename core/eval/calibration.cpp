@@ -39,8 +39,8 @@ CalibrationReport calibrateFromTrace(const AnalysisRequest& request) {
     report.after = after.overlay->report;
     // A schedule file runs on its own pipeline: the project written is fitted to it first, so that
     // the full-stage overrides name that pipeline's stages.
-    report.project = outcome.imported ? projectForSchedule(request.project, outcome.prediction.schedule)
-                                      : request.project;
+    report.project =
+        outcome.imported ? projectForSchedule(request.project, outcome.prediction.schedule) : request.project;
     report.project.costs = report.fit.costs;
     return report;
 }

@@ -2,6 +2,7 @@
 
 #include "error.h"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -284,7 +285,14 @@ void JsonScanner::skipString() {
         if (c == '"') return;
         if (c == '\\') {
             if (m_pos >= m_end) break;
-            ++m_pos;
+            const char e = *m_pos++;
+            if (e == 'u') {
+                for (int i = 0; i < 4; ++i, ++m_pos)
+                    if (m_pos >= m_end || !std::isxdigit(static_cast<unsigned char>(*m_pos)))
+                        fail("a \\u escape needs four hex digits");
+            } else if (std::string_view("\"\\/bfnrt").find(e) == std::string_view::npos) {
+                fail(std::string("an unknown escape '\\") + e + "' in a string");
+            }
         } else if (static_cast<unsigned char>(c) < 0x20) {
             --m_pos;
             fail("a control character inside a string");

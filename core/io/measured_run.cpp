@@ -190,9 +190,8 @@ Timeline assembleMeasuredRun(std::vector<RankTrace> ranks, const MeasuredRunOpti
                          [](const RankTrace& a, const RankTrace& b) { return a.rank < b.rank; });
         for (std::size_t i = 1; i < ranks.size(); ++i)
             if (ranks[i].rank == ranks[i - 1].rank)
-                shapeError("", ranks[i - 1].source + " and " + ranks[i].source +
-                                                " are both of rank " + std::to_string(ranks[i].rank) +
-                                                "; give one file per rank");
+                shapeError("", ranks[i - 1].source + " and " + ranks[i].source + " are both of rank " +
+                                   std::to_string(ranks[i].rank) + "; give one file per rank");
     }
     const int devices = int(ranks.size());
     info.ranks = devices;
@@ -244,7 +243,7 @@ Timeline assembleMeasuredRun(std::vector<RankTrace> ranks, const MeasuredRunOpti
         for (const RankTrace& t : ranks) files += (files.empty() ? "" : ", ") + t.source;
         throw ParseError("trace.empty", files, 0, 0,
                          "no range named with a pipeline compute action (such as torch's 'PP:2F0', "
-                                 "'2F0' or Megatron's 'F0.1') was found");
+                         "'2F0' or Megatron's 'F0.1') was found");
     }
     if (sawI && sawB)
         shapeError(ranks.front().source,

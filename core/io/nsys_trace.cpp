@@ -62,13 +62,13 @@ std::vector<RankTrace> nvtxRangesToRanks(const std::vector<NvtxRange>& ranges, c
         if (parsed == 0) continue;
         if (parsed < 0)
             throw ParseError("trace.event", source, 0, 0,
-                             "NVTX event " + std::to_string(n.event) + " named '" + n.name.substr(0, 80) + "': " + why);
+                             "NVTX event " + std::to_string(n.event) + " named '" + n.name.substr(0, 80) +
+                                 "': " + why);
         if (n.endNs < n.startNs || n.startNs < 0)
             throw ParseError("trace.event", source, 0, 0,
-                             "NVTX event " + std::to_string(n.event) + " named '" +
-                                 n.name.substr(0, 80) + "' ends (" + std::to_string(n.endNs) +
-                                 " ns) before it starts (" + std::to_string(n.startNs) +
-                                 " ns), or has no start");
+                             "NVTX event " + std::to_string(n.event) + " named '" + n.name.substr(0, 80) +
+                                 "' ends (" + std::to_string(n.endNs) + " ns) before it starts (" +
+                                 std::to_string(n.startNs) + " ns), or has no start");
         r.start = double(n.startNs) / 1000.0;
         r.end = double(n.endNs) / 1000.0;
         r.event = n.event;

@@ -51,8 +51,7 @@ bool startsWith(std::string_view s, std::string_view p) {
 }
 
 [[noreturn]] void eventError(const std::string& source, std::size_t i, const std::string& message) {
-    throw ParseError("trace.event", source, 0, 0,
-                     "traceEvents[" + std::to_string(i) + "] " + message);
+    throw ParseError("trace.event", source, 0, 0, "traceEvents[" + std::to_string(i) + "] " + message);
 }
 
 /// What the reader collects from a file.
@@ -214,7 +213,8 @@ std::vector<RankTrace> parseTorchTrace(std::string_view text, const std::string&
         while (in.nextKey(key)) {
             if (key == "traceEvents") {
                 if (in.peek() != '[')
-                    throw ParseError("trace.container", source, 0, 0, "traceEvents must be an array of events");
+                    throw ParseError("trace.container", source, 0, 0,
+                                     "traceEvents must be an array of events");
                 readEvents(in, source, c);
                 sawEvents = true;
             } else if (key == "distributedInfo") {
@@ -240,17 +240,15 @@ std::vector<RankTrace> parseTorchTrace(std::string_view text, const std::string&
     }
 
     std::vector<RankTrace> out;
-    if (c.dumpChrometrace && c.rank < 0) {
-        // torch's _dump_chrometrace: pid = tid = rank.
-        std::map<double, RankTrace> byPid;
-        for (const Range& r : c.host) {
-            RankTrace& t = byPid[r.pid];
-            t.ranges.push_back(r.range);
-        }
+    std::map<double, RankTrace> byPid;
+    for (const Range& r : c.host) byPid[r.pid].ranges.push_back(r.range);
+    if (c.rank < 0 && byPid.size() > 1) {
+        // Several processes in one file without distributedInfo: torch's _dump_chrometrace (pid =
+        // rank), or traces of several ranks merged into one (ranks in ascending process id).
         for (auto& [pid, t] : byPid) {
             t.source = source;
-            t.rank = pid >= 0 && pid < 1e7 ? int(pid) : -1;
-            t.clock = "steps";
+            t.rank = c.dumpChrometrace && pid >= 0 && pid < 1e7 ? int(pid) : -1;
+            t.clock = c.dumpChrometrace ? "steps" : clockName;
             out.push_back(std::move(t));
         }
         return out;
@@ -258,6 +256,10 @@ std::vector<RankTrace> parseTorchTrace(std::string_view text, const std::string&
     RankTrace t;
     t.source = source;
     t.rank = c.rank;
+    // _dump_chrometrace of one rank: its pid is the rank.
+    if (t.rank < 0 && c.dumpChrometrace && !c.host.empty() && c.host.front().pid >= 0 &&
+        c.host.front().pid < 1e7)
+        t.rank = int(c.host.front().pid);
     t.clock = clockName;
     t.ranges.reserve(c.host.size());
     for (const Range& r : c.host) t.ranges.push_back(r.range);

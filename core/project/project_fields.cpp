@@ -181,7 +181,8 @@ const std::array kFields{
                                                 false, "",
                                                 "manual: per-stage overrides of f, b, w (stage:f:b:w,...)"),
     field<SectionAccess<&P::costs, &K::chunkStages>>(
-        FieldKind::StageCosts, "costs.chunk_stages", "", 0, kMaxDevices, false, "",
+        FieldKind::StageCosts, "costs.chunk_stages",
+        "", 0, kMaxDevices, false, "",
         "manual: overrides of single chunk stages, µs of that stage (stage:f:b:w,...)"),
 };
 

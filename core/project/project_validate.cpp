@@ -94,9 +94,10 @@ class Checker {
         for (std::size_t i = 0; i < stages.size(); ++i) {
             int& first = firstEntry[std::size_t(stages[i].stage)]; // in 0..kMaxDevices-1 (field range)
             if (first >= 0)
-                add("costs.chunk_stages", "costs.chunk_stages[" + std::to_string(i) + "].stage = " +
-                                              str(stages[i].stage) + ": stage " + str(stages[i].stage) +
-                                              " already has an override in costs.chunk_stages[" + str(first) + "]");
+                add("costs.chunk_stages",
+                    "costs.chunk_stages[" + std::to_string(i) + "].stage = " + str(stages[i].stage) +
+                        ": stage " + str(stages[i].stage) +
+                        " already has an override in costs.chunk_stages[" + str(first) + "]");
             else
                 first = int(i);
         }

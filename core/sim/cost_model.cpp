@@ -120,9 +120,9 @@ StageTimes manualTimes(const Project& project, const Schedule& s) {
         const StageCostOverride& o = c.chunkStages[i];
         if (o.stage < 0 || o.stage >= s.stagesPerPipe)
             throw ValidationError("costs.stages", "costs.chunk_stages[" + std::to_string(i) + "].stage",
-                                  "costs.chunk_stages[" + std::to_string(i) + "].stage = " +
-                                      std::to_string(o.stage) + ": schedule '" + s.name + "' has stages 0.." +
-                                      std::to_string(s.stagesPerPipe - 1));
+                                  "costs.chunk_stages[" + std::to_string(i) +
+                                      "].stage = " + std::to_string(o.stage) + ": schedule '" + s.name +
+                                      "' has stages 0.." + std::to_string(s.stagesPerPipe - 1));
         t.f[std::size_t(o.stage)] = o.f;
         t.b[std::size_t(o.stage)] = o.b;
         t.w[std::size_t(o.stage)] = o.w;

@@ -2,6 +2,7 @@
 // torch itself wrote (tests/data/torch-traces/, made by scripts/torch/record_pipelining_traces.py)
 // and small hand-written files that follow Nsight Systems' documented export layout.
 #include "error.h"
+#include "io/json_scan.h"
 #include "io/measured_run.h"
 #include "io/measured_trace.h"
 #include "io/nsys_trace.h"
@@ -236,4 +237,58 @@ TEST_CASE("a trace of our runtime's host backend is overlaid and calibrated", "[
     const CalibrationReport c = calibrateFromTrace(request);
     CHECK(std::abs(c.after.makespanError) < 0.10);
     CHECK(std::abs(c.after.makespanError) < std::abs(c.before.makespanError));
+}
+
+TEST_CASE("one file of several processes gives one rank per process", "[torch_trace]") {
+    const auto ranks = parseTorchTrace(
+        R"([{"ph":"X","cat":"user_annotation","name":"PP:1F0","pid":900,"tid":1,"ts":5,"dur":1},)"
+        R"({"ph":"X","cat":"user_annotation","name":"PP:0F0","pid":12,"tid":1,"ts":1,"dur":2},)"
+        R"({"ph":"X","cat":"cpu_op","name":"aten::mm \"x\"\u00e9","pid":12,"tid":1,"ts":1.5,"dur":0.5}])",
+        "merged.json");
+    REQUIRE(ranks.size() == 2);
+    CHECK(ranks[0].rank == -1); // ranks in ascending process id: 12, then 900
+    REQUIRE(ranks[0].ranges.size() == 1);
+    CHECK(ranks[0].ranges[0].stage == 0);
+    CHECK(ranks[1].ranges[0].stage == 1);
+    const Timeline t = assembleMeasuredRun(ranks);
+    CHECK(t.shape.devices == 2);
+    CHECK(t.events[1].start == Approx(4)); // 5 - 1: times from the first op
+}
+
+TEST_CASE("the JSON scanner reads escapes and refuses deep nesting and trailing commas", "[torch_trace]") {
+    JsonScanner in(R"({"a":"x\"\\\/\n\u00e9\ud83d\ude00","b":[1,2.5e3,-0],"c":{}})", "s.json", "trace.json");
+    in.beginObject();
+    std::string_view key;
+    REQUIRE(in.nextKey(key));
+    CHECK(key == "a");
+    CHECK(in.readString() == "x\"\\/\n\xC3\xA9\xF0\x9F\x98\x80");
+    REQUIRE(in.nextKey(key));
+    in.beginArray();
+    REQUIRE(in.nextElement());
+    CHECK(in.readNumber() == 1);
+    REQUIRE(in.nextElement());
+    CHECK(in.readNumber() == 2500);
+    REQUIRE(in.nextElement());
+    CHECK(in.readNumber() == 0);
+    CHECK_FALSE(in.nextElement());
+    REQUIRE(in.nextKey(key));
+    in.skipValue();
+    CHECK_FALSE(in.nextKey(key));
+    CHECK(in.atEnd());
+    auto fails = [](const std::string& text) {
+        try {
+            JsonScanner s(text, "s.json", "trace.json");
+            s.skipValue();
+            return s.atEnd() ? std::string("ok") : std::string("trailing");
+        } catch (const ParseError& e) {
+            return e.id();
+        }
+    };
+    CHECK(fails(std::string(65, '[') + std::string(65, ']')) == "trace.json");
+    CHECK(fails(std::string(64, '[') + std::string(64, ']')) == "ok");
+    CHECK(fails("[1,]") == "trace.json");
+    CHECK(fails("{\"a\":1,}") == "trace.json");
+    CHECK(fails("[1 2]") == "trace.json");
+    CHECK(fails("\"\\x\"") == "trace.json");
+    CHECK(fails("01") == "trailing");
 }

@@ -142,7 +142,9 @@ void ProjectDocument::removeImported(const QString& name) {
     emit projectChanged();
 }
 
-void ProjectDocument::openTrace(const QString& path) { openTraces(QStringList{path}); }
+void ProjectDocument::openTrace(const QString& path) {
+    openTraces(QStringList{path});
+}
 
 void ProjectDocument::openTraces(const QStringList& paths) {
     std::vector<std::filesystem::path> files;

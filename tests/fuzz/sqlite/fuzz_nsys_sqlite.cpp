@@ -1,7 +1,7 @@
 // Fuzz harness of the Nsight Systems SQLite export reader (app/trace_sqlite): the bytes are
 // written to a file and opened as a database; SQLite reports corrupt files, the reader refuses them.
-#include "error.h"
 #include "../fuzz_entry.h"
+#include "error.h"
 #include "io/measured_run.h"
 #include "nsys_sqlite.h"
 
