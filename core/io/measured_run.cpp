@@ -303,28 +303,31 @@ Timeline assembleMeasuredRun(std::vector<RankTrace> ranks, const MeasuredRunOpti
     // Clock alignment: a consumer cannot start before its producer on another rank ended.
     std::vector<double> shift(std::size_t(devices), 0.0);
     if (options.alignClocks && devices > 1) {
+        // Walk the consumers present (linear in the ranges, whatever the indices).
+        const RangeKind back = split ? RangeKind::I : RangeKind::B;
         for (int round = 0; round < devices; ++round) {
             bool moved = false;
-            for (int k = 0; k < iterations; ++k)
-                for (int s = 0; s < stages; ++s)
-                    for (int mb = 0; mb <= maxMb; ++mb) {
-                        const RangeKind back = split ? RangeKind::I : RangeKind::B;
-                        const std::pair<int, RangeKind> deps[] = {{s + 1, RangeKind::F}, {s - 1, back}};
-                        for (const auto& [to, kind] : deps) {
-                            if (to < 0 || to >= stages) continue;
-                            const int a = rankOfStage[s], b = rankOfStage[to];
-                            if (a == b) continue;
-                            const ActionRange* p = occurrence(a, keyOf(kind, s, mb), k);
-                            const ActionRange* c = occurrence(b, keyOf(kind, to, mb), k);
-                            if (!p || !c) continue;
-                            const double late =
-                                (p->end + shift[std::size_t(a)]) - (c->start + shift[std::size_t(b)]);
-                            if (late > 1e-3 && b != 0) {
-                                shift[std::size_t(b)] += late;
-                                moved = true;
-                            }
+            for (int b = 1; b < devices; ++b) // rank 0 is the reference clock
+                for (const auto& [key, list] : index[std::size_t(b)].occurrences) {
+                    const auto kind = RangeKind(key & 0xF);
+                    if (kind != RangeKind::F && kind != back) continue;
+                    const ActionRange& consumer = ranks[std::size_t(b)].ranges[list.front()];
+                    const int from = consumer.stage + (kind == RangeKind::F ? -1 : 1);
+                    if (from < 0 || from >= stages) continue;
+                    const int a = rankOfStage[from];
+                    if (a == b) continue;
+                    for (int k = 0; k < iterations; ++k) {
+                        const ActionRange* p = occurrence(a, keyOf(kind, from, consumer.mb), k);
+                        const ActionRange* c = occurrence(b, key, k);
+                        if (!p || !c) continue;
+                        const double late =
+                            (p->end + shift[std::size_t(a)]) - (c->start + shift[std::size_t(b)]);
+                        if (late > 1e-3) {
+                            shift[std::size_t(b)] += late;
+                            moved = true;
                         }
                     }
+                }
             if (!moved) break;
         }
     }
