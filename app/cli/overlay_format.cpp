@@ -46,6 +46,7 @@ std::string iterationText(const TraceInfo& info) {
                               : ids.back() - ids.front() + 1 == int(ids.size())
                                   ? std::to_string(ids.front()) + ".." + std::to_string(ids.back())
                                   : std::to_string(ids.size()) + " iterations";
+    if (info.iteration < 0) return "median of iterations " + range; // --median
     return "iteration " + std::to_string(info.iteration) + " of " + range;
 }
 
