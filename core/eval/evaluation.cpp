@@ -71,6 +71,23 @@ void matchTrace(const MeasuredTrace& trace, AnalysisResult& result) {
         }
         if (!match && result.outcomes.size() == 1) match = 0;
     }
+    if (!match && wanted.empty()) {
+        // A run of another tool: say which shape it has and which the schedules have.
+        auto shapeText = [](const TimelineShape& t) {
+            return std::to_string(t.devices) + " devices, " + std::to_string(t.stagesPerPipe) + " stages, " +
+                   std::to_string(t.microbatches) + " micro-batches, " +
+                   (t.splitBackward ? "split" : "whole") + " backward";
+        };
+        std::string shapes;
+        for (const ScheduleOutcome& o : result.outcomes)
+            shapes += (shapes.empty() ? "" : "; ") + o.name + ": " + shapeText(o.prediction.timeline.shape);
+        result.overlayError =
+            "the measured run (" + shapeText(measured.shape) +
+            ") has the shape of none of the schedules evaluated (" +
+            (shapes.empty() ? std::string("none") : shapes) +
+            "); pick one of its shape with --schedule and --set parallel.pp/microbatches/chunks";
+        return;
+    }
     if (!match) {
         // Worded for every front end: the window's picker and the command line's --schedule alike.
         std::string evaluated;

@@ -292,3 +292,18 @@ TEST_CASE("the JSON scanner reads escapes and refuses deep nesting and trailing 
     CHECK(fails("\"\\x\"") == "trace.json");
     CHECK(fails("01") == "trailing");
 }
+
+TEST_CASE("a torch run of a shape no evaluated schedule has is refused with both shapes", "[torch_trace]") {
+    EvaluationInput input;
+    input.schedules = {"1f1b", "zb-h1"};
+    for (const auto& f : runFiles("ZBVZeroBubble_pp2_m4", 2)) input.tracePaths.push_back(f.string());
+    const AnalysisResult result = analyze(loadAnalysisRequest(input));
+    CHECK_FALSE(result.overlay);
+    CHECK(result.overlayError ==
+          "the measured run (2 devices, 4 stages, 4 micro-batches, split backward) has the shape of none of "
+          "the "
+          "schedules evaluated (1f1b: 4 devices, 4 stages, 8 micro-batches, whole backward; zb-h1: 4 "
+          "devices, 4 "
+          "stages, 8 micro-batches, split backward); pick one of its shape with --schedule and --set "
+          "parallel.pp/microbatches/chunks");
+}
