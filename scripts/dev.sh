@@ -17,6 +17,7 @@ PACKAGES=(
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev qt6-charts-dev libqt6opengl6-dev libgl1-mesa-dev
   xvfb xauth fonts-dejavu-core librsvg2-bin poppler-utils libxml2-utils
   libopenmpi-dev openmpi-bin libopenblas-dev
+  libsqlite3-dev
 )
 
 log() { printf '\033[1m[stagecraft]\033[0m %s\n' "$*" >&2; }
