@@ -11,6 +11,7 @@ constexpr auto Fail = ErrorClass::Failure;
 
 // Sorted by id (checked by a test): lookups are binary searches.
 constexpr std::array kIds{
+    ErrorIdInfo{"calibrate.trace", In, "a measured trace cannot be fitted (a stage without F or B ops)"},
     ErrorIdInfo{"chart.devices", In, "a timeline names a device beyond the rows a chart can hold"},
     ErrorIdInfo{"chart.mapping", In,
                 "a chart's time mapping asked to fit an empty range or zoom by a bad factor"},
@@ -20,6 +21,7 @@ constexpr std::array kIds{
     ErrorIdInfo{"chart.width", In, "the chart width is out of range or too narrow for its labels"},
     ErrorIdInfo{"cli.format", In, "an output format the command cannot write (file extension)"},
     ErrorIdInfo{"cli.schedule", In, "a command needs a schedule name or file that was not given"},
+    ErrorIdInfo{"cli.trace", In, "a command needs a measured trace that was not given"},
     ErrorIdInfo{"costs.analytic", In, "the analytic cost model cannot use the model or cluster as given"},
     ErrorIdInfo{"costs.devices", In, "the schedule's device count differs from the project's pipeline size"},
     ErrorIdInfo{"costs.stages", In, "a per-stage cost override names a stage the schedule does not have"},
@@ -119,6 +121,7 @@ constexpr std::array kIds{
     ErrorIdInfo{"trace.json", In, "a trace file is not valid JSON (line and column given)"},
     ErrorIdInfo{"trace.limit", In, "a trace beyond the limits (slices, indices)"},
     ErrorIdInfo{"trace.shape", In, "a trace's schedule shape is missing or inconsistent"},
+    ErrorIdInfo{"trace.sqlite", In, "an Nsight Systems SQLite export that cannot be opened or has no NVTX ranges"},
     ErrorIdInfo{"trace.version", In, "a trace of an unknown format version"},
     ErrorIdInfo{"trace.write", Fail, "a trace could not be written"},
 };

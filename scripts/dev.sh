@@ -18,6 +18,7 @@ PACKAGES=(
   libimgui-dev libglfw3-dev
   xvfb xauth fonts-dejavu-core librsvg2-bin poppler-utils libxml2-utils
   libopenmpi-dev openmpi-bin libopenblas-dev
+  libsqlite3-dev
 )
 
 log() { printf '\033[1m[stagecraft]\033[0m %s\n' "$*" >&2; }

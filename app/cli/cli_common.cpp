@@ -4,6 +4,10 @@
 #include "project/project_json.h"
 #include "project/project_validate.h"
 
+#ifdef STAGECRAFT_HAVE_SQLITE
+#include "nsys_sqlite.h"
+#endif
+
 #include <cstdlib>
 #include <sstream>
 #include <unistd.h>
@@ -37,6 +41,29 @@ void ProjectOptions::addIterationOption(CLI::App& command) {
         ->type_name("N");
 }
 
+RankReader sqliteTraceReader() {
+#ifdef STAGECRAFT_HAVE_SQLITE
+    return &readNsysSqlite;
+#else
+    return nullptr;
+#endif
+}
+
+void ProjectOptions::addTraceOptions(CLI::App& command) {
+    command
+        .add_option("--trace", tracePaths,
+                    "Measured trace files of one run: a Stagecraft trace, torch profiler traces (one per "
+                    "rank), torch _dump_chrometrace, Nsight Systems exports (.sqlite, JSON)")
+        ->expected(1, -1)
+        ->type_name("FILE...");
+    command.add_flag("--median", traceMedian,
+                     "Traces of other tools: every op at its median over the iterations the trace holds");
+    command
+        .add_option("--placement", placement,
+                    "Ranges named F{mb}.{chunk}: how (rank, chunk) gives the stage: loop or v")
+        ->check(CLI::IsMember({"loop", "v"}));
+}
+
 EvaluationInput ProjectOptions::input() const {
     EvaluationInput in;
     in.path = projectPath;
@@ -45,6 +72,10 @@ EvaluationInput ProjectOptions::input() const {
     in.sets = sets;
     in.tracePath = tracePath;
     in.traceIteration = traceIteration;
+    in.tracePaths = tracePaths;
+    in.traceMedian = traceMedian;
+    in.chunkPlacement = placement == "v" ? ChunkPlacement::V : ChunkPlacement::Loop;
+    in.sqliteReader = sqliteTraceReader();
     in.serializeOverlap = serializeOverlap;
     in.orderOnly = orderOnly;
     return in;

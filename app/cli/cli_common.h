@@ -27,6 +27,9 @@ struct ProjectOptions {
     std::vector<std::string> sets;
     std::string tracePath;   ///< --trace, where the command offers it
     int traceIteration = -1; ///< --iteration: which iteration of a trace of several (-1: the last)
+    std::vector<std::string> tracePaths; ///< --trace FILE...: the files of one measured run
+    bool traceMedian = false;            ///< --median: every op at its median over iterations
+    std::string placement = "loop";      ///< --placement: stages of chunk-named ranges (loop, v)
     bool serializeOverlap = false;
     bool scheduleRequired = true; ///< a project needs --schedule (a schedule file never does)
     bool acceptsScheduleFile = true;
@@ -35,12 +38,18 @@ struct ProjectOptions {
     void addTo(CLI::App& command);
     /// --iteration, for commands that read a measured trace.
     void addIterationOption(CLI::App& command);
+    /// --trace FILE... (one run, one file per rank where the tool writes one per rank), --median,
+    /// --placement.
+    void addTraceOptions(CLI::App& command);
     /// Core's view of these options; `schedules` are the names --schedule lists.
     EvaluationInput input() const;
 };
 
 /// Read (or default) the project, apply the overrides in order, validate it (a schedule file is
 /// not accepted here: for commands that need a project).
+/// The Nsight Systems SQLite reader when this build has SQLite, else nullptr.
+RankReader sqliteTraceReader();
+
 Project loadProject(const ProjectOptions& options);
 
 /// The request of the options: a schedule file evaluated alone, or the project's schedules (or

@@ -1,4 +1,5 @@
-// `stagecraft-cli overlay PROJECT_OR_SCHEDULE_FILE TRACE.json [-s NAME] [--iteration N]`: evaluates the
+// `stagecraft-cli overlay [PROJECT_OR_SCHEDULE_FILE] --trace FILE... [-s NAME] [--iteration N]` (or the
+// older `overlay PROJECT_OR_SCHEDULE_FILE TRACE.json`): evaluates the
 // schedule with the measured trace attached (core's loadAnalysisRequest and analyze, as every other
 // command) and prints how the measurement departs from the prediction: makespan, bubble, op errors
 // per device and per kind, the ops that drifted most. `-o` also writes the chart with the measured
@@ -43,16 +44,22 @@ void addOverlayCommand(CLI::App& app, CommandResult& result) {
                    "errors per device and kind, the ops that drifted most");
     auto options = std::make_shared<OverlayOptions>();
     options->project.addTo(*command);
-    command->get_option("project")->required()->description(
-        "Project file (*.stagecraft.json) or schedule file (torch .csv, Stagecraft .json)");
-    command->add_option("trace", options->project.tracePath, "Measured Chrome trace of the schedule")
-        ->required();
+    command->get_option("project")->description(
+        "Project file (*.stagecraft.json) or schedule file (torch .csv, Stagecraft .json); the built-in "
+        "default project if absent");
+    command->add_option("trace", options->project.tracePath,
+                        "Measured trace of the schedule (the older form of --trace with one file)");
+    options->project.addTraceOptions(*command);
     options->project.addIterationOption(*command);
     command->add_flag("--json", options->json, "Machine-readable JSON");
     command->add_option("-o,--output", options->output,
                         std::string("Also write the chart with the measured overlay: ") + chartExtensions());
     addChartFileOptions(*command, options->chart);
     command->callback([&result, options] {
+        if (options->project.tracePath.empty() && options->project.tracePaths.empty())
+            throw ValidationError("cli.trace", "--trace",
+                                  "overlay needs the measured trace: --trace FILE... (one file per rank for "
+                                  "torch profiler traces)");
         const std::string& out = options->output;
         if (!out.empty()) checkChartFile(out); // before the evaluation, which may take long
         const AnalysisRequest request = loadRequest(options->project);

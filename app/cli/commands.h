@@ -20,5 +20,6 @@ void addExportCommand(CLI::App& app, CommandResult& result);
 void addLowerCommand(CLI::App& app, CommandResult& result);
 void addOverlayCommand(CLI::App& app, CommandResult& result);
 void addSearchCommand(CLI::App& app, CommandResult& result);
+void addCalibrateCommand(CLI::App& app, CommandResult& result);
 
 } // namespace stagecraft::cli

@@ -26,6 +26,7 @@ int run(int argc, char** argv) {
     addLowerCommand(app, result);
     addOverlayCommand(app, result);
     addSearchCommand(app, result);
+    addCalibrateCommand(app, result);
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& e) {

@@ -46,6 +46,7 @@ std::string iterationText(const TraceInfo& info) {
                               : ids.back() - ids.front() + 1 == int(ids.size())
                                   ? std::to_string(ids.front()) + ".." + std::to_string(ids.back())
                                   : std::to_string(ids.size()) + " iterations";
+    if (info.iteration < 0) return "median of iterations " + range; // --median
     return "iteration " + std::to_string(info.iteration) + " of " + range;
 }
 
@@ -158,14 +159,39 @@ Json driftJson(const OverlayView& v) {
     return ops;
 }
 
+/// What a foreign trace adds: ranks, the clock, ops the measurement lacks, communication waits.
+std::string runText(const OverlayView& v, const MeasuredTrace& trace) {
+    std::string out;
+    if (!v.report.unmatched.empty()) {
+        out += "not in the measurement: " + std::to_string(v.report.unmatched.size()) + " op" +
+               (v.report.unmatched.size() == 1 ? "" : "s") + " (";
+        for (std::size_t i = 0; i < v.report.unmatched.size() && i < 4; ++i)
+            out += (i ? ", " : "") + traceSliceName(v.predicted.events[v.report.unmatched[i]].op,
+                                                    v.predicted.shape.splitBackward);
+        out += v.report.unmatched.size() > 4 ? ", ...)\n" : ")\n";
+    }
+    if (trace.run) {
+        const MeasuredRunInfo& run = *trace.run;
+        out += std::to_string(run.ranks) + " rank" + (run.ranks == 1 ? "" : "s") + ", " + run.clock +
+               " clock, " +
+               (run.iteration >= 0 ? "iteration " + std::to_string(run.iteration)
+                                   : std::string("median over iterations")) +
+               " of " + std::to_string(run.iterations) + '\n';
+        if (run.commTime > 0)
+            out += "communication: " + fixed(run.commTime / 1000, 3) + " ms measured, " +
+                   percent(run.commWaitTime / run.commTime) + " of it waiting for the peer\n";
+    }
+    return out;
+}
+
 } // namespace
 
 std::string overlayAsText(const AnalysisResult& evaluated, const MeasuredTrace& trace) {
     const OverlayView v = viewOf(evaluated);
-    const std::string iteration = iterationText(trace.info);
+    const std::string iteration = trace.run ? std::string() : iterationText(trace.info);
     std::string out = "overlay of " + trace.path + (iteration.empty() ? "" : " (" + iteration + ")") +
                       " on " + v.outcome.name + '\n';
-    out += summaryText(v) + '\n' + groupsText(v) + '\n' + driftText(v);
+    out += summaryText(v) + runText(v, trace) + '\n' + groupsText(v) + '\n' + driftText(v);
     return out;
 }
 
@@ -185,6 +211,21 @@ std::string overlayAsJson(const AnalysisResult& evaluated, const MeasuredTrace& 
         entry.update(groupJson(v.breakdown.kinds[std::size_t(k)]));
         kinds.push_back(std::move(entry));
     }
+    Json unmatched = Json::array();
+    for (const std::size_t i : r.unmatched)
+        unmatched.push_back(traceSliceName(v.predicted.events[i].op, v.predicted.shape.splitBackward));
+    Json runJson = nullptr;
+    if (trace.run)
+        runJson = {{"ranks", trace.run->ranks},
+                   {"clock", trace.run->clock},
+                   {"iterations", trace.run->iterations},
+                   {"iteration", trace.run->iteration >= 0 ? Json(trace.run->iteration) : Json("median")},
+                   {"clock_shift_us", trace.run->clockShift},
+                   {"comm_us", trace.run->commTime},
+                   {"comm_wait_us", trace.run->commWaitTime},
+                   {"comm_wait_share", trace.run->commTime > 0
+                                           ? Json(trace.run->commWaitTime / trace.run->commTime)
+                                           : Json(nullptr)}};
     const Json out{
         {"schedule", v.outcome.name},
         {"trace", trace.path},
@@ -200,6 +241,8 @@ std::string overlayAsJson(const AnalysisResult& evaluated, const MeasuredTrace& 
         {"start_error_us", {{"mean_abs", r.meanAbsStartError}, {"max_abs", r.maxAbsStartError}}},
         {"align_offset_us", r.alignOffset},
         {"ops", r.ops.size()},
+        {"unmatched", unmatched},
+        {"run", runJson},
         {"devices", devices},
         {"kinds", kinds},
         {"most_drift", driftJson(v)}};

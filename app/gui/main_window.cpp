@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "eval/work_estimate.h"
+#include "eval/calibration.h"
 #include "generators/registry.h"
 #include "gui/chart_export.h"
 #include "gui/export_dialog.h"
@@ -227,6 +228,7 @@ void MainWindow::createActions() {
     auto* traceAct = file->addAction(tr("Open &Trace…"), this, &MainWindow::openTrace);
     traceAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
     file->addAction(tr("&Close Trace"), m_document, &ProjectDocument::clearTrace);
+    file->addAction(tr("&Calibrate from Trace"), this, &MainWindow::calibrate);
     file->addSeparator();
     auto* exportAct = file->addAction(tr("&Export Chart…"), this, &MainWindow::exportChart);
     exportAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
@@ -573,16 +575,41 @@ QString MainWindow::importSchedulePath(const QString& path) {
 }
 
 void MainWindow::openTrace() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open Trace"), QString(),
-                                                      QLatin1String(constants::kTraceFilter));
-    if (!path.isEmpty()) openTracePath(path);
+    // Several files make one run: torch's profiler writes one trace per rank.
+    const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Open Trace"), QString(),
+                                                            QLatin1String(constants::kTraceFilter));
+    if (!paths.isEmpty()) openTracePaths(paths);
+}
+
+void MainWindow::calibrate() {
+    if (!m_document->trace()) {
+        m_messages->showMessage(tr("Open a measured trace first (File ▸ Open Trace), then calibrate."));
+        return;
+    }
+    try {
+        const CalibrationReport report = calibrateFromTrace(m_document->request());
+        m_document->applyProject(report.project, tr("Calibrate from trace"));
+        statusBar()->showMessage(tr("Calibrated %1: makespan error %2% before, %3% after")
+                                     .arg(QString::fromStdString(report.schedule))
+                                     .arg(100 * report.before.makespanError, 0, 'f', 1)
+                                     .arg(100 * report.after.makespanError, 0, 'f', 1),
+                                 10000);
+        m_messages->hide();
+    } catch (const std::exception& e) {
+        m_messages->showMessage(tr("Cannot calibrate: %1").arg(errorText(e)).toHtmlEscaped());
+    }
 }
 
 QString MainWindow::openTracePath(const QString& path) {
+    return openTracePaths(QStringList{path});
+}
+
+QString MainWindow::openTracePaths(const QStringList& paths) {
     try {
-        m_document->openTrace(path);
+        m_document->openTraces(paths);
     } catch (const std::exception& e) {
-        const QString message = tr("Cannot open trace %1: %2").arg(path, errorText(e));
+        const QString message =
+            tr("Cannot open trace %1: %2").arg(paths.join(QStringLiteral(", ")), errorText(e));
         m_messages->showMessage(message.toHtmlEscaped());
         return message;
     }

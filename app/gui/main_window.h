@@ -77,6 +77,7 @@ class MainWindow : public QMainWindow {
     bool saveAs();
     void importSchedule();
     void openTrace();
+    void calibrate();
     void exportChart();
     void showShortcuts();
 
@@ -97,6 +98,7 @@ class MainWindow : public QMainWindow {
     void offerRecovery();
     void setChartSettings(const ChartSettings& settings);
     QString openTracePath(const QString& path);
+    QString openTracePaths(const QStringList& paths);
     QString importSchedulePath(const QString& path);
 
     MainWindowOptions m_options;

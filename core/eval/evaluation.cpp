@@ -61,6 +61,33 @@ void matchTrace(const MeasuredTrace& trace, AnalysisResult& result) {
     for (std::size_t i = 0; i < result.outcomes.size() && !match; ++i)
         if (result.outcomes[i].name == wanted || result.outcomes[i].prediction.schedule.name == wanted)
             match = i;
+    // A trace of another tool names no schedule: it goes with the one schedule evaluated, or with
+    // the first whose shape it has.
+    if (!match && wanted.empty()) {
+        for (std::size_t i = 0; i < result.outcomes.size() && !match; ++i) {
+            TimelineShape shape = result.outcomes[i].prediction.timeline.shape;
+            shape.schedule.clear();
+            if (shape == measured.shape) match = i;
+        }
+        if (!match && result.outcomes.size() == 1) match = 0;
+    }
+    if (!match && wanted.empty()) {
+        // A run of another tool: say which shape it has and which the schedules have.
+        auto shapeText = [](const TimelineShape& t) {
+            return std::to_string(t.devices) + " devices, " + std::to_string(t.stagesPerPipe) + " stages, " +
+                   std::to_string(t.microbatches) + " micro-batches, " +
+                   (t.splitBackward ? "split" : "whole") + " backward";
+        };
+        std::string shapes;
+        for (const ScheduleOutcome& o : result.outcomes)
+            shapes += (shapes.empty() ? "" : "; ") + o.name + ": " + shapeText(o.prediction.timeline.shape);
+        result.overlayError =
+            "the measured run (" + shapeText(measured.shape) +
+            ") has the shape of none of the schedules evaluated (" +
+            (shapes.empty() ? std::string("none") : shapes) +
+            "); pick one of its shape with --schedule and --set parallel.pp/microbatches/chunks";
+        return;
+    }
     if (!match) {
         // Worded for every front end: the window's picker and the command line's --schedule alike.
         std::string evaluated;

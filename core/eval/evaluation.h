@@ -8,6 +8,7 @@
 
 #include "eval/project_simulation.h"
 #include "io/chrome_trace.h"
+#include "io/measured_run.h"
 #include "ir/op_index.h"
 #include "project/project.h"
 #include "sim/overlay.h"
@@ -34,6 +35,9 @@ struct MeasuredTrace {
     std::string path;
     std::shared_ptr<const Timeline> timeline; ///< shared: requests are copied on every edit
     TraceInfo info = {}; ///< the iterations the file holds, the one read, the run that measured it
+    /// Traces of other tools (torch profiler, Nsight Systems): ranks, clocks and the time the
+    /// communication spent waiting for the peer.
+    std::optional<MeasuredRunInfo> run = {};
 };
 
 struct AnalysisRequest {

@@ -3,6 +3,7 @@
 #include "error.h"
 #include "file_io.h"
 #include "io/chrome_trace.h"
+#include "io/measured_trace.h"
 #include "io/schedule_file.h"
 #include "project/project_json.h"
 #include "project/project_validate.h"
@@ -59,11 +60,22 @@ AnalysisRequest loadAnalysisRequest(const EvaluationInput& input) {
         if (!input.schedules.empty()) request.project.schedules = input.schedules;
         if (!input.orderOnly) validateProject(request.project);
     }
-    if (!input.tracePath.empty()) {
+    std::vector<std::filesystem::path> traces;
+    if (!input.tracePath.empty()) traces.emplace_back(input.tracePath);
+    for (const std::string& p : input.tracePaths) traces.emplace_back(p);
+    if (!traces.empty()) {
+        MeasuredTraceOptions options;
+        options.run.iteration = input.traceIteration;
+        options.run.pick = input.traceMedian ? IterationPick::Median : IterationPick::One;
+        options.run.placement = input.chunkPlacement;
+        options.sqlite = input.sqliteReader;
         TraceInfo info;
-        auto timeline = std::make_shared<const Timeline>(
-            readChromeTrace(input.tracePath, TraceReadOptions{input.traceIteration}, &info));
-        request.trace = MeasuredTrace{input.tracePath, std::move(timeline), std::move(info)};
+        MeasuredRunInfo run;
+        auto timeline = std::make_shared<const Timeline>(readMeasuredTrace(traces, options, &info, &run));
+        std::string path;
+        for (const auto& t : traces) path += (path.empty() ? "" : ", ") + t.string();
+        request.trace = MeasuredTrace{path, std::move(timeline), std::move(info)};
+        if (run.ranks > 0) request.trace->run = std::move(run);
     }
     return request;
 }

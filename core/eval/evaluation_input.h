@@ -4,6 +4,7 @@
 // --export` and the window's Open all call this, so a file is read, fitted and overridden one way.
 
 #include "eval/evaluation.h"
+#include "io/measured_trace.h"
 
 #include <string>
 #include <vector>
@@ -23,6 +24,16 @@ struct EvaluationInput {
     /// "section.field=value" overrides, applied in order after reading (applyProjectOverride).
     std::vector<std::string> sets;
     std::string tracePath; ///< a measured Chrome trace to overlay (optional)
+    /// More trace files of the same run (one per rank for torch profiler traces), read with
+    /// `tracePath` as one measurement (io/measured_trace.h finds each file's format).
+    std::vector<std::string> tracePaths = {};
+    /// Foreign traces of several iterations: the median over iterations of every op, instead of
+    /// the one `traceIteration` names.
+    bool traceMedian = false;
+    /// How Megatron/zero-bubble range names ("F3.1": micro-batch 3, chunk 1) map to stages.
+    ChunkPlacement chunkPlacement = ChunkPlacement::Loop;
+    /// Reads Nsight Systems SQLite exports (a front end linked with SQLite passes it).
+    RankReader sqliteReader = nullptr;
     /// Which iteration of a trace of several to overlay: an args.iteration id, -1 the last.
     int traceIteration = -1;
     /// OVERLAP_F_B cells of torch CSVs are read as their sub-actions one after the other.

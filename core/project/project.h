@@ -84,6 +84,10 @@ struct CostsConfig {
     double efficiency = 0.5;               ///< analytic mode: achieved fraction of peak_tflops
     std::vector<StageCostOverride> stages; ///< manual mode per-stage overrides
     OptimizerSync optimizerSync = OptimizerSync::Flush; ///< how the iteration ends
+    /// Manual mode: overrides of single stages of a schedule (its chunk stages 0..S-1, S = pp x
+    /// stages per device), in µs of that stage, applied after `stages`; calibration from a trace
+    /// writes them, as each chunk stage has its own measured cost. Written only when not empty.
+    std::vector<StageCostOverride> chunkStages = {};
     friend bool operator==(const CostsConfig&, const CostsConfig&) = default;
 };
 

@@ -199,6 +199,10 @@ const std::array kFields{
         "iteration end: flush (all devices wait for the optimizer step) or post-validation (each device "
         "steps eagerly; a flag all-reduce checks it, ZB paper)",
         kOptimizerSyncChoices)),
+    field<SectionAccess<&P::costs, &K::chunkStages>>(
+        FieldKind::StageCosts, "costs.chunk_stages",
+        "", 0, kMaxDevices, false, "",
+        "manual: overrides of single chunk stages, µs of that stage (stage:f:b:w,...)"),
 };
 
 bool outOfRange(const ProjectField& f, double v) {

@@ -492,6 +492,9 @@ std::string projectToJson(const Project& project) {
     for (const auto& field : projectFields()) {
         if (!field.writtenWhenDefault && field.get(project) == field.get(defaults)) continue;
         OrderedJson& target = field.section.empty() ? root : root[std::string(field.section)];
+        // Added after format version 1 was out: left out when empty, so files without it stay as
+        // they were written.
+        if (field.path == "costs.chunk_stages" && project.costs.chunkStages.empty()) continue;
         target[std::string(field.key)] = toJson(field.get(project));
     }
     return root.dump(2, ' ', false, OrderedJson::error_handler_t::replace) + "\n";

@@ -33,6 +33,7 @@ class Checker {
         checkModel();
         checkLayout();
         checkStageOverrides();
+        checkChunkStageOverrides();
         checkSchedules();
         return std::move(m_problems);
     }
@@ -83,6 +84,22 @@ class Checker {
                         " × cluster.nodes = " + str(c.nodes) +
                         ") and analytic costs place every GPU: set cluster.nodes = " + std::to_string(nodes) +
                         ", lower parallel.dp or parallel.tp, or use " + "costs.mode = manual or unit");
+        }
+    }
+
+    void checkChunkStageOverrides() {
+        if (!ok({"costs.chunk_stages"})) return;
+        const auto& stages = m_p.costs.chunkStages;
+        std::vector<int> firstEntry(std::size_t(kMaxDevices), -1);
+        for (std::size_t i = 0; i < stages.size(); ++i) {
+            int& first = firstEntry[std::size_t(stages[i].stage)]; // in 0..kMaxDevices-1 (field range)
+            if (first >= 0)
+                add("costs.chunk_stages",
+                    "costs.chunk_stages[" + std::to_string(i) + "].stage = " + str(stages[i].stage) +
+                        ": stage " + str(stages[i].stage) +
+                        " already has an override in costs.chunk_stages[" + str(first) + "]");
+            else
+                first = int(i);
         }
     }
 

@@ -115,6 +115,18 @@ StageTimes manualTimes(const Project& project, const Schedule& s) {
         t.b.push_back(cost[1] * fraction);
         t.w.push_back(cost[2] * fraction);
     }
+    // Single chunk stages, in µs of that stage (a calibration writes one per stage).
+    for (std::size_t i = 0; i < c.chunkStages.size(); ++i) {
+        const StageCostOverride& o = c.chunkStages[i];
+        if (o.stage < 0 || o.stage >= s.stagesPerPipe)
+            throw ValidationError("costs.stages", "costs.chunk_stages[" + std::to_string(i) + "].stage",
+                                  "costs.chunk_stages[" + std::to_string(i) +
+                                      "].stage = " + std::to_string(o.stage) + ": schedule '" + s.name +
+                                      "' has stages 0.." + std::to_string(s.stagesPerPipe - 1));
+        t.f[std::size_t(o.stage)] = o.f;
+        t.b[std::size_t(o.stage)] = o.b;
+        t.w[std::size_t(o.stage)] = o.w;
+    }
     return t;
 }
 

@@ -34,12 +34,17 @@ struct OverlayReport {
     double bubbleMeasured = 0;
     /// Subtracted from every measured time: measured first start - predicted first start.
     double alignOffset = 0;
+    /// Predicted events (indices) the measurement does not hold: gradient syncs and optimizer
+    /// steps, which traces of other tools do not record as such. Not counted in the errors.
+    std::vector<std::size_t> unmatched;
 };
 
 /// Matches the ops (every event but transfers) of both timelines by identity (kind, mb, stage,
-/// pipe) in linear time. A measured timeline of another shape, with a missing or an extra op, or
-/// with an op on another device is refused with ValidationError("overlay.mismatch") naming the
-/// first difference. Transfers are not matched; they count in the makespans.
+/// pipe) in linear time. A measured timeline of another shape, with a missing compute op (F, B, W)
+/// or an extra op, or with an op on another device is refused with
+/// ValidationError("overlay.mismatch") naming the first difference; predicted gradient syncs and
+/// optimizer steps it lacks are listed in `unmatched`. Transfers are not matched; they count in
+/// the makespans.
 OverlayReport compareTimelines(const Timeline& predicted, const Timeline& measured);
 
 /// The errors of one group of matched ops (the ops of a device, or of a kind).

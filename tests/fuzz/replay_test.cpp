@@ -4,7 +4,6 @@
 #include "fuzz_entry.h"
 
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -33,10 +32,18 @@ std::string mutate(const std::string& seed, std::mt19937& rng) {
     for (int e = 0; e < edits; ++e) {
         const std::size_t at = s.empty() ? 0 : rng() % (s.size() + 1);
         switch (rng() % 4) {
-        case 0: if (at < s.size()) s[at] = char(rng() % 256); break;
-        case 1: s.insert(s.begin() + std::ptrdiff_t(at), structural[rng() % structural.size()]); break;
-        case 2: if (at < s.size()) s.erase(at, 1 + rng() % 8); break;
-        case 3: s.resize(at); break;
+        case 0:
+            if (at < s.size()) s[at] = char(rng() % 256);
+            break;
+        case 1:
+            s.insert(s.begin() + std::ptrdiff_t(at), structural[rng() % structural.size()]);
+            break;
+        case 2:
+            if (at < s.size()) s.erase(at, 1 + rng() % 8);
+            break;
+        case 3:
+            s.resize(at);
+            break;
         }
     }
     return s;

@@ -4,6 +4,7 @@
 // the cost model ignores are disabled, shortcuts work, and --help needs no display.
 
 #include "eval/work_estimate.h"
+#include "gui/gantt_view.h"
 #include "gui/main_window.h"
 #include "gui/models/analysis_runner.h"
 #include "gui/models/metrics_model.h"
@@ -226,6 +227,36 @@ class TestAppBehaviour : public QObject {
             if (!bound) missing << key.toString();
         }
         QVERIFY2(missing.isEmpty(), qPrintable(missing.join(QStringLiteral(", "))));
+    }
+
+    void theRulerSticksAndEveryOverlayMarkHasAKey() {
+        // Many tall panels: the axis lies far below the view.
+        ProjectDocument* doc = m_window->document();
+        doc->setField(QStringLiteral("parallel.pp"), QStringLiteral("16"));
+        for (const char* name : {"gpipe", "1f1b", "zb-h1", "zb-h2"})
+            doc->setScheduleChecked(QString::fromLatin1(name), true);
+        m_window->flushAnalysis();
+        GanttView* view = m_window->ganttView();
+        view->setShowIdleCauses(true);
+        view->setShowCriticalPath(true);
+        QApplication::processEvents();
+        const QImage image = view->viewport()->grab().toImage();
+        // Bottom strip of the plot: the ruler's white band with its tick labels.
+        int white = 0, dark = 0, total = 0;
+        for (int y = image.height() - 10; y < image.height(); ++y)
+            for (int x = image.width() / 4; x < image.width() - 10; ++x, ++total) {
+                const QColor c = image.pixelColor(x, y);
+                white += c.red() > 245 && c.green() > 245 && c.blue() > 245;
+                dark += c.red() < 90 && c.green() < 90 && c.blue() < 90;
+            }
+        QVERIFY2(white > total * 6 / 10, qPrintable(QStringLiteral("%1 of %2 white").arg(white).arg(total)));
+        QVERIFY(dark > 5);
+        // The key in the top-right corner: its frame and a hatched swatch per idle cause.
+        int keyFrame = 0;
+        for (int x = image.width() / 2; x < image.width(); ++x)
+            for (int y = 0; y < 40; ++y) keyFrame += image.pixelColor(x, y) == QColor(0xc8, 0xc8, 0xc8);
+        QVERIFY2(keyFrame > 100, qPrintable(QString::number(keyFrame)));
+        image.save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/sticky-ruler-and-key.png"));
     }
 
     void helpWorksWithoutADisplay() {

@@ -92,6 +92,11 @@ int main(int argc, char** argv) {
         }
         const Timeline& predicted = result.outcomes.front().prediction.timeline;
         const OverlayReport report = compareTimelines(predicted, measured);
+        // The runtime records its gradient syncs and optimizer steps: none may be left unmatched
+        // (compareTimelines only lists them, as traces of other tools lack them).
+        check(report.unmatched.empty(),
+              "every op of the prediction, syncs and optimizer steps included, is measured (" +
+                  std::to_string(report.unmatched.size()) + " missing)");
         std::cerr << "check_measured: " << schedule << ": measured iteration " << report.makespanMeasured
                   << " µs, predicted " << report.makespanPredicted << " µs (error "
                   << report.makespanError * 100 << " %), bubble measured " << report.bubbleMeasured

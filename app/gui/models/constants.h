@@ -34,7 +34,8 @@ inline constexpr char kGpuCombo[] = "gpuCombo";
 // File dialogs.
 inline constexpr char kProjectFilter[] = "Stagecraft projects (*.stagecraft.json *.json)";
 inline constexpr char kScheduleFilter[] = "Schedules (*.csv *.json)";
-inline constexpr char kTraceFilter[] = "Chrome traces (*.json *.trace.json)";
+inline constexpr char kTraceFilter[] = "Traces (*.json *.trace.json *.sqlite);;Chrome traces (*.json "
+                                       "*.trace.json);;Nsight Systems SQLite (*.sqlite)";
 inline constexpr char kProjectSuffix[] = ".stagecraft.json";
 
 } // namespace stagecraft::gui::constants

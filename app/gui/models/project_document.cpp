@@ -5,9 +5,14 @@
 #include "gui/models/gpu_catalogue.h"
 #include "gui/models/project_commands.h"
 #include "io/chrome_trace.h"
+#include "io/measured_trace.h"
 #include "io/schedule_file.h"
 #include "project/field_labels.h"
 #include "project/project_json.h"
+
+#ifdef STAGECRAFT_HAVE_SQLITE
+#include "nsys_sqlite.h"
+#endif
 
 #include <QFileInfo>
 #include <algorithm>
@@ -142,9 +147,23 @@ void ProjectDocument::removeImported(const QString& name) {
 }
 
 void ProjectDocument::openTrace(const QString& path) {
+    openTraces(QStringList{path});
+}
+
+void ProjectDocument::openTraces(const QStringList& paths) {
+    std::vector<std::filesystem::path> files;
     MeasuredTrace trace;
-    trace.path = path.toStdString();
-    trace.timeline = std::make_shared<const Timeline>(readChromeTrace(trace.path));
+    for (const QString& p : paths) {
+        files.emplace_back(p.toStdString());
+        trace.path += (trace.path.empty() ? "" : ", ") + p.toStdString();
+    }
+    MeasuredTraceOptions options;
+#ifdef STAGECRAFT_HAVE_SQLITE
+    options.sqlite = &readNsysSqlite;
+#endif
+    MeasuredRunInfo run;
+    trace.timeline = std::make_shared<const Timeline>(readMeasuredTrace(files, options, &trace.info, &run));
+    if (run.ranks > 0) trace.run = std::move(run);
     m_trace = std::move(trace);
     emit traceChanged();
     emit projectChanged();

@@ -59,6 +59,9 @@ class ProjectDocument : public QObject {
     const std::optional<MeasuredTrace>& trace() const { return m_trace; }
     /// Read a Chrome trace to overlay (throws stagecraft::Error when unreadable).
     void openTrace(const QString& path);
+    /// Read several files as one measured run (one torch profiler trace per rank, Nsight Systems
+    /// exports ...: core's readMeasuredTrace finds each format); throws stagecraft::Error.
+    void openTraces(const QStringList& paths);
     void clearTrace();
 
     /// What the analysis needs, copied (it runs on another thread).

@@ -1,0 +1,448 @@
+#include "io/measured_run.h"
+
+#include "error.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <unordered_map>
+
+namespace stagecraft {
+
+namespace {
+
+/// Stages and micro-batches beyond this are not a pipeline a person ran; refusing them keeps
+/// shapes (and the vectors sized by them) small.
+constexpr int kMaxIndex = 1 << 20;
+
+bool isCompute(RangeKind k) {
+    return k == RangeKind::F || k == RangeKind::I || k == RangeKind::B || k == RangeKind::W;
+}
+
+std::uint64_t keyOf(RangeKind kind, int stage, int mb) {
+    return std::uint64_t(kind) | std::uint64_t(std::uint32_t(stage)) << 4 |
+           std::uint64_t(std::uint32_t(mb + 1)) << 30;
+}
+
+const char* kindText(RangeKind k) {
+    switch (k) {
+    case RangeKind::F:
+        return "F";
+    case RangeKind::I:
+        return "I";
+    case RangeKind::B:
+        return "B";
+    case RangeKind::W:
+        return "W";
+    case RangeKind::SendF:
+        return "SEND_F";
+    case RangeKind::RecvF:
+        return "RECV_F";
+    case RangeKind::SendB:
+        return "SEND_B";
+    case RangeKind::RecvB:
+        return "RECV_B";
+    case RangeKind::Other:
+        return "other";
+    }
+    return "?";
+}
+
+std::string rangeName(const ActionRange& r) {
+    return std::to_string(r.stage) + kindText(r.kind) + (r.mb >= 0 ? std::to_string(r.mb) : std::string());
+}
+
+std::string where(const RankTrace& t, const ActionRange& r) {
+    (void)t;
+    return "event " + std::to_string(r.event) + " (" + rangeName(r) + ")";
+}
+
+[[noreturn]] void shapeError(const std::string& field, const std::string& message) {
+    throw ParseError("trace.shape", field, 0, 0, message);
+}
+
+double median(std::vector<double>& v) {
+    const std::size_t n = v.size();
+    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(n / 2), v.end());
+    const double hi = v[n / 2];
+    if (n % 2 == 1) return hi;
+    const double lo = *std::max_element(v.begin(), v.begin() + std::ptrdiff_t(n / 2));
+    return 0.5 * (lo + hi);
+}
+
+/// One rank's ranges grouped by action: occurrences[key] = indices into ranges, in time order.
+struct RankIndex {
+    std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> occurrences;
+};
+
+std::string listIds(int n) {
+    return n == 0 ? std::string("none") : n == 1 ? std::string("0") : "0.." + std::to_string(n - 1);
+}
+
+} // namespace
+
+bool parseRangeName(std::string_view name, ActionRange& range, std::string* why) {
+    auto refuse = [&](const std::string& reason) {
+        if (why) *why = "'" + std::string(name.substr(0, 80)) + "' " + reason;
+        return false;
+    };
+    std::size_t pos = 0;
+    while (pos < name.size() && name[pos] == ' ') ++pos;
+    while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+    if (pos < name.size() && name[pos] == '(')
+        return refuse("is a compound action (OVERLAP_F_B); its sub-actions share one range and cannot be "
+                      "timed apart");
+    const std::size_t digits = pos;
+    while (pos < name.size() && name[pos] >= '0' && name[pos] <= '9') ++pos;
+    if (pos == digits) return refuse("does not start with a stage number (torch's STAGE TYPE MB)");
+    int stage = 0;
+    if (pos - digits > 7 ||
+        std::from_chars(name.data() + digits, name.data() + pos, stage).ec != std::errc() ||
+        stage >= kMaxIndex)
+        return refuse("names a stage beyond 2^20");
+    const std::string_view rest = name.substr(pos);
+    struct Type {
+        std::string_view text;
+        RangeKind kind;
+        bool mb;
+    };
+    static constexpr Type kTypes[] = {
+        {"SEND_F", RangeKind::SendF, true},
+        {"RECV_F", RangeKind::RecvF, true},
+        {"SEND_B", RangeKind::SendB, true},
+        {"RECV_B", RangeKind::RecvB, true},
+        {"WAIT_SEND_F", RangeKind::Other, true},
+        {"WAIT_SEND_B", RangeKind::Other, true},
+        {"WAIT_RECV_F", RangeKind::Other, true},
+        {"WAIT_RECV_B", RangeKind::Other, true},
+        {"WAIT_REDUCE_GRAD", RangeKind::Other, false},
+        {"REDUCE_GRAD", RangeKind::Other, false},
+        {"UNSHARD", RangeKind::Other, false},
+        {"RESHARD", RangeKind::Other, false},
+        {"F", RangeKind::F, true},
+        {"I", RangeKind::I, true},
+        {"B", RangeKind::B, true},
+        {"W", RangeKind::W, true},
+    };
+    for (const Type& t : kTypes) {
+        if (rest.substr(0, t.text.size()) != t.text) continue;
+        const std::string_view tail = rest.substr(t.text.size());
+        int mb = -1;
+        if (t.mb) {
+            if (tail.empty() || tail.size() > 7)
+                return refuse("needs a micro-batch number after " + std::string(t.text));
+            const auto [end, ec] = std::from_chars(tail.data(), tail.data() + tail.size(), mb);
+            if (ec != std::errc() || end != tail.data() + tail.size() || mb < 0 || mb >= kMaxIndex)
+                return refuse("has '" + std::string(tail) + "' where a micro-batch number (0..2^20) belongs");
+        } else if (!tail.empty()) {
+            return refuse("has '" + std::string(tail.substr(0, 20)) + "' after " + std::string(t.text));
+        }
+        range.kind = t.kind;
+        range.stage = stage;
+        range.mb = t.kind == RangeKind::Other ? -1 : mb;
+        return true;
+    }
+    return refuse("names no torch action type (F, I, B, W, SEND_F, RECV_F, SEND_B, RECV_B, UNSHARD, "
+                  "RESHARD, REDUCE_GRAD)");
+}
+
+int parsePipelineRangeName(std::string_view name, ActionRange& range, std::string* why) {
+    if (name.substr(0, 3) == "PP:") return parseRangeName(name.substr(3), range, why) ? 1 : -1;
+    if (!name.empty() && name[0] >= '0' && name[0] <= '9') {
+        std::string ignored;
+        return parseRangeName(name, range, &ignored) ? 1 : 0;
+    }
+    // F{mb}.{chunk}[.{seq}]
+    if (name.size() < 4 || (name[0] != 'F' && name[0] != 'B' && name[0] != 'W')) return 0;
+    int numbers[3] = {-1, -1, -1};
+    std::size_t pos = 1;
+    int count = 0;
+    while (count < 3) {
+        const std::size_t begin = pos;
+        while (pos < name.size() && name[pos] >= '0' && name[pos] <= '9') ++pos;
+        if (pos == begin || pos - begin > 7) return 0;
+        std::from_chars(name.data() + begin, name.data() + pos, numbers[count]);
+        ++count;
+        if (pos == name.size()) break;
+        if (name[pos] != '.') return 0;
+        ++pos;
+    }
+    if (pos != name.size() || count < 2 || numbers[0] >= kMaxIndex || numbers[1] >= kMaxIndex) return 0;
+    range.kind = name[0] == 'F' ? RangeKind::F : name[0] == 'B' ? RangeKind::B : RangeKind::W;
+    range.mb = numbers[0];
+    range.chunk = numbers[1];
+    range.stage = -1;
+    return 1;
+}
+
+Timeline assembleMeasuredRun(std::vector<RankTrace> ranks, const MeasuredRunOptions& options,
+                             MeasuredRunInfo* infoOut) {
+    MeasuredRunInfo info;
+    if (ranks.empty()) throw ParseError("trace.empty", "", 0, 0, "no trace file was given");
+    // Ranks: the files' own when every file names one, the order given otherwise.
+    const bool named =
+        std::all_of(ranks.begin(), ranks.end(), [](const RankTrace& t) { return t.rank >= 0; });
+    if (named) {
+        std::stable_sort(ranks.begin(), ranks.end(),
+                         [](const RankTrace& a, const RankTrace& b) { return a.rank < b.rank; });
+        for (std::size_t i = 1; i < ranks.size(); ++i)
+            if (ranks[i].rank == ranks[i - 1].rank)
+                shapeError("", ranks[i - 1].source + " and " + ranks[i].source + " are both of rank " +
+                                   std::to_string(ranks[i].rank) + "; give one file per rank");
+    }
+    const int devices = int(ranks.size());
+    info.ranks = devices;
+    info.clock = ranks.front().clock;
+
+    // Ranges named by chunk (Megatron/zero-bubble): their stage from the rank and the placement.
+    for (int d = 0; d < devices; ++d)
+        for (ActionRange& r : ranks[std::size_t(d)].ranges)
+            if (r.stage < 0) {
+                if (r.chunk < 0 || (options.placement == ChunkPlacement::V && r.chunk > 1))
+                    throw ParseError("trace.event", ranks[std::size_t(d)].source, 0, 0,
+                                     where(ranks[std::size_t(d)], r) + ": chunk " + std::to_string(r.chunk) +
+                                         " does not name a stage (V placement has chunks 0 and 1)");
+                r.stage = options.placement == ChunkPlacement::V ? (r.chunk == 0 ? d : 2 * devices - 1 - d)
+                                                                 : r.chunk * devices + d;
+            }
+
+    // Stages to ranks, the shape, and each rank's actions by occurrence.
+    std::map<int, int> rankOfStage;
+    int maxStage = -1, maxMb = -1;
+    bool sawI = false, sawW = false, sawB = false;
+    std::vector<RankIndex> index(ranks.size());
+    for (int d = 0; d < devices; ++d) {
+        RankTrace& t = ranks[std::size_t(d)];
+        std::stable_sort(t.ranges.begin(), t.ranges.end(),
+                         [](const ActionRange& a, const ActionRange& b) { return a.start < b.start; });
+        for (std::uint32_t i = 0; i < t.ranges.size(); ++i) {
+            const ActionRange& r = t.ranges[i];
+            if (!(std::isfinite(r.start) && std::isfinite(r.end) && r.end >= r.start))
+                throw ParseError("trace.event", t.source, 0, 0,
+                                 where(t, r) + ": a range must have finite times with end >= start");
+            if (isCompute(r.kind)) {
+                const auto [it, inserted] = rankOfStage.emplace(r.stage, d);
+                if (!inserted && it->second != d)
+                    shapeError(t.source, where(t, r) + ": stage " + std::to_string(r.stage) +
+                                             " runs on rank " + std::to_string(it->second) + " (" +
+                                             ranks[std::size_t(it->second)].source + ") and on rank " +
+                                             std::to_string(d) + "; a stage belongs to one rank");
+                maxStage = std::max(maxStage, r.stage);
+                maxMb = std::max(maxMb, r.mb);
+                sawI |= r.kind == RangeKind::I;
+                sawW |= r.kind == RangeKind::W;
+                sawB |= r.kind == RangeKind::B;
+            }
+        }
+    }
+    if (maxStage < 0) {
+        std::string files;
+        for (const RankTrace& t : ranks) files += (files.empty() ? "" : ", ") + t.source;
+        throw ParseError("trace.empty", files, 0, 0,
+                         "no range named with a pipeline compute action (such as torch's 'PP:2F0', "
+                         "'2F0' or Megatron's 'F0.1') was found");
+    }
+    if (sawI && sawB)
+        shapeError(ranks.front().source,
+                   "the trace has both whole backwards (B) and input-gradient halves (I); "
+                   "one timeline cannot hold both");
+    // With weight-gradient ranges, a B range is the input-gradient half (the zero-bubble runtime's
+    // and torch's older naming).
+    if (sawW && sawB)
+        for (RankTrace& t : ranks)
+            for (ActionRange& r : t.ranges)
+                if (r.kind == RangeKind::B) r.kind = RangeKind::I;
+    if (sawW && sawB) sawI = true;
+    for (int d = 0; d < devices; ++d) {
+        const RankTrace& t = ranks[std::size_t(d)];
+        for (std::uint32_t i = 0; i < t.ranges.size(); ++i) {
+            const ActionRange& r = t.ranges[i];
+            index[std::size_t(d)].occurrences[keyOf(r.kind, r.stage, r.mb)].push_back(i);
+        }
+    }
+    const bool split = sawI || sawW;
+    const int stages = maxStage + 1;
+    if (stages % devices != 0)
+        shapeError(ranks.front().source, std::to_string(stages) + " stages do not split evenly over " +
+                                             std::to_string(devices) + " ranks; give every rank's file");
+    for (int s = 0; s < stages; ++s)
+        if (!rankOfStage.count(s))
+            shapeError(ranks.front().source, "stage " + std::to_string(s) + " of 0.." +
+                                                 std::to_string(maxStage) +
+                                                 " has no compute range in any file; give every rank's file");
+
+    // Complete iterations: every compute action occurs that many times on its rank.
+    int iterations = -1;
+    for (const RankIndex& r : index)
+        for (const auto& [key, list] : r.occurrences)
+            if (isCompute(RangeKind(key & 0xF)))
+                iterations = iterations < 0 ? int(list.size()) : std::min(iterations, int(list.size()));
+    info.iterations = iterations;
+    if (options.pick == IterationPick::One && (options.iteration < -1 || options.iteration >= iterations))
+        throw ParseError("trace.iteration", ranks.front().source, 0, 0,
+                         "iteration " + std::to_string(options.iteration) +
+                             " is not in the trace, which holds " + std::to_string(iterations) +
+                             " complete iteration" + (iterations == 1 ? "" : "s") + " (" +
+                             listIds(iterations) + "; -1 is the last)");
+    const int chosen = options.pick == IterationPick::One
+                           ? (options.iteration < 0 ? iterations - 1 : options.iteration)
+                           : -1;
+    info.iteration = chosen;
+
+    // Start and end of (rank, key, k) in the rank's clock.
+    auto occurrence = [&](int d, std::uint64_t key, int k) -> const ActionRange* {
+        const auto& occ = index[std::size_t(d)].occurrences;
+        const auto it = occ.find(key);
+        if (it == occ.end() || k >= int(it->second.size())) return nullptr;
+        return &ranks[std::size_t(d)].ranges[it->second[std::size_t(k)]];
+    };
+
+    // Clock alignment: a consumer cannot start before its producer on another rank ended.
+    std::vector<double> shift(std::size_t(devices), 0.0);
+    if (options.alignClocks && devices > 1) {
+        // Walk the consumers present (linear in the ranges, whatever the indices).
+        const RangeKind back = split ? RangeKind::I : RangeKind::B;
+        for (int round = 0; round < devices; ++round) {
+            bool moved = false;
+            for (int b = 1; b < devices; ++b) // rank 0 is the reference clock
+                for (const auto& [key, list] : index[std::size_t(b)].occurrences) {
+                    const auto kind = RangeKind(key & 0xF);
+                    if (kind != RangeKind::F && kind != back) continue;
+                    const ActionRange& consumer = ranks[std::size_t(b)].ranges[list.front()];
+                    const int from = consumer.stage + (kind == RangeKind::F ? -1 : 1);
+                    if (from < 0 || from >= stages) continue;
+                    const int a = rankOfStage[from];
+                    if (a == b) continue;
+                    for (int k = 0; k < iterations; ++k) {
+                        const ActionRange* p = occurrence(a, keyOf(kind, from, consumer.mb), k);
+                        const ActionRange* c = occurrence(b, key, k);
+                        if (!p || !c) continue;
+                        const double late =
+                            (p->end + shift[std::size_t(a)]) - (c->start + shift[std::size_t(b)]);
+                        if (late > 1e-3) {
+                            shift[std::size_t(b)] += late;
+                            moved = true;
+                        }
+                    }
+                }
+            if (!moved) break;
+        }
+    }
+    info.clockShift = shift;
+
+    // Iteration starts (shifted clocks): the earliest compute range of the iteration on any rank.
+    std::vector<double> iterStart(std::size_t(iterations), INFINITY);
+    for (int d = 0; d < devices; ++d)
+        for (const auto& [key, list] : index[std::size_t(d)].occurrences)
+            if (isCompute(RangeKind(key & 0xF)))
+                for (int k = 0; k < iterations; ++k)
+                    iterStart[std::size_t(k)] = std::min(
+                        iterStart[std::size_t(k)],
+                        ranks[std::size_t(d)].ranges[list[std::size_t(k)]].start + shift[std::size_t(d)]);
+
+    // The time of one action (rank, key) in the timeline: of the chosen iteration, or the median.
+    auto timesOf = [&](int d, std::uint64_t key) -> std::optional<std::pair<double, double>> {
+        const auto& occ = index[std::size_t(d)].occurrences;
+        const auto it = occ.find(key);
+        if (it == occ.end()) return std::nullopt;
+        const double sh = shift[std::size_t(d)];
+        if (chosen >= 0) {
+            if (chosen >= int(it->second.size())) return std::nullopt;
+            const ActionRange& r = ranks[std::size_t(d)].ranges[it->second[std::size_t(chosen)]];
+            const double base = iterStart[std::size_t(chosen)];
+            return std::pair{r.start + sh - base, r.end + sh - base};
+        }
+        std::vector<double> starts, ends;
+        for (int k = 0; k < std::min(iterations, int(it->second.size())); ++k) {
+            const ActionRange& r = ranks[std::size_t(d)].ranges[it->second[std::size_t(k)]];
+            starts.push_back(r.start + sh - iterStart[std::size_t(k)]);
+            ends.push_back(r.end + sh - iterStart[std::size_t(k)]);
+        }
+        if (starts.empty()) return std::nullopt;
+        const double s = median(starts), e = median(ends);
+        return std::pair{s, std::max(s, e)};
+    };
+
+    Timeline timeline;
+    timeline.origin = "measured";
+    timeline.shape.devices = devices;
+    timeline.shape.pipes = 1;
+    timeline.shape.stagesPerPipe = stages;
+    timeline.shape.microbatches = maxMb + 1;
+    timeline.shape.chunksPerDevice = stages / devices;
+    timeline.shape.splitBackward = split;
+
+    // Chunk of a stage: its rank among the stages of its device.
+    std::vector<int> chunkOf(std::size_t(stages), 0);
+    {
+        std::vector<int> next(std::size_t(devices), 0);
+        for (const auto& [s, d] : rankOfStage) chunkOf[std::size_t(s)] = next[std::size_t(d)]++;
+    }
+
+    std::vector<TimelineEvent> transfers;
+    for (int d = 0; d < devices; ++d) {
+        std::vector<TimelineEvent> compute;
+        for (const auto& [key, list] : index[std::size_t(d)].occurrences) {
+            const auto kind = RangeKind(key & 0xF);
+            const ActionRange& first = ranks[std::size_t(d)].ranges[list.front()];
+            const auto times = timesOf(d, key);
+            if (kind == RangeKind::Other) {
+                info.otherRanges += chosen >= 0 ? (times ? 1 : 0) : list.size();
+                continue;
+            }
+            if (!times) continue;
+            TimelineEvent e;
+            e.device = d;
+            e.start = std::max(0.0, times->first);
+            e.end = std::max(e.start, times->second);
+            e.op.stage = first.stage;
+            e.op.mb = first.mb;
+            if (isCompute(kind)) {
+                if (first.mb < 0) continue;
+                e.op.kind = kind == RangeKind::F ? OpKind::F : kind == RangeKind::W ? OpKind::W : OpKind::B;
+                e.op.chunk = std::uint16_t(chunkOf[std::size_t(first.stage)]);
+                compute.push_back(e);
+                ++info.computeRanges;
+                continue;
+            }
+            ++info.commRanges;
+            // Waiting: the part of this range before the peer's matching range began.
+            const bool send = kind == RangeKind::SendF || kind == RangeKind::SendB;
+            const bool forward = kind == RangeKind::SendF || kind == RangeKind::RecvF;
+            const int peerStage = first.stage + (forward == send ? 1 : -1);
+            const RangeKind peerKind = forward ? (send ? RangeKind::RecvF : RangeKind::SendF)
+                                               : (send ? RangeKind::RecvB : RangeKind::SendB);
+            if (peerStage >= 0 && peerStage < stages) {
+                const int peer = rankOfStage[peerStage];
+                if (const auto peerTimes = timesOf(peer, keyOf(peerKind, peerStage, first.mb))) {
+                    info.commTime += times->second - times->first;
+                    info.commWaitTime +=
+                        std::max(0.0, std::min(times->second, peerTimes->first) - times->first);
+                }
+                if (send && first.stage < stages) {
+                    e.op.kind = forward ? OpKind::F : OpKind::B;
+                    e.op.chunk = std::uint16_t(chunkOf[std::size_t(first.stage)]);
+                    e.lane = Lane::Comm;
+                    e.comm = forward ? CommKind::Activation : CommKind::Gradient;
+                    e.peer = peer;
+                    if (peer != d) transfers.push_back(e);
+                }
+            }
+        }
+        std::stable_sort(compute.begin(), compute.end(), [](const TimelineEvent& a, const TimelineEvent& b) {
+            return a.start != b.start ? a.start < b.start : a.end < b.end;
+        });
+        timeline.events.insert(timeline.events.end(), compute.begin(), compute.end());
+    }
+    std::stable_sort(transfers.begin(), transfers.end(), [](const TimelineEvent& a, const TimelineEvent& b) {
+        return a.device != b.device ? a.device < b.device : a.start < b.start;
+    });
+    timeline.events.insert(timeline.events.end(), transfers.begin(), transfers.end());
+    if (infoOut) *infoOut = std::move(info);
+    return timeline;
+}
+
+} // namespace stagecraft

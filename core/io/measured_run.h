@@ -1,0 +1,109 @@
+#pragma once
+// What every reader of a foreign trace (torch profiler, torch's _dump_chrometrace, Nsight Systems)
+// produces, and how those ranges become one measured Timeline. A reader only finds the ranges
+// named with a pipeline action on each rank ("PP:2F0", "PP:1RECV_B0", "F3.1" ...) and their times;
+// assembleMeasuredRun does the rest once for all of them: ranks, iterations, clock alignment, the
+// shape of the schedule, transfers and the time spent waiting for the peer.
+
+#include "io/chrome_trace.h"
+#include "sim/timeline.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace stagecraft {
+
+/// The pipeline actions a trace range can name: torch's compute and communication types.
+enum class RangeKind : std::uint8_t {
+    F,
+    I, ///< input-gradient half of a split backward
+    B, ///< whole backward
+    W, ///< weight-gradient half
+    SendF,
+    RecvF,
+    SendB,
+    RecvB,
+    Other, ///< UNSHARD, RESHARD, REDUCE_GRAD, WAIT_*: counted, never matched
+};
+
+/// One named range of one rank, in that rank's clock (µs).
+struct ActionRange {
+    RangeKind kind = RangeKind::F;
+    int stage = 0;  ///< -1: given by `chunk` and the rank (Megatron/zero-bubble names carry no stage)
+    int mb = -1;    ///< -1 for Other
+    int chunk = -1; ///< the model chunk of the rank, when `stage` is -1
+    double start = 0;
+    double end = 0;
+    std::uint32_t event = 0; ///< index of the event in its file, for messages
+};
+
+/// The ranges one file (or one rank of a file) holds.
+struct RankTrace {
+    std::string source; ///< file name, for messages
+    int rank = -1;      ///< from the file (distributedInfo, pid, TARGET_INFO), -1 unknown
+    std::vector<ActionRange> ranges;
+    std::string clock = "cpu"; ///< "cpu" host time or "gpu" kernel time
+};
+
+/// How several iterations of one trace become one timeline.
+enum class IterationPick : std::uint8_t {
+    One,    ///< the iteration `iteration` (-1: the last)
+    Median, ///< every op at the median over iterations of its start and end (from its iteration's start)
+};
+
+/// How (rank, chunk) names a stage, for traces whose ranges name a chunk rather than a stage.
+enum class ChunkPlacement : std::uint8_t {
+    Loop, ///< stage = chunk * ranks + rank (Megatron's interleaving)
+    V,    ///< chunk 0 goes down the ranks, chunk 1 comes back: stage = rank or 2 * ranks - 1 - rank
+};
+
+struct MeasuredRunOptions {
+    ChunkPlacement placement = ChunkPlacement::Loop;
+    IterationPick pick = IterationPick::One;
+    int iteration = -1;
+    /// Move a rank's clock forward when a cross-rank dependency would otherwise go back in time
+    /// (a consumer starting before its producer ended): hosts' clocks can differ.
+    bool alignClocks = true;
+};
+
+/// What the reading found besides the timeline.
+struct MeasuredRunInfo {
+    int ranks = 0;
+    int iterations = 0;             ///< complete iterations found
+    int iteration = -1;             ///< the one read (-1 when the median was taken)
+    std::vector<double> clockShift; ///< µs added to each rank's clock
+    std::size_t computeRanges = 0;  ///< F/I/B/W ranges of the iteration(s) read
+    std::size_t commRanges = 0;     ///< SEND/RECV ranges of the iteration(s) read
+    std::size_t otherRanges = 0;    ///< UNSHARD, REDUCE_GRAD ... ranges, not matched
+    /// Measured communication time (every SEND and RECV range of the iteration read) and the part
+    /// of it spent before the peer's matching range began: waiting for the peer, not moving data.
+    double commTime = 0;
+    double commWaitTime = 0;
+    std::string clock = "cpu";
+};
+
+/// Assembles the ranks' ranges into one measured Timeline (origin "measured", schedule name
+/// empty). Ranks: the files' own ranks when every file names one, otherwise the order given; a
+/// rank named twice, or a stage run on two ranks, is refused (trace.shape). The k-th occurrence of
+/// an action on a rank belongs to iteration k; only iterations every action completed are kept.
+/// Shape: devices = ranks; stages and micro-batches one more than the largest seen; the backward
+/// is split when I or W ranges appear. Times start at 0 at the iteration's first op.
+/// Throws ParseError("trace.empty") without compute ranges and ("trace.iteration") for an
+/// iteration the trace does not hold.
+Timeline assembleMeasuredRun(std::vector<RankTrace> ranks, const MeasuredRunOptions& options = {},
+                             MeasuredRunInfo* info = nullptr);
+
+/// Parses a range name of a torch or Megatron/zero-bubble run: a torch action with or without the
+/// "PP:" prefix ("PP:2F0", "1I3"), or "F{mb}.{chunk}" / "B{mb}.{chunk}" / "W{mb}.{chunk}" with an
+/// optional ".{seq}" suffix (the zero-bubble runtime's NVTX names). Returns 0 for a name that is
+/// none of these (an unrelated range: skipped), 1 when it parsed, -1 with `why` for a name that
+/// claims to be one ("PP:" prefix) but is malformed.
+int parsePipelineRangeName(std::string_view name, ActionRange& range, std::string* why);
+
+/// Parses a torch action name into a range kind, stage and micro-batch: "2F0", "1I3", "0SEND_F1",
+/// "3RECV_B0", "0UNSHARD", "1REDUCE_GRAD", "2WAIT_SEND_F1". Returns false with `why` for text
+/// that is not one (a compound "(0F3;7B2)OVERLAP_F_B" included).
+bool parseRangeName(std::string_view name, ActionRange& range, std::string* why);
+
+} // namespace stagecraft

@@ -1,0 +1,42 @@
+#pragma once
+// One entry point for every measured trace a user may have: a Stagecraft trace, torch profiler
+// traces (one per rank), torch's _dump_chrometrace, Nsight Systems JSON exports, and (through a
+// reader the caller passes, as it needs SQLite) Nsight Systems SQLite exports. The format is
+// found from the content, not the extension.
+
+#include "io/chrome_trace.h"
+#include "io/measured_run.h"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace stagecraft {
+
+/// A reader of one file format into ranks that lives outside core (Nsight Systems SQLite).
+using RankReader = std::vector<RankTrace> (*)(const std::filesystem::path& path);
+
+/// Which format a file holds.
+enum class TraceFormat : std::uint8_t { Stagecraft, Torch, NsysJson, NsysSqlite };
+/// From the first bytes: SQLite's file header, an nsys JSON line, a torch trace, else Stagecraft.
+TraceFormat detectTraceFormat(const std::filesystem::path& path);
+
+struct MeasuredTraceOptions {
+    MeasuredRunOptions run;      ///< iterations, clock alignment, chunk placement
+    RankReader sqlite = nullptr; ///< reads .sqlite exports; nullptr: they are refused
+};
+
+/// Every event at the median over `iterations` (timelines of one schedule, times from the start of
+/// their iteration) of its start and of its end; events matched by op, device, lane and transfer.
+Timeline medianTimeline(const std::vector<Timeline>& iterations);
+
+/// Reads `paths` as one measured run. A single Stagecraft trace is read by readChromeTrace (with
+/// the median pick, each iteration, then medianTimeline); every other format is
+/// read into ranks, and the ranks of all files are assembled together (assembleMeasuredRun).
+/// Mixing a Stagecraft trace with other files is refused (trace.container). `traceInfo` receives
+/// the iterations, `runInfo` the ranks, clocks and communication waits (foreign formats only).
+Timeline readMeasuredTrace(const std::vector<std::filesystem::path>& paths,
+                           const MeasuredTraceOptions& options, TraceInfo* traceInfo = nullptr,
+                           MeasuredRunInfo* runInfo = nullptr);
+
+} // namespace stagecraft

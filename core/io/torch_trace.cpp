@@ -1,0 +1,284 @@
+#include "io/torch_trace.h"
+
+#include "error.h"
+#include "file_io.h"
+#include "io/json_scan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <unordered_map>
+
+namespace stagecraft {
+
+namespace {
+
+constexpr double kNoValue = -1.0;
+
+/// The fields of one event the reader looks at; everything else is skipped unparsed.
+struct RawEvent {
+    // Owned, and reused from event to event (no allocation once their capacity suffices): a
+    // view may point into the scanner's escape buffer, which the next string read overwrites.
+    std::string ph, cat, name;
+    double ts = NAN, dur = NAN, pid = kNoValue, correlation = kNoValue;
+
+    void clear() {
+        ph.clear();
+        cat.clear();
+        name.clear();
+        ts = dur = NAN;
+        pid = correlation = kNoValue;
+    }
+};
+
+/// Where a slice lives: a host range, its GPU copy, a kernel launch or a kernel.
+enum class Role : std::uint8_t { None, HostRange, GpuRange, Launch, Kernel };
+
+struct Launch {
+    double pid, ts, correlation;
+};
+struct Kernel {
+    double correlation, start, end;
+};
+struct Range {
+    double pid;
+    ActionRange range;
+};
+
+bool startsWith(std::string_view s, std::string_view p) {
+    return s.substr(0, p.size()) == p;
+}
+
+[[noreturn]] void eventError(const std::string& source, std::size_t i, const std::string& message) {
+    throw ParseError("trace.event", source, 0, 0, "traceEvents[" + std::to_string(i) + "] " + message);
+}
+
+/// What the reader collects from a file.
+struct Collected {
+    std::vector<Range> host, gpu;
+    std::vector<Launch> launches;
+    std::vector<Kernel> kernels;
+    int rank = -1;
+    bool dumpChrometrace = false; ///< bare action names in computation/communication slices
+};
+
+void readArgs(JsonScanner& in, RawEvent& e) {
+    if (in.peek() != '{') {
+        in.skipValue();
+        return;
+    }
+    in.beginObject();
+    std::string_view key;
+    while (in.nextKey(key)) {
+        if (key == "correlation")
+            e.correlation = in.readNumberOr(kNoValue);
+        else
+            in.skipValue();
+    }
+}
+
+void classify(const RawEvent& e, std::size_t i, const std::string& source, Collected& out) {
+    if (e.ph != "X") return;
+    const bool pp = startsWith(e.name, "PP:");
+    const bool dump = !pp && (e.cat == "computation" || e.cat == "communication");
+    if (pp || dump) {
+        ActionRange r;
+        std::string why;
+        if (!parseRangeName(pp ? std::string_view(e.name).substr(3) : std::string_view(e.name), r, &why))
+            eventError(source, i, "named '" + e.name.substr(0, 80) + "': " + why);
+        if (!(std::isfinite(e.ts) && std::isfinite(e.dur) && e.dur >= 0))
+            eventError(source, i, "'" + e.name + "' needs finite ts and dur >= 0 (µs)");
+        r.start = e.ts;
+        r.end = e.ts + e.dur;
+        r.event = std::uint32_t(std::min<std::size_t>(i, UINT32_MAX));
+        out.dumpChrometrace |= dump;
+        (e.cat == "gpu_user_annotation" ? out.gpu : out.host).push_back(Range{e.pid, r});
+        return;
+    }
+    if (e.correlation < 0 || !std::isfinite(e.ts)) return;
+    if (e.cat == "cuda_runtime" || e.cat == "cuda_driver" || e.cat == "hip_runtime") {
+        out.launches.push_back(Launch{e.pid, e.ts, e.correlation});
+    } else if ((e.cat == "kernel" || e.cat == "gpu_memcpy" || e.cat == "gpu_memset") &&
+               std::isfinite(e.dur) && e.dur >= 0) {
+        out.kernels.push_back(Kernel{e.correlation, e.ts, e.ts + e.dur});
+    }
+}
+
+void readDistributedInfo(JsonScanner& in, Collected& out) {
+    if (in.peek() != '{') {
+        in.skipValue();
+        return;
+    }
+    in.beginObject();
+    std::string_view key;
+    while (in.nextKey(key)) {
+        if (key == "rank") {
+            const double r = in.readNumberOr(kNoValue);
+            if (r >= 0 && r < 1e7 && r == std::floor(r)) out.rank = int(r);
+        } else {
+            in.skipValue();
+        }
+    }
+}
+
+void readEvents(JsonScanner& in, const std::string& source, Collected& out) {
+    in.beginArray();
+    std::size_t i = 0;
+    RawEvent e;
+    while (in.nextElement()) {
+        if (in.peek() != '{') {
+            in.skipValue();
+            ++i;
+            continue;
+        }
+        e.clear();
+        in.beginObject();
+        std::string_view key;
+        while (in.nextKey(key)) {
+            if (key == "ph")
+                e.ph = in.readString();
+            else if (key == "ts")
+                e.ts = in.readNumberOr(NAN);
+            else if (key == "dur")
+                e.dur = in.readNumberOr(NAN);
+            else if (key == "name")
+                e.name = in.readString();
+            else if (key == "cat")
+                e.cat = in.readString();
+            else if (key == "pid")
+                e.pid = in.readNumberOr(kNoValue);
+            else if (key == "args")
+                readArgs(in, e);
+            else
+                in.skipValue();
+        }
+        classify(e, i, source, out);
+        ++i;
+    }
+}
+
+/// Times each host range by the kernels it launched: launches on any thread of the range's process
+/// inside the range (the autograd thread launches the backward's kernels), kernels joined by the
+/// correlation id. Returns false when no range launched a kernel.
+bool timeByKernels(Collected& c) {
+    if (c.launches.empty() || c.kernels.empty()) return false;
+    std::map<double, std::vector<std::size_t>> byPid; // host ranges of each process, by start
+    for (std::size_t i = 0; i < c.host.size(); ++i) byPid[c.host[i].pid].push_back(i);
+    for (auto& [pid, list] : byPid)
+        std::sort(list.begin(), list.end(), [&](std::size_t a, std::size_t b) {
+            return c.host[a].range.start < c.host[b].range.start;
+        });
+    std::unordered_map<std::int64_t, std::size_t> rangeOfCorrelation;
+    for (const Launch& l : c.launches) {
+        const auto it = byPid.find(l.pid);
+        if (it == byPid.end()) continue;
+        const auto& list = it->second;
+        // The last range starting at or before the launch; ranges of one rank do not overlap.
+        auto pos = std::upper_bound(list.begin(), list.end(), l.ts,
+                                    [&](double t, std::size_t r) { return t < c.host[r].range.start; });
+        if (pos == list.begin()) continue;
+        const std::size_t r = *(pos - 1);
+        if (l.ts <= c.host[r].range.end) rangeOfCorrelation[std::int64_t(l.correlation)] = r;
+    }
+    std::vector<double> lo(c.host.size(), INFINITY), hi(c.host.size(), -INFINITY);
+    bool any = false;
+    for (const Kernel& k : c.kernels) {
+        const auto it = rangeOfCorrelation.find(std::int64_t(k.correlation));
+        if (it == rangeOfCorrelation.end()) continue;
+        lo[it->second] = std::min(lo[it->second], k.start);
+        hi[it->second] = std::max(hi[it->second], k.end);
+        any = true;
+    }
+    if (!any) return false;
+    for (std::size_t i = 0; i < c.host.size(); ++i)
+        if (std::isfinite(lo[i])) {
+            c.host[i].range.start = lo[i];
+            c.host[i].range.end = hi[i];
+        }
+    return true;
+}
+
+} // namespace
+
+std::vector<RankTrace> parseTorchTrace(std::string_view text, const std::string& source, TraceClock clock) {
+    JsonScanner in(text, source, "trace.json");
+    Collected c;
+    if (in.peek() == '[') {
+        readEvents(in, source, c);
+    } else {
+        in.beginObject();
+        std::string_view key;
+        bool sawEvents = false;
+        while (in.nextKey(key)) {
+            if (key == "traceEvents") {
+                if (in.peek() != '[')
+                    throw ParseError("trace.container", source, 0, 0,
+                                     "traceEvents must be an array of events");
+                readEvents(in, source, c);
+                sawEvents = true;
+            } else if (key == "distributedInfo") {
+                readDistributedInfo(in, c);
+            } else {
+                in.skipValue();
+            }
+        }
+        if (!sawEvents)
+            throw ParseError("trace.container", source, 0, 0,
+                             source +
+                                 ": a Chrome trace is an array of events or an object with a traceEvents "
+                                 "array; this object has no traceEvents");
+    }
+    if (!in.atEnd()) in.fail("text after the end of the trace");
+
+    std::string clockName = "cpu";
+    if (!c.gpu.empty()) {
+        c.host = std::move(c.gpu); // Kineto's GPU copies of the ranges: already in kernel time
+        clockName = "gpu";
+    } else if (clock == TraceClock::Auto && timeByKernels(c)) {
+        clockName = "gpu";
+    }
+
+    std::vector<RankTrace> out;
+    std::map<double, RankTrace> byPid;
+    for (const Range& r : c.host) byPid[r.pid].ranges.push_back(r.range);
+    if (c.rank < 0 && byPid.size() > 1) {
+        // Several processes in one file without distributedInfo: torch's _dump_chrometrace (pid =
+        // rank), or traces of several ranks merged into one (ranks in ascending process id).
+        for (auto& [pid, t] : byPid) {
+            t.source = source;
+            t.rank = c.dumpChrometrace && pid >= 0 && pid < 1e7 ? int(pid) : -1;
+            t.clock = c.dumpChrometrace ? "steps" : clockName;
+            out.push_back(std::move(t));
+        }
+        return out;
+    }
+    RankTrace t;
+    t.source = source;
+    t.rank = c.rank;
+    // _dump_chrometrace of one rank: its pid is the rank.
+    if (t.rank < 0 && c.dumpChrometrace && !c.host.empty() && c.host.front().pid >= 0 &&
+        c.host.front().pid < 1e7)
+        t.rank = int(c.host.front().pid);
+    t.clock = clockName;
+    t.ranges.reserve(c.host.size());
+    for (const Range& r : c.host) t.ranges.push_back(r.range);
+    out.push_back(std::move(t));
+    return out;
+}
+
+std::vector<RankTrace> readTorchTrace(const std::filesystem::path& path, TraceClock clock) {
+    return parseTorchTrace(readTextFile(path), path.string(), clock);
+}
+
+bool looksLikeTorchTrace(std::string_view text) {
+    const std::string_view head = text.substr(0, 64 * 1024);
+    if (head.find("\"stagecraft_trace\"") != std::string_view::npos) return false;
+    return head.find("\"schemaVersion\"") != std::string_view::npos ||
+           head.find("\"distributedInfo\"") != std::string_view::npos ||
+           head.find("\"PP:") != std::string_view::npos ||
+           head.find("\"computation\"") != std::string_view::npos ||
+           head.find("\"communication\"") != std::string_view::npos;
+}
+
+} // namespace stagecraft

@@ -1,0 +1,111 @@
+// stagecraft-cli overlay --trace and calibrate on the torch profiler traces torch wrote of
+// torch.distributed.pipelining runs (tests/data/torch-traces/).
+#include "project/project_json.h"
+
+#include <array>
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+struct Run {
+    int status;
+    std::string out; // stdout and stderr together
+};
+
+Run cli(const std::string& args) {
+    const std::string command = std::string(STAGECRAFT_CLI) + " " + args + " 2>&1";
+    FILE* pipe = ::popen(command.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    std::string out;
+    std::array<char, 4096> buffer{};
+    while (const std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe))
+        out.append(buffer.data(), n);
+    const int raw = ::pclose(pipe);
+    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, out};
+}
+
+const std::string kTraces = std::string(STAGECRAFT_SOURCE_DIR) + "/tests/data/torch-traces/";
+
+std::string files(const std::string& run) {
+    return kTraces + run + "_rank0.json " + kTraces + run + "_rank1.json";
+}
+
+} // namespace
+
+TEST_CASE("overlay takes one torch profiler trace per rank and matches every compute op", "[cli][overlay]") {
+    for (const std::string run : {"Interleaved1F1B_pp2_m4", "ZBVZeroBubble_pp2_m4"}) {
+        const Run r =
+            cli("overlay " + kTraces + run + ".csv --set costs.mode=manual --set parallel.dp=1 --trace " +
+                files(run) + " --json");
+        INFO(r.out);
+        REQUIRE(r.status == 0);
+        const auto json = nlohmann::json::parse(r.out);
+        CHECK(json["ops"] == (run.starts_with("ZBV") ? 48 : 32));
+        CHECK(json["unmatched"].size() == 8); // 4 gradient syncs and 4 optimizer steps
+        CHECK(json["run"]["ranks"] == 2);
+        CHECK(json["run"]["iterations"] == 3);
+        CHECK(json["run"]["iteration"] == 2);
+        const double share = json["run"]["comm_wait_share"].get<double>();
+        CHECK(share >= 0.0);
+        CHECK(share <= 1.0);
+    }
+    // The older positional form still reads a single trace; no trace at all is a usage error.
+    const Run none = cli("overlay " + kTraces + "ZBVZeroBubble_pp2_m4.csv");
+    CHECK(none.status == 2);
+    CHECK_THAT(none.out, Catch::Contains("--trace FILE"));
+}
+
+TEST_CASE("calibrate writes a project whose prediction is within 10% of the measured makespan",
+          "[cli][calibrate]") {
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("stagecraft-calibrate-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    for (const std::string run : {"Interleaved1F1B_pp2_m4", "ZBVZeroBubble_pp2_m4"}) {
+        const std::string out = (dir / (run + ".stagecraft.json")).string();
+        const Run r = cli("calibrate " + kTraces + run + ".csv --set parallel.dp=1 --median --trace " +
+                          files(run) + " -o " + out + " --json");
+        INFO(r.out);
+        REQUIRE(r.status == 0);
+        const auto json = nlohmann::json::parse(r.out);
+        CHECK(std::abs(json["after"]["makespan_error"].get<double>()) < 0.10);
+        CHECK(std::abs(json["after"]["makespan_error"].get<double>()) <
+              std::abs(json["before"]["makespan_error"].get<double>()));
+        const stagecraft::Project p = stagecraft::readProject(out);
+        CHECK(p.costs.mode == stagecraft::CostMode::Manual);
+        CHECK(p.costs.chunkStages.size() == 4);
+        CHECK(p.costs.stages.size() == 2);
+        // The calibrated project predicts the same makespan when the overlay is asked again.
+        const Run again = cli("overlay " + kTraces + run + ".csv --project " + out + " --median --trace " +
+                              files(run) + " --json");
+        REQUIRE(again.status == 0);
+        CHECK(nlohmann::json::parse(again.out)["makespan"]["error"].get<double>() ==
+              Approx(json["after"]["makespan_error"].get<double>()));
+    }
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("Nsight Systems SQLite and JSON exports of one run give the same overlay", "[cli][overlay][nsys]") {
+    const std::string nsys = std::string(STAGECRAFT_SOURCE_DIR) + "/tests/data/nsys/zb_1f1b_2rank_2mb";
+    const std::string base = "overlay -s zb-h1 --set parallel.pp=2 --set parallel.microbatches=2 --set "
+                             "parallel.dp=1 --set costs.mode=manual --json --trace ";
+    const Run json = cli(base + nsys + ".json");
+    INFO(json.out);
+    REQUIRE(json.status == 0);
+    const auto parsed = nlohmann::json::parse(json.out);
+    CHECK(parsed["ops"] == 12);
+    CHECK(parsed["run"]["ranks"] == 2);
+#ifdef STAGECRAFT_HAVE_SQLITE
+    const Run sqlite = cli(base + nsys + ".sqlite");
+    INFO(sqlite.out);
+    REQUIRE(sqlite.status == 0);
+    auto fromSqlite = nlohmann::json::parse(sqlite.out);
+    fromSqlite["trace"] = parsed["trace"];
+    CHECK(fromSqlite == parsed);
+#endif
+}

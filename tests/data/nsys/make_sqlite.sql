@@ -1,0 +1,24 @@
+-- Nsight Systems export tables (the columns the reader uses), filled with the same run.
+CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, rangeId INTEGER, category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER REFERENCES StringIds (id), domainId INTEGER, uint64Value INTEGER, int64Value INTEGER, doubleValue REAL, uint32Value INTEGER, int32Value INTEGER, floatValue REAL, jsonTextId INTEGER, jsonText TEXT);
+CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INTEGER, utcTime TEXT, localTime TEXT);
+INSERT INTO StringIds VALUES (0, 'iteration 0');
+INSERT INTO StringIds VALUES (1, 'B0.0');
+INSERT INTO StringIds VALUES (2, 'W1.0');
+INSERT INTO StringIds VALUES (3, 'B1.0');
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, textId, domainId) VALUES (0, 900000, 59, NULL, 16793994217, 0, 0);
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, textId, domainId) VALUES (0, 100000, 59, 'F0.0', 16793994217, NULL, 0);
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, textId, domainId) VALUES (100000, 200000, 59, 'F1.0', 16793994217, NULL, 0);
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, textId, domainId) VALUES (400000, 500000, 59, NULL, 16793994217, 1, 0);
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, textId, domainId) VALUES (500000, 550000, 59, 'W0.0', 16793994217, NULL, 0);
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, textId, domainId) VALUES (650000, 750000, 59, 'B1.0', 16793994217, NULL, 0);
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, textId, domainId) VALUES (750000, 800000, 59, NULL, 16793994217, 2, 0);
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, textId, domainId) VALUES (0, 900000, 59, 'iteration 0', 16810771434, NULL, 0);
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, textId, domainId) VALUES (110000, 210000, 59, 'F0.0', 16810771434, NULL, 0);
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, textId, domainId) VALUES (210000, 310000, 59, NULL, 16810771434, 1, 0);
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, textId, domainId) VALUES (310000, 360000, 59, 'W0.0', 16810771434, NULL, 0);
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, textId, domainId) VALUES (360000, 460000, 59, 'F1.0', 16810771434, NULL, 0);
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, textId, domainId) VALUES (460000, 560000, 59, NULL, 16810771434, 3, 0);
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, textId, domainId) VALUES (560000, 610000, 59, 'W1.0', 16810771434, NULL, 0);
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, textId, domainId) VALUES (800000, 850000, 59, 'optimizer', 16793994217, NULL, 0);
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId) VALUES (5000, NULL, 34, 'mark', 16793994217, 0);
