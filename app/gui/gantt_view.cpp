@@ -296,6 +296,18 @@ void GanttView::selectEvent(int panel, int event) {
     viewport()->update();
 }
 
+void GanttView::revealEvent(int panel, int event) {
+    selectEvent(panel, event);
+    const QRectF box = boxOf(panel, event); // in chart coordinates at the current mapping
+    if (box.isNull()) return;
+    const double centre = (plotLeft() + plotRight()) / 2;
+    setMapping(m_mapping.panned(centre - box.center().x()));
+    const QRectF moved = boxOf(panel, event);
+    const int y = int(moved.center().y() * m_k) - viewport()->height() / 2;
+    verticalScrollBar()->setValue(std::clamp(y, verticalScrollBar()->minimum(), verticalScrollBar()->maximum()));
+    viewport()->update();
+}
+
 void GanttView::clearSelection() {
     m_selection.reset();
     m_producers.clear();

@@ -63,6 +63,9 @@ class GanttView : public QAbstractScrollArea {
 
     /// Selected bar: panel (= outcome index) and event index; highlights its dependencies.
     void selectEvent(int panel, int event);
+    /// Selects the event and brings it into view: centred in time at the current zoom, its row
+    /// scrolled into sight.
+    void revealEvent(int panel, int event);
     void clearSelection();
     std::optional<std::pair<int, int>> selection() const { return m_selection; }
     /// Events highlighted as producers / consumers of the selection.

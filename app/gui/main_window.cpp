@@ -143,6 +143,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     connect(m_gantt, &GanttView::panelActivated, m_memory, &MemoryPanel::showOutcome);
     connect(m_metrics, &MetricsPanel::scheduleActivated, m_memory, &MemoryPanel::showOutcome);
     connect(m_overlay, &OverlayPanel::closeTraceRequested, m_document, &ProjectDocument::clearTrace);
+    connect(m_overlay, &OverlayPanel::eventActivated, m_gantt, &GanttView::revealEvent);
     connect(m_parameters, &ParameterPanel::fieldMessage, this,
             [this](const QString& path, const QString& message) {
                 if (!message.isEmpty())

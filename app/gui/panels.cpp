@@ -3,6 +3,8 @@
 #include "gui/models/format.h"
 #include "gui/models/metrics_model.h"
 #include "gui/models/schedule_list_model.h"
+#include "layout/error_colors.h"
+#include "sim/overlay.h"
 
 #include <QApplication>
 #include <QChart>
@@ -22,6 +24,7 @@
 #include <QTableView>
 #include <QToolButton>
 #include <QToolTip>
+#include <QTreeWidget>
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <algorithm>
@@ -282,14 +285,37 @@ OverlayPanel::OverlayPanel(QWidget* parent)
     m_label->setWordWrap(true);
     m_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_label->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    layout->addWidget(m_label, 1);
+    layout->addWidget(m_label);
+    // What a user acts on: the ops that drifted most (a click shows one in the chart) and the
+    // error per device, both sorted worst first.
+    m_drift = new QTreeWidget(this);
+    m_drift->setObjectName(QStringLiteral("overlayDrift"));
+    m_drift->setHeaderLabels({tr("Op"), tr("Device"), tr("Predicted"), tr("Measured"), tr("Error")});
+    m_drift->setRootIsDecorated(false);
+    m_drift->setToolTip(tr("The ops whose measured duration departs most from the prediction; click one "
+                           "to show it in the chart"));
+    m_devices = new QTreeWidget(this);
+    m_devices->setObjectName(QStringLiteral("overlayDevices"));
+    m_devices->setHeaderLabels({tr("Device"), tr("Ops"), tr("Mean |error|"), tr("Measured / predicted")});
+    m_devices->setRootIsDecorated(false);
+    layout->addWidget(m_drift, 2);
+    layout->addWidget(m_devices, 1);
     layout->addWidget(m_close, 0, Qt::AlignRight);
     connect(m_close, &QPushButton::clicked, this, &OverlayPanel::closeTraceRequested);
+    connect(m_drift, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) {
+        emit eventActivated(item->data(0, Qt::UserRole).toInt(), item->data(0, Qt::UserRole + 1).toInt());
+    });
     setResult(nullptr, {});
 }
 
 void OverlayPanel::setResult(AnalysisPtr result, const QString& tracePath) {
     m_close->setVisible(!tracePath.isEmpty());
+    m_drift->clear();
+    m_devices->clear();
+    const bool lists = result && result->overlay && result->measured && !tracePath.isEmpty();
+    m_drift->setVisible(lists);
+    m_devices->setVisible(lists);
+    if (lists) fillLists(*result);
     if (tracePath.isEmpty()) {
         m_label->setText(tr("Open a measured Chrome trace (File ▸ Open Trace, or drop it on the window) to "
                             "compare it with the prediction of its schedule."));
@@ -306,20 +332,79 @@ void OverlayPanel::setResult(AnalysisPtr result, const QString& tracePath) {
     const ScheduleOutcome& o = result->outcomes[result->overlay->outcome];
     const bool unitless = o.prediction.report.unitless;
     auto t = [&](double v) { return unitless ? formatUnits(v) : formatMicros(v); };
+    QString worst = tr("none");
+    if (r.worstOp >= 0 && std::size_t(r.worstOp) < r.ops.size()) {
+        const OpDeviation& d = r.ops[std::size_t(r.worstOp)];
+        const TimelineEvent& e = o.prediction.timeline.events[d.predictedEvent];
+        worst = QStringLiteral("%1 on D%2 (%3%4)")
+                    .arg(QString::fromStdString(describeOp(e.op)).toHtmlEscaped())
+                    .arg(e.device)
+                    .arg(d.durationError >= 0 ? QStringLiteral("+") : QString(), t(d.durationError));
+    }
     m_label->setText(tr("<b>Trace</b> %1 against <b>%2</b><table cellspacing='4'>"
                         "<tr><td>Predicted makespan</td><td align='right'>%3</td></tr>"
                         "<tr><td>Measured makespan</td><td align='right'>%4</td></tr>"
                         "<tr><td>Makespan error</td><td align='right'><b>%5</b></td></tr>"
                         "<tr><td>Op duration error |mean| / max</td><td align='right'>%6 / %7</td></tr>"
                         "<tr><td>Op start deviation |mean| / max</td><td align='right'>%8 / %9</td></tr>"
-                        "<tr><td>Ops matched</td><td align='right'>%10</td></tr></table>"
+                        "<tr><td>Ops matched</td><td align='right'>%10</td></tr>"
+                        "<tr><td>Worst op</td><td align='right'><b>%11</b></td></tr></table>"
                         "<span style='color:#d62728'>▭</span> measured bars are drawn as red outlines over "
-                        "the predicted ones.")
+                        "the predicted ones. Click an op below to show it in the chart.")
                          .arg(tracePath.toHtmlEscaped(), QString::fromStdString(o.title).toHtmlEscaped(),
                               t(r.makespanPredicted), t(r.makespanMeasured),
                               formatSignedPercent(r.makespanError), t(r.meanAbsDurationError),
                               t(r.maxAbsDurationError), t(r.meanAbsStartError), t(r.maxAbsStartError))
-                         .arg(qulonglong(r.ops.size())));
+                         .arg(qulonglong(r.ops.size()))
+                         .arg(worst));
+}
+
+void OverlayPanel::fillLists(const AnalysisResult& result) {
+    const std::size_t panel = result.overlay->outcome;
+    const Timeline& predicted = result.outcomes[panel].prediction.timeline;
+    const Timeline& measured = *result.measured;
+    const OverlayReport& report = result.overlay->report;
+    const bool unitless = result.outcomes[panel].prediction.report.unitless;
+    auto t = [&](double v) { return unitless ? formatUnits(v) : formatMicros(v); };
+    OverlayBreakdown breakdown;
+    try {
+        breakdown = breakdownOverlay(predicted, measured, report, 20);
+    } catch (const Error&) {
+        return; // a report of other timelines: nothing to list
+    }
+    for (std::size_t i : breakdown.mostDrift) {
+        const OpDeviation& d = report.ops[i];
+        const TimelineEvent& p = predicted.events[d.predictedEvent];
+        const TimelineEvent& m = measured.events[d.measuredEvent];
+        auto* item = new QTreeWidgetItem(m_drift);
+        item->setText(0, QString::fromStdString(describeOp(p.op)));
+        item->setText(1, QStringLiteral("D%1").arg(p.device));
+        item->setText(2, t(p.duration()));
+        item->setText(3, t(m.duration()));
+        item->setText(4, (d.durationError >= 0 ? QStringLiteral("+") : QString()) + t(d.durationError));
+        const Color c = durationErrorColor(p.duration(), m.duration());
+        item->setForeground(4, QColor(c.r, c.g, c.b));
+        item->setData(0, Qt::UserRole, int(panel));
+        item->setData(0, Qt::UserRole + 1, int(d.predictedEvent));
+    }
+    // Devices by mean |error|, worst first.
+    std::vector<int> order(breakdown.devices.size());
+    for (std::size_t d = 0; d < order.size(); ++d) order[d] = int(d);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+        return breakdown.devices[std::size_t(a)].meanAbsDurationError >
+               breakdown.devices[std::size_t(b)].meanAbsDurationError;
+    });
+    for (int d : order) {
+        const OverlayGroup& g = breakdown.devices[std::size_t(d)];
+        if (g.ops == 0) continue;
+        auto* item = new QTreeWidgetItem(m_devices);
+        item->setText(0, QStringLiteral("D%1").arg(d));
+        item->setText(1, QString::number(qulonglong(g.ops)));
+        item->setText(2, t(g.meanAbsDurationError));
+        item->setText(3, g.meanDurationRatio ? QString::number(*g.meanDurationRatio, 'f', 3) : QStringLiteral("–"));
+    }
+    for (QTreeWidget* list : {m_drift, m_devices})
+        for (int c = 0; c < list->columnCount(); ++c) list->resizeColumnToContents(c);
 }
 
 QString OverlayPanel::text() const {

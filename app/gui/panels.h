@@ -20,6 +20,8 @@ class QChart;
 class QPushButton;
 class QToolButton;
 
+class QTreeWidget;
+
 namespace stagecraft::gui {
 
 class ProjectDocument;
@@ -86,11 +88,19 @@ class OverlayPanel : public QWidget {
     explicit OverlayPanel(QWidget* parent = nullptr);
     void setResult(AnalysisPtr result, const QString& tracePath);
     QString text() const; ///< everything shown, as plain text (tests)
+    /// The list of the ops that drifted most, worst first (tests click its rows).
+    QTreeWidget* driftList() const { return m_drift; }
+    QTreeWidget* deviceList() const { return m_devices; }
   signals:
     void closeTraceRequested();
+    /// A row of the drift list was activated: show that predicted event of that chart panel.
+    void eventActivated(int panel, int event);
 
   private:
+    void fillLists(const AnalysisResult& result);
     QLabel* m_label;
+    QTreeWidget* m_drift;
+    QTreeWidget* m_devices;
     QPushButton* m_close;
 };
 

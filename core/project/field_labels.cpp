@@ -6,7 +6,7 @@
 namespace stagecraft {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, std::string_view>, 33> kLabels{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 34> kLabels{{
     {"name", "Project name"},
     {"schedules", "Schedules"},
     {"model.layers", "Layers"},
@@ -39,16 +39,18 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 33> kLabels{
     {"costs.w", "Weight gradient W (µs)"},
     {"costs.comm", "Transfer time (µs)"},
     {"costs.efficiency", "Achieved share of peak"},
+    {"costs.chunk_stages", "Per-chunk-stage costs (stage:f:b:w)"},
     {"costs.optimizer_sync", "Optimizer step (flush or post-validation)"},
 }};
 
 // Fields read by one cost model only; the others ignore them.
-constexpr std::array<std::pair<std::string_view, CostMode>, 6> kCostModeOnly{{
+constexpr std::array<std::pair<std::string_view, CostMode>, 7> kCostModeOnly{{
     {"costs.f", CostMode::Manual},
     {"costs.b", CostMode::Manual},
     {"costs.w", CostMode::Manual},
     {"costs.comm", CostMode::Manual},
     {"costs.stages", CostMode::Manual},
+    {"costs.chunk_stages", CostMode::Manual},
     {"costs.efficiency", CostMode::Analytic},
 }};
 

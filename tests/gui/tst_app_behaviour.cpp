@@ -12,6 +12,7 @@
 #include "gui/panels.h"
 #include "gui/parameter_panel.h"
 #include "gui_test_support.h"
+#include "io/chrome_trace.h"
 
 #include <QAction>
 #include <QApplication>
@@ -20,6 +21,8 @@
 #include <QProcess>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTreeWidget>
+#include <algorithm>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
@@ -257,6 +260,54 @@ class TestAppBehaviour : public QObject {
             for (int y = 0; y < 40; ++y) keyFrame += image.pixelColor(x, y) == QColor(0xc8, 0xc8, 0xc8);
         QVERIFY2(keyFrame > 100, qPrintable(QString::number(keyFrame)));
         image.save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/sticky-ruler-and-key.png"));
+    }
+
+    void anOverlayNamesTheWorstOpsAndAClickShowsOne() {
+        Project project = m_window->document()->project();
+        Timeline measured = test::measuredTimeline(project, "1f1b", 1.0);
+        // One op much slower than predicted: it must head the list and be named the worst.
+        std::size_t slow = 0;
+        for (std::size_t i = 0; i < measured.events.size(); ++i)
+            if (measured.events[i].op.kind == OpKind::B && measured.events[i].device == 1) slow = i;
+        measured.events[slow].end += 3 * measured.events[slow].duration();
+        const QString trace = m_dir->filePath(QStringLiteral("measured.json"));
+        writeChromeTrace(measured, trace.toStdString());
+        QCOMPARE(m_window->openPath(trace), QString());
+        m_window->flushAnalysis();
+        const AnalysisPtr result = m_window->runner()->latest();
+        QVERIFY(result->overlay);
+        OverlayPanel* panel = m_window->overlayPanel();
+        const QString slowName = QString::fromStdString(describeOp(measured.events[slow].op));
+        QVERIFY2(panel->text().contains(QStringLiteral("Worst op: ") + slowName), qPrintable(panel->text()));
+        QTreeWidget* drift = panel->driftList();
+        QVERIFY(drift->topLevelItemCount() > 0);
+        QCOMPARE(drift->topLevelItem(0)->text(0), slowName);
+        QCOMPARE(drift->topLevelItem(0)->text(1), QStringLiteral("D1"));
+        QVERIFY(panel->deviceList()->topLevelItemCount() > 0);
+        QCOMPARE(panel->deviceList()->topLevelItem(0)->text(0), QStringLiteral("D1")); // worst device first
+        // A click selects the op in the chart and brings it into view.
+        GanttView* view = m_window->ganttView();
+        view->zoomBy(64, 0); // far from the op
+        emit drift->itemClicked(drift->topLevelItem(0), 0);
+        const auto selection = view->selection();
+        QVERIFY(selection);
+        QCOMPARE(selection->first, int(result->overlay->outcome));
+        const auto& events = result->outcomes[result->overlay->outcome].prediction.timeline.events;
+        QCOMPARE(events[std::size_t(selection->second)].op, measured.events[slow].op);
+    }
+
+    void aRefusedTraceLeavesTheCheckedSchedulesAlone() {
+        const std::vector<std::string> before = m_window->document()->project().schedules;
+        QVERIFY(std::find(before.begin(), before.end(), "gpipe") == before.end());
+        Project other = m_window->document()->project();
+        other.parallel.pp = 2;
+        other.parallel.dp = 4;
+        const QString wrong = m_dir->filePath(QStringLiteral("gpipe-other.json"));
+        writeChromeTrace(test::measuredTimeline(other, "gpipe", 1.0), wrong.toStdString());
+        QCOMPARE(m_window->openPath(wrong), QString());
+        m_window->flushAnalysis();
+        QVERIFY(m_window->messageBar()->text().startsWith(QStringLiteral("Trace refused")));
+        QCOMPARE(m_window->document()->project().schedules, before);
     }
 
     void helpWorksWithoutADisplay() {
