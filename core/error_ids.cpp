@@ -91,6 +91,7 @@ constexpr std::array kIds{
     ErrorIdInfo{"schedule.more", In, "more problems than were listed"},
     ErrorIdInfo{"schedule.op", In, "an op names a stage, micro-batch or pipe the schedule does not have"},
     ErrorIdInfo{"schedule.order", In, "an op before one it depends on on the same device"},
+    ErrorIdInfo{"schedule.overlap", In, "an overlapped forward-backward slot that is not an F followed by a whole backward"},
     ErrorIdInfo{"schedule.shape", In, "a schedule's shape and placement disagree"},
     ErrorIdInfo{"schedule.sync", In, "gradient syncs or optimizer steps out of place"},
     ErrorIdInfo{"schedule.unknown", In, "an unknown schedule name"},

@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "ir/action.h"
+#include "ir/overlap.h"
 #include "validate/validator.h"
 
 #include <algorithm>
@@ -20,9 +21,9 @@ constexpr int kMaxDepth = 16; // the format nests 4 deep; more is a broken or ho
 constexpr int kMaxChunks = kMaxFileChunks;
 constexpr std::string_view kSync = "SYNC";
 constexpr std::string_view kOptimizer = "OPT";
-constexpr std::array<std::string_view, 10> kKeys{
+constexpr std::array<std::string_view, 11> kKeys{
     "stagecraft_schedule", "name",           "devices",   "pipes", "stages_per_pipe", "microbatches",
-    "chunks_per_device",   "split_backward", "placement", "order"};
+    "chunks_per_device",   "split_backward", "placement", "order", "overlapped"};
 
 std::string jsonString(const std::string& text) {
     return Json(text).dump(-1, ' ', false, Json::error_handler_t::replace);
@@ -170,6 +171,8 @@ class JsonReader {
                 s.chunksPerDevice = std::max(s.chunksPerDevice, slot.chunk + 1);
         if (chunks != root.end()) s.chunksPerDevice = chunkLimit;
         readOrder(member(root, "order", ""), s);
+        if (const auto overlapped = root.find("overlapped"); overlapped != root.end())
+            readOverlapped(*overlapped, s);
         checkSchedule(s);
         return s;
     }
@@ -223,6 +226,24 @@ class JsonReader {
             for (std::size_t i = 0; i < ops.size(); ++i)
                 s.order[d].push_back(readOp(ops[i], indexPath(indexPath("order", d), i), s));
         }
+    }
+
+    /// "overlapped": the forwards that head overlapped forward-backward slots (ir/overlap.h).
+    void readOverlapped(const Json& value, Schedule& s) const {
+        array(value, "overlapped", 0, "forward op strings");
+        if (value.size() > s.opCount())
+            fail("schedule_json.size", "overlapped",
+                 std::to_string(value.size()) + " overlapped slots for " + std::to_string(s.opCount()) + " ops");
+        for (std::size_t i = 0; i < value.size(); ++i) {
+            const std::string path = indexPath("overlapped", i);
+            const Op op = readOp(value[i], path, s);
+            if (op.kind != OpKind::F)
+                fail("schedule_json.field", path,
+                     "'" + scheduleOpString(op, s.splitBackward) +
+                         "' is not a forward: an overlapped slot is named by the forward that heads it");
+            s.overlapped.push_back(op);
+        }
+        sortOverlapped(s);
     }
 
     Op readOp(const Json& value, const std::string& path, const Schedule& s) const {
@@ -364,7 +385,14 @@ std::string scheduleToJson(const Schedule& s) {
         }
         out += "]";
     }
-    out += "\n  ]\n}\n";
+    out += "\n  ]";
+    if (!s.overlapped.empty()) {
+        out += ",\n  \"overlapped\": [";
+        for (std::size_t i = 0; i < s.overlapped.size(); ++i)
+            out += (i > 0 ? ", \"" : "\"") + scheduleOpString(s.overlapped[i], s.splitBackward) + '"';
+        out += "]";
+    }
+    out += "\n}\n";
     return out;
 }
 

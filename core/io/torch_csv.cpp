@@ -3,6 +3,7 @@
 #include "error.h"
 #include "io/csv_rows.h"
 #include "ir/action.h"
+#include "ir/overlap.h"
 #include "validate/validator.h"
 
 #include <algorithm>
@@ -84,6 +85,7 @@ struct CellAction {
     std::int32_t mb;
     ActionType type;
     CellKind kind;
+    bool overlapHead = false; ///< the F of an OVERLAP_F_B cell read as an overlapped slot
 };
 
 /// Indices into the action list of one (stage, micro-batch)'s actions, -1 when absent.
@@ -208,11 +210,22 @@ class CsvReader {
             for (const Action& a : m_compound) parts += (parts.empty() ? "" : " then ") + formatAction(a);
             fail("csv.overlap", row + 1, col,
                  quote(cell) +
-                     " runs its actions overlapped in one slot (DualPipeV's F/B overlap), which a Stagecraft "
-                     "schedule cannot represent: each device runs one op at a time; --serialize-overlap "
-                     "reads it "
-                     "as its sub-actions one after the other (" +
+                     " runs its actions overlapped in one slot (DualPipeV's F/B overlap), which this reader "
+                     "was told to refuse; read it as an overlapped slot (the default) or, with "
+                     "--serialize-overlap, as its sub-actions one after the other (" +
                      parts + ")");
+        }
+        if (m_options.overlap == OverlapPolicy::Keep) {
+            if (m_compound.size() != 2 || m_compound[0].type != ActionType::F || m_compound[1].type != ActionType::B)
+                fail("csv.overlap", row + 1, col,
+                     quote(cell) +
+                         ": an overlapped slot is one forward and one whole backward, as in "
+                         "'(0F7;7B3)OVERLAP_F_B'; --serialize-overlap reads other compound cells as their "
+                         "sub-actions one after the other");
+            addAction(m_compound[0], row, col);
+            m_actions.back().overlapHead = true;
+            addAction(m_compound[1], row, col);
+            return;
         }
         for (const Action& a : m_compound) addAction(a, row, col);
     }
@@ -443,9 +456,11 @@ class CsvReader {
                 continue;
             }
             push(a, opKindOf(a.type));
+            if (a.overlapHead) schedule.overlapped.push_back(schedule.order[std::size_t(a.row)].back());
             // A whole backward in a split schedule: its input part, then at once its weight part.
             if (a.type == ActionType::B && m_split) push(a, OpKind::W);
         }
+        sortOverlapped(schedule);
         const auto problems = findProblems(schedule, 1);
         if (problems.empty()) return schedule;
         const Problem& p = problems.front();
@@ -482,13 +497,28 @@ std::string scheduleToTorchCsv(const Schedule& schedule) {
                 " pipes: torch's compute-only CSV has no way to express a second pipe (an action "
                 "names a stage, not a pipe); save it as .json, Stagecraft's schedule format");
     std::string out;
-    for (const auto& ops : schedule.order) {
+    const OverlapSlots slots = schedule.overlapped.empty() ? OverlapSlots{} : findOverlapSlots(schedule, OpIndex(schedule));
+    for (std::size_t d = 0; d < schedule.order.size(); ++d) {
+        const auto& ops = schedule.order[d];
+        const std::vector<std::int32_t> none;
+        const auto& heads = d < slots.heads.size() ? slots.heads[d] : none;
+        std::size_t nextHead = 0;
         bool first = true;
-        for (const Op& op : ops) {
+        for (std::size_t i = 0; i < ops.size(); ++i) {
+            const Op& op = ops[i];
             if (!isComputeKind(op.kind)) continue; // GradSync, Optimizer: not compute-only actions
             if (!first) out += ',';
-            out += actionString(op, schedule.splitBackward);
             first = false;
+            if (nextHead < heads.size() && std::size_t(heads[nextHead]) == i) {
+                // torch's overlapped cell: the forward, then the whole backward ("B" even when the
+                // schedule splits the backward; the slot's W is part of it).
+                out += "(" + actionString(op, schedule.splitBackward) + ";" + actionString(ops[i + 1], false) +
+                       ")" + std::string(kOverlapSuffix);
+                i += std::size_t(slots.length) - 1;
+                ++nextHead;
+                continue;
+            }
+            out += actionString(op, schedule.splitBackward);
         }
         out += '\n';
     }

@@ -12,19 +12,22 @@
 namespace stagecraft {
 
 /// What to do with torch's compound `(0F7;7B3)OVERLAP_F_B` cells (DualPipeV runs a forward and a
-/// backward of two stages overlapped in one slot; the schedule IR runs one op at a time).
+/// whole backward of two stages overlapped in one slot).
 enum class OverlapPolicy {
-    Refuse,    ///< ParseError naming the cell
+    Keep,      ///< an overlapped slot of the schedule (ir/overlap.h); a compound cell that is not
+               ///< one F and one whole B is a ParseError
     Serialize, ///< read the sub-actions one after the other, in the order written
+    Refuse,    ///< ParseError naming the cell
 };
 
 struct TorchCsvOptions {
-    OverlapPolicy overlap = OverlapPolicy::Refuse;
+    OverlapPolicy overlap = OverlapPolicy::Keep;
     std::string name = "torch-csv"; ///< name of the schedule read
 };
 
 /// One row per device, the device's compute ops as action strings (F -> "0F1"; B -> "0I1" when
-/// the schedule splits the backward, else "0B1"; W -> "0W1"), each row ending in '\n'.
+/// the schedule splits the backward, else "0B1"; W -> "0W1"), each row ending in '\n'. An
+/// overlapped slot is one `(0F7;7B3)OVERLAP_F_B` cell (its backward is whole: "B").
 /// GradSync and Optimizer ops are not compute-only actions and are left out (torch adds its
 /// REDUCE_GRAD when it lowers the schedule). Throws ValidationError("csv.bidirectional") for a
 /// schedule with two pipes.

@@ -28,6 +28,9 @@ struct Schedule {
     bool splitBackward = false; ///< B is the input gradient and W the weight gradient (zero bubble)
     std::vector<std::vector<StageSlot>> placement; ///< [pipe][stage]
     std::vector<std::vector<Op>> order;            ///< [device]: ops in execution order
+    /// Heads of overlapped forward-backward slots (DualPipe's F&B), sorted: each is an F whose
+    /// device runs it in one slot with the whole backward right after it (ir/overlap.h).
+    std::vector<Op> overlapped = {};
 
     const StageSlot& slot(int pipe, int stage) const { return placement[pipe][stage]; }
     std::size_t opCount() const;

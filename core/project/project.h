@@ -73,6 +73,9 @@ struct CostsConfig {
     double comm = 0;                       ///< µs added to every cross-device dependency (manual mode)
     double efficiency = 0.5;               ///< analytic mode: achieved fraction of peak_tflops
     std::vector<StageCostOverride> stages; ///< manual mode per-stage overrides
+    /// µs of an overlapped forward-backward slot (DualPipe's F&B: the forward of one full stage
+    /// and the whole backward of another, run together); 0 = f + b + w, no gain from overlapping.
+    double fb = 0;
     friend bool operator==(const CostsConfig&, const CostsConfig&) = default;
 };
 

@@ -36,6 +36,7 @@ Project everyFieldChanged() {
     p.parallel = ParallelConfig{{8, 64, 3}, 4, 2};
     p.memory = MemoryConfig{0.1, 3, Recompute::Selective};
     p.costs = CostsConfig{CostMode::Manual, 1.1, 2.2, 0.3, 12.5, 0.375, {{0, 1200, 1100, 600}, {7, 0, 0, 0}}};
+    p.costs.fb = 2.75;
     return p;
 }
 
