@@ -9,7 +9,7 @@
 // the first half of the pipeline.
 //
 // Primitive steps: F(ph) the next forward of phase ph; B(ph) its next whole backward (B then W of
-// the split IR); I(ph) its next input-gradient backward, whose W is queued; W the oldest queued W
+// the split IR, run as one unit: ir/overlap.h); I(ph) its next input-gradient backward, whose W is queued; W the oldest queued W
 // (first in, first out across both phases); FB(a, b) a slot of F(a) and a whole B(b).
 #include "error.h"
 #include "generators/generators.h"
@@ -70,8 +70,7 @@ class RankSteps {
     void F(int ph) { push(OpKind::F, next(ph, m_f[ph])); }
     void B(int ph) {
         const Op op = next(ph, m_b[ph]);
-        push(OpKind::B, op);
-        push(OpKind::W, op);
+        pushWholeBackward(m_s, m_device, op.pipe, op.stage, op.mb);
     }
     void I(int ph) {
         const Op op = next(ph, m_b[ph]);

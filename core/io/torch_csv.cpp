@@ -449,6 +449,7 @@ class CsvReader {
                 Op{kind, 0, std::uint16_t(slot.chunk), a.stage, kind == OpKind::GradSync ? -1 : a.mb});
             columns[std::size_t(a.row)].push_back(a.col);
         };
+        bool slotBackward = false; // the next action is the backward of an overlapped slot
         for (const CellAction& a : m_actions) {
             if (a.kind == CellKind::WaitReduce) continue; // the IR's sync is waited for by its optimizer step
             if (a.kind == CellKind::Reduce) {
@@ -457,10 +458,15 @@ class CsvReader {
             }
             push(a, opKindOf(a.type));
             if (a.overlapHead) schedule.overlapped.push_back(schedule.order[std::size_t(a.row)].back());
-            // A whole backward in a split schedule: its input part, then at once its weight part.
-            if (a.type == ActionType::B && m_split) push(a, OpKind::W);
+            // A whole backward in a split schedule: its input part, then at once its weight part,
+            // run as one unit (its own, or the backward of an overlapped slot).
+            if (a.type == ActionType::B && m_split) {
+                if (!slotBackward) schedule.wholeBackward.push_back(schedule.order[std::size_t(a.row)].back());
+                push(a, OpKind::W);
+            }
+            slotBackward = a.overlapHead;
         }
-        sortOverlapped(schedule);
+        sortSlotHeads(schedule);
         const auto problems = findProblems(schedule, 1);
         if (problems.empty()) return schedule;
         const Problem& p = problems.front();
@@ -497,25 +503,30 @@ std::string scheduleToTorchCsv(const Schedule& schedule) {
                 " pipes: torch's compute-only CSV has no way to express a second pipe (an action "
                 "names a stage, not a pipe); save it as .json, Stagecraft's schedule format");
     std::string out;
-    const OverlapSlots slots = schedule.overlapped.empty() ? OverlapSlots{} : findOverlapSlots(schedule, OpIndex(schedule));
+    const ScheduleSlots slots = schedule.overlapped.empty() && schedule.wholeBackward.empty()
+                                    ? ScheduleSlots{}
+                                    : findSlots(schedule, OpIndex(schedule));
     for (std::size_t d = 0; d < schedule.order.size(); ++d) {
         const auto& ops = schedule.order[d];
-        const std::vector<std::int32_t> none;
-        const auto& heads = d < slots.heads.size() ? slots.heads[d] : none;
-        std::size_t nextHead = 0;
+        const std::vector<Slot> none;
+        const auto& deviceSlots = d < slots.of.size() ? slots.of[d] : none;
+        std::size_t nextSlot = 0;
         bool first = true;
         for (std::size_t i = 0; i < ops.size(); ++i) {
             const Op& op = ops[i];
             if (!isComputeKind(op.kind)) continue; // GradSync, Optimizer: not compute-only actions
             if (!first) out += ',';
             first = false;
-            if (nextHead < heads.size() && std::size_t(heads[nextHead]) == i) {
-                // torch's overlapped cell: the forward, then the whole backward ("B" even when the
-                // schedule splits the backward; the slot's W is part of it).
-                out += "(" + actionString(op, schedule.splitBackward) + ";" + actionString(ops[i + 1], false) +
-                       ")" + std::string(kOverlapSuffix);
-                i += std::size_t(slots.length) - 1;
-                ++nextHead;
+            if (nextSlot < deviceSlots.size() && std::size_t(deviceSlots[nextSlot].position) == i) {
+                // torch's overlapped cell (the forward, then the whole backward), or a whole backward:
+                // "B" even when the schedule splits the backward, the slot's W being part of it.
+                const Slot& slot = deviceSlots[nextSlot++];
+                if (slot.overlapped)
+                    out += "(" + actionString(op, schedule.splitBackward) + ";" + actionString(ops[i + 1], false) +
+                           ")" + std::string(kOverlapSuffix);
+                else
+                    out += actionString(op, false);
+                i += std::size_t(slot.length) - 1;
                 continue;
             }
             out += actionString(op, schedule.splitBackward);

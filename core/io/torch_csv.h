@@ -36,7 +36,8 @@ std::string scheduleToTorchCsv(const Schedule& schedule);
 /// Reads a compute-only CSV. The placement is inferred from the file (a stage runs on the rank of
 /// the row it appears in; stages 0..S-1; a rank's stages are its chunks in ascending stage order),
 /// m is one more than the largest micro-batch index, and the backward is split when any I or W
-/// appears (a full B of a split schedule becomes B immediately followed by W). torch's
+/// appears (a full B of a split schedule becomes B immediately followed by W, one whole backward:
+/// ir/overlap.h). torch's
 /// `3REDUCE_GRAD` cells (its GPipe and 1F1B orders end every rank with one) become the stage's
 /// GradSync where they stand; `3WAIT_REDUCE_GRAD` must follow its REDUCE_GRAD and adds no op.
 /// Malformed cells and broken torch rules throw ParseError with the 1-based row (line) and cell

@@ -15,6 +15,14 @@ bool byIdentity(const Op& a, const Op& b) {
     return identity(a) < identity(b);
 }
 
+void insertSorted(std::vector<Op>& heads, const Op& head) {
+    heads.insert(std::upper_bound(heads.begin(), heads.end(), head, byIdentity), head);
+}
+
+std::string at(OpRef ref) {
+    return "device " + std::to_string(ref.device) + " position " + std::to_string(ref.index);
+}
+
 } // namespace
 
 void pushOverlapped(Schedule& schedule, int device, int fPipe, int fStage, int fMb, int bPipe, int bStage,
@@ -23,69 +31,97 @@ void pushOverlapped(Schedule& schedule, int device, int fPipe, int fStage, int f
     const Op head = schedule.order[std::size_t(device)].back();
     pushOp(schedule, device, OpKind::B, bPipe, bStage, bMb);
     if (schedule.splitBackward) pushOp(schedule, device, OpKind::W, bPipe, bStage, bMb);
-    auto& heads = schedule.overlapped;
-    heads.insert(std::upper_bound(heads.begin(), heads.end(), head, byIdentity), head);
+    insertSorted(schedule.overlapped, head);
 }
 
-void sortOverlapped(Schedule& schedule) {
+void pushWholeBackward(Schedule& schedule, int device, int pipe, int stage, int mb) {
+    pushOp(schedule, device, OpKind::B, pipe, stage, mb);
+    if (!schedule.splitBackward) return;
+    const Op head = schedule.order[std::size_t(device)].back();
+    pushOp(schedule, device, OpKind::W, pipe, stage, mb);
+    insertSorted(schedule.wholeBackward, head);
+}
+
+void sortSlotHeads(Schedule& schedule) {
     std::stable_sort(schedule.overlapped.begin(), schedule.overlapped.end(), byIdentity);
+    std::stable_sort(schedule.wholeBackward.begin(), schedule.wholeBackward.end(), byIdentity);
 }
 
-bool OverlapSlots::empty() const {
-    return std::all_of(heads.begin(), heads.end(), [](const auto& h) { return h.empty(); });
+bool ScheduleSlots::empty() const {
+    return std::all_of(of.begin(), of.end(), [](const auto& slots) { return slots.empty(); });
 }
 
-OverlapSlots findOverlapSlots(const Schedule& s, const OpIndex& index) {
-    OverlapSlots slots;
-    slots.length = overlapSlotLength(s);
-    slots.heads.resize(s.order.size());
+ScheduleSlots findSlots(const Schedule& s, const OpIndex& index) {
+    ScheduleSlots result;
+    result.of.resize(s.order.size());
+    const auto isW = [](const Op& op, const Op& b) { return op.kind == OpKind::W && identity(op) == identity(b); };
     for (const Op& head : s.overlapped) {
-        const OpRef at = index.find(OpKind::F, head.pipe, head.stage, head.mb);
-        if (head.kind != OpKind::F || !at.valid() || std::size_t(at.device) >= s.order.size()) {
-            slots.problems.push_back({OpRef{}, "overlapped slot head " + describeOp(head) +
-                                                   ": must be a forward the schedule runs"});
+        const OpRef ref = index.find(OpKind::F, head.pipe, head.stage, head.mb);
+        if (head.kind != OpKind::F || !ref.valid() || std::size_t(ref.device) >= s.order.size()) {
+            result.problems.push_back(
+                {OpRef{}, "overlapped slot head " + describeOp(head) + ": must be a forward the schedule runs"});
             continue;
         }
-        const auto& ops = s.order[std::size_t(at.device)];
-        const std::size_t i = std::size_t(at.index);
-        const std::string where = "device " + std::to_string(at.device) + " position " + std::to_string(i) +
-                                  ": overlapped slot headed by " + describeOp(head);
-        if (i + std::size_t(slots.length) > ops.size() || ops[i + 1].kind != OpKind::B) {
-            slots.problems.push_back({at, where + " must be followed by the backward (B) it overlaps with"});
+        const auto& ops = s.order[std::size_t(ref.device)];
+        const std::size_t i = std::size_t(ref.index), length = std::size_t(overlapSlotLength(s));
+        const std::string where = at(ref) + ": overlapped slot headed by " + describeOp(head);
+        if (i + length > ops.size() || ops[i + 1].kind != OpKind::B) {
+            result.problems.push_back({ref, where + " must be followed by the backward (B) it overlaps with"});
             continue;
         }
         const Op& b = ops[i + 1];
         if (identity(b) == identity(head)) {
-            slots.problems.push_back({at, where + " overlaps with its own backward " + describeOp(b) +
-                                              ", which needs the forward's output first"});
+            result.problems.push_back({ref, where + " overlaps with its own backward " + describeOp(b) +
+                                                ", which needs the forward's output first"});
             continue;
         }
-        if (slots.length == 3 && !(ops[i + 2].kind == OpKind::W && identity(ops[i + 2]) == identity(b))) {
-            slots.problems.push_back({at, where + ": the backward in a slot is whole, so " + describeOp(b) +
-                                              " must be followed by its weight gradient W"});
+        if (length == 3 && !isW(ops[i + 2], b)) {
+            result.problems.push_back({ref, where + ": the backward in a slot is whole, so " + describeOp(b) +
+                                                " must be followed by its weight gradient W"});
             continue;
         }
-        slots.heads[std::size_t(at.device)].push_back(std::int32_t(i));
+        result.of[std::size_t(ref.device)].push_back({ref.index, std::int32_t(length), true});
     }
-    for (auto& h : slots.heads) {
-        std::sort(h.begin(), h.end());
-        // A head listed twice names the same position twice.
-        const auto dup = std::adjacent_find(h.begin(), h.end());
-        if (dup != h.end()) {
-            slots.problems.push_back({OpRef{}, "overlapped slot head " +
-                                                   describeOp(s.order[std::size_t(&h - slots.heads.data())]
-                                                                     [std::size_t(*dup)]) +
-                                                   " is listed twice"});
-            h.erase(std::unique(h.begin(), h.end()), h.end());
+    for (const Op& head : s.wholeBackward) {
+        const OpRef ref = index.find(OpKind::B, head.pipe, head.stage, head.mb);
+        if (head.kind != OpKind::B || !s.splitBackward || !ref.valid() ||
+            std::size_t(ref.device) >= s.order.size()) {
+            result.problems.push_back({OpRef{}, "whole backward " + describeOp(head) +
+                                                    ": must be a backward (B) of a schedule that splits the "
+                                                    "backward"});
+            continue;
+        }
+        const auto& ops = s.order[std::size_t(ref.device)];
+        const std::size_t i = std::size_t(ref.index);
+        if (i + 2 > ops.size() || !isW(ops[i + 1], head)) {
+            result.problems.push_back({ref, at(ref) + ": whole backward " + describeOp(head) +
+                                                " must be followed at once by its weight gradient W"});
+            continue;
+        }
+        if (i > 0 && ops[i - 1].kind == OpKind::F &&
+            std::binary_search(s.overlapped.begin(), s.overlapped.end(), ops[i - 1], byIdentity)) {
+            result.problems.push_back({ref, at(ref) + ": whole backward " + describeOp(head) +
+                                                " is the backward of an overlapped slot already"});
+            continue;
+        }
+        result.of[std::size_t(ref.device)].push_back({ref.index, 2, false});
+    }
+    for (std::size_t d = 0; d < result.of.size(); ++d) {
+        auto& slots = result.of[d];
+        std::sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) { return a.position < b.position; });
+        // A head listed twice gives the same position twice.
+        const auto dup = std::adjacent_find(slots.begin(), slots.end(),
+                                            [](const Slot& a, const Slot& b) { return a.position == b.position; });
+        if (dup != slots.end()) {
+            const OpRef ref{std::int32_t(d), dup->position};
+            result.problems.push_back({ref, at(ref) + ": slot head " + describeOp(s.order[d][std::size_t(dup->position)]) +
+                                                " is listed twice"});
+            slots.erase(std::unique(slots.begin(), slots.end(),
+                                    [](const Slot& a, const Slot& b) { return a.position == b.position; }),
+                        slots.end());
         }
     }
-    return slots;
-}
-
-std::string describeSlot(const Schedule& s, int device, int position) {
-    const auto& ops = s.order[std::size_t(device)];
-    return "(" + describeOp(ops[std::size_t(position)]) + ";" + describeOp(ops[std::size_t(position) + 1]) +
-           ")";
+    return result;
 }
 
 } // namespace stagecraft

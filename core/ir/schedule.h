@@ -31,6 +31,9 @@ struct Schedule {
     /// Heads of overlapped forward-backward slots (DualPipe's F&B), sorted: each is an F whose
     /// device runs it in one slot with the whole backward right after it (ir/overlap.h).
     std::vector<Op> overlapped = {};
+    /// Backwards (B) of a split schedule that run with their W as one whole backward, sorted: the
+    /// input gradient leaves when the W ends (ir/overlap.h).
+    std::vector<Op> wholeBackward = {};
 
     const StageSlot& slot(int pipe, int stage) const { return placement[pipe][stage]; }
     std::size_t opCount() const;

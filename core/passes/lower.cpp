@@ -185,6 +185,7 @@ Lowered lower(const Schedule& input, const LowerOptions& options) {
     // as torch's runtime does: lowered, the slot is its ops in order, each with its own transfers.
     Schedule s = orderSyncs(input);
     s.overlapped.clear();
+    s.wholeBackward.clear();
     const OpIndex index(s);
     const ListScheduleResult run = unitStepRun(s, index);
     const std::vector<Transfer> transfers = orderTransfers(s, index, run);

@@ -173,10 +173,6 @@ const std::array kFields{
     field<SectionAccess<&P::costs, &K::w>>(
         D, "costs.w", "µs", 0, kMaxStageCostUs, false, "1000",
         "manual: weight-gradient backward (W) of one micro-batch and stage"),
-    field<SectionAccess<&P::costs, &K::fb>>(
-        D, "costs.fb", "µs", 0, kMaxStageCostUs, false, "0",
-        "an overlapped forward-backward slot (F and a whole backward of one full stage, as DualPipe's "
-        "F&B); 0 = f + b + w"),
     field<SectionAccess<&P::costs, &K::comm>>(D, "costs.comm", "µs", 0, kMaxStageCostUs, false, "0",
                                               "manual: time added to every cross-device dependency"),
     field<SectionAccess<&P::costs, &K::efficiency>>(D, "costs.efficiency", "", 0, 1, kOpen, "0.5",
@@ -184,6 +180,10 @@ const std::array kFields{
     field<SectionAccess<&P::costs, &K::stages>>(FieldKind::StageCosts, "costs.stages", "", 0, kMaxDevices,
                                                 false, "",
                                                 "manual: per-stage overrides of f, b, w (stage:f:b:w,...)"),
+    field<SectionAccess<&P::costs, &K::fb>>(
+        D, "costs.fb", "µs", 0, kMaxStageCostUs, false, "0",
+        "an overlapped forward-backward slot (F and a whole backward of one full stage, as DualPipe's "
+        "F&B); 0 = f + b + w"),
 };
 
 bool outOfRange(const ProjectField& f, double v) {

@@ -76,8 +76,8 @@ struct Run {
     std::vector<double> syncReady;               // [stage] latest post time
     std::vector<OpRef> syncOf;                   // [pipe * S + stage]
     // Overlapped slots: heads per device and the next one each device reaches.
-    OverlapSlots slots;
-    std::vector<std::size_t> slotCursor; // [device] index into slots.heads[device]
+    ScheduleSlots slots;
+    std::vector<std::size_t> slotCursor; // [device] index into slots.of[device]
 
     Run(const Schedule& s, const OpIndex& i, const OpCosts& c, Sink k)
         : schedule(s), index(i), costs(c), sink(k) {
@@ -106,16 +106,17 @@ struct Run {
             }
         syncPosted.assign(syncMembers.size(), 0);
         syncReady.assign(syncMembers.size(), 0.0);
-        if (!schedule.overlapped.empty()) slots = findOverlapSlots(schedule, index);
-        slots.heads.resize(devices);
+        if (!schedule.overlapped.empty() || !schedule.wholeBackward.empty()) slots = findSlots(schedule, index);
+        slots.of.resize(devices);
         slotCursor.assign(devices, 0);
     }
 
-    /// Try to run the slot headed at position `i` of `device`: every external input of its ops
-    /// must have arrived. Returns false when the device must wait.
-    bool runSlot(int device, std::size_t i, std::size_t begin, std::size_t end, double& free) {
+    /// Try to run `slot` of `device`: every external input of its ops must have arrived. Returns
+    /// false when the device must wait.
+    bool runSlot(int device, const Slot& slot, std::size_t begin, std::size_t end, double& free) {
         const Op* ops = schedule.order[device].data();
-        const std::size_t gid = begin + i, length = std::size_t(slots.length);
+        const std::size_t i = std::size_t(slot.position);
+        const std::size_t gid = begin + i, length = std::size_t(slot.length);
         double start = free, cost = 0;
         for (std::size_t k = 0; k < length; ++k) {
             const OpDeps producers = index.depsOf(gid + k);
@@ -125,7 +126,7 @@ struct Run {
             }
             cost += costOf(ops[i + k]);
         }
-        cost *= costs.overlap;
+        if (slot.overlapped) cost *= costs.overlap;
         for (std::size_t k = 0; k < length; ++k) complete(gid + k, start, cost);
         free = start + cost;
         return true;
@@ -225,17 +226,17 @@ struct Run {
         const OpDeps* deps = count > 0 ? &index.depsOf(begin) : nullptr;
         std::size_t i = head[device];
         double free = deviceFree[device];
-        const std::vector<std::int32_t>& slotHeads = slots.heads[device];
+        const std::vector<Slot>& deviceSlots = slots.of[device];
         std::size_t& cursor = slotCursor[device];
-        std::size_t nextSlot = cursor < slotHeads.size() ? std::size_t(slotHeads[cursor]) : count;
+        std::size_t nextSlot = cursor < deviceSlots.size() ? std::size_t(deviceSlots[cursor].position) : count;
         for (; i < count; ++i) {
             const Op& op = ops[i];
             const std::size_t gid = begin + i;
             if (i == nextSlot) [[unlikely]] {
-                if (!runSlot(device, i, begin, end, free)) break;
-                i += std::size_t(slots.length) - 1;
+                if (!runSlot(device, deviceSlots[cursor], begin, end, free)) break;
+                i += std::size_t(deviceSlots[cursor].length) - 1;
                 ++cursor;
-                nextSlot = cursor < slotHeads.size() ? std::size_t(slotHeads[cursor]) : count;
+                nextSlot = cursor < deviceSlots.size() ? std::size_t(deviceSlots[cursor].position) : count;
                 continue;
             }
             // Every device walks its own stretch of each per-op array, a few ops per visit:
@@ -367,21 +368,22 @@ struct Run {
 
 } // namespace
 
-void splitOverlapSlots(const Schedule& schedule, const OverlapSlots& slots, const OpCosts& costs,
-                       std::span<TimelineEvent> events) {
+void splitSlots(const Schedule& schedule, const ScheduleSlots& slots, const OpCosts& costs,
+                std::span<TimelineEvent> events) {
     std::size_t begin = 0;
-    for (std::size_t d = 0; d < schedule.order.size() && d < slots.heads.size(); ++d) {
-        for (const std::int32_t head : slots.heads[d]) {
-            const std::size_t gid = begin + std::size_t(head);
+    for (std::size_t d = 0; d < schedule.order.size() && d < slots.of.size(); ++d) {
+        for (const Slot& slot : slots.of[d]) {
+            const std::size_t gid = begin + std::size_t(slot.position);
+            const int length = slot.length;
             const double start = events[gid].start, end = events[gid].end;
             if (end < 0) continue; // never ran
             double total = 0;
-            for (int k = 0; k < slots.length; ++k) total += costs.of(events[gid + k].op, schedule.stagesPerPipe);
+            for (int k = 0; k < length; ++k) total += costs.of(events[gid + k].op, schedule.stagesPerPipe);
             double at = start;
-            for (int k = 0; k < slots.length; ++k) {
+            for (int k = 0; k < length; ++k) {
                 const double share =
                     total > 0 ? costs.of(events[gid + k].op, schedule.stagesPerPipe) / total : 0.0;
-                const double next = k + 1 == slots.length ? end : at + (end - start) * share;
+                const double next = k + 1 == length ? end : at + (end - start) * share;
                 events[gid + k].start = at;
                 events[gid + k].end = next;
                 at = next;

@@ -91,10 +91,11 @@ void forEachDependency(const Schedule& schedule, const OpIndex& index, const Op&
     }
 }
 
-/// Overlapped slots run as one: a slot starts when its device is free and every input of its
-/// ops (other than their own) has arrived, lasts `costs.overlap` times the sum of their
-/// durations, and every op of it gets the slot's start and end (all outputs are ready at the
-/// end). `splitOverlapSlots` then divides the slot among its ops for a timeline.
+/// Slots (ir/overlap.h) run as one: a slot starts when its device is free and every input of its
+/// ops (other than their own) has arrived, lasts the sum of their durations (times
+/// `costs.overlap` for an overlapped F&B slot), and every op of it gets the slot's start and end
+/// (all outputs are ready at the end). `splitSlots` then divides the slot among its ops for a
+/// timeline.
 ListScheduleResult listSchedule(const Schedule& schedule, const OpIndex& index, const OpCosts& costs);
 
 /// The same, writing every op's start and end into `events[index.globalId(op)]` instead of
@@ -108,7 +109,7 @@ ListScheduleResult listScheduleInto(const Schedule& schedule, const OpIndex& ind
 /// among its ops in proportion to their stand-alone durations, in order: F first, then the
 /// backward. Busy time, memory (the forward allocates first) and charts then read the slot as
 /// one bar split in parts; the slot's start and end stay as simulated.
-void splitOverlapSlots(const Schedule& schedule, const OverlapSlots& slots, const OpCosts& costs,
-                       std::span<TimelineEvent> events);
+void splitSlots(const Schedule& schedule, const ScheduleSlots& slots, const OpCosts& costs,
+                std::span<TimelineEvent> events);
 
 } // namespace stagecraft

@@ -32,8 +32,9 @@ std::string renderTextGantt(const Schedule& s, const TextGanttOptions& options) 
     OpCosts steps = fullStageCosts(s, 0, 0, 0);
     for (auto& perKind : steps.duration) std::fill(perKind.begin(), perKind.end(), 1.0);
     // An overlapped slot takes two steps, its forward and its whole backward, drawn "F3&B7".
-    const OverlapSlots slots = findOverlapSlots(s, index);
-    steps.overlap = 2.0 / slots.length;
+    // A whole backward takes its B's and its W's step.
+    const ScheduleSlots slots = findSlots(s, index);
+    steps.overlap = 2.0 / overlapSlotLength(s);
     const ListScheduleResult run = listSchedule(s, index, steps);
     if (!run.complete())
         throw ValidationError("schedule.deadlock", s.name,
@@ -57,15 +58,17 @@ std::string renderTextGantt(const Schedule& s, const TextGanttOptions& options) 
     for (int d = 0; d < s.devices; ++d) {
         std::vector<const Op*> cells(shown, nullptr);
         std::vector<bool> joined(shown, false); // the cell and the next are one overlapped slot
-        const auto& heads = slots.heads[std::size_t(d)];
-        std::size_t nextHead = 0;
+        const auto& deviceSlots = slots.of[std::size_t(d)];
+        std::size_t nextSlot = 0;
         for (int i = 0; i < int(s.order[d].size()); ++i) {
             const std::size_t step = std::size_t(run.time(d, i).start);
-            if (nextHead < heads.size() && heads[nextHead] == i) {
-                if (step < shown) cells[step] = &s.order[d][i], joined[step] = true;
+            if (nextSlot < deviceSlots.size() && deviceSlots[nextSlot].position == i) {
+                // Its ops share the slot's start: the first two take its two steps (F and B of an
+                // overlapped slot, whose W is part of its whole backward; B and W of a whole one).
+                const Slot& slot = deviceSlots[nextSlot++];
+                if (step < shown) cells[step] = &s.order[d][i], joined[step] = slot.overlapped;
                 if (step + 1 < shown) cells[step + 1] = &s.order[d][i + 1];
-                i += slots.length - 1;
-                ++nextHead;
+                i += slot.length - 1;
                 continue;
             }
             if (step < shown) cells[step] = &s.order[d][i];

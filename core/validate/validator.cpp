@@ -171,10 +171,11 @@ void checkSyncs(const Schedule& s, Collector& out) {
     }
 }
 
-/// Overlapped forward-backward slots: each head starts a well-formed slot (ir/overlap.h).
+/// Overlapped forward-backward slots and whole backwards: each head starts a well-formed slot
+/// (ir/overlap.h).
 void checkOverlaps(const Schedule& s, const OpIndex& index, Collector& out) {
-    if (s.overlapped.empty()) return;
-    for (const auto& p : findOverlapSlots(s, index).problems)
+    if (s.overlapped.empty() && s.wholeBackward.empty()) return;
+    for (const auto& p : findSlots(s, index).problems)
         out.add("schedule.overlap", p.where.device, p.where.index, p.message);
 }
 

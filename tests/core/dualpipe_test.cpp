@@ -73,8 +73,7 @@ void pushToken(Schedule& s, int device, const std::string& token) {
         pushOp(s, device, OpKind::W, pipe, stage, mb);
         break;
     default: // whole backward
-        pushOp(s, device, OpKind::B, pipe, stage, mb);
-        pushOp(s, device, OpKind::W, pipe, stage, mb);
+        pushWholeBackward(s, device, pipe, stage, mb);
     }
 }
 
@@ -82,6 +81,7 @@ Schedule fromDualRows(int p, int m, const std::vector<std::string>& rows) {
     Schedule expected = generate("dualpipe", p, m);
     for (auto& order : expected.order) order.clear();
     expected.overlapped.clear();
+    expected.wholeBackward.clear();
     for (int d = 0; d < p; ++d) {
         std::stringstream in(rows[std::size_t(d)]);
         std::string cell;
@@ -149,12 +149,18 @@ TEST_CASE("DualPipeV reproduces the reference order and torch's artifact, overla
     });
     CHECK(s == reference);
     // Overlapped slots per rank: 9 / 10 / 11 / 11 (2m - 3P + r + 1 - [last]).
-    const OverlapSlots slots = findOverlapSlots(s, OpIndex(s));
+    const ScheduleSlots slots = findSlots(s, OpIndex(s));
     CHECK(slots.problems.empty());
-    CHECK(slots.heads[0].size() == 9);
-    CHECK(slots.heads[1].size() == 10);
-    CHECK(slots.heads[2].size() == 11);
-    CHECK(slots.heads[3].size() == 11);
+    const auto count = [&](int device, bool overlapped) {
+        return std::count_if(slots.of[std::size_t(device)].begin(), slots.of[std::size_t(device)].end(),
+                             [&](const Slot& slot) { return slot.overlapped == overlapped; });
+    };
+    // Overlapped slots and stand-alone whole backwards per rank (P + [last]).
+    for (const auto& [device, overlapped, whole] :
+         std::vector<std::tuple<int, int, int>>{{0, 9, 4}, {1, 10, 4}, {2, 11, 4}, {3, 11, 5}}) {
+        CHECK(count(device, true) == overlapped);
+        CHECK(count(device, false) == whole);
+    }
 
     // torch's own artifacts load without serializing and are the generator's schedules exactly.
     TorchCsvOptions options;
@@ -163,7 +169,7 @@ TEST_CASE("DualPipeV reproduces the reference order and torch's artifact, overla
     CHECK(parseTorchCsv(artifact("DualPipeV_pp2_m4_v2.csv"), "b.csv", options) == generate("dualpipev", 2, 4));
     // Written back, the slots are torch's cells again and read back to the same schedule.
     const std::string csv = scheduleToTorchCsv(s);
-    CHECK(csv.find("7F3,(0F7;7B3)OVERLAP_F_B,(7F4;0B0)OVERLAP_F_B,") != std::string::npos);
+    CHECK(csv == artifact("dualpipev_4rank_10mb.csv"));
     CHECK(parseTorchCsv(csv, "c.csv", options) == s);
 }
 
@@ -280,8 +286,10 @@ TEST_CASE("Overlapped slots: the validator refuses a broken slot", "[dualpipe]")
     REQUIRE(findProblems(s).empty());
     // A head that is not followed by its backward: move the slot's B and W away.
     Schedule broken = s;
-    const auto slots = findOverlapSlots(broken, OpIndex(broken));
-    const std::int32_t head = slots.heads[0].front();
+    const auto slots = findSlots(broken, OpIndex(broken));
+    const auto first = std::find_if(slots.of[0].begin(), slots.of[0].end(), [](const Slot& x) { return x.overlapped; });
+    REQUIRE(first != slots.of[0].end());
+    const std::int32_t head = first->position;
     auto& ops = broken.order[0];
     std::rotate(ops.begin() + head + 1, ops.begin() + head + 3, ops.end());
     const auto problems = findProblems(broken);

@@ -31,7 +31,7 @@ TEST_CASE("Every field is described once with a consistent place, default and ra
         field.set(copy, field.get(defaults));
         CHECK(copy == defaults);
     }
-    CHECK(paths.size() == 32);
+    CHECK(paths.size() == 33);
     CHECK(findProjectField("model") == nullptr);
     CHECK(findProjectField("stagecraft") == nullptr);
     CHECK(findProjectField("model.layer") == nullptr);

@@ -85,7 +85,8 @@ TEST_CASE("The struct default project is written in a stable form", "[project]")
     "w": 1000.0,
     "comm": 0.0,
     "efficiency": 0.5,
-    "stages": []
+    "stages": [],
+    "fb": 0.0
   }
 }
 )";
