@@ -33,7 +33,7 @@ constexpr std::array kIds{
                 "a torch compute+comms CSV transfer that does not fit the schedule, or a missing one"},
     ErrorIdInfo{"csv.optimizer", In,
                 "an optimizer step before the end of a program, which torch's CSV cannot express"},
-    ErrorIdInfo{"csv.overlap", In, "an overlapped (OVERLAP_F_B) cell where overlaps are refused"},
+    ErrorIdInfo{"csv.overlap", In, "an OVERLAP_F_B cell that is not one F and one whole B, or one where overlaps are refused"},
     ErrorIdInfo{"csv.pipe", In, "a torch CSV cell names a second pipe, which torch cannot express"},
     ErrorIdInfo{"csv.row", In, "a torch CSV row is malformed"},
     ErrorIdInfo{"csv.schedule", In, "a well-formed torch CSV whose order breaks a schedule rule"},

@@ -71,6 +71,11 @@ TEST_CASE("interleaved-zb constraints and sweep", "[interleaved-zb]") {
 TEST_CASE("interleaved-zb at p = 4, m = 8, v = 4 against every schedule under unit costs",
           "[interleaved-zb]") {
     const Measured zb = measure(generateSchedule("interleaved-zb", ScheduleParams{4, 8, 4}));
+    // 24.75 units at 4 M_a: the next best at that memory is zb-v (25.5 at 4 M_a), then zb-h1 and
+    // bitpipe (27); interleaved 1F1B needs 26.25 at 4.75 M_a.
+    CHECK(zb.makespan == Approx(24.75));
+    CHECK(zb.peak == Approx(4.0));
+    CHECK(measure(generateSchedule("zb-v", ScheduleParams{4, 8, 1})).makespan == Approx(25.5));
     for (const GeneratorInfo& info : generators()) {
         if (info.name == "interleaved-zb") continue;
         for (int v = 1; v <= 4; ++v) {
