@@ -9,8 +9,9 @@
 // the first half of the pipeline.
 //
 // Primitive steps: F(ph) the next forward of phase ph; B(ph) its next whole backward (B then W of
-// the split IR, run as one unit: ir/overlap.h); I(ph) its next input-gradient backward, whose W is queued; W the oldest queued W
-// (first in, first out across both phases); FB(a, b) a slot of F(a) and a whole B(b).
+// the split IR, run as one unit: ir/overlap.h); I(ph) its next input-gradient backward, whose W
+// is queued; W the oldest queued W (first in, first out across both phases); FB(a, b) a slot of
+// F(a) and a whole B(b).
 #include "error.h"
 #include "generators/generators.h"
 #include "ir/overlap.h"
@@ -34,8 +35,8 @@ class RankSteps {
     RankSteps(Schedule& s, int device, Phase p0, Phase p1) : m_s(s), m_device(device), m_phase{p0, p1} {}
 
     void run(int H, int h, int N, bool middle) {
-        for (int i = 0; i < 2 * (H - h - 1); ++i) F(0); // 1: nF0
-        for (int i = 0; i < h + 1; ++i) F(0), F(1);      // 2: nF0F1
+        for (int i = 0; i < 2 * (H - h - 1); ++i) F(0);      // 1: nF0
+        for (int i = 0; i < h + 1; ++i) F(0), F(1);          // 2: nF0F1
         for (int i = 0; i < H - h - 1; ++i) I(1), W(), F(1); // 3: nB1W1F1 (zero bubble)
         for (int i = 0; i < N - 2 * H + h + 1; ++i) {        // 4: nF0B1F1B0, the main step
             if (i == 0 && middle)
@@ -99,8 +100,8 @@ void requireMicrobatches(std::string_view schedule, const ScheduleParams& p, int
     if (p.microbatches < minimum)
         throw ValidationError("generator.constraint", "parallel.microbatches",
                               "parallel.microbatches = " + std::to_string(p.microbatches) + ": " +
-                                  std::string(schedule) + " needs " + rule + " (pp = " + std::to_string(p.pp) +
-                                  ", at least " + std::to_string(minimum) + ")");
+                                  std::string(schedule) + " needs " + rule + " (pp = " +
+                                  std::to_string(p.pp) + ", at least " + std::to_string(minimum) + ")");
 }
 
 std::vector<std::vector<StageSlot>> dualPipePlacement(int p) {

@@ -47,9 +47,7 @@ Schedule interleavedZb(const ScheduleParams& params) {
         auto push = [&](OpKind kind, int stage, std::vector<int>& counter) {
             pushOp(s, r, kind, 0, stage, counter[std::size_t(stage)]++);
         };
-        auto weight = [&] {
-            push(OpKind::W, backwardStage(backwardSteps[weights++]), w);
-        };
+        auto weight = [&] { push(OpKind::W, backwardStage(backwardSteps[weights++]), w); };
         auto backward = [&](int step) {
             push(OpKind::B, backwardStage(step), b);
             backwardSteps.push_back(step);

@@ -875,7 +875,8 @@ TimelineShape shapeFromOtherData(const json& other, const std::string& source, s
     shape.splitBackward = split->get<bool>();
     if (const auto overlapped = other.find("overlapped"); overlapped != other.end()) {
         const std::string rule = "must be an array of [pipe, stage, micro-batch, chunk] inside the shape";
-        if (!overlapped->is_array() || overlapped->size() > kMaxOps) fail("trace.shape", "overlapped", &*overlapped, rule);
+        if (!overlapped->is_array() || overlapped->size() > kMaxOps)
+            fail("trace.shape", "overlapped", &*overlapped, rule);
         const std::array<std::int64_t, 4> limits{shape.pipes, shape.stagesPerPipe, shape.microbatches,
                                                  shape.chunksPerDevice};
         for (const json& head : *overlapped) {
@@ -887,8 +888,8 @@ TimelineShape shapeFromOtherData(const json& other, const std::string& source, s
                     fail("trace.shape", "overlapped", &head, rule);
                 v[k] = head[k].get<std::int64_t>();
             }
-            shape.overlapped.push_back(
-                Op{OpKind::F, std::uint8_t(v[0]), std::uint16_t(v[3]), std::int32_t(v[1]), std::int32_t(v[2])});
+            shape.overlapped.push_back(Op{OpKind::F, std::uint8_t(v[0]), std::uint16_t(v[3]),
+                                          std::int32_t(v[1]), std::int32_t(v[2])});
         }
     }
     return shape;

@@ -22,9 +22,8 @@ constexpr int kMaxChunks = kMaxFileChunks;
 constexpr std::string_view kSync = "SYNC";
 constexpr std::string_view kOptimizer = "OPT";
 constexpr std::array<std::string_view, 12> kKeys{
-    "stagecraft_schedule", "name",          "devices",          "pipes",
-    "stages_per_pipe",     "microbatches",  "chunks_per_device", "split_backward",
-    "placement",           "order",         "overlapped",        "whole_backward"};
+    "stagecraft_schedule", "name",           "devices",   "pipes", "stages_per_pipe", "microbatches",
+    "chunks_per_device",   "split_backward", "placement", "order", "overlapped",      "whole_backward"};
 
 std::string jsonString(const std::string& text) {
     return Json(text).dump(-1, ' ', false, Json::error_handler_t::replace);
@@ -246,8 +245,9 @@ class JsonReader {
             if (op.kind != kind)
                 fail("schedule_json.field", path,
                      "'" + scheduleOpString(op, s.splitBackward) + "' is not " +
-                         (kind == OpKind::F ? "a forward: an overlapped slot is named by the forward that heads it"
-                                            : "an input-gradient backward: a whole backward is named by its B"));
+                         (kind == OpKind::F
+                              ? "a forward: an overlapped slot is named by the forward that heads it"
+                              : "an input-gradient backward: a whole backward is named by its B"));
             heads.push_back(op);
         }
     }
@@ -392,7 +392,8 @@ std::string scheduleToJson(const Schedule& s) {
         out += "]";
     }
     out += "\n  ]";
-    for (const auto& [key, heads] : {std::pair{"overlapped", &s.overlapped}, std::pair{"whole_backward", &s.wholeBackward}}) {
+    for (const auto& [key, heads] :
+         {std::pair{"overlapped", &s.overlapped}, std::pair{"whole_backward", &s.wholeBackward}}) {
         if (heads->empty()) continue;
         out += ",\n  \"" + std::string(key) + "\": [";
         for (std::size_t i = 0; i < heads->size(); ++i)

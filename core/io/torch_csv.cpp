@@ -216,7 +216,8 @@ class CsvReader {
                      parts + ")");
         }
         if (m_options.overlap == OverlapPolicy::Keep) {
-            if (m_compound.size() != 2 || m_compound[0].type != ActionType::F || m_compound[1].type != ActionType::B)
+            if (m_compound.size() != 2 || m_compound[0].type != ActionType::F ||
+                m_compound[1].type != ActionType::B)
                 fail("csv.overlap", row + 1, col,
                      quote(cell) +
                          ": an overlapped slot is one forward and one whole backward, as in "
@@ -461,7 +462,8 @@ class CsvReader {
             // A whole backward in a split schedule: its input part, then at once its weight part,
             // run as one unit (its own, or the backward of an overlapped slot).
             if (a.type == ActionType::B && m_split) {
-                if (!slotBackward) schedule.wholeBackward.push_back(schedule.order[std::size_t(a.row)].back());
+                if (!slotBackward)
+                    schedule.wholeBackward.push_back(schedule.order[std::size_t(a.row)].back());
                 push(a, OpKind::W);
             }
             slotBackward = a.overlapHead;
@@ -522,8 +524,8 @@ std::string scheduleToTorchCsv(const Schedule& schedule) {
                 // "B" even when the schedule splits the backward, the slot's W being part of it.
                 const Slot& slot = deviceSlots[nextSlot++];
                 if (slot.overlapped)
-                    out += "(" + actionString(op, schedule.splitBackward) + ";" + actionString(ops[i + 1], false) +
-                           ")" + std::string(kOverlapSuffix);
+                    out += "(" + actionString(op, schedule.splitBackward) + ";" +
+                           actionString(ops[i + 1], false) + ")" + std::string(kOverlapSuffix);
                 else
                     out += actionString(op, false);
                 i += std::size_t(slot.length) - 1;

@@ -54,19 +54,22 @@ bool ScheduleSlots::empty() const {
 ScheduleSlots findSlots(const Schedule& s, const OpIndex& index) {
     ScheduleSlots result;
     result.of.resize(s.order.size());
-    const auto isW = [](const Op& op, const Op& b) { return op.kind == OpKind::W && identity(op) == identity(b); };
+    const auto isW = [](const Op& op, const Op& b) {
+        return op.kind == OpKind::W && identity(op) == identity(b);
+    };
     for (const Op& head : s.overlapped) {
         const OpRef ref = index.find(OpKind::F, head.pipe, head.stage, head.mb);
         if (head.kind != OpKind::F || !ref.valid() || std::size_t(ref.device) >= s.order.size()) {
-            result.problems.push_back(
-                {OpRef{}, "overlapped slot head " + describeOp(head) + ": must be a forward the schedule runs"});
+            result.problems.push_back({OpRef{}, "overlapped slot head " + describeOp(head) +
+                                                    ": must be a forward the schedule runs"});
             continue;
         }
         const auto& ops = s.order[std::size_t(ref.device)];
         const std::size_t i = std::size_t(ref.index), length = std::size_t(overlapSlotLength(s));
         const std::string where = at(ref) + ": overlapped slot headed by " + describeOp(head);
         if (i + length > ops.size() || ops[i + 1].kind != OpKind::B) {
-            result.problems.push_back({ref, where + " must be followed by the backward (B) it overlaps with"});
+            result.problems.push_back(
+                {ref, where + " must be followed by the backward (B) it overlaps with"});
             continue;
         }
         const Op& b = ops[i + 1];
@@ -108,13 +111,16 @@ ScheduleSlots findSlots(const Schedule& s, const OpIndex& index) {
     }
     for (std::size_t d = 0; d < result.of.size(); ++d) {
         auto& slots = result.of[d];
-        std::sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) { return a.position < b.position; });
+        std::sort(slots.begin(), slots.end(),
+                  [](const Slot& a, const Slot& b) { return a.position < b.position; });
         // A head listed twice gives the same position twice.
-        const auto dup = std::adjacent_find(slots.begin(), slots.end(),
-                                            [](const Slot& a, const Slot& b) { return a.position == b.position; });
+        const auto dup = std::adjacent_find(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) {
+            return a.position == b.position;
+        });
         if (dup != slots.end()) {
             const OpRef ref{std::int32_t(d), dup->position};
-            result.problems.push_back({ref, at(ref) + ": slot head " + describeOp(s.order[d][std::size_t(dup->position)]) +
+            result.problems.push_back({ref, at(ref) + ": slot head " +
+                                                describeOp(s.order[d][std::size_t(dup->position)]) +
                                                 " is listed twice"});
             slots.erase(std::unique(slots.begin(), slots.end(),
                                     [](const Slot& a, const Slot& b) { return a.position == b.position; }),

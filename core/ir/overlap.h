@@ -58,8 +58,8 @@ struct Slot {
 
 /// The well-formed slots of a schedule, by position: what the simulator and the charts walk.
 struct ScheduleSlots {
-    std::vector<std::vector<Slot>> of;   ///< [device] slots in ascending position
-    std::vector<SlotProblem> problems;   ///< heads that were left out, and why
+    std::vector<std::vector<Slot>> of; ///< [device] slots in ascending position
+    std::vector<SlotProblem> problems; ///< heads that were left out, and why
     bool empty() const;
 };
 

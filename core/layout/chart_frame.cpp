@@ -6,8 +6,8 @@
 #include "size_limits.h"
 
 #include <algorithm>
-#include <tuple>
 #include <cmath>
+#include <tuple>
 
 namespace stagecraft {
 
@@ -450,7 +450,8 @@ void appendOverlapFrames(Scene& scene, const ChartFrame& frame, const Timeline& 
         if (events[k + 1].op.kind != OpKind::B || last.device != e.device || !isValidChartEvent(last) ||
             e.device >= int(frame.panels[std::size_t(panel)].rows))
             continue;
-        const ChartFrameRow& row = frame.rows[std::size_t(frame.panels[std::size_t(panel)].firstRow + e.device)];
+        const ChartFrameRow& row =
+            frame.rows[std::size_t(frame.panels[std::size_t(panel)].firstRow + e.device)];
         const double x = chartX(frame, mapping, e.start), w = chartX(frame, mapping, last.end) - x;
         if (!(w > 0)) continue;
         const Palette& pal = *frame.palette;

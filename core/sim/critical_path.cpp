@@ -43,7 +43,8 @@ std::vector<std::size_t> criticalPath(const Schedule& s, const OpIndex& index, c
             for (const Slot& slot : slots.of[d]) {
                 const auto first = std::int32_t(index.globalId(OpRef{std::int32_t(d), slot.position}));
                 for (std::int32_t k = 0; k < slot.length; ++k)
-                    slotFirst[std::size_t(first + k)] = first, slotLast[std::size_t(first + k)] = first + slot.length - 1;
+                    slotFirst[std::size_t(first + k)] = first,
+                                                  slotLast[std::size_t(first + k)] = first + slot.length - 1;
             }
     }
     const auto lastOfSlot = [&](std::int32_t gid) {
@@ -66,11 +67,13 @@ std::vector<std::size_t> criticalPath(const Schedule& s, const OpIndex& index, c
         for (std::int32_t k = 0; k < members; ++k) {
             const OpDeps deps = index.depsOf(gid + std::size_t(k));
             for (std::int32_t dep : {deps.first, deps.second}) {
-                if (dep < 0 || (std::size_t(dep) >= gid && std::size_t(dep) < gid + std::size_t(members))) continue;
+                if (dep < 0 || (std::size_t(dep) >= gid && std::size_t(dep) < gid + std::size_t(members)))
+                    continue;
                 dep = lastOfSlot(dep);
                 const TimelineEvent& producer = t.events[eventOf[std::size_t(dep)]];
                 const double arrival =
-                    producer.end + (costs ? costs->commBetween(index.deviceOf(std::size_t(dep)), e.device) : 0.0);
+                    producer.end +
+                    (costs ? costs->commBetween(index.deviceOf(std::size_t(dep)), e.device) : 0.0);
                 if (arrival > bestArrival + eps) best = dep, bestArrival = arrival, bestIsDependency = true;
             }
         }

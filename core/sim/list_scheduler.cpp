@@ -106,7 +106,8 @@ struct Run {
             }
         syncPosted.assign(syncMembers.size(), 0);
         syncReady.assign(syncMembers.size(), 0.0);
-        if (!schedule.overlapped.empty() || !schedule.wholeBackward.empty()) slots = findSlots(schedule, index);
+        if (!schedule.overlapped.empty() || !schedule.wholeBackward.empty())
+            slots = findSlots(schedule, index);
         slots.of.resize(devices);
         slotCursor.assign(devices, 0);
     }
@@ -228,7 +229,8 @@ struct Run {
         double free = deviceFree[device];
         const std::vector<Slot>& deviceSlots = slots.of[device];
         std::size_t& cursor = slotCursor[device];
-        std::size_t nextSlot = cursor < deviceSlots.size() ? std::size_t(deviceSlots[cursor].position) : count;
+        std::size_t nextSlot =
+            cursor < deviceSlots.size() ? std::size_t(deviceSlots[cursor].position) : count;
         for (; i < count; ++i) {
             const Op& op = ops[i];
             const std::size_t gid = begin + i;

@@ -90,11 +90,11 @@ std::string renderTextGantt(const Schedule& s, const TextGanttOptions& options) 
         if (shown < lastStep) out += " ...";
         out += '\n';
     }
-    out += "F forward, B backward" +
-           std::string(s.splitBackward ? " (input gradient), W weight gradient" : "") +
-           (chunksPerPipe(chunkShapeOf(s)) > 1 ? ", a/b/.. chunk" : "") +
-           (s.pipes > 1 ? ", ' second pipe" : "") + (hasSync ? ", S gradient sync" : "") +
-           (s.overlapped.empty() ? "" : ", F&B an overlapped slot (forward and whole backward)") + ", . idle\n";
+    out +=
+        "F forward, B backward" + std::string(s.splitBackward ? " (input gradient), W weight gradient" : "") +
+        (chunksPerPipe(chunkShapeOf(s)) > 1 ? ", a/b/.. chunk" : "") +
+        (s.pipes > 1 ? ", ' second pipe" : "") + (hasSync ? ", S gradient sync" : "") +
+        (s.overlapped.empty() ? "" : ", F&B an overlapped slot (forward and whole backward)") + ", . idle\n";
     return out;
 }
 

@@ -88,7 +88,8 @@ Schedule fromDualRows(int p, int m, const std::vector<std::string>& rows) {
         while (std::getline(in, cell, ',')) {
             if (cell.front() == '(') { // "(D0F3;U3B5)": a slot
                 const std::size_t semi = cell.find(';');
-                const std::string f = cell.substr(1, semi - 1), b = cell.substr(semi + 1, cell.size() - semi - 2);
+                const std::string f = cell.substr(1, semi - 1),
+                                  b = cell.substr(semi + 1, cell.size() - semi - 2);
                 const auto pipeOf = [](const std::string& t) { return t[0] == 'U' ? 1 : 0; };
                 const auto stageOf = [](const std::string& t) { return std::stoi(t.substr(1, 1)); };
                 const auto mbOf = [](const std::string& t) { return std::stoi(t.substr(3)); };
@@ -166,7 +167,8 @@ TEST_CASE("DualPipeV reproduces the reference order and torch's artifact, overla
     TorchCsvOptions options;
     options.name = "dualpipev";
     CHECK(parseTorchCsv(artifact("dualpipev_4rank_10mb.csv"), "a.csv", options) == s);
-    CHECK(parseTorchCsv(artifact("DualPipeV_pp2_m4_v2.csv"), "b.csv", options) == generate("dualpipev", 2, 4));
+    CHECK(parseTorchCsv(artifact("DualPipeV_pp2_m4_v2.csv"), "b.csv", options) ==
+          generate("dualpipev", 2, 4));
     // Written back, the slots are torch's cells again and read back to the same schedule.
     const std::string csv = scheduleToTorchCsv(s);
     CHECK(csv == artifact("dualpipev_4rank_10mb.csv"));
@@ -176,26 +178,28 @@ TEST_CASE("DualPipeV reproduces the reference order and torch's artifact, overla
 TEST_CASE("DualPipe reproduces the reference orders at pp = 4", "[dualpipe]") {
     const Schedule m8 = generate("dualpipe", 4, 8);
     REQUIRE(findProblems(m8).empty());
-    CHECK(m8 == fromDualRows(4, 8,
-                             {"D0F0,D0F1,D0F2,U3F4,U3I4,U3W4,U3F5,(D0F3;U3B5),(U3F6;D0B0),U3B6,(U3F7;D0B1),U3B7,"
-                              "D0I2,D0W2,D0I3,D0W3",
-                              "D1F0,U2F4,D1F1,U2F5,D1F2,U2B4,(U2F6;D1B0),(D1F3;U2B5),(U2F7;D1B1),U2B6,D1B2,U2I7,"
-                              "D1I3,U2W7,D1W3",
-                              "U1F4,D2F0,U1F5,D2F1,U1F6,D2B0,(D2F2;U1B4),(U1F7;D2B1),(D2F3;U1B5),D2B2,U1B6,D2I3,"
-                              "U1I7,D2W3,U1W7",
-                              "U0F4,U0F5,U0F6,D3F0,D3I0,D3W0,D3F1,(U0F7;D3B1),(D3F2;U0B4),D3B2,(D3F3;U0B5),D3B3,"
-                              "U0I6,U0W6,U0I7,U0W7"}));
+    CHECK(m8 ==
+          fromDualRows(4, 8,
+                       {"D0F0,D0F1,D0F2,U3F4,U3I4,U3W4,U3F5,(D0F3;U3B5),(U3F6;D0B0),U3B6,(U3F7;D0B1),U3B7,"
+                        "D0I2,D0W2,D0I3,D0W3",
+                        "D1F0,U2F4,D1F1,U2F5,D1F2,U2B4,(U2F6;D1B0),(D1F3;U2B5),(U2F7;D1B1),U2B6,D1B2,U2I7,"
+                        "D1I3,U2W7,D1W3",
+                        "U1F4,D2F0,U1F5,D2F1,U1F6,D2B0,(D2F2;U1B4),(U1F7;D2B1),(D2F3;U1B5),D2B2,U1B6,D2I3,"
+                        "U1I7,D2W3,U1W7",
+                        "U0F4,U0F5,U0F6,D3F0,D3I0,D3W0,D3F1,(U0F7;D3B1),(D3F2;U0B4),D3B2,(D3F3;U0B5),D3B3,"
+                        "U0I6,U0W6,U0I7,U0W7"}));
     const Schedule m10 = generate("dualpipe", 4, 10);
     REQUIRE(findProblems(m10).empty());
-    CHECK(m10 == fromDualRows(4, 10,
-                              {"D0F0,D0F1,D0F2,U3F5,U3I5,U3W5,U3F6,(D0F3;U3B6),(U3F7;D0B0),(D0F4;U3B7),(U3F8;D0B1),"
-                               "U3B8,(U3F9;D0B2),U3B9,D0I3,D0W3,D0I4,D0W4",
-                               "D1F0,U2F5,D1F1,U2F6,D1F2,U2B5,(U2F7;D1B0),(D1F3;U2B6),(U2F8;D1B1),(D1F4;U2B7),"
-                               "(U2F9;D1B2),U2B8,D1B3,U2I9,D1I4,U2W9,D1W4",
-                               "U1F5,D2F0,U1F6,D2F1,U1F7,D2B0,(D2F2;U1B5),(U1F8;D2B1),(D2F3;U1B6),(U1F9;D2B2),"
-                               "(D2F4;U1B7),D2B3,U1B8,D2I4,U1I9,D2W4,U1W9",
-                               "U0F5,U0F6,U0F7,D3F0,D3I0,D3W0,D3F1,(U0F8;D3B1),(D3F2;U0B5),(U0F9;D3B2),(D3F3;U0B6),"
-                               "D3B3,(D3F4;U0B7),D3B4,U0I8,U0W8,U0I9,U0W9"}));
+    CHECK(m10 ==
+          fromDualRows(4, 10,
+                       {"D0F0,D0F1,D0F2,U3F5,U3I5,U3W5,U3F6,(D0F3;U3B6),(U3F7;D0B0),(D0F4;U3B7),(U3F8;D0B1),"
+                        "U3B8,(U3F9;D0B2),U3B9,D0I3,D0W3,D0I4,D0W4",
+                        "D1F0,U2F5,D1F1,U2F6,D1F2,U2B5,(U2F7;D1B0),(D1F3;U2B6),(U2F8;D1B1),(D1F4;U2B7),"
+                        "(U2F9;D1B2),U2B8,D1B3,U2I9,D1I4,U2W9,D1W4",
+                        "U1F5,D2F0,U1F6,D2F1,U1F7,D2B0,(D2F2;U1B5),(U1F8;D2B1),(D2F3;U1B6),(U1F9;D2B2),"
+                        "(D2F4;U1B7),D2B3,U1B8,D2I4,U1I9,D2W4,U1W9",
+                        "U0F5,U0F6,U0F7,D3F0,D3I0,D3W0,D3F1,(U0F8;D3B1),(D3F2;U0B5),(U0F9;D3B2),(D3F3;U0B6),"
+                        "D3B3,(D3F4;U0B7),D3B4,U0I8,U0W8,U0I9,U0W9"}));
 }
 
 TEST_CASE("DualPipe(V) timed goldens: makespan, idle per rank and in-flight activations", "[dualpipe]") {
@@ -224,8 +228,11 @@ TEST_CASE("DualPipe(V) timed goldens: makespan, idle per rank and in-flight acti
         for (std::size_t d = 0; d < c.idle.size(); ++d) CHECK(idle[d] == Approx(c.idle[d]));
     }
     // Peak in-flight chunk activations: PP + 1 on every rank (PP stages).
-    for (const auto& [name, p, m, peak] : std::vector<std::tuple<const char*, int, int, double>>{
-             {"dualpipev", 4, 10, 9}, {"dualpipev", 4, 20, 9}, {"dualpipe", 4, 8, 5}, {"dualpipe", 8, 20, 9}}) {
+    for (const auto& [name, p, m, peak] :
+         std::vector<std::tuple<const char*, int, int, double>>{{"dualpipev", 4, 10, 9},
+                                                                {"dualpipev", 4, 20, 9},
+                                                                {"dualpipe", 4, 8, 5},
+                                                                {"dualpipe", 8, 20, 9}}) {
         INFO(name << " p=" << p << " m=" << m);
         const Schedule s = generate(name, p, m);
         for (double v : peakInFlight(s, simulate(s, chunkCosts(s, 1, 2, 1, 3)))) CHECK(v == peak);
@@ -238,7 +245,7 @@ TEST_CASE("DualPipe(V) bubble equals the README formula where the reference says
     struct Costs {
         double f, b, w, fb;
     };
-    const std::vector<Costs> costs{{1, 2, 1, 2},     {1, 2, 1, 2.5}, {1, 2, 1, 3},      {1.5, 2.5, 1, 3},
+    const std::vector<Costs> costs{{1, 2, 1, 2},     {1, 2, 1, 2.5}, {1, 2, 1, 3},    {1.5, 2.5, 1, 3},
                                    {1.5, 2.5, 1, 4}, {2, 3, 1, 4},   {1, 1.5, 0.5, 2}};
     const std::vector<std::tuple<const char*, int, int, int>> schedules{
         {"dualpipev", 4, 10, 8}, {"dualpipev", 8, 24, 16}, {"dualpipe", 8, 20, 8}, {"dualpipe", 4, 10, 4}};
@@ -247,7 +254,8 @@ TEST_CASE("DualPipe(V) bubble equals the README formula where the reference says
             INFO(name << " p=" << p << " m=" << m << " F=" << c.f << " B=" << c.b << " W=" << c.w
                       << " F&B=" << c.fb);
             const Schedule s = generate(name, p, m);
-            const std::vector<double> idle = idlePerDevice(s, simulate(s, chunkCosts(s, c.f, c.b, c.w, c.fb)));
+            const std::vector<double> idle =
+                idlePerDevice(s, simulate(s, chunkCosts(s, c.f, c.b, c.w, c.fb)));
             const double bubble = *std::max_element(idle.begin(), idle.end());
             CHECK(bubble == Approx((pp / 2 - 1) * (c.fb + c.b - 3 * c.w)));
         }
@@ -268,8 +276,9 @@ TEST_CASE("DualPipe(V) constraints name the rule", "[dualpipe]") {
     CHECK(violation("dualpipev", 3, 6) == "accepted");
     CHECK(violation("dualpipe", 3, 12) ==
           "parallel.pp = 3: dualpipe runs two pipelines in opposite directions and needs an even pp");
-    CHECK(violation("dualpipe", 4, 9) == "parallel.microbatches = 9: dualpipe splits the micro-batches in two "
-                                         "halves, one per direction, and needs an even number");
+    CHECK(violation("dualpipe", 4, 9) ==
+          "parallel.microbatches = 9: dualpipe splits the micro-batches in two "
+          "halves, one per direction, and needs an even number");
     CHECK(violation("dualpipe", 4, 6) ==
           "parallel.microbatches = 6: dualpipe needs microbatches >= 2 * pp (pp = 4, at least 8)");
     // Every accepted shape validates.
@@ -287,7 +296,8 @@ TEST_CASE("Overlapped slots: the validator refuses a broken slot", "[dualpipe]")
     // A head that is not followed by its backward: move the slot's B and W away.
     Schedule broken = s;
     const auto slots = findSlots(broken, OpIndex(broken));
-    const auto first = std::find_if(slots.of[0].begin(), slots.of[0].end(), [](const Slot& x) { return x.overlapped; });
+    const auto first =
+        std::find_if(slots.of[0].begin(), slots.of[0].end(), [](const Slot& x) { return x.overlapped; });
     REQUIRE(first != slots.of[0].end());
     const std::int32_t head = first->position;
     auto& ops = broken.order[0];
@@ -295,9 +305,10 @@ TEST_CASE("Overlapped slots: the validator refuses a broken slot", "[dualpipe]")
     const auto problems = findProblems(broken);
     REQUIRE_FALSE(problems.empty());
     CHECK(problems.front().id == "schedule.overlap");
-    CHECK(problems.front().message == "device 0 position " + std::to_string(head) +
-                                          ": overlapped slot headed by F3@s0 must be followed by the backward (B) "
-                                          "it overlaps with");
+    CHECK(problems.front().message ==
+          "device 0 position " + std::to_string(head) +
+              ": overlapped slot headed by F3@s0 must be followed by the backward (B) "
+              "it overlaps with");
     // A head that is no forward of the schedule.
     Schedule unknown = s;
     unknown.overlapped.push_back(Op{OpKind::B, 0, 0, 0, 0});
@@ -343,7 +354,6 @@ TEST_CASE("Overlapped slots through every pass", "[dualpipe]") {
     const Lowered lowered = lower(s);
     std::size_t compute = 0;
     for (const Program& program : lowered.programs)
-        for (const Instruction& in : program.instructions)
-            compute += in.kind == InstrKind::Compute;
+        for (const Instruction& in : program.instructions) compute += in.kind == InstrKind::Compute;
     CHECK(compute == s.opCount());
 }

@@ -43,7 +43,8 @@ TEST_CASE("interleaved-zb is torch's InterleavedZeroBubble order", "[interleaved
         TorchCsvOptions options;
         options.name = "interleaved-zb";
         const Schedule torch = parseTorchCsv(
-            readTextFile(std::filesystem::path(STAGECRAFT_REFERENCE_DIR) / "torch-csv" / f.name), f.name, options);
+            readTextFile(std::filesystem::path(STAGECRAFT_REFERENCE_DIR) / "torch-csv" / f.name), f.name,
+            options);
         const Schedule s = generateSchedule("interleaved-zb", ScheduleParams{f.p, f.m, f.v});
         CHECK(findProblems(s).empty());
         CHECK(s == torch);

@@ -117,11 +117,12 @@ TEST_CASE("The DualPipeV artifact: overlapped cells read as slots, refused or se
     const std::string text = artifact("dualpipev_4rank_10mb.csv");
     TorchCsvOptions refuse;
     refuse.overlap = OverlapPolicy::Refuse;
-    CHECK(csvError(text, refuse) ==
-          "csv.overlap 1:18 | t.csv line 1, column 18: '(0F7;7B3)OVERLAP_F_B' runs its actions overlapped in "
-          "one slot (DualPipeV's F/B overlap), which this reader was told to refuse; read it as an overlapped "
-          "slot (the default) or, with --serialize-overlap, as its sub-actions one after the other (0F7 then "
-          "7B3)");
+    CHECK(
+        csvError(text, refuse) ==
+        "csv.overlap 1:18 | t.csv line 1, column 18: '(0F7;7B3)OVERLAP_F_B' runs its actions overlapped in "
+        "one slot (DualPipeV's F/B overlap), which this reader was told to refuse; read it as an overlapped "
+        "slot (the default) or, with --serialize-overlap, as its sub-actions one after the other (0F7 then "
+        "7B3)");
     // By default each compound cell is one overlapped slot: the same ops, and the slot's head.
     const Schedule kept = parseTorchCsv(text, "dualpipev.csv");
     CHECK(kept.overlapped.size() == 9 + 10 + 11 + 11);
