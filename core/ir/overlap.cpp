@@ -130,4 +130,19 @@ ScheduleSlots findSlots(const Schedule& s, const OpIndex& index) {
     return result;
 }
 
+SlotLookup::SlotLookup(const Schedule& s, const OpIndex& index) {
+    if (s.overlapped.empty() && s.wholeBackward.empty()) return;
+    m_first.assign(index.opCount(), -1);
+    m_last.assign(index.opCount(), -1);
+    const ScheduleSlots slots = findSlots(s, index);
+    for (std::size_t d = 0; d < slots.of.size(); ++d)
+        for (const Slot& slot : slots.of[d]) {
+            const auto first = std::int32_t(index.globalId(OpRef{std::int32_t(d), slot.position}));
+            for (std::int32_t k = 0; k < slot.length; ++k) {
+                m_first[std::size_t(first + k)] = first;
+                m_last[std::size_t(first + k)] = first + slot.length - 1;
+            }
+        }
+}
+
 } // namespace stagecraft

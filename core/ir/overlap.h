@@ -69,4 +69,35 @@ struct ScheduleSlots {
 /// A head is listed once; heads that break a rule are reported in `problems` and left out.
 ScheduleSlots findSlots(const Schedule& schedule, const OpIndex& index);
 
+/// Which slot each op is in, by global id (built only for schedules with slots), and the
+/// producers that release an op under slot semantics: what idle attribution and critical paths
+/// follow.
+class SlotLookup {
+  public:
+    SlotLookup(const Schedule& schedule, const OpIndex& index);
+    bool empty() const { return m_first.empty(); }
+    /// Calls `visit(producerGid)` for every producer that releases op `gid`: its own producers
+    /// when it is in no slot; the producers from outside the slot of every op of the slot it
+    /// heads; none when it is in a slot after its head (the op before it releases it). A producer
+    /// in a slot is given as the last op of that slot, which ends when all its outputs are ready.
+    template <typename Visit>
+    void forEachProducer(const OpIndex& index, std::size_t gid, Visit&& visit) const {
+        std::size_t first = gid, last = gid;
+        if (!empty() && m_first[gid] >= 0) {
+            if (std::size_t(m_first[gid]) != gid) return;
+            last = std::size_t(m_last[gid]);
+        }
+        for (std::size_t member = first; member <= last; ++member) {
+            const OpDeps deps = index.depsOf(member);
+            for (const std::int32_t dep : {deps.first, deps.second})
+                if (dep >= 0 && (std::size_t(dep) < first || std::size_t(dep) > last))
+                    visit(empty() || m_last[std::size_t(dep)] < 0 ? std::size_t(dep)
+                                                                  : std::size_t(m_last[std::size_t(dep)]));
+        }
+    }
+
+  private:
+    std::vector<std::int32_t> m_first, m_last; // [gid] first and last op of its slot, -1 outside
+};
+
 } // namespace stagecraft

@@ -32,24 +32,8 @@ std::vector<std::size_t> criticalPath(const Schedule& s, const OpIndex& index, c
     if (current < 0) return path;
     const double eps = toleranceFor(t.makespan());
     // Slots (ir/overlap.h) run as one unit: the path enters one at its head, released by an input
-    // of any of its ops, walks through its ops, and leaves from its last op, when all its outputs
-    // are ready. [gid] -> first and last op of its slot, only for schedules with slots.
-    std::vector<std::int32_t> slotFirst, slotLast;
-    if (!s.overlapped.empty() || !s.wholeBackward.empty()) {
-        slotFirst.assign(ops, -1);
-        slotLast.assign(ops, -1);
-        const ScheduleSlots slots = findSlots(s, index);
-        for (std::size_t d = 0; d < slots.of.size(); ++d)
-            for (const Slot& slot : slots.of[d]) {
-                const auto first = std::int32_t(index.globalId(OpRef{std::int32_t(d), slot.position}));
-                for (std::int32_t k = 0; k < slot.length; ++k)
-                    slotFirst[std::size_t(first + k)] = first,
-                                                  slotLast[std::size_t(first + k)] = first + slot.length - 1;
-            }
-    }
-    const auto lastOfSlot = [&](std::int32_t gid) {
-        return slotLast.empty() || slotLast[std::size_t(gid)] < 0 ? gid : slotLast[std::size_t(gid)];
-    };
+    // of any of its ops, walks through its ops, and leaves from its last op.
+    const SlotLookup slots(s, index);
     // Each step moves to an op that ends no later than this one starts, and durations are
     // non-negative, so ids never repeat except through zero-length ops; cap the walk anyway.
     for (std::size_t steps = 0; current >= 0 && steps <= ops; ++steps) {
@@ -59,24 +43,13 @@ std::vector<std::size_t> criticalPath(const Schedule& s, const OpIndex& index, c
         std::int64_t best = -1;
         double bestArrival = -1;
         bool bestIsDependency = false;
-        // The ops whose inputs released this one: itself, or every op of the slot it heads (an op
-        // inside a slot after its head was released by the op before it).
-        std::int32_t members = 1;
-        if (!slotFirst.empty() && slotFirst[gid] >= 0)
-            members = slotFirst[gid] == std::int32_t(gid) ? slotLast[gid] - slotFirst[gid] + 1 : 0;
-        for (std::int32_t k = 0; k < members; ++k) {
-            const OpDeps deps = index.depsOf(gid + std::size_t(k));
-            for (std::int32_t dep : {deps.first, deps.second}) {
-                if (dep < 0 || (std::size_t(dep) >= gid && std::size_t(dep) < gid + std::size_t(members)))
-                    continue;
-                dep = lastOfSlot(dep);
-                const TimelineEvent& producer = t.events[eventOf[std::size_t(dep)]];
-                const double arrival =
-                    producer.end +
-                    (costs ? costs->commBetween(index.deviceOf(std::size_t(dep)), e.device) : 0.0);
-                if (arrival > bestArrival + eps) best = dep, bestArrival = arrival, bestIsDependency = true;
-            }
-        }
+        slots.forEachProducer(index, gid, [&](std::size_t dep) {
+            const TimelineEvent& producer = t.events[eventOf[dep]];
+            const double arrival =
+                producer.end + (costs ? costs->commBetween(index.deviceOf(dep), e.device) : 0.0);
+            if (arrival > bestArrival + eps)
+                best = std::int64_t(dep), bestArrival = arrival, bestIsDependency = true;
+        });
         const OpRef ref = index.refOf(gid);
         if (ref.index > 0) {
             const std::size_t previous = gid - 1;

@@ -13,6 +13,7 @@
 #include "layout/gantt_layout.h"
 #include "passes/lower.h"
 #include "sim/memory_model.h"
+#include "sim/metrics.h"
 #include "sim/simulator.h"
 #include "text/text_gantt.h"
 #include "validate/validator.h"
@@ -330,6 +331,12 @@ TEST_CASE("Overlapped slots through every pass", "[dualpipe]") {
     CHECK(t.events[k + 2].end - t.events[k].start == Approx(2.5));
     CHECK(t.events[k].duration() == Approx(2.5 / 3));
     CHECK(t.shape.overlapped == s.overlapped);
+    // Idle time is attributed to the producers that release a slot: none is left unexplained.
+    const TimeMetrics metrics = computeTimeMetrics(s, t, &costs);
+    for (const DeviceMetrics& dm : metrics.devices) {
+        CHECK(dm.busy == Approx(t.makespan() - dm.idle));
+        CHECK(dm.bubbles.other == Approx(0.0).margin(1e-9));
+    }
 
     // Schedule JSON and Chrome trace keep the slots.
     CHECK(parseScheduleJson(scheduleToJson(s), "s.json") == s);
