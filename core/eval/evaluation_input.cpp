@@ -29,7 +29,7 @@ ImportedSchedule importScheduleFile(const std::string& path, bool serializeOverl
     imported.path = path;
     imported.name = std::filesystem::path(path).filename().string();
     TorchCsvOptions csv;
-    csv.overlap = serializeOverlap ? OverlapPolicy::Serialize : OverlapPolicy::Refuse;
+    csv.overlap = serializeOverlap ? OverlapPolicy::Serialize : OverlapPolicy::Keep;
     csv.name = imported.name;
     imported.schedule = readScheduleFile(path, csv);
     return imported;

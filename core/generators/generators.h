@@ -33,6 +33,15 @@ Schedule zbH2(const ScheduleParams&);
 void checkZbV(const ScheduleParams&);
 Schedule zbV(const ScheduleParams&);
 
+void checkDualPipe(const ScheduleParams&);
+Schedule dualPipe(const ScheduleParams&);
+
+void checkDualPipeV(const ScheduleParams&);
+Schedule dualPipeV(const ScheduleParams&);
+
+void checkInterleavedZb(const ScheduleParams&);
+Schedule interleavedZb(const ScheduleParams&);
+
 /// Shared rule helpers: throw ValidationError("generator.constraint", field, ...) when broken.
 void requireEvenPp(std::string_view schedule, const ScheduleParams&);
 void requireMicrobatchesMultipleOfPp(std::string_view schedule, const ScheduleParams&);

@@ -100,6 +100,21 @@ const std::array kGenerators{
                   "per-device span for the stage costs under the activation-memory limit.",
                   "memory limit >= 1 activation (memory.limit_microbatches or memory.limit_gib)",
                   kPlainParams, true, 1, true, stagesOne, gen::checkZbAuto, gen::zbAuto},
+    GeneratorInfo{"interleaved-zb", "Interleaved zero bubble (torch)",
+                  "torch's ScheduleInterleavedZeroBubble: interleaved 1F1B with the backward split, W ops "
+                  "delayed into the bubbles and idle steps inserted where a dependency is not ready.",
+                  "chunks >= 2", kInterleavedParams, true, 1, false, stagesChunks, gen::checkInterleavedZb,
+                  fromParams<gen::interleavedZb>},
+    GeneratorInfo{"dualpipe", "DualPipe (DeepSeek)",
+                  "Two pipelines in opposite directions, each device holding two stage replicas; a "
+                  "forward of one direction overlaps a whole backward of the other in one F&B slot.",
+                  "pp even; microbatches even and >= 2 * pp", kEvenParams, true, 2, false, stagesOne,
+                  gen::checkDualPipe, fromParams<gen::dualPipe>},
+    GeneratorInfo{"dualpipev", "DualPipeV (DeepSeek, cut in half)",
+                  "DualPipe folded into a V over 2p stages: every micro-batch enters and leaves at device 0; "
+                  "forward and whole backward of the two chunks overlap in F&B slots.",
+                  "microbatches >= 2 * pp", kPlainParams, true, 1, false, stagesDouble, gen::checkDualPipeV,
+                  fromParams<gen::dualPipeV>},
 };
 
 std::string lower(std::string_view text) {

@@ -536,6 +536,24 @@ void appendOtherData(std::string& out, const Timeline& t, const ChromeTraceOptio
     appendInt(out, shape.chunksPerDevice);
     appendKey(out, "split_backward");
     out += shape.splitBackward ? "true" : "false";
+    if (!shape.overlapped.empty()) {
+        // Heads of overlapped forward-backward slots as [pipe, stage, micro-batch, chunk].
+        appendKey(out, "overlapped");
+        out += '[';
+        for (std::size_t i = 0; i < shape.overlapped.size(); ++i) {
+            const Op& op = shape.overlapped[i];
+            out += i == 0 ? "[" : ",[";
+            appendInt(out, op.pipe);
+            out += ',';
+            appendInt(out, op.stage);
+            out += ',';
+            appendInt(out, op.mb);
+            out += ',';
+            appendInt(out, op.chunk);
+            out += ']';
+        }
+        out += ']';
+    }
     if (!options.runJson.empty()) {
         appendKey(out, "run");
         out += options.runJson; // checked to be a JSON object
@@ -855,6 +873,25 @@ TimelineShape shapeFromOtherData(const json& other, const std::string& source, s
         fail("trace.shape", "split_backward", split == other.end() ? nullptr : &*split,
              "must be true or false");
     shape.splitBackward = split->get<bool>();
+    if (const auto overlapped = other.find("overlapped"); overlapped != other.end()) {
+        const std::string rule = "must be an array of [pipe, stage, micro-batch, chunk] inside the shape";
+        if (!overlapped->is_array() || overlapped->size() > kMaxOps)
+            fail("trace.shape", "overlapped", &*overlapped, rule);
+        const std::array<std::int64_t, 4> limits{shape.pipes, shape.stagesPerPipe, shape.microbatches,
+                                                 shape.chunksPerDevice};
+        for (const json& head : *overlapped) {
+            if (!head.is_array() || head.size() != 4) fail("trace.shape", "overlapped", &head, rule);
+            std::array<std::int64_t, 4> v{};
+            for (std::size_t k = 0; k < 4; ++k) {
+                if (!head[k].is_number_integer() || head[k].get<std::int64_t>() < 0 ||
+                    head[k].get<std::int64_t>() >= limits[k])
+                    fail("trace.shape", "overlapped", &head, rule);
+                v[k] = head[k].get<std::int64_t>();
+            }
+            shape.overlapped.push_back(Op{OpKind::F, std::uint8_t(v[0]), std::uint16_t(v[3]),
+                                          std::int32_t(v[1]), std::int32_t(v[2])});
+        }
+    }
     return shape;
 }
 

@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "ir/action.h"
+#include "ir/overlap.h"
 #include "validate/validator.h"
 
 #include <algorithm>
@@ -20,9 +21,9 @@ constexpr int kMaxDepth = 16; // the format nests 4 deep; more is a broken or ho
 constexpr int kMaxChunks = kMaxFileChunks;
 constexpr std::string_view kSync = "SYNC";
 constexpr std::string_view kOptimizer = "OPT";
-constexpr std::array<std::string_view, 10> kKeys{
+constexpr std::array<std::string_view, 12> kKeys{
     "stagecraft_schedule", "name",           "devices",   "pipes", "stages_per_pipe", "microbatches",
-    "chunks_per_device",   "split_backward", "placement", "order"};
+    "chunks_per_device",   "split_backward", "placement", "order", "overlapped",      "whole_backward"};
 
 std::string jsonString(const std::string& text) {
     return Json(text).dump(-1, ' ', false, Json::error_handler_t::replace);
@@ -170,6 +171,11 @@ class JsonReader {
                 s.chunksPerDevice = std::max(s.chunksPerDevice, slot.chunk + 1);
         if (chunks != root.end()) s.chunksPerDevice = chunkLimit;
         readOrder(member(root, "order", ""), s);
+        if (const auto overlapped = root.find("overlapped"); overlapped != root.end())
+            readHeads(*overlapped, "overlapped", OpKind::F, s.overlapped, s);
+        if (const auto whole = root.find("whole_backward"); whole != root.end())
+            readHeads(*whole, "whole_backward", OpKind::B, s.wholeBackward, s);
+        sortSlotHeads(s);
         checkSchedule(s);
         return s;
     }
@@ -222,6 +228,27 @@ class JsonReader {
             s.order[d].reserve(ops.size());
             for (std::size_t i = 0; i < ops.size(); ++i)
                 s.order[d].push_back(readOp(ops[i], indexPath(indexPath("order", d), i), s));
+        }
+    }
+
+    /// "overlapped" (the forwards that head overlapped forward-backward slots) and
+    /// "whole_backward" (the B that run with their W as one unit): ir/overlap.h.
+    void readHeads(const Json& value, const char* key, OpKind kind, std::vector<Op>& heads,
+                   const Schedule& s) const {
+        array(value, key, 0, "op strings");
+        if (value.size() > s.opCount())
+            fail("schedule_json.size", key,
+                 std::to_string(value.size()) + " slots for " + std::to_string(s.opCount()) + " ops");
+        for (std::size_t i = 0; i < value.size(); ++i) {
+            const std::string path = indexPath(key, i);
+            const Op op = readOp(value[i], path, s);
+            if (op.kind != kind)
+                fail("schedule_json.field", path,
+                     "'" + scheduleOpString(op, s.splitBackward) + "' is not " +
+                         (kind == OpKind::F
+                              ? "a forward: an overlapped slot is named by the forward that heads it"
+                              : "an input-gradient backward: a whole backward is named by its B"));
+            heads.push_back(op);
         }
     }
 
@@ -364,7 +391,16 @@ std::string scheduleToJson(const Schedule& s) {
         }
         out += "]";
     }
-    out += "\n  ]\n}\n";
+    out += "\n  ]";
+    for (const auto& [key, heads] :
+         {std::pair{"overlapped", &s.overlapped}, std::pair{"whole_backward", &s.wholeBackward}}) {
+        if (heads->empty()) continue;
+        out += ",\n  \"" + std::string(key) + "\": [";
+        for (std::size_t i = 0; i < heads->size(); ++i)
+            out += (i > 0 ? ", \"" : "\"") + scheduleOpString((*heads)[i], s.splitBackward) + '"';
+        out += "]";
+    }
+    out += "\n}\n";
     return out;
 }
 

@@ -20,7 +20,9 @@ std::string scheduleOpString(const Op& op, bool splitBackward);
 
 /// The schedule as JSON: {"stagecraft_schedule": 1, "name", "devices", "pipes",
 /// "stages_per_pipe", "microbatches", "chunks_per_device", "split_backward",
-/// "placement": [[{"device", "chunk"}, ...] per pipe], "order": [[op strings] per device]}.
+/// "placement": [[{"device", "chunk"}, ...] per pipe], "order": [[op strings] per device]}, and
+/// when the schedule has slots (ir/overlap.h) "overlapped": [the F heading each overlapped slot]
+/// and "whole_backward": [the B of each whole backward].
 std::string scheduleToJson(const Schedule& schedule);
 
 /// Reads a schedule JSON. Malformed JSON throws ParseError("schedule_json.syntax") with line and

@@ -3,6 +3,7 @@
 #include "error.h"
 #include "io/csv_rows.h"
 #include "ir/action.h"
+#include "ir/overlap.h"
 #include "validate/validator.h"
 
 #include <algorithm>
@@ -84,6 +85,7 @@ struct CellAction {
     std::int32_t mb;
     ActionType type;
     CellKind kind;
+    bool overlapHead = false; ///< the F of an OVERLAP_F_B cell read as an overlapped slot
 };
 
 /// Indices into the action list of one (stage, micro-batch)'s actions, -1 when absent.
@@ -208,11 +210,23 @@ class CsvReader {
             for (const Action& a : m_compound) parts += (parts.empty() ? "" : " then ") + formatAction(a);
             fail("csv.overlap", row + 1, col,
                  quote(cell) +
-                     " runs its actions overlapped in one slot (DualPipeV's F/B overlap), which a Stagecraft "
-                     "schedule cannot represent: each device runs one op at a time; --serialize-overlap "
-                     "reads it "
-                     "as its sub-actions one after the other (" +
+                     " runs its actions overlapped in one slot (DualPipeV's F/B overlap), which this reader "
+                     "was told to refuse; read it as an overlapped slot (the default) or, with "
+                     "--serialize-overlap, as its sub-actions one after the other (" +
                      parts + ")");
+        }
+        if (m_options.overlap == OverlapPolicy::Keep) {
+            if (m_compound.size() != 2 || m_compound[0].type != ActionType::F ||
+                m_compound[1].type != ActionType::B)
+                fail("csv.overlap", row + 1, col,
+                     quote(cell) +
+                         ": an overlapped slot is one forward and one whole backward, as in "
+                         "'(0F7;7B3)OVERLAP_F_B'; --serialize-overlap reads other compound cells as their "
+                         "sub-actions one after the other");
+            addAction(m_compound[0], row, col);
+            m_actions.back().overlapHead = true;
+            addAction(m_compound[1], row, col);
+            return;
         }
         for (const Action& a : m_compound) addAction(a, row, col);
     }
@@ -436,6 +450,7 @@ class CsvReader {
                 Op{kind, 0, std::uint16_t(slot.chunk), a.stage, kind == OpKind::GradSync ? -1 : a.mb});
             columns[std::size_t(a.row)].push_back(a.col);
         };
+        bool slotBackward = false; // the next action is the backward of an overlapped slot
         for (const CellAction& a : m_actions) {
             if (a.kind == CellKind::WaitReduce) continue; // the IR's sync is waited for by its optimizer step
             if (a.kind == CellKind::Reduce) {
@@ -443,9 +458,17 @@ class CsvReader {
                 continue;
             }
             push(a, opKindOf(a.type));
-            // A whole backward in a split schedule: its input part, then at once its weight part.
-            if (a.type == ActionType::B && m_split) push(a, OpKind::W);
+            if (a.overlapHead) schedule.overlapped.push_back(schedule.order[std::size_t(a.row)].back());
+            // A whole backward in a split schedule: its input part, then at once its weight part,
+            // run as one unit (its own, or the backward of an overlapped slot).
+            if (a.type == ActionType::B && m_split) {
+                if (!slotBackward)
+                    schedule.wholeBackward.push_back(schedule.order[std::size_t(a.row)].back());
+                push(a, OpKind::W);
+            }
+            slotBackward = a.overlapHead;
         }
+        sortSlotHeads(schedule);
         const auto problems = findProblems(schedule, 1);
         if (problems.empty()) return schedule;
         const Problem& p = problems.front();
@@ -482,13 +505,33 @@ std::string scheduleToTorchCsv(const Schedule& schedule) {
                 " pipes: torch's compute-only CSV has no way to express a second pipe (an action "
                 "names a stage, not a pipe); save it as .json, Stagecraft's schedule format");
     std::string out;
-    for (const auto& ops : schedule.order) {
+    const ScheduleSlots slots = schedule.overlapped.empty() && schedule.wholeBackward.empty()
+                                    ? ScheduleSlots{}
+                                    : findSlots(schedule, OpIndex(schedule));
+    for (std::size_t d = 0; d < schedule.order.size(); ++d) {
+        const auto& ops = schedule.order[d];
+        const std::vector<Slot> none;
+        const auto& deviceSlots = d < slots.of.size() ? slots.of[d] : none;
+        std::size_t nextSlot = 0;
         bool first = true;
-        for (const Op& op : ops) {
+        for (std::size_t i = 0; i < ops.size(); ++i) {
+            const Op& op = ops[i];
             if (!isComputeKind(op.kind)) continue; // GradSync, Optimizer: not compute-only actions
             if (!first) out += ',';
-            out += actionString(op, schedule.splitBackward);
             first = false;
+            if (nextSlot < deviceSlots.size() && std::size_t(deviceSlots[nextSlot].position) == i) {
+                // torch's overlapped cell (the forward, then the whole backward), or a whole backward:
+                // "B" even when the schedule splits the backward, the slot's W being part of it.
+                const Slot& slot = deviceSlots[nextSlot++];
+                if (slot.overlapped)
+                    out += "(" + actionString(op, schedule.splitBackward) + ";" +
+                           actionString(ops[i + 1], false) + ")" + std::string(kOverlapSuffix);
+                else
+                    out += actionString(op, false);
+                i += std::size_t(slot.length) - 1;
+                continue;
+            }
+            out += actionString(op, schedule.splitBackward);
         }
         out += '\n';
     }

@@ -12,19 +12,22 @@
 namespace stagecraft {
 
 /// What to do with torch's compound `(0F7;7B3)OVERLAP_F_B` cells (DualPipeV runs a forward and a
-/// backward of two stages overlapped in one slot; the schedule IR runs one op at a time).
+/// whole backward of two stages overlapped in one slot).
 enum class OverlapPolicy {
-    Refuse,    ///< ParseError naming the cell
+    Keep,      ///< an overlapped slot of the schedule (ir/overlap.h); a compound cell that is not
+               ///< one F and one whole B is a ParseError
     Serialize, ///< read the sub-actions one after the other, in the order written
+    Refuse,    ///< ParseError naming the cell
 };
 
 struct TorchCsvOptions {
-    OverlapPolicy overlap = OverlapPolicy::Refuse;
+    OverlapPolicy overlap = OverlapPolicy::Keep;
     std::string name = "torch-csv"; ///< name of the schedule read
 };
 
 /// One row per device, the device's compute ops as action strings (F -> "0F1"; B -> "0I1" when
-/// the schedule splits the backward, else "0B1"; W -> "0W1"), each row ending in '\n'.
+/// the schedule splits the backward, else "0B1"; W -> "0W1"), each row ending in '\n'. An
+/// overlapped slot is one `(0F7;7B3)OVERLAP_F_B` cell (its backward is whole: "B").
 /// GradSync and Optimizer ops are not compute-only actions and are left out (torch adds its
 /// REDUCE_GRAD when it lowers the schedule). Throws ValidationError("csv.bidirectional") for a
 /// schedule with two pipes.
@@ -33,7 +36,8 @@ std::string scheduleToTorchCsv(const Schedule& schedule);
 /// Reads a compute-only CSV. The placement is inferred from the file (a stage runs on the rank of
 /// the row it appears in; stages 0..S-1; a rank's stages are its chunks in ascending stage order),
 /// m is one more than the largest micro-batch index, and the backward is split when any I or W
-/// appears (a full B of a split schedule becomes B immediately followed by W). torch's
+/// appears (a full B of a split schedule becomes B immediately followed by W, one whole backward:
+/// ir/overlap.h). torch's
 /// `3REDUCE_GRAD` cells (its GPipe and 1F1B orders end every rank with one) become the stage's
 /// GradSync where they stand; `3WAIT_REDUCE_GRAD` must follow its REDUCE_GRAD and adds no op.
 /// Malformed cells and broken torch rules throw ParseError with the 1-based row (line) and cell

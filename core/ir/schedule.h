@@ -31,6 +31,12 @@ struct Schedule {
     /// What the generator wants users to know about this order (zb-auto: its lower bound and
     /// gap). Commentary, not part of the order: equality ignores it and passes may drop it.
     std::string notes;
+    /// Heads of overlapped forward-backward slots (DualPipe's F&B), sorted: each is an F whose
+    /// device runs it in one slot with the whole backward right after it (ir/overlap.h).
+    std::vector<Op> overlapped = {};
+    /// Backwards (B) of a split schedule that run with their W as one whole backward, sorted: the
+    /// input gradient leaves when the W ends (ir/overlap.h).
+    std::vector<Op> wholeBackward = {};
 
     const StageSlot& slot(int pipe, int stage) const { return placement[pipe][stage]; }
     std::size_t opCount() const;
@@ -42,7 +48,8 @@ struct Schedule {
         return a.name == b.name && a.devices == b.devices && a.pipes == b.pipes &&
                a.stagesPerPipe == b.stagesPerPipe && a.microbatches == b.microbatches &&
                a.chunksPerDevice == b.chunksPerDevice && a.splitBackward == b.splitBackward &&
-               a.placement == b.placement && a.order == b.order;
+               a.placement == b.placement && a.order == b.order && a.overlapped == b.overlapped &&
+               a.wholeBackward == b.wholeBackward;
     }
 };
 

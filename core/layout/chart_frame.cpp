@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace stagecraft {
 
@@ -401,6 +402,34 @@ void appendEventBar(Scene& scene, const ChartFrame& frame, const Timeline& timel
                                panel,
                                commKindName(e.comm),
                                tooltip ? tooltipOf(e, frame.axisAtFit) : std::string()});
+    }
+}
+
+void appendOverlapFrames(Scene& scene, const ChartFrame& frame, const Timeline& timeline, int panel,
+                         const TimeMapping& mapping) {
+    const auto& heads = timeline.shape.overlapped;
+    if (heads.empty()) return;
+    const auto key = [](const Op& op) { return std::tuple(op.pipe, op.stage, op.mb); };
+    const std::size_t length = timeline.shape.splitBackward ? 3 : 2;
+    const auto& events = timeline.events;
+    for (std::size_t k = 0; k + length <= events.size(); ++k) {
+        const TimelineEvent& e = events[k];
+        if (e.lane != Lane::Compute || e.op.kind != OpKind::F || !isValidChartEvent(e) ||
+            !std::binary_search(heads.begin(), heads.end(), e.op,
+                                [&](const Op& a, const Op& b) { return key(a) < key(b); }))
+            continue;
+        const TimelineEvent& last = events[k + length - 1];
+        if (events[k + 1].op.kind != OpKind::B || last.device != e.device || !isValidChartEvent(last) ||
+            e.device >= int(frame.panels[std::size_t(panel)].rows))
+            continue;
+        const ChartFrameRow& row =
+            frame.rows[std::size_t(frame.panels[std::size_t(panel)].firstRow + e.device)];
+        const double x = chartX(frame, mapping, e.start), w = chartX(frame, mapping, last.end) - x;
+        if (!(w > 0)) continue;
+        const Palette& pal = *frame.palette;
+        scene.rects.push_back({x, row.y, w, frame.rowHeight, Color{0, 0, 0, 0}, pal.opStroke,
+                               std::max(1.0, 2 * pal.opStrokeWidth), RectRole::Op, int(k), panel,
+                               kOverlapSlotKind, std::string()});
     }
 }
 

@@ -144,6 +144,17 @@ void appendMeasuredOutline(Scene& scene, const ChartFrame& frame, const Timeline
                            std::size_t k, const TimelineEvent& m, double alignOffset,
                            const TimeMapping& mapping);
 
+/// `kind` of the frame drawn around an overlapped forward-backward slot (ir/overlap.h).
+inline constexpr char kOverlapSlotKind[] = "overlap";
+
+/// Frames around the overlapped slots of `timeline` (shape.overlapped): the slot's ops are drawn
+/// as their own bars side by side (F, then the backward); this rect, with no fill and a heavier
+/// stroke, spans them all so the slot reads as one bar split in parts. Skips heads whose events
+/// are not in the timeline or not followed by their backward on the same device, and slots
+/// outside [0, timeEnd].
+void appendOverlapFrames(Scene& scene, const ChartFrame& frame, const Timeline& timeline, int panel,
+                         const TimeMapping& mapping);
+
 /// The outline rect of a measured span [start, end] (already aligned) on a lane of `frame`.
 SceneRect measuredOutlineRect(const ChartFrame& frame, int row, int lane, double start, double end, int panel,
                               int event, const TimeMapping& mapping);

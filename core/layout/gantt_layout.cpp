@@ -158,6 +158,7 @@ Scene layoutGantt(std::span<const ChartPanel> panels, const ChartOptions& option
         for (std::size_t k = 0; k < events.size(); ++k)
             if (isDrawnChartEvent(events[k], panel.rows, content.timeEnd, options.showComm))
                 appendEventBar(scene, frame, *panel.timeline, int(p), k, mapping, options.tooltips);
+        appendOverlapFrames(scene, frame, *panel.timeline, int(p), mapping);
     }
     // Measured outlines over every bar, as the last rects.
     for (std::size_t p = 0; p < content.panels.size(); ++p) {

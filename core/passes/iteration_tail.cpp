@@ -22,7 +22,7 @@ Schedule withTail(const Schedule& in, const IterationTailOptions& options, Sched
     // over every op. The binding fails to compile when Schedule gains a member, so a new field
     // cannot be dropped silently here.
     const auto& [name, devices, pipes, stagesPerPipe, microbatches, chunksPerDevice, splitBackward, placement,
-                 order, notes] = in;
+                 order, notes, overlapped, wholeBackward] = in;
     Schedule out;
     out.name = name;
     out.devices = devices;
@@ -33,6 +33,10 @@ Schedule withTail(const Schedule& in, const IterationTailOptions& options, Sched
     out.splitBackward = splitBackward;
     out.placement = placement;
     out.notes = notes;
+    // A sync follows the last backward op of its stage, so it never splits an overlapped slot
+    // (whose backward ops come last in it).
+    out.overlapped = overlapped;
+    out.wholeBackward = wholeBackward;
     out.order.resize(order.size());
     // Orders beyond `devices` (a malformed schedule) pass through unchanged.
     for (std::size_t d = std::size_t(std::max(devices, 0)); d < order.size(); ++d) out.order[d] = order[d];

@@ -181,7 +181,11 @@ void checkBoundaryBytes(const LowerOptions& options, int stagesPerPipe) {
 Lowered lower(const Schedule& input, const LowerOptions& options) {
     validate(input);
     checkBoundaryBytes(options, input.stagesPerPipe);
-    const Schedule s = orderSyncs(input);
+    // A rank runs an overlapped slot's ops one after the other (the forward, then the backward),
+    // as torch's runtime does: lowered, the slot is its ops in order, each with its own transfers.
+    Schedule s = orderSyncs(input);
+    s.overlapped.clear();
+    s.wholeBackward.clear();
     const OpIndex index(s);
     const ListScheduleResult run = unitStepRun(s, index);
     const std::vector<Transfer> transfers = orderTransfers(s, index, run);

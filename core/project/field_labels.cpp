@@ -6,7 +6,7 @@
 namespace stagecraft {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, std::string_view>, 34> kLabels{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 35> kLabels{{
     {"name", "Project name"},
     {"schedules", "Schedules"},
     {"model.layers", "Layers"},
@@ -39,6 +39,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 34> kLabels{
     {"costs.w", "Weight gradient W (µs)"},
     {"costs.comm", "Transfer time (µs)"},
     {"costs.efficiency", "Achieved share of peak"},
+    {"costs.fb", "Overlapped F&B slot (µs)"},
     {"costs.chunk_stages", "Per-chunk-stage costs (stage:f:b:w)"},
     {"costs.optimizer_sync", "Optimizer step (flush or post-validation)"},
 }};
@@ -50,6 +51,7 @@ constexpr std::array<std::pair<std::string_view, CostMode>, 7> kCostModeOnly{{
     {"costs.w", CostMode::Manual},
     {"costs.comm", CostMode::Manual},
     {"costs.stages", CostMode::Manual},
+    {"costs.fb", "Overlapped F&B slot (µs)"},
     {"costs.chunk_stages", CostMode::Manual},
     {"costs.efficiency", CostMode::Analytic},
 }};

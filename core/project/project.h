@@ -88,6 +88,9 @@ struct CostsConfig {
     /// stages per device), in µs of that stage, applied after `stages`; calibration from a trace
     /// writes them, as each chunk stage has its own measured cost. Written only when not empty.
     std::vector<StageCostOverride> chunkStages = {};
+    /// µs of an overlapped forward-backward slot (DualPipe's F&B: the forward of one full stage
+    /// and the whole backward of another, run together); 0 = f + b + w, no gain from overlapping.
+    double fb = 0;
     friend bool operator==(const CostsConfig&, const CostsConfig&) = default;
 };
 

@@ -203,6 +203,10 @@ const std::array kFields{
         FieldKind::StageCosts, "costs.chunk_stages",
         "", 0, kMaxDevices, false, "",
         "manual: overrides of single chunk stages, µs of that stage (stage:f:b:w,...)"),
+    field<SectionAccess<&P::costs, &K::fb>>(
+        D, "costs.fb", "µs", 0, kMaxStageCostUs, false, "0",
+        "an overlapped forward-backward slot (F and a whole backward of one full stage, as DualPipe's "
+        "F&B); 0 = f + b + w"),
 };
 
 bool outOfRange(const ProjectField& f, double v) {

@@ -347,9 +347,12 @@ CostSetup buildCostSetup(const Project& project, const Schedule& s) {
     const CostMode mode = project.costs.mode;
     setup.summary.mode = std::string(costModeName(mode));
 
+    // An overlapped slot lasts fb / (f + b + w) of its ops' serial time (docs/project-format.md).
+    const double fb = project.costs.fb;
     if (mode == CostMode::Unit) {
         setup.unitless = true;
         setup.costs = fullStageCosts(s, 1.0, 1.0, 1.0);
+        if (fb > 0) setup.costs.overlap = fb / 3.0;
         setup.memory = unitMemoryInputs(s);
         // Memory is counted in M_a here, so a limit in activations applies as it is.
         setup.memory.limitBytes = project.memory.limitMicrobatches;
@@ -368,6 +371,8 @@ CostSetup buildCostSetup(const Project& project, const Schedule& s) {
     const Analytic model(project, s, analytic);
     const StageTimes times = analytic ? model.times(project.memory.recompute) : manualTimes(project, s);
     fillDurations(s, times, setup.costs);
+    const double serial = project.costs.f + project.costs.b + project.costs.w;
+    if (fb > 0 && serial > 0) setup.costs.overlap = fb / serial;
     setup.memory = analyticMemory(project, s, model);
     setup.flopsPerIteration =
         model.flopsPerMicrobatch() * double(s.microbatches) * double(std::max(1, project.parallel.dp));

@@ -1,5 +1,6 @@
 #include "sim/critical_path.h"
 
+#include "ir/overlap.h"
 #include "sim/timeline_ops.h"
 
 #include <algorithm>
@@ -30,6 +31,9 @@ std::vector<std::size_t> criticalPath(const Schedule& s, const OpIndex& index, c
     std::vector<std::size_t> path;
     if (current < 0) return path;
     const double eps = toleranceFor(t.makespan());
+    // Slots (ir/overlap.h) run as one unit: the path enters one at its head, released by an input
+    // of any of its ops, walks through its ops, and leaves from its last op.
+    const SlotLookup slots(s, index);
     // Each step moves to an op that ends no later than this one starts, and durations are
     // non-negative, so ids never repeat except through zero-length ops; cap the walk anyway.
     for (std::size_t steps = 0; current >= 0 && steps <= ops; ++steps) {
@@ -39,14 +43,13 @@ std::vector<std::size_t> criticalPath(const Schedule& s, const OpIndex& index, c
         std::int64_t best = -1;
         double bestArrival = -1;
         bool bestIsDependency = false;
-        const OpDeps deps = index.depsOf(gid);
-        for (const std::int32_t dep : {deps.first, deps.second}) {
-            if (dep < 0) continue;
-            const TimelineEvent& producer = t.events[eventOf[std::size_t(dep)]];
+        slots.forEachProducer(index, gid, [&](std::size_t dep) {
+            const TimelineEvent& producer = t.events[eventOf[dep]];
             const double arrival =
-                producer.end + (costs ? costs->commBetween(index.deviceOf(std::size_t(dep)), e.device) : 0.0);
-            if (arrival > bestArrival + eps) best = dep, bestArrival = arrival, bestIsDependency = true;
-        }
+                producer.end + (costs ? costs->commBetween(index.deviceOf(dep), e.device) : 0.0);
+            if (arrival > bestArrival + eps)
+                best = std::int64_t(dep), bestArrival = arrival, bestIsDependency = true;
+        });
         const OpRef ref = index.refOf(gid);
         if (ref.index > 0) {
             const std::size_t previous = gid - 1;

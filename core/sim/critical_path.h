@@ -2,7 +2,9 @@
 // The critical path of a timeline: the chain of ops that set the makespan. Starting from the
 // compute event that ends last, each op's predecessor is whatever released it: the data
 // dependency that arrived exactly at its start (its end, plus the transfer when it crosses
-// devices), else the previous op on its device ending at its start. Dependencies win ties.
+// devices), else the previous op on its device ending at its start. Dependencies win ties. A slot
+// (ir/overlap.h) is one unit: entered at its head, released by an input of any of its ops, and
+// left from its last op.
 
 #include "ir/op_index.h"
 #include "sim/list_scheduler.h"

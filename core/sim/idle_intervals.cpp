@@ -1,5 +1,6 @@
 #include "sim/idle_intervals.h"
 
+#include "ir/overlap.h"
 #include "sim/idle_attribution.h"
 #include "sim/timeline_ops.h"
 
@@ -32,6 +33,7 @@ std::vector<IdleInterval> idleIntervals(const Schedule& s, const OpIndex& index,
         if (interval.end > interval.start) out.push_back(interval);
     };
     // The loop mirrors measureDevices in metrics.cpp: same gaps, same split.
+    const SlotLookup slots(s, index);
     for (int d = 0; d < s.devices; ++d) {
         const std::size_t count = s.order[std::size_t(d)].size();
         const std::size_t offset = count ? index.globalId(OpRef{d, 0}) : 0;
@@ -47,14 +49,12 @@ std::vector<IdleInterval> idleIntervals(const Schedule& s, const OpIndex& index,
                 double latestEnd = -1;
                 int latestDevice = -1;
                 std::int64_t latest = -1;
-                const OpDeps deps = index.depsOf(offset + i);
-                for (const std::int32_t gid : {deps.first, deps.second}) {
-                    if (gid < 0) continue;
-                    const TimelineEvent& producer = t.events[eventOf[std::size_t(gid)]];
+                slots.forEachProducer(index, offset + i, [&](std::size_t gid) {
+                    const TimelineEvent& producer = t.events[eventOf[gid]];
                     if (producer.end > latestEnd)
                         latestEnd = producer.end, latestDevice = producer.device,
-                        latest = std::int64_t(eventOf[std::size_t(gid)]);
-                }
+                        latest = std::int64_t(eventOf[gid]);
+                });
                 const GapSplit split = splitIdleGap(previousEnd, gap, latestEnd, latestDevice, d, costs);
                 const std::int64_t consumer = std::int64_t(k);
                 double at = previousEnd;

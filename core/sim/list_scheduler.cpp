@@ -75,6 +75,9 @@ struct Run {
     std::vector<int> syncPosted;                 // [stage]
     std::vector<double> syncReady;               // [stage] latest post time
     std::vector<OpRef> syncOf;                   // [pipe * S + stage]
+    // Overlapped slots: heads per device and the next one each device reaches.
+    ScheduleSlots slots;
+    std::vector<std::size_t> slotCursor; // [device] index into slots.of[device]
 
     Run(const Schedule& s, const OpIndex& i, const OpCosts& c, Sink k)
         : schedule(s), index(i), costs(c), sink(k) {
@@ -103,6 +106,31 @@ struct Run {
             }
         syncPosted.assign(syncMembers.size(), 0);
         syncReady.assign(syncMembers.size(), 0.0);
+        if (!schedule.overlapped.empty() || !schedule.wholeBackward.empty())
+            slots = findSlots(schedule, index);
+        slots.of.resize(devices);
+        slotCursor.assign(devices, 0);
+    }
+
+    /// Try to run `slot` of `device`: every external input of its ops must have arrived. Returns
+    /// false when the device must wait.
+    bool runSlot(int device, const Slot& slot, std::size_t begin, std::size_t end, double& free) {
+        const Op* ops = schedule.order[device].data();
+        const std::size_t i = std::size_t(slot.position);
+        const std::size_t gid = begin + i, length = std::size_t(slot.length);
+        double start = free, cost = 0;
+        for (std::size_t k = 0; k < length; ++k) {
+            const OpDeps producers = index.depsOf(gid + k);
+            for (const std::int32_t dep : {producers.first, producers.second}) {
+                if (dep == OpDeps::kNone || (dep >= 0 && std::size_t(dep) - gid < length)) continue;
+                if (!arrived(device, dep, begin, end, start)) return false;
+            }
+            cost += costOf(ops[i + k]);
+        }
+        if (slot.overlapped) cost *= costs.overlap;
+        for (std::size_t k = 0; k < length; ++k) complete(gid + k, start, cost);
+        free = start + cost;
+        return true;
     }
 
     std::size_t gidOf(OpRef ref) const { return result.deviceOffset[ref.device] + ref.index; }
@@ -199,9 +227,20 @@ struct Run {
         const OpDeps* deps = count > 0 ? &index.depsOf(begin) : nullptr;
         std::size_t i = head[device];
         double free = deviceFree[device];
+        const std::vector<Slot>& deviceSlots = slots.of[device];
+        std::size_t& cursor = slotCursor[device];
+        std::size_t nextSlot =
+            cursor < deviceSlots.size() ? std::size_t(deviceSlots[cursor].position) : count;
         for (; i < count; ++i) {
             const Op& op = ops[i];
             const std::size_t gid = begin + i;
+            if (i == nextSlot) [[unlikely]] {
+                if (!runSlot(device, deviceSlots[cursor], begin, end, free)) break;
+                i += std::size_t(deviceSlots[cursor].length) - 1;
+                ++cursor;
+                nextSlot = cursor < deviceSlots.size() ? std::size_t(deviceSlots[cursor].position) : count;
+                continue;
+            }
             // Every device walks its own stretch of each per-op array, a few ops per visit:
             // more streams than the hardware prefetcher follows, so fetch the next ones here.
             if (i + kPrefetchOps < count) {
@@ -330,6 +369,31 @@ struct Run {
 };
 
 } // namespace
+
+void splitSlots(const Schedule& schedule, const ScheduleSlots& slots, const OpCosts& costs,
+                std::span<TimelineEvent> events) {
+    std::size_t begin = 0;
+    for (std::size_t d = 0; d < schedule.order.size() && d < slots.of.size(); ++d) {
+        for (const Slot& slot : slots.of[d]) {
+            const std::size_t gid = begin + std::size_t(slot.position);
+            const int length = slot.length;
+            const double start = events[gid].start, end = events[gid].end;
+            if (end < 0) continue; // never ran
+            double total = 0;
+            for (int k = 0; k < length; ++k) total += costs.of(events[gid + k].op, schedule.stagesPerPipe);
+            double at = start;
+            for (int k = 0; k < length; ++k) {
+                const double share =
+                    total > 0 ? costs.of(events[gid + k].op, schedule.stagesPerPipe) / total : 0.0;
+                const double next = k + 1 == length ? end : at + (end - start) * share;
+                events[gid + k].start = at;
+                events[gid + k].end = next;
+                at = next;
+            }
+        }
+        begin += schedule.order[d].size();
+    }
+}
 
 ListScheduleResult listSchedule(const Schedule& schedule, const OpIndex& index, const OpCosts& costs) {
     std::vector<OpTime> times;

@@ -8,6 +8,7 @@
 // with zero costs by the validator (deadlock check) and with real costs by the simulator.
 
 #include "ir/op_index.h"
+#include "ir/overlap.h"
 #include "ir/schedule.h"
 #include "sim/timeline.h"
 
@@ -27,6 +28,9 @@ struct OpCosts {
     /// `commInterNode` instead of `comm`.
     std::vector<int> nodeOfDevice;
     double commInterNode = 0.0;
+    /// An overlapped forward-backward slot (ir/overlap.h) lasts this times the sum of its ops'
+    /// durations: 1 = no gain from overlapping (the project's costs.fb / (f + b + w)).
+    double overlap = 1.0;
 
     double commBetween(int from, int to) const {
         if (from == to) return 0.0;
@@ -87,6 +91,11 @@ void forEachDependency(const Schedule& schedule, const OpIndex& index, const Op&
     }
 }
 
+/// Slots (ir/overlap.h) run as one: a slot starts when its device is free and every input of its
+/// ops (other than their own) has arrived, lasts the sum of their durations (times
+/// `costs.overlap` for an overlapped F&B slot), and every op of it gets the slot's start and end
+/// (all outputs are ready at the end). `splitSlots` then divides the slot among its ops for a
+/// timeline.
 ListScheduleResult listSchedule(const Schedule& schedule, const OpIndex& index, const OpCosts& costs);
 
 /// The same, writing every op's start and end into `events[index.globalId(op)]` instead of
@@ -95,5 +104,12 @@ ListScheduleResult listSchedule(const Schedule& schedule, const OpIndex& index, 
 /// `index.opCount()`), each with a negative `end`; only `start` and `end` are written.
 ListScheduleResult listScheduleInto(const Schedule& schedule, const OpIndex& index, const OpCosts& costs,
                                     std::span<TimelineEvent> events);
+
+/// Divide every run slot of `events` (as listScheduleInto left them, all ops spanning the slot)
+/// among its ops in proportion to their stand-alone durations, in order: F first, then the
+/// backward. Busy time, memory (the forward allocates first) and charts then read the slot as
+/// one bar split in parts; the slot's start and end stay as simulated.
+void splitSlots(const Schedule& schedule, const ScheduleSlots& slots, const OpCosts& costs,
+                std::span<TimelineEvent> events);
 
 } // namespace stagecraft

@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "ir/op_index.h"
+#include "ir/overlap.h"
 #include "sim/idle_attribution.h"
 
 #include <algorithm>
@@ -55,6 +56,9 @@ template <bool kCheckLayout, typename EventAt>
 bool measureDevices(const Schedule& s, const OpIndex& index, EventAt eventAt, const OpCosts* costs,
                     TimeMetrics& m) {
     m.devices.resize(s.devices);
+    // Slots (ir/overlap.h) are released by the inputs of all their ops, which are ready when the
+    // producing slot ends.
+    const SlotLookup slots(s, index);
     for (int d = 0; d < s.devices; ++d) {
         DeviceMetrics& dm = m.devices[d];
         dm.bubbles.waitingOn.assign(s.devices, 0.0);
@@ -86,14 +90,12 @@ bool measureDevices(const Schedule& s, const OpIndex& index, EventAt eventAt, co
                 const double gap = e.start - previousEnd;
                 double latestEnd = -1;
                 int latestDevice = -1;
-                const OpDeps deps = index.depsOf(offset + i);
-                for (const std::int32_t gid : {deps.first, deps.second}) {
-                    if (gid < 0) continue;
-                    // The producer's event is on its device (eventsByOp or the layout check
-                    // ensures it), so its device field is index.deviceOf(gid) without the lookup.
-                    const TimelineEvent& producer = eventAt(std::size_t(gid));
+                // The producer's event is on its device (eventsByOp or the layout check ensures
+                // it), so its device field is index.deviceOf(gid) without the lookup.
+                slots.forEachProducer(index, offset + i, [&](std::size_t gid) {
+                    const TimelineEvent& producer = eventAt(gid);
                     if (producer.end > latestEnd) latestEnd = producer.end, latestDevice = producer.device;
-                }
+                });
                 if constexpr (kCheckLayout) {
                     // Not yet checked: a stray device would index out of range. (The layout
                     // check rejects such a timeline before its numbers are used.)

@@ -74,7 +74,11 @@ Timeline simulate(const Schedule& s, const OpIndex& index, const OpCosts& costs)
         }
         throw ValidationError("schedule.deadlock", s.name, message);
     }
+    // Transfers leave when a slot ends (all its outputs are ready then); its ops are divided
+    // into parts only after.
     if (transfers) addTransfers(s, index, costs, timeline);
+    if (!s.overlapped.empty() || !s.wholeBackward.empty())
+        splitSlots(s, findSlots(s, index), costs, std::span<TimelineEvent>(timeline.events.data(), ops));
     if (s.order.size() > std::size_t(std::max(s.devices, 0))) {
         // Orders beyond `devices` (a malformed schedule) ran, but their ops are not events.
         std::size_t shown = 0;

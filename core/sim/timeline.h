@@ -50,6 +50,7 @@ struct TimelineShape {
     int microbatches = 0;
     int chunksPerDevice = 1;
     bool splitBackward = false;
+    std::vector<Op> overlapped = {}; ///< heads of overlapped forward-backward slots (Schedule::overlapped)
     friend bool operator==(const TimelineShape&, const TimelineShape&) = default;
 };
 

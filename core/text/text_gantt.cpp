@@ -3,6 +3,7 @@
 #include "error.h"
 #include "ir/op_index.h"
 #include "ir/op_label.h"
+#include "ir/overlap.h"
 #include "sim/list_scheduler.h"
 
 #include <algorithm>
@@ -30,6 +31,10 @@ std::string renderTextGantt(const Schedule& s, const TextGanttOptions& options) 
     const OpIndex index(s);
     OpCosts steps = fullStageCosts(s, 0, 0, 0);
     for (auto& perKind : steps.duration) std::fill(perKind.begin(), perKind.end(), 1.0);
+    // An overlapped slot takes two steps, its forward and its whole backward, drawn "F3&B7".
+    // A whole backward takes its B's and its W's step.
+    const ScheduleSlots slots = findSlots(s, index);
+    steps.overlap = 2.0 / overlapSlotLength(s);
     const ListScheduleResult run = listSchedule(s, index, steps);
     if (!run.complete())
         throw ValidationError("schedule.deadlock", s.name,
@@ -52,30 +57,44 @@ std::string renderTextGantt(const Schedule& s, const TextGanttOptions& options) 
     const std::string deviceWidth = std::to_string(s.devices - 1);
     for (int d = 0; d < s.devices; ++d) {
         std::vector<const Op*> cells(shown, nullptr);
+        std::vector<bool> joined(shown, false); // the cell and the next are one overlapped slot
+        const auto& deviceSlots = slots.of[std::size_t(d)];
+        std::size_t nextSlot = 0;
         for (int i = 0; i < int(s.order[d].size()); ++i) {
             const std::size_t step = std::size_t(run.time(d, i).start);
+            if (nextSlot < deviceSlots.size() && deviceSlots[nextSlot].position == i) {
+                // Its ops share the slot's start: the first two take its two steps (F and B of an
+                // overlapped slot, whose W is part of its whole backward; B and W of a whole one).
+                const Slot& slot = deviceSlots[nextSlot++];
+                if (step < shown) cells[step] = &s.order[d][i], joined[step] = slot.overlapped;
+                if (step + 1 < shown) cells[step + 1] = &s.order[d][i + 1];
+                i += slot.length - 1;
+                continue;
+            }
             if (step < shown) cells[step] = &s.order[d][i];
         }
         std::string name = "D" + std::to_string(d);
         name.resize(deviceWidth.size() + 1, ' ');
         out += name + " |";
-        for (const Op* op : cells) {
+        for (std::size_t c = 0; c < cells.size(); ++c) {
+            const Op* op = cells[c];
             std::string label = op ? opLabel(s, *op) : ".";
             label.resize(width, ' ');
             if (op && options.color)
                 out += std::string(colorOf(op->kind)) + label + "\x1b[0m";
             else
                 out += label;
-            out += ' ';
+            out += joined[c] ? '&' : ' ';
         }
         out.back() = '|';
         if (shown < lastStep) out += " ...";
         out += '\n';
     }
-    out += "F forward, B backward" +
-           std::string(s.splitBackward ? " (input gradient), W weight gradient" : "") +
-           (chunksPerPipe(chunkShapeOf(s)) > 1 ? ", a/b/.. chunk" : "") +
-           (s.pipes > 1 ? ", ' second pipe" : "") + (hasSync ? ", S gradient sync" : "") + ", . idle\n";
+    out +=
+        "F forward, B backward" + std::string(s.splitBackward ? " (input gradient), W weight gradient" : "") +
+        (chunksPerPipe(chunkShapeOf(s)) > 1 ? ", a/b/.. chunk" : "") +
+        (s.pipes > 1 ? ", ' second pipe" : "") + (hasSync ? ", S gradient sync" : "") +
+        (s.overlapped.empty() ? "" : ", F&B an overlapped slot (forward and whole backward)") + ", . idle\n";
     return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "ir/op_index.h"
+#include "ir/overlap.h"
 #include "sim/list_scheduler.h"
 
 #include <algorithm>
@@ -170,6 +171,14 @@ void checkSyncs(const Schedule& s, Collector& out) {
     }
 }
 
+/// Overlapped forward-backward slots and whole backwards: each head starts a well-formed slot
+/// (ir/overlap.h).
+void checkOverlaps(const Schedule& s, const OpIndex& index, Collector& out) {
+    if (s.overlapped.empty() && s.wholeBackward.empty()) return;
+    for (const auto& p : findSlots(s, index).problems)
+        out.add("schedule.overlap", p.where.device, p.where.index, p.message);
+}
+
 void checkDynamics(const Schedule& s, const OpIndex& index, Collector& out) {
     const OpCosts zero = fullStageCosts(s, 0, 0, 0);
     const ListScheduleResult run = listSchedule(s, index, zero);
@@ -237,6 +246,7 @@ std::vector<Problem> findProblems(const Schedule& schedule, std::size_t limit) {
     const OpIndex index(schedule);
     checkComplete(schedule, index, out);
     checkSyncs(schedule, out);
+    checkOverlaps(schedule, index, out);
     if (out.empty()) checkDynamics(schedule, index, out);
     return out.take();
 }

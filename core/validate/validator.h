@@ -15,7 +15,7 @@ namespace stagecraft {
 
 struct Problem {
     std::string id;      ///< "schedule.shape", "schedule.op", "schedule.duplicate", "schedule.missing",
-                         ///< "schedule.order", "schedule.deadlock"
+                         ///< "schedule.order", "schedule.overlap", "schedule.deadlock"
     int device = -1;     ///< -1 when not tied to one device
     int position = -1;   ///< index in the device's order, -1 when not tied to one op
     std::string message; ///< names the op, its place and the rule

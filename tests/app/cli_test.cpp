@@ -317,9 +317,12 @@ TEST_CASE("validate and show read the CSVs torch writes itself", "[cli]") {
                        "D0 |F0 F1 F2 .  .  B0 B1 B2 S |\n"
                        "D1 |.  F0 F1 F2 B0 B1 B2 S  . |\n"
                        "F forward, B backward, S gradient sync, . idle\n");
-    // DualPipeV's overlapped cells read one after the other on request.
-    CHECK(cli("validate " + dir + "DualPipeV_pp2_m4_v2.csv").status == 2);
+    // DualPipeV's overlapped cells are read as overlapped slots, or one after the other on request.
+    CHECK(cli("validate " + dir + "DualPipeV_pp2_m4_v2.csv").status == 0);
     CHECK(cli("validate --serialize-overlap " + dir + "DualPipeV_pp2_m4_v2.csv").status == 0);
+    const Run dualShow = cli("show " + dir + "DualPipeV_pp2_m4_v2.csv --color never");
+    CHECK(dualShow.status == 0);
+    CHECK_THAT(dualShow.out, Catch::Contains("&") && Catch::Contains("F&B an overlapped slot"));
     // torch's static 1F1B order: its last rank never runs micro-batch 0, and that row is named.
     const Run oneF = cli("validate " + dir + "1F1B_pp4_m8_v1.csv");
     CHECK(oneF.status == 2);

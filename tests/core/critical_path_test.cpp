@@ -2,6 +2,7 @@
 #include "error.h"
 #include "generators/registry.h"
 #include "ir/op_index.h"
+#include "ir/overlap.h"
 #include "sim/critical_path.h"
 #include "sim/idle_intervals.h"
 #include "sim/metrics.h"
@@ -13,6 +14,17 @@
 using namespace stagecraft;
 
 namespace {
+
+/// Global ids of the first and last op of the slot `ref` is in (itself alone when in none).
+std::pair<std::size_t, std::size_t> slotRange(const Schedule& s, const OpIndex& index, OpRef ref) {
+    const ScheduleSlots slots = findSlots(s, index);
+    for (const Slot& slot : slots.of[std::size_t(ref.device)])
+        if (ref.index >= slot.position && ref.index < slot.position + slot.length) {
+            const std::size_t first = index.globalId(OpRef{ref.device, slot.position});
+            return {first, first + std::size_t(slot.length) - 1};
+        }
+    return {index.globalId(ref), index.globalId(ref)};
+}
 
 std::string describePath(const Timeline& t, const std::vector<std::size_t>& path) {
     std::string text;
@@ -73,9 +85,17 @@ TEST_CASE("Critical paths chain dependent or device-adjacent ops without gaps",
                 const TimelineEvent& b = t.events[path[i]];
                 const OpRef ra = index.find(a.op.kind, a.op.pipe, a.op.stage, a.op.mb);
                 const OpRef rb = index.find(b.op.kind, b.op.pipe, b.op.stage, b.op.mb);
-                const OpDeps deps = index.depsOf(index.globalId(rb));
-                const auto ga = std::int32_t(index.globalId(ra));
-                const bool dependent = deps.first == ga || deps.second == ga;
+                // A slot (ir/overlap.h) is one unit: a depends on b when an op of a's slot feeds
+                // an op of b's slot (a is the last op of its slot, b the first of its own).
+                const auto [aFirst, aLast] = slotRange(s, index, ra);
+                const auto [bFirst, bLast] = slotRange(s, index, rb);
+                bool dependent = false;
+                for (std::size_t g = bFirst; g <= bLast; ++g) {
+                    const OpDeps deps = index.depsOf(g);
+                    for (const std::int32_t dep : {deps.first, deps.second})
+                        dependent = dependent || (dep >= 0 && std::size_t(dep) >= aFirst &&
+                                                  std::size_t(dep) <= aLast && !(aFirst == bFirst));
+                }
                 const bool adjacent = ra.device == rb.device && ra.index + 1 == rb.index;
                 CHECK((dependent || adjacent));
                 const double transfer = dependent ? costs.commBetween(a.device, b.device) : 0.0;

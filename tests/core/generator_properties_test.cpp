@@ -19,9 +19,11 @@ namespace {
 
 /// The documented constraints, written independently of the generators' own checks.
 bool expectedAccepted(std::string_view name, int p, int m, int v) {
-    if (name == "interleaved") return v >= 2 && m % std::max(1, m / p) == 0; // torch's equal rounds
+    if (name == "interleaved" || name == "interleaved-zb")
+        return v >= 2 && m % std::max(1, m / p) == 0; // torch's equal rounds
     if (name == "chimera" || name == "bitpipe") return p % 2 == 0 && m % p == 0;
-    if (name == "zb-h2") return m >= 2 * p;
+    if (name == "zb-h2" || name == "dualpipev") return m >= 2 * p;
+    if (name == "dualpipe") return p % 2 == 0 && m % 2 == 0 && m >= 2 * p;
     return true;
 }
 
@@ -118,6 +120,7 @@ TEST_CASE("Unknown schedule names list the valid ones, case-insensitively", "[ge
     } catch (const ValidationError& e) {
         CHECK(std::string(e.what()) ==
               "[schedule.unknown] unknown schedule 'zb-x'; valid names: gpipe, 1f1b, "
-              "interleaved, breadth-first, chimera, bitpipe, zb-h1, zb-h2, zb-v, zb-auto");
+              "interleaved, breadth-first, chimera, bitpipe, zb-h1, zb-h2, zb-v, zb-auto, interleaved-zb, dualpipe, "
+              "dualpipev");
     }
 }

@@ -36,6 +36,7 @@ Project everyFieldChanged() {
     p.parallel = ParallelConfig{{8, 64, 3}, 4, 2};
     p.memory = MemoryConfig{0.1, 3, Recompute::Selective};
     p.costs = CostsConfig{CostMode::Manual, 1.1, 2.2, 0.3, 12.5, 0.375, {{0, 1200, 1100, 600}, {7, 0, 0, 0}}};
+    p.costs.fb = 2.75;
     return p;
 }
 
@@ -84,7 +85,8 @@ TEST_CASE("The struct default project is written in a stable form", "[project]")
     "w": 1000.0,
     "comm": 0.0,
     "efficiency": 0.5,
-    "stages": []
+    "stages": [],
+    "fb": 0.0
   }
 }
 )";

@@ -47,9 +47,9 @@ TEST_CASE("CSV round trip of every single-pipe generator over p 1..8, m 1..16, v
         REQUIRE(back == s);
         ++checked;
     });
-    // gpipe, 1f1b, zb-h1, zb-v, zb-auto: 128 each; breadth-first 512; interleaved (v >= 2, equal
-    // rounds: m % max(1, m / p) == 0) 3 x 106; zb-h2 (m >= 2p) 64.
-    CHECK(checked == 5 * 128 + 512 + 3 * 106 + 64);
+    // gpipe, 1f1b, zb-h1, zb-v, zb-auto: 128 each; breadth-first 512; interleaved and interleaved-zb
+    // (v >= 2, equal rounds: m % max(1, m / p) == 0) 3 x 106 each; zb-h2 and dualpipev (m >= 2p) 64 each.
+    CHECK(checked == 5 * 128 + 512 + 2 * 3 * 106 + 2 * 64);
 }
 
 TEST_CASE("CSV text of a small schedule", "[schedule-files]") {
@@ -112,15 +112,26 @@ TEST_CASE("The zb1p artifact loads, validates and simulates", "[schedule-files]"
     CHECK(timeline.makespan() > 0.0);
 }
 
-TEST_CASE("The DualPipeV artifact: overlapped cells refused by default, serialized on request",
+TEST_CASE("The DualPipeV artifact: overlapped cells read as slots, refused or serialized on request",
           "[schedule-files]") {
     const std::string text = artifact("dualpipev_4rank_10mb.csv");
-    CHECK(csvError(text) ==
-          "csv.overlap 1:18 | t.csv line 1, column 18: '(0F7;7B3)OVERLAP_F_B' runs its actions overlapped in "
-          "one "
-          "slot (DualPipeV's F/B overlap), which a Stagecraft schedule cannot represent: each device runs "
-          "one op at "
-          "a time; --serialize-overlap reads it as its sub-actions one after the other (0F7 then 7B3)");
+    TorchCsvOptions refuse;
+    refuse.overlap = OverlapPolicy::Refuse;
+    CHECK(
+        csvError(text, refuse) ==
+        "csv.overlap 1:18 | t.csv line 1, column 18: '(0F7;7B3)OVERLAP_F_B' runs its actions overlapped in "
+        "one slot (DualPipeV's F/B overlap), which this reader was told to refuse; read it as an overlapped "
+        "slot (the default) or, with --serialize-overlap, as its sub-actions one after the other (0F7 then "
+        "7B3)");
+    // By default each compound cell is one overlapped slot: the same ops, and the slot's head.
+    const Schedule kept = parseTorchCsv(text, "dualpipev.csv");
+    CHECK(kept.overlapped.size() == 9 + 10 + 11 + 11);
+    CHECK(std::count(kept.overlapped.begin(), kept.overlapped.end(), op(OpKind::F, 0, 7, 0)) == 1);
+    // A compound cell that is not one forward and one whole backward cannot be a slot.
+    CHECK(csvError("(0F0;1F0)OVERLAP_F_B\n") ==
+          "csv.overlap 1:1 | t.csv line 1, column 1: '(0F0;1F0)OVERLAP_F_B': an overlapped slot is one "
+          "forward and one whole backward, as in '(0F7;7B3)OVERLAP_F_B'; --serialize-overlap reads other "
+          "compound cells as their sub-actions one after the other");
 
     TorchCsvOptions serialize;
     serialize.overlap = OverlapPolicy::Serialize;
@@ -141,6 +152,8 @@ TEST_CASE("The DualPipeV artifact: overlapped cells refused by default, serializ
                                    op(OpKind::W, 7, 3, 1), op(OpKind::F, 7, 4, 1), op(OpKind::B, 0, 0, 0),
                                    op(OpKind::W, 0, 0, 0)};
     CHECK(std::vector<Op>(s.order[0].begin() + 16, s.order[0].begin() + 23) == expected);
+    CHECK(s.overlapped.empty());
+    CHECK(s.order == kept.order);
     const Timeline timeline = simulate(s, fullStageCosts(s, 1, 1, 1));
     CHECK(timeline.makespan() > 0.0);
 }
@@ -276,9 +289,12 @@ TEST_CASE("Schedule files dispatch on the extension", "[schedule-files]") {
     TorchCsvOptions serialize;
     serialize.overlap = OverlapPolicy::Serialize;
     const auto artifacts = std::filesystem::path(STAGECRAFT_REFERENCE_DIR) / "torch-csv";
-    CHECK_THROWS_WITH(readScheduleFile(artifacts / "dualpipev_4rank_10mb.csv"),
+    TorchCsvOptions refuse;
+    refuse.overlap = OverlapPolicy::Refuse;
+    CHECK_THROWS_WITH(readScheduleFile(artifacts / "dualpipev_4rank_10mb.csv", refuse),
                       Catch::Contains("[csv.overlap]"));
     CHECK(readScheduleFile(artifacts / "dualpipev_4rank_10mb.csv", serialize).stagesPerPipe == 8);
+    CHECK(readScheduleFile(artifacts / "dualpipev_4rank_10mb.csv").overlapped.size() == 41);
     std::filesystem::remove_all(dir);
 }
 

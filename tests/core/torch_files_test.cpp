@@ -83,28 +83,26 @@ std::vector<std::vector<std::string>> cellsOf(const std::string& text) {
 /// rank runs its row in order; an op starts when its rank is free and its producer has finished:
 /// F(s,j) after F(s-1,j); B or I (s,j) after F(s,j) and the input gradient of (s+1,j); W after its
 /// I on the same rank. A full stage costs 1 for F, I and W and 2 for a whole B; a stage of a file
-/// with S stages on R ranks is R/S of a full stage. In a file that splits the backward (any I or
-/// W) a whole B hands its input gradient on after its first half, as an I immediately followed by
+/// with S stages on R ranks is R/S of a full stage. A whole B hands its input gradient on when it
+/// ends, also in a file that splits the backward (any I or W), where it is one unit of an I and
 /// its W. REDUCE_GRAD and WAIT_REDUCE_GRAD cost nothing and nothing waits for them here.
 double replayMakespan(const std::string& text) {
     static const std::regex compute(R"((\d+)([FIBW])(\d+))");
     static const std::regex reduction(R"(\d+(WAIT_)?REDUCE_GRAD)");
     struct Step {
-        char kind; // F, I, W, or B for a whole backward of a schedule that does not split it
+        char kind; // F, I, W, or B for a whole backward
         int stage;
         int mb;
         double duration;
     };
     const auto cells = cellsOf(text);
     int stages = 0;
-    bool split = false;
     for (const auto& row : cells)
         for (const std::string& cell : row) {
             std::smatch match;
             if (std::regex_match(cell, reduction)) continue;
             REQUIRE(std::regex_match(cell, match, compute));
             stages = std::max(stages, std::stoi(match[1]) + 1);
-            split = split || match[2] == "I" || match[2] == "W";
         }
     const double unit = double(cells.size()) / double(stages);
     std::vector<std::vector<Step>> programs;
@@ -115,12 +113,7 @@ double replayMakespan(const std::string& text) {
             if (!std::regex_match(cell, match, compute)) continue;
             const char kind = match[2].str()[0];
             const int stage = std::stoi(match[1]), mb = std::stoi(match[3]);
-            if (kind == 'B' && split) {
-                program.push_back({'I', stage, mb, unit});
-                program.push_back({'W', stage, mb, unit});
-            } else {
-                program.push_back({kind, stage, mb, kind == 'B' ? 2 * unit : unit});
-            }
+            program.push_back({kind, stage, mb, kind == 'B' ? 2 * unit : unit});
         }
         programs.push_back(program);
     }

@@ -1,4 +1,4 @@
-// Fuzz harness of the torch compute-only CSV reader, under both overlap policies. A file that
+// Fuzz harness of the torch compute-only CSV reader, under every overlap policy. A file that
 // reads must also survive being written and read again unchanged, but for its REDUCE_GRAD cells:
 // they are read as gradient syncs, which the compute-only writer leaves out.
 #include "error.h"
@@ -11,7 +11,8 @@
 
 STAGECRAFT_FUZZ_TARGET(torch_csv) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
-    for (const auto policy : {stagecraft::OverlapPolicy::Refuse, stagecraft::OverlapPolicy::Serialize}) {
+    for (const auto policy : {stagecraft::OverlapPolicy::Refuse, stagecraft::OverlapPolicy::Serialize,
+                              stagecraft::OverlapPolicy::Keep}) {
         stagecraft::TorchCsvOptions options;
         options.overlap = policy;
         try {
