@@ -186,7 +186,45 @@ void JsonScanner::skipLiteral(std::string_view word) {
     }
 }
 
+bool JsonScanner::skipNumberInBlock() {
+    const std::string_view block = m_in.available();
+    const std::size_t size = block.size();
+    std::size_t k = 0;
+    auto digits = [&] {
+        const std::size_t from = k;
+        while (k < size && block[k] >= '0' && block[k] <= '9') ++k;
+        return k - from;
+    };
+    if (k < size && block[k] == '-') ++k;
+    std::size_t integerDigits = 0;
+    if (k < size && block[k] == '0') {
+        ++k;
+        integerDigits = 1;
+    } else if ((integerDigits = digits()) == 0) {
+        return false;
+    }
+    if (k < size && block[k] == '.') {
+        ++k;
+        if (digits() == 0) return false;
+    }
+    bool exponent = false;
+    if (k < size && (block[k] == 'e' || block[k] == 'E')) {
+        exponent = true;
+        ++k;
+        if (k < size && (block[k] == '+' || block[k] == '-')) ++k;
+        if (digits() == 0) return false;
+    }
+    if (k == size) return false; // it may go on in the next block
+    if ((exponent || integerDigits > 300) && !std::isfinite(std::strtod(std::string(block.substr(0, k)).c_str(), nullptr)))
+        return false;
+    m_in.advance(k);
+    return true;
+}
+
 void JsonScanner::skipNumber() {
+    // Most numbers lie whole in the block at hand; the byte-by-byte path below handles the
+    // others and every error.
+    if (skipNumberInBlock()) return;
     // The grammar of RFC 8259; the digits are kept to test the value for overflow as nlohmann
     // does (a number a double cannot hold is an error).
     m_number.clear();
@@ -314,9 +352,10 @@ void JsonScanner::skipString(std::string* out) {
             skipEscape(out);
         } else if (c >= 0x80) {
             skipUtf8(c, out);
-        } else {
-            fail(); // a control character, or the end of the text
+        } else if (c < 0x20) {
+            fail(); // a control character, or the end of the text (-1)
         }
+        // else: the block ended inside a run of plain bytes; the next block goes on with it.
     }
 }
 
@@ -333,9 +372,13 @@ void skipSpace(std::string_view& rest) {
 
 /// The end of the string that starts at rest[0] (its quote), past the closing quote.
 std::size_t stringEnd(std::string_view rest) {
-    std::size_t k = 1;
-    while (rest[k] != '"') k += rest[k] == '\\' ? 2 : 1;
-    return k + 1;
+    for (std::size_t k = 1;; ++k) {
+        k = rest.find('"', k);
+        // Escaped when an odd run of backslashes precedes it.
+        std::size_t slashes = 0;
+        while (rest[k - 1 - slashes] == '\\') ++slashes;
+        if (slashes % 2 == 0) return k + 1;
+    }
 }
 
 /// The length of the value at the start of `rest`.
@@ -406,7 +449,50 @@ std::string_view FlatObject::readString(std::string_view& rest) {
     return out;
 }
 
-FlatValue FlatObject::readValue(std::string_view& rest, int levels) {
+namespace {
+
+/// A number, typed as nlohmann types it: unsigned, then signed, then (on overflow, or with a
+/// fraction or an exponent) a double.
+FlatValue readNumber(std::string_view& rest) {
+    FlatValue v;
+    const char* first = rest.data();
+    const char* last = first + rest.size();
+    const char* end = nullptr;
+    bool integral = false;
+    if (*first != '-') {
+        const auto r = std::from_chars(first, last, v.unsignedValue);
+        end = r.ptr;
+        integral = r.ec == std::errc() && (end == last || (*end != '.' && *end != 'e' && *end != 'E'));
+        v.type = FlatValue::Type::Unsigned;
+        v.number = double(v.unsignedValue);
+    } else {
+        const auto r = std::from_chars(first, last, v.integer);
+        end = r.ptr;
+        integral = r.ec == std::errc() && (end == last || (*end != '.' && *end != 'e' && *end != 'E'));
+        v.type = FlatValue::Type::Integer;
+        v.number = double(v.integer);
+    }
+    if (!integral) {
+        v.type = FlatValue::Type::Float;
+        const auto r = std::from_chars(first, last, v.number);
+        end = r.ptr;
+        if (r.ec != std::errc()) {
+            // Out of range: as strtod, which nlohmann uses (underflow gives 0 or a subnormal;
+            // overflow was refused by the scanner).
+            std::size_t k = 0;
+            while (first + k < last && std::strchr("+-.eE0123456789", first[k]) && first[k] != 0) ++k;
+            end = first + k;
+            v.number = std::strtod(std::string(first, k).c_str(), nullptr);
+        }
+    }
+    v.raw = rest.substr(0, std::size_t(end - first));
+    rest.remove_prefix(v.raw.size());
+    return v;
+}
+
+} // namespace
+
+FlatValue FlatObject::readValue(std::string_view& rest, int level) {
     skipSpace(rest);
     FlatValue v;
     const char c = rest[0];
@@ -417,76 +503,62 @@ FlatValue FlatObject::readValue(std::string_view& rest, int levels) {
         v.raw = start.substr(0, start.size() - rest.size());
         return v;
     }
+    if (c == '-' || (c >= '0' && c <= '9')) return readNumber(rest);
+    if (c == '{' && level < 2) {
+        // The root's members go to m_members[0], those of its member objects (read whole before
+        // the next member) to m_members[1]: each object's members stay contiguous.
+        std::vector<FlatMember>& members = m_members[std::size_t(level)];
+        const std::string_view start = rest;
+        v.type = FlatValue::Type::Object;
+        v.level = std::uint8_t(level);
+        v.first = std::uint32_t(members.size());
+        rest.remove_prefix(1);
+        skipSpace(rest);
+        while (rest[0] != '}') {
+            skipSpace(rest);
+            FlatMember& member = members.emplace_back();
+            const std::size_t index = members.size() - 1;
+            member.key = readString(rest);
+            skipSpace(rest);
+            rest.remove_prefix(1); // ':'
+            const FlatValue value = readValue(rest, level + 1);
+            members[index].value = value; // the read may have grown `members`
+            skipSpace(rest);
+            if (rest[0] == ',') rest.remove_prefix(1);
+        }
+        rest.remove_prefix(1);
+        v.count = std::uint32_t(members.size()) - v.first;
+        v.raw = start.substr(0, start.size() - rest.size());
+        return v;
+    }
     const std::size_t length = valueLength(rest);
     v.raw = rest.substr(0, length);
     rest.remove_prefix(length);
     if (c == '{') {
-        v.type = FlatValue::Type::Object;
-        if (levels == 0) return v;
-        // The members of this object first, then those of its member objects: each object's
-        // members stay contiguous.
-        v.first = std::uint32_t(m_members.size());
-        std::string_view body = v.raw.substr(1);
-        skipSpace(body);
-        while (body[0] != '}') {
-            skipSpace(body);
-            FlatMember member;
-            member.key = readString(body);
-            skipSpace(body);
-            body.remove_prefix(1); // ':'
-            member.value = readValue(body, 0);
-            m_members.push_back(member);
-            skipSpace(body);
-            if (body[0] == ',') body.remove_prefix(1);
-        }
-        v.count = std::uint32_t(m_members.size()) - v.first;
-        for (std::uint32_t k = v.first; k < v.first + v.count; ++k) {
-            if (!m_members[k].value.isObject()) continue;
-            std::string_view inner = m_members[k].value.raw;
-            const FlatValue read = readValue(inner, levels - 1);
-            m_members[k].value.first = read.first;
-            m_members[k].value.count = read.count;
-        }
-        return v;
-    }
-    if (c == '[') {
+        v.type = FlatValue::Type::Object; // deeper than the reader looks: its text only
+    } else if (c == '[') {
         v.type = FlatValue::Type::Array;
     } else if (c == 't' || c == 'f') {
         v.type = FlatValue::Type::Boolean;
         v.boolean = c == 't';
     } else if (c == 'n') {
         v.type = FlatValue::Type::Null;
-    } else {
-        // A number, typed as nlohmann types it: unsigned, then signed, then (on overflow or with
-        // a fraction or an exponent) a double.
-        const char* first = v.raw.data();
-        const char* last = first + v.raw.size();
-        const bool integral = v.raw.find_first_of(".eE") == std::string_view::npos;
-        if (integral && c != '-' && std::from_chars(first, last, v.unsignedValue).ec == std::errc()) {
-            v.type = FlatValue::Type::Unsigned;
-            v.number = double(v.unsignedValue);
-        } else if (integral && c == '-' && std::from_chars(first, last, v.integer).ec == std::errc()) {
-            v.type = FlatValue::Type::Integer;
-            v.number = double(v.integer);
-        } else {
-            v.type = FlatValue::Type::Float;
-            if (std::from_chars(first, last, v.number).ec != std::errc())
-                v.number = std::strtod(std::string(v.raw).c_str(), nullptr); // underflow: as strtod
-        }
     }
     return v;
 }
 
 void FlatObject::read(std::string_view text) {
-    m_members.clear();
+    m_members[0].clear();
+    m_members[1].clear();
     m_decodedUsed = 0;
-    m_root = readValue(text, 2);
+    m_root = readValue(text, 0);
 }
 
 const FlatValue* FlatObject::find(const FlatValue& object, std::string_view key) const {
-    if (!object.isObject()) return nullptr;
+    if (!object.isObject() || object.level > 1) return nullptr;
+    const std::vector<FlatMember>& members = m_members[object.level];
     for (std::uint32_t k = object.first + object.count; k > object.first; --k)
-        if (m_members[k - 1].key == key) return &m_members[k - 1].value;
+        if (members[k - 1].key == key) return &members[k - 1].value;
     return nullptr;
 }
 

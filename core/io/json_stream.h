@@ -106,6 +106,7 @@ class JsonScanner {
   private:
     void skipString(std::string* out);
     void skipNumber();
+    bool skipNumberInBlock();
     void skipLiteral(std::string_view word);
     void skipEscape(std::string* out);
     void skipUtf8(int lead, std::string* out);
@@ -126,7 +127,8 @@ struct FlatValue {
     double number = 0;     ///< any number, as a double
     std::int64_t integer = 0;
     std::uint64_t unsignedValue = 0;
-    std::uint32_t first = 0, count = 0; ///< Object: its members (one level below the top only)
+    std::uint8_t level = 2;             ///< Object: 0 the root, 1 a member of it, 2 deeper (no members)
+    std::uint32_t first = 0, count = 0; ///< Object: its members (levels 0 and 1)
 
     bool isNumber() const { return type == Type::Unsigned || type == Type::Integer || type == Type::Float; }
     bool isInteger() const { return type == Type::Unsigned || type == Type::Integer; }
@@ -157,12 +159,12 @@ class FlatObject {
     const FlatValue* find(const FlatValue& object, std::string_view key) const;
 
   private:
-    /// Reads a value; of an object, the members of `levels` levels (0: none).
-    FlatValue readValue(std::string_view& rest, int levels);
+    /// Reads a value `level` objects deep; the members of objects at levels 0 and 1.
+    FlatValue readValue(std::string_view& rest, int level);
     std::string_view readString(std::string_view& rest);
 
     FlatValue m_root;
-    std::vector<FlatMember> m_members;
+    std::vector<FlatMember> m_members[2]; ///< of the root; of its member objects
     std::deque<std::string> m_decoded;
     std::size_t m_decodedUsed = 0;
 };

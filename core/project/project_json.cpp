@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "file_io.h"
+#include "io/file_kind.h"
 #include "io/json_failure.h"
 #include "project/field_text.h"
 #include "project/project_fields.h"
@@ -506,6 +507,8 @@ Project parseProject(std::string_view text, const std::string& source) {
 }
 
 Project readProject(const std::filesystem::path& path) {
+    // What it is and how big, from its first bytes and its size, before reading it.
+    requireFileKind(path, FileKind::Project, "a project");
     std::error_code ec;
     const auto size = std::filesystem::file_size(path, ec);
     if (!ec && size > kMaxProjectBytes)
