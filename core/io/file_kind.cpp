@@ -70,7 +70,7 @@ FileKind kindOfKey(std::string_view key) {
 
 } // namespace
 
-FileKind sniffFileKind(std::string_view head) {
+FileKind sniffTextKind(std::string_view head) {
     if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
         static_cast<unsigned char>(head[1]) == 0x8b)
         return FileKind::Gzip;
@@ -103,7 +103,7 @@ FileKind sniffFileKind(const std::filesystem::path& path) {
     if (!in) return FileKind::Unknown;
     std::vector<char> head(kSniffBytes);
     in.read(head.data(), std::streamsize(head.size()));
-    return sniffFileKind(std::string_view(head.data(), std::size_t(in.gcount())));
+    return sniffTextKind(std::string_view(head.data(), std::size_t(in.gcount())));
 }
 
 std::string fileKindName(FileKind kind) {

@@ -23,7 +23,7 @@ enum class FileKind {
 inline constexpr std::size_t kSniffBytes = std::size_t(64) << 10;
 
 /// The kind of a text from its beginning `head` (the first kSniffBytes or fewer).
-FileKind sniffFileKind(std::string_view head);
+FileKind sniffTextKind(std::string_view head);
 /// The same for a file: reads at most kSniffBytes of it. Unknown when it cannot be read (the
 /// reader that follows reports why).
 FileKind sniffFileKind(const std::filesystem::path& path);

@@ -112,8 +112,12 @@ int hexValue(int c) {
 } // namespace
 
 void JsonScanner::skipByteOrderMark() {
-    const std::string_view head = m_in.available();
-    if (head.size() >= 3 && head.substr(0, 3) == "\xEF\xBB\xBF") m_in.advance(3);
+    if (m_in.peek() != 0xEF) return;
+    // As nlohmann: a text that starts like a byte order mark must be one.
+    for (const int byte : {0xEF, 0xBB, 0xBF}) {
+        if (m_in.peek() != byte) fail();
+        m_in.advance();
+    }
 }
 
 int JsonScanner::next() {
