@@ -2,8 +2,8 @@
 
 #include "error.h"
 #include "file_io.h"
+#include "file_kind.h"
 #include "io/chrome_trace.h"
-#include "io/file_kind.h"
 #include "io/schedule_file.h"
 #include "project/project_json.h"
 #include "project/project_validate.h"

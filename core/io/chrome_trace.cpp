@@ -2,10 +2,10 @@
 
 #include "error.h"
 #include "file_io.h"
-#include "io/file_kind.h"
-#include "io/json_failure.h"
+#include "file_kind.h"
 #include "io/json_stream.h"
 #include "ir/action.h"
+#include "json_failure.h"
 #include "validate/validator.h"
 
 #include <algorithm>
@@ -644,7 +644,9 @@ class SliceReader {
         throw ParseError("trace.event", m_source, 0, 0, message + rule);
     }
 
-    const FlatValue* find(const FlatValue& object, const char* key) const { return m_event.find(object, key); }
+    const FlatValue* find(const FlatValue& object, const char* key) const {
+        return m_event.find(object, key);
+    }
 
     double time(const FlatValue& event, const char* key, std::size_t i, const std::string& rule) const {
         const FlatValue* value = find(event, key);
@@ -674,7 +676,8 @@ class SliceReader {
         fail(i, field, value, integerRule(lo, hi, why));
     }
 
-    std::string_view text(const FlatValue& args, const char* key, std::size_t i, const std::string& rule) const {
+    std::string_view text(const FlatValue& args, const char* key, std::size_t i,
+                          const std::string& rule) const {
         const FlatValue* value = find(args, key);
         if (!value) fail(i, std::string("args.") + key, nullptr, rule);
         if (!value->isString()) fail(i, std::string("args.") + key, value, rule);
@@ -743,8 +746,8 @@ class SliceReader {
             }
         }
         if (args && args->isObject() && find(*args, "iteration"))
-            c.iteration = std::int32_t(
-                integer(*args, "iteration", 0, kMaxIteration, std::nullopt, i, "(the iteration of the slice)"));
+            c.iteration = std::int32_t(integer(*args, "iteration", 0, kMaxIteration, std::nullopt, i,
+                                               "(the iteration of the slice)"));
         if (m_slices.size() >= kMaxSlices)
             throw ParseError("trace.limit", m_source, 0, 0,
                              "more than " + std::to_string(kMaxSlices) +
@@ -764,7 +767,8 @@ class SliceReader {
         const std::string kinds = "F, B, W, GradSync, Optimizer or send";
         const std::string_view kind = text(args, "kind", i, "must be one of " + kinds);
         if (kind != cat)
-            fail(i, "args.kind", find(args, "kind"), "must match the slice's cat \"" + std::string(cat) + "\"");
+            fail(i, "args.kind", find(args, "kind"),
+                 "must match the slice's cat \"" + std::string(cat) + "\"");
         TimelineEvent& e = c.event;
         const FlatValue* comm = find(args, "comm");
         if (comm) {
@@ -773,12 +777,15 @@ class SliceReader {
             e.comm = *parsed;
         }
         if (kind == "send") {
-            const std::string_view op = text(args, "op", i, "a send names the kind of the op it carries (F, B, W)");
+            const std::string_view op =
+                text(args, "op", i, "a send names the kind of the op it carries (F, B, W)");
             const auto opKind = kindFromName(op);
             if (!opKind) fail(i, "args.op", find(args, "op"), "must be one of F, B, W, GradSync, Optimizer");
             e.op.kind = *opKind;
-            if (!isTransfer(e)) fail(i, "args.comm", comm, "a send moves an \"activation\" or a \"gradient\"");
-            e.peer = std::int32_t(integer(args, "peer", 0, kMaxPid, std::nullopt, i, "(the receiving device)"));
+            if (!isTransfer(e))
+                fail(i, "args.comm", comm, "a send moves an \"activation\" or a \"gradient\"");
+            e.peer =
+                std::int32_t(integer(args, "peer", 0, kMaxPid, std::nullopt, i, "(the receiving device)"));
         } else {
             e.op.kind = *kindFromName(kind);
             if (isTransfer(e))
@@ -1116,23 +1123,25 @@ void checkSlices(const ClaimedSlices& slices, const TimelineShape& shape, const 
         const Claimed& c = slices[repeat];
         throw ParseError("trace.event", source, 0, 0,
                          "traceEvents[" + std::to_string(c.index) + "]: op " +
-                             traceSliceName(c.event.op, shape.splitBackward) + " appears twice (first at traceEvents[" +
+                             traceSliceName(c.event.op, shape.splitBackward) +
+                             " appears twice (first at traceEvents[" +
                              std::to_string(slices[firstOfRepeat].index) + "])");
     }
     if (problem)
         throw ParseError("trace.event", source, 0, 0,
-                         "traceEvents[" + std::to_string(slices[bad].index) + "]." + problem->traceField + " = " +
-                             problem->value + ": " + problem->rule);
+                         "traceEvents[" + std::to_string(slices[bad].index) + "]." + problem->traceField +
+                             " = " + problem->value + ": " + problem->rule);
 }
 
 /// Reads a trace from `in`; `failure` finds the library's message when the text is not JSON.
 template <typename FindFailure>
-Timeline readTrace(ByteSource& in, const std::string& source, const TraceReadOptions& options, TraceInfo* info,
-                   const FindFailure& failure) {
+Timeline readTrace(ByteSource& in, const std::string& source, const TraceReadOptions& options,
+                   TraceInfo* info, const FindFailure& failure) {
     const std::string_view head = in.available();
     if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
         static_cast<unsigned char>(head[1]) == 0x8b)
-        throw ParseError("trace.json", source, 0, 0, "the file is gzip-compressed; decompress it first (gunzip)");
+        throw ParseError("trace.json", source, 0, 0,
+                         "the file is gzip-compressed; decompress it first (gunzip)");
 
     SliceReader reader(source);
     TraceScan scan;
@@ -1140,7 +1149,8 @@ Timeline readTrace(ByteSource& in, const std::string& source, const TraceReadOpt
         scanTrace(in, reader, source, scan);
     } catch (const JsonSyntaxError& e) {
         const JsonFailure found = failure();
-        if (found.failed) throw ParseError("trace.json", source, found.at.line, found.at.column, found.reason);
+        if (found.failed)
+            throw ParseError("trace.json", source, found.at.line, found.at.column, found.reason);
         throw ParseError("trace.json", source, 0, 0, "malformed JSON at byte " + std::to_string(e.offset));
     } catch (const JsonDepthError&) {
         throw ParseError("trace.json", source, 0, 0,
@@ -1178,8 +1188,9 @@ Timeline readTrace(ByteSource& in, const std::string& source, const TraceReadOpt
         for (Claimed& c : slices) {
             if (c.pid >= timeline.shape.devices)
                 throw ParseError("trace.event", source, 0, 0,
-                                 "traceEvents[" + std::to_string(c.index) + "].pid = " + std::to_string(c.pid) +
-                                     ": a device must be in [0, " + std::to_string(timeline.shape.devices) +
+                                 "traceEvents[" + std::to_string(c.index) +
+                                     "].pid = " + std::to_string(c.pid) + ": a device must be in [0, " +
+                                     std::to_string(timeline.shape.devices) +
                                      ") (devices = " + std::to_string(timeline.shape.devices) + ")");
             c.event.device = std::int32_t(c.pid);
         }

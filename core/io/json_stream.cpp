@@ -166,10 +166,18 @@ void JsonScanner::skipValue(int depth) {
         } while (commaOr(close));
         return;
     }
-    case '"': skipString(nullptr); return;
-    case 't': skipLiteral("true"); return;
-    case 'f': skipLiteral("false"); return;
-    case 'n': skipLiteral("null"); return;
+    case '"':
+        skipString(nullptr);
+        return;
+    case 't':
+        skipLiteral("true");
+        return;
+    case 'f':
+        skipLiteral("false");
+        return;
+    case 'n':
+        skipLiteral("null");
+        return;
     default:
         if (c == '-' || (c >= '0' && c <= '9')) return skipNumber();
         fail();
@@ -219,7 +227,8 @@ bool JsonScanner::skipNumberInBlock() {
         if (digits() == 0) return false;
     }
     if (k == size) return false; // it may go on in the next block
-    if ((exponent || integerDigits > 300) && !std::isfinite(std::strtod(std::string(block.substr(0, k)).c_str(), nullptr)))
+    if ((exponent || integerDigits > 300) &&
+        !std::isfinite(std::strtod(std::string(block.substr(0, k)).c_str(), nullptr)))
         return false;
     m_in.advance(k);
     return true;
@@ -282,14 +291,30 @@ void JsonScanner::skipEscape(std::string* out) {
     m_in.advance();
     char decoded = 0;
     switch (c) {
-    case '"': decoded = '"'; break;
-    case '\\': decoded = '\\'; break;
-    case '/': decoded = '/'; break;
-    case 'b': decoded = '\b'; break;
-    case 'f': decoded = '\f'; break;
-    case 'n': decoded = '\n'; break;
-    case 'r': decoded = '\r'; break;
-    case 't': decoded = '\t'; break;
+    case '"':
+        decoded = '"';
+        break;
+    case '\\':
+        decoded = '\\';
+        break;
+    case '/':
+        decoded = '/';
+        break;
+    case 'b':
+        decoded = '\b';
+        break;
+    case 'f':
+        decoded = '\f';
+        break;
+    case 'n':
+        decoded = '\n';
+        break;
+    case 'r':
+        decoded = '\r';
+        break;
+    case 't':
+        decoded = '\t';
+        break;
     case 'u': {
         std::uint32_t cp = std::uint32_t(hex4());
         if (cp >= 0xDC00 && cp <= 0xDFFF) fail(); // a low surrogate first
@@ -305,7 +330,8 @@ void JsonScanner::skipEscape(std::string* out) {
         if (out) appendUtf8(*out, cp);
         return;
     }
-    default: fail();
+    default:
+        fail();
     }
     if (out) *out += decoded;
 }
@@ -427,11 +453,21 @@ std::string_view FlatObject::readString(std::string_view& rest) {
         }
         const char c = body[++k];
         switch (c) {
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case 'b':
+            out += '\b';
+            break;
+        case 'f':
+            out += '\f';
+            break;
+        case 'n':
+            out += '\n';
+            break;
+        case 'r':
+            out += '\r';
+            break;
+        case 't':
+            out += '\t';
+            break;
         case 'u': {
             auto hex = [&](std::size_t at) {
                 std::uint32_t v = 0;
@@ -447,7 +483,9 @@ std::string_view FlatObject::readString(std::string_view& rest) {
             appendUtf8(out, cp);
             break;
         }
-        default: out += c; break; // " \ /
+        default:
+            out += c;
+            break; // " \ /
         }
     }
     return out;

@@ -136,8 +136,9 @@ struct FlatValue {
     bool isObject() const { return type == Type::Object; }
     /// As nlohmann's get<std::int64_t>(): an unsigned value above INT64_MAX wraps.
     std::int64_t asInt64() const {
-        return type == Type::Unsigned ? std::int64_t(unsignedValue)
-                                      : type == Type::Integer ? integer : std::int64_t(number);
+        return type == Type::Unsigned  ? std::int64_t(unsignedValue)
+               : type == Type::Integer ? integer
+                                       : std::int64_t(number);
     }
 };
 

@@ -2,7 +2,7 @@
 
 #include "error.h"
 #include "file_io.h"
-#include "io/file_kind.h"
+#include "file_kind.h"
 #include "io/schedule_json.h"
 
 #include <algorithm>

@@ -1,8 +1,8 @@
 #include "io/schedule_json.h"
 
 #include "error.h"
-#include "io/json_failure.h"
 #include "ir/action.h"
+#include "json_failure.h"
 #include "validate/validator.h"
 
 #include <algorithm>
@@ -77,7 +77,8 @@ class JsonReader {
         } catch (const Json::exception& e) {
             // Every value is type-checked before use; should one slip through, it is still the
             // file's fault and reported as such, never the library's exception.
-            throw ParseError("schedule_json.syntax", m_source, 0, 0, "unexpected JSON value: " + jsonFailureReason(e));
+            throw ParseError("schedule_json.syntax", m_source, 0, 0,
+                             "unexpected JSON value: " + jsonFailureReason(e));
         }
     }
 

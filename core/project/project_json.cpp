@@ -2,8 +2,8 @@
 
 #include "error.h"
 #include "file_io.h"
-#include "io/file_kind.h"
-#include "io/json_failure.h"
+#include "file_kind.h"
+#include "json_failure.h"
 #include "project/field_text.h"
 #include "project/project_fields.h"
 #include "size_limits.h"
@@ -137,7 +137,8 @@ Json parseJson(std::string_view text, const std::string& source) {
     } catch (const Json::exception& e) {
         // Number overflow (1e400) and the like: the library gives no position; find it.
         const TextPosition at = jsonFailurePosition(text);
-        throw ParseError("project.json", source, at.line, at.column, "malformed JSON: " + jsonFailureReason(e));
+        throw ParseError("project.json", source, at.line, at.column,
+                         "malformed JSON: " + jsonFailureReason(e));
     }
 }
 

@@ -5,8 +5,8 @@
 // the in-memory one and against nlohmann's parser, and file kinds told from the first bytes.
 #include "error.h"
 #include "file_io.h"
+#include "file_kind.h"
 #include "io/chrome_trace.h"
-#include "io/file_kind.h"
 #include "io/json_stream.h"
 #include "io/schedule_file.h"
 #include "io/schedule_json.h"
@@ -15,7 +15,6 @@
 #include "project/project_json.h"
 
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -38,7 +37,8 @@ std::string readFile(const std::filesystem::path& path) {
 }
 
 std::string corpusFile(const std::string& target, const std::string& name) {
-    return readFile(std::filesystem::path(STAGECRAFT_SOURCE_DIR) / "tests" / "fuzz" / "corpus" / target / name);
+    return readFile(std::filesystem::path(STAGECRAFT_SOURCE_DIR) / "tests" / "fuzz" / "corpus" / target /
+                    name);
 }
 
 /// "accepted", "error <id>" or "FOREIGN <type>: <what>" (an exception that is not ours).
@@ -75,7 +75,8 @@ void checkNoForeignExceptions(const Reader& read, std::string_view text) {
 /// Every prefix of `text` (all of them when short, else 400 spread over it).
 void checkTruncations(const Reader& read, const std::string& text) {
     const std::size_t step = std::max<std::size_t>(1, text.size() / 400);
-    for (std::size_t cut = 0; cut < text.size(); cut += step) checkNoForeignExceptions(read, text.substr(0, cut));
+    for (std::size_t cut = 0; cut < text.size(); cut += step)
+        checkNoForeignExceptions(read, text.substr(0, cut));
 }
 
 const Reader kProject = [](std::string_view t) { (void)parseProject(t, "p.json"); };
@@ -134,7 +135,8 @@ TEST_CASE("Invalid UTF-8 is refused with its position", "[robustness]") {
         const ParseError project = parseErrorOf(kProject, "{\"stagecraft\": 1, \"name\": \"a" + bad + "\"}");
         CHECK(project.line() == 1);
         CHECK(project.column() > 20);
-        const ParseError schedule = parseErrorOf(kSchedule, "{\"stagecraft_schedule\": 1, \"name\": \"" + bad + "\"}");
+        const ParseError schedule =
+            parseErrorOf(kSchedule, "{\"stagecraft_schedule\": 1, \"name\": \"" + bad + "\"}");
         CHECK(schedule.line() == 1);
         const ParseError trace = parseErrorOf(kTrace, "[{\"ph\":\"X\",\"name\":\"" + bad + "\"}]");
         CHECK(trace.id() == "trace.json");
@@ -187,10 +189,18 @@ std::string mutate(const std::string& seed, std::mt19937& rng) {
     for (int e = 0; e < edits; ++e) {
         const std::size_t at = s.empty() ? 0 : rng() % (s.size() + 1);
         switch (rng() % 4) {
-        case 0: if (at < s.size()) s[at] = char(rng() % 256); break;
-        case 1: s.insert(s.begin() + std::ptrdiff_t(at), structural[rng() % structural.size()]); break;
-        case 2: if (at < s.size()) s.erase(at, 1 + rng() % 4); break;
-        case 3: s.resize(at); break;
+        case 0:
+            if (at < s.size()) s[at] = char(rng() % 256);
+            break;
+        case 1:
+            s.insert(s.begin() + std::ptrdiff_t(at), structural[rng() % structural.size()]);
+            break;
+        case 2:
+            if (at < s.size()) s.erase(at, 1 + rng() % 4);
+            break;
+        case 3:
+            s.resize(at);
+            break;
         }
     }
     return s;
@@ -220,8 +230,8 @@ TEST_CASE("The streaming JSON scanner accepts what nlohmann accepts, in blocks o
     std::mt19937 rng(2024);
     std::vector<std::string> seeds;
     for (const char* target : {"chrome_trace", "schedule_json", "project_json"})
-        for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(STAGECRAFT_SOURCE_DIR) /
-                                                                      "tests/fuzz/corpus" / target))
+        for (const auto& entry : std::filesystem::directory_iterator(
+                 std::filesystem::path(STAGECRAFT_SOURCE_DIR) / "tests/fuzz/corpus" / target))
             seeds.push_back(readFile(entry.path()).substr(0, 3000));
     seeds.push_back("\xEF\xBB\xBF[1, -0, 0.5e-3, 1E+2, \"\\u00e9\\ud83d\\ude00\", true, false, null, {}]");
     int compared = 0;
@@ -273,8 +283,8 @@ TEST_CASE("FlatObject reads members as nlohmann does", "[robustness]") {
 TEST_CASE("readChromeTrace streams a file to the same result as parseChromeTrace", "[robustness][trace]") {
     const TempFile file("trace.json");
     std::mt19937 rng(7);
-    for (const auto& entry :
-         std::filesystem::directory_iterator(std::filesystem::path(STAGECRAFT_SOURCE_DIR) / "tests/fuzz/corpus/chrome_trace")) {
+    for (const auto& entry : std::filesystem::directory_iterator(
+             std::filesystem::path(STAGECRAFT_SOURCE_DIR) / "tests/fuzz/corpus/chrome_trace")) {
         const std::string seed = readFile(entry.path());
         for (int i = 0; i < 80; ++i) {
             const std::string text = i == 0 ? seed : mutate(seed, rng);
@@ -323,7 +333,8 @@ TEST_CASE("File kinds are told from the first bytes", "[robustness]") {
         CHECK_THAT(e.message(), Catch::Contains("is a Chrome trace, not a project") &&
                                     Catch::Contains("stagecraft-cli overlay PROJECT TRACE"));
     }
-    CHECK_THROWS_WITH(readScheduleFile(trace.path), Catch::Contains("[io.kind]") && Catch::Contains("not a schedule file"));
+    CHECK_THROWS_WITH(readScheduleFile(trace.path),
+                      Catch::Contains("[io.kind]") && Catch::Contains("not a schedule file"));
     const TempFile project("kind.stagecraft.json");
     project.write("{\"stagecraft\": 1}");
     CHECK_THROWS_WITH(readChromeTrace(project.path),

@@ -1,4 +1,4 @@
-#include "io/file_kind.h"
+#include "file_kind.h"
 
 #include "error.h"
 
@@ -108,12 +108,18 @@ FileKind sniffFileKind(const std::filesystem::path& path) {
 
 std::string fileKindName(FileKind kind) {
     switch (kind) {
-    case FileKind::Project: return "a Stagecraft project";
-    case FileKind::ScheduleJson: return "a Stagecraft schedule file";
-    case FileKind::ProgramsJson: return "a lowered-programs file (stagecraft_programs)";
-    case FileKind::ChromeTrace: return "a Chrome trace";
-    case FileKind::Gzip: return "a gzip-compressed file";
-    case FileKind::Unknown: break;
+    case FileKind::Project:
+        return "a Stagecraft project";
+    case FileKind::ScheduleJson:
+        return "a Stagecraft schedule file";
+    case FileKind::ProgramsJson:
+        return "a lowered-programs file (stagecraft_programs)";
+    case FileKind::ChromeTrace:
+        return "a Chrome trace";
+    case FileKind::Gzip:
+        return "a gzip-compressed file";
+    case FileKind::Unknown:
+        break;
     }
     return "a file of unknown kind";
 }
@@ -121,17 +127,21 @@ std::string fileKindName(FileKind kind) {
 std::string fileKindReaders(FileKind kind) {
     switch (kind) {
     case FileKind::Project:
-        return "projects are read by every stagecraft-cli command (show, simulate, export, validate, ...) and "
+        return "projects are read by every stagecraft-cli command (show, simulate, export, validate, ...) "
+               "and "
                "the desktop application";
     case FileKind::ScheduleJson:
-        return "schedule files are read by stagecraft-cli validate, show, simulate, export, lower and overlay";
+        return "schedule files are read by stagecraft-cli validate, show, simulate, export, lower and "
+               "overlay";
     case FileKind::ProgramsJson:
         return "lowered programs are written by `stagecraft-cli lower -o FILE.json` for runtimes";
     case FileKind::ChromeTrace:
         return "traces are read by `stagecraft-cli overlay PROJECT TRACE`, `stagecraft-cli export --trace "
                "TRACE` and the desktop application's trace overlay";
-    case FileKind::Gzip: return "decompress it first (gunzip)";
-    case FileKind::Unknown: break;
+    case FileKind::Gzip:
+        return "decompress it first (gunzip)";
+    case FileKind::Unknown:
+        break;
     }
     return "";
 }

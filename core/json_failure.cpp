@@ -1,4 +1,4 @@
-#include "io/json_failure.h"
+#include "json_failure.h"
 
 #include <algorithm>
 #include <climits>
@@ -78,7 +78,8 @@ JsonFailure findJsonFailure(const std::filesystem::path& path) {
         if (n == 0) break;
     }
     const std::uint64_t column = at - lineStart + 1;
-    return {true, {int(std::min<std::uint64_t>(lines, INT_MAX)), int(std::min<std::uint64_t>(column, INT_MAX))},
+    return {true,
+            {int(std::min<std::uint64_t>(lines, INT_MAX)), int(std::min<std::uint64_t>(column, INT_MAX))},
             locator.reason};
 }
 
