@@ -251,6 +251,19 @@ TEST_CASE("The streaming JSON scanner accepts what nlohmann accepts, in blocks o
     CHECK(compared > 2000);
 }
 
+TEST_CASE("A NUL byte after the value ends the text, as nlohmann reads it", "[robustness]") {
+    // Found by fuzz_json_stream (corpus/json_stream/nul_after_value.json): the scanner refused
+    // what nlohmann accepts.
+    const TempFile file("nul.json");
+    const std::string text("\"selective\"\0\x0f,", 14);
+    REQUIRE(nlohmann::json::accept(text));
+    file.write(text);
+    for (const std::size_t block : {1, 5, 64}) CHECK(scannerAccepts(file.path, block) == true);
+    file.write(std::string("[1\0]", 4));
+    CHECK(scannerAccepts(file.path, 64) == false);
+    CHECK(outcome(kTrace, std::string("[]\0garbage", 11)) == "error trace.empty");
+}
+
 TEST_CASE("FlatObject reads members as nlohmann does", "[robustness]") {
     const std::string text =
         R"({"ph":"X","ts":12.5,"pid":18446744073709551615,"n":-3,"big":18446744073709551616,"tiny":1e-400,)"
