@@ -1035,7 +1035,7 @@ struct TraceScan {
 /// Walks the text once, checking that it is JSON as it goes, and hands each element of
 /// traceEvents to `reader` as soon as it is read; only that element (and otherData) is held.
 void scanTrace(ByteSource& in, SliceReader& reader, const std::string& source, TraceScan& scan) {
-    JsonScanner scanner(in, kMaxDepth);
+    JsonStreamScanner scanner(in, kMaxDepth);
     scanner.skipByteOrderMark();
     std::size_t element = 0;
     // `depth`: the containers open around an element (the depth nlohmann's callbacks see).

@@ -71,7 +71,7 @@ bool ByteSource::refill() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// JsonScanner
+// JsonStreamScanner
 
 namespace {
 
@@ -111,7 +111,7 @@ int hexValue(int c) {
 
 } // namespace
 
-void JsonScanner::skipByteOrderMark() {
+void JsonStreamScanner::skipByteOrderMark() {
     if (m_in.peek() != 0xEF) return;
     // As nlohmann: a text that starts like a byte order mark must be one.
     for (const int byte : {0xEF, 0xBB, 0xBF}) {
@@ -120,7 +120,7 @@ void JsonScanner::skipByteOrderMark() {
     }
 }
 
-int JsonScanner::next() {
+int JsonStreamScanner::next() {
     for (;;) {
         const int c = m_in.peek();
         if (!isSpace(c)) return c;
@@ -128,26 +128,26 @@ int JsonScanner::next() {
     }
 }
 
-void JsonScanner::expect(char c) {
+void JsonStreamScanner::expect(char c) {
     if (next() != static_cast<unsigned char>(c)) fail();
     m_in.advance();
 }
 
-bool JsonScanner::commaOr(char close) {
+bool JsonStreamScanner::commaOr(char close) {
     const int c = next();
     if (c != ',' && c != static_cast<unsigned char>(close)) fail();
     m_in.advance();
     return c == ',';
 }
 
-void JsonScanner::expectEnd() {
+void JsonStreamScanner::expectEnd() {
     // nlohmann's lexer takes a NUL byte between tokens for the end of the input: what follows
     // one after the value is ignored (found by fuzz_json_stream).
     const int c = next();
     if (c != -1 && c != 0) fail();
 }
 
-void JsonScanner::skipValue(int depth) {
+void JsonStreamScanner::skipValue(int depth) {
     const int c = next();
     switch (c) {
     case '{':
@@ -187,21 +187,21 @@ void JsonScanner::skipValue(int depth) {
     }
 }
 
-std::string JsonScanner::readString() {
+std::string JsonStreamScanner::readString() {
     std::string out;
     if (next() != '"') fail();
     skipString(&out);
     return out;
 }
 
-void JsonScanner::skipLiteral(std::string_view word) {
+void JsonStreamScanner::skipLiteral(std::string_view word) {
     for (const char w : word) {
         if (m_in.peek() != static_cast<unsigned char>(w)) fail();
         m_in.advance();
     }
 }
 
-bool JsonScanner::skipNumberInBlock() {
+bool JsonStreamScanner::skipNumberInBlock() {
     const std::string_view block = m_in.available();
     const std::size_t size = block.size();
     std::size_t k = 0;
@@ -237,7 +237,7 @@ bool JsonScanner::skipNumberInBlock() {
     return true;
 }
 
-void JsonScanner::skipNumber() {
+void JsonStreamScanner::skipNumber() {
     // Most numbers lie whole in the block at hand; the byte-by-byte path below handles the
     // others and every error.
     if (skipNumberInBlock()) return;
@@ -278,7 +278,7 @@ void JsonScanner::skipNumber() {
     }
 }
 
-int JsonScanner::hex4() {
+int JsonStreamScanner::hex4() {
     int value = 0;
     for (int k = 0; k < 4; ++k) {
         const int digit = hexValue(m_in.peek());
@@ -289,7 +289,7 @@ int JsonScanner::hex4() {
     return value;
 }
 
-void JsonScanner::skipEscape(std::string* out) {
+void JsonStreamScanner::skipEscape(std::string* out) {
     const int c = m_in.peek();
     m_in.advance();
     char decoded = 0;
@@ -339,7 +339,7 @@ void JsonScanner::skipEscape(std::string* out) {
     if (out) *out += decoded;
 }
 
-void JsonScanner::skipUtf8(int lead, std::string* out) {
+void JsonStreamScanner::skipUtf8(int lead, std::string* out) {
     // Well-formed UTF-8 (RFC 3629): the ranges of the second byte depend on the first.
     int continuation = 0, lo = 0x80, hi = 0xBF;
     if (lead >= 0xC2 && lead <= 0xDF) {
@@ -366,7 +366,7 @@ void JsonScanner::skipUtf8(int lead, std::string* out) {
     }
 }
 
-void JsonScanner::skipString(std::string* out) {
+void JsonStreamScanner::skipString(std::string* out) {
     m_in.advance(); // the opening quote
     for (;;) {
         // Runs of plain bytes in the block at hand, then one special byte at a time.
@@ -393,7 +393,7 @@ void JsonScanner::skipString(std::string* out) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// FlatObject: reads text JsonScanner accepted, so it checks nothing.
+// FlatObject: reads text JsonStreamScanner accepted, so it checks nothing.
 
 namespace {
 

@@ -2,7 +2,7 @@
 // Streaming JSON for readers of big files (Chrome traces of hundreds of MB): the text is read block
 // by block and checked as it goes, and only the parts a reader asks for (one trace event at a
 // time) are held in memory. Two pieces:
-//   - JsonScanner walks the text of a ByteSource and checks it against the JSON grammar with the
+//   - JsonStreamScanner walks the text of a ByteSource and checks it against the JSON grammar with the
 //     rules nlohmann's parser applies (strict numbers, strings of valid UTF-8 without raw control
 //     characters, paired \u surrogates, a leading UTF-8 byte order mark allowed, numbers that do
 //     not overflow a double). A reader steers it (which values to skip, which to keep whole).
@@ -20,12 +20,12 @@
 
 namespace stagecraft {
 
-/// Thrown by JsonScanner on text that is not JSON: where the scanner stopped, 0-based.
+/// Thrown by JsonStreamScanner on text that is not JSON: where the scanner stopped, 0-based.
 struct JsonSyntaxError {
     std::uint64_t offset = 0;
 };
 
-/// Thrown by JsonScanner when a container opens at `depth` (containers already open) >= its limit.
+/// Thrown by JsonStreamScanner when a container opens at `depth` (containers already open) >= its limit.
 struct JsonDepthError {};
 
 /// The bytes of a text, from memory or from a file read in blocks. A reader may mark a position:
@@ -82,9 +82,9 @@ class ByteSource {
 /// Thrown when a marked region grows beyond the limit given to mark().
 struct JsonMarkLimit {};
 
-class JsonScanner {
+class JsonStreamScanner {
   public:
-    JsonScanner(ByteSource& source, int maxDepth) : m_in(source), m_maxDepth(maxDepth) {}
+    JsonStreamScanner(ByteSource& source, int maxDepth) : m_in(source), m_maxDepth(maxDepth) {}
 
     /// Skips a UTF-8 byte order mark at the very start of the text.
     void skipByteOrderMark();
@@ -147,12 +147,12 @@ struct FlatMember {
     FlatValue value;
 };
 
-/// An object whose text JsonScanner checked, read into its members (and the members of its
+/// An object whose text JsonStreamScanner checked, read into its members (and the members of its
 /// member objects). Views point into that text and into the object's own decoded strings; reuse
 /// one FlatObject for many objects to reuse its storage.
 class FlatObject {
   public:
-    /// Reads `text`, the text of one object that JsonScanner accepted.
+    /// Reads `text`, the text of one object that JsonStreamScanner accepted.
     void read(std::string_view text);
     const FlatValue& root() const { return m_root; }
     /// The member `key` of `object` (the root or a member object); the last one when repeated,

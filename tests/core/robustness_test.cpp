@@ -206,11 +206,11 @@ std::string mutate(const std::string& seed, std::mt19937& rng) {
     return s;
 }
 
-/// Whether JsonScanner accepts `text` read from a file in blocks of `block` bytes; nullopt when
+/// Whether JsonStreamScanner accepts `text` read from a file in blocks of `block` bytes; nullopt when
 /// it is nested too deep for it (nlohmann has no limit).
 std::optional<bool> scannerAccepts(const std::filesystem::path& path, std::size_t block) {
     ByteSource in(path, block);
-    JsonScanner scanner(in, 64);
+    JsonStreamScanner scanner(in, 64);
     try {
         scanner.skipByteOrderMark();
         scanner.skipValue(0);

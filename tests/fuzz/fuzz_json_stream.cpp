@@ -32,7 +32,7 @@ void compare(const stagecraft::FlatValue& flat, const nlohmann::json& expected) 
 STAGECRAFT_FUZZ_TARGET(json_stream) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     stagecraft::ByteSource in(text);
-    stagecraft::JsonScanner scanner(in, 64);
+    stagecraft::JsonStreamScanner scanner(in, 64);
     bool accepted = false;
     try {
         scanner.skipByteOrderMark();

@@ -2,7 +2,7 @@
 // need) and peak heap against the kept events (target: under 3x their size, sizeof(TimelineEvent)
 // bytes each). The trace is the 1F1B timeline of p = 32, m = 6144 (393,216 ops; with transfers,
 // about 770,000 slices and 200 MB), written once to a temporary file.
-// Run: ./build/bench/trace_read_bench
+// Run: ./build/bench/chrome_trace_read_bench
 #include "generators/registry.h"
 #include "io/chrome_trace.h"
 #include "sim/list_scheduler.h"
@@ -56,7 +56,7 @@ struct TraceFile {
         const Schedule s = generateSchedule("1f1b", params);
         const Timeline t = simulate(s, fullStageCosts(s, 1.0, 2.0, 0.0, 0.25));
         path = std::filesystem::temp_directory_path() /
-               ("stagecraft_trace_read_bench_" + std::to_string(::getpid()) + ".json");
+               ("stagecraft_chrome_trace_read_bench_" + std::to_string(::getpid()) + ".json");
         writeChromeTrace(t, path);
         bytes = std::filesystem::file_size(path);
     }
