@@ -264,6 +264,21 @@ TEST_CASE("A NUL byte after the value ends the text, as nlohmann reads it", "[ro
     CHECK(outcome(kTrace, std::string("[]\0garbage", 11)) == "error trace.empty");
 }
 
+TEST_CASE("A compute+comms CSV with two byte order marks is refused at its first cell", "[robustness]") {
+    // Found by fuzz_torch_comms_csv (corpus/torch_comms_csv/two_boms.csv): the compute-only
+    // reader stripped the second BOM that the comms reader kept in the first cell, and an
+    // internal check threw std::logic_error.
+    const std::string text = corpusFile("torch_comms_csv", "two_boms.csv");
+    REQUIRE(text.substr(0, 6) == "\xEF\xBB\xBF\xEF\xBB\xBF");
+    const ParseError comms = parseErrorOf(kCommsCsv, text);
+    CHECK(comms.id() == "csv.cell");
+    CHECK(comms.line() == 1);
+    CHECK(comms.column() == 1);
+    CHECK(outcome(kTorchCsv, text) == outcome(kCommsCsv, text));
+    // One BOM is fine.
+    CHECK(outcome(kCommsCsv, text.substr(3)) == "accepted");
+}
+
 TEST_CASE("FlatObject reads members as nlohmann does", "[robustness]") {
     const std::string text =
         R"({"ph":"X","ts":12.5,"pid":18446744073709551615,"n":-3,"big":18446744073709551616,"tiny":1e-400,)"
