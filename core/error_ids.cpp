@@ -64,6 +64,9 @@ constexpr std::array kIds{
     ErrorIdInfo{"generator.memory", In,
                 "a generator's memory limit is negative, not finite or below one activation"},
     ErrorIdInfo{"generator.range", In, "a schedule parameter out of its range, or too many ops"},
+    ErrorIdInfo{"io.kind", In,
+                "a file of another kind than the command reads (a trace given as a project); the message "
+                "names what it is and what reads it"},
     ErrorIdInfo{"io.read", In, "a file could not be read (missing, unreadable, too large)"},
     ErrorIdInfo{"io.write", Fail, "a file could not be written; the previous file is intact"},
     ErrorIdInfo{"lower.bytes", In, "bytes per stage boundary that do not fit the schedule"},

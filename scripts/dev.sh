@@ -2,7 +2,10 @@
 # One entry point for people and CI:
 #   bash scripts/dev.sh install   install the Debian 12 packages Stagecraft needs (only the missing ones)
 #   bash scripts/dev.sh build     install, configure and build everything (build/)
-#   bash scripts/dev.sh test      install, build, run the whole test suite (what CI runs)
+#   bash scripts/dev.sh test      install, build, run the whole test suite (what CI runs), then the
+#                                 sanitizer build's tests and a short libFuzzer run per reader
+#   bash scripts/dev.sh fuzz [SECONDS] [TARGET...]  a fuzzing campaign: each reader's fuzz target
+#                                 (all by default) for SECONDS (default 600), see docs/robustness.md
 #   bash scripts/dev.sh run [ARGS]  install, build, start Stagecraft on the default project (or ARGS)
 # Idempotent and non-interactive: a second run installs nothing and rebuilds only what changed.
 set -euo pipefail
@@ -19,6 +22,7 @@ PACKAGES=(
   xvfb xauth fonts-dejavu-core librsvg2-bin poppler-utils libxml2-utils
   libopenmpi-dev openmpi-bin libopenblas-dev
   libsqlite3-dev
+  clang-14 libclang-rt-14-dev
 )
 
 log() { printf '\033[1m[stagecraft]\033[0m %s\n' "$*" >&2; }
@@ -60,6 +64,64 @@ build() {
   cmake --build --preset default
 }
 
+# The sanitizer and fuzzing build (build-fuzz/, the fuzz preset: clang 14, everything built with
+# AddressSanitizer + UndefinedBehaviorSanitizer and libFuzzer's coverage): what the core and CLI
+# tests need, and one libFuzzer binary per reader. No GUI, runtime or benchmarks.
+FUZZ_BUILD_TARGETS=(stagecraft_core_tests stagecraft_app_tests stagecraft-cli stagecraft_fuzz_replay
+                    stagecraft_fuzz_targets)
+sanitize_build() {
+  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
+  if [ ! -f build-fuzz/build.ninja ]; then
+    cmake --preset fuzz
+  fi
+  cmake --build --preset fuzz --target "${FUZZ_BUILD_TARGETS[@]}"
+}
+
+# The sanitizers stop at the first finding; leaks are findings too.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+
+sanitize_test() {
+  sanitize_build
+  # Tests of parts the fuzz preset does not build (the runtime) appear as *_NOT_BUILT.
+  ctest --preset fuzz -E '_NOT_BUILT' "$@"
+}
+
+fuzz_campaign() {
+  local seconds="${1:-600}"
+  shift || true
+  sanitize_build
+  local list=build-fuzz/tests/fuzz/fuzz_targets.txt out=build-fuzz/fuzz-campaign
+  mkdir -p "$out"
+  local jobs
+  jobs="$(nproc)"
+  local pids=() name dict running=0
+  while read -r name dict; do
+    if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then continue; fi
+    mkdir -p "$out/$name"
+    log "fuzzing $name for ${seconds}s (log: $out/$name.log, new inputs: $out/$name/)"
+    nice ./build-fuzz/tests/fuzz/fuzz_"$name" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
+      -rss_limit_mb=2048 -print_final_stats=1 -dict="$dict" -artifact_prefix="$out/$name-" \
+      "$out/$name" "tests/fuzz/corpus/$name" >"$out/$name.log" 2>&1 &
+    pids+=($!)
+    running=$((running + 1))
+    if [ "$running" -ge "$jobs" ]; then wait -n || true; running=$((running - 1)); fi
+  done <"$list"
+  local failed=0
+  for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+  while read -r name dict; do
+    if [ ! -f "$out/$name.log" ]; then continue; fi
+    local execs cov
+    execs="$(grep -o 'stat::number_of_executed_units: [0-9]*' "$out/$name.log" | tail -1 | awk '{print $2}')"
+    cov="$(grep -Eo 'cov: [0-9]+ ft: [0-9]+' "$out/$name.log" | tail -1)"
+    log "$name: ${execs:-?} executions, ${cov:-no coverage line}, findings: $(ls "$out/$name"-* 2>/dev/null | wc -l)"
+  done <"$list"
+  if [ "$failed" -ne 0 ]; then
+    log "a fuzz target found a crash, leak or timeout: the input is under $out/ (docs/robustness.md says what to do)"
+    exit 1
+  fi
+}
+
 cmd="${1:-run}"
 shift || true
 case "$cmd" in
@@ -68,7 +130,9 @@ case "$cmd" in
   test)
     build
     ctest --preset default "$@"
+    sanitize_test "$@"
     ;;
+  fuzz) fuzz_campaign "$@" ;;
   run)
     build
     if [ $# -gt 0 ]; then
@@ -89,5 +153,5 @@ case "$cmd" in
       ./build/app/cli/stagecraft-cli compare
     fi
     ;;
-  *) log "unknown command '$cmd' (use install, build, test or run)"; exit 2 ;;
+  *) log "unknown command '$cmd' (use install, build, test, fuzz or run)"; exit 2 ;;
 esac

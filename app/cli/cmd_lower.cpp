@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "error.h"
 #include "file_io.h"
+#include "file_kind.h"
 #include "io/programs_json.h"
 #include "io/schedule_file.h"
 #include "io/torch_comms_csv.h"
@@ -42,6 +43,7 @@ Lowered lowerFromOptions(const LowerCliOptions& options) {
     const std::string& path = options.project.projectPath;
     const bool file = !path.empty() && isScheduleFile(path);
     if (file && extensionOf(path) == ".csv") {
+        requireFileKind(path, FileKind::Unknown, "a torch CSV schedule"); // a trace named .csv
         const std::string text = readTextFile(path);
         if (looksLikeTorchCommsCsv(text)) {
             TorchCommsCsvOptions csv;

@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "file_io.h"
+#include "file_kind.h"
 #include "io/chrome_trace.h"
 #include "io/measured_trace.h"
 #include "io/schedule_file.h"
@@ -20,6 +21,13 @@ bool isScheduleFile(const std::string& path) {
     if (extension == ".csv") return true;
     if (extension != ".json" || path.ends_with(".stagecraft.json")) return false;
     // Both are JSON: a schedule file carries the key "stagecraft_schedule", a project "stagecraft".
+    // The first bytes tell (a trace of hundreds of MB is not parsed to find out it is neither);
+    // only a file that does not say so there, and is small, is parsed whole.
+    const FileKind kind = sniffFileKind(p);
+    if (kind != FileKind::Unknown) return kind == FileKind::ScheduleJson;
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(p, ec);
+    if (ec || size > kMaxProjectBytes) return false;
     const auto json = nlohmann::json::parse(readTextFile(p), nullptr, /*allow_exceptions=*/false);
     return json.is_object() && json.contains("stagecraft_schedule");
 }

@@ -2,13 +2,17 @@
 
 #include "error.h"
 #include "file_io.h"
+#include "file_kind.h"
+#include "io/json_stream.h"
 #include "ir/action.h"
+#include "json_failure.h"
 #include "validate/validator.h"
 
 #include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -621,16 +625,19 @@ void appendCounters(std::string& out, const std::vector<CounterTrack>& counters)
 // ---------------------------------------------------------------------------------------------
 // Reader.
 
-/// One slice the reader claimed, before the shape is known.
+/// One slice the reader claimed, before the shape is known. Kept compact: a trace may hold
+/// millions (docs/robustness.md bounds the reader's memory by their count).
 struct Claimed {
     TimelineEvent event;
-    std::size_t index = 0; ///< position in traceEvents
-    std::int64_t pid = 0;
+    std::uint32_t index = 0;     ///< position in traceEvents
+    std::int32_t pid = 0;        ///< in 0..kMaxPid
+    std::int32_t iteration = -1; ///< args.iteration; -1 when absent
     bool chunkKnown = true;
-    bool fromName = false;       ///< identity read from a "PP:2F0"-style name
-    bool gpuAnnotation = false;  ///< Kineto's gpu_user_annotation (preferred over host annotations)
-    std::int64_t iteration = -1; ///< args.iteration; -1 when absent
+    bool fromName = false;      ///< identity read from a "PP:2F0"-style name
+    bool gpuAnnotation = false; ///< Kineto's gpu_user_annotation (preferred over host annotations)
 };
+/// A deque, not a vector: it grows block by block, never holding two copies while it grows.
+using ClaimedSlices = std::deque<Claimed>;
 
 std::string brief(const json& value) {
     std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -638,11 +645,16 @@ std::string brief(const json& value) {
     return text;
 }
 
+/// A value of an event as nlohmann would show it (its text was checked, so it parses).
+std::string brief(const FlatValue& value) {
+    return brief(json::parse(value.raw, nullptr, /*allow_exceptions=*/false));
+}
+
 class SliceReader {
   public:
     explicit SliceReader(const std::string& source) : m_source(source) {}
 
-    [[noreturn]] void fail(std::size_t i, std::string_view field, const json* value,
+    [[noreturn]] void fail(std::size_t i, std::string_view field, const FlatValue* value,
                            const std::string& rule) const {
         std::string message = "traceEvents[" + std::to_string(i) + "]";
         if (!field.empty()) message += "." + std::string(field);
@@ -650,73 +662,76 @@ class SliceReader {
         throw ParseError("trace.event", m_source, 0, 0, message + rule);
     }
 
-    const json* find(const json& object, const char* key) const {
-        const auto it = object.find(key);
-        return it == object.end() ? nullptr : &*it;
+    const FlatValue* find(const FlatValue& object, const char* key) const {
+        return m_event.find(object, key);
     }
 
-    double time(const json& event, const char* key, std::size_t i, const std::string& rule) const {
-        const json* value = find(event, key);
+    double time(const FlatValue& event, const char* key, std::size_t i, const std::string& rule) const {
+        const FlatValue* value = find(event, key);
         if (!value) fail(i, key, nullptr, rule);
-        if (!value->is_number()) fail(i, key, value, rule);
-        const double number = value->get<double>();
+        if (!value->isNumber()) fail(i, key, value, rule);
+        const double number = value->number;
         if (!std::isfinite(number) || number < 0) fail(i, key, value, rule);
         return number;
     }
 
     /// An integer arg in [lo, hi]; `fallback` when absent (nullopt: required).
-    std::int64_t integer(const json& args, const char* key, std::int64_t lo, std::int64_t hi,
+    std::int64_t integer(const FlatValue& args, const char* key, std::int64_t lo, std::int64_t hi,
                          std::optional<std::int64_t> fallback, std::size_t i, const std::string& why) const {
-        const json* value = find(args, key);
+        const FlatValue* value = find(args, key);
         const std::string field = std::string("args.") + key;
-        const std::string rule = "must be an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
-                                 (why.empty() ? "" : " " + why);
         if (!value) {
             if (fallback) return *fallback;
-            fail(i, field, nullptr, rule);
+            fail(i, field, nullptr, integerRule(lo, hi, why));
         }
-        if (value->is_number_unsigned()) {
-            const auto number = value->get<std::uint64_t>();
+        if (value->type == FlatValue::Type::Unsigned) {
+            const auto number = value->unsignedValue;
             if (number <= std::uint64_t(hi) && std::int64_t(number) >= lo) return std::int64_t(number);
-        } else if (value->is_number_integer()) {
-            const auto number = value->get<std::int64_t>();
+        } else if (value->type == FlatValue::Type::Integer) {
+            const auto number = value->integer;
             if (number >= lo && number <= hi) return number;
         }
-        fail(i, field, value, rule);
+        fail(i, field, value, integerRule(lo, hi, why));
     }
 
-    std::string text(const json& args, const char* key, std::size_t i, const std::string& rule) const {
-        const json* value = find(args, key);
+    std::string_view text(const FlatValue& args, const char* key, std::size_t i,
+                          const std::string& rule) const {
+        const FlatValue* value = find(args, key);
         if (!value) fail(i, std::string("args.") + key, nullptr, rule);
-        if (!value->is_string()) fail(i, std::string("args.") + key, value, rule);
-        return value->get<std::string>();
+        if (!value->isString()) fail(i, std::string("args.") + key, value, rule);
+        return value->text;
     }
 
-    /// Looks at one element of traceEvents; keeps it when it is a pipeline slice.
-    void take(const json& event, std::size_t i) {
-        if (!event.is_object()) return;
-        const json* ph = find(event, "ph");
-        if (!ph || !ph->is_string() || ph->get_ref<const std::string&>() != "X") return;
-        const json* catValue = find(event, "cat");
-        const std::string cat =
-            catValue && catValue->is_string() ? catValue->get<std::string>() : std::string();
+    /// Looks at the element `i` of traceEvents, the object `text`; keeps it when it is a
+    /// pipeline slice.
+    void take(std::string_view text, std::size_t i) {
+        m_event.read(text);
+        const FlatValue& event = m_event.root();
+        const FlatValue* ph = find(event, "ph");
+        if (!ph || !ph->isString() || ph->text != "X") return;
+        const FlatValue* catValue = find(event, "cat");
+        const std::string_view cat = catValue && catValue->isString() ? catValue->text : std::string_view();
         const bool ours = isClaimedCategory(cat);
-        const json* args = find(event, "args");
-        const bool hasIdentity = args && args->is_object() && args->contains("kind");
+        const FlatValue* args = find(event, "args");
+        const bool hasIdentity = args && args->isObject() && find(*args, "kind");
 
         Claimed c;
-        c.index = i;
+        if (i > std::numeric_limits<std::uint32_t>::max())
+            throw ParseError("trace.limit", m_source, 0, 0,
+                             "more than " + std::to_string(std::numeric_limits<std::uint32_t>::max()) +
+                                 " events; this reader stops there");
+        c.index = std::uint32_t(i);
         if (ours && hasIdentity) {
             fromArgs(*args, cat, i, c);
         } else {
-            const json* name = find(event, "name");
+            const FlatValue* name = find(event, "name");
             std::optional<Action> action;
-            if (name && name->is_string()) action = actionOfName(name->get_ref<const std::string&>());
+            if (name && name->isString()) action = actionOfName(name->text);
             if (!action) {
                 if (!ours) return; // not a pipeline slice
-                if (args && !args->is_object()) fail(i, "args", args, "must be an object");
+                if (args && !args->isObject()) fail(i, "args", args, "must be an object");
                 fail(i, "args.kind", nullptr,
-                     "a '" + cat +
+                     "a '" + std::string(cat) +
                          "' slice carries its op in args (kind, mb, stage, pipe, chunk) or is named with an "
                          "action string such as '2F0'");
             }
@@ -728,30 +743,29 @@ class SliceReader {
             c.event.op.stage = action->stage;
             c.event.op.mb = action->mb;
             if (action->stage > kMaxIndex || action->mb > kMaxIndex)
-                fail(i, "name", find(event, "name"),
-                     "stage and micro-batch must be at most " + std::to_string(kMaxIndex));
+                fail(i, "name", name, "stage and micro-batch must be at most " + std::to_string(kMaxIndex));
         }
 
-        const json* pid = find(event, "pid");
+        const FlatValue* pid = find(event, "pid");
         const std::string pidRule = "a slice needs an integer pid in 0.." + std::to_string(kMaxPid);
         if (!pid) fail(i, "pid", nullptr, pidRule);
-        if (!pid->is_number_integer() || pid->get<std::int64_t>() < 0 || pid->get<std::int64_t>() > kMaxPid)
-            fail(i, "pid", pid, pidRule);
-        c.pid = pid->get<std::int64_t>();
+        if (!pid->isInteger() || pid->asInt64() < 0 || pid->asInt64() > kMaxPid) fail(i, "pid", pid, pidRule);
+        c.pid = std::int32_t(pid->asInt64());
         c.event.start = time(event, "ts", i, "a timestamp must be a finite number >= 0 (µs)");
         const double dur = time(event, "dur", i, "a duration must be a finite number >= 0 (µs)");
         c.event.end = c.event.start + dur;
         if (!std::isfinite(c.event.end))
             fail(i, "dur", find(event, "dur"), "ts + dur must be a finite number (µs)");
-        if (!c.fromName && args->contains("end")) {
-            const json* end = find(*args, "end");
-            if (!end->is_number() || !std::isfinite(end->get<double>()) || end->get<double>() < c.event.start)
-                fail(i, "args.end", end, "an end must be a finite number >= ts (µs)");
-            c.event.end = end->get<double>();
+        if (!c.fromName) {
+            if (const FlatValue* end = find(*args, "end")) {
+                if (!end->isNumber() || !std::isfinite(end->number) || end->number < c.event.start)
+                    fail(i, "args.end", end, "an end must be a finite number >= ts (µs)");
+                c.event.end = end->number;
+            }
         }
-        if (args && args->is_object() && args->contains("iteration"))
-            c.iteration = integer(*args, "iteration", 0, kMaxIteration, std::nullopt, i,
-                                  "(the iteration of the slice)");
+        if (args && args->isObject() && find(*args, "iteration"))
+            c.iteration = std::int32_t(integer(*args, "iteration", 0, kMaxIteration, std::nullopt, i,
+                                               "(the iteration of the slice)"));
         if (m_slices.size() >= kMaxSlices)
             throw ParseError("trace.limit", m_source, 0, 0,
                              "more than " + std::to_string(kMaxSlices) +
@@ -759,26 +773,32 @@ class SliceReader {
         m_slices.push_back(c);
     }
 
-    std::vector<Claimed>& slices() { return m_slices; }
+    ClaimedSlices& slices() { return m_slices; }
 
   private:
-    void fromArgs(const json& args, const std::string& cat, std::size_t i, Claimed& c) const {
+    static std::string integerRule(std::int64_t lo, std::int64_t hi, const std::string& why) {
+        return "must be an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
+               (why.empty() ? "" : " " + why);
+    }
+
+    void fromArgs(const FlatValue& args, std::string_view cat, std::size_t i, Claimed& c) const {
         const std::string kinds = "F, B, W, GradSync, Optimizer or send";
-        const std::string kind = text(args, "kind", i, "must be one of " + kinds);
-        if (kind != cat) fail(i, "args.kind", &args.at("kind"), "must match the slice's cat \"" + cat + "\"");
+        const std::string_view kind = text(args, "kind", i, "must be one of " + kinds);
+        if (kind != cat)
+            fail(i, "args.kind", find(args, "kind"),
+                 "must match the slice's cat \"" + std::string(cat) + "\"");
         TimelineEvent& e = c.event;
-        const json* comm = find(args, "comm");
+        const FlatValue* comm = find(args, "comm");
         if (comm) {
-            const auto parsed =
-                comm->is_string() ? commFromName(comm->get_ref<const std::string&>()) : std::nullopt;
+            const auto parsed = comm->isString() ? commFromName(comm->text) : std::nullopt;
             if (!parsed) fail(i, "args.comm", comm, "must be \"activation\", \"gradient\" or \"collective\"");
             e.comm = *parsed;
         }
         if (kind == "send") {
-            const std::string op =
+            const std::string_view op =
                 text(args, "op", i, "a send names the kind of the op it carries (F, B, W)");
             const auto opKind = kindFromName(op);
-            if (!opKind) fail(i, "args.op", &args.at("op"), "must be one of F, B, W, GradSync, Optimizer");
+            if (!opKind) fail(i, "args.op", find(args, "op"), "must be one of F, B, W, GradSync, Optimizer");
             e.op.kind = *opKind;
             if (!isTransfer(e))
                 fail(i, "args.comm", comm, "a send moves an \"activation\" or a \"gradient\"");
@@ -796,14 +816,14 @@ class SliceReader {
                                              : integer(args, "mb", -1, -1, -1, i, "(not per micro-batch)"));
         e.op.stage = std::int32_t(integer(args, "stage", 0, kMaxIndex, std::nullopt, i, ""));
         e.op.pipe = std::uint8_t(integer(args, "pipe", 0, kMaxPipes - 1, 0, i, ""));
-        const json* chunk = find(args, "chunk");
+        const FlatValue* chunk = find(args, "chunk");
         c.chunkKnown = chunk != nullptr;
         if (chunk) e.op.chunk = std::uint16_t(integer(args, "chunk", 0, kMaxChunks - 1, std::nullopt, i, ""));
         e.lane = defaultLane(e.comm);
-        if (const json* lane = find(args, "lane")) {
-            if (lane->is_string() && lane->get_ref<const std::string&>() == "compute")
+        if (const FlatValue* lane = find(args, "lane")) {
+            if (lane->isString() && lane->text == "compute")
                 e.lane = Lane::Compute;
-            else if (lane->is_string() && lane->get_ref<const std::string&>() == "comm")
+            else if (lane->isString() && lane->text == "comm")
                 e.lane = Lane::Comm;
             else
                 fail(i, "args.lane", lane, "must be \"compute\" or \"comm\"");
@@ -811,29 +831,9 @@ class SliceReader {
     }
 
     const std::string& m_source;
-    std::vector<Claimed> m_slices;
+    FlatObject m_event;
+    ClaimedSlices m_slices;
 };
-
-/// 1-based line and column of byte offset `at` (nlohmann reports the count of bytes read).
-std::pair<int, int> lineColumn(std::string_view text, std::size_t bytesRead) {
-    const std::size_t at = std::min(bytesRead == 0 ? 0 : bytesRead - 1, text.size());
-    int line = 1;
-    std::size_t lineStart = 0;
-    for (std::size_t k = 0; k < at; ++k)
-        if (text[k] == '\n') ++line, lineStart = k + 1;
-    return {line, int(at - lineStart + 1)};
-}
-
-/// nlohmann's message without its "[json.exception...] parse error at line L, column C: " prefix.
-std::string jsonReason(const std::string& what) {
-    const std::size_t column = what.find("column ");
-    if (column != std::string::npos) {
-        const std::size_t colon = what.find(": ", column);
-        if (colon != std::string::npos) return what.substr(colon + 2);
-    }
-    const std::size_t bracket = what.find("] ");
-    return bracket == std::string::npos ? what : what.substr(bracket + 2);
-}
 
 TimelineShape shapeFromOtherData(const json& other, const std::string& source, std::string& origin) {
     auto fail = [&](const std::string& id, const std::string& field, const json* value,
@@ -896,7 +896,7 @@ TimelineShape shapeFromOtherData(const json& other, const std::string& source, s
 }
 
 /// Devices of a trace without a Stagecraft shape: its distinct pids in ascending order.
-int mapPidsToDevices(std::vector<Claimed>& slices) {
+int mapPidsToDevices(ClaimedSlices& slices) {
     std::vector<std::int64_t> pids;
     pids.reserve(slices.size());
     for (const Claimed& c : slices) pids.push_back(c.pid);
@@ -909,7 +909,7 @@ int mapPidsToDevices(std::vector<Claimed>& slices) {
 
 /// Chunk of slices that do not name one: the rank of their (pipe, stage) among the stages their
 /// device runs, which is the chunk under looped and V placements.
-void inferChunks(std::vector<Claimed>& slices, int devices) {
+void inferChunks(ClaimedSlices& slices, int devices) {
     if (std::all_of(slices.begin(), slices.end(), [](const Claimed& c) { return c.chunkKnown; })) return;
     auto stages = std::vector<std::vector<std::uint64_t>>(std::size_t(devices));
     auto key = [](const Op& op) { return std::uint64_t(op.pipe) << 32 | std::uint32_t(op.stage); };
@@ -926,7 +926,7 @@ void inferChunks(std::vector<Claimed>& slices, int devices) {
     }
 }
 
-TimelineShape inferShape(const std::vector<Claimed>& slices, int devices) {
+TimelineShape inferShape(const ClaimedSlices& slices, int devices) {
     TimelineShape shape;
     shape.devices = devices;
     shape.stagesPerPipe = 0;
@@ -959,7 +959,7 @@ std::string idList(const std::vector<int>& ids) {
 
 /// Keeps the slices of the wanted iteration, shifted so that the earliest starts at 0. Slices
 /// either all carry args.iteration or none does; without it the trace is one iteration.
-void selectIteration(std::vector<Claimed>& slices, const TraceReadOptions& options, const std::string& source,
+void selectIteration(ClaimedSlices& slices, const TraceReadOptions& options, const std::string& source,
                      TraceInfo& info) {
     const auto with =
         std::find_if(slices.begin(), slices.end(), [](const Claimed& c) { return c.iteration >= 0; });
@@ -1019,10 +1019,11 @@ std::string runOf(const json& other, const std::string& source) {
 /// Timeline order: each device's ops (compute lane by start time; an op on the communication
 /// lane, such as a gradient sync, stays after the compute op it follows in the file), devices in
 /// order, then the transfers in file order.
-std::vector<TimelineEvent> orderEvents(const std::vector<Claimed>& slices, int devices) {
-    auto perDevice = std::vector<std::vector<std::size_t>>(std::size_t(devices));
-    std::vector<std::size_t> transfers;
-    for (std::size_t k = 0; k < slices.size(); ++k) {
+std::vector<TimelineEvent> orderEvents(const ClaimedSlices& slices, int devices) {
+    // 32-bit positions: slices are at most kMaxTraceSlices.
+    auto perDevice = std::vector<std::vector<std::uint32_t>>(std::size_t(devices));
+    std::vector<std::uint32_t> transfers;
+    for (std::uint32_t k = 0; k < slices.size(); ++k) {
         if (isTransfer(slices[k].event))
             transfers.push_back(k);
         else
@@ -1031,14 +1032,14 @@ std::vector<TimelineEvent> orderEvents(const std::vector<Claimed>& slices, int d
     std::vector<TimelineEvent> events;
     events.reserve(slices.size());
     struct Segment {
-        std::size_t begin, end; ///< into the device's file-order list; begin is a compute-lane op
+        std::uint32_t begin, end; ///< into the device's file-order list; begin is a compute-lane op
     };
-    for (const auto& list : perDevice) {
-        std::size_t front = 0;
+    for (auto& list : perDevice) {
+        std::uint32_t front = 0;
         while (front < list.size() && slices[list[front]].event.lane != Lane::Compute) ++front;
-        for (std::size_t k = 0; k < front; ++k) events.push_back(slices[list[k]].event);
+        for (std::uint32_t k = 0; k < front; ++k) events.push_back(slices[list[k]].event);
         std::vector<Segment> segments;
-        for (std::size_t k = front; k < list.size(); ++k) {
+        for (std::uint32_t k = front; k < list.size(); ++k) {
             if (slices[list[k]].event.lane == Lane::Compute)
                 segments.push_back({k, k + 1});
             else
@@ -1050,10 +1051,201 @@ std::vector<TimelineEvent> orderEvents(const std::vector<Claimed>& slices, int d
         if (!std::is_sorted(segments.begin(), segments.end(), byStart))
             std::stable_sort(segments.begin(), segments.end(), byStart);
         for (const Segment& s : segments)
-            for (std::size_t k = s.begin; k < s.end; ++k) events.push_back(slices[list[k]].event);
+            for (std::uint32_t k = s.begin; k < s.end; ++k) events.push_back(slices[list[k]].event);
+        std::vector<std::uint32_t>().swap(list); // done with it
     }
-    for (const std::size_t k : transfers) events.push_back(slices[k].event);
+    for (const std::uint32_t k : transfers) events.push_back(slices[k].event);
     return events;
+}
+
+/// The largest event, or otherData, the reader holds at once.
+constexpr std::size_t kMaxKeptValueBytes = std::size_t(64) << 20;
+
+/// What the walk over a trace's text found besides the slices.
+struct TraceScan {
+    bool topIsObject = false;
+    bool sawEvents = false;
+    std::optional<std::string> otherData;   ///< the text of the last otherData
+    std::optional<std::string> eventsValue; ///< the text of the last traceEvents that is not an array
+};
+
+/// Walks the text once, checking that it is JSON as it goes, and hands each element of
+/// traceEvents to `reader` as soon as it is read; only that element (and otherData) is held.
+void scanTrace(ByteSource& in, SliceReader& reader, const std::string& source, TraceScan& scan) {
+    JsonStreamScanner scanner(in, kMaxDepth);
+    scanner.skipByteOrderMark();
+    std::size_t element = 0;
+    // `depth`: the containers open around an element (the depth nlohmann's callbacks see).
+    const auto readEvents = [&](int depth) {
+        scanner.expect('[');
+        if (scanner.next() == ']') {
+            in.advance();
+            return;
+        }
+        do {
+            if (scanner.next() == '{') {
+                in.mark(kMaxKeptValueBytes);
+                scanner.skipValue(depth);
+                reader.take(in.marked(), element);
+                in.release();
+            } else {
+                scanner.skipValue(depth);
+            }
+            ++element;
+        } while (scanner.commaOr(']'));
+    };
+    const auto keep = [&](std::optional<std::string>& out) {
+        in.mark(kMaxKeptValueBytes);
+        scanner.skipValue(1);
+        out = std::string(in.marked());
+        in.release();
+    };
+    const int first = scanner.next();
+    if (first == '[') {
+        scan.sawEvents = true;
+        readEvents(1);
+    } else if (first == '{') {
+        scan.topIsObject = true;
+        scanner.expect('{');
+        if (scanner.next() == '}') {
+            in.advance();
+        } else {
+            do {
+                const std::string key = scanner.readString();
+                scanner.expect(':');
+                const bool isArray = scanner.next() == '[';
+                if (key == "traceEvents" && isArray) {
+                    if (scan.sawEvents)
+                        throw ParseError("trace.container", source, 0, 0, "traceEvents appears twice");
+                    scan.sawEvents = true;
+                    readEvents(2);
+                } else if (key == "traceEvents") {
+                    keep(scan.eventsValue);
+                } else if (key == "otherData") {
+                    keep(scan.otherData);
+                } else {
+                    scanner.skipValue(1);
+                }
+            } while (scanner.commaOr('}'));
+        }
+    } else {
+        scanner.skipValue(0);
+    }
+    scanner.expectEnd();
+}
+
+/// The first slice that breaks a rule of the shape or repeats an op, in slice order, thrown.
+/// Repeats are found on sorted keys rather than in a hash table: 16 bytes a slice.
+void checkSlices(const ClaimedSlices& slices, const TimelineShape& shape, const std::string& source) {
+    std::size_t bad = slices.size();
+    std::optional<EventProblem> problem;
+    for (std::size_t k = 0; k < slices.size() && !problem; ++k)
+        if ((problem = checkEvent(slices[k].event, shape))) bad = k;
+    std::size_t repeat = slices.size(), firstOfRepeat = 0;
+    {
+        std::vector<std::pair<std::uint64_t, std::uint32_t>> keys;
+        keys.reserve(bad);
+        for (std::uint32_t k = 0; k < bad; ++k)
+            if (!isTransfer(slices[k].event)) keys.emplace_back(opKey(slices[k].event.op), k);
+        std::sort(keys.begin(), keys.end());
+        // In each run of one key, its second slice is the first repeat.
+        for (std::size_t k = 1; k < keys.size(); ++k)
+            if (keys[k].first == keys[k - 1].first && (k < 2 || keys[k - 2].first != keys[k].first) &&
+                keys[k].second < repeat) {
+                repeat = keys[k].second;
+                firstOfRepeat = keys[k - 1].second;
+            }
+    }
+    if (repeat < bad) {
+        const Claimed& c = slices[repeat];
+        throw ParseError("trace.event", source, 0, 0,
+                         "traceEvents[" + std::to_string(c.index) + "]: op " +
+                             traceSliceName(c.event.op, shape.splitBackward) +
+                             " appears twice (first at traceEvents[" +
+                             std::to_string(slices[firstOfRepeat].index) + "])");
+    }
+    if (problem)
+        throw ParseError("trace.event", source, 0, 0,
+                         "traceEvents[" + std::to_string(slices[bad].index) + "]." + problem->traceField +
+                             " = " + problem->value + ": " + problem->rule);
+}
+
+/// Reads a trace from `in`; `failure` finds the library's message when the text is not JSON.
+template <typename FindFailure>
+Timeline readTrace(ByteSource& in, const std::string& source, const TraceReadOptions& options,
+                   TraceInfo* info, const FindFailure& failure) {
+    const std::string_view head = in.available();
+    if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
+        static_cast<unsigned char>(head[1]) == 0x8b)
+        throw ParseError("trace.json", source, 0, 0,
+                         "the file is gzip-compressed; decompress it first (gunzip)");
+
+    SliceReader reader(source);
+    TraceScan scan;
+    try {
+        scanTrace(in, reader, source, scan);
+    } catch (const JsonSyntaxError& e) {
+        const JsonFailure found = failure();
+        if (found.failed)
+            throw ParseError("trace.json", source, found.at.line, found.at.column, found.reason);
+        throw ParseError("trace.json", source, 0, 0, "malformed JSON at byte " + std::to_string(e.offset));
+    } catch (const JsonDepthError&) {
+        throw ParseError("trace.json", source, 0, 0,
+                         "JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
+    } catch (const JsonMarkLimit&) {
+        throw ParseError("trace.limit", source, 0, 0,
+                         "an event or otherData of more than " + std::to_string(kMaxKeptValueBytes >> 20) +
+                             " MiB; this reader stops there");
+    }
+    if (!scan.sawEvents) {
+        if (scan.topIsObject && scan.eventsValue)
+            throw ParseError("trace.container", source, 0, 0,
+                             "traceEvents = " + brief(json::parse(*scan.eventsValue, nullptr, false)) +
+                                 ": must be an array of events");
+        throw ParseError("trace.container", source, 0, 0,
+                         "a Chrome trace is an array of events or an object with a traceEvents array");
+    }
+
+    TraceInfo found;
+    ClaimedSlices& slices = reader.slices();
+    // Kineto projects each "PP:" annotation onto the GPU stream as well; when it does, the GPU copy
+    // is the one that times the op.
+    if (std::any_of(slices.begin(), slices.end(), [](const Claimed& c) { return c.gpuAnnotation; }))
+        slices.erase(std::remove_if(slices.begin(), slices.end(),
+                                    [](const Claimed& c) { return c.fromName && !c.gpuAnnotation; }),
+                     slices.end());
+    selectIteration(slices, options, source, found);
+
+    Timeline timeline;
+    timeline.origin = "measured";
+    const json other = scan.otherData ? json::parse(*scan.otherData, nullptr, false) : json();
+    if (other.is_object() && other.contains("stagecraft_trace")) {
+        timeline.shape = shapeFromOtherData(other, source, timeline.origin);
+        found.runJson = runOf(other, source);
+        for (Claimed& c : slices) {
+            if (c.pid >= timeline.shape.devices)
+                throw ParseError("trace.event", source, 0, 0,
+                                 "traceEvents[" + std::to_string(c.index) +
+                                     "].pid = " + std::to_string(c.pid) + ": a device must be in [0, " +
+                                     std::to_string(timeline.shape.devices) +
+                                     ") (devices = " + std::to_string(timeline.shape.devices) + ")");
+            c.event.device = std::int32_t(c.pid);
+        }
+        inferChunks(slices, timeline.shape.devices);
+    } else {
+        if (slices.empty())
+            throw ParseError(
+                "trace.empty", source, 0, 0,
+                "no slice is a pipeline op: expected Stagecraft slices (cat F, B, W, ...) or slices "
+                "named with torch action strings such as 'PP:2F0'");
+        const int devices = mapPidsToDevices(slices);
+        inferChunks(slices, devices);
+        timeline.shape = inferShape(slices, devices);
+    }
+    checkSlices(slices, timeline.shape, source);
+    timeline.events = orderEvents(slices, timeline.shape.devices);
+    if (info) *info = std::move(found);
+    return timeline;
 }
 
 } // namespace
@@ -1100,143 +1292,26 @@ Timeline parseChromeTrace(std::string_view text, const std::string& source) {
 
 Timeline parseChromeTrace(std::string_view text, const std::string& source, const TraceReadOptions& options,
                           TraceInfo* info) {
-    TraceInfo found;
     if (text.size() > kMaxReadBytes)
         throw ParseError("trace.limit", source, 0, 0,
                          "the trace is " + std::to_string(text.size()) + " bytes; the limit is " +
                              std::to_string(kMaxReadBytes));
-    if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f &&
-        static_cast<unsigned char>(text[1]) == 0x8b)
-        throw ParseError("trace.json", source, 0, 0,
-                         "the file is gzip-compressed; decompress it first (gunzip)");
-
-    // Events are looked at one by one as the parser finishes them and then dropped, so memory
-    // stays proportional to the slices kept, not to the whole JSON document.
-    SliceReader reader(source);
-    bool topIsObject = false, inEvents = false, sawEvents = false;
-    int eventDepth = -1;
-    std::string topKey;
-    std::size_t element = 0;
-    const auto callback = [&](int depth, json::parse_event_t event, json& parsed) -> bool {
-        switch (event) {
-        case json::parse_event_t::object_start:
-        case json::parse_event_t::array_start:
-            if (depth >= kMaxDepth)
-                throw ParseError("trace.json", source, 0, 0,
-                                 "JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
-            if (depth == 0) {
-                topIsObject = event == json::parse_event_t::object_start;
-                if (!topIsObject) inEvents = sawEvents = true, eventDepth = 1;
-            } else if (depth == 1 && topIsObject && event == json::parse_event_t::array_start &&
-                       topKey == "traceEvents") {
-                if (sawEvents) throw ParseError("trace.container", source, 0, 0, "traceEvents appears twice");
-                inEvents = sawEvents = true, eventDepth = 2;
-            }
-            return true;
-        case json::parse_event_t::key:
-            if (depth == 1 && topIsObject) topKey = parsed.get<std::string>();
-            return true;
-        case json::parse_event_t::object_end:
-        case json::parse_event_t::array_end:
-            if (inEvents && depth == eventDepth) {
-                reader.take(parsed, element++);
-                return false;
-            }
-            if (inEvents && depth == eventDepth - 1) inEvents = false;
-            return true;
-        case json::parse_event_t::value:
-            if (inEvents && depth == eventDepth) {
-                ++element;
-                return false;
-            }
-            return true;
-        }
-        return true;
-    };
-    json root;
-    try {
-        root = json::parse(text.begin(), text.end(), callback);
-    } catch (const json::parse_error& e) {
-        const auto [line, column] = lineColumn(text, e.byte);
-        throw ParseError("trace.json", source, line, column, jsonReason(e.what()));
-    } catch (const json::exception& e) {
-        throw ParseError("trace.json", source, 0, 0, jsonReason(e.what()));
-    }
-    if (!sawEvents) {
-        if (topIsObject && root.contains("traceEvents"))
-            throw ParseError("trace.container", source, 0, 0,
-                             "traceEvents = " + brief(root["traceEvents"]) + ": must be an array of events");
-        throw ParseError("trace.container", source, 0, 0,
-                         "a Chrome trace is an array of events or an object with a traceEvents array");
-    }
-
-    std::vector<Claimed>& slices = reader.slices();
-    // Kineto projects each "PP:" annotation onto the GPU stream as well; when it does, the GPU copy
-    // is the one that times the op.
-    if (std::any_of(slices.begin(), slices.end(), [](const Claimed& c) { return c.gpuAnnotation; }))
-        slices.erase(std::remove_if(slices.begin(), slices.end(),
-                                    [](const Claimed& c) { return c.fromName && !c.gpuAnnotation; }),
-                     slices.end());
-    selectIteration(slices, options, source, found);
-
-    Timeline timeline;
-    timeline.origin = "measured";
-    const auto other = topIsObject ? root.find("otherData") : root.end();
-    const bool ours =
-        topIsObject && other != root.end() && other->is_object() && other->contains("stagecraft_trace");
-    auto fail = [&](const Claimed& c, const std::string& field, const std::string& value,
-                    const std::string& rule) {
-        throw ParseError("trace.event", source, 0, 0,
-                         "traceEvents[" + std::to_string(c.index) + "]." + field + " = " + value + ": " +
-                             rule);
-    };
-    if (ours) {
-        timeline.shape = shapeFromOtherData(*other, source, timeline.origin);
-        found.runJson = runOf(*other, source);
-        for (Claimed& c : slices) {
-            if (c.pid >= timeline.shape.devices)
-                fail(c, "pid", std::to_string(c.pid),
-                     "a device must be in [0, " + std::to_string(timeline.shape.devices) +
-                         ") (devices = " + std::to_string(timeline.shape.devices) + ")");
-            c.event.device = std::int32_t(c.pid);
-        }
-        inferChunks(slices, timeline.shape.devices);
-    } else {
-        if (slices.empty())
-            throw ParseError(
-                "trace.empty", source, 0, 0,
-                "no slice is a pipeline op: expected Stagecraft slices (cat F, B, W, ...) or slices "
-                "named with torch action strings such as 'PP:2F0'");
-        const int devices = mapPidsToDevices(slices);
-        inferChunks(slices, devices);
-        timeline.shape = inferShape(slices, devices);
-    }
-
-    std::unordered_map<std::uint64_t, std::size_t> seen;
-    seen.reserve(slices.size());
-    for (const Claimed& c : slices) {
-        if (const auto problem = checkEvent(c.event, timeline.shape))
-            fail(c, problem->traceField, problem->value, problem->rule);
-        if (isTransfer(c.event)) continue;
-        const auto [it, inserted] = seen.emplace(opKey(c.event.op), c.index);
-        if (!inserted)
-            throw ParseError("trace.event", source, 0, 0,
-                             "traceEvents[" + std::to_string(c.index) + "]: op " +
-                                 traceSliceName(c.event.op, timeline.shape.splitBackward) +
-                                 " appears twice (first at traceEvents[" + std::to_string(it->second) + "])");
-    }
-    timeline.events = orderEvents(slices, timeline.shape.devices);
-    if (info) *info = std::move(found);
-    return timeline;
+    ByteSource in(text);
+    return readTrace(in, source, options, info, [&] { return findJsonFailure(text); });
 }
 
 Timeline readChromeTrace(const std::filesystem::path& path) {
-    return parseChromeTrace(readTextFile(path), path.string());
+    return readChromeTrace(path, TraceReadOptions{});
 }
 
 Timeline readChromeTrace(const std::filesystem::path& path, const TraceReadOptions& options,
                          TraceInfo* info) {
-    return parseChromeTrace(readTextFile(path), path.string(), options, info);
+    // A project or a schedule given as a trace is refused from its first bytes (a gzip file gets
+    // the reader's own advice).
+    if (sniffFileKind(path) != FileKind::Gzip) requireFileKind(path, FileKind::ChromeTrace, "a Chrome trace");
+    // Read block by block: memory follows the slices kept, not the size of the file.
+    ByteSource in(path);
+    return readTrace(in, path.string(), options, info, [&] { return findJsonFailure(path); });
 }
 
 } // namespace stagecraft

@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "file_io.h"
+#include "file_kind.h"
 #include "io/schedule_json.h"
 
 #include <algorithm>
@@ -31,6 +32,10 @@ ScheduleFormat formatOf(const std::filesystem::path& path) {
 
 Schedule readScheduleFile(const std::filesystem::path& path, const TorchCsvOptions& options) {
     const ScheduleFormat format = formatOf(path);
+    // A file of another kind (a trace, a project) is refused from its first bytes, before it is
+    // read whole.
+    requireFileKind(path, format == ScheduleFormat::Json ? FileKind::ScheduleJson : FileKind::Unknown,
+                    format == ScheduleFormat::Json ? "a schedule file" : "a torch CSV schedule");
     const std::string text = readTextFile(path);
     if (format == ScheduleFormat::TorchCsv) return parseTorchCsv(text, path.string(), options);
     return parseScheduleJson(text, path.string());

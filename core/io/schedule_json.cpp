@@ -3,6 +3,7 @@
 #include "error.h"
 #include "ir/action.h"
 #include "ir/overlap.h"
+#include "json_failure.h"
 #include "validate/validator.h"
 
 #include <algorithm>
@@ -66,8 +67,20 @@ class JsonReader {
             if (reason.find("parse error") != std::string::npos && colon != std::string::npos)
                 reason = reason.substr(colon + 2);
             throw ParseError("schedule_json.syntax", m_source, line, column, "malformed JSON: " + reason);
+        } catch (const Json::exception& e) {
+            // A number that overflows (1e400) and the like: the library gives no position.
+            const TextPosition at = jsonFailurePosition(text);
+            throw ParseError("schedule_json.syntax", m_source, at.line, at.column,
+                             "malformed JSON: " + jsonFailureReason(e));
         }
-        return readSchedule(root);
+        try {
+            return readSchedule(root);
+        } catch (const Json::exception& e) {
+            // Every value is type-checked before use; should one slip through, it is still the
+            // file's fault and reported as such, never the library's exception.
+            throw ParseError("schedule_json.syntax", m_source, 0, 0,
+                             "unexpected JSON value: " + jsonFailureReason(e));
+        }
     }
 
   private:

@@ -181,7 +181,10 @@ class CommsReader {
     /// The compute cells as a compute-only CSV with the comm cells left empty (idle steps), so
     /// the compute-only reader's rows and columns are the file's.
     Schedule readCompute() {
-        std::string computeOnly;
+        // A BOM of its own, which the compute-only reader strips: a first cell that starts with
+        // another BOM (a file with two) stays that cell's, refused there, instead of vanishing
+        // from the compute-only text only (found by fuzz_torch_comms_csv).
+        std::string computeOnly = "\xEF\xBB\xBF";
         for (std::size_t r = 0; r < m_rows.size(); ++r) {
             for (std::size_t c = 0; c < m_rows[r].size(); ++c) {
                 if (c > 0) computeOnly += ',';

@@ -6,7 +6,7 @@
 namespace stagecraft {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, std::string_view>, 35> kLabels{{
+constexpr std::pair<std::string_view, std::string_view> kLabels[] = {
     {"name", "Project name"},
     {"schedules", "Schedules"},
     {"model.layers", "Layers"},
@@ -42,19 +42,18 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 35> kLabels{
     {"costs.fb", "Overlapped F&B slot (µs)"},
     {"costs.chunk_stages", "Per-chunk-stage costs (stage:f:b:w)"},
     {"costs.optimizer_sync", "Optimizer step (flush or post-validation)"},
-}};
+};
 
 // Fields read by one cost model only; the others ignore them.
-constexpr std::array<std::pair<std::string_view, CostMode>, 7> kCostModeOnly{{
+constexpr std::pair<std::string_view, CostMode> kCostModeOnly[] = {
     {"costs.f", CostMode::Manual},
     {"costs.b", CostMode::Manual},
     {"costs.w", CostMode::Manual},
     {"costs.comm", CostMode::Manual},
     {"costs.stages", CostMode::Manual},
-    {"costs.fb", "Overlapped F&B slot (µs)"},
     {"costs.chunk_stages", CostMode::Manual},
     {"costs.efficiency", CostMode::Analytic},
-}};
+};
 
 } // namespace
 

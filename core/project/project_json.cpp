@@ -2,6 +2,8 @@
 
 #include "error.h"
 #include "file_io.h"
+#include "file_kind.h"
+#include "json_failure.h"
 #include "project/field_text.h"
 #include "project/project_fields.h"
 #include "size_limits.h"
@@ -133,11 +135,10 @@ Json parseJson(std::string_view text, const std::string& source) {
         throw ParseError("project.json", source, int(std::min<std::size_t>(line, INT_MAX)),
                          int(std::min<std::size_t>(column, INT_MAX)), "malformed JSON: " + sanitized(reason));
     } catch (const Json::exception& e) {
-        // Number overflow (1e400) and the like: no position from the library.
-        std::string reason = e.what();
-        if (const auto bracket = reason.find("] "); bracket != std::string::npos)
-            reason = reason.substr(bracket + 2);
-        throw ParseError("project.json", source, 0, 0, "malformed JSON: " + sanitized(reason));
+        // Number overflow (1e400) and the like: the library gives no position; find it.
+        const TextPosition at = jsonFailurePosition(text);
+        throw ParseError("project.json", source, at.line, at.column,
+                         "malformed JSON: " + jsonFailureReason(e));
     }
 }
 
@@ -502,10 +503,18 @@ std::string projectToJson(const Project& project) {
 
 Project parseProject(std::string_view text, const std::string& source) {
     const Json root = parseJson(text, source);
-    return Reader(source).read(root);
+    try {
+        return Reader(source).read(root);
+    } catch (const Json::exception& e) {
+        // Every value is type-checked before use; should one slip through, it is still the
+        // file's fault and reported as such, never the library's exception.
+        throw ParseError("project.json", source, 0, 0, "unexpected JSON value: " + jsonFailureReason(e));
+    }
 }
 
 Project readProject(const std::filesystem::path& path) {
+    // What it is and how big, from its first bytes and its size, before reading it.
+    requireFileKind(path, FileKind::Project, "a project");
     std::error_code ec;
     const auto size = std::filesystem::file_size(path, ec);
     if (!ec && size > kMaxProjectBytes)

@@ -553,3 +553,23 @@ TEST_CASE("overlay refuses a trace of another schedule or shape with status 2", 
     CHECK_THAT(format.out, Catch::Contains("not a chart"));
     std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("A file of another kind is refused from its first bytes, naming what reads it", "[cli]") {
+    const auto dir = tempDir();
+    const std::string trace = (dir / "kind_trace.json").string();
+    REQUIRE(cli("export -s 1f1b -o " + trace).status == 0);
+    // validate reads schedules and projects: a trace is named as one, with the commands that read it.
+    const Run validate = cli("validate " + trace);
+    CHECK(validate.status == 2);
+    CHECK_THAT(validate.out, Catch::Contains("is a Chrome trace, not a project") &&
+                                 Catch::Contains("stagecraft-cli overlay PROJECT TRACE"));
+    const Run show = cli("show " + trace);
+    CHECK(show.status == 2);
+    CHECK_THAT(show.out, Catch::Contains("[io.kind]") || Catch::Contains("is a Chrome trace"));
+    // overlay reads traces: a project in the trace's place is named as one.
+    const Run overlay = cli("overlay -s 1f1b " + kSamples + "zb-6.2b.stagecraft.json " + kSamples +
+                            "zb-6.2b.stagecraft.json");
+    CHECK(overlay.status == 2);
+    CHECK_THAT(overlay.out, Catch::Contains("is a Stagecraft project, not a Chrome trace"));
+    std::filesystem::remove(trace);
+}

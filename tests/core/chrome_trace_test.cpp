@@ -306,7 +306,7 @@ TEST_CASE("Bad traces are refused with the event, field, value and rule", "[trac
           "[trace.event] t.json: traceEvents[0].dur = -1: a duration must be a finite number >= 0 (µs)");
     CHECK(errorOf(oneSlice(
               R"({"ph":"X","cat":"F","pid":0,"ts":0,"dur":1e999,"args":{"kind":"F","mb":0,"stage":0}})")) ==
-          "[trace.json] t.json: number overflow parsing '1e999'");
+          "[trace.json] t.json line 1, column 239: number overflow parsing '1e999'");
     CHECK(errorOf(oneSlice(R"({"ph":"X","cat":"F","pid":0,"ts":1e308,"dur":1e308,"args":{"kind":"F","mb":0,)"
                            R"("stage":0}})")) ==
           "[trace.event] t.json: traceEvents[0].dur = 1e+308: ts + dur must be a finite number (µs)");

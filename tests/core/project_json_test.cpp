@@ -160,7 +160,7 @@ TEST_CASE("Malformed JSON is reported with line and column", "[project]") {
           "t.json line 1, column 18: malformed JSON: syntax error while parsing object key - unexpected '}'; "
           "expected string literal");
     CHECK(parseFailure(withVersion(R"(, "costs": {"f": 1e400})"), "project.json") ==
-          "t.json: malformed JSON: number overflow parsing '1e400'");
+          "t.json line 1, column 38: malformed JSON: number overflow parsing '1e400'");
     CHECK(parseFailure(withVersion(R"(, "model": {"layers": 3}, "model": {})"), "project.json") ==
           "t.json: duplicate key \"model\"");
     CHECK(parseFailure(withVersion(R"(, "costs": {"stages": [{"stage": 0}, {"f": 1, "f": 2}]})"),

@@ -1,0 +1,41 @@
+#pragma once
+// What a file is, from its first bytes: readers check it before reading a file whole, so that a
+// trace of hundreds of MB given where a project is expected is refused at once, with a message
+// naming what the file is and what reads it, instead of after parsing all of it.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace stagecraft {
+
+enum class FileKind {
+    Unknown,      ///< nothing in the first bytes tells
+    Project,      ///< a JSON object with "stagecraft"
+    ScheduleJson, ///< a JSON object with "stagecraft_schedule"
+    ProgramsJson, ///< a JSON object with "stagecraft_programs"
+    ChromeTrace,  ///< a JSON array, or an object with traceEvents / otherData / Kineto's keys
+    Gzip,         ///< gzip-compressed bytes
+};
+
+/// The bytes the sniffers look at.
+inline constexpr std::size_t kSniffBytes = std::size_t(64) << 10;
+
+/// The kind of a text from its beginning `head` (the first kSniffBytes or fewer).
+FileKind sniffTextKind(std::string_view head);
+/// The same for a file: reads at most kSniffBytes of it. Unknown when it cannot be read (the
+/// reader that follows reports why).
+FileKind sniffFileKind(const std::filesystem::path& path);
+
+/// "a Chrome trace", "a Stagecraft project", ...
+std::string fileKindName(FileKind kind);
+/// Which commands read files of that kind ("" for Unknown).
+std::string fileKindReaders(FileKind kind);
+
+/// Throws Error("io.kind") when the file is plainly of another kind than `expected` (Unknown
+/// passes: the reader decides), naming the file, what it is and what reads it. `wanted` names
+/// what the caller reads ("a project").
+void requireFileKind(const std::filesystem::path& path, FileKind expected, const std::string& wanted);
+
+} // namespace stagecraft

@@ -1,0 +1,370 @@
+// Every reader of untrusted files on the inputs an attacker of our own parsers would try first:
+// numbers that overflow, deep nesting, invalid UTF-8, and every truncation of a valid file. Each
+// must end in a stagecraft::Error (a ParseError with line and column where the text is not
+// JSON), never in another exception, a crash or a hang. Also: the streaming trace reader against
+// the in-memory one and against nlohmann's parser, and file kinds told from the first bytes.
+#include "error.h"
+#include "file_io.h"
+#include "file_kind.h"
+#include "io/chrome_trace.h"
+#include "io/json_stream.h"
+#include "io/schedule_file.h"
+#include "io/schedule_json.h"
+#include "io/torch_comms_csv.h"
+#include "io/torch_csv.h"
+#include "project/project_json.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <unistd.h>
+
+using namespace stagecraft;
+
+namespace {
+
+using Reader = std::function<void(std::string_view)>;
+
+std::string readFile(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    return buffer.str();
+}
+
+std::string corpusFile(const std::string& target, const std::string& name) {
+    return readFile(std::filesystem::path(STAGECRAFT_SOURCE_DIR) / "tests" / "fuzz" / "corpus" / target /
+                    name);
+}
+
+/// "accepted", "error <id>" or "FOREIGN <type>: <what>" (an exception that is not ours).
+std::string outcome(const Reader& read, std::string_view text) {
+    try {
+        read(text);
+        return "accepted";
+    } catch (const Error& e) {
+        return "error " + e.id();
+    } catch (const std::exception& e) {
+        return std::string("FOREIGN ") + typeid(e).name() + ": " + e.what();
+    }
+}
+
+/// The ParseError `read` throws on `text` (fails the test when it throws none or another).
+ParseError parseErrorOf(const Reader& read, std::string_view text) {
+    try {
+        read(text);
+    } catch (const ParseError& e) {
+        return e;
+    } catch (const std::exception& e) {
+        FAIL("not a ParseError: " << e.what());
+    }
+    FAIL("accepted: " << std::string(text.substr(0, 80)));
+    throw std::logic_error("unreachable");
+}
+
+void checkNoForeignExceptions(const Reader& read, std::string_view text) {
+    const std::string result = outcome(read, text);
+    INFO("input: " << std::string(text.substr(0, 120)));
+    CHECK(result.rfind("FOREIGN", 0) != 0);
+}
+
+/// Every prefix of `text` (all of them when short, else 400 spread over it).
+void checkTruncations(const Reader& read, const std::string& text) {
+    const std::size_t step = std::max<std::size_t>(1, text.size() / 400);
+    for (std::size_t cut = 0; cut < text.size(); cut += step)
+        checkNoForeignExceptions(read, text.substr(0, cut));
+}
+
+const Reader kProject = [](std::string_view t) { (void)parseProject(t, "p.json"); };
+const Reader kSchedule = [](std::string_view t) { (void)parseScheduleJson(t, "s.json"); };
+const Reader kTrace = [](std::string_view t) { (void)parseChromeTrace(t, "t.json"); };
+const Reader kTorchCsv = [](std::string_view t) { (void)parseTorchCsv(t, "t.csv"); };
+const Reader kCommsCsv = [](std::string_view t) { (void)parseTorchCommsCsv(t, "c.csv"); };
+
+std::string nested(std::size_t depth) {
+    return std::string(depth, '[') + std::string(depth, ']');
+}
+
+} // namespace
+
+TEST_CASE("A number that overflows is a ParseError with its line and column", "[robustness]") {
+    // Found by fuzz_schedule_json: nlohmann's out_of_range escaped the reader.
+    const ParseError schedule = parseErrorOf(kSchedule, "\n8675e95205660su");
+    CHECK(schedule.id() == "schedule_json.syntax");
+    CHECK(schedule.line() == 2);
+    CHECK(schedule.column() == 13);
+    CHECK_THAT(schedule.message(), Catch::Contains("number overflow parsing '8675e95205660'"));
+
+    const ParseError project = parseErrorOf(kProject, "{\"stagecraft\": 1,\n \"costs\": {\"f\": -1e400}}");
+    CHECK(project.id() == "project.json");
+    CHECK(project.line() == 2);
+    CHECK(project.column() > 0);
+
+    const ParseError trace = parseErrorOf(kTrace, "[\n{\"ph\":\"X\",\"ts\":1e999}]");
+    CHECK(trace.id() == "trace.json");
+    CHECK(trace.line() == 2);
+    CHECK_THAT(trace.message(), Catch::Contains("number overflow"));
+    // Integers beyond 64 bits read as doubles (as nlohmann does), digits beyond a double overflow.
+    CHECK(outcome(kTrace, "[{\"x\":" + std::string(400, '9') + "}]") == "error trace.json");
+    CHECK(outcome(kTrace, "[{\"x\":184467440737095516160}]") == "error trace.empty");
+
+    // CSV cells with indices beyond every limit.
+    CHECK(outcome(kTorchCsv, "99999999999999999999999F0\n") == "error csv.cell");
+    CHECK(outcome(kTorchCsv, "0F99999999999999999999999\n") == "error csv.cell");
+    CHECK(outcome(kCommsCsv, "0SEND_F99999999999999999999\n") != "accepted");
+    checkNoForeignExceptions(kCommsCsv, "0SEND_F99999999999999999999\n");
+}
+
+TEST_CASE("Deep nesting is refused without exhausting the stack", "[robustness]") {
+    for (const std::size_t depth : {65, 1000, 200000}) {
+        CHECK(outcome(kProject, nested(depth)) == "error project.json");
+        CHECK(outcome(kSchedule, nested(depth)) == "error schedule_json.syntax");
+        CHECK(outcome(kTrace, nested(depth)) == "error trace.json");
+        CHECK(outcome(kTrace, "{\"traceEvents\":[{\"args\":" + nested(depth) + "}]}") == "error trace.json");
+        checkNoForeignExceptions(kTorchCsv, std::string(depth, '(') + "0F0" + std::string(depth, ')'));
+        checkNoForeignExceptions(kCommsCsv, std::string(depth, '(') + "0F0" + std::string(depth, ')'));
+    }
+}
+
+TEST_CASE("Invalid UTF-8 is refused with its position", "[robustness]") {
+    for (const std::string bad : {"\xff", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82"}) {
+        const ParseError project = parseErrorOf(kProject, "{\"stagecraft\": 1, \"name\": \"a" + bad + "\"}");
+        CHECK(project.line() == 1);
+        CHECK(project.column() > 20);
+        const ParseError schedule =
+            parseErrorOf(kSchedule, "{\"stagecraft_schedule\": 1, \"name\": \"" + bad + "\"}");
+        CHECK(schedule.line() == 1);
+        const ParseError trace = parseErrorOf(kTrace, "[{\"ph\":\"X\",\"name\":\"" + bad + "\"}]");
+        CHECK(trace.id() == "trace.json");
+        CHECK(trace.line() == 1);
+        CHECK(trace.column() >= 20);
+        // Messages stay valid UTF-8 (they quote the bytes as \xNN).
+        CHECK(nlohmann::json(std::string(trace.what())).dump().size() > 0);
+        checkNoForeignExceptions(kTorchCsv, "0F0," + bad + "\n");
+        checkNoForeignExceptions(kCommsCsv, "0F0," + bad + "\n");
+    }
+    // Lone surrogates in escapes, as nlohmann refuses them.
+    CHECK(outcome(kTrace, R"([{"name":"\udc00"}])") == "error trace.json");
+    CHECK(outcome(kTrace, R"([{"name":"\ud800x"}])") == "error trace.json");
+    CHECK(outcome(kTrace, R"([{"name":"\ud83d\ude00"}])") == "error trace.empty");
+}
+
+TEST_CASE("Every truncation of a valid file is refused cleanly", "[robustness]") {
+    checkTruncations(kProject, corpusFile("project_json", "manual_stages.json"));
+    checkTruncations(kSchedule, corpusFile("schedule_json", "zb_v.json"));
+    checkTruncations(kTrace, corpusFile("chrome_trace", "stagecraft_two_iterations.json"));
+    checkTruncations(kTrace, corpusFile("chrome_trace", "torch_bare_array.json"));
+    checkTruncations(kTorchCsv, corpusFile("torch_csv", "torch_dualpipev.csv"));
+    checkTruncations(kCommsCsv, corpusFile("torch_comms_csv", "zbv_p4_m8.csv"));
+    // A JSON text cut inside a value is a syntax error at the end of the text.
+    const std::string text = corpusFile("schedule_json", "1f1b.json");
+    const ParseError cut = parseErrorOf(kSchedule, text.substr(0, text.size() / 2));
+    CHECK(cut.id() == "schedule_json.syntax");
+    CHECK(cut.line() > 1);
+}
+
+namespace {
+
+/// A temporary file that is removed with the object.
+struct TempFile {
+    std::filesystem::path path;
+    explicit TempFile(const std::string& name)
+        : path(std::filesystem::temp_directory_path() /
+               ("stagecraft-robustness-" + std::to_string(::getpid()) + "-" + name)) {}
+    void write(std::string_view text) const { writeFileAtomically(path, text); }
+    ~TempFile() {
+        std::error_code ec;
+        std::filesystem::remove(path, ec);
+    }
+};
+
+std::string mutate(const std::string& seed, std::mt19937& rng) {
+    static const std::string structural = ",:[]{}\"\\ 0123456789eE.-+tfnu\xff\xc3\xa9";
+    std::string s = seed;
+    const int edits = 1 + int(rng() % 3);
+    for (int e = 0; e < edits; ++e) {
+        const std::size_t at = s.empty() ? 0 : rng() % (s.size() + 1);
+        switch (rng() % 4) {
+        case 0:
+            if (at < s.size()) s[at] = char(rng() % 256);
+            break;
+        case 1:
+            s.insert(s.begin() + std::ptrdiff_t(at), structural[rng() % structural.size()]);
+            break;
+        case 2:
+            if (at < s.size()) s.erase(at, 1 + rng() % 4);
+            break;
+        case 3:
+            s.resize(at);
+            break;
+        }
+    }
+    return s;
+}
+
+/// Whether JsonStreamScanner accepts `text` read from a file in blocks of `block` bytes; nullopt when
+/// it is nested too deep for it (nlohmann has no limit).
+std::optional<bool> scannerAccepts(const std::filesystem::path& path, std::size_t block) {
+    ByteSource in(path, block);
+    JsonStreamScanner scanner(in, 64);
+    try {
+        scanner.skipByteOrderMark();
+        scanner.skipValue(0);
+        scanner.expectEnd();
+        return true;
+    } catch (const JsonSyntaxError&) {
+        return false;
+    } catch (const JsonDepthError&) {
+        return std::nullopt;
+    }
+}
+
+} // namespace
+
+TEST_CASE("The streaming JSON scanner accepts what nlohmann accepts, in blocks of any size", "[robustness]") {
+    const TempFile file("scanner.json");
+    std::mt19937 rng(2024);
+    std::vector<std::string> seeds;
+    for (const char* target : {"chrome_trace", "schedule_json", "project_json"})
+        for (const auto& entry : std::filesystem::directory_iterator(
+                 std::filesystem::path(STAGECRAFT_SOURCE_DIR) / "tests/fuzz/corpus" / target))
+            seeds.push_back(readFile(entry.path()).substr(0, 3000));
+    seeds.push_back("\xEF\xBB\xBF[1, -0, 0.5e-3, 1E+2, \"\\u00e9\\ud83d\\ude00\", true, false, null, {}]");
+    int compared = 0;
+    for (const std::string& seed : seeds)
+        for (int i = 0; i < 60; ++i) {
+            const std::string text = i == 0 ? seed : mutate(seed, rng);
+            file.write(text);
+            const bool expected = nlohmann::json::accept(text);
+            for (const std::size_t block : {1, 3, 64, 4096}) {
+                const auto accepted = scannerAccepts(file.path, block);
+                if (!accepted) continue;
+                INFO("block " << block << ", text: " << text.substr(0, 200));
+                REQUIRE(*accepted == expected);
+                ++compared;
+            }
+        }
+    CHECK(compared > 2000);
+}
+
+TEST_CASE("A NUL byte after the value ends the text, as nlohmann reads it", "[robustness]") {
+    // Found by fuzz_json_stream (corpus/json_stream/nul_after_value.json): the scanner refused
+    // what nlohmann accepts.
+    const TempFile file("nul.json");
+    const std::string text("\"selective\"\0\x0f,", 14);
+    REQUIRE(nlohmann::json::accept(text));
+    file.write(text);
+    for (const std::size_t block : {1, 5, 64}) CHECK(scannerAccepts(file.path, block) == true);
+    file.write(std::string("[1\0]", 4));
+    CHECK(scannerAccepts(file.path, 64) == false);
+    CHECK(outcome(kTrace, std::string("[]\0garbage", 11)) == "error trace.empty");
+}
+
+TEST_CASE("A compute+comms CSV with two byte order marks is refused at its first cell", "[robustness]") {
+    // Found by fuzz_torch_comms_csv (corpus/torch_comms_csv/two_boms.csv): the compute-only
+    // reader stripped the second BOM that the comms reader kept in the first cell, and an
+    // internal check threw std::logic_error.
+    const std::string text = corpusFile("torch_comms_csv", "two_boms.csv");
+    REQUIRE(text.substr(0, 6) == "\xEF\xBB\xBF\xEF\xBB\xBF");
+    const ParseError comms = parseErrorOf(kCommsCsv, text);
+    CHECK(comms.id() == "csv.cell");
+    CHECK(comms.line() == 1);
+    CHECK(comms.column() == 1);
+    CHECK(outcome(kTorchCsv, text) == outcome(kCommsCsv, text));
+    // One BOM is fine.
+    CHECK(outcome(kCommsCsv, text.substr(3)) == "accepted");
+}
+
+TEST_CASE("FlatObject reads members as nlohmann does", "[robustness]") {
+    const std::string text =
+        R"({"ph":"X","ts":12.5,"pid":18446744073709551615,"n":-3,"big":18446744073709551616,"tiny":1e-400,)"
+        R"("s":"a\"b\\c\u00e9","args":{"kind":"F","mb":7,"deep":{"x":[1,{"y":2}]}},"ph":"Y","t":true,"z":null})";
+    FlatObject object;
+    object.read(text);
+    const nlohmann::json expected = nlohmann::json::parse(text);
+    const FlatValue& root = object.root();
+    for (const auto& [key, value] : expected.items()) {
+        INFO("key " << key);
+        const FlatValue* got = object.find(root, key);
+        REQUIRE(got != nullptr);
+        CHECK(nlohmann::json::parse(got->raw) == value);
+        if (value.is_string()) CHECK(got->text == value.get<std::string>());
+        if (value.is_number()) CHECK(got->number == value.get<double>());
+        CHECK(got->isInteger() == value.is_number_integer());
+        CHECK((got->type == FlatValue::Type::Unsigned) == value.is_number_unsigned());
+    }
+    CHECK(object.find(root, "ph")->text == "Y"); // the last of a repeated key, as nlohmann keeps
+    const FlatValue* args = object.find(root, "args");
+    REQUIRE(args != nullptr);
+    CHECK(object.find(*args, "mb")->unsignedValue == 7);
+    const FlatValue* deep = object.find(*args, "deep");
+    REQUIRE(deep != nullptr);
+    CHECK(deep->isObject());
+    CHECK(object.find(*deep, "x") == nullptr); // deeper than the reader looks
+    CHECK(object.find(root, "missing") == nullptr);
+}
+
+TEST_CASE("readChromeTrace streams a file to the same result as parseChromeTrace", "[robustness][trace]") {
+    const TempFile file("trace.json");
+    std::mt19937 rng(7);
+    for (const auto& entry : std::filesystem::directory_iterator(
+             std::filesystem::path(STAGECRAFT_SOURCE_DIR) / "tests/fuzz/corpus/chrome_trace")) {
+        const std::string seed = readFile(entry.path());
+        for (int i = 0; i < 80; ++i) {
+            const std::string text = i == 0 ? seed : mutate(seed, rng);
+            file.write(text);
+            std::string fromText, fromFile;
+            Timeline a, b;
+            try {
+                a = parseChromeTrace(text, file.path.string());
+            } catch (const Error& e) {
+                fromText = e.what();
+            }
+            try {
+                b = readChromeTrace(file.path);
+            } catch (const Error& e) {
+                fromFile = e.what();
+            }
+            INFO(entry.path().filename().string() << " mutation " << i);
+            // A file whose first bytes say it is no trace is refused before it is read.
+            if (fromFile.find("[io.kind]") != std::string::npos) continue;
+            CHECK(fromFile == fromText);
+            CHECK(a == b);
+        }
+    }
+}
+
+TEST_CASE("File kinds are told from the first bytes", "[robustness]") {
+    CHECK(sniffTextKind("{\"stagecraft\": 1, \"name\": \"x\"}") == FileKind::Project);
+    CHECK(sniffTextKind("\xEF\xBB\xBF {\n \"stagecraft_schedule\": 1") == FileKind::ScheduleJson);
+    CHECK(sniffTextKind("{\"name\": \"a\", \"stagecraft_programs\": 1") == FileKind::ProgramsJson);
+    CHECK(sniffTextKind("{\"displayTimeUnit\":\"ns\",\n\"otherData\":{") == FileKind::ChromeTrace);
+    CHECK(sniffTextKind("{\"schemaVersion\": 1, \"deviceProperties\": [") == FileKind::ChromeTrace);
+    CHECK(sniffTextKind("{\"x\": {\"traceEvents\": 1}, \"traceEvents\": [") == FileKind::ChromeTrace);
+    CHECK(sniffTextKind("[{\"ph\":\"X\"") == FileKind::ChromeTrace);
+    CHECK(sniffTextKind("\x1f\x8b\x08") == FileKind::Gzip);
+    CHECK(sniffTextKind("0F0,0B0\n") == FileKind::Unknown);
+    CHECK(sniffTextKind("{\"name\": \"cut") == FileKind::Unknown);
+    CHECK(sniffTextKind("") == FileKind::Unknown);
+
+    const TempFile trace("kind.json");
+    trace.write("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[]}");
+    try {
+        (void)readProject(trace.path);
+        FAIL("a trace read as a project");
+    } catch (const Error& e) {
+        CHECK(e.id() == "io.kind");
+        CHECK_THAT(e.message(), Catch::Contains("is a Chrome trace, not a project") &&
+                                    Catch::Contains("stagecraft-cli overlay PROJECT TRACE"));
+    }
+    CHECK_THROWS_WITH(readScheduleFile(trace.path),
+                      Catch::Contains("[io.kind]") && Catch::Contains("not a schedule file"));
+    const TempFile project("kind.stagecraft.json");
+    project.write("{\"stagecraft\": 1}");
+    CHECK_THROWS_WITH(readChromeTrace(project.path),
+                      Catch::Contains("is a Stagecraft project, not a Chrome trace"));
+}
