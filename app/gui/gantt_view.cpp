@@ -304,7 +304,8 @@ void GanttView::revealEvent(int panel, int event) {
     setMapping(m_mapping.panned(centre - box.center().x()));
     const QRectF moved = boxOf(panel, event);
     const int y = int(moved.center().y() * m_k) - viewport()->height() / 2;
-    verticalScrollBar()->setValue(std::clamp(y, verticalScrollBar()->minimum(), verticalScrollBar()->maximum()));
+    verticalScrollBar()->setValue(
+        std::clamp(y, verticalScrollBar()->minimum(), verticalScrollBar()->maximum()));
     viewport()->update();
 }
 
@@ -414,8 +415,9 @@ void GanttView::paintEvent(QPaintEvent*) {
     const double axisHeight = 4 + 2.8 * m_frame.palette->fontSize;
     if (m_frame.axisY + axisHeight > visible.bottom()) {
         const double dy = visible.bottom() - axisHeight - m_frame.axisY;
-        painter.fillRect(QRectF(visible.left(), visible.bottom() - axisHeight - 2, visible.width(), axisHeight + 2),
-                         Qt::white);
+        painter.fillRect(
+            QRectF(visible.left(), visible.bottom() - axisHeight - 2, visible.width(), axisHeight + 2),
+            Qt::white);
         painter.translate(0, dy);
         render::paintScene(painter, axis, nullptr);
         painter.translate(0, -dy);
@@ -437,16 +439,19 @@ void GanttView::paintOverlayLegend(QPainter& painter) {
     };
     std::vector<Entry> entries;
     if (m_showIdleCauses)
-        for (IdleCause cause : {IdleCause::Warmup, IdleCause::WaitingOn, IdleCause::Communication, IdleCause::Other})
-            entries.push_back({cause == IdleCause::Warmup ? tr("idle: warm-up / cool-down")
-                                                          : tr("idle: %1").arg(QString::fromLatin1(idleCauseName(cause))),
+        for (IdleCause cause :
+             {IdleCause::Warmup, IdleCause::WaitingOn, IdleCause::Communication, IdleCause::Other})
+            entries.push_back({cause == IdleCause::Warmup
+                                   ? tr("idle: warm-up / cool-down")
+                                   : tr("idle: %1").arg(QString::fromLatin1(idleCauseName(cause))),
                                idleColor(cause), true});
     if (m_showCriticalPath) entries.push_back({tr("critical path"), QColor(0xd6, 0x27, 0x28), false});
     const QFontMetrics metrics(font());
     const int line = metrics.height() + 4, swatch = line - 6;
     int width = 0;
     for (const Entry& e : entries) width = std::max(width, metrics.horizontalAdvance(e.text));
-    const QRect box(viewport()->width() - width - swatch - 30, 8, width + swatch + 18, int(entries.size()) * line + 8);
+    const QRect box(viewport()->width() - width - swatch - 30, 8, width + swatch + 18,
+                    int(entries.size()) * line + 8);
     painter.setRenderHint(QPainter::Antialiasing, false);
     painter.setPen(QColor(0xc8, 0xc8, 0xc8));
     painter.setBrush(QColor(255, 255, 255, 230));

@@ -1,5 +1,6 @@
 #include "gui/panels.h"
 
+#include "error.h"
 #include "gui/models/format.h"
 #include "gui/models/metrics_model.h"
 #include "gui/models/schedule_list_model.h"
@@ -401,7 +402,8 @@ void OverlayPanel::fillLists(const AnalysisResult& result) {
         item->setText(0, QStringLiteral("D%1").arg(d));
         item->setText(1, QString::number(qulonglong(g.ops)));
         item->setText(2, t(g.meanAbsDurationError));
-        item->setText(3, g.meanDurationRatio ? QString::number(*g.meanDurationRatio, 'f', 3) : QStringLiteral("–"));
+        item->setText(3, g.meanDurationRatio ? QString::number(*g.meanDurationRatio, 'f', 3)
+                                             : QStringLiteral("–"));
     }
     for (QTreeWidget* list : {m_drift, m_devices})
         for (int c = 0; c < list->columnCount(); ++c) list->resizeColumnToContents(c);

@@ -52,7 +52,7 @@ TEST_CASE("A cross-device wait cycle is reported as a ring", "[validate]") {
     CHECK_THROWS_WITH(validate(s), Catch::Contains("[schedule.deadlock]"));
 }
 
-TEST_CASE("The simulator names every blocked device of a deadlock, separated by \"; \"", "[tidy]") {
+TEST_CASE("The simulator names every blocked device of a deadlock, separated by semicolons", "[tidy]") {
     Schedule s = twoDevices();
     for (int mb : {0, 1}) pushOp(s, 0, OpKind::F, 0, 0, mb), pushOp(s, 0, OpKind::B, 0, 0, mb);
     for (int mb : {1, 0}) pushOp(s, 1, OpKind::F, 0, 1, mb), pushOp(s, 1, OpKind::B, 0, 1, mb);

@@ -21,12 +21,12 @@
 #include <QProcess>
 #include <QSignalSpy>
 #include <QSpinBox>
-#include <QTreeWidget>
-#include <algorithm>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeWidget>
 #include <QUndoStack>
 #include <QWheelEvent>
+#include <algorithm>
 #include <unistd.h>
 
 using namespace stagecraft;
@@ -233,17 +233,18 @@ class TestAppBehaviour : public QObject {
     }
 
     void theRulerSticksAndEveryOverlayMarkHasAKey() {
-        // Many tall panels: the axis lies far below the view.
+        // Many panels in a short window: the axis lies far below the view.
         ProjectDocument* doc = m_window->document();
-        doc->setField(QStringLiteral("parallel.pp"), QStringLiteral("16"));
-        for (const char* name : {"gpipe", "1f1b", "zb-h1", "zb-h2"})
+        for (const char* name : {"gpipe", "1f1b", "zb-h1", "zb-h2", "chimera"})
             doc->setScheduleChecked(QString::fromLatin1(name), true);
+        m_window->resize(1400, 560);
         m_window->flushAnalysis();
         GanttView* view = m_window->ganttView();
         view->setShowIdleCauses(true);
         view->setShowCriticalPath(true);
         QApplication::processEvents();
         const QImage image = view->viewport()->grab().toImage();
+        image.save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/sticky-ruler-and-key.png"));
         // Bottom strip of the plot: the ruler's white band with its tick labels.
         int white = 0, dark = 0, total = 0;
         for (int y = image.height() - 10; y < image.height(); ++y)
@@ -259,7 +260,6 @@ class TestAppBehaviour : public QObject {
         for (int x = image.width() / 2; x < image.width(); ++x)
             for (int y = 0; y < 40; ++y) keyFrame += image.pixelColor(x, y) == QColor(0xc8, 0xc8, 0xc8);
         QVERIFY2(keyFrame > 100, qPrintable(QString::number(keyFrame)));
-        image.save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/sticky-ruler-and-key.png"));
     }
 
     void anOverlayNamesTheWorstOpsAndAClickShowsOne() {
@@ -268,7 +268,9 @@ class TestAppBehaviour : public QObject {
         // One op much slower than predicted: it must head the list and be named the worst.
         std::size_t slow = 0;
         for (std::size_t i = 0; i < measured.events.size(); ++i)
-            if (measured.events[i].op.kind == OpKind::B && measured.events[i].device == 1) slow = i;
+            if (measured.events[i].lane == Lane::Compute && measured.events[i].op.kind == OpKind::B &&
+                measured.events[i].device == 1)
+                slow = i;
         measured.events[slow].end += 3 * measured.events[slow].duration();
         const QString trace = m_dir->filePath(QStringLiteral("measured.json"));
         writeChromeTrace(measured, trace.toStdString());
