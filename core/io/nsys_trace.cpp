@@ -21,6 +21,12 @@ std::int64_t asInt(double value) {
     return std::isfinite(value) && std::abs(value) < 9.0e15 ? std::int64_t(value) : -1;
 }
 
+/// An event type code: small integers; anything else (6e9, NaN) is no known type, never a cast
+/// out of int's range (undefined behaviour; a fuzz finding).
+int asTypeCode(double value) {
+    return std::isfinite(value) && std::abs(value) <= 1e6 ? int(value) : -1;
+}
+
 struct PendingRange {
     NvtxRange range;
     std::int64_t textId = -1;
@@ -41,7 +47,7 @@ void readNvtxEvent(JsonScanner& in, PendingRange& out, int& type) {
         else if (key == "GlobalTid")
             out.range.globalTid = asInt(in.readNumberOr(NAN));
         else if (key == "Type")
-            type = int(in.readNumberOr(-1));
+            type = asTypeCode(in.readNumberOr(-1));
         else
             in.skipValue();
     }
@@ -101,7 +107,7 @@ std::vector<RankTrace> parseNsysJson(std::string_view text, const std::string& s
         std::int64_t id = -1;
         while (in.nextKey(key)) {
             if (key == "Type") {
-                type = int(in.readNumberOr(-1));
+                type = asTypeCode(in.readNumberOr(-1));
             } else if (key == "NvtxEvent" && in.peek() == '{') {
                 readNvtxEvent(in, range, innerType);
                 nvtx = true;
