@@ -3,6 +3,7 @@
 #include "error.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -99,6 +100,51 @@ ChartRows::ChartRows(std::span<const ChartPanel> panels, const ChartContent& con
         std::iota(order.begin(), order.end(), offset[slot]);
         addRow(order);
     }
+
+    // Busy time by kind, summed in the arrays' order (rows and their tracks are contiguous).
+    for (auto& sums : m_busy) sums.assign(total + 1, 0.0);
+    for (const Row& row : m_rows) {
+        const int panel =
+            int(std::upper_bound(m_panels.begin(), m_panels.end(), row.frameRow,
+                                 [](int r, const PanelInfo& info) { return r < info.firstRow; }) -
+                m_panels.begin()) -
+            1;
+        const std::vector<TimelineEvent>& events = m_panels[std::size_t(panel)].timeline->events;
+        for (std::uint32_t t = row.firstTrack; t < row.firstTrack + row.trackCount; ++t)
+            for (std::uint32_t i = m_tracks[t].begin; i < m_tracks[t].end; ++i) {
+                const OpKind kind = events[m_event[i]].op.kind;
+                const int k = kind == OpKind::F ? 0 : kind == OpKind::B ? 1 : kind == OpKind::W ? 2 : -1;
+                for (int j = 0; j < 3; ++j)
+                    m_busy[std::size_t(j)][i + 1] =
+                        (row.lane == 0 && !row.outline && j == k) ? m_end[i] - m_start[i] : 0.0;
+            }
+    }
+    for (auto& sums : m_busy) std::partial_sum(sums.begin(), sums.end(), sums.begin());
+}
+
+std::array<double, 3> ChartRows::busyIn(const Track& track, double t0, double t1) const {
+    std::array<double, 3> busy{};
+    const auto starts = m_start.begin() + track.begin, ends = m_end.begin() + track.begin;
+    const std::size_t n = track.end - track.begin;
+    // Events ending after t0 up to those starting before t1 (a track does not overlap itself,
+    // so both ends are sorted).
+    const std::size_t i0 = std::size_t(std::upper_bound(ends, ends + std::ptrdiff_t(n), t0) - ends);
+    const std::size_t i1 = std::size_t(std::lower_bound(starts, starts + std::ptrdiff_t(n), t1) - starts);
+    if (i1 <= i0) return busy;
+    for (std::size_t k = 0; k < 3; ++k) {
+        const std::vector<double>& sums = m_busy[k];
+        busy[k] = sums[track.begin + i1] - sums[track.begin + i0];
+        // Cut the first and the last event to the window.
+        auto cut = [&](std::size_t i) {
+            if (sums[track.begin + i + 1] - sums[track.begin + i] <= 0) return;
+            busy[k] -=
+                std::max(0.0, t0 - starts[std::ptrdiff_t(i)]) + std::max(0.0, ends[std::ptrdiff_t(i)] - t1);
+        };
+        cut(i0);
+        if (i1 - 1 != i0) cut(i1 - 1);
+        busy[k] = std::max(busy[k], 0.0);
+    }
+    return busy;
 }
 
 void ChartRows::addRow(std::vector<std::uint32_t>& order) {
@@ -218,7 +264,7 @@ ChartWindowStats ChartRows::appendVisible(Scene& scene, const ChartFrame& frame,
             items.clear();
             appendDrawList(std::span<const double>(m_start.data() + track.begin, n),
                            std::span<const double>(m_end.data() + track.begin, n), draw, items);
-            for (const DrawItem& item : items) visit(item, track.begin);
+            for (const DrawItem& item : items) visit(item, track);
         }
     };
 
@@ -231,7 +277,8 @@ ChartWindowStats ChartRows::appendVisible(Scene& scene, const ChartFrame& frame,
             for (int lane = 0; lane < kLanes; ++lane) {
                 const int row = rowOf(frameRow, lane, false);
                 if (row < 0) continue;
-                forEachItem(row, [&](const DrawItem& item, std::uint32_t base) {
+                forEachItem(row, [&](const DrawItem& item, const Track& track) {
+                    const std::uint32_t base = track.begin;
                     const std::uint32_t k = m_event[base + item.first];
                     if (item.type == DrawItem::Type::Event) {
                         appendEventBar(scene, frame, timeline, int(p), k, mapping, false);
@@ -266,7 +313,63 @@ ChartWindowStats ChartRows::appendVisible(Scene& scene, const ChartFrame& frame,
                     fold.panel = int(p);
                     fold.kind = kFoldedKind;
                     fold.tooltip = std::to_string(item.count) + " ops";
-                    scene.rects.push_back(std::move(fold));
+                    if (lane == 0) {
+                        // The mix the fold holds, column by column: F, B and W stacked from the
+                        // bottom by their share of the column's time, the idle share left in the
+                        // idle colour, so a bubble stays visible at any zoom.
+                        fold.fill = pal.idle;
+                        const SceneRect box = fold;
+                        scene.rects.push_back(std::move(fold));
+                        const double columnW = kMixColumnPx / window.pixelsPerUnit;
+                        const int columns = std::max(1, int(std::ceil(box.w / columnW)));
+                        // Heights in whole device pixels; a column that looks like the one before
+                        // widens its rects instead of adding three more (steady phases are one
+                        // run), so the cost follows what changes on screen.
+                        std::array<int, 3> previous{-1, -1, -1};
+                        std::array<std::size_t, 3> previousRect{};
+                        const double devicePxH = box.h * window.pixelsPerUnit;
+                        for (int c = 0; c < columns; ++c) {
+                            const double x = box.x + box.w * c / columns, w = box.w / columns;
+                            const double t0 = mapping.xToTime(x), t1 = mapping.xToTime(x + w);
+                            if (!(t1 > t0)) continue;
+                            const std::array<double, 3> busy = busyIn(track, t0, t1);
+                            std::array<int, 3> heights{};
+                            for (std::size_t kind = 0; kind < 3; ++kind)
+                                heights[kind] =
+                                    int(std::lround(devicePxH * std::min(1.0, busy[kind] / (t1 - t0))));
+                            if (heights == previous) {
+                                for (int kind = 0; kind < 3; ++kind)
+                                    if (heights[std::size_t(kind)] > 0)
+                                        scene.rects[previousRect[std::size_t(kind)]].w =
+                                            x + w - scene.rects[previousRect[std::size_t(kind)]].x;
+                                continue;
+                            }
+                            previous = heights;
+                            double y = box.y + box.h;
+                            for (int kind = 0; kind < 3; ++kind) {
+                                if (heights[std::size_t(kind)] <= 0) continue;
+                                const double h = heights[std::size_t(kind)] / window.pixelsPerUnit;
+                                y -= h;
+                                SceneRect share;
+                                share.x = x;
+                                share.y = y;
+                                share.w = w;
+                                share.h = h;
+                                share.fill = opColor(pal,
+                                                     kind == 0   ? OpKind::F
+                                                     : kind == 1 ? OpKind::B
+                                                                 : OpKind::W,
+                                                     0, 0, 1);
+                                share.role = RectRole::Op;
+                                share.panel = int(p);
+                                share.kind = kFoldMixKind;
+                                previousRect[std::size_t(kind)] = scene.rects.size();
+                                scene.rects.push_back(std::move(share));
+                            }
+                        }
+                    } else {
+                        scene.rects.push_back(std::move(fold));
+                    }
                     ++stats.folds;
                     stats.folded += item.count;
                 });
@@ -281,7 +384,8 @@ ChartWindowStats ChartRows::appendVisible(Scene& scene, const ChartFrame& frame,
             for (int lane = 0; lane < kLanes; ++lane) {
                 const int row = rowOf(frameRow, lane, true);
                 if (row < 0) continue;
-                forEachItem(row, [&](const DrawItem& item, std::uint32_t base) {
+                forEachItem(row, [&](const DrawItem& item, const Track& track) {
+                    const std::uint32_t base = track.begin;
                     const bool one = item.type == DrawItem::Type::Event;
                     SceneRect o = measuredOutlineRect(frame, frameRow, lane, item.start, item.end, int(p),
                                                       one ? int(m_event[base + item.first]) : -1, mapping);

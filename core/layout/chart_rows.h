@@ -16,6 +16,7 @@
 #include "layout/scene.h"
 #include "layout/time_mapping.h"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -43,6 +44,10 @@ struct ChartWindowStats {
 
 /// `kind` of a counted box of narrow events (role Op or Comm, event -1).
 inline constexpr char kFoldedKind[] = "folded";
+/// `kind` of the share of one op kind drawn inside a fold (role Op, event -1).
+inline constexpr char kFoldMixKind[] = "folded-mix";
+/// Widest column, in device pixels, over which a fold's mix of kinds is averaged.
+inline constexpr double kMixColumnPx = 6;
 
 struct ChartHit {
     int panel = -1;
@@ -70,8 +75,11 @@ class ChartRows {
 
     /// Appends what `window` shows on `frame` (laid out from the same content): per visible
     /// panel its idle row backgrounds, then per visible row the bars (Event items through
-    /// appendEventBar, labels included; Folded items as one darker box, kind kFoldedKind,
-    /// tooltip "N ops"); then the measured outlines (folded alike). Work: O(rows + visible items
+    /// appendEventBar, labels included; Folded items as one box, kind kFoldedKind, tooltip
+    /// "N ops"; on compute lanes that box is the idle colour with the mix of F, B and W it holds
+    /// stacked from its bottom, per column of at most kMixColumnPx pixels, rects of kind
+    /// kFoldMixKind, so a bubble stays visible however far out the view is); then the measured
+    /// outlines (folded alike). Work: O(rows + visible items
     /// + visible rows x tracks x log events).
     ChartWindowStats appendVisible(Scene& scene, const ChartFrame& frame, const ChartWindow& window) const;
 
@@ -118,6 +126,12 @@ class ChartRows {
     // outlines) and the event index (outlines: the predicted event they stand over).
     std::vector<double> m_start, m_end;
     std::vector<std::uint32_t> m_event;
+    /// Running sums over the arrays above of the time of F, B and W ops (compute lanes only):
+    /// m_busy[k][i] = time of kind k in entries [0, i). Differences give a track's busy time by
+    /// kind in any window in O(log n), which a fold's mix needs.
+    std::array<std::vector<double>, 3> m_busy;
+    /// Time of F, B and W (in that order) of `track` inside [t0, t1]: two binary searches.
+    std::array<double, 3> busyIn(const Track& track, double t0, double t1) const;
 };
 
 } // namespace stagecraft

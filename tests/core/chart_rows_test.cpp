@@ -388,3 +388,50 @@ TEST_CASE("Chart rows: hit-testing agrees with a linear search over the export's
         CHECK(hits > 200);
     }
 }
+
+TEST_CASE("A folded view shows the mix of kinds and the idle time in every row", "[layout][chartrows]") {
+    // pp=8, m=256: at fit in 500 pt every op is narrower than the fold threshold, so every row
+    // is folds; they must still show each device's busy time by kind and its bubbles.
+    const Timeline t = simulated("1f1b", 8, 256, 1, 0.5);
+    const Chart c = chartOf({{&t, "", ""}}, false);
+    ChartWindow w;
+    w.x0 = c.frame.plotLeft;
+    w.x1 = c.frame.plotLeft + c.frame.plotWidth;
+    w.y0 = 0;
+    w.y1 = c.frame.height;
+    w.mapping = TimeMapping::fit(0, c.frame.timeEnd, c.frame.plotLeft, c.frame.plotWidth);
+    Scene scene;
+    const ChartWindowStats stats = c.rows.appendVisible(scene, c.frame, w);
+    CHECK(stats.bars == 0);
+    REQUIRE(stats.folds >= 8);
+    const double rowH = c.frame.laneHeight(0);
+    for (int d = 0; d < 8; ++d) {
+        INFO("device " << d);
+        const double top = c.frame.laneTop(d, 0);
+        std::array<double, 3> truth{}, drawn{};
+        for (const TimelineEvent& e : t.events)
+            if (e.lane == Lane::Compute && e.device == d && isComputeKind(e.op.kind))
+                truth[std::size_t(e.op.kind == OpKind::F   ? 0
+                                  : e.op.kind == OpKind::B ? 1
+                                                           : 2)] += e.duration();
+        double foldTime = 0;
+        for (const SceneRect& r : scene.rects) {
+            if (r.y < top - 1e-9 || r.y + r.h > top + rowH + 1e-9) continue;
+            const double time = r.w / w.mapping.pxPerUs;
+            if (r.kind == kFoldedKind) foldTime += time;
+            if (r.kind != kFoldMixKind) continue;
+            const int k = r.fill == opColor(findPalette("paper"), OpKind::F, 0, 0, 1)   ? 0
+                          : r.fill == opColor(findPalette("paper"), OpKind::B, 0, 0, 1) ? 1
+                                                                                        : 2;
+            drawn[std::size_t(k)] += time * r.h / rowH;
+        }
+        // Each kind's drawn share is its busy time, to half a device pixel of height per column.
+        const double quantum = 0.5 / (rowH * w.pixelsPerUnit) * foldTime;
+        for (int k = 0; k < 2; ++k)
+            CHECK(std::abs(drawn[std::size_t(k)] - truth[std::size_t(k)]) <=
+                  quantum + 0.01 * truth[std::size_t(k)]);
+        // And the idle time inside the folds shows: the row is not one solid box.
+        const double idleInFolds = foldTime - (drawn[0] + drawn[1] + drawn[2]);
+        CHECK(idleInFolds > 0.01 * c.frame.timeEnd);
+    }
+}
