@@ -350,8 +350,9 @@ void OverlayPanel::setResult(AnalysisPtr result, const QString& tracePath) {
                         "<tr><td>Op start deviation |mean| / max</td><td align='right'>%8 / %9</td></tr>"
                         "<tr><td>Ops matched</td><td align='right'>%10</td></tr>"
                         "<tr><td>Worst op</td><td align='right'><b>%11</b></td></tr></table>"
-                        "<span style='color:#d62728'>▭</span> measured bars are drawn as red outlines over "
-                        "the predicted ones. Click an op below to show it in the chart.")
+                        "<span style='color:#d62728'>▭</span> measured bars are outlined over the predicted "
+                        "ones, coloured by their duration error (grey as predicted, red slower, blue "
+                        "faster). Click an op below to show it in the chart.")
                          .arg(tracePath.toHtmlEscaped(), QString::fromStdString(o.title).toHtmlEscaped(),
                               t(r.makespanPredicted), t(r.makespanMeasured),
                               formatSignedPercent(r.makespanError), t(r.meanAbsDurationError),

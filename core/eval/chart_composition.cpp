@@ -87,7 +87,9 @@ void appendChartNotes(Scene& scene, const AnalysisResult& result, const ChartSet
         char error[32];
         std::snprintf(error, sizeof error, "%+.1f%%", result.overlay->report.makespanError * 100);
         scene.texts.push_back({pal.margin + swatch.w + pal.fontSize * 0.5, y,
-                               "measured (" + file + "): makespan " + error + " against the prediction",
+                               "measured (" + file +
+                                   "), outlined by duration error (red slower, blue faster): makespan " +
+                                   error + " against the prediction",
                                pal.fontSize, pal.text, TextAnchor::Start, false});
         grew = true;
     }

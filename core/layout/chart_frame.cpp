@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "ir/op_label.h"
+#include "layout/error_colors.h"
 #include "layout/text_metrics.h"
 #include "size_limits.h"
 
@@ -455,9 +456,13 @@ void appendMeasuredOutline(Scene& scene, const ChartFrame& frame, const Timeline
                            const TimeMapping& mapping) {
     const TimelineEvent& e = predicted.events[k];
     const int row = frame.panels[std::size_t(panel)].firstRow + e.device;
-    scene.rects.push_back(measuredOutlineRect(frame, row, e.lane == Lane::Compute ? 0 : 1,
-                                              m.start - alignOffset, m.end - alignOffset, panel, int(k),
-                                              mapping));
+    SceneRect outline =
+        measuredOutlineRect(frame, row, e.lane == Lane::Compute ? 0 : 1, m.start - alignOffset,
+                            m.end - alignOffset, panel, int(k), mapping);
+    // Coloured by the op's duration error: grey as predicted, red slower, blue faster.
+    outline.stroke = durationErrorColor(e.duration(), m.duration());
+    outline.strokeWidth = 1.1;
+    scene.rects.push_back(std::move(outline));
 }
 
 } // namespace stagecraft

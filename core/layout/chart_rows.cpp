@@ -1,6 +1,7 @@
 #include "layout/chart_rows.h"
 
 #include "error.h"
+#include "layout/error_colors.h"
 
 #include <algorithm>
 #include <array>
@@ -380,6 +381,7 @@ ChartWindowStats ChartRows::appendVisible(Scene& scene, const ChartFrame& frame,
     for (std::size_t p = 0; p < m_panels.size(); ++p) {
         const ChartFramePanel& fp = frame.panels[p];
         if (fp.rows == 0 || fp.bottom < window.y0 || fp.top > window.y1) continue;
+        const Timeline& timeline = *m_panels[p].timeline;
         visibleRows(fp, [&](int frameRow) {
             for (int lane = 0; lane < kLanes; ++lane) {
                 const int row = rowOf(frameRow, lane, true);
@@ -390,7 +392,15 @@ ChartWindowStats ChartRows::appendVisible(Scene& scene, const ChartFrame& frame,
                     SceneRect o = measuredOutlineRect(frame, frameRow, lane, item.start, item.end, int(p),
                                                       one ? int(m_event[base + item.first]) : -1, mapping);
                     o.w = std::max(o.w, minW);
-                    if (!one) o.tooltip = std::to_string(item.count) + " ops";
+                    if (one) {
+                        // As the export: coloured by the op's duration error.
+                        const std::size_t i = base + item.first;
+                        o.stroke =
+                            durationErrorColor(timeline.events[m_event[i]].duration(), m_end[i] - m_start[i]);
+                        o.strokeWidth = 1.1;
+                    } else {
+                        o.tooltip = std::to_string(item.count) + " ops";
+                    }
                     scene.rects.push_back(std::move(o));
                     ++stats.outlines;
                 });

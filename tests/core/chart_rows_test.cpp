@@ -5,6 +5,7 @@
 #include "generators/registry.h"
 #include "layout/chart_frame.h"
 #include "layout/chart_rows.h"
+#include "layout/error_colors.h"
 #include "layout/gantt_layout.h"
 #include "sim/list_scheduler.h"
 #include "sim/overlay.h"
@@ -434,4 +435,48 @@ TEST_CASE("A folded view shows the mix of kinds and the idle time in every row",
         const double idleInFolds = foldTime - (drawn[0] + drawn[1] + drawn[2]);
         CHECK(idleInFolds > 0.01 * c.frame.timeEnd);
     }
+}
+
+TEST_CASE("Measured outlines are coloured by the op's duration error, on screen and in exports",
+          "[layout][chartrows]") {
+    const Timeline a = simulated("1f1b", 4, 8, 1, 0);
+    Timeline measured = a;
+    measured.origin = "measured";
+    // Device 1's ops take twice as long, device 2's half; the rest as predicted.
+    for (TimelineEvent& e : measured.events) {
+        if (e.device == 1) e.end = e.start + 2 * e.duration();
+        if (e.device == 2) e.end = e.start + 0.5 * e.duration();
+    }
+    const OverlayReport overlay = compareTimelines(a, measured);
+    std::vector<ChartPanel> panels{{&a, "", ""}};
+    panels[0].measured = &measured;
+    panels[0].overlay = &overlay;
+    const Chart c = chartOf(panels, false, 0, 2000);
+    ChartWindow w;
+    w.x0 = 0;
+    w.x1 = 2000;
+    w.y0 = 0;
+    w.y1 = c.frame.height;
+    w.mapping = TimeMapping::fit(0, c.frame.timeEnd, c.frame.plotLeft, c.frame.plotWidth);
+    Scene windowed;
+    c.rows.appendVisible(windowed, c.frame, w);
+    const Scene exported = layoutGantt(panels, c.options);
+    for (const Scene* scene : {static_cast<const Scene*>(&windowed), &exported}) {
+        int slower = 0, faster = 0, neutral = 0;
+        for (const SceneRect& r : scene->rects) {
+            if (r.kind != kMeasuredOutlineKind || r.event < 0) continue;
+            const TimelineEvent& e = a.events[std::size_t(r.event)];
+            if (e.lane != Lane::Compute) continue;
+            const Color expected = e.device == 1   ? durationErrorColor(1, 2)
+                                   : e.device == 2 ? durationErrorColor(1, 0.5)
+                                                   : durationErrorColor(1, 1);
+            CHECK(r.stroke == expected);
+            (e.device == 1 ? slower : e.device == 2 ? faster : neutral) += 1;
+        }
+        CHECK(slower > 0);
+        CHECK(faster > 0);
+        CHECK(neutral > 0);
+    }
+    CHECK(durationErrorColor(1, 2).r > durationErrorColor(1, 2).b);     // red for slower
+    CHECK(durationErrorColor(1, 0.5).b > durationErrorColor(1, 0.5).r); // blue for faster
 }
