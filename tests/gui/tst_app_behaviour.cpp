@@ -312,6 +312,24 @@ class TestAppBehaviour : public QObject {
         QCOMPARE(m_window->document()->project().schedules, before);
     }
 
+    void aSearchedOrderShowsItsBoundInTheMetrics() {
+        ProjectDocument* doc = m_window->document();
+        doc->setField(QStringLiteral("memory.limit_microbatches"), QStringLiteral("8"));
+        doc->setScheduleChecked(QStringLiteral("zb-auto"), true);
+        m_window->flushAnalysis();
+        const QAbstractItemModel* model = m_window->metricsPanel()->model();
+        bool found = false;
+        for (int r = 0; r < model->rowCount(); ++r) {
+            const QString tip = model->index(r, MetricsModel::Schedule).data(Qt::ToolTipRole).toString();
+            if (model->index(r, MetricsModel::Schedule).data(MetricsModel::NameRole).toString() ==
+                QStringLiteral("zb-auto")) {
+                found = true;
+                QVERIFY2(tip.contains(QStringLiteral("lower bound")), qPrintable(tip));
+            }
+        }
+        QVERIFY(found);
+    }
+
     void helpWorksWithoutADisplay() {
         QProcess process;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();

@@ -139,7 +139,13 @@ QVariant MetricsModel::data(const QModelIndex& index, int role) const {
         if (index.column() == Fits && !o.prediction.report.memory.fits) return QColor(0xb0, 0x20, 0x20);
         return {};
     case Qt::ToolTipRole:
-        if (index.column() == Schedule) return QString::fromStdString(o.prediction.report.costs.text);
+        if (index.column() == Schedule) {
+            // A searched order says how good it is (zb-auto: its lower bound and gap).
+            QString tip = QString::fromStdString(o.prediction.report.costs.text);
+            if (!o.prediction.schedule.notes.empty())
+                tip += QStringLiteral("\n") + QString::fromStdString(o.prediction.schedule.notes);
+            return tip;
+        }
         if (index.column() == Mfu && !o.prediction.report.flopsMeaningful)
             return QString::fromStdString(o.prediction.report.flopsNote);
         return {};
