@@ -1,5 +1,6 @@
 // stagecraft-cli overlay --trace and calibrate on the torch profiler traces torch wrote of
 // torch.distributed.pipelining runs (tests/data/torch-traces/).
+#include "cli_run.h"
 #include "project/project_json.h"
 
 #include <array>
@@ -13,22 +14,8 @@
 
 namespace {
 
-struct Run {
-    int status;
-    std::string out; // stdout and stderr together
-};
-
-Run cli(const std::string& args) {
-    const std::string command = std::string(STAGECRAFT_CLI) + " " + args + " 2>&1";
-    FILE* pipe = ::popen(command.c_str(), "r");
-    REQUIRE(pipe != nullptr);
-    std::string out;
-    std::array<char, 4096> buffer{};
-    while (const std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe))
-        out.append(buffer.data(), n);
-    const int raw = ::pclose(pipe);
-    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, out};
-}
+using stagecraft::test::cli;
+using stagecraft::test::Run;
 
 const std::string kTraces = std::string(STAGECRAFT_SOURCE_DIR) + "/tests/data/torch-traces/";
 

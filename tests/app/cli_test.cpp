@@ -1,5 +1,6 @@
 // stagecraft-cli end to end: every command run as a user would, checking exit status, output and
 // the files it writes (read back through core/).
+#include "cli_run.h"
 #include "file_io.h"
 #include "generators/registry.h"
 #include "io/chrome_trace.h"
@@ -16,22 +17,8 @@
 
 namespace {
 
-struct Run {
-    int status;
-    std::string out; // stdout and stderr together
-};
-
-Run cli(const std::string& args) {
-    const std::string command = std::string(STAGECRAFT_CLI) + " " + args + " 2>&1";
-    FILE* pipe = ::popen(command.c_str(), "r");
-    REQUIRE(pipe != nullptr);
-    std::string out;
-    std::array<char, 4096> buffer{};
-    while (const std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe))
-        out.append(buffer.data(), n);
-    const int raw = ::pclose(pipe);
-    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, out};
-}
+using stagecraft::test::cli;
+using stagecraft::test::Run;
 
 std::filesystem::path tempDir() {
     auto dir = std::filesystem::temp_directory_path() / ("stagecraft-cli-test-" + std::to_string(::getpid()));

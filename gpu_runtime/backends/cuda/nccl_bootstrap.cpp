@@ -71,8 +71,9 @@ std::vector<ncclComm_t> initNcclFromMpi(const std::vector<CommSpec>& plan, MPI_C
         total += counts[std::size_t(r)];
     }
     std::vector<char> ids(std::size_t(std::max(total, 1)));
-    ncclUniqueId placeholder{};
-    const void* send = owned.empty() ? static_cast<const void*>(&placeholder) : owned.data();
+    // A rank that creates no communicator still passes a valid buffer (of 0 bytes to send).
+    ncclUniqueId emptySendBuffer{};
+    const void* send = owned.empty() ? static_cast<const void*>(&emptySendBuffer) : owned.data();
     SC_MPI_CHECK(MPI_Allgatherv(send, counts[std::size_t(rank)], MPI_BYTE, ids.data(), counts.data(),
                                 displacements.data(), MPI_BYTE, world));
 
