@@ -1,6 +1,7 @@
 #include "io/json_scan.h"
 
 #include "error.h"
+#include "utf8.h"
 
 #include <cctype>
 #include <charconv>
@@ -15,24 +16,6 @@ constexpr int kMaxDepth = 64;
 
 bool isBlank(char c) {
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
-
-void appendUtf8(std::string& out, std::uint32_t cp) {
-    if (cp < 0x80) {
-        out += char(cp);
-    } else if (cp < 0x800) {
-        out += char(0xC0 | (cp >> 6));
-        out += char(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += char(0xE0 | (cp >> 12));
-        out += char(0x80 | ((cp >> 6) & 0x3F));
-        out += char(0x80 | (cp & 0x3F));
-    } else {
-        out += char(0xF0 | (cp >> 18));
-        out += char(0x80 | ((cp >> 12) & 0x3F));
-        out += char(0x80 | ((cp >> 6) & 0x3F));
-        out += char(0x80 | (cp & 0x3F));
-    }
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 #include "io/json_stream.h"
 
 #include "error.h"
+#include "utf8.h"
 
 #include <cerrno>
 #include <charconv>
@@ -82,24 +83,6 @@ bool isSpace(int c) {
 /// Bytes a string holds as they are: printable ASCII but the quote and the backslash.
 bool isPlain(unsigned char c) {
     return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
-}
-
-void appendUtf8(std::string& out, std::uint32_t cp) {
-    if (cp < 0x80) {
-        out += char(cp);
-    } else if (cp < 0x800) {
-        out += char(0xC0 | (cp >> 6));
-        out += char(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += char(0xE0 | (cp >> 12));
-        out += char(0x80 | ((cp >> 6) & 0x3F));
-        out += char(0x80 | (cp & 0x3F));
-    } else {
-        out += char(0xF0 | (cp >> 18));
-        out += char(0x80 | ((cp >> 12) & 0x3F));
-        out += char(0x80 | ((cp >> 6) & 0x3F));
-        out += char(0x80 | (cp & 0x3F));
-    }
 }
 
 int hexValue(int c) {

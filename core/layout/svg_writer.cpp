@@ -1,7 +1,7 @@
 #include "layout/svg_writer.h"
 
 #include "layout/gantt_layout.h"
-#include "layout/utf8.h"
+#include "utf8.h"
 
 #include <cstdio>
 

@@ -1,6 +1,7 @@
 #pragma once
-// Minimal UTF-8 decoding for the writers: titles come from users and files, and one bad byte
-// must not make an SVG unparsable or a TikZ file uncompilable.
+// Minimal UTF-8 decoding and encoding, for the writers and the readers: titles come from users
+// and files, and one bad byte must not make an SVG unparsable or a TikZ file uncompilable; the
+// JSON scanners encode \u escapes with the same code.
 
 #include <cstddef>
 #include <string_view>

@@ -1,4 +1,4 @@
-#include "layout/utf8.h"
+#include "utf8.h"
 
 #include <string>
 
