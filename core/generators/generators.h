@@ -33,6 +33,12 @@ Schedule zbH2(const ScheduleParams&);
 void checkZbV(const ScheduleParams&);
 Schedule zbV(const ScheduleParams&);
 
+/// V-Half and V-Min (zb_v_controllable.cpp): ZB-V's placement at 1/2 and 1/3 of its activations.
+void checkZbVHalf(const ScheduleParams&);
+Schedule zbVHalf(const ScheduleParams&);
+void checkZbVMin(const ScheduleParams&);
+Schedule zbVMin(const ScheduleParams&);
+
 void checkDualPipe(const ScheduleParams&);
 Schedule dualPipe(const ScheduleParams&);
 

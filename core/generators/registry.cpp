@@ -95,6 +95,16 @@ const std::array kGenerators{
                   "Two chunks per device in a V; zero bubble at 1F1B's activation memory when F, B, W take "
                   "equal time.",
                   "none", kPlainParams, true, 1, true, stagesDouble, gen::checkZbV, gen::zbVForCosts},
+    GeneratorInfo{"zb-v-half", "V-Half (ZB-V at half the memory)",
+                  "ZB-V's placement from a building block whose micro-batches live half as long: about half "
+                  "of 1F1B's activation memory for about half of its bubble.",
+                  "none", kPlainParams, true, 1, false, stagesDouble, gen::checkZbVHalf,
+                  fromParams<gen::zbVHalf>},
+    GeneratorInfo{"zb-v-min", "V-Min (ZB-V at a third of the memory)",
+                  "ZB-V's placement from the building block with the shortest lifespan: about a third of "
+                  "1F1B's activation memory, bubble about two thirds of 1F1B's.",
+                  "none", kPlainParams, true, 1, false, stagesDouble, gen::checkZbVMin,
+                  fromParams<gen::zbVMin>},
     GeneratorInfo{"zb-auto", "ZB auto (ZB-1p / ZB-2p under a memory limit)",
                   "The zero-bubble paper's automatic scheduler, searched: the F/B/W order with the smallest "
                   "per-device span for the stage costs under the activation-memory limit.",

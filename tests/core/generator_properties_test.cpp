@@ -120,7 +120,7 @@ TEST_CASE("Unknown schedule names list the valid ones, case-insensitively", "[ge
     } catch (const ValidationError& e) {
         CHECK(std::string(e.what()) ==
               "[schedule.unknown] unknown schedule 'zb-x'; valid names: gpipe, 1f1b, "
-              "interleaved, breadth-first, chimera, bitpipe, zb-h1, zb-h2, zb-v, zb-auto, interleaved-zb, dualpipe, "
+              "interleaved, breadth-first, chimera, bitpipe, zb-h1, zb-h2, zb-v, zb-v-half, zb-v-min, zb-auto, interleaved-zb, dualpipe, "
               "dualpipev");
     }
 }
