@@ -55,8 +55,6 @@ constexpr std::array kIds{
     ErrorIdInfo{"export.size", In, "a raster export would be larger than the limit in pixels"},
     ErrorIdInfo{"export.width", In, "an export width out of range"},
     ErrorIdInfo{"export.write", Fail, "an exported file could not be written"},
-    ErrorIdInfo{"generator.cancelled", Fail,
-                "a long generator search was cancelled before it found an order"},
     ErrorIdInfo{"generator.constraint", In,
                 "the parameters break a schedule's rule (e.g. microbatches % pp)"},
     ErrorIdInfo{"generator.costs", In,
@@ -130,6 +128,8 @@ constexpr std::array kIds{
     ErrorIdInfo{"trace.sqlite", In, "an Nsight Systems SQLite export that cannot be opened or has no NVTX ranges"},
     ErrorIdInfo{"trace.version", In, "a trace of an unknown format version"},
     ErrorIdInfo{"trace.write", Fail, "a trace could not be written"},
+    ErrorIdInfo{"work.cancelled", Fail,
+                "long work (a generator's search, an analysis) was stopped by its Cancel before it finished"},
 };
 
 constexpr bool sortedById() {

@@ -1,8 +1,8 @@
 #include "gui/main_window.h"
 
 #include "error.h"
-#include "eval/work_estimate.h"
 #include "eval/calibration.h"
+#include "eval/work_estimate.h"
 #include "generators/registry.h"
 #include "gui/chart_export.h"
 #include "gui/export_dialog.h"
@@ -109,6 +109,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
 
     m_statusLabel = new QLabel(this);
     m_busy = new QProgressBar(this);
+    m_busy->setObjectName(QStringLiteral("analysisProgress"));
     m_busy->setRange(0, 0); // busy indicator
     m_busy->setMaximumWidth(140);
     m_busy->setTextVisible(false);
@@ -132,7 +133,16 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     connect(m_runner, &AnalysisRunner::busyChanged, this, [this](bool busy) {
         m_busy->setVisible(busy);
         m_cancel->setVisible(busy);
-        if (busy) m_statusLabel->setText(tr("Simulating…"));
+        if (!busy) return;
+        m_busy->setRange(0, 0); // busy until the worker's first report
+        m_busy->setTextVisible(false);
+        m_statusLabel->setText(tr("Simulating…"));
+    });
+    connect(m_runner, &AnalysisRunner::progress, this, [this](int percent, const QString& schedule) {
+        m_busy->setRange(0, 100);
+        m_busy->setValue(percent);
+        m_busy->setTextVisible(true);
+        m_statusLabel->setText(tr("Simulating %1… %2 %").arg(schedule).arg(percent));
     });
     connect(m_cancel, &QToolButton::clicked, m_runner, &AnalysisRunner::cancel);
     connect(m_runner, &AnalysisRunner::cancelled, this, [this] {

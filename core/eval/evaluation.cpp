@@ -1,6 +1,7 @@
 #include "eval/evaluation.h"
 
 #include "error.h"
+#include "eval/work_estimate.h"
 #include "generators/registry.h"
 #include "sim/generate_request.h"
 
@@ -43,12 +44,12 @@ std::optional<ScheduleRefusal> problemOf(const Project& project, const Generator
 
 template <typename ScheduleRef>
 ScheduleOutcome outcomeOf(std::string name, std::string title, bool imported, const Project& project,
-                          ScheduleRef&& schedule) {
+                          ScheduleRef&& schedule, const WorkControl* control) {
     ScheduleOutcome o;
     o.name = std::move(name);
     o.title = std::move(title);
     o.imported = imported;
-    o.prediction = predict(project, std::forward<ScheduleRef>(schedule));
+    o.prediction = predict(project, std::forward<ScheduleRef>(schedule), control);
     o.prediction.report.schedule = o.name; // an imported file is known by its file name
     o.index = o.prediction.index;
     return o;
@@ -123,17 +124,19 @@ std::vector<ScheduleAvailability> scheduleAvailability(const Project& project) {
     return out;
 }
 
+std::size_t estimateOpCount(const Project& project, const GeneratorInfo& info) {
+    const ScheduleParams params = effectiveParams(info, scheduleParams(project));
+    if (constraintViolation(info, params)) return 0;
+    // Every micro-batch runs once through the S stages of one pipe, whatever the pipe count.
+    return std::size_t(info.stagesPerPipe(params)) * std::size_t(std::max(params.microbatches, 1)) *
+           (info.splitBackward ? 3 : 2);
+}
+
 std::size_t estimateOpCount(const AnalysisRequest& request) {
     std::size_t total = 0;
-    for (const std::string& name : request.project.schedules) {
-        const GeneratorInfo* info = tryFindGenerator(name);
-        if (!info) continue;
-        const ScheduleParams params = effectiveParams(*info, scheduleParams(request.project));
-        if (constraintViolation(*info, params)) continue;
-        // Every micro-batch runs once through the S stages of one pipe, whatever the pipe count.
-        total += std::size_t(info->stagesPerPipe(params)) * std::size_t(std::max(params.microbatches, 1)) *
-                 (info->splitBackward ? 3 : 2);
-    }
+    for (const std::string& name : request.project.schedules)
+        if (const GeneratorInfo* info = tryFindGenerator(name))
+            total += estimateOpCount(request.project, *info);
     for (const ImportedSchedule& s : request.imported)
         if (s.checked) total += s.schedule.opCount();
     return total;
@@ -164,6 +167,19 @@ AnalysisResult analyze(const AnalysisRequest& request) {
         if (request.cancel && request.cancel->load(std::memory_order_relaxed)) result.cancelled = true;
         return result.cancelled;
     };
+    // Progress: each schedule's share of the work is its estimated effort (work_estimate.h); a
+    // searched order spends nearly all of its share generating, a plain one mostly predicting.
+    const double totalEffort = std::max(1.0, estimateWork(request).effortOps);
+    double doneEffort = 0;
+    const auto controlOf = [&](const std::string& name, double effort) {
+        WorkControl control;
+        control.cancel = request.cancel.get();
+        if (request.progress)
+            control.progress = [&request, &name, start = doneEffort, effort, totalEffort](double f) {
+                request.progress(std::min(1.0, (start + f * effort) / totalEffort), name);
+            };
+        return control;
+    };
     for (const std::string& name : project.schedules) {
         if (stopped()) return result;
         const GeneratorInfo* info = tryFindGenerator(name);
@@ -179,28 +195,49 @@ AnalysisResult analyze(const AnalysisRequest& request) {
             result.refusals.push_back(std::move(*problem));
             continue;
         }
+        const double effort = scheduleEffortOps(project, *info);
+        const WorkControl control = controlOf(name, effort);
+        const double generating = info->usesCosts ? 1 - 1 / kSearchEffortPerOp : 0.25;
+        const WorkControl generation = control.part(0, generating), prediction = control.part(generating, 1);
         try {
             // problemOf checked the parameters; the request's costs are the cost model's own.
             GenerateRequest generate = generateRequest(project, *info);
             checkRequest(*info, generate);
+            generate.control = &generation;
             result.outcomes.push_back(outcomeOf(std::string(info->name), std::string(info->title), false,
-                                                project, generateChecked(*info, generate)));
+                                                project, generateChecked(*info, generate), &prediction));
+        } catch (const Error& e) {
+            if (e.id() == "work.cancelled") {
+                result.cancelled = true;
+                return result;
+            }
+            result.refusals.push_back(refusalOf(std::string(info->name), RefusalStage::Evaluation, e));
         } catch (const std::exception& e) {
             // A schedule core refuses (deadlock, memory inputs ...) is reported next to it; the
             // other schedules still show.
             result.refusals.push_back(refusalOf(std::string(info->name), RefusalStage::Evaluation, e));
         }
+        doneEffort += effort;
     }
     for (const ImportedSchedule& imported : request.imported) {
         if (!imported.checked) continue;
         if (stopped()) return result;
+        const double effort = double(imported.schedule.opCount());
+        const WorkControl prediction = controlOf(imported.name, effort);
         try {
             const Project fitted = projectForSchedule(project, imported.schedule);
             result.outcomes.push_back(
-                outcomeOf(imported.name, imported.name, true, fitted, imported.schedule));
+                outcomeOf(imported.name, imported.name, true, fitted, imported.schedule, &prediction));
+        } catch (const Error& e) {
+            if (e.id() == "work.cancelled") {
+                result.cancelled = true;
+                return result;
+            }
+            result.refusals.push_back(refusalOf(imported.name, RefusalStage::Evaluation, e));
         } catch (const std::exception& e) {
             result.refusals.push_back(refusalOf(imported.name, RefusalStage::Evaluation, e));
         }
+        doneEffort += effort;
     }
     for (const ScheduleOutcome& o : result.outcomes) result.opCount += o.prediction.schedule.opCount();
     if (request.trace) matchTrace(*request.trace, result);

@@ -7,6 +7,7 @@
 // schedule fits the project.
 
 #include "eval/project_simulation.h"
+#include "generators/registry.h"
 #include "io/chrome_trace.h"
 #include "io/measured_run.h"
 #include "ir/op_index.h"
@@ -15,6 +16,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,9 +46,13 @@ struct AnalysisRequest {
     Project project;                        ///< its `schedules` are evaluated, in order
     std::vector<ImportedSchedule> imported; ///< the checked ones are evaluated after them
     std::optional<MeasuredTrace> trace;
-    /// Set by a front end to stop the analysis early (checked before each schedule); the result
-    /// is then marked `cancelled` and holds only the schedules done so far.
+    /// Set by a front end to stop the analysis early: checked before each schedule, between the
+    /// steps of each prediction and between the candidates of a generator's search. The result is
+    /// then marked `cancelled` and holds only the schedules done before.
     std::shared_ptr<const std::atomic<bool>> cancel;
+    /// Called on the analysing thread with the share of the work done (0..1, by each schedule's
+    /// estimated effort, estimateWork) and the schedule being worked on.
+    std::function<void(double fraction, const std::string& schedule)> progress;
 };
 
 /// At which step a schedule was refused.
@@ -108,6 +114,8 @@ std::vector<ScheduleAvailability> scheduleAvailability(const Project& project);
 /// count their generators produce (stages per pipe x pipes x micro-batches x 2 or 3 kinds), so a
 /// front end can decide between evaluating in place and on a worker thread.
 std::size_t estimateOpCount(const AnalysisRequest& request);
+/// The same for one registered schedule with the project's parameters (0 when they break its rules).
+std::size_t estimateOpCount(const Project& project, const GeneratorInfo& info);
 
 /// The project an imported schedule is evaluated with: the request's project on the schedule's
 /// own pipeline (pp and micro-batches from the file). The file's order is never refused for the

@@ -11,21 +11,32 @@ namespace stagecraft {
 
 namespace {
 
-Prediction predictTailed(const Project& project, Schedule&& tailed) {
+Prediction predictTailed(const Project& project, Schedule&& tailed, const WorkControl* control) {
     Prediction out;
     out.schedule = std::move(tailed);
+    // Rough shares of the time after each step (simulation and index dominate).
+    const auto step = [&](double done) {
+        if (!control) return;
+        throwIfCancelled(control, "the prediction of " + out.schedule.name);
+        control->report(done);
+    };
     const Schedule& s = out.schedule;
     out.setup = buildCostSetup(project, s);
+    step(0.1);
     out.index = std::make_shared<const OpIndex>(s);
     const OpIndex& index = *out.index;
+    step(0.25);
     out.timeline = simulate(s, index, out.setup.costs);
+    step(0.6);
 
     ScheduleReport& r = out.report;
     r.schedule = s.name;
     r.unitless = out.setup.unitless;
     r.costs = out.setup.summary;
     r.time = computeTimeMetrics(s, index, out.timeline, &out.setup.costs);
+    step(0.75);
     r.memory = computeMemory(s, out.timeline, out.setup.memory);
+    step(1.0);
     r.iterationUs = r.time.makespan;
     r.notes = s.notes;
     if (project.costs.optimizerSync == OptimizerSync::PostValidation) {
@@ -72,12 +83,12 @@ Prediction predictTailed(const Project& project, Schedule&& tailed) {
 
 } // namespace
 
-Prediction predict(const Project& project, const Schedule& schedule) {
-    return predictTailed(project, addIterationTail(schedule, IterationTailOptions{}));
+Prediction predict(const Project& project, const Schedule& schedule, const WorkControl* control) {
+    return predictTailed(project, addIterationTail(schedule, IterationTailOptions{}), control);
 }
 
-Prediction predict(const Project& project, Schedule&& schedule) {
-    return predictTailed(project, addIterationTail(std::move(schedule), IterationTailOptions{}));
+Prediction predict(const Project& project, Schedule&& schedule, const WorkControl* control) {
+    return predictTailed(project, addIterationTail(std::move(schedule), IterationTailOptions{}), control);
 }
 
 } // namespace stagecraft

@@ -10,6 +10,7 @@
 #include "sim/memory_model.h"
 #include "sim/metrics.h"
 #include "sim/timeline.h"
+#include "work_control.h"
 
 #include <memory>
 #include <string>
@@ -59,8 +60,10 @@ struct Prediction {
 /// the result. In unit mode syncs and optimizer steps take no time, so the papers' makespans hold
 /// exactly. Throws ValidationError for a project the cost model cannot use (buildCostSetup) and
 /// "schedule.deadlock" for a schedule that cannot run.
-Prediction predict(const Project& project, const Schedule& schedule);
+/// `control` (optional) gets the share done after each step and stops the work between steps
+/// (Error "work.cancelled"): a million-op prediction takes about a second.
+Prediction predict(const Project& project, const Schedule& schedule, const WorkControl* control = nullptr);
 /// The same, consuming `schedule` (it is not held twice while its tail is added).
-Prediction predict(const Project& project, Schedule&& schedule);
+Prediction predict(const Project& project, Schedule&& schedule, const WorkControl* control = nullptr);
 
 } // namespace stagecraft

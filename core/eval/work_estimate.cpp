@@ -9,16 +9,16 @@ WorkEstimate estimateWork(const AnalysisRequest& request) {
     WorkEstimate estimate;
     estimate.ops = estimateOpCount(request);
     estimate.bytes = double(estimate.ops) * kAnalysisBytesPerOp;
-    estimate.effortOps = double(estimate.ops);
-    for (const std::string& name : request.project.schedules) {
-        const GeneratorInfo* info = tryFindGenerator(name);
-        if (!info || !info->usesCosts) continue;
-        AnalysisRequest one;
-        one.project = request.project;
-        one.project.schedules = {name};
-        estimate.effortOps += (kSearchEffortPerOp - 1) * double(estimateOpCount(one));
-    }
+    for (const std::string& name : request.project.schedules)
+        if (const GeneratorInfo* info = tryFindGenerator(name))
+            estimate.effortOps += scheduleEffortOps(request.project, *info);
+    for (const ImportedSchedule& s : request.imported)
+        if (s.checked) estimate.effortOps += double(s.schedule.opCount());
     return estimate;
+}
+
+double scheduleEffortOps(const Project& project, const GeneratorInfo& info) {
+    return double(estimateOpCount(project, info)) * (info.usesCosts ? kSearchEffortPerOp : 1);
 }
 
 WorkDecision judgeWork(const WorkEstimate& estimate, double machineBytes) {

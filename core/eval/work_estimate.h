@@ -36,6 +36,10 @@ struct WorkEstimate {
 
 WorkEstimate estimateWork(const AnalysisRequest& request);
 
+/// One registered schedule's effort with the project's parameters, in plain ops (0 when they
+/// break its rules): its ops, times kSearchEffortPerOp for an order searched for the costs.
+double scheduleEffortOps(const Project& project, const GeneratorInfo& info);
+
 enum class WorkVerdict { Run, Confirm, Refuse };
 
 struct WorkDecision {

@@ -4,6 +4,7 @@
 
 #include "generators/schedule_params.h"
 #include "ir/schedule.h"
+#include "work_control.h"
 
 #include <optional>
 #include <span>
@@ -47,6 +48,9 @@ struct GenerateRequest {
     /// Share of a forward's activations that B keeps for W (M_W / M_B; B frees the rest, W frees
     /// this). 1 keeps everything until W, the papers' unit count.
     double keptForW = 1;
+    /// Progress and Cancel for generators that search (zb-auto, zb-v under unequal costs); they
+    /// throw Error "work.cancelled" when its flag stops them. nullptr: run to the end.
+    const WorkControl* control = nullptr;
 
     /// Costs of `stage` (unit costs when none are given).
     StageCost cost(int stage) const;

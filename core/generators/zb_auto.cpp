@@ -61,7 +61,7 @@ double zbAutoLowerBound(const GenerateRequest& request) {
     return lowerBound(pipeOf(request));
 }
 
-ZbAutoResult zbAutoSchedule(const GenerateRequest& request, const ZbAutoControl& control) {
+ZbAutoResult zbAutoSchedule(const GenerateRequest& request, const WorkControl& control) {
     const zb::Pipe P = pipeOf(request);
     if (P.limit < 1 - kMemEps)
         throw ValidationError("generator.memory", "memory.limit_microbatches",
@@ -119,7 +119,10 @@ void checkZbAuto(const ScheduleParams& params) {
 }
 
 Schedule zbAuto(const GenerateRequest& request) {
-    return zbAutoSchedule(request).schedule;
+    ZbAutoResult result = zbAutoSchedule(request, request.control ? *request.control : WorkControl{});
+    // Through the registry a stopped search is no order at all: the caller asked to stop.
+    if (result.cancelled) throw Error("work.cancelled", "zb-auto's search was cancelled");
+    return std::move(result.schedule);
 }
 
 } // namespace gen

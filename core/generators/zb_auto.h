@@ -17,21 +17,11 @@
 // reaches the lower bound.
 
 #include "generators/registry.h"
+#include "work_control.h"
 
-#include <atomic>
-#include <functional>
 #include <string>
 
 namespace stagecraft {
-
-/// Progress and cancellation for long searches (the GUI runs them off its thread).
-struct ZbAutoControl {
-    /// Called after each evaluated candidate with the fraction of the planned work done (0..1).
-    std::function<void(double)> progress;
-    /// When set and true, the search stops and returns the best order found so far (or throws
-    /// Error "generator.cancelled" when none was evaluated yet).
-    const std::atomic<bool>* cancel = nullptr;
-};
 
 struct ZbAutoResult {
     Schedule schedule;
@@ -49,7 +39,9 @@ struct ZbAutoResult {
 /// Plan the order for `request` (one pipe of `request.params.pp` stages, unit costs when none are
 /// given; memoryLimit 0 = no limit). Throws ValidationError "generator.memory" when the limit is
 /// below one activation.
-ZbAutoResult zbAutoSchedule(const GenerateRequest& request, const ZbAutoControl& control = {});
+/// `control`: progress after each timed candidate; when its flag is set the search stops and
+/// returns the best order so far, marked `cancelled` (Error "work.cancelled" when it had timed none).
+ZbAutoResult zbAutoSchedule(const GenerateRequest& request, const WorkControl& control = {});
 
 /// The lower bound alone (see docs/zero-bubble.md): for every device d, its work plus the idle time
 /// it cannot avoid before its first B, and the critical path from its last F through the pipe and

@@ -399,7 +399,7 @@ Pipe pipeOf(const GenerateRequest& request, const std::vector<StageSlot>& placem
 }
 
 Found search(const Pipe& P, const Schedule& shape, const SearchOptions& options,
-             const ZbAutoControl& control) {
+             const WorkControl& control) {
     Evaluator evaluator(P);
     Found found;
     const double ops = 3.0 * P.stages() * P.microbatches;
@@ -413,12 +413,12 @@ Found search(const Pipe& P, const Schedule& shape, const SearchOptions& options,
     Outcome bestGreedy;
     auto reachedBound = [&] { return haveBest && best.span <= options.goodEnough * (1 + 1e-12); };
     auto cancelled = [&] {
-        if (control.cancel && control.cancel->load()) found.cancelled = true;
+        if (control.stopRequested()) found.cancelled = true;
         return found.cancelled;
     };
     auto tick = [&] {
         ++found.evaluations;
-        if (control.progress) control.progress(std::min(1.0, double(found.evaluations) / planned));
+        control.report(std::min(1.0, double(found.evaluations) / planned));
     };
     double makespanCap = options.makespanCap;
     auto consider = [&](const Outcome& o, const std::string& label) {
@@ -528,7 +528,7 @@ Found search(const Pipe& P, const Schedule& shape, const SearchOptions& options,
     }
     if (!haveBest) {
         if (found.cancelled)
-            throw Error("generator.cancelled",
+            throw Error("work.cancelled",
                         std::string(shape.name) + " was cancelled before it timed a first order");
         // Only a makespan cap can refuse every greedy order: fall back to the best greedy one.
         const Outcome o = evaluator.greedy(bestPolicy.cap.empty() ? candidates.front() : bestPolicy);
@@ -536,7 +536,7 @@ Found search(const Pipe& P, const Schedule& shape, const SearchOptions& options,
         found.schedule = evaluator.schedule(shape);
         found.winner = bestPolicy.label;
     }
-    if (control.progress) control.progress(1.0);
+    control.report(1.0);
     found.outcome = best;
     return found;
 }

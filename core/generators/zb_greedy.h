@@ -66,6 +66,6 @@ struct SearchOptions {
 
 /// Search orders of `pipe` for the smallest span (ties: makespan) within the limit.
 Found search(const Pipe& pipe, const Schedule& shape, const SearchOptions& options,
-             const ZbAutoControl& control);
+             const WorkControl& control);
 
 } // namespace stagecraft::zb

@@ -37,7 +37,7 @@ double busiestDevice(const zb::Pipe& pipe) {
 }
 
 Schedule planV(const char* name, const GenerateRequest& request, double limit, bool seedHandcrafted,
-               const ZbAutoControl& control = {}) {
+               const WorkControl& control = {}) {
     const ScheduleParams& params = request.params;
     const Schedule shape =
         makeSchedule(name, params.pp, params.microbatches, {vShapePlacement(params.pp)}, true);
@@ -52,6 +52,7 @@ Schedule planV(const char* name, const GenerateRequest& request, double limit, b
     const double busy = busiestDevice(pipe);
     options.goodEnough = busy;
     zb::Found found = zb::search(pipe, shape, options, control);
+    if (found.cancelled) throw Error("work.cancelled", std::string(name) + "'s search was cancelled");
     const double span = found.outcome.span;
     found.schedule.notes = "span " + format(span, 3) + " (bubble rate " +
                            format(span > 0 ? std::max(0.0, (span - busy) / span) : 0, 4) + "), peak " +
@@ -66,7 +67,8 @@ Schedule planV(const char* name, const GenerateRequest& request, double limit, b
 Schedule zbVForCosts(const GenerateRequest& request) {
     const double ops = 6.0 * request.params.pp * request.params.microbatches;
     if (uniformCosts(request) || ops > zb::kMaxSearchOps) return zbV(request.params);
-    return planV("zb-v", request, request.params.pp, true);
+    return planV("zb-v", request, request.params.pp, true,
+                 request.control ? *request.control : WorkControl{});
 }
 
 } // namespace stagecraft::gen

@@ -216,3 +216,60 @@ TEST_CASE("A cancelled analysis stops before the next schedule", "[evaluation]")
     CHECK(stopped.cancelled);
     CHECK(stopped.outcomes.empty());
 }
+
+TEST_CASE("An analysis reports its progress by schedule effort and stops inside a schedule", "[evaluation]") {
+    AnalysisRequest request;
+    request.project.costs.mode = CostMode::Unit;
+    request.project.model.layers = 32;
+    request.project.parallel.pp = 8;
+    request.project.parallel.microbatches = 64;
+    request.project.memory.limitMicrobatches = 8;
+    request.project.schedules = {"1f1b", "zb-auto"};
+    std::vector<std::pair<double, std::string>> seen;
+    request.progress = [&](double fraction, const std::string& schedule) {
+        seen.emplace_back(fraction, schedule);
+    };
+    const AnalysisResult done = analyze(request);
+    REQUIRE(done.outcomes.size() == 2);
+    REQUIRE(seen.size() > 5);
+    for (std::size_t i = 1; i < seen.size(); ++i) CHECK(seen[i].first >= seen[i - 1].first);
+    CHECK(seen.back().first == Approx(1.0));
+    CHECK(seen.front().second == "1f1b");
+    CHECK(seen.back().second == "zb-auto");
+    // 1F1B has 2pm ops, zb-auto 3pm, each weighted 40 for its search: 1F1B is 2 / 122 of the work.
+    const auto lastOf1f1b =
+        std::find_if(seen.rbegin(), seen.rend(), [](const auto& s) { return s.second == "1f1b"; });
+    CHECK(lastOf1f1b->first == Approx(2.0 / 122));
+
+    // Cancel from inside zb-auto's search (after its first candidates): no half-searched order.
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    request.cancel = cancel;
+    int zbAutoReports = 0;
+    request.progress = [&](double, const std::string& schedule) {
+        if (schedule == "zb-auto" && ++zbAutoReports == 3) cancel->store(true);
+    };
+    const AnalysisResult stopped = analyze(request);
+    CHECK(stopped.cancelled);
+    REQUIRE(stopped.outcomes.size() == 1);
+    CHECK(stopped.outcomes.front().name == "1f1b");
+    CHECK(stopped.refusals.empty());
+    CHECK(zbAutoReports == 3);
+}
+
+TEST_CASE("A cancel during one plain schedule's prediction stops it between its steps", "[evaluation]") {
+    AnalysisRequest request;
+    request.project.costs.mode = CostMode::Unit;
+    request.project.schedules = {"1f1b"};
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    request.cancel = cancel;
+    int reports = 0;
+    request.progress = [&](double fraction, const std::string&) {
+        ++reports;
+        if (fraction >= 0.5) cancel->store(true);
+    };
+    const AnalysisResult stopped = analyze(request);
+    CHECK(stopped.cancelled);
+    CHECK(stopped.outcomes.empty());
+    CHECK(stopped.refusals.empty());
+    CHECK(reports < 6); // the remaining steps did not run
+}

@@ -194,10 +194,10 @@ TEST_CASE("zb-auto refuses a limit below one activation and can be cancelled", "
                          }));
     r.memoryLimit = 8;
     std::atomic<bool> cancel{true};
-    ZbAutoControl control;
+    WorkControl control;
     control.cancel = &cancel;
     CHECK_THROWS_MATCHES(zbAutoSchedule(r, control), Error, Catch::Predicate<Error>([](const Error& e) {
-                             return e.id() == "generator.cancelled";
+                             return e.id() == "work.cancelled";
                          }));
     // Cancelled after the first candidate: the best so far comes back, marked.
     cancel = false;

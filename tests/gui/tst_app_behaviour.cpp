@@ -19,8 +19,10 @@
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QProcess>
+#include <QProgressBar>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
@@ -100,9 +102,19 @@ class TestAppBehaviour : public QObject {
         // About two million ops: seconds of work, below the confirmation threshold.
         setInt("parallel.microbatches", 1 << 16);
         QVERIFY(estimateWork(m_window->document()->request()).ops < kConfirmWorkOps);
+        QSignalSpy progress(runner, &AnalysisRunner::progress);
         QTRY_VERIFY(runner->isBusy());
         auto* cancel = m_window->findChild<QWidget*>(QStringLiteral("cancelAnalysis"));
         QVERIFY(cancel && cancel->isVisible());
+        // The status bar shows how far the worker is, in percent of its work.
+        QTRY_VERIFY(!progress.isEmpty());
+        QCOMPARE(progress.last().at(1).toString(), QStringLiteral("1f1b"));
+        auto* bar = m_window->findChild<QProgressBar*>(QStringLiteral("analysisProgress"));
+        QVERIFY(bar && bar->isVisible());
+        QCOMPARE(bar->maximum(), 100);
+        QCOMPARE(bar->value(), progress.last().at(0).toInt());
+        QVERIFY(m_window->statusBar()->grab().save(
+            QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/status-progress.png")));
         runner->cancel();
         QCOMPARE(cancelled.count(), 1);
         runner->waitForIdle();

@@ -3,6 +3,7 @@
 #include "eval/work_estimate.h"
 
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 
 namespace stagecraft::gui {
 
@@ -12,6 +13,7 @@ AnalysisRunner::AnalysisRunner(QObject* parent) : QObject(parent) {
 
 AnalysisRunner::~AnalysisRunner() {
     m_pending.reset();
+    if (m_cancel) m_cancel->store(true); // a closing window does not wait for a long analysis
     m_watcher.waitForFinished();
 }
 
@@ -34,6 +36,20 @@ void AnalysisRunner::startWorker(AnalysisRequest request) {
     m_dropResult = false;
     m_cancel = std::make_shared<std::atomic<bool>>(false);
     request.cancel = m_cancel;
+    const quint64 worker = ++m_worker;
+    // Called on the worker thread: post whole-percent changes to this object's thread, where an
+    // outdated or cancelled worker's reports are dropped.
+    auto lastPercent = std::make_shared<std::atomic<int>>(-1);
+    request.progress = [this, worker, lastPercent](double fraction, const std::string& schedule) {
+        const int percent = std::clamp(int(fraction * 100), 0, 100);
+        if (lastPercent->exchange(percent) == percent) return;
+        QMetaObject::invokeMethod(
+            this,
+            [this, worker, percent, name = QString::fromStdString(schedule)] {
+                if (worker == m_worker && !m_delivered && !m_dropResult) emit progress(percent, name);
+            },
+            Qt::QueuedConnection);
+    };
     m_watcher.setFuture(QtConcurrent::run([request = std::move(request)]() -> AnalysisPtr {
         return std::make_shared<const AnalysisResult>(analyze(request));
     }));

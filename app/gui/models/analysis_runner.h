@@ -2,7 +2,8 @@
 // Runs analyze() for the GUI: in place when the work is small (a few thousand ops take
 // milliseconds), on a worker thread (QtConcurrent) when it is big, so the UI thread never waits
 // on a big schedule. Requests that arrive while a worker runs are coalesced: only the newest
-// one runs next, and results of outdated requests are dropped.
+// one runs next, and results of outdated requests are dropped. A worker reports its progress in
+// percent and stops within one step of its work when cancelled (core's WorkControl).
 
 #include "eval/evaluation.h"
 
@@ -40,6 +41,9 @@ class AnalysisRunner : public QObject {
   signals:
     void finished(const stagecraft::gui::AnalysisPtr& result);
     void busyChanged(bool busy);
+    /// The running worker's share of its work done, in whole percent (emitted when it changes),
+    /// and the schedule it is on.
+    void progress(int percent, const QString& schedule);
     void cancelled();
 
   private:
@@ -53,6 +57,7 @@ class AnalysisRunner : public QObject {
     bool m_delivered = true;   ///< the current future's result has been handled
     bool m_dropResult = false; ///< the current future was cancelled: its result is not delivered
     std::shared_ptr<std::atomic<bool>> m_cancel; ///< the current worker's cancel flag
+    quint64 m_worker = 0; ///< counts workers started: progress of an outdated one is dropped
 };
 
 } // namespace stagecraft::gui

@@ -177,7 +177,7 @@ void ProjectDocument::clearTrace() {
 }
 
 AnalysisRequest ProjectDocument::request() const {
-    return AnalysisRequest{m_project, m_imported, m_trace, nullptr};
+    return AnalysisRequest{m_project, m_imported, m_trace, nullptr, {}};
 }
 
 } // namespace stagecraft::gui
