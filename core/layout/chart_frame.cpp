@@ -19,7 +19,13 @@ constexpr int kMaxRows = kMaxChartRows;
 struct LegendEntry {
     std::vector<Color> swatches;
     std::string text;
+    bool framed = false; ///< a frame around the swatches, as F&B slots are drawn
 };
+
+/// Stroke of an F&B slot's frame, in points: heavier than a bar's outline so it reads as one box.
+double overlapFrameWidth(const Palette& pal) {
+    return std::max(0.9, 2 * pal.opStrokeWidth);
+}
 
 std::vector<LegendEntry> legendEntries(const ChartLegendContent& seen, const Palette& pal) {
     std::vector<LegendEntry> entries;
@@ -52,6 +58,10 @@ std::vector<LegendEntry> legendEntries(const ChartLegendContent& seen, const Pal
                                                   "collective"};
     for (int c = 1; c < 4; ++c)
         if (seen.comm[c]) entries.push_back({{commColor(pal, CommKind(c))}, commNames[c]});
+    if (seen.overlapSlots)
+        entries.push_back({{opColor(pal, OpKind::F, 0, 0, 1), opColor(pal, OpKind::B, 0, 0, 1)},
+                           "F&B slot (overlapped)",
+                           true});
     if (seen.idle) entries.push_back({{pal.idle}, "idle"});
     return entries;
 }
@@ -131,6 +141,7 @@ ChartContent scanChart(std::span<const ChartPanel> panels, const ChartOptions& o
         ChartPanelContent& panel = content.panels[p];
         const Timeline& timeline = *panel.timeline;
         const TimelineShape& shape = timeline.shape;
+        if (!shape.overlapped.empty()) seen.overlapSlots = true;
         if (shape.splitBackward)
             seen.split = true;
         else
@@ -292,6 +303,19 @@ ChartFrame layoutChartFrame(const ChartContent& content, const ChartOptions& opt
                                              {}});
                 sx += swW;
             }
+            if (entry.framed)
+                frame.legendRects.push_back({x,
+                                             lineTop + (lineH - swH) / 2,
+                                             sx - x,
+                                             swH,
+                                             Color{0, 0, 0, 0},
+                                             pal.text,
+                                             overlapFrameWidth(pal),
+                                             RectRole::Legend,
+                                             -1,
+                                             -1,
+                                             {},
+                                             {}});
             frame.legendTexts.push_back({sx + 3, lineTop + lineH / 2 + 0.35 * fs, entry.text, fs, pal.text,
                                          TextAnchor::Start, false});
             x += w + fs * 1.5;
@@ -406,10 +430,10 @@ void appendEventBar(Scene& scene, const ChartFrame& frame, const Timeline& timel
     }
 }
 
-void appendOverlapFrames(Scene& scene, const ChartFrame& frame, const Timeline& timeline, int panel,
-                         const TimeMapping& mapping) {
+std::vector<OverlapSlot> overlapSlots(const Timeline& timeline) {
+    std::vector<OverlapSlot> slots;
     const auto& heads = timeline.shape.overlapped;
-    if (heads.empty()) return;
+    if (heads.empty()) return slots;
     const auto key = [](const Op& op) { return std::tuple(op.pipe, op.stage, op.mb); };
     const std::size_t length = timeline.shape.splitBackward ? 3 : 2;
     const auto& events = timeline.events;
@@ -420,18 +444,29 @@ void appendOverlapFrames(Scene& scene, const ChartFrame& frame, const Timeline& 
                                 [&](const Op& a, const Op& b) { return key(a) < key(b); }))
             continue;
         const TimelineEvent& last = events[k + length - 1];
-        if (events[k + 1].op.kind != OpKind::B || last.device != e.device || !isValidChartEvent(last) ||
-            e.device >= int(frame.panels[std::size_t(panel)].rows))
+        if (events[k + 1].op.kind != OpKind::B || last.device != e.device || !isValidChartEvent(last))
             continue;
-        const ChartFrameRow& row =
-            frame.rows[std::size_t(frame.panels[std::size_t(panel)].firstRow + e.device)];
-        const double x = chartX(frame, mapping, e.start), w = chartX(frame, mapping, last.end) - x;
-        if (!(w > 0)) continue;
-        const Palette& pal = *frame.palette;
-        scene.rects.push_back({x, row.y, w, frame.rowHeight, Color{0, 0, 0, 0}, pal.opStroke,
-                               std::max(1.0, 2 * pal.opStrokeWidth), RectRole::Op, int(k), panel,
-                               kOverlapSlotKind, std::string()});
+        slots.push_back({e.device, e.start, last.end, k});
     }
+    return slots;
+}
+
+void appendOverlapFrame(Scene& scene, const ChartFrame& frame, int panel, const OverlapSlot& slot,
+                        const TimeMapping& mapping) {
+    const ChartFramePanel& fp = frame.panels[std::size_t(panel)];
+    if (slot.device < 0 || slot.device >= fp.rows) return;
+    const ChartFrameRow& row = frame.rows[std::size_t(fp.firstRow + slot.device)];
+    const double x = chartX(frame, mapping, slot.start), w = chartX(frame, mapping, slot.end) - x;
+    if (!(w > 0)) return;
+    const Palette& pal = *frame.palette;
+    scene.rects.push_back({x, row.y, w, frame.rowHeight, Color{0, 0, 0, 0}, pal.text, overlapFrameWidth(pal),
+                           RectRole::Op, int(slot.event), panel, kOverlapSlotKind, std::string()});
+}
+
+void appendOverlapFrames(Scene& scene, const ChartFrame& frame, const Timeline& timeline, int panel,
+                         const TimeMapping& mapping) {
+    for (const OverlapSlot& slot : overlapSlots(timeline))
+        appendOverlapFrame(scene, frame, panel, slot, mapping);
 }
 
 SceneRect measuredOutlineRect(const ChartFrame& frame, int row, int lane, double start, double end, int panel,

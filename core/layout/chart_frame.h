@@ -39,6 +39,7 @@ struct ChartLegendContent {
     bool idle = false;                                    ///< some device is idle before its makespan
     bool split = false;                                   ///< a panel splits backward into B and W
     bool unsplit = false;                                 ///< a panel does not
+    bool overlapSlots = false;                            ///< a panel has F&B slots (DualPipe)
 };
 
 struct ChartContent {
@@ -147,11 +148,27 @@ void appendMeasuredOutline(Scene& scene, const ChartFrame& frame, const Timeline
 /// `kind` of the frame drawn around an overlapped forward-backward slot (ir/overlap.h).
 inline constexpr char kOverlapSlotKind[] = "overlap";
 
-/// Frames around the overlapped slots of `timeline` (shape.overlapped): the slot's ops are drawn
-/// as their own bars side by side (F, then the backward); this rect, with no fill and a heavier
-/// stroke, spans them all so the slot reads as one bar split in parts. Skips heads whose events
-/// are not in the timeline or not followed by their backward on the same device, and slots
-/// outside [0, timeEnd].
+/// One overlapped forward-backward slot of a timeline (ir/overlap.h): its device, the time from
+/// its forward's start to its backward's end, and the forward's event index.
+struct OverlapSlot {
+    int device = 0;
+    double start = 0, end = 0;
+    std::size_t event = 0;
+};
+
+/// The overlapped slots of `timeline` (shape.overlapped) in event order: heads whose events are
+/// in the timeline and followed by their backward on the same device. Linear in events.
+std::vector<OverlapSlot> overlapSlots(const Timeline& timeline);
+
+/// The frame around one slot on panel `panel`: the slot's ops are drawn as their own bars side
+/// by side (F, then the backward); this rect, with no fill and a heavier stroke, spans them all so
+/// the slot reads as one bar split in parts. Drawn in the text colour (the bars' own white
+/// strokes would hide it). Nothing for a device beyond the panel's rows or a slot outside
+/// [0, timeEnd].
+void appendOverlapFrame(Scene& scene, const ChartFrame& frame, int panel, const OverlapSlot& slot,
+                        const TimeMapping& mapping);
+
+/// The frames of every overlapped slot of `timeline` (exports; views use ChartRows).
 void appendOverlapFrames(Scene& scene, const ChartFrame& frame, const Timeline& timeline, int panel,
                          const TimeMapping& mapping);
 

@@ -45,6 +45,13 @@ ChartRows::ChartRows(std::span<const ChartPanel> panels, const ChartContent& con
                                   "a chart panel holds fewer than 2^32 - 1 events");
         m_panels.push_back({c.timeline, c.rows, totalRows});
         totalRows += c.rows;
+        std::vector<OverlapSlot> overlaps = overlapSlots(*c.timeline);
+        std::sort(overlaps.begin(), overlaps.end(),
+                  [](const OverlapSlot& a, const OverlapSlot& b) { return a.start < b.start; });
+        double longest = 0;
+        for (const OverlapSlot& o : overlaps) longest = std::max(longest, o.end - o.start);
+        m_overlaps.push_back(std::move(overlaps));
+        m_longestOverlap.push_back(longest);
     }
     m_slots.assign(std::size_t(totalRows) * kLanes * 2, -1);
 
@@ -376,6 +383,21 @@ ChartWindowStats ChartRows::appendVisible(Scene& scene, const ChartFrame& frame,
                 });
             }
         });
+    }
+    // Frames of the F&B slots in the window, over their bars; narrower ones are inside folds.
+    for (std::size_t p = 0; p < m_panels.size(); ++p) {
+        const ChartFramePanel& fp = frame.panels[p];
+        const std::vector<OverlapSlot>& overlaps = m_overlaps[p];
+        if (overlaps.empty() || fp.rows == 0 || fp.bottom < window.y0 || fp.top > window.y1) continue;
+        auto it = std::lower_bound(overlaps.begin(), overlaps.end(), draw.t0 - m_longestOverlap[p],
+                                   [](const OverlapSlot& o, double t) { return o.start < t; });
+        for (; it != overlaps.end() && it->start <= draw.t1; ++it) {
+            if (it->end < draw.t0 || (it->end - it->start) * draw.pxPerUs < 2 * window.minPx) continue;
+            if (it->device >= fp.rows) continue;
+            const ChartFrameRow& r = frame.rows[std::size_t(fp.firstRow + it->device)];
+            if (r.y > window.y1 || r.y + frame.rowHeight < window.y0) continue;
+            appendOverlapFrame(scene, frame, int(p), *it, mapping);
+        }
     }
     // Measured outlines over all bars.
     for (std::size_t p = 0; p < m_panels.size(); ++p) {

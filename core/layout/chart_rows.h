@@ -78,7 +78,8 @@ class ChartRows {
     /// appendEventBar, labels included; Folded items as one box, kind kFoldedKind, tooltip
     /// "N ops"; on compute lanes that box is the idle colour with the mix of F, B and W it holds
     /// stacked from its bottom, per column of at most kMixColumnPx pixels, rects of kind
-    /// kFoldMixKind, so a bubble stays visible however far out the view is); then the measured
+    /// kFoldMixKind, so a bubble stays visible however far out the view is); then the frames of
+    /// the F&B slots wide enough to see (kOverlapSlotKind, at least twice minPx); then the measured
     /// outlines (folded alike). Work: O(rows + visible items
     /// + visible rows x tracks x log events).
     ChartWindowStats appendVisible(Scene& scene, const ChartFrame& frame, const ChartWindow& window) const;
@@ -117,6 +118,10 @@ class ChartRows {
     void checkFrame(const ChartFrame& frame) const;
 
     std::vector<PanelInfo> m_panels;
+    /// Per panel its F&B slots sorted by start, and the longest one: a window finds the frames
+    /// it shows by two binary searches.
+    std::vector<std::vector<OverlapSlot>> m_overlaps;
+    std::vector<double> m_longestOverlap;
     double m_timeEnd = 1;
     bool m_showComm = false;
     std::vector<int> m_slots; ///< [(frameRow * 2 + lane) * 2 + outline] -> index into m_rows, -1

@@ -338,6 +338,57 @@ TEST_CASE("Chart rows at fit draw exactly the export's bars, labels and outlines
     }
 }
 
+TEST_CASE("Chart rows frame the F&B slots of DualPipe as the exports do, and not inside folds",
+          "[layout][chartrows]") {
+    for (const char* name : {"dualpipev", "dualpipe"}) {
+        INFO(name);
+        const Timeline t = simulated(name, 4, 16, 1, 0.1);
+        REQUIRE(!t.shape.overlapped.empty());
+        const Chart c = chartOf({{&t, "", ""}}, false, 0, 1400);
+        ChartOptions options = c.options;
+        options.tooltips = false;
+        const Scene full = layoutGantt(c.panels, options);
+        auto framesIn = [](const Scene& scene) {
+            std::multiset<RectKey> frames;
+            for (const SceneRect& r : scene.rects)
+                if (r.kind == kOverlapSlotKind) frames.insert(keyOf(r));
+            return frames;
+        };
+        REQUIRE(framesIn(full).size() == t.shape.overlapped.size());
+
+        ChartWindow w;
+        w.mapping = c.frame.fitMapping();
+        w.x0 = 0;
+        w.x1 = c.frame.width;
+        w.y1 = c.frame.height;
+        w.minPx = 1e-9;
+        Scene windowed;
+        c.rows.appendVisible(windowed, c.frame, w);
+        CHECK(framesIn(windowed) == framesIn(full));
+
+        // A window over the middle third shows only the slots it crosses.
+        const double t0 = t.makespan() / 3, t1 = 2 * t.makespan() / 3;
+        w.x0 = w.mapping.timeToX(t0);
+        w.x1 = w.mapping.timeToX(t1);
+        Scene middle;
+        c.rows.appendVisible(middle, c.frame, w);
+        const std::vector<OverlapSlot> slots = overlapSlots(t);
+        const auto crossing = std::count_if(
+            slots.begin(), slots.end(), [&](const OverlapSlot& o) { return o.end >= t0 && o.start <= t1; });
+        CHECK(crossing > 0);
+        CHECK(std::ptrdiff_t(framesIn(middle).size()) == crossing);
+
+        // Zoomed out until slots are narrower than two fold widths: no frame over the folds.
+        w.x0 = 0;
+        w.x1 = c.frame.width;
+        w.minPx = 1e6;
+        Scene folded;
+        const ChartWindowStats stats = c.rows.appendVisible(folded, c.frame, w);
+        CHECK(stats.folds > 0);
+        CHECK(framesIn(folded).empty());
+    }
+}
+
 TEST_CASE("Chart rows: hit-testing agrees with a linear search over the export's bars",
           "[layout][chartrows]") {
     const Timeline t = simulated("zb-h1", 8, 32, 1, 0.3);

@@ -11,6 +11,7 @@
 #include "ir/overlap.h"
 #include "layout/chart_frame.h"
 #include "layout/gantt_layout.h"
+#include "layout/palette.h"
 #include "passes/lower.h"
 #include "sim/memory_model.h"
 #include "sim/metrics.h"
@@ -352,6 +353,12 @@ TEST_CASE("Overlapped slots through every pass", "[dualpipe]") {
     const auto frames = std::count_if(scene.rects.begin(), scene.rects.end(),
                                       [](const SceneRect& r) { return r.kind == kOverlapSlotKind; });
     CHECK(frames == std::ptrdiff_t(s.overlapped.size()));
+    // In the text colour, not the bars' white outline (which hid it), and named in the legend.
+    const Palette& pal = findPalette(ChartOptions{}.palette);
+    for (const SceneRect& r : scene.rects)
+        if (r.kind == kOverlapSlotKind) CHECK(r.stroke == pal.text);
+    CHECK(std::any_of(scene.texts.begin(), scene.texts.end(),
+                      [](const SceneText& t) { return t.text == "F&B slot (overlapped)"; }));
 
     // The text Gantt draws a slot as its forward and its backward joined by '&'.
     const std::string gantt = renderTextGantt(generate("dualpipev", 2, 4));
