@@ -1,10 +1,12 @@
 #include "io/trace_counters.h"
 
 #include "error.h"
-#include "file_io.h"
+#include "io/json_stream.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -116,28 +118,67 @@ class CounterSax : public json::json_sax_t {
     std::map<std::pair<int, std::string>, std::size_t> m_index;
 };
 
+/// An input iterator over a ByteSource: nlohmann's SAX parser reads a file through it block by
+/// block, so reading the counters of a trace of any size holds one block and the counters.
+class ByteIterator {
+  public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = char;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const char*;
+    using reference = char;
+
+    ByteIterator() = default;
+    explicit ByteIterator(ByteSource& source) : m_source(&source) {}
+    char operator*() const { return char(m_source->peek()); }
+    ByteIterator& operator++() {
+        m_source->advance();
+        return *this;
+    }
+    ByteIterator operator++(int) {
+        ByteIterator before = *this;
+        ++*this;
+        return before;
+    }
+    bool operator==(const ByteIterator& other) const { return atEnd() == other.atEnd(); }
+    bool operator!=(const ByteIterator& other) const { return !(*this == other); }
+
+  private:
+    bool atEnd() const { return !m_source || m_source->peek() < 0; }
+    ByteSource* m_source = nullptr;
+};
+
+/// The counters of the text `open` gives; on bad JSON, a second source from `open` locates the
+/// byte the parser stopped at by line and column, as the timeline reader reports them.
+template <typename Open>
+std::vector<CounterTrack> readCounters(Open&& open, const std::string& name) {
+    CounterSax sax;
+    {
+        std::unique_ptr<ByteSource> source = open();
+        if (json::sax_parse(ByteIterator(*source), ByteIterator(), &sax)) return std::move(sax.tracks);
+    }
+    std::unique_ptr<ByteSource> again = open();
+    int line = 1, column = 1;
+    for (std::uint64_t i = 0; i + 1 < sax.errorByte; ++i) {
+        const int c = again->peek();
+        if (c < 0) break;
+        again->advance();
+        if (c == '\n')
+            ++line, column = 1;
+        else
+            ++column;
+    }
+    throw ParseError("trace.json", name, line, column, "the trace is not valid JSON: " + sax.error);
+}
+
 } // namespace
 
 std::vector<CounterTrack> parseTraceCounters(std::string_view text, const std::string& source) {
-    CounterSax sax;
-    const bool ok = json::sax_parse(text.begin(), text.end(), &sax);
-    if (!ok) {
-        // Line and column of the byte the parser stopped at, as the timeline reader reports them.
-        const std::size_t end = std::min(sax.errorByte, text.size());
-        int line = 1, column = 1;
-        for (std::size_t i = 0; i + 1 < end; ++i) {
-            if (text[i] == '\n')
-                ++line, column = 1;
-            else
-                ++column;
-        }
-        throw ParseError("trace.json", source, line, column, "the trace is not valid JSON: " + sax.error);
-    }
-    return std::move(sax.tracks);
+    return readCounters([&] { return std::make_unique<ByteSource>(text); }, source);
 }
 
 std::vector<CounterTrack> readTraceCounters(const std::filesystem::path& path) {
-    return parseTraceCounters(readTextFile(path), path.string());
+    return readCounters([&] { return std::make_unique<ByteSource>(path); }, path.string());
 }
 
 } // namespace stagecraft

@@ -1,7 +1,8 @@
 #pragma once
 // The counter tracks of a Chrome trace ("ph": "C" events: memory per device, micro-batches in
 // flight), which the timeline reader (chrome_trace.h) skips. Read with a SAX pass that keeps
-// only the counters, so a million-op trace costs one scan and the counters' memory.
+// only the counters, from the file in blocks (json_stream.h's ByteSource), so a trace of any size
+// costs one scan, one block and the counters' memory.
 
 #include "io/chrome_trace.h"
 

@@ -2,6 +2,7 @@
 // by the text people type, key figures of a trace without its schedule, and the colour of a
 // measured op by its error against the prediction.
 #include "error.h"
+#include "file_io.h"
 #include "generators/registry.h"
 #include "io/chrome_trace.h"
 #include "io/trace_counters.h"
@@ -15,6 +16,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <limits>
 
 using namespace stagecraft;
@@ -185,6 +187,47 @@ TEST_CASE("parseTraceCounters keeps the counters the timeline reader skips", "[v
         CHECK(e.id() == "trace.json");
         CHECK(e.line() == 2);
     }
+}
+
+TEST_CASE("readTraceCounters reads the file in blocks: as parseTraceCounters, errors located alike",
+          "[view_support]") {
+    const Timeline t = unitTimeline("1f1b", 4, 64);
+    ChromeTraceOptions options;
+    CounterTrack track{0, "memory (GiB)", {}};
+    for (int i = 0; i < 20000; ++i) track.points.emplace_back(i, i % 7); // a text of several blocks
+    options.counters = {track};
+    const std::string text = timelineToChromeTrace(t, options);
+    REQUIRE(text.size() > (std::size_t(1) << 20));
+    const auto dir = std::filesystem::temp_directory_path() / "stagecraft_trace_counters_test";
+    std::filesystem::create_directories(dir);
+    const auto good = dir / "t.json";
+    writeFileAtomically(good, text);
+    const std::vector<CounterTrack> read = readTraceCounters(good);
+    REQUIRE(read.size() == 1);
+    CHECK(read[0].points == track.points);
+
+    // Cut beyond the first 1 MiB block: the file and the text give the same line and column.
+    const std::string truncated = text.substr(0, text.size() - 1000);
+    const auto cut = dir / "cut.json";
+    writeFileAtomically(cut, truncated);
+    int line = 0, column = 0;
+    try {
+        parseTraceCounters(truncated, "cut.json");
+    } catch (const ParseError& e) {
+        line = e.line();
+        column = e.column();
+    }
+    REQUIRE(line > 1);
+    try {
+        readTraceCounters(cut);
+        FAIL("a truncated trace was accepted");
+    } catch (const ParseError& e) {
+        CHECK(e.id() == "trace.json");
+        CHECK(e.line() == line);
+        CHECK(e.column() == column);
+    }
+    CHECK_THROWS_AS(readTraceCounters(dir / "missing.json"), Error);
+    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("CounterSeries: the maximum over any window, per pixel column", "[view_support]") {
