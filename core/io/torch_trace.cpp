@@ -15,6 +15,7 @@ namespace stagecraft {
 namespace {
 
 constexpr double kNoValue = -1.0;
+constexpr double kMaxCorrelation = 9007199254740992.0; // 2^53: every integer below is exact
 
 /// The fields of one event the reader looks at; everything else is skipped unparsed.
 struct RawEvent {
@@ -96,7 +97,9 @@ void classify(const RawEvent& e, std::size_t i, const std::string& source, Colle
         (e.cat == "gpu_user_annotation" ? out.gpu : out.host).push_back(Range{e.pid, r});
         return;
     }
-    if (e.correlation < 0 || !std::isfinite(e.ts)) return;
+    // A correlation id is a whole number; one beyond 2^53 (or NaN) is no id (it could not be
+    // converted to an integer key without undefined behaviour).
+    if (!(e.correlation >= 0 && e.correlation <= kMaxCorrelation) || !std::isfinite(e.ts)) return;
     if (e.cat == "cuda_runtime" || e.cat == "cuda_driver" || e.cat == "hip_runtime") {
         out.launches.push_back(Launch{e.pid, e.ts, e.correlation});
     } else if ((e.cat == "kernel" || e.cat == "gpu_memcpy" || e.cat == "gpu_memset") &&

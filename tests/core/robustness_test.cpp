@@ -12,6 +12,7 @@
 #include "io/schedule_json.h"
 #include "io/torch_comms_csv.h"
 #include "io/torch_csv.h"
+#include "io/torch_trace.h"
 #include "project/project_json.h"
 
 #include <catch2/catch.hpp>
@@ -277,6 +278,27 @@ TEST_CASE("A compute+comms CSV with two byte order marks is refused at its first
     CHECK(outcome(kTorchCsv, text) == outcome(kCommsCsv, text));
     // One BOM is fine.
     CHECK(outcome(kCommsCsv, text.substr(3)) == "accepted");
+}
+
+TEST_CASE("A torch profiler trace with a correlation id beyond any integer is read without it",
+          "[robustness]") {
+    // Found by a campaign of fuzz_torch_trace (corpus/torch_trace/
+    // regression-correlation-out-of-int64.json): a kernel's "correlation": 3.2e47 was converted
+    // to int64, undefined behaviour that UBSan reports. Such an id is now no id: the kernel is not
+    // tied to a range, and the file reads as it would without it.
+    const Reader torchTrace = [](std::string_view t) { (void)parseTorchTrace(t, "t.json"); };
+    const std::string text = corpusFile("torch_trace", "regression-correlation-out-of-int64.json");
+    REQUIRE(text.find("322222222222222222222222222222222222222222222220") != std::string::npos);
+    checkNoForeignExceptions(torchTrace, text);
+    std::string withoutIt = text;
+    const std::string huge = "\"correlation\": 322222222222222222222222222222222222222222222220";
+    withoutIt.replace(withoutIt.find(huge), huge.size(), "\"correlation\": -1");
+    CHECK(outcome(torchTrace, text) == outcome(torchTrace, withoutIt));
+    for (const char* id : {"1e300", "9007199254740993", "-5", "NaN"}) {
+        std::string other = text;
+        other.replace(other.find(huge), huge.size(), std::string("\"correlation\": ") + id);
+        checkNoForeignExceptions(torchTrace, other);
+    }
 }
 
 TEST_CASE("FlatObject reads members as nlohmann does", "[robustness]") {
