@@ -81,7 +81,7 @@ void placeW(DeviceSlots& device, bool split) {
     auto place = [&](int slot) {
         for (int w = 0; w < 2; ++w)
             if (pending[std::size_t(w)] > 0) {
-                device[std::size_t(kW1 + w)].push_back(slot);
+                device[std::size_t(kW1) + std::size_t(w)].push_back(slot);
                 --pending[std::size_t(w)];
                 return;
             }
@@ -191,7 +191,7 @@ int earliestSlot(const std::vector<DeviceSlots>& slots, const OpRef& op, int n) 
     } else if (op.lane == kF1 || op.lane == kB0) {
         if (op.device + 1 < n)
             after =
-                std::max(after, slots[std::size_t(op.device + 1)][std::size_t(op.lane)][std::size_t(op.mb)]);
+                std::max(after, slots[std::size_t(op.device) + 1][std::size_t(op.lane)][std::size_t(op.mb)]);
     }
     if (op.lane > kF0 && op.lane < kW)
         after = std::max(after, own[std::size_t(op.lane - 1)][std::size_t(op.mb)]);

@@ -455,7 +455,7 @@ void appendOverlapFrame(Scene& scene, const ChartFrame& frame, int panel, const 
                         const TimeMapping& mapping) {
     const ChartFramePanel& fp = frame.panels[std::size_t(panel)];
     if (slot.device < 0 || slot.device >= fp.rows) return;
-    const ChartFrameRow& row = frame.rows[std::size_t(fp.firstRow + slot.device)];
+    const ChartFrameRow& row = frame.rows[std::size_t(fp.firstRow) + std::size_t(slot.device)];
     const double x = chartX(frame, mapping, slot.start), w = chartX(frame, mapping, slot.end) - x;
     if (!(w > 0)) return;
     const Palette& pal = *frame.palette;

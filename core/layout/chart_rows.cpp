@@ -394,7 +394,7 @@ ChartWindowStats ChartRows::appendVisible(Scene& scene, const ChartFrame& frame,
         for (; it != overlaps.end() && it->start <= draw.t1; ++it) {
             if (it->end < draw.t0 || (it->end - it->start) * draw.pxPerUs < 2 * window.minPx) continue;
             if (it->device >= fp.rows) continue;
-            const ChartFrameRow& r = frame.rows[std::size_t(fp.firstRow + it->device)];
+            const ChartFrameRow& r = frame.rows[std::size_t(fp.firstRow) + std::size_t(it->device)];
             if (r.y > window.y1 || r.y + frame.rowHeight < window.y0) continue;
             appendOverlapFrame(scene, frame, int(p), *it, mapping);
         }
