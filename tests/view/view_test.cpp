@@ -297,13 +297,19 @@ TEST_CASE("--follow re-reads a file that changes, and keeps the last read of a h
     const fs::path next = kOut / "followed-next.json", cut = kOut / "followed-cut.json";
     writeFileAtomically(next, second);
     writeFileAtomically(cut, second.substr(0, second.size() / 3));
-    // 300 frames of at least 10 ms with --follow: the file changes after 1 s, is cut after 2 s.
-    const std::string script = "(sleep 1; cp " + quoted(next.string()) + " " + quoted(trace.string()) +
-                               "; sleep 1; cp " + quoted(cut.string()) + " " + quoted(trace.string()) +
-                               ") & ";
+    // 600 frames of at least 10 ms with --follow. The file changes once the viewer has
+    // read it (its "read ... in" line in runViewer's stderr file), and is cut once it has read it
+    // again: the steps follow the viewer, not the clock, so a loaded machine does not reorder them.
+    const std::string err = quoted((kOut / "stderr.txt").string());
+    auto waitFor = [&](const std::string& text) {
+        return "for i in $(seq 200); do grep -q '" + text + "' " + err + " && break; sleep 0.05; done; ";
+    };
+    const std::string script = "(sleep 0.5; " + waitFor("followed.json in") + "cp " + quoted(next.string()) + " " +
+                               quoted(trace.string()) + "; " + waitFor("re-read") + "cp " + quoted(cut.string()) +
+                               " " + quoted(trace.string()) + ") & ";
     const fs::path png = kOut / "followed.png";
     const Run r = runViewer(quoted(trace.string()) + " --follow --screenshot " + quoted(png.string()) +
-                                " --frames 300 --width 1000 --height 640",
+                                " --frames 600 --width 1000 --height 640",
                             script);
     INFO(r.err);
     CHECK_FALSE(r.crashed);
