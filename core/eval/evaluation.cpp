@@ -175,7 +175,7 @@ AnalysisResult analyze(const AnalysisRequest& request) {
         WorkControl control;
         control.cancel = request.cancel.get();
         if (request.progress)
-            control.progress = [&request, &name, start = doneEffort, effort, totalEffort](double f) {
+            control.progress = [&request, name, start = doneEffort, effort, totalEffort](double f) {
                 request.progress(std::min(1.0, (start + f * effort) / totalEffort), name);
             };
         return control;
