@@ -2,6 +2,8 @@
 // ZB-V's memory that is valid and never slower than the handcrafted one.
 #include "generators/generators.h"
 #include "generators/registry.h"
+#include "generators/zb_greedy.h"
+#include "generators/zb_v_heuristic.h"
 #include "sim/list_scheduler.h"
 #include "sim/memory_model.h"
 #include "sim/metrics.h"
@@ -69,15 +71,24 @@ TEST_CASE("zb-v under equal costs is the handcrafted order (its goldens hold)", 
 
 TEST_CASE("zb-v with F = B = 2, W = 1 per chunk", "[zb-v]") {
     // golden.md 2.2: the paper's ZB-V heuristic (p = 4, m = 8, F = B = 2, W = 1) has a largest
-    // per-device bubble of 5 over an expected 80 (span 85); the handcrafted order and zb-v's search
-    // reach 86.
+    // per-device bubble of 5 over an expected 80 (span 85). The handcrafted order and the greedy
+    // search reach 86; our port of the heuristic (zb_v_heuristic.h) reaches the paper's 85.
     const GenerateRequest r = chunkRequest(4, 8, 2, 2, 1, 0);
     const Schedule s = generateSchedule(findGenerator("zb-v"), r);
     validate(s);
     const Measured got = measure(s, r);
     INFO(s.notes);
     CHECK(got.busy == 80);
-    CHECK(got.span <= 86);
+    CHECK(got.span == Approx(85));
+    const Schedule shape = makeSchedule("zb-v", 4, 8, {vShapePlacement(4)}, true);
+    const std::vector<Schedule> heuristic = zb::zbVHeuristic(zb::pipeOf(r, shape.placement[0], 4), shape);
+    REQUIRE(!heuristic.empty());
+    double bestHeuristic = 1e300;
+    for (const Schedule& h : heuristic) {
+        validate(h);
+        bestHeuristic = std::min(bestHeuristic, measure(h, r).span);
+    }
+    CHECK(bestHeuristic == Approx(85));
     CHECK(got.peak <= 4 + 1e-9); // p M_B = 2p chunk activations
     const Measured hand = measure(gen::zbV({4, 8, 1}), r);
     CHECK(got.span <= hand.span);
@@ -101,4 +112,33 @@ TEST_CASE("zb-v with random costs is never slower than the handcrafted order", "
         CHECK(got.makespan <= hand.makespan + 1e-9);
         CHECK(got.peak <= p + 1e-9);
     }
+}
+
+TEST_CASE("zb-v is never slower than the paper's ZB-V heuristic, whose orders are valid",
+          "[zb-v][property]") {
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<double> cost(0.3, 1.5), comm(0.0, 0.2);
+    int heuristicOrders = 0;
+    for (int trial = 0; trial < 30; ++trial) {
+        const int p = 2 + int(rng() % 5), m = p + int(rng() % (3 * p));
+        GenerateRequest r;
+        r.params = {p, m, 1};
+        for (int s = 0; s < 2 * p; ++s) r.stageCosts.push_back({cost(rng), cost(rng), cost(rng)});
+        r.comm = comm(rng);
+        const Schedule shape = makeSchedule("zb-v", p, m, {vShapePlacement(p)}, true);
+        const Schedule got = generateSchedule(findGenerator("zb-v"), r);
+        const Measured zbv = measure(got, r);
+        INFO("trial " << trial << " p=" << p << " m=" << m << ": " << got.notes);
+        for (const Schedule& h : zb::zbVHeuristic(zb::pipeOf(r, shape.placement[0], p), shape)) {
+            ++heuristicOrders;
+            validate(h);
+            const Measured heuristic = measure(h, r);
+            CHECK(heuristic.peak <= p + 1e-9);
+            // A seed is taken only within the handcrafted order's makespan; in span zb-v wins
+            // or ties whenever the heuristic's order is also within it.
+            const Measured hand = measure(gen::zbV(r.params), r);
+            if (heuristic.makespan <= hand.makespan + 1e-9) CHECK(zbv.span <= heuristic.span + 1e-9);
+        }
+    }
+    CHECK(heuristicOrders >= 20); // the heuristic completes on most of these pipes (25 orders here)
 }

@@ -19,6 +19,7 @@
 #include <stb_image.h>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
 
 using namespace stagecraft;
 namespace fs = std::filesystem;
@@ -40,9 +41,12 @@ std::string quoted(const std::string& s) {
     return out + "'";
 }
 
-Run runViewer(const std::string& args, const std::string& env = "") {
+/// Runs the viewer; its stderr goes to `errName` in kOut (by default one file per process, since
+/// CTest runs the test cases of this file in parallel).
+Run runViewer(const std::string& args, const std::string& env = "", std::string errName = "") {
     fs::create_directories(kOut);
-    const fs::path errFile = kOut / "stderr.txt";
+    if (errName.empty()) errName = "stderr-" + std::to_string(::getpid()) + ".txt";
+    const fs::path errFile = kOut / errName;
     const std::string cmd =
         env + " " + quoted(STAGECRAFT_VIEW) + " " + args + " 2> " + quoted(errFile.string()) + " > /dev/null";
     const int raw = std::system(cmd.c_str());
@@ -300,17 +304,18 @@ TEST_CASE("--follow re-reads a file that changes, and keeps the last read of a h
     // 600 frames of at least 10 ms with --follow. The file changes once the viewer has
     // read it (its "read ... in" line in runViewer's stderr file), and is cut once it has read it
     // again: the steps follow the viewer, not the clock, so a loaded machine does not reorder them.
-    const std::string err = quoted((kOut / "stderr.txt").string());
+    const std::string errName = "followed-stderr.txt";
+    const std::string err = quoted((kOut / errName).string());
     auto waitFor = [&](const std::string& text) {
         return "for i in $(seq 200); do grep -q '" + text + "' " + err + " && break; sleep 0.05; done; ";
     };
-    const std::string script = "(sleep 0.5; " + waitFor("followed.json in") + "cp " + quoted(next.string()) + " " +
-                               quoted(trace.string()) + "; " + waitFor("re-read") + "cp " + quoted(cut.string()) +
-                               " " + quoted(trace.string()) + ") & ";
+    const std::string script = "(sleep 0.5; " + waitFor("followed.json in") + "cp " + quoted(next.string()) +
+                               " " + quoted(trace.string()) + "; " + waitFor("re-read") + "cp " +
+                               quoted(cut.string()) + " " + quoted(trace.string()) + ") & ";
     const fs::path png = kOut / "followed.png";
     const Run r = runViewer(quoted(trace.string()) + " --follow --screenshot " + quoted(png.string()) +
                                 " --frames 600 --width 1000 --height 640",
-                            script);
+                            script, errName);
     INFO(r.err);
     CHECK_FALSE(r.crashed);
     CHECK(r.status == 0);
