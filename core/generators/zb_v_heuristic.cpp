@@ -114,7 +114,7 @@ class VTry {
         return mb < m ? m_end[id(cat, chunk, device, mb)] : -1.0;
     }
     int count(int device, int cat, int chunk) const {
-        return m_count[std::size_t(device)][std::size_t(cat * 2 + chunk)];
+        return m_count[std::size_t(device)][std::size_t(cat) * 2 + std::size_t(chunk)];
     }
 
     bool put(int cat, int chunk, int i) {
@@ -143,7 +143,7 @@ class VTry {
         m_mem[std::size_t(i)] += memory(cat, chunk, i);
         order[std::size_t(i)].push_back({cat, chunk, mb});
         if (cat == kBackward) m_pending[std::size_t(i)].push_back(chunk);
-        ++m_count[std::size_t(i)][std::size_t(cat * 2 + chunk)];
+        ++m_count[std::size_t(i)][std::size_t(cat) * 2 + std::size_t(chunk)];
         return true;
     }
 
@@ -176,13 +176,12 @@ class VTry {
                 if (!putW(i)) return false;
         std::vector<int> first, second; // devices running backward chunk 0, chunk 1
         for (int i = 0; i < n; ++i) {
-            if (count(i, kBackward, 1) >= count(i, kBackward, 0))
-                first.push_back(i);
-            else if (i == n - 1 || end(kBackward, 1, i + 1, count(i, kBackward, 1)) >= 0 ||
-                     count(i, kBackward, 0) >= m)
-                second.push_back(i);
-            else
-                first.push_back(i);
+            // Chunk 1 once this device has run more chunk-0 backwards than chunk-1 ones and the
+            // chunk-1 gradient is there (or chunk 0 is done).
+            const bool secondReady = count(i, kBackward, 1) < count(i, kBackward, 0) &&
+                                     (i == n - 1 || end(kBackward, 1, i + 1, count(i, kBackward, 1)) >= 0 ||
+                                      count(i, kBackward, 0) >= m);
+            (secondReady ? second : first).push_back(i);
         }
         std::vector<std::pair<int, int>> steps;
         for (auto it = second.rbegin(); it != second.rend(); ++it) steps.emplace_back(*it, 1);
@@ -199,15 +198,15 @@ class VTry {
     bool forwardRound() {
         for (int i = 0; i < n; ++i) {
             if (count(i, kForward, 1) >= m) continue;
-            int chunk = -1;
-            if (count(i, kForward, 1) >= count(i, kForward, 0))
-                chunk = 0;
-            else if (i == n - 1 || end(kForward, 1, i + 1, count(i, kForward, 1)) >= 0)
-                chunk = 1;
-            else if (count(i, kForward, 0) < m &&
-                     (i == 0 || end(kForward, 0, i - 1, count(i, kForward, 0)) >= 0))
-                chunk = 0;
-            if (chunk < 0) continue;
+            // Chunk 1 when it is behind chunk 0 and its input is there; else chunk 0 when it is not
+            // ahead, or its input is there.
+            const bool secondReady = count(i, kForward, 1) < count(i, kForward, 0) &&
+                                     (i == n - 1 || end(kForward, 1, i + 1, count(i, kForward, 1)) >= 0);
+            const bool firstReady = count(i, kForward, 1) >= count(i, kForward, 0) ||
+                                    (count(i, kForward, 0) < m &&
+                                     (i == 0 || end(kForward, 0, i - 1, count(i, kForward, 0)) >= 0));
+            if (!secondReady && !firstReady) continue;
+            const int chunk = secondReady ? 1 : 0;
             while (m_mem[std::size_t(i)] + memory(kForward, chunk, i) > P.limit + kEps)
                 if (!putW(i)) return false;
             double input = -1;
