@@ -255,15 +255,14 @@ void squeeze(std::vector<DeviceSlots>& slots, bool withW) {
                 if (free[std::size_t(to)]) continue;
                 bool fits = true;
                 if (withW) {
-                    // Only an earlier forward raises memory: by one on [to, from).
-                    const auto& level = explicitMem[std::size_t(op.device)].level;
-                    if (isForward(op.lane))
-                        fits = *std::max_element(level.begin() + to, level.begin() + from) + 1 <= limit;
-                    if (fits && op.lane != kB1 && op.lane != kB0) {
-                        auto& lv = explicitMem[std::size_t(op.device)].level;
-                        const int step = isForward(op.lane) ? 1 : -1;
-                        for (int s = to; s < from; ++s) lv[std::size_t(s)] += step;
-                    }
+                    // Moved earlier, a forward raises the level by one on [to, from), a W lowers
+                    // it there, a backward leaves it: only a forward can break the peak.
+                    auto& level = explicitMem[std::size_t(op.device)].level;
+                    const int step = isForward(op.lane) ? 1 : op.lane == kW ? -1 : 0;
+                    fits =
+                        step <= 0 || *std::max_element(level.begin() + to, level.begin() + from) + 1 <= limit;
+                    if (fits)
+                        for (int s = to; s < from; ++s) level[std::size_t(s)] += step;
                 } else {
                     auto& own = owner[std::size_t(op.device)];
                     auto& profile = implicit[std::size_t(op.device)];
