@@ -4,8 +4,9 @@
 #   bash scripts/dev.sh build     install, configure and build everything (build/)
 #   bash scripts/dev.sh test      install, build, run the whole test suite (what CI runs), then the
 #                                 sanitizer build's tests and a short libFuzzer run per reader
-#   bash scripts/dev.sh fuzz [SECONDS] [TARGET...]  a fuzzing campaign: each reader's fuzz target
-#                                 (all by default) for SECONDS (default 600), see docs/robustness.md
+#   bash scripts/dev.sh fuzz [SECONDS | --runs N] [TARGET...]  a fuzzing campaign: each reader's
+#                                 fuzz target (all by default) for SECONDS (default 600) or for N
+#                                 executions, see docs/robustness.md
 #   bash scripts/dev.sh run [ARGS]  install, build, start Stagecraft on the default project (or ARGS)
 # Idempotent and non-interactive: a second run installs nothing and rebuilds only what changed.
 set -euo pipefail
@@ -88,8 +89,15 @@ sanitize_test() {
 }
 
 fuzz_campaign() {
-  local seconds="${1:-600}"
-  shift || true
+  # How long each target runs: a time (-max_total_time) or a number of executions (-runs).
+  local limit="-max_total_time=600"
+  if [ "${1:-}" = "--runs" ]; then
+    limit="-runs=${2:?--runs needs a number of executions}"
+    shift 2
+  elif [ $# -gt 0 ] && [[ "$1" =~ ^[0-9]+$ ]]; then
+    limit="-max_total_time=$1"
+    shift
+  fi
   sanitize_build
   local list=build-fuzz/tests/fuzz/fuzz_targets.txt out=build-fuzz/fuzz-campaign
   mkdir -p "$out"
@@ -99,8 +107,8 @@ fuzz_campaign() {
   while read -r name dict; do
     if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then continue; fi
     mkdir -p "$out/$name"
-    log "fuzzing $name for ${seconds}s (log: $out/$name.log, new inputs: $out/$name/)"
-    nice ./build-fuzz/tests/fuzz/fuzz_"$name" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
+    log "fuzzing $name ($limit; log: $out/$name.log, new inputs: $out/$name/)"
+    nice ./build-fuzz/tests/fuzz/fuzz_"$name" "$limit" -max_len=65536 -timeout=10 \
       -rss_limit_mb=2048 -print_final_stats=1 -dict="$dict" -artifact_prefix="$out/$name-" \
       "$out/$name" "tests/fuzz/corpus/$name" >"$out/$name.log" 2>&1 &
     pids+=($!)
