@@ -1,5 +1,8 @@
 // zb-auto's search: the ZB paper's 28.3B costs (Table 9) scaled out to p = 128, m = 1024, where the
-// paper's Python heuristic takes about 12 s, and the p = 32, m = 256 size of its largest run.
+// paper's Python heuristic takes about 12 s, and the p = 32, m = 256 size of its largest run. Also the
+// V family at those sizes: zb-v searched for the same per-chunk costs (the paper's ZB-V heuristic
+// among its candidates) and the controllable-memory zb-v-half and zb-v-min.
+#include "generators/registry.h"
 #include "generators/zb_auto.h"
 
 #include <benchmark/benchmark.h>
@@ -31,6 +34,29 @@ void zbAuto(benchmark::State& state, int p, int m, double limitFactor) {
     state.counters["bubble_rate"] = result.bubbleRate;
     state.counters["gap_to_bound"] = (result.span - result.lowerBound) / result.lowerBound;
 }
+
+/// A V schedule through the registry; zb-v gets the 28.3B model's costs halved per chunk.
+void vSchedule(benchmark::State& state, const char* name, int p, int m) {
+    GenerateRequest r;
+    r.params = {p, m, 1};
+    if (std::string_view(name) == "zb-v") {
+        r.stageCosts.assign(std::size_t(2 * p), StageCost{10.402 / 2, 10.248 / 2, 7.698 / 2});
+        r.comm = 0.460;
+    }
+    Schedule s;
+    for (auto _ : state) {
+        s = generateSchedule(findGenerator(name), r);
+        benchmark::DoNotOptimize(s);
+    }
+    state.counters["ops"] = double(s.opCount());
+}
+
+BENCHMARK_CAPTURE(vSchedule, zb_v_p32_m256, "zb-v", 32, 256)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(vSchedule, zb_v_p128_m1024, "zb-v", 128, 1024)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(vSchedule, zb_v_half_p128_m1024, "zb-v-half", 128, 1024)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(vSchedule, zb_v_min_p128_m1024, "zb-v-min", 128, 1024)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_CAPTURE(zbAuto, p32_m256_1p, 32, 256, 1.0)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(zbAuto, p32_m256_2p, 32, 256, 2.0)->Unit(benchmark::kMillisecond);
