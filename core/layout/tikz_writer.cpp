@@ -155,8 +155,11 @@ std::string sceneToTikz(const Scene& scene, bool standalone) {
         if (stroke)
             style += std::string(fill ? "," : "") + "draw=" + colors.name(r.stroke) +
                      opacity("draw opacity", r.stroke) + ",line width=" + num(r.strokeWidth) + "pt";
-        body += std::string(stroke ? "\\filldraw" : "\\fill") + "[" + style + "] (" + px(r.x) + "," +
-                py(r.y + r.h) + ") rectangle (" + px(r.x + r.w) + "," + py(r.y) + ");";
+        // \filldraw without a fill would fill with the current colour (black): an outline alone
+        // (a measured op, an F&B slot's frame) is a \draw.
+        const char* command = fill && stroke ? "\\filldraw" : fill ? "\\fill" : "\\draw";
+        body += std::string(command) + "[" + style + "] (" + px(r.x) + "," + py(r.y + r.h) + ") rectangle (" +
+                px(r.x + r.w) + "," + py(r.y) + ");";
         if (r.event >= 0) body += " % " + latexEscape(r.kind) + " event " + std::to_string(r.event);
         body += "\n";
     }

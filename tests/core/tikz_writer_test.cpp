@@ -65,6 +65,10 @@ TEST_CASE("TikZ of a small scene, line by line", "[layout]") {
         {10, 10, 20, 5, {0, 114, 178, 255}, {255, 255, 255, 255}, 0.5, RectRole::Op, 4, 0, "F", "F0@s0"});
     scene.rects.push_back({10, 20, 5, 3, {85, 85, 85, 128}, {}, 0, RectRole::Comm, 7, 0, "activation", {}});
     scene.rects.push_back({0, 0, 1, 1, {0, 0, 0, 0}, {}, 0, RectRole::Panel, -1, -1, {}, {}}); // invisible
+    // An outline alone (an F&B slot's frame, a measured op): a \draw, which does not fill; a
+    // \filldraw without a fill would fill it with black.
+    scene.rects.push_back(
+        {40, 10, 20, 5, {0, 0, 0, 0}, {26, 26, 26, 255}, 0.9, RectRole::Op, 9, 0, "overlap", {}});
     scene.lines.push_back({10, 30, 90, 30, {77, 77, 77, 255}, 0.5, true});
     scene.texts.push_back({20, 13, "F0_1", 6.5, {255, 255, 255, 255}, TextAnchor::Middle, false});
     scene.texts.push_back({2, 40, "D0", 7, {26, 26, 26, 255}, TextAnchor::End, true});
@@ -74,18 +78,19 @@ TEST_CASE("TikZ of a small scene, line by line", "[layout]") {
           "\\definecolor{sc0}{RGB}{255,255,255}\n"
           "\\definecolor{sc1}{RGB}{0,114,178}\n"
           "\\definecolor{sc2}{RGB}{85,85,85}\n"
-          "\\definecolor{sc3}{RGB}{77,77,77}\n"
-          "\\definecolor{sc4}{RGB}{26,26,26}\n"
+          "\\definecolor{sc3}{RGB}{26,26,26}\n"
+          "\\definecolor{sc4}{RGB}{77,77,77}\n"
           "\\path[use as bounding box] (0,0) rectangle (100,50);\n"
           "\\fill[fill=sc0] (0,0) rectangle (100,50);\n"
           "\\filldraw[fill=sc1,draw=sc0,line width=0.5pt] (10,35) rectangle (30,40); % F event 4\n"
           "\\fill[fill=sc2,fill opacity=0.502] (10,27) rectangle (15,30); % activation event 7\n"
-          "\\draw[sc3,line width=0.5pt,dashed] (10,20) -- (90,20);\n"
+          "\\draw[draw=sc3,line width=0.9pt] (40,35) rectangle (60,40); % overlap event 9\n"
+          "\\draw[sc4,line width=0.5pt,dashed] (10,20) -- (90,20);\n"
           "\\node[anchor=base,inner sep=0pt,text=sc0,font=\\sffamily\\fontsize{6.5}{7.8}\\selectfont] at "
           "(20,37) "
           "{F0\\_1};\n"
           "\\node[anchor=base east,inner "
-          "sep=0pt,text=sc4,font=\\sffamily\\fontsize{7}{8.4}\\selectfont\\bfseries] "
+          "sep=0pt,text=sc3,font=\\sffamily\\fontsize{7}{8.4}\\selectfont\\bfseries] "
           "at (2,10) {D0};\n"
           "\\end{tikzpicture}\n");
     const std::string doc = sceneToTikz(scene, true);
