@@ -1,6 +1,7 @@
 #include "io/schedule_json.h"
 
 #include "error.h"
+#include "io/schedule_json_packed.h"
 #include "ir/action.h"
 #include "ir/overlap.h"
 #include "json_failure.h"
@@ -55,8 +56,27 @@ class JsonReader {
   public:
     explicit JsonReader(const std::string& source) : m_source(source) {}
 
-    Schedule read(std::string_view text) {
+    Schedule read(std::string_view text, ScheduleJsonPass pass) {
         checkDepth(text);
+        // One pass that packs the op lists; anything it does not cover (bad JSON, a list of
+        // something else) is read as a whole document below, for the exact message.
+        std::optional<PackedScheduleJson> packed;
+        if (pass == ScheduleJsonPass::Packed) packed = readPackedScheduleJson(text);
+        if (packed) {
+            m_packed = &*packed;
+            try {
+                Schedule s = readSchedule(packed->rest);
+                m_packed = nullptr;
+                return s;
+            } catch (const Json::exception& e) {
+                m_packed = nullptr;
+                throw ParseError("schedule_json.syntax", m_source, 0, 0,
+                                 "unexpected JSON value: " + jsonFailureReason(e));
+            } catch (...) {
+                m_packed = nullptr;
+                throw;
+            }
+        }
         Json root;
         try {
             root = Json::parse(text.begin(), text.end());
@@ -183,11 +203,23 @@ class JsonReader {
             for (const StageSlot& slot : pipe)
                 s.chunksPerDevice = std::max(s.chunksPerDevice, slot.chunk + 1);
         if (chunks != root.end()) s.chunksPerDevice = chunkLimit;
-        readOrder(member(root, "order", ""), s);
-        if (const auto overlapped = root.find("overlapped"); overlapped != root.end())
-            readHeads(*overlapped, "overlapped", OpKind::F, s.overlapped, s);
-        if (const auto whole = root.find("whole_backward"); whole != root.end())
-            readHeads(*whole, "whole_backward", OpKind::B, s.wholeBackward, s);
+        const Json& order = member(root, "order", "");
+        if (m_packed && m_packed->order)
+            readPackedOrder(*m_packed->order, s);
+        else
+            readOrder(order, s);
+        if (const auto overlapped = root.find("overlapped"); overlapped != root.end()) {
+            if (m_packed && m_packed->overlapped)
+                readPackedHeads(*m_packed->overlapped, "overlapped", OpKind::F, s.overlapped, s);
+            else
+                readHeads(*overlapped, "overlapped", OpKind::F, s.overlapped, s);
+        }
+        if (const auto whole = root.find("whole_backward"); whole != root.end()) {
+            if (m_packed && m_packed->wholeBackward)
+                readPackedHeads(*m_packed->wholeBackward, "whole_backward", OpKind::B, s.wholeBackward, s);
+            else
+                readHeads(*whole, "whole_backward", OpKind::B, s.wholeBackward, s);
+        }
         sortSlotHeads(s);
         checkSchedule(s);
         return s;
@@ -232,16 +264,39 @@ class JsonReader {
             array(value[d], indexPath("order", d), 0, "op strings");
             total += value[d].size();
         }
-        if (total > kMaxOps)
-            fail("schedule_json.size", "order",
-                 std::to_string(total) + " ops: more than the limit of " + std::to_string(kMaxOps));
+        checkOpCount(total);
         s.order.assign(std::size_t(s.devices), {});
         for (std::size_t d = 0; d < value.size(); ++d) {
             const Json& ops = value[d];
             s.order[d].reserve(ops.size());
             for (std::size_t i = 0; i < ops.size(); ++i)
-                s.order[d].push_back(readOp(ops[i], indexPath(indexPath("order", d), i), s));
+                s.order[d].push_back(readOp(
+                    ops[i], [&] { return indexPath(indexPath("order", d), i); }, s));
         }
+    }
+
+    /// readOrder over the packed lists: the same checks and messages.
+    void readPackedOrder(const std::vector<PackedStrings>& lists, Schedule& s) const {
+        if (lists.size() != std::size_t(s.devices))
+            fail("schedule_json.field", "order",
+                 "has " + std::to_string(lists.size()) + " entries, expected " + std::to_string(s.devices) +
+                     " (devices, one op list per device)");
+        std::size_t total = 0;
+        for (const PackedStrings& list : lists) total += list.size();
+        checkOpCount(total);
+        s.order.assign(std::size_t(s.devices), {});
+        for (std::size_t d = 0; d < lists.size(); ++d) {
+            s.order[d].reserve(lists[d].size());
+            for (std::size_t i = 0; i < lists[d].size(); ++i)
+                s.order[d].push_back(readOpText(
+                    lists[d].at(m_packed->chars, i), [&] { return indexPath(indexPath("order", d), i); }, s));
+        }
+    }
+
+    void checkOpCount(std::size_t total) const {
+        if (total > kMaxOps)
+            fail("schedule_json.size", "order",
+                 std::to_string(total) + " ops: more than the limit of " + std::to_string(kMaxOps));
     }
 
     /// "overlapped" (the forwards that head overlapped forward-backward slots) and
@@ -252,25 +307,45 @@ class JsonReader {
         if (value.size() > s.opCount())
             fail("schedule_json.size", key,
                  std::to_string(value.size()) + " slots for " + std::to_string(s.opCount()) + " ops");
-        for (std::size_t i = 0; i < value.size(); ++i) {
-            const std::string path = indexPath(key, i);
-            const Op op = readOp(value[i], path, s);
-            if (op.kind != kind)
-                fail("schedule_json.field", path,
-                     "'" + scheduleOpString(op, s.splitBackward) + "' is not " +
-                         (kind == OpKind::F
-                              ? "a forward: an overlapped slot is named by the forward that heads it"
-                              : "an input-gradient backward: a whole backward is named by its B"));
-            heads.push_back(op);
-        }
+        for (std::size_t i = 0; i < value.size(); ++i)
+            heads.push_back(checkHead(readOp(
+                                          value[i], [&] { return indexPath(key, i); }, s),
+                                      kind, indexPath(key, i), s));
     }
 
-    Op readOp(const Json& value, const std::string& path, const Schedule& s) const {
+    void readPackedHeads(const PackedStrings& list, const char* key, OpKind kind, std::vector<Op>& heads,
+                         const Schedule& s) const {
+        if (list.size() > s.opCount())
+            fail("schedule_json.size", key,
+                 std::to_string(list.size()) + " slots for " + std::to_string(s.opCount()) + " ops");
+        for (std::size_t i = 0; i < list.size(); ++i)
+            heads.push_back(checkHead(readOpText(
+                                          list.at(m_packed->chars, i), [&] { return indexPath(key, i); }, s),
+                                      kind, indexPath(key, i), s));
+    }
+
+    /// `op` when it is of the kind the heads list names, else the error at `path`.
+    Op checkHead(const Op& op, OpKind kind, const std::string& path, const Schedule& s) const {
+        if (op.kind != kind)
+            fail("schedule_json.field", path,
+                 "'" + scheduleOpString(op, s.splitBackward) + "' is not " +
+                     (kind == OpKind::F
+                          ? "a forward: an overlapped slot is named by the forward that heads it"
+                          : "an input-gradient backward: a whole backward is named by its B"));
+        return op;
+    }
+
+    /// `path()` names the value in messages; it is only built for one.
+    template <typename Path>
+    Op readOp(const Json& value, const Path& path, const Schedule& s) const {
         if (!value.is_string())
-            fail("schedule_json.field", path, shortDump(value) + " is not an op string such as \"0F1\"");
-        const std::string& text = value.get_ref<const std::string&>();
-        const std::string quoted = "'" + text + "'";
-        const std::string_view view(text);
+            fail("schedule_json.field", path(), shortDump(value) + " is not an op string such as \"0F1\"");
+        return readOpText(value.get_ref<const std::string&>(), path, s);
+    }
+
+    template <typename Path>
+    Op readOpText(std::string_view view, const Path& path, const Schedule& s) const {
+        const auto quoted = [&] { return "'" + std::string(view) + "'"; };
         std::optional<OpKind> special;
         std::string_view head;
         if (view.size() > kSync.size() && view.substr(view.size() - kSync.size()) == kSync) {
@@ -286,37 +361,37 @@ class JsonReader {
             // "<prefix><stage>SYNC" reads like the action "<prefix><stage>F0": one grammar for both.
             const auto parsed = parseAction(std::string(head) + "F0");
             if (!parsed)
-                fail("schedule_json.field", path,
-                     quoted + ": a gradient sync is '<stage>SYNC' and an optimizer step '<stage>OPT', with "
-                              "'p1:' in front for the second pipe, as in 'p1:3SYNC'");
+                fail("schedule_json.field", path(),
+                     quoted() + ": a gradient sync is '<stage>SYNC' and an optimizer step '<stage>OPT', with "
+                                "'p1:' in front for the second pipe, as in 'p1:3SYNC'");
             action = *parsed;
         } else {
             std::string why;
             const auto parsed = parseAction(view, &why);
-            if (!parsed) fail("schedule_json.field", path, why + " (or '<stage>SYNC', '<stage>OPT')");
+            if (!parsed) fail("schedule_json.field", path(), why + " (or '<stage>SYNC', '<stage>OPT')");
             action = *parsed;
             if (action.type == ActionType::I && !s.splitBackward)
-                fail("schedule_json.field", path,
-                     quoted +
+                fail("schedule_json.field", path(),
+                     quoted() +
                          " is an input-gradient backward, but split_backward is false: write it as a whole "
                          "backward B");
             if (action.type == ActionType::B && s.splitBackward)
-                fail("schedule_json.field", path,
-                     quoted +
+                fail("schedule_json.field", path(),
+                     quoted() +
                          " is a whole backward, but split_backward is true: write its input-gradient part I "
                          "followed by its weight-gradient part W");
             if (action.mb >= s.microbatches)
-                fail("schedule_json.field", path,
-                     quoted + ": micro-batch " + std::to_string(action.mb) + " is outside 0.." +
+                fail("schedule_json.field", path(),
+                     quoted() + ": micro-batch " + std::to_string(action.mb) + " is outside 0.." +
                          std::to_string(s.microbatches - 1));
         }
         if (action.pipe >= s.pipes)
-            fail("schedule_json.field", path,
-                 quoted + ": pipe " + std::to_string(action.pipe) + " is outside 0.." +
+            fail("schedule_json.field", path(),
+                 quoted() + ": pipe " + std::to_string(action.pipe) + " is outside 0.." +
                      std::to_string(s.pipes - 1));
         if (action.stage >= s.stagesPerPipe)
-            fail("schedule_json.field", path,
-                 quoted + ": stage " + std::to_string(action.stage) + " is outside 0.." +
+            fail("schedule_json.field", path(),
+                 quoted() + ": stage " + std::to_string(action.stage) + " is outside 0.." +
                      std::to_string(s.stagesPerPipe - 1));
         const StageSlot& slot = s.slot(action.pipe, action.stage);
         Op op;
@@ -360,6 +435,7 @@ class JsonReader {
     }
 
     const std::string& m_source;
+    const PackedScheduleJson* m_packed = nullptr; ///< the packed op lists of the file being read
 };
 
 } // namespace
@@ -418,7 +494,11 @@ std::string scheduleToJson(const Schedule& s) {
 }
 
 Schedule parseScheduleJson(std::string_view text, const std::string& source) {
-    return JsonReader(source).read(text);
+    return JsonReader(source).read(text, ScheduleJsonPass::Packed);
+}
+
+Schedule parseScheduleJson(std::string_view text, const std::string& source, ScheduleJsonPass pass) {
+    return JsonReader(source).read(text, pass);
 }
 
 } // namespace stagecraft

@@ -31,4 +31,10 @@ std::string scheduleToJson(const Schedule& schedule);
 /// ValidationError("schedule_json.schedule") naming the device and position ("order[1][7]").
 Schedule parseScheduleJson(std::string_view text, const std::string& source);
 
+/// How parseScheduleJson reads the text: op lists packed in one pass where that applies (the
+/// default), or always as a whole JSON document (for tests and the fuzz target, which check that
+/// both agree).
+enum class ScheduleJsonPass { Packed, Document };
+Schedule parseScheduleJson(std::string_view text, const std::string& source, ScheduleJsonPass pass);
+
 } // namespace stagecraft

@@ -3,6 +3,7 @@
 #include "error.h"
 #include "generators/registry.h"
 #include "io/schedule_json.h"
+#include "io/schedule_json_packed.h"
 #include "passes/iteration_tail.h"
 #include "test_support.h"
 
@@ -189,4 +190,68 @@ TEST_CASE("Well-formed schedule JSON the validator refuses names the device and 
         "schedule_json.schedule [order] | s.json: order: 6 compute ops, too few for 2 stages per pipe and 2 "
         "micro-batches: every micro-batch runs an F and a backward on each stage of its pipe (at least 8 "
         "ops)");
+}
+
+TEST_CASE("Schedule JSON op lists are read packed, and files the packed pass does not cover as before",
+          "[schedule-files]") {
+    // A big file's op lists become strings packed in one buffer (schedule_json_packed.h), not a
+    // document node per op.
+    const Schedule s = addIterationTail(generateSchedule("dualpipev", {4, 10, 1}), {});
+    const std::string text = scheduleToJson(s);
+    const auto packed = readPackedScheduleJson(text);
+    REQUIRE(packed);
+    REQUIRE(packed->order);
+    REQUIRE(packed->order->size() == 4);
+    std::size_t ops = 0;
+    for (const PackedStrings& list : *packed->order) ops += list.size();
+    CHECK(ops == s.opCount());
+    REQUIRE(packed->overlapped);
+    CHECK(packed->overlapped->size() == s.overlapped.size());
+    CHECK(packed->order->front().at(packed->chars, 0) == "0F0");
+    CHECK(packed->rest.at("order").is_null()); // there, packed
+    CHECK(packed->rest.at("devices") == 4);
+    CHECK(parseScheduleJson(text, "t.json") == s);
+
+    // Not covered: the document path reads them, with its own messages.
+    const std::string key = "\"order\": [";
+    const std::size_t at = text.find(key);
+    REQUIRE(at != std::string::npos);
+    auto withOrder = [&](const std::string& replacement) {
+        std::string t = text;
+        const std::size_t end = t.find("\n  ]", at) + 4; // the order array's closing bracket
+        t.replace(at, end - at, "\"order\": " + replacement);
+        return t;
+    };
+    for (const std::string& bad :
+         {std::string("[[\"0F0\", 7]]"), std::string("[\"0F0\"]"), std::string("[[{\"op\": 1}]]")}) {
+        INFO(bad);
+        const std::string t = withOrder(bad);
+        CHECK_FALSE(readPackedScheduleJson(t));
+        CHECK_THROWS_AS(parseScheduleJson(t, "t.json"), ValidationError);
+    }
+    // Something other than an array stays in the document, where the reader refuses it.
+    const auto object = readPackedScheduleJson(withOrder("{\"0\": []}"));
+    REQUIRE(object);
+    CHECK_FALSE(object->order);
+    CHECK(object->rest.at("order").is_object());
+    CHECK_THROWS_AS(parseScheduleJson(withOrder("{\"0\": []}"), "t.json"), ValidationError);
+    try {
+        parseScheduleJson(withOrder("[[\"0F0\", 7], [], [], []]"), "t.json");
+        FAIL("accepted");
+    } catch (const ValidationError& e) {
+        CHECK(e.field() == "order[0][1]");
+        CHECK(std::string(e.what()).find("7 is not an op string") != std::string::npos);
+    }
+    // A member given twice: the document's rule (the later one counts) decides, as before.
+    std::string twice = text;
+    twice.insert(1, "\"order\": 5, ");
+    CHECK(readPackedScheduleJson(twice)); // the later list is packed
+    CHECK(parseScheduleJson(twice, "t.json") == s);
+    std::string twiceLater = text;
+    twiceLater.insert(twiceLater.rfind('}'), ", \"order\": 5");
+    CHECK_FALSE(readPackedScheduleJson(twiceLater));
+    CHECK_THROWS_AS(parseScheduleJson(twiceLater, "t.json"), ValidationError);
+    // Bad JSON: the document path gives line and column.
+    CHECK_FALSE(readPackedScheduleJson(text.substr(0, text.size() / 2)));
+    CHECK_THROWS_AS(parseScheduleJson(text.substr(0, text.size() / 2), "t.json"), ParseError);
 }
