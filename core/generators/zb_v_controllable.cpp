@@ -124,17 +124,22 @@ struct ImplicitState {
     int level = 0, pending = 0;
 };
 
+/// One slot of the implicit-W walk: a forward adds an activation, a backward leaves a W pending,
+/// a free slot runs a pending W (which frees one).
+void stepImplicit(ImplicitState& state, int lane) {
+    if (lane == -1) {
+        if (state.pending > 0) --state.level, --state.pending;
+    } else if (isForward(lane)) {
+        ++state.level;
+    } else {
+        ++state.pending;
+    }
+}
+
 int implicitPeakFrom(const std::vector<int>& owner, int from, ImplicitState state) {
     int peak = state.level;
     for (std::size_t slot = std::size_t(from); slot < owner.size(); ++slot) {
-        const int lane = owner[slot];
-        if (lane == -1) {
-            if (state.pending > 0) --state.level, --state.pending;
-        } else if (isForward(lane)) {
-            ++state.level;
-        } else {
-            ++state.pending;
-        }
+        stepImplicit(state, owner[slot]);
         peak = std::max(peak, state.level);
     }
     return peak;
@@ -156,14 +161,7 @@ ImplicitProfile implicitProfile(const std::vector<int>& owner) {
     for (std::size_t slot = 0; slot < owner.size(); ++slot) {
         profile.before[slot] = state;
         profile.peakBefore[slot] = peak;
-        const int lane = owner[slot];
-        if (lane == -1) {
-            if (state.pending > 0) --state.level, --state.pending;
-        } else if (isForward(lane)) {
-            ++state.level;
-        } else {
-            ++state.pending;
-        }
+        stepImplicit(state, owner[slot]);
         peak = std::max(peak, state.level);
     }
     profile.before.back() = state;

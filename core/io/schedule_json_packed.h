@@ -31,7 +31,8 @@ struct PackedStrings {
 // assert and does not throw.
 // NOLINTNEXTLINE(bugprone-exception-escape)
 struct PackedScheduleJson {
-    /// The root object; the packed members are in it as null placeholders.
+    /// The root object. Each packed member is in it with the value null, so that the reader's
+    /// checks for required and unknown keys see every key the file has.
     nlohmann::json rest;
     std::string chars;                               ///< every packed string, back to back
     std::optional<std::vector<PackedStrings>> order; ///< one list per device
