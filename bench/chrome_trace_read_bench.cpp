@@ -4,42 +4,15 @@
 // about 770,000 slices and 200 MB), written once to a temporary file.
 // Run: ./build/bench/chrome_trace_read_bench
 #include "generators/registry.h"
+#include "heap_counter.h"
 #include "io/chrome_trace.h"
 #include "sim/list_scheduler.h"
 #include "sim/simulator.h"
 
-#include <atomic>
 #include <benchmark/benchmark.h>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <malloc.h>
-#include <new>
 #include <unistd.h>
-
-// Heap accounting for the peak-heap counter.
-namespace {
-std::atomic<std::size_t> g_current{0};
-std::atomic<std::size_t> g_peak{0};
-} // namespace
-
-void* operator new(std::size_t size) {
-    void* p = std::malloc(size);
-    if (!p) throw std::bad_alloc();
-    const std::size_t now = g_current += malloc_usable_size(p);
-    std::size_t peak = g_peak.load();
-    while (now > peak && !g_peak.compare_exchange_weak(peak, now)) {
-    }
-    return p;
-}
-void operator delete(void* p) noexcept {
-    if (!p) return;
-    g_current -= malloc_usable_size(p);
-    std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-    operator delete(p);
-}
 
 namespace {
 
@@ -84,11 +57,10 @@ void readTraceFile(benchmark::State& state) {
     const TraceFile& file = traceFile();
     std::size_t events = 0, peak = 0;
     for (auto _ : state) {
-        const std::size_t before = g_current.load();
-        g_peak = before;
+        const std::size_t before = bench::startPeakTracking();
         const Timeline t = readChromeTrace(file.path);
         events = t.events.size();
-        peak = g_peak.load() - before;
+        peak = bench::peakHeapSince(before);
         benchmark::DoNotOptimize(t.events.data());
     }
     setCounters(state, file.bytes, events, peak);
@@ -101,11 +73,10 @@ void parseTraceText(benchmark::State& state) {
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     std::size_t events = 0, peak = 0;
     for (auto _ : state) {
-        const std::size_t before = g_current.load();
-        g_peak = before;
+        const std::size_t before = bench::startPeakTracking();
         const Timeline t = parseChromeTrace(text, "bench.json");
         events = t.events.size();
-        peak = g_peak.load() - before;
+        peak = bench::peakHeapSince(before);
         benchmark::DoNotOptimize(t.events.data());
     }
     setCounters(state, file.bytes, events, peak);

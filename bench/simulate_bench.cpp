@@ -6,56 +6,24 @@
 #include "bench_counters.h"
 #include "eval/project_simulation.h"
 #include "generators/registry.h"
+#include "heap_counter.h"
 #include "ir/large_array.h"
 #include "sim/metrics.h"
 #include "sim/simulator.h"
 
 #include <algorithm>
-#include <atomic>
 #include <benchmark/benchmark.h>
-#include <cstdlib>
-#include <malloc.h>
-#include <new>
 #include <vector>
-
-// Heap accounting for the bytes-per-op counter.
-namespace {
-std::atomic<std::size_t> g_current{0};
-std::atomic<std::size_t> g_peak{0};
-} // namespace
-
-void* operator new(std::size_t size) {
-    void* p = std::malloc(size);
-    if (!p) throw std::bad_alloc();
-    const std::size_t now = g_current += malloc_usable_size(p);
-    std::size_t peak = g_peak.load();
-    while (now > peak && !g_peak.compare_exchange_weak(peak, now)) {
-    }
-    return p;
-}
-void operator delete(void* p) noexcept {
-    if (!p) return;
-    g_current -= malloc_usable_size(p);
-    std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-    operator delete(p);
-}
 
 namespace {
 
 using namespace stagecraft;
 
-/// Starts a peak measurement: the heap in use now, from which the peak is counted.
-std::size_t startPeakTracking() {
-    const std::size_t before = g_current.load();
-    g_peak = before;
-    return before;
-}
+using bench::startPeakTracking;
 
 /// Peak heap growth since `before` per op.
 double peakBytesPerOp(std::size_t before, std::size_t ops) {
-    return double(g_peak.load() - before) / double(ops);
+    return double(bench::peakHeapSince(before)) / double(ops);
 }
 
 void setPerOpCounters(benchmark::State& state, std::size_t ops, double peakPerOp) {

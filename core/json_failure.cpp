@@ -63,24 +63,23 @@ JsonFailure findJsonFailure(const std::filesystem::path& path) {
     if (!in) return {};
     nlohmann::json::sax_parse(in, &locator);
     if (!locator.failed) return {};
-    // Line and column of the last byte read: count the lines before it.
-    const std::uint64_t at = locator.position == 0 ? 0 : locator.position - 1;
-    in.clear();
-    in.seekg(0);
+    return {true, textPosition(path, locator.position == 0 ? 0 : locator.position - 1), locator.reason};
+}
+
+TextPosition textPosition(const std::filesystem::path& path, std::uint64_t offset) {
+    std::ifstream in(path, std::ios::binary);
     std::uint64_t read = 0, lines = 1, lineStart = 0;
     char block[1 << 16];
-    while (read < at && in) {
-        in.read(block, std::streamsize(std::min<std::uint64_t>(sizeof block, at - read)));
+    while (read < offset && in) {
+        in.read(block, std::streamsize(std::min<std::uint64_t>(sizeof block, offset - read)));
         const auto n = std::uint64_t(in.gcount());
         for (std::uint64_t k = 0; k < n; ++k)
             if (block[k] == '\n') ++lines, lineStart = read + k + 1;
         read += n;
         if (n == 0) break;
     }
-    const std::uint64_t column = at - lineStart + 1;
-    return {true,
-            {int(std::min<std::uint64_t>(lines, INT_MAX)), int(std::min<std::uint64_t>(column, INT_MAX))},
-            locator.reason};
+    const std::uint64_t column = std::min(offset, read) - lineStart + 1;
+    return {int(std::min<std::uint64_t>(lines, INT_MAX)), int(std::min<std::uint64_t>(column, INT_MAX))};
 }
 
 std::string jsonFailureReason(const nlohmann::json::exception& failure) {

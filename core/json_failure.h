@@ -5,6 +5,7 @@
 // event-only pass over the text that records where the parser stopped.
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -19,6 +20,8 @@ struct TextPosition {
 
 /// Line and column of byte `offset` of `text` (clamped to the text).
 TextPosition textPosition(std::string_view text, std::size_t offset);
+/// Line and column of byte `offset` of the file at `path`, read in blocks (clamped to the file).
+TextPosition textPosition(const std::filesystem::path& path, std::uint64_t offset);
 
 /// Where nlohmann's parser fails on `text`: the line and column of the last byte it read
 /// (0, 0 when it parses). Only call it on the error path: it parses the text once more.

@@ -1188,7 +1188,8 @@ Timeline readTrace(ByteSource& in, const std::string& source, const TraceReadOpt
         const JsonFailure found = failure();
         if (found.failed)
             throw ParseError("trace.json", source, found.at.line, found.at.column, found.reason);
-        throw ParseError("trace.json", source, 0, 0, "malformed JSON at byte " + std::to_string(e.offset));
+        throw ParseError("trace.json", source, 0, 0,
+                         "malformed JSON at byte " + std::to_string(e.offset) + ": " + e.reason);
     } catch (const JsonDepthError&) {
         throw ParseError("trace.json", source, 0, 0,
                          "JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");

@@ -1,11 +1,16 @@
 #pragma once
-// A small pull scanner over JSON text for the readers of big foreign traces (torch profiler,
-// Nsight Systems exports): it walks the text once, hands out strings as views into the text
-// where they hold no escape, and skips whatever a reader does not ask for without building it.
-// A DOM parser spends most of its time allocating values a trace reader throws away; this one
-// reads hundreds of MB/s. Every malformed byte is a ParseError naming the source, line and column.
+// A pull reader of JSON for the readers of big foreign traces (torch profiler, Nsight Systems
+// exports): the reader asks for the keys and values it wants and skips the rest without building
+// it. It steers io/json_stream.h's scanner, so the text is checked by the one JSON grammar the
+// trace readers share (nlohmann's rules: strict numbers, valid UTF-8, paired surrogates), and a
+// file is read in blocks: memory holds one block and what the reader keeps, never the file.
+// Every malformed byte is a ParseError naming the source, line and column and what was expected.
+
+#include "io/json_stream.h"
 
 #include <cstddef>
+#include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 
@@ -13,8 +18,14 @@ namespace stagecraft {
 
 class JsonScanner {
   public:
-    /// `id` is the error id of malformed text ("trace.json"); `source` names the text in messages.
+    /// Reads `text` (kept by the caller while the scanner lives); `source` names it in messages and
+    /// `id` is the error id of malformed text ("trace.json").
     JsonScanner(std::string_view text, std::string source, std::string id);
+    /// As above, handing the text to the scanner in blocks of `blockBytes`, as a file is read.
+    JsonScanner(std::string_view text, std::string source, std::string id, std::size_t blockBytes);
+    /// Reads the file at `path` block by block; messages name it by its path.
+    JsonScanner(const std::filesystem::path& path, std::string id,
+                std::size_t blockBytes = std::size_t(1) << 20);
 
     /// Skips blanks; true when the text has nothing left.
     bool atEnd();
@@ -25,13 +36,13 @@ class JsonScanner {
     ///   scanner.beginObject();
     ///   while (scanner.nextKey(key)) { ... read or skip the value ... }
     /// nextKey consumes the separating ',' and the ':' after the key; it returns false after '}'.
+    /// The key stays valid until the next nextKey.
     void beginObject();
     bool nextKey(std::string_view& key);
     void beginArray();
     bool nextElement(); ///< true when another element follows (consumes ','), false after ']'
 
-    /// A string value; a view into the text, or into an internal buffer when it had escapes
-    /// (valid until the next call that reads a string).
+    /// A string value, escapes decoded; valid until the next call on the scanner.
     std::string_view readString();
     /// A number value; also accepts a string holding a number (Kineto writes some ids as text).
     double readNumber();
@@ -42,25 +53,26 @@ class JsonScanner {
     void skipValue();
 
     /// Byte offset of the next unread character.
-    std::size_t offset() const { return std::size_t(m_pos - m_begin); }
+    std::uint64_t offset() const { return m_bytes.offset(); }
     const std::string& source() const { return m_source; }
     /// Throws ParseError at the current position.
     [[noreturn]] void fail(const std::string& message) const;
 
   private:
-    void skipBlanks();
-    void expect(char c, const char* what);
-    void skipString();
-    void skipNumber();
-    void skipLiteral();
-    void skipNested(int depth);
+    /// Runs `step`, turning the scanner's syntax errors into ParseErrors at their position.
+    template <typename Step>
+    auto checked(Step&& step);
+    [[noreturn]] void failAt(std::uint64_t offset, const std::string& message) const;
+    /// The next significant byte after blanks, -1 at the end.
+    int nextByte();
+    void open(char bracket, const char* what);
 
-    const char* m_begin;
-    const char* m_pos;
-    const char* m_end;
+    ByteSource m_bytes;
+    JsonStreamScanner m_json;
+    std::string_view m_text; ///< the text read from memory; empty for a file
     std::string m_source;
     std::string m_id;
-    std::string m_scratch;
+    std::string m_key, m_decoded;
     int m_depth = 0;
     bool m_first = false; ///< the next key or element is the first of its object or array
 };

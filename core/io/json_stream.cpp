@@ -3,6 +3,7 @@
 #include "error.h"
 #include "utf8.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -17,6 +18,11 @@ namespace stagecraft {
 // ByteSource
 
 ByteSource::ByteSource(std::string_view text) : m_data(text.data()), m_end(text.size()) {}
+
+ByteSource::ByteSource(std::string_view text, std::size_t blockBytes)
+    : m_eof(false), m_buffer(std::max<std::size_t>(blockBytes, 1)), m_unread(text) {
+    m_data = m_buffer.data();
+}
 
 ByteSource::ByteSource(const std::filesystem::path& path, std::size_t blockBytes) : m_path(path) {
     std::error_code ec;
@@ -56,6 +62,14 @@ bool ByteSource::refill() {
         m_buffer.resize(m_buffer.size() * 2);
     }
     m_data = m_buffer.data();
+    if (m_fd < 0) {
+        const std::size_t n = std::min(m_unread.size(), m_buffer.size() - m_end);
+        std::memcpy(m_buffer.data() + m_end, m_unread.data(), n);
+        m_unread.remove_prefix(n);
+        m_end += n;
+        m_eof = m_unread.empty();
+        return m_pos < m_end;
+    }
     for (;;) {
         const ssize_t n = ::read(m_fd, m_buffer.data() + m_end, m_buffer.size() - m_end);
         if (n < 0) {
@@ -98,27 +112,36 @@ void JsonStreamScanner::skipByteOrderMark() {
     if (m_in.peek() != 0xEF) return;
     // As nlohmann: a text that starts like a byte order mark must be one.
     for (const int byte : {0xEF, 0xBB, 0xBF}) {
-        if (m_in.peek() != byte) fail();
+        if (m_in.peek() != byte)
+            fail("a text may start with a UTF-8 byte order mark, not with a part of one");
         m_in.advance();
     }
 }
 
 int JsonStreamScanner::next() {
+    // Whitespace a block at a time: between tokens is where a scanner spends its time.
     for (;;) {
-        const int c = m_in.peek();
-        if (!isSpace(c)) return c;
-        m_in.advance();
+        const std::string_view block = m_in.available();
+        if (block.empty()) return -1;
+        std::size_t n = 0;
+        while (n < block.size() && isSpace(static_cast<unsigned char>(block[n]))) ++n;
+        m_in.advance(n);
+        if (n < block.size()) return static_cast<unsigned char>(block[n]);
     }
 }
 
 void JsonStreamScanner::expect(char c) {
-    if (next() != static_cast<unsigned char>(c)) fail();
+    if (next() != static_cast<unsigned char>(c))
+        fail(c == ':' ? "expected ':' after an object key" : "unexpected token");
     m_in.advance();
 }
 
 bool JsonStreamScanner::commaOr(char close) {
     const int c = next();
-    if (c != ',' && c != static_cast<unsigned char>(close)) fail();
+    if (c != ',' && c != static_cast<unsigned char>(close))
+        fail(c == -1        ? "unexpected end of text"
+             : close == '}' ? "expected ',' or '}' in an object"
+                            : "expected ',' or ']' in an array");
     m_in.advance();
     return c == ',';
 }
@@ -127,7 +150,7 @@ void JsonStreamScanner::expectEnd() {
     // nlohmann's lexer takes a NUL byte between tokens for the end of the input: what follows
     // one after the value is ignored (found by fuzz_json_stream).
     const int c = next();
-    if (c != -1 && c != 0) fail();
+    if (c != -1 && c != 0) fail("text after the end of the JSON value");
 }
 
 void JsonStreamScanner::skipValue(int depth) {
@@ -144,7 +167,7 @@ void JsonStreamScanner::skipValue(int depth) {
         }
         do {
             if (c == '{') {
-                if (next() != '"') fail();
+                if (next() != '"') fail("expected a string key in an object");
                 skipString(nullptr);
                 expect(':');
             }
@@ -166,25 +189,39 @@ void JsonStreamScanner::skipValue(int depth) {
         return;
     default:
         if (c == '-' || (c >= '0' && c <= '9')) return skipNumber();
-        fail();
+        fail(c == -1 ? "unexpected end of text, expected a value" : "expected a value");
     }
 }
 
 std::string JsonStreamScanner::readString() {
     std::string out;
-    if (next() != '"') fail();
+    if (next() != '"') fail("expected a string");
     skipString(&out);
     return out;
 }
 
+std::string_view JsonStreamScanner::readString(std::string& decoded) {
+    if (next() != '"') fail("expected a string");
+    const std::string_view block = m_in.available();
+    std::size_t n = 1;
+    while (n < block.size() && isPlain(static_cast<unsigned char>(block[n]))) ++n;
+    if (n < block.size() && block[n] == '"') {
+        m_in.advance(n + 1);
+        return block.substr(1, n - 1);
+    }
+    decoded.clear();
+    skipString(&decoded);
+    return decoded;
+}
+
 void JsonStreamScanner::skipLiteral(std::string_view word) {
     for (const char w : word) {
-        if (m_in.peek() != static_cast<unsigned char>(w)) fail();
+        if (m_in.peek() != static_cast<unsigned char>(w)) fail("expected a value (true, false or null?)");
         m_in.advance();
     }
 }
 
-bool JsonStreamScanner::skipNumberInBlock() {
+std::size_t JsonStreamScanner::numberInBlock() {
     const std::string_view block = m_in.available();
     const std::size_t size = block.size();
     std::size_t k = 0;
@@ -199,31 +236,34 @@ bool JsonStreamScanner::skipNumberInBlock() {
         ++k;
         integerDigits = 1;
     } else if ((integerDigits = digits()) == 0) {
-        return false;
+        return 0;
     }
     if (k < size && block[k] == '.') {
         ++k;
-        if (digits() == 0) return false;
+        if (digits() == 0) return 0;
     }
     bool exponent = false;
     if (k < size && (block[k] == 'e' || block[k] == 'E')) {
         exponent = true;
         ++k;
         if (k < size && (block[k] == '+' || block[k] == '-')) ++k;
-        if (digits() == 0) return false;
+        if (digits() == 0) return 0;
     }
-    if (k == size) return false; // it may go on in the next block
+    if (k == size) return 0; // it may go on in the next block
     if ((exponent || integerDigits > 300) &&
         !std::isfinite(std::strtod(std::string(block.substr(0, k)).c_str(), nullptr)))
-        return false;
-    m_in.advance(k);
-    return true;
+        return 0;
+    return k;
 }
 
-void JsonStreamScanner::skipNumber() {
+std::string_view JsonStreamScanner::readNumberText() {
     // Most numbers lie whole in the block at hand; the byte-by-byte path below handles the
     // others and every error.
-    if (skipNumberInBlock()) return;
+    if (const std::size_t length = numberInBlock(); length > 0) {
+        const std::string_view text = m_in.available().substr(0, length);
+        m_in.advance(length);
+        return text;
+    }
     // The grammar of RFC 8259; the digits are kept to test the value for overflow as nlohmann
     // does (a number a double cannot hold is an error).
     m_number.clear();
@@ -243,29 +283,30 @@ void JsonStreamScanner::skipNumber() {
         integerDigits = 1;
     } else {
         integerDigits = digits();
-        if (integerDigits == 0) fail();
+        if (integerDigits == 0) fail("a digit must follow '-'");
     }
     bool exponent = false;
     if (m_in.peek() == '.') {
         take();
-        if (digits() == 0) fail();
+        if (digits() == 0) fail("a digit must follow '.' in a number");
     }
     if (m_in.peek() == 'e' || m_in.peek() == 'E') {
         exponent = true;
         take();
         if (m_in.peek() == '+' || m_in.peek() == '-') take();
-        if (digits() == 0) fail();
+        if (digits() == 0) fail("a digit must follow the exponent of a number");
     }
     if (exponent || integerDigits > 300) {
-        if (!std::isfinite(std::strtod(m_number.c_str(), nullptr))) fail();
+        if (!std::isfinite(std::strtod(m_number.c_str(), nullptr))) fail("a number too large for a double");
     }
+    return m_number;
 }
 
 int JsonStreamScanner::hex4() {
     int value = 0;
     for (int k = 0; k < 4; ++k) {
         const int digit = hexValue(m_in.peek());
-        if (digit < 0) fail();
+        if (digit < 0) fail("a \\u escape needs four hex digits");
         m_in.advance();
         value = value * 16 + digit;
     }
@@ -303,21 +344,23 @@ void JsonStreamScanner::skipEscape(std::string* out) {
         break;
     case 'u': {
         std::uint32_t cp = std::uint32_t(hex4());
-        if (cp >= 0xDC00 && cp <= 0xDFFF) fail(); // a low surrogate first
+        if (cp >= 0xDC00 && cp <= 0xDFFF)
+            fail("a \\u escape of a low surrogate without a high one before it");
         if (cp >= 0xD800 && cp <= 0xDBFF) {
-            if (m_in.peek() != '\\') fail();
+            if (m_in.peek() != '\\') fail("a \\u escape of a high surrogate must be followed by a low one");
             m_in.advance();
-            if (m_in.peek() != 'u') fail();
+            if (m_in.peek() != 'u') fail("a \\u escape of a high surrogate must be followed by a low one");
             m_in.advance();
             const std::uint32_t low = std::uint32_t(hex4());
-            if (low < 0xDC00 || low > 0xDFFF) fail();
+            if (low < 0xDC00 || low > 0xDFFF)
+                fail("a \\u escape of a high surrogate must be followed by a low one");
             cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
         }
         if (out) appendUtf8(*out, cp);
         return;
     }
     default:
-        fail();
+        fail(c == -1 ? "unexpected end of text inside a string" : "an unknown escape in a string");
     }
     if (out) *out += decoded;
 }
@@ -336,13 +379,13 @@ void JsonStreamScanner::skipUtf8(int lead, std::string* out) {
         if (lead == 0xF0) lo = 0x90;
         if (lead == 0xF4) hi = 0x8F;
     } else {
-        fail();
+        fail("invalid UTF-8 in a string");
     }
     if (out) *out += char(lead);
     m_in.advance();
     for (int k = 0; k < continuation; ++k) {
         const int c = m_in.peek();
-        if (c < lo || c > hi) fail();
+        if (c < lo || c > hi) fail("invalid UTF-8 in a string");
         lo = 0x80, hi = 0xBF;
         if (out) *out += char(c);
         m_in.advance();
@@ -369,7 +412,7 @@ void JsonStreamScanner::skipString(std::string* out) {
         } else if (c >= 0x80) {
             skipUtf8(c, out);
         } else if (c < 0x20) {
-            fail(); // a control character, or the end of the text (-1)
+            fail(c == -1 ? "unexpected end of text inside a string" : "a control character inside a string");
         }
         // else: the block ended inside a run of plain bytes; the next block goes on with it.
     }

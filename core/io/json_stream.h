@@ -20,9 +20,11 @@
 
 namespace stagecraft {
 
-/// Thrown by JsonStreamScanner on text that is not JSON: where the scanner stopped, 0-based.
+/// Thrown by JsonStreamScanner on text that is not JSON: where the scanner stopped, 0-based, and
+/// what it expected there (readers that want the library's wording ask nlohmann's parser instead).
 struct JsonSyntaxError {
     std::uint64_t offset = 0;
+    const char* reason = "";
 };
 
 /// Thrown by JsonStreamScanner when a container opens at `depth` (containers already open) >= its limit.
@@ -33,6 +35,9 @@ struct JsonDepthError {};
 class ByteSource {
   public:
     explicit ByteSource(std::string_view text);
+    /// Hands out `text` in blocks of `blockBytes` as a file is read (for tests and fuzzing of the
+    /// block boundaries without files).
+    ByteSource(std::string_view text, std::size_t blockBytes);
     /// Opens the file; throws Error("io.read") naming it and the OS reason.
     explicit ByteSource(const std::filesystem::path& path, std::size_t blockBytes = std::size_t(1) << 20);
     ~ByteSource();
@@ -75,6 +80,7 @@ class ByteSource {
     bool m_eof = true;
     std::filesystem::path m_path;
     std::vector<char> m_buffer;
+    std::string_view m_unread; ///< text not yet handed out, when a text is read in blocks
     bool m_marked = false;
     std::size_t m_mark = 0, m_markLimit = 0;
 };
@@ -98,15 +104,23 @@ class JsonStreamScanner {
     void skipValue(int depth);
     /// Checks and reads a string (the next byte is '"'); escapes decoded.
     std::string readString();
+    /// As readString, without a copy where it can: a view into the block at hand when the string
+    /// lies in it without escapes or non-ASCII bytes, else `decoded` filled and viewed. Valid until
+    /// the scanner or the source moves on.
+    std::string_view readString(std::string& decoded);
+    /// Checks a number (the next byte starts one) and returns its text, valid until the scanner or
+    /// the source moves on.
+    std::string_view readNumberText();
     /// Fails unless only whitespace follows.
     void expectEnd();
 
-    [[noreturn]] void fail() const { throw JsonSyntaxError{m_in.offset()}; }
+    [[noreturn]] void fail(const char* reason) const { throw JsonSyntaxError{m_in.offset(), reason}; }
 
   private:
     void skipString(std::string* out);
-    void skipNumber();
-    bool skipNumberInBlock();
+    void skipNumber() { (void)readNumberText(); }
+    /// The length of the number at the start of the block at hand, 0 when it does not end there.
+    std::size_t numberInBlock();
     void skipLiteral(std::string_view word);
     void skipEscape(std::string* out);
     void skipUtf8(int lead, std::string* out);

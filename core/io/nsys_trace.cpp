@@ -1,7 +1,6 @@
 #include "io/nsys_trace.h"
 
 #include "error.h"
-#include "file_io.h"
 #include "io/json_scan.h"
 
 #include <algorithm>
@@ -91,8 +90,10 @@ std::vector<RankTrace> nvtxRangesToRanks(const std::vector<NvtxRange>& ranges, c
     return out;
 }
 
-std::vector<RankTrace> parseNsysJson(std::string_view text, const std::string& source) {
-    JsonScanner in(text, source, "trace.json");
+namespace {
+
+/// The ranks of the Nsight Systems JSON export `in` reads; `source` names it in messages.
+std::vector<RankTrace> readRanks(JsonScanner& in, const std::string& source) {
     std::vector<PendingRange> pending;
     std::unordered_map<std::int64_t, std::string> strings;
     std::vector<std::string> table;
@@ -148,8 +149,16 @@ std::vector<RankTrace> parseNsysJson(std::string_view text, const std::string& s
     return nvtxRangesToRanks(ranges, source);
 }
 
+} // namespace
+
+std::vector<RankTrace> parseNsysJson(std::string_view text, const std::string& source) {
+    JsonScanner in(text, source, "trace.json");
+    return readRanks(in, source);
+}
+
 std::vector<RankTrace> readNsysJson(const std::filesystem::path& path) {
-    return parseNsysJson(readTextFile(path), path.string());
+    JsonScanner in(path, "trace.json");
+    return readRanks(in, in.source());
 }
 
 bool looksLikeNsysJson(std::string_view text) {

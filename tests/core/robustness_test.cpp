@@ -3,11 +3,14 @@
 // must end in a stagecraft::Error (a ParseError with line and column where the text is not
 // JSON), never in another exception, a crash or a hang. Also: the streaming trace reader against
 // the in-memory one and against nlohmann's parser, and file kinds told from the first bytes.
+#include "../fuzz/json_pull_walk.h"
 #include "error.h"
 #include "file_io.h"
 #include "file_kind.h"
 #include "io/chrome_trace.h"
+#include "io/json_scan.h"
 #include "io/json_stream.h"
+#include "io/nsys_trace.h"
 #include "io/schedule_file.h"
 #include "io/schedule_json.h"
 #include "io/torch_comms_csv.h"
@@ -250,6 +253,125 @@ TEST_CASE("The streaming JSON scanner accepts what nlohmann accepts, in blocks o
             }
         }
     CHECK(compared > 2000);
+}
+
+namespace {
+
+std::string pullWalkText(std::string_view text, const std::string& source) {
+    return fuzz::pullWalkOf([&] { return JsonScanner(text, source, "trace.json"); });
+}
+
+std::string pullWalkFile(const std::filesystem::path& path, std::size_t block) {
+    return fuzz::pullWalkOf([&] { return JsonScanner(path, "trace.json", block); });
+}
+
+} // namespace
+
+TEST_CASE("The pull JSON reader reads a file in blocks of any size as it reads the text", "[robustness]") {
+    // The torch profiler and Nsight Systems readers pull from a file in 1 MiB blocks: every value,
+    // every key and every error (with its line and column) must not depend on where a block ends.
+    const TempFile file("pull.json");
+    std::mt19937 rng(77);
+    std::vector<std::pair<std::string, bool>> seeds; // a text, and whether it is one JSON value
+    for (const char* target : {"torch_trace", "nsys_json", "chrome_trace"})
+        for (const auto& entry : std::filesystem::directory_iterator(
+                 std::filesystem::path(STAGECRAFT_SOURCE_DIR) / "tests/fuzz/corpus" / target))
+            // Nsight's export is a value per line.
+            seeds.emplace_back(readFile(entry.path()).substr(0, 2500), std::string(target) != "nsys_json");
+    seeds.emplace_back(
+        "\xEF\xBB\xBF{\"k\":[1, -0, 0.5e-3, 1E+2, 1e-400, \"\\u00e9\\ud83d\\ude00 \xc3\xa9\", true, false, "
+        "null, {}], \"\\\"key\\n\": \"12.5\"}\n{\"second\": 2}",
+        false);
+    int errors = 0, compared = 0;
+    for (const auto& [seed, oneValue] : seeds)
+        for (int i = 0; i < 40; ++i) {
+            const std::string text = i == 0 ? seed : mutate(seed, rng);
+            file.write(text);
+            const std::string expected = pullWalkText(text, file.path.string());
+            errors += expected.find(" | ") != std::string::npos;
+            for (const std::size_t block : {1, 2, 7, 64}) {
+                INFO("block " << block << ", text: " << text.substr(0, 200));
+                REQUIRE(pullWalkFile(file.path, block) == expected);
+                REQUIRE(fuzz::pullWalkOf([&] {
+                            return JsonScanner(text, file.path.string(), "trace.json", block);
+                        }) == expected);
+                ++compared;
+            }
+            // One JSON value accepted whole exactly when nlohmann accepts it (a NUL byte ends
+            // nlohmann's text, and nlohmann has no depth limit: those texts are left out).
+            if (oneValue && text.find('\0') == std::string::npos && text.find("[[[[") == std::string::npos) {
+                INFO("text: " << text.substr(0, 200));
+                CHECK((expected.find(" | ") == std::string::npos) == nlohmann::json::accept(text));
+            }
+        }
+    CHECK(compared > 1000);
+    CHECK(errors > 100);
+    CHECK(pullWalkText(seeds.back().first, "s.json") ==
+          "{k:[1 -0 0.00050000000000000001 100 0 \"\xC3\xA9\xF0\x9F\x98\x80 "
+          "\xC3\xA9\"...{}]\"key\n:\"12.5\"}{second:2 }");
+}
+
+TEST_CASE("The pull JSON reader names the line, the column and what it expected", "[robustness]") {
+    auto error = [](const std::string& text) { return pullWalkText(text, "t.json"); };
+    CHECK(error("{\"a\": 1,\n \"b\" 2}") ==
+          "{a:1  | [trace.json] t.json line 2, column 6: expected ':' after the key \"b\"");
+    CHECK(error("[1,\n2,\n]") == "[1 2  | [trace.json] t.json line 3, column 1: a trailing ',' before ']'");
+    CHECK(error("[\"ab\x01\"]") ==
+          "[ | [trace.json] t.json line 1, column 5: a control character inside a string");
+    CHECK(error("[\"\xC3(\"]") == "[ | [trace.json] t.json line 1, column 4: invalid UTF-8 in a string");
+    CHECK(error("[1e999]") == "[ | [trace.json] t.json line 1, column 7: a number too large for a double");
+    CHECK(error("{\"a\": tru}") ==
+          "{a: | [trace.json] t.json line 1, column 10: expected a value (true, false or null?)");
+    CHECK(error("[\"\\ud800x\"]") == "[ | [trace.json] t.json line 1, column 9: a \\u escape of a high "
+                                     "surrogate must be followed by a low one");
+    CHECK(error("{\"a\"") == "{ | [trace.json] t.json line 1, column 5: expected ':' after the key \"a\"");
+    CHECK(error(std::string(65, '[')).ends_with("line 1, column 65: JSON nested deeper than 64 levels"));
+}
+
+TEST_CASE("Torch profiler and Nsight JSON traces read from a file equal those read from the text",
+          "[robustness]") {
+    const std::filesystem::path data = std::filesystem::path(STAGECRAFT_SOURCE_DIR) / "tests/data";
+    auto same = [](const std::vector<RankTrace>& a, const std::vector<RankTrace>& b) {
+        REQUIRE(a.size() == b.size());
+        for (std::size_t r = 0; r < a.size(); ++r) {
+            CHECK(a[r].source == b[r].source);
+            CHECK(a[r].rank == b[r].rank);
+            CHECK(a[r].clock == b[r].clock);
+            REQUIRE(a[r].ranges.size() == b[r].ranges.size());
+            for (std::size_t i = 0; i < a[r].ranges.size(); ++i) {
+                CHECK(a[r].ranges[i].start == b[r].ranges[i].start);
+                CHECK(a[r].ranges[i].end == b[r].ranges[i].end);
+                CHECK(a[r].ranges[i].mb == b[r].ranges[i].mb);
+                CHECK(a[r].ranges[i].event == b[r].ranges[i].event);
+            }
+        }
+    };
+    int files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(data / "torch-traces")) {
+        if (entry.path().extension() != ".json") continue;
+        same(readTorchTrace(entry.path()), parseTorchTrace(readFile(entry.path()), entry.path().string()));
+        ++files;
+    }
+    for (const auto& entry : std::filesystem::directory_iterator(data / "nsys")) {
+        if (entry.path().extension() != ".json") continue;
+        same(readNsysJson(entry.path()), parseNsysJson(readFile(entry.path()), entry.path().string()));
+        ++files;
+    }
+    CHECK(files >= 5);
+    // An error names the file with the line and column the text gives.
+    const TempFile file("cut-kineto.json");
+    const std::string text = corpusFile("torch_trace", "kineto_gpu.json");
+    file.write(text.substr(0, text.size() * 2 / 3));
+    const ParseError fromText =
+        parseErrorOf([&](std::string_view t) { (void)parseTorchTrace(t, file.path.string()); },
+                     text.substr(0, text.size() * 2 / 3));
+    try {
+        (void)readTorchTrace(file.path);
+        FAIL("a cut trace was read");
+    } catch (const ParseError& e) {
+        CHECK(std::string(e.what()) == fromText.what());
+        CHECK(e.line() > 1);
+    }
 }
 
 TEST_CASE("A NUL byte after the value ends the text, as nlohmann reads it", "[robustness]") {

@@ -1,11 +1,18 @@
-// Fuzz harness of the streaming JSON scanner the trace reader is built on (io/json_stream.h),
-// against nlohmann's parser: the scanner accepts exactly the texts nlohmann accepts (but those
-// nested deeper than its limit), and FlatObject reads every member of an accepted object as
-// nlohmann does. A disagreement escapes as std::logic_error.
+// Fuzz harness of the JSON layer the trace readers are built on, against nlohmann's parser and
+// against itself read in blocks:
+//   - the streaming scanner (io/json_stream.h) accepts exactly the texts nlohmann accepts (but
+//     those nested deeper than its limit), the whole text at once and handed out in small blocks
+//     as a file is read;
+//   - FlatObject reads every member of an accepted object as nlohmann does;
+//   - the pull reader of the torch profiler and Nsight readers (io/json_scan.h) reads the same
+//     values and stops at the same error, with the same line and column, whatever the blocks.
+// A disagreement escapes as std::logic_error.
 #include "fuzz_entry.h"
 #include "io/json_stream.h"
+#include "json_pull_walk.h"
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 
@@ -27,22 +34,41 @@ void compare(const stagecraft::FlatValue& flat, const nlohmann::json& expected) 
     check(flat.isObject() == expected.is_object(), "an object's type differs");
 }
 
-} // namespace
-
-STAGECRAFT_FUZZ_TARGET(json_stream) {
-    const std::string_view text(reinterpret_cast<const char*>(data), size);
-    stagecraft::ByteSource in(text);
+/// Whether the streaming scanner accepts the text of `in` as one JSON value; nullopt when it is
+/// nested deeper than the scanner's limit.
+std::optional<bool> scannerAccepts(stagecraft::ByteSource& in) {
     stagecraft::JsonStreamScanner scanner(in, 64);
-    bool accepted = false;
     try {
         scanner.skipByteOrderMark();
         scanner.skipValue(0);
         scanner.expectEnd();
-        accepted = true;
+        return true;
     } catch (const stagecraft::JsonSyntaxError&) {
+        return false;
     } catch (const stagecraft::JsonDepthError&) {
-        return; // nlohmann has no depth limit
+        return std::nullopt;
     }
+}
+
+} // namespace
+
+STAGECRAFT_FUZZ_TARGET(json_stream) {
+    using stagecraft::JsonScanner;
+    const std::string_view text(reinterpret_cast<const char*>(data), size);
+    // Blocks of 1 to 8 bytes: every token crosses a block end somewhere.
+    const std::size_t block = 1 + (size > 0 ? data[size - 1] % 8 : 0);
+
+    const std::string whole =
+        stagecraft::fuzz::pullWalkOf([&] { return JsonScanner(text, "f.json", "trace.json"); });
+    const std::string blocks =
+        stagecraft::fuzz::pullWalkOf([&] { return JsonScanner(text, "f.json", "trace.json", block); });
+    check(whole == blocks, "the pull reader reads differently in blocks");
+
+    stagecraft::ByteSource in(text), inBlocks(text, block);
+    const std::optional<bool> verdict = scannerAccepts(in);
+    check(verdict == scannerAccepts(inBlocks), "the scanner decides differently in blocks");
+    if (!verdict) return; // nlohmann has no depth limit
+    const bool accepted = *verdict;
     check(accepted == nlohmann::json::accept(text), "the scanner and nlohmann disagree on a text");
     if (!accepted) return;
     std::string_view body = text;
