@@ -16,8 +16,14 @@ enum class FileKind {
     ScheduleJson, ///< a JSON object with "stagecraft_schedule"
     ProgramsJson, ///< a JSON object with "stagecraft_programs"
     ChromeTrace,  ///< a JSON array, or an object with traceEvents / otherData / Kineto's keys
+    NsysJson,     ///< Nsight Systems' JSON export: an object per line, the first with "Type"
+    Sqlite,       ///< an SQLite database (Nsight Systems' .sqlite export)
+    TorchCsv,     ///< a torch.distributed.pipelining schedule CSV: a row of actions per rank
     Gzip,         ///< gzip-compressed bytes
 };
+
+/// Traces of a run: what the measured overlay reads.
+bool isTraceKind(FileKind kind);
 
 /// The bytes the sniffers look at.
 inline constexpr std::size_t kSniffBytes = std::size_t(64) << 10;

@@ -43,7 +43,7 @@ Lowered lowerFromOptions(const LowerCliOptions& options) {
     const std::string& path = options.project.projectPath;
     const bool file = !path.empty() && isScheduleFile(path);
     if (file && extensionOf(path) == ".csv") {
-        requireFileKind(path, FileKind::Unknown, "a torch CSV schedule"); // a trace named .csv
+        requireFileKind(path, FileKind::TorchCsv, "a torch CSV schedule"); // a trace named .csv
         const std::string text = readTextFile(path);
         if (looksLikeTorchCommsCsv(text)) {
             TorchCommsCsvOptions csv;

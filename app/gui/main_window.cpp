@@ -3,6 +3,7 @@
 #include "error.h"
 #include "eval/calibration.h"
 #include "eval/work_estimate.h"
+#include "file_kind.h"
 #include "generators/registry.h"
 #include "gui/chart_export.h"
 #include "gui/export_dialog.h"
@@ -50,7 +51,8 @@ static void initResources() {
 namespace stagecraft::gui {
 namespace {
 
-enum class FileKind { Project, Schedule, Trace };
+/// What File > Open (and a dropped or named file) opens a file as.
+enum class OpenAs { Project, Schedule, Trace };
 
 // Tell a project, a schedule and a trace apart by content: all three may be .json.
 /// Physical memory of this machine (0 when unknown): the big-input guard's bound.
@@ -59,16 +61,15 @@ double machineMemoryBytes() {
     return pages > 0 && pageSize > 0 ? double(pages) * double(pageSize) : 0.0;
 }
 
-FileKind kindOf(const QString& path) {
-    if (path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive)) return FileKind::Schedule;
-    QFile file(path);
-    QByteArray head;
-    if (file.open(QIODevice::ReadOnly)) head = file.read(64 * 1024);
-    if (head.contains("\"traceEvents\"")) return FileKind::Trace;
-    if (head.contains("\"stagecraft\"")) return FileKind::Project;
-    if (path.endsWith(QLatin1String(".stagecraft.json"), Qt::CaseInsensitive)) return FileKind::Project;
-    if (head.trimmed().startsWith('[')) return FileKind::Trace; // the JSON array form of a trace
-    return FileKind::Schedule;
+OpenAs openAs(const QString& path) {
+    // What the first bytes say (core's sniffer, as the CLI reads them); a file they do not tell
+    // goes by its name, and the reader it reaches explains what is wrong with it.
+    const FileKind kind = sniffFileKind(path.toStdString());
+    if (kind == FileKind::Project) return OpenAs::Project;
+    if (isTraceKind(kind) || kind == FileKind::Gzip) return OpenAs::Trace;
+    if (kind != FileKind::Unknown) return OpenAs::Schedule; // schedule JSON or CSV, programs
+    if (path.endsWith(QLatin1String(".stagecraft.json"), Qt::CaseInsensitive)) return OpenAs::Project;
+    return OpenAs::Schedule;
 }
 
 QString errorText(const std::exception& e) {
@@ -519,12 +520,12 @@ void MainWindow::open() {
 }
 
 QString MainWindow::openPath(const QString& path) {
-    switch (kindOf(path)) {
-    case FileKind::Schedule:
+    switch (openAs(path)) {
+    case OpenAs::Schedule:
         return importSchedulePath(path);
-    case FileKind::Trace:
+    case OpenAs::Trace:
         return openTracePath(path);
-    case FileKind::Project:
+    case OpenAs::Project:
         break;
     }
     try {

@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "file_io.h"
+#include "file_kind.h"
 #include "io/nsys_trace.h"
 #include "io/torch_trace.h"
 
@@ -17,8 +18,9 @@ TraceFormat detectTraceFormat(const std::filesystem::path& path) {
     std::string head(64 * 1024, '\0');
     in.read(head.data(), std::streamsize(head.size()));
     head.resize(std::size_t(std::max<std::streamsize>(0, in.gcount())));
-    if (head.rfind("SQLite format 3", 0) == 0) return TraceFormat::NsysSqlite;
-    if (looksLikeNsysJson(head)) return TraceFormat::NsysJson;
+    const FileKind kind = sniffTextKind(head);
+    if (kind == FileKind::Sqlite) return TraceFormat::NsysSqlite;
+    if (kind == FileKind::NsysJson) return TraceFormat::NsysJson;
     if (looksLikeTorchTrace(head)) return TraceFormat::Torch;
     return TraceFormat::Stagecraft;
 }

@@ -1,6 +1,7 @@
 #include "io/nsys_trace.h"
 
 #include "error.h"
+#include "file_kind.h"
 #include "io/json_scan.h"
 
 #include <algorithm>
@@ -162,10 +163,7 @@ std::vector<RankTrace> readNsysJson(const std::filesystem::path& path) {
 }
 
 bool looksLikeNsysJson(std::string_view text) {
-    const std::string_view head = text.substr(0, std::min<std::size_t>(text.find('\n'), 4096));
-    return head.find("\"Type\"") != std::string_view::npos &&
-           (head.find("Event\"") != std::string_view::npos ||
-            head.find("\"data\"") != std::string_view::npos);
+    return sniffTextKind(text) == FileKind::NsysJson;
 }
 
 } // namespace stagecraft

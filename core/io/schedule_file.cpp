@@ -34,7 +34,7 @@ Schedule readScheduleFile(const std::filesystem::path& path, const TorchCsvOptio
     const ScheduleFormat format = formatOf(path);
     // A file of another kind (a trace, a project) is refused from its first bytes, before it is
     // read whole.
-    requireFileKind(path, format == ScheduleFormat::Json ? FileKind::ScheduleJson : FileKind::Unknown,
+    requireFileKind(path, format == ScheduleFormat::Json ? FileKind::ScheduleJson : FileKind::TorchCsv,
                     format == ScheduleFormat::Json ? "a schedule file" : "a torch CSV schedule");
     const std::string text = readTextFile(path);
     if (format == ScheduleFormat::TorchCsv) return parseTorchCsv(text, path.string(), options);

@@ -491,7 +491,20 @@ TEST_CASE("File kinds are told from the first bytes", "[robustness]") {
     CHECK(sniffTextKind("{\"x\": {\"traceEvents\": 1}, \"traceEvents\": [") == FileKind::ChromeTrace);
     CHECK(sniffTextKind("[{\"ph\":\"X\"") == FileKind::ChromeTrace);
     CHECK(sniffTextKind("\x1f\x8b\x08") == FileKind::Gzip);
-    CHECK(sniffTextKind("0F0,0B0\n") == FileKind::Unknown);
+    CHECK(sniffTextKind("0F0,0B0\n") == FileKind::TorchCsv);
+    CHECK(sniffTextKind("\xEF\xBB\xBF" "0F0, 0F1 ,,(3F1;3I0)OVERLAP_F_B,4SEND_B12,0REDUCE_GRAD\r\n1F0") ==
+          FileKind::TorchCsv);
+    CHECK(sniffTextKind(",,,\n") == FileKind::Unknown);
+    CHECK(sniffTextKind("name,value\nx,1\n") == FileKind::Unknown);
+    CHECK(sniffTextKind("0F0,0F1") == FileKind::TorchCsv); // a one-row file without a newline
+    CHECK(sniffTextKind(std::string(kSniffBytes, '0')) == FileKind::Unknown); // a line the head cuts
+    CHECK(sniffTextKind("{\"Type\":59,\"NvtxEvent\":{\"Type\":59,\"Timestamp\":\"0\"}}\n{") ==
+          FileKind::NsysJson);
+    CHECK(sniffTextKind("{\"type\":\"String\",\"Type\":1,\"data\":[\"F0\"]}\n") == FileKind::NsysJson);
+    CHECK(sniffTextKind(std::string("SQLite format 3\0\x10\0", 19)) == FileKind::Sqlite);
+    CHECK(isTraceKind(FileKind::NsysJson));
+    CHECK(isTraceKind(FileKind::Sqlite));
+    CHECK_FALSE(isTraceKind(FileKind::TorchCsv));
     CHECK(sniffTextKind("{\"name\": \"cut") == FileKind::Unknown);
     CHECK(sniffTextKind("") == FileKind::Unknown);
 
@@ -511,4 +524,30 @@ TEST_CASE("File kinds are told from the first bytes", "[robustness]") {
     project.write("{\"stagecraft\": 1}");
     CHECK_THROWS_WITH(readChromeTrace(project.path),
                       Catch::Contains("is a Stagecraft project, not a Chrome trace"));
+    // The kinds of the foreign files users hold: each refused where it does not belong, with
+    // what it is and what reads it; each read where it does.
+    const std::filesystem::path data = std::filesystem::path(STAGECRAFT_SOURCE_DIR) / "tests/data";
+    const std::filesystem::path csv = data / "torch-csv/GPipe_pp4_m8_v1.csv";
+    CHECK(sniffFileKind(csv) == FileKind::TorchCsv);
+    CHECK_THROWS_WITH(readChromeTrace(csv),
+                      Catch::Contains("is a torch.distributed.pipelining schedule CSV, not a Chrome trace") &&
+                          Catch::Contains("schedule CSVs are read by stagecraft-cli validate"));
+    CHECK_NOTHROW(readScheduleFile(csv));
+    const std::filesystem::path nsys = data / "nsys/zb_1f1b_2rank_2mb.json";
+    CHECK(sniffFileKind(nsys) == FileKind::NsysJson);
+    CHECK_THROWS_WITH(readProject(nsys), Catch::Contains("is an Nsight Systems JSON export, not a project") &&
+                                             Catch::Contains("stagecraft-cli overlay PROJECT TRACE"));
+    CHECK(sniffFileKind(data / "nsys/zb_1f1b_2rank_2mb.sqlite") == FileKind::Sqlite);
+    const TempFile misnamed("export.csv"); // an Nsight export given the name of a schedule
+    misnamed.write(readFile(data / "nsys/zb_1f1b_2rank_2mb.sqlite"));
+    CHECK_THROWS_WITH(readScheduleFile(misnamed.path), Catch::Contains("is an SQLite database") &&
+                                                           Catch::Contains("not a torch CSV schedule"));
+    int csvFiles = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(data / "torch-csv"))
+        if (entry.path().extension() == ".csv") {
+            INFO(entry.path().filename().string());
+            CHECK(sniffFileKind(entry.path()) == FileKind::TorchCsv);
+            ++csvFiles;
+        }
+    CHECK(csvFiles > 20);
 }

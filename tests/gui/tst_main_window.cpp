@@ -195,6 +195,16 @@ class TestMainWindow : public QObject {
         f.write("{\"traceEvents\": [ {\"ph\": ");
         f.close();
         QVERIFY(m_window->openPath(junk).contains(QStringLiteral("junk.json")));
+
+        // An Nsight Systems JSON export is a trace (core's sniffer tells it from its first line;
+        // it has neither traceEvents nor a leading '['): it reaches the overlay, which reads it
+        // and refuses it for its shape (2 ranks, the project has 4), naming the reason.
+        const QString nsys = QStringLiteral(STAGECRAFT_SOURCE_DIR "/tests/data/nsys/zb_1f1b_2rank_2mb.json");
+        QCOMPARE(m_window->openPath(nsys), QString());
+        m_window->flushAnalysis();
+        QVERIFY2(m_window->messageBar()->text().startsWith(QStringLiteral("Trace refused")) &&
+                     m_window->messageBar()->text().contains(QStringLiteral("shape")),
+                 qPrintable(m_window->messageBar()->text()));
     }
 
     void exportsEveryFormat() {
