@@ -89,6 +89,8 @@ const Reader kSchedule = [](std::string_view t) { (void)parseScheduleJson(t, "s.
 const Reader kTrace = [](std::string_view t) { (void)parseChromeTrace(t, "t.json"); };
 const Reader kTorchCsv = [](std::string_view t) { (void)parseTorchCsv(t, "t.csv"); };
 const Reader kCommsCsv = [](std::string_view t) { (void)parseTorchCommsCsv(t, "c.csv"); };
+const Reader kTorchTrace = [](std::string_view t) { (void)parseTorchTrace(t, "k.json"); };
+const Reader kNsysJson = [](std::string_view t) { (void)parseNsysJson(t, "n.json"); };
 
 std::string nested(std::size_t depth) {
     return std::string(depth, '[') + std::string(depth, ']');
@@ -116,6 +118,20 @@ TEST_CASE("A number that overflows is a ParseError with its line and column", "[
     // Integers beyond 64 bits read as doubles (as nlohmann does), digits beyond a double overflow.
     CHECK(outcome(kTrace, "[{\"x\":" + std::string(400, '9') + "}]") == "error trace.json");
     CHECK(outcome(kTrace, "[{\"x\":184467440737095516160}]") == "error trace.empty");
+    // The torch profiler and Nsight readers: the overflow's line and column, wherever it is.
+    const ParseError kineto =
+        parseErrorOf(kTorchTrace, "{\"traceEvents\": [\n{\"ph\": \"X\", \"ts\": 1e999}]}");
+    CHECK(kineto.id() == "trace.json");
+    CHECK(kineto.line() == 2);
+    CHECK(kineto.column() == 24);
+    CHECK_THAT(kineto.message(), Catch::Contains("a number too large for a double"));
+    const ParseError skipped = parseErrorOf(kTorchTrace, "{\"other\": [1, 2e400], \"traceEvents\": []}");
+    CHECK(skipped.line() == 1);
+    CHECK(skipped.column() == 20);
+    const ParseError nsys =
+        parseErrorOf(kNsysJson, "{\"Type\": 59}\n{\"Type\": 59, \"NvtxEvent\": {\"Timestamp\": -1e400}}");
+    CHECK(nsys.line() == 2);
+    CHECK(nsys.column() == 47);
 
     // CSV cells with indices beyond every limit.
     CHECK(outcome(kTorchCsv, "99999999999999999999999F0\n") == "error csv.cell");
@@ -132,6 +148,10 @@ TEST_CASE("Deep nesting is refused without exhausting the stack", "[robustness]"
         CHECK(outcome(kTrace, "{\"traceEvents\":[{\"args\":" + nested(depth) + "}]}") == "error trace.json");
         checkNoForeignExceptions(kTorchCsv, std::string(depth, '(') + "0F0" + std::string(depth, ')'));
         checkNoForeignExceptions(kCommsCsv, std::string(depth, '(') + "0F0" + std::string(depth, ')'));
+        CHECK(outcome(kTorchTrace, nested(depth)) == "error trace.json");
+        CHECK(outcome(kTorchTrace, "{\"traceEvents\":[{\"args\":" + nested(depth) + "}]}") ==
+              "error trace.json");
+        CHECK(outcome(kNsysJson, "{\"Type\":59,\"x\":" + nested(depth) + "}") == "error trace.json");
     }
 }
 
@@ -151,6 +171,18 @@ TEST_CASE("Invalid UTF-8 is refused with its position", "[robustness]") {
         CHECK(nlohmann::json(std::string(trace.what())).dump().size() > 0);
         checkNoForeignExceptions(kTorchCsv, "0F0," + bad + "\n");
         checkNoForeignExceptions(kCommsCsv, "0F0," + bad + "\n");
+        // In a value the reader skips as much as in one it reads.
+        for (const std::string& kineto : {"{\"traceEvents\": [{\"name\": \"PP:" + bad + "\"}]}",
+                                          "{\"traceEvents\": [{\"skipped\": [\"" + bad + "\"]}]}"}) {
+            const ParseError e = parseErrorOf(kTorchTrace, kineto);
+            CHECK(e.id() == "trace.json");
+            CHECK(e.line() == 1);
+            CHECK(e.column() >= 31); // the bad bytes start at column 31 or 32
+            CHECK_THAT(e.message(), Catch::Contains("invalid UTF-8 in a string"));
+        }
+        const ParseError nsys =
+            parseErrorOf(kNsysJson, "{\"Type\":59,\"NvtxEvent\":{\"Text\":\"" + bad + "\"}}");
+        CHECK(nsys.column() >= 33); // where the bad bytes start
     }
     // Lone surrogates in escapes, as nlohmann refuses them.
     CHECK(outcome(kTrace, R"([{"name":"\udc00"}])") == "error trace.json");
@@ -165,6 +197,9 @@ TEST_CASE("Every truncation of a valid file is refused cleanly", "[robustness]")
     checkTruncations(kTrace, corpusFile("chrome_trace", "torch_bare_array.json"));
     checkTruncations(kTorchCsv, corpusFile("torch_csv", "torch_dualpipev.csv"));
     checkTruncations(kCommsCsv, corpusFile("torch_comms_csv", "zbv_p4_m8.csv"));
+    checkTruncations(kTorchTrace, corpusFile("torch_trace", "kineto_gpu.json"));
+    checkTruncations(kTorchTrace, corpusFile("torch_trace", "dump_chrometrace.json"));
+    checkTruncations(kNsysJson, corpusFile("nsys_json", "zb_1f1b_2rank_2mb.json"));
     // A JSON text cut inside a value is a syntax error at the end of the text.
     const std::string text = corpusFile("schedule_json", "1f1b.json");
     const ParseError cut = parseErrorOf(kSchedule, text.substr(0, text.size() / 2));
