@@ -16,6 +16,7 @@
 #include "io/torch_comms_csv.h"
 #include "io/torch_csv.h"
 #include "io/torch_trace.h"
+#include "io/trace_counters.h"
 #include "project/project_json.h"
 
 #include <catch2/catch.hpp>
@@ -91,6 +92,7 @@ const Reader kTorchCsv = [](std::string_view t) { (void)parseTorchCsv(t, "t.csv"
 const Reader kCommsCsv = [](std::string_view t) { (void)parseTorchCommsCsv(t, "c.csv"); };
 const Reader kTorchTrace = [](std::string_view t) { (void)parseTorchTrace(t, "k.json"); };
 const Reader kNsysJson = [](std::string_view t) { (void)parseNsysJson(t, "n.json"); };
+const Reader kCounters = [](std::string_view t) { (void)parseTraceCounters(t, "c.json"); };
 
 std::string nested(std::size_t depth) {
     return std::string(depth, '[') + std::string(depth, ']');
@@ -132,6 +134,10 @@ TEST_CASE("A number that overflows is a ParseError with its line and column", "[
         parseErrorOf(kNsysJson, "{\"Type\": 59}\n{\"Type\": 59, \"NvtxEvent\": {\"Timestamp\": -1e400}}");
     CHECK(nsys.line() == 2);
     CHECK(nsys.column() == 47);
+    const ParseError counters = parseErrorOf(kCounters, "[\n{\"ph\":\"C\",\"args\":{\"v\":1e999}}]");
+    CHECK(counters.id() == "trace.json");
+    CHECK(counters.line() == 2);
+    CHECK_THAT(counters.message(), Catch::Contains("number overflow"));
 
     // CSV cells with indices beyond every limit.
     CHECK(outcome(kTorchCsv, "99999999999999999999999F0\n") == "error csv.cell");
@@ -152,6 +158,10 @@ TEST_CASE("Deep nesting is refused without exhausting the stack", "[robustness]"
         CHECK(outcome(kTorchTrace, "{\"traceEvents\":[{\"args\":" + nested(depth) + "}]}") ==
               "error trace.json");
         CHECK(outcome(kNsysJson, "{\"Type\":59,\"x\":" + nested(depth) + "}") == "error trace.json");
+        // nlohmann's SAX parser keeps no recursion: JSON of any depth is read (and a counter at the
+        // bottom of it is not one), without exhausting the stack.
+        CHECK(outcome(kCounters, "{\"traceEvents\":[{\"args\":" + nested(depth) + "}]}") == "accepted");
+        checkNoForeignExceptions(kCounters, nested(depth));
     }
 }
 
@@ -183,6 +193,9 @@ TEST_CASE("Invalid UTF-8 is refused with its position", "[robustness]") {
         const ParseError nsys =
             parseErrorOf(kNsysJson, "{\"Type\":59,\"NvtxEvent\":{\"Text\":\"" + bad + "\"}}");
         CHECK(nsys.column() >= 33); // where the bad bytes start
+        const ParseError counters = parseErrorOf(kCounters, "[{\"ph\":\"C\",\"name\":\"" + bad + "\"}]");
+        CHECK(counters.id() == "trace.json");
+        CHECK(counters.column() >= 20);
     }
     // Lone surrogates in escapes, as nlohmann refuses them.
     CHECK(outcome(kTrace, R"([{"name":"\udc00"}])") == "error trace.json");
@@ -200,6 +213,7 @@ TEST_CASE("Every truncation of a valid file is refused cleanly", "[robustness]")
     checkTruncations(kTorchTrace, corpusFile("torch_trace", "kineto_gpu.json"));
     checkTruncations(kTorchTrace, corpusFile("torch_trace", "dump_chrometrace.json"));
     checkTruncations(kNsysJson, corpusFile("nsys_json", "zb_1f1b_2rank_2mb.json"));
+    checkTruncations(kCounters, corpusFile("chrome_trace", "stagecraft_two_iterations.json"));
     // A JSON text cut inside a value is a syntax error at the end of the text.
     const std::string text = corpusFile("schedule_json", "1f1b.json");
     const ParseError cut = parseErrorOf(kSchedule, text.substr(0, text.size() / 2));
