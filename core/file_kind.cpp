@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <fstream>
-#include <vector>
 
 namespace stagecraft {
 
@@ -150,12 +149,39 @@ FileKind sniffTextKind(std::string_view head) {
     }
 }
 
-FileKind sniffFileKind(const std::filesystem::path& path) {
+std::string fileHead(const std::filesystem::path& path, std::size_t bytes) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) return FileKind::Unknown;
-    std::vector<char> head(kSniffBytes);
+    if (!in) return {};
+    std::string head(bytes, '\0');
     in.read(head.data(), std::streamsize(head.size()));
-    return sniffTextKind(std::string_view(head.data(), std::size_t(in.gcount())));
+    head.resize(std::size_t(std::max<std::streamsize>(0, in.gcount())));
+    return head;
+}
+
+FileKind sniffFileKind(const std::filesystem::path& path) {
+    return sniffTextKind(fileHead(path));
+}
+
+std::string sqliteCutShort(std::string_view head, std::uintmax_t fileBytes) {
+    // The file format's header (sqlite.org/fileformat.html): the page size at offset 16 (1 means
+    // 65536), the database size in pages at 28, valid when the change counter at 24 equals the
+    // "version-valid-for" number at 92.
+    if (head.substr(0, 16) != std::string_view("SQLite format 3\0", 16)) return "";
+    if (head.size() < 100)
+        return "the file is cut short: " + std::to_string(fileBytes) +
+               " bytes, not even the 100-byte header of an SQLite database (a copy that did not finish?)";
+    auto byte = [&](std::size_t k) { return std::uint32_t(static_cast<unsigned char>(head[k])); };
+    auto u32 = [&](std::size_t k) {
+        return byte(k) << 24 | byte(k + 1) << 16 | byte(k + 2) << 8 | byte(k + 3);
+    };
+    const std::uint32_t pageSize = (byte(16) << 8 | byte(17)) == 1 ? 65536 : (byte(16) << 8 | byte(17));
+    const std::uint32_t pages = u32(28);
+    if (pageSize < 512 || pages == 0 || u32(24) != u32(92)) return "";
+    const std::uintmax_t expected = std::uintmax_t(pageSize) * pages;
+    if (fileBytes >= expected) return "";
+    return "the file is cut short: its header counts " + std::to_string(pages) + " pages of " +
+           std::to_string(pageSize) + " bytes (" + std::to_string(expected) + " bytes), the file has " +
+           std::to_string(fileBytes) + " (a copy that did not finish?)";
 }
 
 std::string fileKindName(FileKind kind) {

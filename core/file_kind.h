@@ -28,11 +28,19 @@ bool isTraceKind(FileKind kind);
 /// The bytes the sniffers look at.
 inline constexpr std::size_t kSniffBytes = std::size_t(64) << 10;
 
+/// The first `bytes` of the file at `path` (fewer when it is shorter; "" when it cannot be read).
+std::string fileHead(const std::filesystem::path& path, std::size_t bytes = kSniffBytes);
+
 /// The kind of a text from its beginning `head` (the first kSniffBytes or fewer).
 FileKind sniffTextKind(std::string_view head);
 /// The same for a file: reads at most kSniffBytes of it. Unknown when it cannot be read (the
 /// reader that follows reports why).
 FileKind sniffFileKind(const std::filesystem::path& path);
+
+/// Why an SQLite database is cut short, from its 100-byte header and the file's size: the header
+/// counts its pages, and a copy that did not finish lacks some ("" when whole, or when the header
+/// does not tell). SQLite itself reports a missing page only as a missing table, or not at all.
+std::string sqliteCutShort(std::string_view head, std::uintmax_t fileBytes);
 
 /// "a Chrome trace", "a Stagecraft project", ...
 std::string fileKindName(FileKind kind);

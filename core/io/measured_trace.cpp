@@ -7,17 +7,13 @@
 #include "io/torch_trace.h"
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <tuple>
 
 namespace stagecraft {
 
 TraceFormat detectTraceFormat(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::string head(64 * 1024, '\0');
-    in.read(head.data(), std::streamsize(head.size()));
-    head.resize(std::size_t(std::max<std::streamsize>(0, in.gcount())));
+    const std::string head = fileHead(path);
     const FileKind kind = sniffTextKind(head);
     if (kind == FileKind::Sqlite) return TraceFormat::NsysSqlite;
     if (kind == FileKind::NsysJson) return TraceFormat::NsysJson;
@@ -52,6 +48,20 @@ Timeline medianTimeline(const std::vector<Timeline>& iterations) {
     }
     return out;
 }
+
+namespace {
+
+/// Refuses an SQLite export cut short before SQLite reads it (it would report a missing table).
+void requireWholeSqlite(const std::filesystem::path& path) {
+    const std::string head = fileHead(path, 100);
+    std::error_code ec;
+    const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
+    if (ec) return; // the reader reports why the file cannot be read
+    if (const std::string why = sqliteCutShort(head, bytes); !why.empty())
+        throw ParseError("trace.sqlite", path.string(), 0, 0, why);
+}
+
+} // namespace
 
 Timeline readMeasuredTrace(const std::vector<std::filesystem::path>& paths,
                            const MeasuredTraceOptions& options, TraceInfo* traceInfo,
@@ -96,6 +106,7 @@ Timeline readMeasuredTrace(const std::vector<std::filesystem::path>& paths,
                 throw ParseError("trace.container", name, 0, 0,
                                  "an Nsight Systems SQLite export; this program was built without SQLite "
                                  "(export with nsys export --type json instead)");
+            requireWholeSqlite(paths[i]);
             read = options.sqlite(paths[i]);
             break;
         }

@@ -7,10 +7,12 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 namespace {
 
@@ -96,3 +98,41 @@ TEST_CASE("Nsight Systems SQLite and JSON exports of one run give the same overl
     CHECK(fromSqlite == parsed);
 #endif
 }
+
+#ifdef STAGECRAFT_HAVE_SQLITE
+TEST_CASE("A cut or damaged Nsight Systems SQLite export is refused with the file named",
+          "[cli][overlay][nsys]") {
+    // A database cut short (a copy that did not finish) or with a damaged page: SQLite reports
+    // it, the reader refuses it as trace.sqlite naming the file, and the CLI exits with status 2.
+    const std::filesystem::path source =
+        std::filesystem::path(STAGECRAFT_SOURCE_DIR) / "tests/data/nsys/zb_1f1b_2rank_2mb.sqlite";
+    std::ifstream in(source, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    REQUIRE(bytes.size() > 4096);
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("stagecraft-cut-sqlite-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string base = "overlay -s zb-h1 --set parallel.pp=2 --set parallel.microbatches=2 --set "
+                             "parallel.dp=1 --set costs.mode=manual --trace ";
+    std::vector<std::string> variants;
+    // Cut inside the header, after the first page, in the middle and by its last byte: the header
+    // counts the pages, so the reader says the file is cut short (SQLite alone would report a
+    // missing table, or read the rest as if nothing were missing).
+    for (const std::size_t cut : {std::size_t(100), std::size_t(4096), bytes.size() / 2, bytes.size() - 1})
+        variants.push_back(bytes.substr(0, cut));
+    std::string damaged = bytes;
+    for (std::size_t k = bytes.size() / 2; k < bytes.size() / 2 + 64; ++k) damaged[k] = '\xA5';
+    variants.push_back(damaged);
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+        const std::filesystem::path file = dir / ("export-" + std::to_string(i) + ".sqlite");
+        std::ofstream(file, std::ios::binary) << variants[i];
+        const Run run = cli(base + file.string());
+        INFO(i << ": " << run.out);
+        CHECK(run.status == 2);
+        CHECK(run.out.find(file.string()) != std::string::npos);
+        CHECK(run.out.find(i < 4 ? "the file is cut short" : "database disk image is malformed") !=
+              std::string::npos);
+    }
+    std::filesystem::remove_all(dir);
+}
+#endif

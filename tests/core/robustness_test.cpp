@@ -548,6 +548,7 @@ TEST_CASE("The file-kind sniffer reads any head, cut anywhere, within its bytes"
                 std::copy(text.begin(), text.end(), exact.get());
                 const FileKind kind = sniffTextKind(std::string_view(exact.get(), text.size()));
                 CHECK(!fileKindName(kind).empty());
+                (void)sqliteCutShort(std::string_view(exact.get(), text.size()), text.size());
                 ++heads;
             }
         }
@@ -575,6 +576,20 @@ TEST_CASE("File kinds are told from the first bytes", "[robustness]") {
           FileKind::NsysJson);
     CHECK(sniffTextKind("{\"type\":\"String\",\"Type\":1,\"data\":[\"F0\"]}\n") == FileKind::NsysJson);
     CHECK(sniffTextKind(std::string("SQLite format 3\0\x10\0", 19)) == FileKind::Sqlite);
+    // An SQLite header of 4 pages of 4096 bytes (valid page count: change counter = version).
+    std::string sqlite(100, '\0');
+    sqlite.replace(0, 16, std::string("SQLite format 3\0", 16));
+    sqlite[16] = 0x10;
+    sqlite[27] = sqlite[95] = 7; // change counter, version-valid-for
+    sqlite[31] = 4;              // pages
+    CHECK(sqliteCutShort(sqlite, 16384) == "");
+    CHECK(sqliteCutShort(sqlite, 16383) ==
+          "the file is cut short: its header counts 4 pages of 4096 bytes (16384 "
+          "bytes), the file has 16383 (a copy that did not finish?)");
+    CHECK(sqliteCutShort(sqlite.substr(0, 50), 50).starts_with("the file is cut short: 50 bytes"));
+    sqlite[95] = 8; // a page count an older SQLite left stale: not to be trusted
+    CHECK(sqliteCutShort(sqlite, 100) == "");
+    CHECK(sqliteCutShort("{\"traceEvents\": []}", 20) == "");
     CHECK(isTraceKind(FileKind::NsysJson));
     CHECK(isTraceKind(FileKind::Sqlite));
     CHECK_FALSE(isTraceKind(FileKind::TorchCsv));
