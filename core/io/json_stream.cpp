@@ -194,10 +194,8 @@ void JsonStreamScanner::skipValue(int depth) {
 }
 
 std::string JsonStreamScanner::readString() {
-    std::string out;
-    if (next() != '"') fail("expected a string");
-    skipString(&out);
-    return out;
+    std::string decoded;
+    return std::string(readString(decoded));
 }
 
 std::string_view JsonStreamScanner::readString(std::string& decoded) {

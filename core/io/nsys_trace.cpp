@@ -1,7 +1,6 @@
 #include "io/nsys_trace.h"
 
 #include "error.h"
-#include "file_kind.h"
 #include "io/json_scan.h"
 
 #include <algorithm>
@@ -160,10 +159,6 @@ std::vector<RankTrace> parseNsysJson(std::string_view text, const std::string& s
 std::vector<RankTrace> readNsysJson(const std::filesystem::path& path) {
     JsonScanner in(path, "trace.json");
     return readRanks(in, in.source());
-}
-
-bool looksLikeNsysJson(std::string_view text) {
-    return sniffTextKind(text) == FileKind::NsysJson;
 }
 
 } // namespace stagecraft

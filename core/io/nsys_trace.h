@@ -37,12 +37,9 @@ std::vector<RankTrace> nvtxRangesToRanks(const std::vector<NvtxRange>& ranges, c
 /// `nsys export --type json`: one object per line; {"Type":59 or 60,"NvtxEvent":{"Timestamp":"ns",
 /// "EndTimestamp":"ns","Text":"...","GlobalTid":"..."}} are read; "TextId" names a string of the
 /// export's string table ({"data":[...]} line, or {"type":"String","id":..,"value":..} lines).
-/// Bad JSON is a ParseError("trace.json") with the line.
+/// Bad JSON is a ParseError("trace.json") with the line. core/file_kind.h tells the format from its first
+/// line.
 std::vector<RankTrace> parseNsysJson(std::string_view text, const std::string& source);
 std::vector<RankTrace> readNsysJson(const std::filesystem::path& path);
-
-/// True when the first line looks like an nsys JSON export (an object with "Type" and an Nsight
-/// event, or the string table).
-bool looksLikeNsysJson(std::string_view text);
 
 } // namespace stagecraft
