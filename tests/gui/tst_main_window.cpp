@@ -205,6 +205,7 @@ class TestMainWindow : public QObject {
         QVERIFY2(m_window->messageBar()->text().startsWith(QStringLiteral("Trace refused")) &&
                      m_window->messageBar()->text().contains(QStringLiteral("shape")),
                  qPrintable(m_window->messageBar()->text()));
+        QVERIFY(m_window->grab().save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/open-nsys-json.png")));
     }
 
     void exportsEveryFormat() {
