@@ -20,6 +20,7 @@ constexpr std::array kIds{
     ErrorIdInfo{"chart.time", In, "the chart's time range is negative or not finite"},
     ErrorIdInfo{"chart.width", In, "the chart width is out of range or too narrow for its labels"},
     ErrorIdInfo{"cli.format", In, "an output format the command cannot write (file extension)"},
+    ErrorIdInfo{"cli.like", In, "options of torch's lowering without --like torch, or --like torch on programs"},
     ErrorIdInfo{"cli.schedule", In, "a command needs a schedule name or file that was not given"},
     ErrorIdInfo{"cli.trace", In, "a command needs a measured trace that was not given"},
     ErrorIdInfo{"costs.analytic", In, "the analytic cost model cannot use the model or cluster as given"},
@@ -74,6 +75,9 @@ constexpr std::array kIds{
                 "two ranks' transfers matched in order exchange different tensors (NCCL FIFO)"},
     ErrorIdInfo{"lower.order", In,
                 "a program uses a tensor or sync before an earlier instruction of its rank provides it"},
+    ErrorIdInfo{"lower.torch", In,
+                "a schedule or option torch's lowering refuses (two pipes, non-compute ops, a send budget no "
+                "wait placement meets)"},
     ErrorIdInfo{"lower.unmatched", In, "a send or receive whose counterpart no rank posts"},
     ErrorIdInfo{"memory.inputs", In, "memory inputs that do not match the schedule's stages"},
     ErrorIdInfo{"overlay.mismatch", In, "a measured trace does not match the predicted schedule"},
@@ -116,6 +120,10 @@ constexpr std::array kIds{
     ErrorIdInfo{"search.space", In,
                 "a search option out of range (GPUs, batch sizes, schedules, ZeRO stages ...)"},
     ErrorIdInfo{"timeline.mismatch", In, "two timelines (or a timeline and a schedule) of different shapes"},
+    ErrorIdInfo{"timing.cost", In,
+                "programs to time have a compute op whose stage and kind the costs do not give (an I or W "
+                "from a run that did not split the backward)"},
+    ErrorIdInfo{"timing.deadlock", In, "programs to time in which a rank waits for a transfer never posted"},
     ErrorIdInfo{"trace.container", In,
                 "a Chrome trace that is neither an event array nor an object with traceEvents"},
     ErrorIdInfo{"trace.empty", In, "a Chrome trace without a Stagecraft op"},

@@ -21,5 +21,6 @@ void addLowerCommand(CLI::App& app, CommandResult& result);
 void addOverlayCommand(CLI::App& app, CommandResult& result);
 void addSearchCommand(CLI::App& app, CommandResult& result);
 void addCalibrateCommand(CLI::App& app, CommandResult& result);
+void addFidelityCommand(CLI::App& app, CommandResult& result);
 
 } // namespace stagecraft::cli

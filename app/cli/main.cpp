@@ -27,6 +27,7 @@ int run(int argc, char** argv) {
     addOverlayCommand(app, result);
     addSearchCommand(app, result);
     addCalibrateCommand(app, result);
+    addFidelityCommand(app, result);
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& e) {

@@ -19,7 +19,7 @@ namespace {
 constexpr int kMaxIndex = 1 << 20;
 
 bool isCompute(RangeKind k) {
-    return k == RangeKind::F || k == RangeKind::I || k == RangeKind::B || k == RangeKind::W;
+    return isComputeRange(k);
 }
 
 std::uint64_t keyOf(RangeKind kind, int stage, int mb) {
@@ -47,6 +47,16 @@ const char* kindText(RangeKind k) {
         return "RECV_B";
     case RangeKind::Other:
         return "other";
+    case RangeKind::WaitSendF:
+        return "WAIT_SEND_F";
+    case RangeKind::WaitSendB:
+        return "WAIT_SEND_B";
+    case RangeKind::ReduceGrad:
+        return "REDUCE_GRAD";
+    case RangeKind::Unshard:
+        return "UNSHARD";
+    case RangeKind::Reshard:
+        return "RESHARD";
     }
     return "?";
 }
@@ -78,11 +88,26 @@ struct RankIndex {
     std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> occurrences;
 };
 
+/// When the op of a range began: after the wait for its input that torch's runtime counts
+/// inside a compute range (zero for every other range).
+double opStart(const ActionRange& r) {
+    return std::min(r.end, r.start + std::max(0.0, r.wait));
+}
+
 std::string listIds(int n) {
     return n == 0 ? std::string("none") : n == 1 ? std::string("0") : "0.." + std::to_string(n - 1);
 }
 
 } // namespace
+
+bool isComputeRange(RangeKind k) {
+    return k == RangeKind::F || k == RangeKind::I || k == RangeKind::B || k == RangeKind::W;
+}
+
+bool isBookkeepingRange(RangeKind k) {
+    return k == RangeKind::Other || k == RangeKind::WaitSendF || k == RangeKind::WaitSendB ||
+           k == RangeKind::ReduceGrad || k == RangeKind::Unshard || k == RangeKind::Reshard;
+}
 
 bool parseRangeName(std::string_view name, ActionRange& range, std::string* why) {
     auto refuse = [&](const std::string& reason) {
@@ -114,14 +139,14 @@ bool parseRangeName(std::string_view name, ActionRange& range, std::string* why)
         {"RECV_F", RangeKind::RecvF, true},
         {"SEND_B", RangeKind::SendB, true},
         {"RECV_B", RangeKind::RecvB, true},
-        {"WAIT_SEND_F", RangeKind::Other, true},
-        {"WAIT_SEND_B", RangeKind::Other, true},
+        {"WAIT_SEND_F", RangeKind::WaitSendF, true},
+        {"WAIT_SEND_B", RangeKind::WaitSendB, true},
         {"WAIT_RECV_F", RangeKind::Other, true},
         {"WAIT_RECV_B", RangeKind::Other, true},
         {"WAIT_REDUCE_GRAD", RangeKind::Other, false},
-        {"REDUCE_GRAD", RangeKind::Other, false},
-        {"UNSHARD", RangeKind::Other, false},
-        {"RESHARD", RangeKind::Other, false},
+        {"REDUCE_GRAD", RangeKind::ReduceGrad, false},
+        {"UNSHARD", RangeKind::Unshard, false},
+        {"RESHARD", RangeKind::Reshard, false},
         {"F", RangeKind::F, true},
         {"I", RangeKind::I, true},
         {"B", RangeKind::B, true},
@@ -142,7 +167,7 @@ bool parseRangeName(std::string_view name, ActionRange& range, std::string* why)
         }
         range.kind = t.kind;
         range.stage = stage;
-        range.mb = t.kind == RangeKind::Other ? -1 : mb;
+        range.mb = t.mb ? mb : -1;
         return true;
     }
     return refuse("names no torch action type (F, I, B, W, SEND_F, RECV_F, SEND_B, RECV_B, UNSHARD, "
@@ -321,7 +346,7 @@ Timeline assembleMeasuredRun(std::vector<RankTrace> ranks, const MeasuredRunOpti
                         const ActionRange* c = occurrence(b, key, k);
                         if (!p || !c) continue;
                         const double late =
-                            (p->end + shift[std::size_t(a)]) - (c->start + shift[std::size_t(b)]);
+                            (p->end + shift[std::size_t(a)]) - (opStart(*c) + shift[std::size_t(b)]);
                         if (late > 1e-3) {
                             shift[std::size_t(b)] += late;
                             moved = true;
@@ -341,7 +366,7 @@ Timeline assembleMeasuredRun(std::vector<RankTrace> ranks, const MeasuredRunOpti
                 for (int k = 0; k < iterations; ++k)
                     iterStart[std::size_t(k)] = std::min(
                         iterStart[std::size_t(k)],
-                        ranks[std::size_t(d)].ranges[list[std::size_t(k)]].start + shift[std::size_t(d)]);
+                        opStart(ranks[std::size_t(d)].ranges[list[std::size_t(k)]]) + shift[std::size_t(d)]);
 
     // The time of one action (rank, key) in the timeline: of the chosen iteration, or the median.
     auto timesOf = [&](int d, std::uint64_t key) -> std::optional<std::pair<double, double>> {
@@ -353,12 +378,12 @@ Timeline assembleMeasuredRun(std::vector<RankTrace> ranks, const MeasuredRunOpti
             if (chosen >= int(it->second.size())) return std::nullopt;
             const ActionRange& r = ranks[std::size_t(d)].ranges[it->second[std::size_t(chosen)]];
             const double base = iterStart[std::size_t(chosen)];
-            return std::pair{r.start + sh - base, r.end + sh - base};
+            return std::pair{opStart(r) + sh - base, r.end + sh - base};
         }
         std::vector<double> starts, ends;
         for (int k = 0; k < std::min(iterations, int(it->second.size())); ++k) {
             const ActionRange& r = ranks[std::size_t(d)].ranges[it->second[std::size_t(k)]];
-            starts.push_back(r.start + sh - iterStart[std::size_t(k)]);
+            starts.push_back(opStart(r) + sh - iterStart[std::size_t(k)]);
             ends.push_back(r.end + sh - iterStart[std::size_t(k)]);
         }
         if (starts.empty()) return std::nullopt;
@@ -389,7 +414,7 @@ Timeline assembleMeasuredRun(std::vector<RankTrace> ranks, const MeasuredRunOpti
             const auto kind = RangeKind(key & 0xF);
             const ActionRange& first = ranks[std::size_t(d)].ranges[list.front()];
             const auto times = timesOf(d, key);
-            if (kind == RangeKind::Other) {
+            if (isBookkeepingRange(kind)) {
                 info.otherRanges += chosen >= 0 ? (times ? 1 : 0) : list.size();
                 continue;
             }

@@ -24,8 +24,20 @@ enum class RangeKind : std::uint8_t {
     RecvF,
     SendB,
     RecvB,
-    Other, ///< UNSHARD, RESHARD, REDUCE_GRAD, WAIT_*: counted, never matched
+    Other, ///< WAIT_RECV_*, WAIT_REDUCE_GRAD: counted, never matched
+    // torch's bookkeeping actions: counted, never matched to an op of the timeline, but part of
+    // the program a rank executed (the runtime fit times them).
+    WaitSendF,  ///< WAIT_SEND_F: the rank waits until its forward send left
+    WaitSendB,  ///< WAIT_SEND_B
+    ReduceGrad, ///< REDUCE_GRAD: the stage's gradients scaled (or reduced with FSDP)
+    Unshard,    ///< UNSHARD (FSDP; otherwise almost nothing)
+    Reshard,    ///< RESHARD
 };
+
+/// F, I, B or W.
+bool isComputeRange(RangeKind kind);
+/// An action that is neither compute nor a transfer (WAIT_*, REDUCE_GRAD, UNSHARD, RESHARD).
+bool isBookkeepingRange(RangeKind kind);
 
 /// One named range of one rank, in that rank's clock (µs).
 struct ActionRange {
@@ -36,6 +48,10 @@ struct ActionRange {
     double start = 0;
     double end = 0;
     std::uint32_t event = 0; ///< index of the event in its file, for messages
+    /// µs at the start of a compute range spent waiting for a received input (torch's runtime
+    /// waits for its RECV inside the consuming F/B/I range: the trace's `gloo:recv` span ends
+    /// there). The op itself ran from `start + wait` to `end`.
+    double wait = 0;
 };
 
 /// The ranges one file (or one rank of a file) holds.

@@ -4,6 +4,7 @@
 #include "io/json_scan.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -44,6 +45,10 @@ struct Range {
     double pid;
     ActionRange range;
 };
+/// The end of a `gloo:recv` span: when the wait for a received tensor returned.
+struct Receive {
+    double pid, end;
+};
 
 bool startsWith(std::string_view s, std::string_view p) {
     return s.substr(0, p.size()) == p;
@@ -58,6 +63,7 @@ struct Collected {
     std::vector<Range> host, gpu;
     std::vector<Launch> launches;
     std::vector<Kernel> kernels;
+    std::vector<Receive> receives;
     int rank = -1;
     bool dumpChrometrace = false; ///< bare action names in computation/communication slices
 };
@@ -77,8 +83,47 @@ void readArgs(JsonScanner& in, RawEvent& e) {
     }
 }
 
+/// ScheduleGPipe's own labels, "Forward 3" / "Backward 3": the forward (backward) of micro-batch 3
+/// on the rank's single stage (chunk 0 of the rank).
+bool parseSingleStageLabel(std::string_view name, ActionRange& r) {
+    RangeKind kind = RangeKind::F;
+    if (startsWith(name, "Forward "))
+        name.remove_prefix(8);
+    else if (startsWith(name, "Backward ")) {
+        name.remove_prefix(9);
+        kind = RangeKind::B;
+    } else {
+        return false;
+    }
+    int mb = -1;
+    const auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), mb);
+    if (ec != std::errc() || end != name.data() + name.size() || mb < 0 || mb >= (1 << 20)) return false;
+    r.kind = kind;
+    r.mb = mb;
+    r.chunk = 0;
+    r.stage = -1;
+    return true;
+}
+
 void classify(const RawEvent& e, std::size_t i, const std::string& source, Collected& out) {
     if (e.ph != "X") return;
+    // gloo's record of a receive: from its posting to the return of its wait(), which torch's
+    // runtime calls inside the consuming compute range.
+    if (e.name == "gloo:recv" && e.cat == "user_annotation") {
+        if (std::isfinite(e.ts) && std::isfinite(e.dur) && e.dur >= 0)
+            out.receives.push_back(Receive{e.pid, e.ts + e.dur});
+        return;
+    }
+    if (e.cat == "user_annotation" && std::isfinite(e.ts) && std::isfinite(e.dur) && e.dur >= 0) {
+        ActionRange r;
+        if (parseSingleStageLabel(e.name, r)) {
+            r.start = e.ts;
+            r.end = e.ts + e.dur;
+            r.event = std::uint32_t(std::min<std::size_t>(i, UINT32_MAX));
+            out.host.push_back(Range{e.pid, r});
+            return;
+        }
+    }
     const bool pp = startsWith(e.name, "PP:");
     const bool dump = !pp && (e.cat == "computation" || e.cat == "communication");
     if (pp || dump) {
@@ -208,6 +253,30 @@ bool timeByKernels(Collected& c) {
     return true;
 }
 
+/// Sets each host compute range's `wait`: the time from its start to the end of the last receive
+/// whose wait returned inside it. On CPU every range and receive of a rank is on one thread, so a
+/// receive ends inside at most one compute range.
+void attributeReceiveWaits(Collected& c) {
+    if (c.receives.empty()) return;
+    std::map<double, std::vector<std::size_t>> byPid; // compute ranges of each process, by start
+    for (std::size_t i = 0; i < c.host.size(); ++i)
+        if (isComputeRange(c.host[i].range.kind)) byPid[c.host[i].pid].push_back(i);
+    for (auto& [pid, list] : byPid)
+        std::sort(list.begin(), list.end(), [&](std::size_t a, std::size_t b) {
+            return c.host[a].range.start < c.host[b].range.start;
+        });
+    for (const Receive& r : c.receives) {
+        const auto it = byPid.find(r.pid);
+        if (it == byPid.end()) continue;
+        const auto& list = it->second;
+        auto pos = std::upper_bound(list.begin(), list.end(), r.end,
+                                    [&](double t, std::size_t i) { return t < c.host[i].range.start; });
+        if (pos == list.begin()) continue;
+        ActionRange& range = c.host[*(pos - 1)].range;
+        if (r.end <= range.end) range.wait = std::max(range.wait, r.end - range.start);
+    }
+}
+
 /// The ranks of the trace `in` reads; `source` names it in messages.
 std::vector<RankTrace> readRanks(JsonScanner& in, const std::string& source, TraceClock clock) {
     Collected c;
@@ -245,6 +314,8 @@ std::vector<RankTrace> readRanks(JsonScanner& in, const std::string& source, Tra
     } else if (clock == TraceClock::Auto && timeByKernels(c)) {
         clockName = "gpu";
     }
+    // Host-timed ranges hold their receive waits; kernel-timed ones start with their first kernel.
+    if (clockName == "cpu") attributeReceiveWaits(c);
 
     std::vector<RankTrace> out;
     std::map<double, RankTrace> byPid;

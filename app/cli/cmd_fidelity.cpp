@@ -1,0 +1,199 @@
+// `stagecraft-cli fidelity --fit RUN [--check RUN]... [--json]`: fits the torch runtime model to
+// one measured torch.distributed.pipelining run (a comma list of its per-rank profiler traces),
+// reports the fit and its residual on that run, and predicts every --check run (another schedule
+// of the same model: its own executed programs timed with the fitted costs) against its
+// measurement. Core's eval/runtime_fit does the work.
+#include "commands.h"
+#include "eval/runtime_fit.h"
+#include "report_format.h"
+
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+namespace stagecraft::cli {
+
+namespace {
+
+struct FidelityOptions {
+    std::string fit;
+    std::vector<std::string> checks;
+    bool json = false;
+};
+
+std::string ms(double us) {
+    return fixed(us / 1000, 3);
+}
+std::string signedPct(double ratio) {
+    return (ratio >= 0 ? "+" : "") + fixed(100 * ratio, 1) + "%";
+}
+std::string points(double delta) {
+    return (delta >= 0 ? "+" : "") + fixed(100 * delta, 1);
+}
+
+std::vector<std::filesystem::path> filesOf(const std::string& list) {
+    std::vector<std::filesystem::path> out;
+    for (const std::string& name : splitNames(list)) out.emplace_back(name);
+    return out;
+}
+
+/// A check: the run's own programs timed with the fitted costs (mapped onto its stage count).
+struct Check {
+    std::string run;
+    std::vector<std::string> notes;
+    FidelityReport report;
+};
+
+Check check(const RuntimeFit& fit, const std::string& list) {
+    Check c;
+    c.run = list;
+    c.report = predictRun(fit.costs, readTorchRun(filesOf(list)), list, &c.notes);
+    return c;
+}
+
+std::vector<std::string> row(const std::string& name, const FidelityReport& r) {
+    return {name,
+            ms(r.measured.makespan),
+            ms(r.predicted.makespan),
+            signedPct(r.makespanError),
+            fixed(100 * r.measured.bubble, 1),
+            fixed(100 * r.predicted.bubble, 1),
+            points(r.bubbleError),
+            fixed(100 * r.opMape, 1) + "%",
+            ms(r.startMae)};
+}
+
+std::string rankTable(const FidelityReport& r) {
+    std::vector<std::vector<std::string>> rows{
+        {"rank", "compute", "input wait", "comm", "bookkeeping", "gaps", "busy error"}};
+    for (std::size_t d = 0; d < r.measured.ranks.size() && d < r.predicted.ranks.size(); ++d) {
+        const RankTime& m = r.measured.ranks[d];
+        const RankTime& p = r.predicted.ranks[d];
+        auto pair = [](double a, double b) { return ms(a) + " / " + ms(b); };
+        rows.push_back({std::to_string(d), pair(m.compute, p.compute), pair(m.inputWait, p.inputWait),
+                        pair(m.comm, p.comm), pair(m.bookkeeping, p.bookkeeping), pair(m.gaps, p.gaps),
+                        m.compute > 0 ? signedPct((p.compute - m.compute) / m.compute) : "-"});
+    }
+    const RankTime& c = r.criticalDelta;
+    return textTable(rows) + "rank " + std::to_string(r.criticalRank) +
+           " ends last; its time predicted - measured (ms): compute " + ms(c.compute) + ", input wait " +
+           ms(c.inputWait) + ", comm " + ms(c.comm) + ", bookkeeping " + ms(c.bookkeeping) + ", gaps " +
+           ms(c.gaps) + "\n";
+}
+
+std::string text(const RuntimeFit& fit, const std::string& fitRun, const std::vector<Check>& checks) {
+    std::string out = "fitted " + std::string(runtimeModelName(RuntimeModel::TorchGloo)) + " on " + fitRun +
+                      ": " + std::to_string(fit.programs.ranks) + " ranks, " +
+                      std::to_string(fit.iterations) + " iterations, " + std::to_string(fit.computeSamples) +
+                      " compute ranges, " + std::to_string(fit.transferSamples) + " waited-for transfers\n";
+    std::vector<std::vector<std::string>> stages{{"stage", "F ms", "B ms", "I ms", "W ms"}};
+    auto cell = [](double v) { return v < 0 ? std::string("-") : ms(v); };
+    for (std::size_t s = 0; s < fit.costs.stages.size(); ++s) {
+        const StageCompute& c = fit.costs.stages[s];
+        stages.push_back({std::to_string(s), cell(c.f), cell(c.b), cell(c.i), cell(c.w)});
+    }
+    out += textTable(stages);
+    const ActionCosts& a = fit.costs.actions;
+    out += "per action (ms): gap " + ms(a.gap) + ", post recv " + ms(a.postRecv) + ", post send " +
+           ms(a.postSend) + ", wait send " + ms(a.waitSend) + ", reduce grad " + ms(a.reduceGrad) +
+           ", unshard " + ms(a.unshard) + ", reshard " + ms(a.reshard) + "; transfer " +
+           ms(fit.costs.transfer.latency) + "\n";
+    for (const std::string& n : fit.notes) out += "note: " + n + "\n";
+    std::vector<std::vector<std::string>> rows{{"run", "makespan ms", "predicted", "error", "bubble %",
+                                                "predicted", "points", "op MAPE", "start MAE ms"}};
+    rows.push_back(row("fit (residual)", fit.residual));
+    for (std::size_t i = 0; i < checks.size(); ++i)
+        rows.push_back(row("check " + std::to_string(i + 1), checks[i].report));
+    out += textTable(rows);
+    out += "fit run, per rank, measured / predicted ms:\n" + rankTable(fit.residual);
+    for (std::size_t i = 0; i < checks.size(); ++i) {
+        out += "check " + std::to_string(i + 1) + ": " + checks[i].run + "\n";
+        for (const std::string& n : checks[i].notes) out += "note: " + n + "\n";
+        out += rankTable(checks[i].report);
+    }
+    return out;
+}
+
+nlohmann::ordered_json reportJson(const FidelityReport& r) {
+    using Json = nlohmann::ordered_json;
+    auto ranks = [](const RunSummary& s) {
+        Json out = Json::array();
+        for (const RankTime& t : s.ranks)
+            out.push_back({{"compute_us", t.compute},
+                           {"input_wait_us", t.inputWait},
+                           {"comm_us", t.comm},
+                           {"bookkeeping_us", t.bookkeeping},
+                           {"gaps_us", t.gaps}});
+        return out;
+    };
+    return Json{{"measured_makespan_us", r.measured.makespan},
+                {"predicted_makespan_us", r.predicted.makespan},
+                {"makespan_error", r.makespanError},
+                {"measured_bubble", r.measured.bubble},
+                {"predicted_bubble", r.predicted.bubble},
+                {"bubble_error", r.bubbleError},
+                {"op_mape", r.opMape},
+                {"start_mae_us", r.startMae},
+                {"matched_ops", r.matchedOps},
+                {"measured_ranks", ranks(r.measured)},
+                {"predicted_ranks", ranks(r.predicted)}};
+}
+
+std::string json(const RuntimeFit& fit, const std::string& fitRun, const std::vector<Check>& checks) {
+    using Json = nlohmann::ordered_json;
+    Json stages = Json::array();
+    for (const StageCompute& c : fit.costs.stages)
+        stages.push_back({{"f_us", c.f}, {"b_us", c.b}, {"i_us", c.i}, {"w_us", c.w}});
+    const ActionCosts& a = fit.costs.actions;
+    Json out{{"model", runtimeModelName(RuntimeModel::TorchGloo)},
+             {"fit_run", fitRun},
+             {"iterations", fit.iterations},
+             {"stages", stages},
+             {"actions_us",
+              {{"gap", a.gap},
+               {"post_recv", a.postRecv},
+               {"post_send", a.postSend},
+               {"wait_send", a.waitSend},
+               {"reduce_grad", a.reduceGrad},
+               {"unshard", a.unshard},
+               {"reshard", a.reshard}}},
+             {"transfer_us", fit.costs.transfer.latency},
+             {"notes", fit.notes},
+             {"residual", reportJson(fit.residual)}};
+    Json list = Json::array();
+    for (const Check& c : checks) {
+        Json item = reportJson(c.report);
+        item["run"] = c.run;
+        item["notes"] = c.notes;
+        list.push_back(item);
+    }
+    out["checks"] = list;
+    return out.dump(2) + '\n';
+}
+
+} // namespace
+
+void addFidelityCommand(CLI::App& app, CommandResult& result) {
+    auto* command = app.add_subcommand(
+        "fidelity",
+        "Fit the torch runtime model to one measured torch.distributed.pipelining run and check its "
+        "predictions against other runs (per-rank profiler traces, comma-separated per run)");
+    auto options = std::make_shared<FidelityOptions>();
+    command
+        ->add_option("--fit", options->fit,
+                     "The run to fit: its per-rank torch profiler traces, comma-separated")
+        ->required();
+    command->add_option("--check", options->checks,
+                        "A run to predict (another schedule of the same model), comma-separated; repeatable");
+    command->add_flag("--json", options->json, "Machine-readable JSON");
+    command->callback([&result, options] {
+        const std::vector<RankTrace> ranks = readTorchRun(filesOf(options->fit));
+        const RuntimeFit fit = fitRuntime(ranks, options->fit);
+        std::vector<Check> checks;
+        for (const std::string& list : options->checks) checks.push_back(check(fit, list));
+        std::cout << (options->json ? json(fit, options->fit, checks) : text(fit, options->fit, checks));
+        result.status = kExitOk;
+    });
+}
+
+} // namespace stagecraft::cli

@@ -1,0 +1,441 @@
+#include "eval/runtime_fit.h"
+
+#include "error.h"
+#include "io/executed_program.h"
+#include "io/torch_trace.h"
+#include "sim/statistics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+namespace stagecraft {
+
+namespace {
+
+/// When the op of a compute range began: after the wait for its input.
+double opStart(const ActionRange& r) {
+    return std::min(r.end, r.start + std::max(0.0, r.wait));
+}
+
+bool isTransferRange(RangeKind k) {
+    return k == RangeKind::SendF || k == RangeKind::RecvF || k == RangeKind::SendB || k == RangeKind::RecvB ||
+           k == RangeKind::WaitSendF || k == RangeKind::WaitSendB;
+}
+
+using OpKey = std::tuple<int, int, int>; // range kind, stage, mb
+
+/// µs of a receive's wait inside a compute range below which the data had arrived before the
+/// wait began (the call itself takes a few µs): such a transfer's arrival is not observed.
+constexpr double kWaited = 50;
+
+/// One iteration of a measured run.
+RunSummary summarizeIteration(const std::vector<RankTrace>& ranks, int k) {
+    RunSummary s;
+    std::vector<std::vector<const ActionRange*>> actions;
+    double t0 = INFINITY, t1 = -INFINITY;
+    for (const RankTrace& t : ranks) {
+        actions.push_back(iterationActions(t, k));
+        if (!actions.back().empty()) t0 = std::min(t0, actions.back().front()->start);
+        for (const ActionRange* r : actions.back()) t1 = std::max(t1, r->end);
+    }
+    if (!std::isfinite(t0)) return s;
+    s.makespan = t1 - t0;
+    double compute = 0;
+    for (std::size_t d = 0; d < actions.size(); ++d) {
+        RankTime time;
+        double last = t0;
+        for (const ActionRange* r : actions[d]) {
+            last = std::max(last, r->end);
+            if (isComputeRange(r->kind)) {
+                time.compute += r->end - opStart(*r);
+                time.inputWait += opStart(*r) - r->start;
+                s.ops.push_back(
+                    RunSummary::Op{r->kind, int(d), r->stage, r->mb, opStart(*r) - t0, r->end - t0});
+            } else if (isTransferRange(r->kind)) {
+                time.comm += r->end - r->start;
+            } else {
+                time.bookkeeping += r->end - r->start;
+            }
+        }
+        time.gaps =
+            std::max(0.0, (last - t0) - (time.compute + time.inputWait + time.comm + time.bookkeeping));
+        compute += time.compute;
+        s.ranks.push_back(time);
+    }
+    s.bubble = s.makespan > 0 ? 1.0 - compute / (double(ranks.size()) * s.makespan) : 0.0;
+    return s;
+}
+
+/// The median of each field over the iterations.
+RunSummary medianOf(const std::vector<RunSummary>& runs) {
+    RunSummary out;
+    std::vector<double> v;
+    auto med = [&](auto get) {
+        v.clear();
+        for (const RunSummary& r : runs) v.push_back(get(r));
+        return median(v);
+    };
+    out.makespan = med([](const RunSummary& r) { return r.makespan; });
+    out.bubble = med([](const RunSummary& r) { return r.bubble; });
+    const std::size_t rankCount = runs.front().ranks.size();
+    for (std::size_t d = 0; d < rankCount; ++d) {
+        RankTime t;
+        t.compute = med([&](const RunSummary& r) { return r.ranks[d].compute; });
+        t.inputWait = med([&](const RunSummary& r) { return r.ranks[d].inputWait; });
+        t.comm = med([&](const RunSummary& r) { return r.ranks[d].comm; });
+        t.bookkeeping = med([&](const RunSummary& r) { return r.ranks[d].bookkeeping; });
+        t.gaps = med([&](const RunSummary& r) { return r.ranks[d].gaps; });
+        out.ranks.push_back(t);
+    }
+    std::map<OpKey, std::pair<std::vector<double>, std::vector<double>>> ops;
+    std::map<OpKey, int> rankOf;
+    for (const RunSummary& r : runs)
+        for (const RunSummary::Op& op : r.ops) {
+            auto& [starts, ends] = ops[{int(op.kind), op.stage, op.mb}];
+            starts.push_back(op.start);
+            ends.push_back(op.end);
+            rankOf[{int(op.kind), op.stage, op.mb}] = op.rank;
+        }
+    for (auto& [key, se] : ops) {
+        const auto [kind, stage, mb] = key;
+        const double start = median(se.first);
+        out.ops.push_back(RunSummary::Op{RangeKind(kind), rankOf[key], stage, mb, start,
+                                         std::max(start, median(se.second))});
+    }
+    return out;
+}
+
+RangeKind rangeKindOf(OpKind op, bool split) {
+    return op == OpKind::F   ? RangeKind::F
+           : op == OpKind::W ? RangeKind::W
+           : split           ? RangeKind::I
+                             : RangeKind::B;
+}
+
+/// The samples of every primitive the model has, read off the ranks' ranges.
+struct Samples {
+    std::vector<std::array<std::vector<double>, 4>> compute; ///< [stage][F, B, I, W]
+    std::vector<double> gaps, postRecv, postSend, waitSend, reduceGrad, unshard, reshard, transfer;
+};
+
+int computeSlot(RangeKind k) {
+    return k == RangeKind::F ? 0 : k == RangeKind::B ? 1 : k == RangeKind::I ? 2 : 3;
+}
+
+Samples collect(const std::vector<RankTrace>& ranks, int iterations, int stages, bool split) {
+    Samples s;
+    s.compute.resize(std::size_t(stages));
+    for (int k = 0; k < iterations; ++k) {
+        // (kind, stage, mb) -> the range of this iteration, over all ranks (a stage has one rank).
+        std::map<OpKey, const ActionRange*> byKey;
+        std::vector<std::vector<const ActionRange*>> actions;
+        for (const RankTrace& t : ranks) {
+            actions.push_back(iterationActions(t, k));
+            for (const ActionRange* r : actions.back()) byKey[{int(r->kind), r->stage, r->mb}] = r;
+        }
+        for (const auto& list : actions) {
+            for (std::size_t i = 0; i < list.size(); ++i) {
+                const ActionRange& r = *list[i];
+                if (i > 0) s.gaps.push_back(std::max(0.0, r.start - list[i - 1]->end));
+                const double d = r.end - r.start;
+                switch (r.kind) {
+                case RangeKind::F:
+                case RangeKind::B:
+                case RangeKind::I:
+                case RangeKind::W: {
+                    // A "B" beside W ranges is the input-gradient half (older naming).
+                    const RangeKind kind = split && r.kind == RangeKind::B ? RangeKind::I : r.kind;
+                    if (r.stage >= 0 && r.stage < stages)
+                        s.compute[std::size_t(r.stage)][std::size_t(computeSlot(kind))].push_back(r.end -
+                                                                                                  opStart(r));
+                    break;
+                }
+                case RangeKind::RecvF:
+                case RangeKind::RecvB:
+                    s.postRecv.push_back(d);
+                    break;
+                case RangeKind::SendF:
+                case RangeKind::SendB:
+                    s.postSend.push_back(d);
+                    break;
+                case RangeKind::WaitSendF:
+                case RangeKind::WaitSendB:
+                    s.waitSend.push_back(d);
+                    break;
+                case RangeKind::ReduceGrad:
+                    s.reduceGrad.push_back(d);
+                    break;
+                case RangeKind::Unshard:
+                    s.unshard.push_back(d);
+                    break;
+                case RangeKind::Reshard:
+                    s.reshard.push_back(d);
+                    break;
+                case RangeKind::Other:
+                    break;
+                }
+                // A transfer the consumer waited for: from the later post to its arrival.
+                // (a wait() that returned at once still ends inside the range: the data was there)
+                if (!isComputeRange(r.kind) || r.kind == RangeKind::W || r.wait <= kWaited) continue;
+                const bool forward = r.kind == RangeKind::F;
+                const auto send = byKey.find(
+                    {int(forward ? RangeKind::SendF : RangeKind::SendB), r.stage + (forward ? -1 : 1), r.mb});
+                const auto recv =
+                    byKey.find({int(forward ? RangeKind::RecvF : RangeKind::RecvB), r.stage, r.mb});
+                if (send == byKey.end() || recv == byKey.end()) continue;
+                s.transfer.push_back(
+                    std::max(0.0, opStart(r) - std::max(send->second->end, recv->second->end)));
+            }
+        }
+    }
+    return s;
+}
+
+} // namespace
+
+std::vector<RankTrace> readTorchRun(const std::vector<std::filesystem::path>& paths) {
+    std::vector<RankTrace> ranks;
+    for (const auto& path : paths)
+        for (RankTrace& t : readTorchTrace(path, TraceClock::Host)) ranks.push_back(std::move(t));
+    if (ranks.empty()) throw ParseError("trace.empty", "", 0, 0, "no trace file was given");
+    const bool named =
+        std::all_of(ranks.begin(), ranks.end(), [](const RankTrace& t) { return t.rank >= 0; });
+    if (named)
+        std::stable_sort(ranks.begin(), ranks.end(),
+                         [](const RankTrace& a, const RankTrace& b) { return a.rank < b.rank; });
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+        if (named && i > 0 && ranks[i].rank == ranks[i - 1].rank)
+            throw ParseError("trace.shape", ranks[i].source, 0, 0,
+                             ranks[i - 1].source + " and " + ranks[i].source + " are both of rank " +
+                                 std::to_string(ranks[i].rank) + "; give one file per rank");
+        for (ActionRange& r : ranks[i].ranges)
+            if (r.stage < 0 && r.chunk == 0)
+                r.stage = int(i); // a single-stage class's own labels ("Forward 3"): the rank's stage
+            else if (r.stage < 0)
+                throw ParseError("trace.event", ranks[i].source, 0, 0,
+                                 "event " + std::to_string(r.event) +
+                                     " names a model chunk, not a stage; the runtime fit reads torch's "
+                                     "PP:<stage><action> ranges");
+    }
+    return ranks;
+}
+
+RunSummary summarizeMeasured(const std::vector<RankTrace>& ranks) {
+    const int iterations = completeIterations(ranks);
+    if (iterations <= 0)
+        throw ParseError("trace.empty", ranks.empty() ? std::string() : ranks.front().source, 0, 0,
+                         "the trace holds no complete iteration of pipeline compute actions");
+    std::vector<RunSummary> runs;
+    for (int k = 0; k < iterations; ++k) runs.push_back(summarizeIteration(ranks, k));
+    return medianOf(runs);
+}
+
+RunSummary summarizePredicted(const Lowered& programs, const ProgramTiming& timing) {
+    RunSummary s;
+    double t0 = INFINITY, t1 = 0;
+    for (const auto& rank : timing.ranks)
+        if (!rank.empty()) {
+            t0 = std::min(t0, rank.front().start);
+            t1 = std::max(t1, rank.back().end);
+        }
+    if (!std::isfinite(t0)) return s;
+    s.makespan = t1 - t0;
+    double compute = 0;
+    for (int r = 0; r < programs.ranks; ++r) {
+        const auto& ins = programs.programs[std::size_t(r)].instructions;
+        const auto& times = timing.ranks[std::size_t(r)];
+        RankTime time;
+        double last = t0;
+        for (std::size_t i = 0; i < ins.size(); ++i) {
+            const Instruction& in = ins[i];
+            const TimedInstruction& t = times[i];
+            last = std::max(last, t.end);
+            switch (in.kind) {
+            case InstrKind::Compute:
+                time.compute += t.end - t.begin;
+                time.inputWait += t.begin - t.start;
+                s.ops.push_back(RunSummary::Op{rangeKindOf(in.op, programs.splitBackward), r, in.stage, in.mb,
+                                               t.begin - t0, t.end - t0});
+                break;
+            case InstrKind::Send:
+            case InstrKind::Recv:
+                time.comm += t.end - t.start;
+                break;
+            case InstrKind::Wait:
+                (in.waits == InstrKind::Send || in.waits == InstrKind::Recv ? time.comm : time.bookkeeping) +=
+                    t.end - t.start;
+                break;
+            case InstrKind::Optimizer:
+                break;
+            default:
+                time.bookkeeping += t.end - t.start;
+                break;
+            }
+        }
+        time.gaps =
+            std::max(0.0, (last - t0) - (time.compute + time.inputWait + time.comm + time.bookkeeping));
+        compute += time.compute;
+        s.ranks.push_back(time);
+    }
+    s.bubble = s.makespan > 0 ? 1.0 - compute / (double(programs.ranks) * s.makespan) : 0.0;
+    return s;
+}
+
+FidelityReport compareRuns(const RunSummary& measured, const RunSummary& predicted) {
+    FidelityReport f;
+    f.measured = measured;
+    f.predicted = predicted;
+    f.makespanError =
+        measured.makespan > 0 ? (predicted.makespan - measured.makespan) / measured.makespan : 0.0;
+    f.bubbleError = predicted.bubble - measured.bubble;
+    std::map<OpKey, const RunSummary::Op*> byKey;
+    for (const RunSummary::Op& op : measured.ops) byKey[{int(op.kind), op.stage, op.mb}] = &op;
+    double ape = 0, ae = 0;
+    std::size_t durations = 0;
+    for (const RunSummary::Op& p : predicted.ops) {
+        const auto it = byKey.find({int(p.kind), p.stage, p.mb});
+        if (it == byKey.end()) continue;
+        const RunSummary::Op& m = *it->second;
+        ++f.matchedOps;
+        ae += std::abs(p.start - m.start);
+        if (m.end - m.start > 0) {
+            ape += std::abs((p.end - p.start) - (m.end - m.start)) / (m.end - m.start);
+            ++durations;
+        }
+    }
+    f.opMape = durations ? ape / double(durations) : 0.0;
+    f.startMae = f.matchedOps ? ae / double(f.matchedOps) : 0.0;
+    // The rank whose measured time is longest ends the iteration.
+    for (std::size_t d = 1; d < measured.ranks.size(); ++d)
+        if (measured.ranks[d].total() > measured.ranks[std::size_t(f.criticalRank)].total())
+            f.criticalRank = int(d);
+    if (std::size_t(f.criticalRank) < measured.ranks.size() &&
+        std::size_t(f.criticalRank) < predicted.ranks.size()) {
+        const RankTime& m = measured.ranks[std::size_t(f.criticalRank)];
+        const RankTime& p = predicted.ranks[std::size_t(f.criticalRank)];
+        f.criticalDelta = RankTime{p.compute - m.compute, p.inputWait - m.inputWait, p.comm - m.comm,
+                                   p.bookkeeping - m.bookkeeping, p.gaps - m.gaps};
+    }
+    return f;
+}
+
+RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& source) {
+    RuntimeFit fit;
+    fit.iterations = completeIterations(ranks);
+    if (fit.iterations <= 0)
+        throw ValidationError("calibrate.trace", "trace",
+                              source + ": the trace holds no complete iteration of pipeline compute actions");
+    fit.programs = executedPrograms(ranks, 0, source);
+    const int stages = fit.programs.stagesPerPipe;
+    const bool split = fit.programs.splitBackward;
+    const Samples s = collect(ranks, fit.iterations, stages, split);
+
+    RuntimeCosts& c = fit.costs;
+    c.stages.resize(std::size_t(stages));
+    for (int stage = 0; stage < stages; ++stage) {
+        const auto& d = s.compute[std::size_t(stage)];
+        StageCompute& sc = c.stages[std::size_t(stage)];
+        for (const auto& list : d) fit.computeSamples += list.size();
+        if (d[0].empty() || (d[1].empty() && d[2].empty()))
+            throw ValidationError(
+                "calibrate.trace", "trace",
+                source + ": stage " + std::to_string(stage) +
+                    " has no measured F or no backward; the fit needs both for every stage");
+        // Means: an iteration's time is the sum of its ops, so the mean is what adds up (the
+        // ops' times are skewed: a median under-counts a loaded machine's slow tail).
+        sc.f = mean(d[0]);
+        if (split) {
+            sc.i = mean(d[2]);
+            sc.w = d[3].empty() ? -1.0 : mean(d[3]);
+        } else {
+            sc.b = mean(d[1]);
+        }
+    }
+    if (split) c = wholeBackwardCosts(c);
+    ActionCosts& a = c.actions;
+    a.gap = mean(s.gaps);
+    a.postRecv = mean(s.postRecv);
+    a.postSend = mean(s.postSend);
+    a.waitSend = median(s.waitSend); // its busy part: a mean would add the waits the model times itself
+    a.reduceGrad = mean(s.reduceGrad);
+    a.unshard = mean(s.unshard);
+    a.reshard = mean(s.reshard);
+    fit.gapSamples = s.gaps.size();
+    fit.transferSamples = s.transfer.size();
+    c.transfer.latency = median(s.transfer);
+    c.transfer.usPerByte = 0;
+    fit.notes.push_back(
+        "transfers have one size in this run, so the fit gives every transfer its measured time "
+        "(latency) and no per-byte term");
+    if (s.transfer.empty())
+        fit.notes.push_back("no consumer waited for a transfer, so its time is not observable: taken as 0");
+    if (!split)
+        fit.notes.push_back(
+            "the run does not split the backward: I and W are not measured (a split schedule "
+            "needs --input-share: stage 0's I is 0 and its W the whole backward, as in torch)");
+
+    const ProgramTiming timing = timePrograms(fit.programs, c);
+    fit.residual = compareRuns(summarizeMeasured(ranks), summarizePredicted(fit.programs, timing));
+    return fit;
+}
+
+FidelityReport predictRun(const RuntimeCosts& costs, const std::vector<RankTrace>& ranks,
+                          const std::string& source, std::vector<std::string>* notes) {
+    const Lowered programs = executedPrograms(ranks, 0, source);
+    RuntimeCosts mapped = remapStages(costs, programs.stagesPerPipe);
+    if (notes && programs.stagesPerPipe != int(costs.stages.size()))
+        notes->push_back("stage costs mapped from " + std::to_string(costs.stages.size()) + " to " +
+                         std::to_string(programs.stagesPerPipe) + " stages by their share of the model");
+    if (!programs.splitBackward) mapped = wholeBackwardCosts(mapped);
+    return compareRuns(summarizeMeasured(ranks),
+                       summarizePredicted(programs, timePrograms(programs, mapped)));
+}
+
+RuntimeCosts remapStages(const RuntimeCosts& costs, int stages) {
+    const int from = int(costs.stages.size());
+    if (stages == from || from == 0 || stages <= 0) return costs;
+    RuntimeCosts out = costs;
+    out.stages.assign(std::size_t(stages), StageCompute{0, 0, 0, 0});
+    // Stage j covers [j / stages, (j + 1) / stages) of the model; in units of 1 / (from * stages)
+    // the boundaries are integers.
+    for (int j = 0; j < stages; ++j) {
+        StageCompute& t = out.stages[std::size_t(j)];
+        const long lo = long(j) * from, hi = long(j + 1) * from;
+        for (int i = 0; i < from; ++i) {
+            const long slo = long(i) * stages, shi = long(i + 1) * stages;
+            const long overlap = std::min(hi, shi) - std::max(lo, slo);
+            if (overlap <= 0) continue;
+            const double share = double(overlap) / double(stages);
+            const StageCompute& s = costs.stages[std::size_t(i)];
+            auto add = [&](double& to, double v) { to = to < 0 || v < 0 ? -1.0 : to + share * v; };
+            add(t.f, s.f);
+            add(t.b, s.b);
+            add(t.i, s.i);
+            add(t.w, s.w);
+        }
+    }
+    return out;
+}
+
+RuntimeCosts splitBackwardCosts(const RuntimeCosts& costs, double inputShare) {
+    RuntimeCosts out = costs;
+    for (std::size_t s = 0; s < out.stages.size(); ++s) {
+        StageCompute& c = out.stages[s];
+        if (c.i >= 0 && c.w >= 0) continue;
+        if (c.b < 0) continue;
+        c.i = s == 0 ? 0.0 : inputShare * c.b;
+        c.w = c.b - c.i;
+    }
+    return out;
+}
+
+RuntimeCosts wholeBackwardCosts(const RuntimeCosts& costs) {
+    RuntimeCosts out = costs;
+    for (StageCompute& c : out.stages)
+        if (c.b < 0 && c.i >= 0 && c.w >= 0) c.b = c.i + c.w;
+    return out;
+}
+
+} // namespace stagecraft

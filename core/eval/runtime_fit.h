@@ -1,0 +1,112 @@
+#pragma once
+// Calibration against the whole measured timeline of a torch.distributed.pipelining run: the
+// costs of the runtime model (passes/program_timing.h) fitted to every action the ranks ran, and
+// the prediction's error against a measured run action by action. docs/fidelity.md.
+//
+// The fit reads each primitive where the trace shows it alone:
+//  - compute: per stage and kind (F, B, I, W), the median over iterations and micro-batches of the
+//    op's own time: its range minus the wait for its received input that torch counts inside it;
+//  - the framework's time between actions: the median gap between consecutive ranges of a rank;
+//  - posting a receive or a send, a send's wait once done, REDUCE_GRAD, UNSHARD, RESHARD: the
+//    median of their ranges (a WAIT_SEND's lower quartile: most of them block on the peer);
+//  - a transfer: from the later of its two posts to its arrival (the end of the wait inside the
+//    consumer), over the transfers the consumer did wait for (the others only bound it).
+// Then the run's own programs are timed with those costs and compared with the run.
+
+#include "io/measured_run.h"
+#include "passes/program.h"
+#include "passes/program_timing.h"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace stagecraft {
+
+/// The ranks of one torch profiler run, one file per rank (or one file holding them all), in
+/// rank order, host-timed. A rank named twice is refused (trace.shape), as are ranges named by a
+/// model chunk rather than a stage (the fit needs torch's own `PP:` names).
+std::vector<RankTrace> readTorchRun(const std::vector<std::filesystem::path>& paths);
+
+/// What a rank's time in one iteration is made of, µs: the ops' own work, the waits for a
+/// received input inside them, posting and waiting for transfers, bookkeeping actions, and the
+/// rest (the framework between actions, and the wait before the rank's first action).
+struct RankTime {
+    double compute = 0, inputWait = 0, comm = 0, bookkeeping = 0, gaps = 0;
+    double total() const { return compute + inputWait + comm + bookkeeping + gaps; }
+};
+
+/// One iteration of a run (measured, or predicted by timing programs), reduced to what the
+/// fidelity checks compare.
+struct RunSummary {
+    double makespan = 0;         ///< from the first action of any rank to the last one's end, µs
+    double bubble = 0;           ///< 1 - compute / (ranks x makespan)
+    std::vector<RankTime> ranks; ///< [rank]
+    /// Each compute op: (kind, stage, mb) -> its start and end from the iteration's start.
+    struct Op {
+        RangeKind kind = RangeKind::F;
+        int rank = 0, stage = 0, mb = 0;
+        double start = 0, end = 0;
+    };
+    std::vector<Op> ops;
+};
+
+/// The median iteration of a measured run: per-iteration makespans, rank times and op times, each
+/// the median over the run's complete iterations. Throws ParseError("trace.empty") without one.
+RunSummary summarizeMeasured(const std::vector<RankTrace>& ranks);
+
+/// The same summary of a predicted timing of programs.
+RunSummary summarizePredicted(const Lowered& programs, const ProgramTiming& timing);
+
+/// A prediction against a measurement.
+struct FidelityReport {
+    RunSummary measured, predicted;
+    double makespanError = 0; ///< (predicted - measured) / measured
+    double bubbleError = 0;   ///< predicted - measured, in points of a fraction (0.03 = 3 points)
+    double opMape = 0;        ///< mean absolute percentage error of the op durations
+    double startMae = 0;      ///< mean absolute error of the op starts, µs
+    std::size_t matchedOps = 0;
+    /// The share of the makespan error each part of the rank that ends last makes up: its compute,
+    /// input waits, communication actions, bookkeeping and gaps (predicted - measured, µs).
+    RankTime criticalDelta;
+    int criticalRank = 0;
+};
+
+FidelityReport compareRuns(const RunSummary& measured, const RunSummary& predicted);
+
+struct RuntimeFit {
+    RuntimeCosts costs;
+    Lowered programs; ///< what the run executed (its first complete iteration's actions)
+    int iterations = 0;
+    std::size_t computeSamples = 0, gapSamples = 0, transferSamples = 0;
+    /// What the run could not show and the rule used instead, one sentence each.
+    std::vector<std::string> notes;
+    FidelityReport residual; ///< the run's own programs timed with the fit, against the run
+};
+
+/// Fits the torch-gloo runtime model to a measured run of torch's `_PipelineScheduleRuntime`
+/// (ranks in rank order, as read by readTorchTrace, with every stage known). Throws
+/// ValidationError("calibrate.trace") when a stage has no F or no backward to fit, and what
+/// executedPrograms throws for a trace without torch's transfer actions.
+RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& source);
+
+/// A held-out check: the programs `ranks` executed (another run of the same model), timed with
+/// `costs` mapped onto its stage count (remapStages; a whole backward from I + W where the fit
+/// split it), against that run's measurement. `notes` receives what was mapped.
+FidelityReport predictRun(const RuntimeCosts& costs, const std::vector<RankTrace>& ranks,
+                          const std::string& source, std::vector<std::string>* notes = nullptr);
+
+/// The costs of `costs` for a model cut into `stages` equal stages instead: each new stage gets the
+/// share of the old stages' costs its part of the model covers (costs spread evenly inside an old
+/// stage). The identity when the count is the same.
+RuntimeCosts remapStages(const RuntimeCosts& costs, int stages);
+
+/// Completes what a split backward needs from a run that did not split it, by torch's rules:
+/// stage 0's I computes nothing and its W is the whole backward; elsewhere I = `inputShare` x B and
+/// W = B - I. Stages that already have I and W keep them.
+RuntimeCosts splitBackwardCosts(const RuntimeCosts& costs, double inputShare);
+
+/// Fills a missing whole backward from a split run: B = I + W (what torch's I and W add up to).
+RuntimeCosts wholeBackwardCosts(const RuntimeCosts& costs);
+
+} // namespace stagecraft

@@ -1,0 +1,245 @@
+#include "passes/program_timing.h"
+
+#include "error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+namespace stagecraft {
+
+namespace {
+
+/// One transfer, by tag: when each end was posted, and who waits for its arrival.
+struct TransferState {
+    double sendPosted = NAN, recvPosted = NAN;
+    std::uint64_t bytes = 0;
+    int sendRank = -1, recvRank = -1;
+    std::array<int, 2> waiters = {-1, -1}; ///< ranks blocked until it arrives
+
+    bool arrived() const { return !std::isnan(sendPosted) && !std::isnan(recvPosted); }
+};
+
+/// Key of the buffer a compute op reads from a receive: (direction, pipe, stage, mb).
+std::uint64_t inputKey(Direction dir, int pipe, int stage, int mb) {
+    return std::uint64_t(dir) | std::uint64_t(pipe) << 1 | std::uint64_t(std::uint32_t(stage)) << 9 |
+           std::uint64_t(std::uint32_t(mb)) << 36;
+}
+
+class Timer {
+  public:
+    Timer(const Lowered& l, const RuntimeCosts& c) : m_l(l), m_costs(c) {
+        const auto ranks = std::size_t(l.ranks);
+        m_pc.assign(ranks, 0);
+        m_clock.assign(ranks, 0.0);
+        m_inputs.resize(ranks);
+        m_out.ranks.resize(ranks);
+        for (std::size_t r = 0; r < ranks; ++r) m_out.ranks[r].resize(l.programs[r].instructions.size());
+        std::int64_t maxTag = -1;
+        for (const Program& p : l.programs)
+            for (const Instruction& in : p.instructions)
+                if (in.kind == InstrKind::Send || in.kind == InstrKind::Recv)
+                    maxTag = std::max(maxTag, in.tag);
+        m_transfers.resize(std::size_t(maxTag + 1));
+    }
+
+    ProgramTiming run() {
+        std::vector<int> ready;
+        for (int r = 0; r < m_l.ranks; ++r) ready.push_back(r);
+        while (!ready.empty()) {
+            const int r = ready.back();
+            ready.pop_back();
+            advance(r, ready);
+        }
+        for (int r = 0; r < m_l.ranks; ++r)
+            if (m_pc[std::size_t(r)] < m_l.programs[std::size_t(r)].instructions.size()) stuck(r);
+        finish();
+        return std::move(m_out);
+    }
+
+  private:
+    const Lowered& m_l;
+    const RuntimeCosts& m_costs;
+    std::vector<std::size_t> m_pc;
+    std::vector<double> m_clock;
+    std::vector<std::unordered_map<std::uint64_t, std::int64_t>> m_inputs; ///< receive tag of each input
+    std::vector<TransferState> m_transfers;
+    ProgramTiming m_out;
+
+    double arrival(const TransferState& t) const {
+        return std::max(t.sendPosted, t.recvPosted) + m_costs.transfer.time(t.bytes);
+    }
+
+    /// The transfer the instruction at the rank's pc must see arrive before it can begin, or -1.
+    std::int64_t awaited(int r, const Instruction& in) const {
+        if (in.kind == InstrKind::Compute && (in.op == OpKind::F || in.op == OpKind::B)) {
+            const Direction dir = in.op == OpKind::F ? Direction::F : Direction::B;
+            const auto& inputs = m_inputs[std::size_t(r)];
+            const auto it = inputs.find(inputKey(dir, in.pipe, in.stage, in.mb));
+            return it == inputs.end() ? -1 : it->second;
+        }
+        if (in.kind == InstrKind::Wait && (in.waits == InstrKind::Send || in.waits == InstrKind::Recv))
+            return m_l.programs[std::size_t(r)].instructions[std::size_t(in.ref)].tag;
+        return -1;
+    }
+
+    double busy(const Instruction& in) const {
+        const ActionCosts& a = m_costs.actions;
+        switch (in.kind) {
+        case InstrKind::Compute: {
+            const double cost = computeCost(m_costs, in, m_l.splitBackward);
+            if (cost < 0)
+                throw ValidationError("timing.cost", "costs",
+                                      "no measured cost of " + std::string(opKindName(in.op)) + " on stage " +
+                                          std::to_string(in.stage) + " to time this program with");
+            return cost;
+        }
+        case InstrKind::Send:
+            return a.postSend;
+        case InstrKind::Recv:
+            return a.postRecv;
+        case InstrKind::Wait:
+            return in.waits == InstrKind::Send ? a.waitSend : 0.0;
+        case InstrKind::GradSync:
+            return a.reduceGrad;
+        case InstrKind::Unshard:
+            return a.unshard;
+        case InstrKind::Reshard:
+            return a.reshard;
+        case InstrKind::Optimizer:
+            return 0.0; // torch steps the optimizer outside the schedule's step
+        }
+        return 0.0;
+    }
+
+    /// Runs rank r until it blocks on a transfer not yet posted at both ends, or finishes.
+    void advance(int r, std::vector<int>& ready) {
+        const auto& ins = m_l.programs[std::size_t(r)].instructions;
+        std::size_t& pc = m_pc[std::size_t(r)];
+        double& clock = m_clock[std::size_t(r)];
+        while (pc < ins.size()) {
+            const Instruction& in = ins[pc];
+            // The optimizer steps that end a program read from torch's file are not torch actions.
+            const double start = clock + (in.kind == InstrKind::Optimizer ? 0.0 : m_costs.actions.gap);
+            double begin = start;
+            if (const std::int64_t tag = awaited(r, in); tag >= 0) {
+                TransferState& t = m_transfers[std::size_t(tag)];
+                if (!t.arrived()) {
+                    (t.waiters[0] < 0 ? t.waiters[0] : t.waiters[1]) = r;
+                    return;
+                }
+                begin = std::max(start, arrival(t));
+            }
+            const double end = begin + busy(in);
+            m_out.ranks[std::size_t(r)][pc] = TimedInstruction{start, begin, end};
+            clock = end;
+            if (in.kind == InstrKind::Send || in.kind == InstrKind::Recv) post(r, in, end, ready);
+            if (in.kind == InstrKind::Recv)
+                m_inputs[std::size_t(r)][inputKey(in.dir, in.pipe, in.stage, in.mb)] = in.tag;
+            ++pc;
+        }
+    }
+
+    void post(int r, const Instruction& in, double when, std::vector<int>& ready) {
+        TransferState& t = m_transfers[std::size_t(in.tag)];
+        (in.kind == InstrKind::Send ? t.sendPosted : t.recvPosted) = when;
+        (in.kind == InstrKind::Send ? t.sendRank : t.recvRank) = r;
+        t.bytes = in.bytes;
+        if (!t.arrived()) return;
+        for (int& w : t.waiters)
+            if (w >= 0) {
+                ready.push_back(w);
+                w = -1;
+            }
+    }
+
+    [[noreturn]] void stuck(int r) const {
+        const Instruction& in = m_l.programs[std::size_t(r)].instructions[m_pc[std::size_t(r)]];
+        throw ValidationError("timing.deadlock", "rank " + std::to_string(r),
+                              "rank " + std::to_string(r) + " waits forever at instruction " +
+                                  std::to_string(m_pc[std::size_t(r)]) + " (" + describeInstruction(m_l, in) +
+                                  "): the other end of its transfer is never posted");
+    }
+
+    void finish() {
+        Timeline& tl = m_out.timeline;
+        tl.shape.schedule = m_l.name;
+        tl.shape.devices = m_l.ranks;
+        tl.shape.pipes = m_l.pipes;
+        tl.shape.stagesPerPipe = m_l.stagesPerPipe;
+        tl.shape.microbatches = m_l.microbatches;
+        tl.shape.chunksPerDevice = m_l.ranks > 0 ? std::max(1, m_l.pipes * m_l.stagesPerPipe / m_l.ranks) : 1;
+        tl.shape.splitBackward = m_l.splitBackward;
+        for (int r = 0; r < m_l.ranks; ++r) {
+            const auto& ins = m_l.programs[std::size_t(r)].instructions;
+            for (std::size_t i = 0; i < ins.size(); ++i) {
+                const TimedInstruction& t = m_out.ranks[std::size_t(r)][i];
+                m_out.makespan = std::max(m_out.makespan, t.end);
+                if (ins[i].kind != InstrKind::Compute) continue;
+                TimelineEvent e;
+                e.op = opOf(ins[i]);
+                e.device = r;
+                e.start = t.begin;
+                e.end = t.end;
+                tl.events.push_back(e);
+            }
+        }
+        for (int r = 0; r < m_l.ranks; ++r)
+            for (const Instruction& in : m_l.programs[std::size_t(r)].instructions) {
+                if (in.kind != InstrKind::Send) continue;
+                const TransferState& t = m_transfers[std::size_t(in.tag)];
+                TimelineEvent e;
+                e.op = opOf(in);
+                e.op.kind = in.dir == Direction::F ? OpKind::F : OpKind::B;
+                e.device = r;
+                e.peer = in.peer;
+                e.lane = Lane::Comm;
+                e.comm = in.dir == Direction::F ? CommKind::Activation : CommKind::Gradient;
+                e.start = std::max(t.sendPosted, t.recvPosted);
+                e.end = arrival(t);
+                tl.events.push_back(e);
+            }
+    }
+
+    Op opOf(const Instruction& in) const {
+        Op op;
+        op.kind = in.op;
+        op.pipe = in.pipe;
+        op.stage = in.stage;
+        op.mb = in.mb;
+        op.chunk = std::uint16_t(m_l.placement[in.pipe][std::size_t(in.stage)].chunk);
+        return op;
+    }
+};
+
+} // namespace
+
+const char* runtimeModelName(RuntimeModel model) {
+    switch (model) {
+    case RuntimeModel::TorchGloo:
+        return "torch-gloo";
+    }
+    return "?";
+}
+
+double computeCost(const RuntimeCosts& costs, const Instruction& in, bool split) {
+    if (in.stage < 0 || std::size_t(in.stage) >= costs.stages.size()) return -1;
+    const StageCompute& s = costs.stages[std::size_t(in.stage)];
+    switch (in.op) {
+    case OpKind::F:
+        return s.f;
+    case OpKind::B:
+        return split ? s.i : s.b;
+    case OpKind::W:
+        return s.w;
+    default:
+        return 0.0;
+    }
+}
+
+ProgramTiming timePrograms(const Lowered& lowered, const RuntimeCosts& costs, RuntimeModel model) {
+    (void)model; // one model so far; the switch point for the next (NCCL streams, stagecraft-run)
+    return Timer(lowered, costs).run();
+}
+
+} // namespace stagecraft

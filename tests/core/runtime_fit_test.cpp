@@ -1,0 +1,206 @@
+// The timing of executed programs (passes/program_timing) against hand-worked times, and the
+// runtime fit (eval/runtime_fit) against runs whose costs are known: a run made by timing
+// programs with given costs must be fitted back to exactly those costs, with no residual.
+#include "error.h"
+#include "eval/runtime_fit.h"
+#include "io/executed_program.h"
+#include "io/torch_comms_csv.h"
+#include "passes/program_timing.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+using namespace stagecraft;
+
+namespace {
+
+RuntimeCosts flatCosts(int stages, double f, double b) {
+    RuntimeCosts c;
+    c.stages.assign(std::size_t(stages), StageCompute{f, b, -1, -1});
+    return c;
+}
+
+/// The ranges a torch trace would hold of `timing`, repeated `iterations` times one after the
+/// other (each iteration 1000 µs after the previous one ended).
+std::vector<RankTrace> asTrace(const Lowered& l, const ProgramTiming& timing, int iterations) {
+    std::vector<RankTrace> ranks(std::size_t(l.ranks));
+    double offset = 0;
+    for (int k = 0; k < iterations; ++k) {
+        for (int r = 0; r < l.ranks; ++r) {
+            RankTrace& t = ranks[std::size_t(r)];
+            t.rank = r;
+            t.source = "rank" + std::to_string(r);
+            const auto& ins = l.programs[std::size_t(r)].instructions;
+            for (std::size_t i = 0; i < ins.size(); ++i) {
+                const Instruction& in = ins[i];
+                const TimedInstruction& ti = timing.ranks[std::size_t(r)][i];
+                ActionRange a;
+                a.stage = in.stage;
+                a.mb = in.mb;
+                a.start = offset + ti.start;
+                a.end = offset + ti.end;
+                const bool fwd = in.dir == Direction::F;
+                switch (in.kind) {
+                case InstrKind::Compute:
+                    a.kind = in.op == OpKind::F   ? RangeKind::F
+                             : in.op == OpKind::W ? RangeKind::W
+                             : l.splitBackward    ? RangeKind::I
+                                                  : RangeKind::B;
+                    a.wait = ti.begin - ti.start;
+                    break;
+                case InstrKind::Send:
+                    a.kind = fwd ? RangeKind::SendF : RangeKind::SendB;
+                    break;
+                case InstrKind::Recv:
+                    a.kind = fwd ? RangeKind::RecvF : RangeKind::RecvB;
+                    break;
+                case InstrKind::Wait:
+                    a.kind = fwd ? RangeKind::WaitSendF : RangeKind::WaitSendB;
+                    break;
+                case InstrKind::GradSync:
+                    a.kind = RangeKind::ReduceGrad;
+                    a.mb = -1;
+                    break;
+                case InstrKind::Unshard:
+                    a.kind = RangeKind::Unshard;
+                    break;
+                case InstrKind::Reshard:
+                    a.kind = RangeKind::Reshard;
+                    break;
+                case InstrKind::Optimizer:
+                    continue;
+                }
+                t.ranges.push_back(a);
+            }
+        }
+        offset += timing.makespan + 1000;
+    }
+    return ranks;
+}
+
+Lowered programsOf(const std::string& csv) {
+    return parseTorchCommsCsv(csv, "test.csv");
+}
+
+} // namespace
+
+TEST_CASE("a torch program is timed action by action: posts, rendezvous, waits inside compute",
+          "[program_timing]") {
+    // Rank 0 runs stage 0, rank 1 stage 1; one micro-batch.
+    const Lowered l = programsOf("0F0,0SEND_F0,0RECV_B0,0B0\n1RECV_F0,1F0,1B0,1SEND_B0\n");
+    RuntimeCosts c = flatCosts(2, 10, 20);
+    c.actions.gap = 1;
+    c.actions.postRecv = 2;
+    c.actions.postSend = 3;
+    c.transfer.latency = 5;
+    const ProgramTiming t = timePrograms(l, c);
+    // Worked by hand: rank 0 posts SEND_F0 at 15; rank 1 posted RECV_F0 at 3, so F0 arrives at
+    // 20 and 1F0 runs 20..30, 1B0 31..51, 1SEND_B0 posts at 55; rank 0 posted RECV_B0 at 18, so
+    // the gradient arrives at 60 and 0B0 runs 60..80.
+    REQUIRE(t.ranks.size() == 2);
+    CHECK(t.ranks[0][0].end == Approx(11));
+    CHECK(t.ranks[0][1].end == Approx(15));
+    CHECK(t.ranks[0][2].end == Approx(18));
+    CHECK(t.ranks[0][3].start == Approx(19));
+    CHECK(t.ranks[0][3].begin == Approx(60));
+    CHECK(t.ranks[0][3].end == Approx(80));
+    CHECK(t.ranks[1][1].start == Approx(4));
+    CHECK(t.ranks[1][1].begin == Approx(20));
+    CHECK(t.ranks[1][2].end == Approx(51));
+    CHECK(t.ranks[1][3].end == Approx(55));
+    CHECK(t.makespan == Approx(80));
+    // The timeline: four compute events at their own work, two transfers from both posts to arrival.
+    int transfers = 0;
+    for (const TimelineEvent& e : t.timeline.events)
+        if (e.lane == Lane::Comm) {
+            ++transfers;
+            CHECK(e.end - e.start == Approx(5));
+        }
+    CHECK(transfers == 2);
+    CHECK(t.timeline.events.size() == 6);
+}
+
+TEST_CASE("timing refuses a compute op without a cost and names it", "[program_timing]") {
+    const Lowered l = programsOf("0F0,0SEND_F0,0RECV_B0,0B0\n1RECV_F0,1F0,1B0,1SEND_B0\n");
+    RuntimeCosts c = flatCosts(2, 10, 20);
+    c.stages[1].b = -1;
+    try {
+        timePrograms(l, c);
+        FAIL("no error");
+    } catch (const ValidationError& e) {
+        CHECK(e.id() == "timing.cost");
+        CHECK(std::string(e.what()).find("B on stage 1") != std::string::npos);
+    }
+}
+
+TEST_CASE("a run made by the model is fitted back to its own costs with no residual", "[runtime_fit]") {
+    // The programs torch's Interleaved1F1B ran (pp = 2, m = 4, v = 2), read off its own trace.
+    const auto dir = std::filesystem::path(STAGECRAFT_REFERENCE_DIR) / "torch-traces";
+    const std::string csv = executedActionsCsv(
+        readTorchRun({dir / "Interleaved1F1B_pp2_m4_rank0.json", dir / "Interleaved1F1B_pp2_m4_rank1.json"}),
+        0);
+    CHECK(csv.substr(0, 40) == "0UNSHARD,2UNSHARD,0F0,0SEND_F0,2RECV_F0,");
+    const Lowered l = programsOf(csv);
+    RuntimeCosts truth;
+    truth.stages = {StageCompute{1000, 2100, -1, -1}, StageCompute{1100, 2000, -1, -1},
+                    StageCompute{900, 1900, -1, -1}, StageCompute{1300, 2500, -1, -1}};
+    truth.actions = ActionCosts{50, 120, 200, 0, 400, 10, 12};
+    truth.transfer.latency = 300;
+    const ProgramTiming timing = timePrograms(l, truth);
+    const std::vector<RankTrace> run = asTrace(l, timing, 3);
+
+    // The executed program read back from the ranges is the file's.
+    CHECK(executedPrograms(run, 1, "run").programs == l.programs);
+
+    const RuntimeFit fit = fitRuntime(run, "run");
+    CHECK(fit.iterations == 3);
+    REQUIRE(fit.costs.stages.size() == 4);
+    for (std::size_t s = 0; s < 4; ++s) {
+        CHECK(fit.costs.stages[s].f == Approx(truth.stages[s].f));
+        CHECK(fit.costs.stages[s].b == Approx(truth.stages[s].b));
+    }
+    CHECK(fit.costs.actions.gap == Approx(50));
+    CHECK(fit.costs.actions.postRecv == Approx(120));
+    CHECK(fit.costs.actions.postSend == Approx(200));
+    CHECK(fit.costs.actions.reduceGrad == Approx(400));
+    CHECK(fit.costs.transfer.latency == Approx(300));
+    CHECK(fit.transferSamples > 0);
+    CHECK(fit.residual.makespanError == Approx(0).margin(1e-9));
+    CHECK(fit.residual.bubbleError == Approx(0).margin(1e-9));
+    CHECK(fit.residual.startMae == Approx(0).margin(1e-6));
+    CHECK(fit.residual.matchedOps == 32); // 4 stages x 4 micro-batches x (F, B)
+
+    // Predicting the same run from the fit is the residual; a slower transfer is seen as one.
+    RuntimeCosts slower = truth;
+    slower.transfer.latency = 900;
+    const std::vector<RankTrace> slowRun = asTrace(l, timePrograms(l, slower), 2);
+    const FidelityReport wrong = predictRun(fit.costs, slowRun, "slow");
+    CHECK(wrong.makespanError < -0.01);
+    CHECK(wrong.criticalDelta.inputWait < 0);
+}
+
+TEST_CASE("stage costs map onto another stage count by their share of the model", "[runtime_fit]") {
+    RuntimeCosts four;
+    four.stages = {StageCompute{1, 2, -1, -1}, StageCompute{3, 4, -1, -1}, StageCompute{5, 6, -1, -1},
+                   StageCompute{7, 8, -1, -1}};
+    const RuntimeCosts two = remapStages(four, 2);
+    REQUIRE(two.stages.size() == 2);
+    CHECK(two.stages[0].f == Approx(4));
+    CHECK(two.stages[1].b == Approx(14));
+    CHECK(two.stages[0].i < 0); // unknown stays unknown
+    const RuntimeCosts eight = remapStages(four, 8);
+    REQUIRE(eight.stages.size() == 8);
+    CHECK(eight.stages[5].f == Approx(2.5));
+    const RuntimeCosts three = remapStages(four, 3);
+    double total = 0;
+    for (const StageCompute& s : three.stages) total += s.f;
+    CHECK(total == Approx(16));
+    CHECK(three.stages[0].f == Approx(1 + 3.0 / 3)); // stage 0 and a third of stage 1
+
+    const RuntimeCosts split = splitBackwardCosts(four, 0.4);
+    CHECK(split.stages[0].i == 0);
+    CHECK(split.stages[0].w == Approx(2));
+    CHECK(split.stages[2].i == Approx(2.4));
+    CHECK(split.stages[2].w == Approx(3.6));
+    CHECK(wholeBackwardCosts(split).stages[2].b == Approx(6));
+}
