@@ -19,6 +19,10 @@ and compute+comms orders (`..._chrometrace.json`, `..._comms_chrometrace.json`).
 Stagecraft reads.
 
 One line per file written is printed: file, class, pp, m, v, torch version.
+
+For held-out fidelity tests there is a larger kit: scripts/torch/record_timing_matrix.py records
+every schedule class on one shared 8-layer model (world 2 and 4, two widths, 8 profiled steps plus
+8 timed unprofiled ones) into the archives under tests/data/torch-runs/ (see its README.md).
 """
 
 import argparse

@@ -1,0 +1,331 @@
+#!/usr/bin/env python3
+"""Records a matrix of real torch.distributed.pipelining runs on CPU for held-out fidelity tests.
+
+Every schedule class runs the *same model* (same layers, same initial weights, same data), so a
+simulator calibrated on some runs can be checked against the others. The archives under
+tests/data/torch-runs/ were written by this script; every trace in them is torch's own profiler
+output (`export_chrome_trace`), unedited. torch is not a build or test dependency of Stagecraft:
+run the script in a throw-away virtual environment,
+
+    python3 -m venv VENV && VENV/bin/pip install torch numpy
+    VENV/bin/python scripts/torch/record_timing_matrix.py OUTDIR --pack tests/data/torch-runs
+
+Model: L = 8 layers, each Linear(H, H) + ReLU; MSE loss on the last stage; m = 8 micro-batches of
+64 rows. The 8 layers are split into S = world * v stages of 8 / S consecutive layers each. The
+whole model and the data are built from fixed seeds on every rank before the split, so every
+class and placement trains the same weights on the same batch.
+
+Classes and placements (torch.distributed.pipelining.schedules):
+    ScheduleGPipe, Schedule1F1B                 v = 1
+    ScheduleInterleaved1F1B, ScheduleLoopedBFS,
+    ScheduleInterleavedZeroBubble               v = 2, loop: rank r holds stages r, r + world
+    ScheduleZBVZeroBubble, ScheduleDualPipeV    v = 2, V: rank r holds stages r, 2 * world - 1 - r
+Sets (world, H): pp2_h1024 and pp2_h512 with all 7 classes; pp4_h512 with GPipe, Interleaved1F1B,
+LoopedBFS and ZBVZeroBubble.
+
+Each run: `world` processes (gloo over loopback, CPU, `torch.set_num_threads(1)` per rank). Under
+torch.profiler (CPU activity, `schedule(wait=0, warmup=W, active=P)`) W warm-up steps are run and
+discarded (torch's first step does its init and metadata inference), then P steps are recorded;
+`dist.barrier()` follows every step. Then U unprofiled steps are timed with time.perf_counter on
+every rank, each between two barriers. Files, base name `<Class>_pp<world>_v<v>_m8_h<H>`:
+
+    <base>_rank<R>.json   rank R's Kineto trace, written by torch
+    <base>.csv            torch's compute-only order (`_dump_csv(format="compute_only")`; for the
+                          single-stage classes PipelineScheduleMulti's `_dump_csv`, the same writer
+                          loop over `pipeline_order`, as scripts/torch/make_torch_csv.py does)
+    <base>_comms.csv      multi-stage classes: `_dump_csv(format="compute_comms")`, the lowered
+                          program torch's runtime executes
+    <base>.meta.json      versions, shapes, step counts, per-rank step wall times (µs) of the
+                          profiled and the unprofiled steps, cpu_count and load average
+
+A class that refuses a shape gets only `<base>.meta.json`, with `"refused": "<torch's message>"`.
+Runs go one after the other into OUTDIR/<set>/; one line per run is printed. `--pack DIR` then
+writes DIR/<set>.tar.xz per set (sorted names, zeroed owners and times: reproducible archives).
+`--table OUTDIR` prints the markdown table of a finished recording.
+"""
+
+import argparse
+import json
+import os
+import platform
+import random
+import socket
+import statistics
+import sys
+import tarfile
+import time
+
+LAYERS = 8
+ROWS = 64  # rows per micro-batch
+MICROBATCHES = 8
+SEED_MODEL = 0
+SEED_DATA = 1
+
+# class -> (stages per rank, placement)
+CLASSES = {
+    "GPipe": (1, "loop"),
+    "1F1B": (1, "loop"),
+    "Interleaved1F1B": (2, "loop"),
+    "LoopedBFS": (2, "loop"),
+    "InterleavedZeroBubble": (2, "loop"),
+    "ZBVZeroBubble": (2, "v"),
+    "DualPipeV": (2, "v"),
+}
+ALL = list(CLASSES)
+SETS = {
+    # set name -> (world, H, classes)
+    "pp2_h1024": (2, 1024, ALL),
+    "pp2_h512": (2, 512, ALL),
+    "pp4_h512": (4, 512, ["GPipe", "Interleaved1F1B", "LoopedBFS", "ZBVZeroBubble"]),
+}
+
+
+def base_name(cls_name, world, v, hidden):
+    return f"{cls_name}_pp{world}_v{v}_m{MICROBATCHES}_h{hidden}"
+
+
+def stage_ids(rank, world, v, placement):
+    if placement == "v":
+        return [rank, 2 * world - 1 - rank]
+    return [rank + k * world for k in range(v)]
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def worker(rank, cfg):
+    import torch
+    import torch.distributed as dist
+    from torch.distributed.pipelining import PipelineStage
+    from torch.distributed.pipelining import schedules as S
+
+    world, v, placement, hidden = cfg["world"], cfg["v"], cfg["placement"], cfg["hidden"]
+    os.environ["MASTER_ADDR"] = "127.0.0.1"
+    os.environ["MASTER_PORT"] = str(cfg["port"])
+    os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
+    torch.set_num_threads(1)
+    random.seed(SEED_MODEL)
+    torch.manual_seed(SEED_MODEL)
+    dist.init_process_group("gloo", rank=rank, world_size=world)
+
+    # The whole model, identically on every rank, then this rank's slices of it.
+    layers = [torch.nn.Sequential(torch.nn.Linear(hidden, hidden), torch.nn.ReLU()) for _ in range(LAYERS)]
+    n_stages = world * v
+    per_stage = LAYERS // n_stages
+    mine = stage_ids(rank, world, v, placement)
+    stages = [
+        PipelineStage(torch.nn.Sequential(*layers[s * per_stage:(s + 1) * per_stage]), s, n_stages, torch.device("cpu"))
+        for s in mine
+    ]
+    gen = torch.Generator().manual_seed(SEED_DATA)
+    x = torch.randn(MICROBATCHES * ROWS, hidden, generator=gen)
+    y = torch.randn(MICROBATCHES * ROWS, hidden, generator=gen)
+
+    def loss_fn(out, target):
+        return torch.nn.functional.mse_loss(out, target)
+
+    cls = getattr(S, "Schedule" + cfg["cls"])
+    out_dir, base = cfg["out_dir"], cfg["base"]
+    refused = None
+    try:
+        schedule = cls(stages[0] if v == 1 else stages, n_microbatches=MICROBATCHES, loss_fn=loss_fn)
+    except (ValueError, AssertionError, NotImplementedError) as error:
+        refused = f"{type(error).__name__}: {error}".replace("\n", " ")
+    if refused is not None:
+        if rank == 0:
+            meta = {"torch_version": torch.__version__, "class": "Schedule" + cfg["cls"], "world": world, "v": v,
+                    "hidden": hidden, "microbatches": MICROBATCHES, "refused": refused}
+            with open(os.path.join(out_dir, base + ".meta.json"), "w") as f:
+                json.dump(meta, f, indent=1)
+                f.write("\n")
+        dist.destroy_process_group()
+        return
+
+    if rank == 0:
+        path = os.path.join(out_dir, base + ".csv")
+        if isinstance(schedule, S._PipelineScheduleRuntime):
+            schedule._dump_csv(path, format="compute_only")
+            schedule._dump_csv(os.path.join(out_dir, base + "_comms.csv"), format="compute_comms")
+        else:
+            # PipelineScheduleSingle has no _dump_csv; PipelineScheduleMulti's only reads pipeline_order.
+            S.PipelineScheduleMulti._dump_csv(schedule, path)
+
+    first = 0 in mine
+    last = n_stages - 1 in mine
+
+    def step():
+        args = (x,) if first else ()
+        kwargs = {"target": y, "losses": []} if last else {}
+        schedule.step(*args, **kwargs)
+
+    warmup, profiled, unprofiled = cfg["warmup"], cfg["profiled"], cfg["unprofiled"]
+    profiled_us = []
+    dist.barrier()
+    prof_schedule = torch.profiler.schedule(wait=0, warmup=warmup, active=profiled, repeat=1)
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], schedule=prof_schedule) as prof:
+        for _ in range(warmup + profiled):
+            t0 = time.perf_counter()
+            step()
+            dist.barrier()
+            profiled_us.append((time.perf_counter() - t0) * 1e6)
+            prof.step()
+    profiled_us = profiled_us[warmup:]
+    # Written from inside OUT_DIR under its bare name: torch stores the path it is given as the
+    # trace's "traceName", and the recording machine's folders do not belong in the archives.
+    os.chdir(out_dir)
+    prof.export_chrome_trace(f"{base}_rank{rank}.json")
+
+    unprofiled_us = []
+    for _ in range(unprofiled):
+        dist.barrier()
+        t0 = time.perf_counter()
+        step()
+        dist.barrier()
+        unprofiled_us.append((time.perf_counter() - t0) * 1e6)
+
+    gathered = [None] * world
+    dist.all_gather_object(gathered, {"profiled": profiled_us, "unprofiled": unprofiled_us})
+    dist.destroy_process_group()
+    if rank == 0:
+        meta = {
+            "torch_version": torch.__version__,
+            "python_version": platform.python_version(),
+            "class": "Schedule" + cfg["cls"],
+            "world": world,
+            "v": v,
+            "placement": placement,
+            "stages": n_stages,
+            "stage_to_rank": {str(s): r for r in range(world) for s in stage_ids(r, world, v, placement)},
+            "layers": LAYERS,
+            "layers_per_stage": per_stage,
+            "layer": "Linear(H, H) + ReLU",
+            "hidden": hidden,
+            "rows_per_microbatch": ROWS,
+            "microbatches": MICROBATCHES,
+            "loss": "mse_loss on the last stage",
+            "backend": "gloo",
+            "threads_per_rank": 1,
+            "seeds": {"model": SEED_MODEL, "data": SEED_DATA},
+            "warmup_steps": warmup,
+            "profiled_steps": profiled,
+            "unprofiled_steps": unprofiled,
+            "profiled_step_us": [[round(t, 1) for t in g["profiled"]] for g in gathered],
+            "unprofiled_step_us": [[round(t, 1) for t in g["unprofiled"]] for g in gathered],
+            "cpu_count": cfg["cpu_count"],
+            "loadavg_start": cfg["loadavg_start"],
+            "loadavg_end": [round(a, 2) for a in os.getloadavg()],
+        }
+        with open(os.path.join(out_dir, base + ".meta.json"), "w") as f:
+            json.dump(meta, f, indent=1)
+            f.write("\n")
+
+
+def step_medians_ms(meta):
+    """Median over steps of the slowest rank's wall time, profiled and unprofiled, in ms."""
+    def med(per_rank):
+        return statistics.median(max(ts) for ts in zip(*per_rank)) / 1000.0
+
+    return med(meta["unprofiled_step_us"]), med(meta["profiled_step_us"])
+
+
+def record(out_root, set_names, warmup, profiled, unprofiled):
+    import torch.multiprocessing as mp
+
+    for set_name in set_names:
+        world, hidden, classes = SETS[set_name]
+        out_dir = os.path.abspath(os.path.join(out_root, set_name))
+        os.makedirs(out_dir, exist_ok=True)
+        for cls_name in classes:
+            v, placement = CLASSES[cls_name]
+            base = base_name(cls_name, world, v, hidden)
+            cfg = {
+                "cls": cls_name, "world": world, "v": v, "placement": placement, "hidden": hidden,
+                "out_dir": out_dir, "base": base, "port": free_port(),
+                "warmup": warmup, "profiled": profiled[world], "unprofiled": unprofiled,
+                "cpu_count": os.cpu_count(), "loadavg_start": [round(a, 2) for a in os.getloadavg()],
+            }
+            started = time.perf_counter()
+            mp.spawn(worker, args=(cfg,), nprocs=world, join=True)
+            with open(os.path.join(out_dir, base + ".meta.json")) as f:
+                meta = json.load(f)
+            if "refused" in meta:
+                print(f"{set_name}\t{base}\trefused: {meta['refused']}", flush=True)
+                continue
+            unprof, prof = step_medians_ms(meta)
+            print(f"{set_name}\t{base}\tunprofiled median {unprof:.1f} ms\tprofiled median {prof:.1f} ms\t"
+                  f"load {meta['loadavg_start'][0]:.2f}\t{time.perf_counter() - started:.0f} s\t"
+                  f"torch {meta['torch_version']}", flush=True)
+
+
+def pack(out_root, set_names, dest):
+    os.makedirs(dest, exist_ok=True)
+    for set_name in set_names:
+        src = os.path.join(out_root, set_name)
+        path = os.path.join(dest, set_name + ".tar.xz")
+
+        def scrub(info):
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            info.mtime = 0
+            info.mode = 0o644
+            return info
+
+        with tarfile.open(path, "w:xz", preset=9) as tar:
+            for name in sorted(os.listdir(src)):
+                tar.add(os.path.join(src, name), arcname=name, filter=scrub)
+        print(f"{path}\t{os.path.getsize(path)} bytes", flush=True)
+
+
+def table(out_root, set_names):
+    print("| class | world | v | H | layers/stage | median unprofiled step (ms) | unprofiled min-max (ms) "
+          "| median profiled step (ms) | load at start |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for set_name in set_names:
+        world, hidden, classes = SETS[set_name]
+        for cls_name in classes:
+            v, _ = CLASSES[cls_name]
+            path = os.path.join(out_root, set_name, base_name(cls_name, world, v, hidden) + ".meta.json")
+            if not os.path.exists(path):
+                continue
+            with open(path) as f:
+                meta = json.load(f)
+            if "refused" in meta:
+                print(f"| {meta['class']} | {world} | {v} | {hidden} | | refused: {meta['refused']} | | | |")
+                continue
+            unprof, prof = step_medians_ms(meta)
+            slowest = [max(ts) / 1000.0 for ts in zip(*meta["unprofiled_step_us"])]
+            print(f"| {meta['class']} | {world} | {v} | {hidden} | {meta['layers_per_stage']} | {unprof:.1f} "
+                  f"| {min(slowest):.1f}-{max(slowest):.1f} | {prof:.1f} | {meta['loadavg_start'][0]:.2f} |")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out_dir", help="recordings go to OUT_DIR/<set>/")
+    parser.add_argument("--set", action="append", choices=list(SETS), help="record only these sets (repeatable)")
+    parser.add_argument("--warmup-steps", type=int, default=2, help="unrecorded steps first (>= 2)")
+    parser.add_argument("--profiled-steps", type=int, default=8, help="recorded steps, world 2")
+    parser.add_argument("--profiled-steps-pp4", type=int, default=8, help="recorded steps, world 4")
+    parser.add_argument("--unprofiled-steps", type=int, default=8, help="timed steps without the profiler")
+    parser.add_argument("--pack", metavar="DIR", help="after recording, write DIR/<set>.tar.xz per set")
+    parser.add_argument("--pack-only", action="store_true", help="pack an existing recording, record nothing")
+    parser.add_argument("--table", action="store_true", help="print the table of an existing recording, record nothing")
+    args = parser.parse_args()
+    if args.warmup_steps < 2:
+        parser.error("--warmup-steps must be at least 2: torch's first step runs its init")
+    set_names = args.set or list(SETS)
+    if args.table:
+        table(args.out_dir, set_names)
+        return 0
+    if not args.pack_only:
+        record(args.out_dir, set_names, args.warmup_steps,
+               {2: args.profiled_steps, 4: args.profiled_steps_pp4}, args.unprofiled_steps)
+    if args.pack:
+        pack(args.out_dir, set_names, args.pack)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
