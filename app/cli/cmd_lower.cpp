@@ -3,6 +3,7 @@
 // receives with peer, tag, buffer slot and bytes, gradient syncs, optimizer steps), the activation
 // buffers per stage, and the replay's verdict. A deadlock exits with status 2 and names the ring
 // of waiting ranks. A torch compute+comms CSV is read as programs and checked the same way.
+// `--like torch` prints the program torch 2.15 itself runs for the schedule (passes/lower_torch.h).
 #include "commands.h"
 #include "error.h"
 #include "file_io.h"
@@ -11,6 +12,7 @@
 #include "io/schedule_file.h"
 #include "io/torch_comms_csv.h"
 #include "passes/iteration_tail.h"
+#include "passes/lower_torch.h"
 #include "passes/replay.h"
 #include "text/text_programs.h"
 #include "validate/validator.h"
@@ -18,6 +20,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 namespace stagecraft::cli {
 
@@ -30,6 +33,16 @@ struct LowerCliOptions {
     std::uint64_t bytes = 0;
     bool noGroups = false;
     bool noTail = false;
+    std::string like = "stagecraft";
+    bool semanticsGiven = false;
+    bool torchDeferRecv = false;
+    int torchMaxOutstandingSends = -1;
+};
+
+/// The programs and, for torch's lowering, the schedule whose slots its CSV writes as torch does.
+struct LowerResult {
+    Lowered lowered;
+    std::optional<Schedule> slotsOf;
 };
 
 std::string extensionOf(const std::string& path) {
@@ -38,13 +51,19 @@ std::string extensionOf(const std::string& path) {
     return ext;
 }
 
-Lowered lowerFromOptions(const LowerCliOptions& options) {
+LowerResult lowerFromOptions(const LowerCliOptions& options) {
     LowerOptions lowerOptions;
     const std::string& path = options.project.projectPath;
     const bool file = !path.empty() && isScheduleFile(path);
+    const bool likeTorch = options.like == "torch";
     if (file && extensionOf(path) == ".csv") {
         requireFileKind(path, FileKind::TorchCsv, "a torch CSV schedule"); // a trace named .csv
         const std::string text = readTextFile(path);
+        if (looksLikeTorchCommsCsv(text) && likeTorch)
+            throw ValidationError("cli.like", "--like",
+                                  "'" + path +
+                                      "' is already lowered (compute+comms): torch runs it as written; "
+                                      "read it without --like torch");
         if (looksLikeTorchCommsCsv(text)) {
             TorchCommsCsvOptions csv;
             csv.overlap = options.project.serializeOverlap ? OverlapPolicy::Serialize : OverlapPolicy::Refuse;
@@ -53,9 +72,9 @@ Lowered lowerFromOptions(const LowerCliOptions& options) {
             if (options.bytes > 0) {
                 csv.lower.boundaryBytes.assign(std::size_t(std::max(probe.stagesPerPipe - 1, 0)),
                                                options.bytes);
-                return parseTorchCommsCsv(text, path, csv);
+                return {parseTorchCommsCsv(text, path, csv), std::nullopt};
             }
-            return probe;
+            return {probe, std::nullopt};
         }
     }
     // A compute-only schedule: a file, or a registered schedule's order (core's input path; an
@@ -66,11 +85,24 @@ Lowered lowerFromOptions(const LowerCliOptions& options) {
     Schedule schedule = request.imported.empty()
                             ? orderFromProject(request.project, request.project.schedules.front())
                             : request.imported.front().schedule;
-    if (!options.noTail) schedule = addIterationTail(schedule, {});
     if (options.bytes > 0)
         lowerOptions.boundaryBytes.assign(std::size_t(std::max(schedule.stagesPerPipe - 1, 0)),
                                           options.bytes);
-    return lower(schedule, lowerOptions);
+    if (likeTorch) {
+        // torch adds its own gradient reduction and runs no optimizer: no iteration tail. A file
+        // is loaded into torch's action runtime; a registered schedule runs as its torch class.
+        const TorchRuntime runtime = request.imported.empty()
+                                         ? torchRuntimeOf(request.project.schedules.front())
+                                         : TorchRuntime::ScheduleRuntime;
+        TorchLowerOptions torch;
+        torch.lower = lowerOptions;
+        torch.deferRecv = options.torchDeferRecv;
+        torch.maxOutstandingSends = options.torchMaxOutstandingSends;
+        Lowered lowered = lowerLikeTorch(schedule, runtime, torch);
+        return {std::move(lowered), std::move(schedule)};
+    }
+    if (!options.noTail) schedule = addIterationTail(schedule, {});
+    return {lower(schedule, lowerOptions), std::nullopt};
 }
 
 std::string summary(const Lowered& l, const ReplayOptions& replayOptions) {
@@ -111,12 +143,37 @@ void addLowerCommand(CLI::App& app, CommandResult& result) {
                       "Lower the schedule without gradient syncs and optimizer steps");
     command->add_option("--bytes", options->bytes, "Bytes of every activation transfer (default: 1 unit)")
         ->check(CLI::PositiveNumber);
+    command
+        ->add_option("--like", options->like,
+                     "Whose lowering: stagecraft (transfers in Stagecraft's one global order) or torch (the "
+                     "program torch 2.15 runs: its runtime's lowering, or the loop of ScheduleGPipe and "
+                     "Schedule1F1B for gpipe and 1f1b; replayed under MPI semantics, one transfer at a time, "
+                     "unless --semantics is given)")
+        ->check(CLI::IsMember({"stagecraft", "torch"}));
+    command->add_flag("--torch-defer-recv", options->torchDeferRecv,
+                      "With --like torch: torch's defer_pp_recv (each receive just before its consumer)");
+    command
+        ->add_option("--torch-max-outstanding-sends", options->torchMaxOutstandingSends,
+                     "With --like torch: torch's max_outstanding_sends (waits move earlier to keep at most N "
+                     "sends pending per rank)")
+        ->check(CLI::NonNegativeNumber);
     command->add_option("-o,--output", options->output,
                         "Write the programs: .csv torch compute+comms, .json, .txt the listing");
-    command->callback([&result, options] {
-        const Lowered lowered = lowerFromOptions(*options);
-        const ReplayOptions replayOptions{
-            options->semantics == "mpi" ? CommSemantics::Mpi : CommSemantics::Nccl, !options->noGroups};
+    auto* semantics = command->get_option("--semantics");
+    command->callback([&result, options, semantics] {
+        if (options->like != "torch" && (options->torchDeferRecv || options->torchMaxOutstandingSends >= 0))
+            throw ValidationError(
+                "cli.like", "--like",
+                "--torch-defer-recv and --torch-max-outstanding-sends are options of torch's "
+                "lowering: add --like torch");
+        const LowerResult lowerResult = lowerFromOptions(*options);
+        const Lowered& lowered = lowerResult.lowered;
+        // torch's posts never block its rank (isend/irecv, waited later): by default its programs
+        // are replayed with non-blocking sends, each transfer posted alone.
+        const bool torchDefault = options->like == "torch" && semantics->count() == 0;
+        const ReplayOptions replayOptions{options->semantics == "mpi" || torchDefault ? CommSemantics::Mpi
+                                                                                      : CommSemantics::Nccl,
+                                          !options->noGroups && !torchDefault};
         requireDeadlockFree(lowered, replayOptions);
         if (options->output.empty()) {
             std::cout << formatPrograms(lowered) << summary(lowered, replayOptions);
@@ -126,7 +183,8 @@ void addLowerCommand(CLI::App& app, CommandResult& result) {
         const std::string ext = extensionOf(options->output);
         std::string content;
         if (ext == ".csv")
-            content = programsToTorchCommsCsv(lowered);
+            content = lowerResult.slotsOf ? programsToTorchCommsCsv(lowered, *lowerResult.slotsOf)
+                                          : programsToTorchCommsCsv(lowered);
         else if (ext == ".json")
             content = programsToJson(lowered);
         else if (ext == ".txt")

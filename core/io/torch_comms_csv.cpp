@@ -10,6 +10,7 @@
 #include <charconv>
 #include <optional>
 #include <stdexcept>
+#include <tuple>
 
 namespace stagecraft {
 
@@ -445,9 +446,48 @@ std::string cellOf(const Lowered& l, const Instruction& in) {
     return {};
 }
 
-} // namespace
+/// Whether `heads` (sorted by pipe, stage, micro-batch, as Schedule keeps its slot heads) lists
+/// the op of compute instruction `in`.
+bool heads(const std::vector<Op>& heads, const Instruction& in) {
+    const auto key = std::tuple(in.pipe, in.stage, in.mb);
+    const auto it = std::lower_bound(heads.begin(), heads.end(), key, [](const Op& op, const auto& k) {
+        return std::tuple(op.pipe, op.stage, op.mb) < k;
+    });
+    return it != heads.end() && std::tuple(it->pipe, it->stage, it->mb) == key;
+}
 
-std::string programsToTorchCommsCsv(const Lowered& l) {
+bool isCompute(const std::vector<Instruction>& ins, std::size_t i, OpKind op) {
+    return i < ins.size() && ins[i].kind == InstrKind::Compute && ins[i].op == op;
+}
+
+/// The cell of the slot of `schedule` that starts at instruction i, and how many instructions it
+/// covers; 0 when none starts there.
+std::size_t slotCell(const Lowered& l, const Schedule& schedule, const std::vector<Instruction>& ins,
+                     std::size_t i, std::string& cell) {
+    auto whole = [&](std::size_t b) { // "3B1": a whole backward, even in a split schedule
+        const Instruction& in = ins[b];
+        const Op op{OpKind::B, in.pipe, std::uint16_t(l.placement[in.pipe][std::size_t(in.stage)].chunk),
+                    in.stage, in.mb};
+        return actionString(op, false);
+    };
+    auto withW = [&](std::size_t b) { // the B at b is followed by its own W
+        return isCompute(ins, b + 1, OpKind::W) && ins[b + 1].stage == ins[b].stage &&
+               ins[b + 1].mb == ins[b].mb && ins[b + 1].pipe == ins[b].pipe;
+    };
+    if (isCompute(ins, i, OpKind::F) && isCompute(ins, i + 1, OpKind::B) &&
+        heads(schedule.overlapped, ins[i]) && (!l.splitBackward || withW(i + 1))) {
+        cell = "(" + cellOf(l, ins[i]) + ";" + whole(i + 1) + ")OVERLAP_F_B";
+        return l.splitBackward ? 3 : 2;
+    }
+    if (l.splitBackward && isCompute(ins, i, OpKind::B) && heads(schedule.wholeBackward, ins[i]) &&
+        withW(i)) {
+        cell = whole(i);
+        return 2;
+    }
+    return 0;
+}
+
+std::string writeRows(const Lowered& l, const Schedule* slots) {
     if (l.pipes > 1)
         throw ValidationError(
             "csv.bidirectional", "pipes",
@@ -468,11 +508,27 @@ std::string programsToTorchCommsCsv(const Lowered& l) {
                         ", before the end of its program: torch's CSV has no optimizer action "
                         "(torch steps the optimizer after the schedule)");
             if (i > 0) out += ',';
+            std::string cell;
+            if (const std::size_t covered = slots ? slotCell(l, *slots, p.instructions, i, cell) : 0) {
+                out += cell;
+                i += covered - 1;
+                continue;
+            }
             out += cellOf(l, in);
         }
         out += '\n';
     }
     return out;
+}
+
+} // namespace
+
+std::string programsToTorchCommsCsv(const Lowered& l) {
+    return writeRows(l, nullptr);
+}
+
+std::string programsToTorchCommsCsv(const Lowered& l, const Schedule& schedule) {
+    return writeRows(l, &schedule);
 }
 
 Lowered parseTorchCommsCsv(std::string_view text, const std::string& source,

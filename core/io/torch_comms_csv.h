@@ -21,6 +21,12 @@ namespace stagecraft {
 /// ValidationError("csv.optimizer") for an optimizer step before the end of a program.
 std::string programsToTorchCommsCsv(const Lowered& lowered);
 
+/// As above, with the slots of `schedule` (the schedule the programs were lowered from) written as
+/// torch writes them: an overlapped slot's compute instructions, when they follow each other, as
+/// one `(0F3;3B1)OVERLAP_F_B` cell and a whole backward of a split schedule (B then its W) as
+/// `3B1`. What torch's own lowering of DualPipeV writes (passes/lower_torch.h).
+std::string programsToTorchCommsCsv(const Lowered& lowered, const Schedule& schedule);
+
 struct TorchCommsCsvOptions {
     OverlapPolicy overlap = OverlapPolicy::Refuse; ///< compound OVERLAP_F_B cells
     std::string name = "torch-comms-csv";          ///< name of the programs read
