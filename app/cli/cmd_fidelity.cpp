@@ -18,6 +18,9 @@ namespace {
 struct FidelityOptions {
     std::string fit;
     std::vector<std::string> checks;
+    std::string predict; ///< registry names, comma-separated
+    ScheduleParams params{0, 0, 0};
+    double inputShare = 0.5;
     bool json = false;
 };
 
@@ -81,6 +84,22 @@ std::string rankTable(const FidelityReport& r) {
            ms(c.gaps) + "\n";
 }
 
+std::string predictionTable(const std::vector<SchedulePrediction>& predictions) {
+    if (predictions.empty()) return {};
+    std::vector<std::vector<std::string>> rows{
+        {"schedule", "torch runtime", "makespan ms", "bubble %", "notes"}};
+    for (const SchedulePrediction& p : predictions) {
+        std::string notes;
+        for (const std::string& n : p.notes) notes += (notes.empty() ? "" : "; ") + n;
+        if (!p.refusal.empty())
+            rows.push_back({p.schedule, "-", "-", "-", "refused: " + p.refusal});
+        else
+            rows.push_back(
+                {p.schedule, p.runtime, ms(p.summary.makespan), fixed(100 * p.summary.bubble, 1), notes});
+    }
+    return "predicted under torch's runtime with the fitted costs:\n" + textTable(rows);
+}
+
 std::string text(const RuntimeFit& fit, const std::string& fitRun, const std::vector<Check>& checks) {
     std::string out = "fitted " + std::string(runtimeModelName(RuntimeModel::TorchGloo)) + " on " + fitRun +
                       ": " + std::to_string(fit.programs.ranks) + " ranks, " +
@@ -139,7 +158,8 @@ nlohmann::ordered_json reportJson(const FidelityReport& r) {
                 {"predicted_ranks", ranks(r.predicted)}};
 }
 
-std::string json(const RuntimeFit& fit, const std::string& fitRun, const std::vector<Check>& checks) {
+std::string json(const RuntimeFit& fit, const std::string& fitRun, const std::vector<Check>& checks,
+                 const std::vector<SchedulePrediction>& predictions) {
     using Json = nlohmann::ordered_json;
     Json stages = Json::array();
     for (const StageCompute& c : fit.costs.stages)
@@ -168,6 +188,15 @@ std::string json(const RuntimeFit& fit, const std::string& fitRun, const std::ve
         list.push_back(item);
     }
     out["checks"] = list;
+    Json predicted = Json::array();
+    for (const SchedulePrediction& p : predictions)
+        predicted.push_back(p.refusal.empty() ? Json{{"schedule", p.schedule},
+                                                     {"runtime", p.runtime},
+                                                     {"makespan_us", p.summary.makespan},
+                                                     {"bubble", p.summary.bubble},
+                                                     {"notes", p.notes}}
+                                              : Json{{"schedule", p.schedule}, {"refused", p.refusal}});
+    out["predictions"] = predicted;
     return out.dump(2) + '\n';
 }
 
@@ -185,13 +214,41 @@ void addFidelityCommand(CLI::App& app, CommandResult& result) {
         ->required();
     command->add_option("--check", options->checks,
                         "A run to predict (another schedule of the same model), comma-separated; repeatable");
+    command->add_option("--predict", options->predict,
+                        "Registered schedules to predict under torch's runtime with the fitted costs, "
+                        "comma-separated (e.g. 1f1b,interleaved,zb-v)");
+    command
+        ->add_option("--pp", options->params.pp, "pp of the predicted schedules (default: the fitted run's)")
+        ->check(CLI::Range(1, 4096));
+    command
+        ->add_option("--microbatches", options->params.microbatches,
+                     "micro-batches of the predicted schedules (default: the fitted run's)")
+        ->check(CLI::Range(1, 1048576));
+    command
+        ->add_option(
+            "--chunks", options->params.chunks,
+            "chunks per device of interleaved and breadth-first predictions (default: the fitted run's)")
+        ->check(CLI::Range(1, 64));
+    command
+        ->add_option("--input-share", options->inputShare,
+                     "share of a whole backward that is its input-gradient part (I), for split schedules "
+                     "predicted from a run that did not split it (default 0.5)")
+        ->check(CLI::Range(0.0, 1.0));
     command->add_flag("--json", options->json, "Machine-readable JSON");
     command->callback([&result, options] {
         const std::vector<RankTrace> ranks = readTorchRun(filesOf(options->fit));
         const RuntimeFit fit = fitRuntime(ranks, options->fit);
         std::vector<Check> checks;
         for (const std::string& list : options->checks) checks.push_back(check(fit, list));
-        std::cout << (options->json ? json(fit, options->fit, checks) : text(fit, options->fit, checks));
+        ScheduleParams params = options->params;
+        const Lowered& ran = fit.programs;
+        if (params.pp == 0) params.pp = ran.ranks;
+        if (params.microbatches == 0) params.microbatches = ran.microbatches;
+        if (params.chunks == 0) params.chunks = std::max(1, ran.stagesPerPipe / std::max(1, ran.ranks));
+        const std::vector<SchedulePrediction> predictions =
+            predictTorchSchedules(fit.costs, splitNames(options->predict), params, options->inputShare);
+        std::cout << (options->json ? json(fit, options->fit, checks, predictions)
+                                    : text(fit, options->fit, checks) + predictionTable(predictions));
         result.status = kExitOk;
     });
 }

@@ -1,8 +1,10 @@
 #include "eval/runtime_fit.h"
 
 #include "error.h"
+#include "generators/registry.h"
 #include "io/executed_program.h"
 #include "io/torch_trace.h"
+#include "passes/lower_torch.h"
 #include "sim/statistics.h"
 
 #include <algorithm>
@@ -29,6 +31,9 @@ using OpKey = std::tuple<int, int, int>; // range kind, stage, mb
 /// µs of a receive's wait inside a compute range below which the data had arrived before the
 /// wait began (the call itself takes a few µs): such a transfer's arrival is not observed.
 constexpr double kWaited = 50;
+
+/// Quantiles a fitted spread keeps of its samples.
+constexpr std::size_t kSpreadQuantiles = 256;
 
 /// One iteration of a measured run.
 RunSummary summarizeIteration(const std::vector<RankTrace>& ranks, int k) {
@@ -124,10 +129,11 @@ int computeSlot(RangeKind k) {
     return k == RangeKind::F ? 0 : k == RangeKind::B ? 1 : k == RangeKind::I ? 2 : 3;
 }
 
-Samples collect(const std::vector<RankTrace>& ranks, int iterations, int stages, bool split) {
+/// The samples of iteration k.
+Samples collect(const std::vector<RankTrace>& ranks, int k, int stages, bool split) {
     Samples s;
     s.compute.resize(std::size_t(stages));
-    for (int k = 0; k < iterations; ++k) {
+    {
         // (kind, stage, mb) -> the range of this iteration, over all ranks (a stage has one rank).
         std::map<OpKey, const ActionRange*> byKey;
         std::vector<std::vector<const ActionRange*>> actions;
@@ -330,7 +336,40 @@ RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& so
     fit.programs = executedPrograms(ranks, 0, source);
     const int stages = fit.programs.stagesPerPipe;
     const bool split = fit.programs.splitBackward;
-    const Samples s = collect(ranks, fit.iterations, stages, split);
+    // Each primitive's cost is its mean within an iteration (an iteration's time is the sum of its
+    // ops, and their times are skewed: a median would under-count the slow ones), and of those the
+    // median over the iterations (what the fit is checked against is the median iteration, and
+    // one iteration slowed by something else must not move it).
+    std::vector<Samples> iterations;
+    Samples s; // every iteration's samples together
+    s.compute.resize(std::size_t(stages));
+    for (int k = 0; k < fit.iterations; ++k) {
+        iterations.push_back(collect(ranks, k, stages, split));
+        const Samples& it = iterations.back();
+        for (int stage = 0; stage < stages; ++stage)
+            for (std::size_t kind = 0; kind < 4; ++kind) {
+                auto& to = s.compute[std::size_t(stage)][kind];
+                const auto& from = it.compute[std::size_t(stage)][kind];
+                to.insert(to.end(), from.begin(), from.end());
+            }
+        for (auto member : {&Samples::gaps, &Samples::postRecv, &Samples::postSend, &Samples::waitSend,
+                            &Samples::reduceGrad, &Samples::unshard, &Samples::reshard, &Samples::transfer})
+            (s.*member).insert((s.*member).end(), (it.*member).begin(), (it.*member).end());
+    }
+    auto typical = [&](auto get) {
+        std::vector<double> means;
+        for (const Samples& it : iterations)
+            if (const std::vector<double>& v = get(it); !v.empty()) means.push_back(mean(v));
+        return median(means);
+    };
+    auto typicalCompute = [&](int stage, int kind) {
+        return typical([&](const Samples& it) -> const std::vector<double>& {
+            return it.compute[std::size_t(stage)][std::size_t(kind)];
+        });
+    };
+    auto typicalAction = [&](std::vector<double> Samples::*member) {
+        return typical([&](const Samples& it) -> const std::vector<double>& { return it.*member; });
+    };
 
     RuntimeCosts& c = fit.costs;
     c.stages.resize(std::size_t(stages));
@@ -343,25 +382,23 @@ RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& so
                 "calibrate.trace", "trace",
                 source + ": stage " + std::to_string(stage) +
                     " has no measured F or no backward; the fit needs both for every stage");
-        // Means: an iteration's time is the sum of its ops, so the mean is what adds up (the
-        // ops' times are skewed: a median under-counts a loaded machine's slow tail).
-        sc.f = mean(d[0]);
+        sc.f = typicalCompute(stage, 0);
         if (split) {
-            sc.i = mean(d[2]);
-            sc.w = d[3].empty() ? -1.0 : mean(d[3]);
+            sc.i = typicalCompute(stage, 2);
+            sc.w = d[3].empty() ? -1.0 : typicalCompute(stage, 3);
         } else {
-            sc.b = mean(d[1]);
+            sc.b = typicalCompute(stage, 1);
         }
     }
     if (split) c = wholeBackwardCosts(c);
     ActionCosts& a = c.actions;
-    a.gap = mean(s.gaps);
-    a.postRecv = mean(s.postRecv);
-    a.postSend = mean(s.postSend);
+    a.gap = typicalAction(&Samples::gaps);
+    a.postRecv = typicalAction(&Samples::postRecv);
+    a.postSend = typicalAction(&Samples::postSend);
     a.waitSend = median(s.waitSend); // its busy part: a mean would add the waits the model times itself
-    a.reduceGrad = mean(s.reduceGrad);
-    a.unshard = mean(s.unshard);
-    a.reshard = mean(s.reshard);
+    a.reduceGrad = typicalAction(&Samples::reduceGrad);
+    a.unshard = typicalAction(&Samples::unshard);
+    a.reshard = typicalAction(&Samples::reshard);
     fit.gapSamples = s.gaps.size();
     fit.transferSamples = s.transfer.size();
     c.transfer.latency = median(s.transfer);
@@ -376,9 +413,44 @@ RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& so
             "the run does not split the backward: I and W are not measured (a split schedule "
             "needs --input-share: stage 0's I is 0 and its W the whole backward, as in torch)");
 
-    const ProgramTiming timing = timePrograms(fit.programs, c);
-    fit.residual = compareRuns(summarizeMeasured(ranks), summarizePredicted(fit.programs, timing));
+    // The spread: every sample as a multiple of the cost it was fitted to.
+    std::vector<double> compute, gap, post;
+    for (int stage = 0; stage < stages; ++stage) {
+        const StageCompute& sc = c.stages[std::size_t(stage)];
+        const double cost[4] = {sc.f, sc.b, sc.i, sc.w};
+        for (int k = 0; k < 4; ++k)
+            if (cost[k] > 0)
+                for (const double v : s.compute[std::size_t(stage)][std::size_t(k)])
+                    compute.push_back(v / cost[k]);
+    }
+    auto relative = [](const std::vector<double>& samples, double cost, std::vector<double>& to) {
+        if (cost > 0)
+            for (const double v : samples) to.push_back(v / cost);
+    };
+    relative(s.gaps, a.gap, gap);
+    relative(s.postRecv, a.postRecv, post);
+    relative(s.postSend, a.postSend, post);
+    c.spread.compute = quantiles(compute, kSpreadQuantiles);
+    c.spread.gap = quantiles(gap, kSpreadQuantiles);
+    c.spread.post = quantiles(post, kSpreadQuantiles);
+    // A transfer keeps its median time: its waited-for samples are the slow ones (a consumer that
+    // did not wait shows no arrival), so their spread would over-state every transfer's delay.
+
+    fit.residual = compareRuns(summarizeMeasured(ranks), predictSummary(fit.programs, c));
     return fit;
+}
+
+RunSummary predictSummary(const Lowered& programs, const RuntimeCosts& costs, int replications) {
+    const CostSpread& d = costs.spread;
+    const bool spread = !d.compute.empty() || !d.gap.empty() || !d.post.empty() || !d.transfer.empty();
+    if (!spread || replications <= 1) return summarizePredicted(programs, timePrograms(programs, costs));
+    std::vector<RunSummary> runs;
+    for (int k = 1; k <= replications; ++k) {
+        TimingOptions options;
+        options.seed = std::uint64_t(k);
+        runs.push_back(summarizePredicted(programs, timePrograms(programs, costs, options)));
+    }
+    return medianOf(runs);
 }
 
 FidelityReport predictRun(const RuntimeCosts& costs, const std::vector<RankTrace>& ranks,
@@ -389,8 +461,62 @@ FidelityReport predictRun(const RuntimeCosts& costs, const std::vector<RankTrace
         notes->push_back("stage costs mapped from " + std::to_string(costs.stages.size()) + " to " +
                          std::to_string(programs.stagesPerPipe) + " stages by their share of the model");
     if (!programs.splitBackward) mapped = wholeBackwardCosts(mapped);
-    return compareRuns(summarizeMeasured(ranks),
-                       summarizePredicted(programs, timePrograms(programs, mapped)));
+    return compareRuns(summarizeMeasured(ranks), predictSummary(programs, mapped));
+}
+
+SchedulePrediction predictTorchSchedule(const RuntimeCosts& costs, const std::string& name,
+                                        const ScheduleParams& params, double inputShare) {
+    SchedulePrediction out;
+    out.schedule = name;
+    const GeneratorInfo& info = findGenerator(name);
+    info.check(params);
+    const int stages = info.stagesPerPipe(params);
+    RuntimeCosts mapped = remapStages(costs, stages);
+    GenerateRequest request;
+    request.params = params;
+    if (info.usesCosts)
+        for (const StageCompute& c : wholeBackwardCosts(splitBackwardCosts(mapped, inputShare)).stages)
+            // Generators need positive costs; torch's first stage has an I of almost nothing.
+            request.stageCosts.push_back(StageCost{c.f, std::max(c.i, 1.0), std::max(c.w, 1.0)});
+    const Schedule schedule = generateChecked(info, request);
+    if (schedule.stagesPerPipe != int(costs.stages.size()))
+        out.notes.push_back("stage costs mapped from " + std::to_string(costs.stages.size()) + " to " +
+                            std::to_string(schedule.stagesPerPipe) + " stages by their share of the model");
+    if (schedule.splitBackward) {
+        const bool measured = std::all_of(mapped.stages.begin(), mapped.stages.end(),
+                                          [](const StageCompute& c) { return c.i >= 0 && c.w >= 0; });
+        if (!measured) {
+            mapped = splitBackwardCosts(mapped, inputShare);
+            out.notes.push_back("I and W not measured: I = " + std::to_string(inputShare).substr(0, 4) +
+                                " x B, stage 0's I = 0 and W = B (torch's first stage)");
+        }
+    } else {
+        mapped = wholeBackwardCosts(mapped);
+    }
+    const TorchRuntime runtime = torchRuntimeOf(name);
+    out.runtime = torchRuntimeName(runtime);
+    const Lowered programs = runtime == TorchRuntime::GPipeLoop      ? lowerGPipeLoopLikeTorch(schedule)
+                             : runtime == TorchRuntime::OneFOneBLoop ? lowerOneFOneBLoopLikeTorch(schedule)
+                                                                     : lowerLikeTorch(schedule);
+    out.summary = predictSummary(programs, mapped);
+    return out;
+}
+
+std::vector<SchedulePrediction> predictTorchSchedules(const RuntimeCosts& costs,
+                                                      const std::vector<std::string>& names,
+                                                      const ScheduleParams& params, double inputShare) {
+    std::vector<SchedulePrediction> out;
+    for (const std::string& name : names) {
+        try {
+            out.push_back(predictTorchSchedule(costs, name, params, inputShare));
+        } catch (const Error& e) {
+            SchedulePrediction refused;
+            refused.schedule = name;
+            refused.refusal = e.what();
+            out.push_back(refused);
+        }
+    }
+    return out;
 }
 
 RuntimeCosts remapStages(const RuntimeCosts& costs, int stages) {

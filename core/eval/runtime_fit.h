@@ -13,6 +13,7 @@
 //    consumer), over the transfers the consumer did wait for (the others only bound it).
 // Then the run's own programs are timed with those costs and compared with the run.
 
+#include "generators/schedule_params.h"
 #include "io/measured_run.h"
 #include "passes/program.h"
 #include "passes/program_timing.h"
@@ -58,6 +59,11 @@ RunSummary summarizeMeasured(const std::vector<RankTrace>& ranks);
 /// The same summary of a predicted timing of programs.
 RunSummary summarizePredicted(const Lowered& programs, const ProgramTiming& timing);
 
+/// The prediction of `programs` under `costs`: with a spread, the median over `replications`
+/// timings, each a draw of the spread (seeds 1..replications; the same every call), as the
+/// measured summary is the median over a run's iterations; without one, the one timing.
+RunSummary predictSummary(const Lowered& programs, const RuntimeCosts& costs, int replications = 33);
+
 /// A prediction against a measurement.
 struct FidelityReport {
     RunSummary measured, predicted;
@@ -95,6 +101,30 @@ RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& so
 /// split it), against that run's measurement. `notes` receives what was mapped.
 FidelityReport predictRun(const RuntimeCosts& costs, const std::vector<RankTrace>& ranks,
                           const std::string& source, std::vector<std::string>* notes = nullptr);
+
+/// A registered schedule as torch would run it on the fitted machine.
+struct SchedulePrediction {
+    std::string schedule;           ///< registry name
+    std::string runtime;            ///< torch's runtime for it: "runtime", "gpipe-loop", "1f1b-loop"
+    RunSummary summary;             ///< the predicted median iteration
+    std::vector<std::string> notes; ///< how the costs were mapped onto the schedule
+    std::string refusal;            ///< why it cannot be predicted (then `summary` is empty)
+};
+
+/// Generates registered schedule `name` with `params` (its costs-dependent generators get the
+/// fitted stage costs), lowers it as torch does (passes/lower_torch.h: the runtime's action lists,
+/// or ScheduleGPipe's / Schedule1F1B's loop) and times it with `costs` mapped onto its stages. A
+/// split schedule from a run that did not split its backward takes I = `inputShare` x B (stage 0:
+/// I = 0, W = B, as torch's first stage does). Throws what generation and torch's lowering throw
+/// (a schedule torch cannot run, such as two pipes: ValidationError "lower.torch").
+SchedulePrediction predictTorchSchedule(const RuntimeCosts& costs, const std::string& name,
+                                        const ScheduleParams& params, double inputShare = 0.5);
+
+/// predictTorchSchedule for each of `names`; a schedule that cannot be predicted (a bad parameter,
+/// a schedule torch cannot run) gets its refusal message and the others are still predicted.
+std::vector<SchedulePrediction> predictTorchSchedules(const RuntimeCosts& costs,
+                                                      const std::vector<std::string>& names,
+                                                      const ScheduleParams& params, double inputShare = 0.5);
 
 /// The costs of `costs` for a model cut into `stages` equal stages instead: each new stage gets the
 /// share of the old stages' costs its part of the model covers (costs spread evenly inside an old

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <unordered_map>
 
 namespace stagecraft {
@@ -14,6 +15,7 @@ namespace {
 struct TransferState {
     double sendPosted = NAN, recvPosted = NAN;
     std::uint64_t bytes = 0;
+    double time = 0; ///< from both ends posted to the arrival, µs
     int sendRank = -1, recvRank = -1;
     std::array<int, 2> waiters = {-1, -1}; ///< ranks blocked until it arrives
 
@@ -28,7 +30,8 @@ std::uint64_t inputKey(Direction dir, int pipe, int stage, int mb) {
 
 class Timer {
   public:
-    Timer(const Lowered& l, const RuntimeCosts& c) : m_l(l), m_costs(c) {
+    Timer(const Lowered& l, const RuntimeCosts& c, std::uint64_t seed)
+        : m_l(l), m_costs(c), m_rng(seed), m_draw(seed != 0) {
         const auto ranks = std::size_t(l.ranks);
         m_pc.assign(ranks, 0);
         m_clock.assign(ranks, 0.0);
@@ -65,10 +68,16 @@ class Timer {
     std::vector<std::unordered_map<std::uint64_t, std::int64_t>> m_inputs; ///< receive tag of each input
     std::vector<TransferState> m_transfers;
     ProgramTiming m_out;
+    std::mt19937_64 m_rng;
+    bool m_draw;
 
-    double arrival(const TransferState& t) const {
-        return std::max(t.sendPosted, t.recvPosted) + m_costs.transfer.time(t.bytes);
+    /// `cost` times one multiplier drawn from `spread` (the cost itself without a seed).
+    double drawn(double cost, const std::vector<double>& spread) {
+        if (!m_draw || spread.empty() || cost <= 0) return cost;
+        return cost * spread[std::size_t(m_rng() % spread.size())];
     }
+
+    double arrival(const TransferState& t) const { return std::max(t.sendPosted, t.recvPosted) + t.time; }
 
     /// The transfer the instruction at the rank's pc must see arrive before it can begin, or -1.
     std::int64_t awaited(int r, const Instruction& in) const {
@@ -83,7 +92,14 @@ class Timer {
         return -1;
     }
 
-    double busy(const Instruction& in) const {
+    double busy(const Instruction& in) {
+        const double cost = nominal(in);
+        if (in.kind == InstrKind::Compute) return drawn(cost, m_costs.spread.compute);
+        if (in.kind == InstrKind::Send || in.kind == InstrKind::Recv) return drawn(cost, m_costs.spread.post);
+        return cost; // waits and bookkeeping: small and steady
+    }
+
+    double nominal(const Instruction& in) const {
         const ActionCosts& a = m_costs.actions;
         switch (in.kind) {
         case InstrKind::Compute: {
@@ -120,7 +136,9 @@ class Timer {
         while (pc < ins.size()) {
             const Instruction& in = ins[pc];
             // The optimizer steps that end a program read from torch's file are not torch actions.
-            const double start = clock + (in.kind == InstrKind::Optimizer ? 0.0 : m_costs.actions.gap);
+            const double start =
+                clock +
+                (in.kind == InstrKind::Optimizer ? 0.0 : drawn(m_costs.actions.gap, m_costs.spread.gap));
             double begin = start;
             if (const std::int64_t tag = awaited(r, in); tag >= 0) {
                 TransferState& t = m_transfers[std::size_t(tag)];
@@ -146,6 +164,7 @@ class Timer {
         (in.kind == InstrKind::Send ? t.sendRank : t.recvRank) = r;
         t.bytes = in.bytes;
         if (!t.arrived()) return;
+        t.time = drawn(m_costs.transfer.time(t.bytes), m_costs.spread.transfer);
         for (int& w : t.waiters)
             if (w >= 0) {
                 ready.push_back(w);
@@ -237,9 +256,9 @@ double computeCost(const RuntimeCosts& costs, const Instruction& in, bool split)
     }
 }
 
-ProgramTiming timePrograms(const Lowered& lowered, const RuntimeCosts& costs, RuntimeModel model) {
-    (void)model; // one model so far; the switch point for the next (NCCL streams, stagecraft-run)
-    return Timer(lowered, costs).run();
+ProgramTiming timePrograms(const Lowered& lowered, const RuntimeCosts& costs, const TimingOptions& options) {
+    // One model so far (options.model); the switch point for the next (NCCL streams, stagecraft-run).
+    return Timer(lowered, costs, options.seed).run();
 }
 
 } // namespace stagecraft

@@ -60,11 +60,32 @@ struct TransferCosts {
     friend bool operator==(const TransferCosts&, const TransferCosts&) = default;
 };
 
+/// How much one run's times vary about the costs, as multipliers of a cost (a measured time
+/// divided by the cost it was fitted to), each list sorted. A timing with a seed draws every
+/// instruction's time as cost x one of these, so the waits that variation causes (a consumer
+/// waits for the slower of its producer and itself) are in the prediction: with means alone, a
+/// pipeline's timing is too short whenever its ops' times vary. Empty lists: no variation.
+struct CostSpread {
+    std::vector<double> compute;  ///< of every compute op about its stage and kind's cost
+    std::vector<double> gap;      ///< of the framework's time between two actions
+    std::vector<double> post;     ///< of posting a send or a receive
+    std::vector<double> transfer; ///< of a transfer about its time
+    friend bool operator==(const CostSpread&, const CostSpread&) = default;
+};
+
 struct RuntimeCosts {
     std::vector<StageCompute> stages; ///< [stage] of one pipe
     ActionCosts actions;
     TransferCosts transfer;
+    CostSpread spread;
     friend bool operator==(const RuntimeCosts&, const RuntimeCosts&) = default;
+};
+
+struct TimingOptions {
+    RuntimeModel model = RuntimeModel::TorchGloo;
+    /// 0: every instruction takes its cost. Otherwise the seed of one draw of the costs' spread
+    /// (the same seed gives the same timing).
+    std::uint64_t seed = 0;
 };
 
 /// When one instruction ran on its rank: `start` when the rank reached it (after the gap),
@@ -87,7 +108,7 @@ struct ProgramTiming {
 /// finish (a receive nobody sends) are a ValidationError "timing.deadlock" naming a stuck rank and
 /// its instruction. Linear in the number of instructions.
 ProgramTiming timePrograms(const Lowered& lowered, const RuntimeCosts& costs,
-                           RuntimeModel model = RuntimeModel::TorchGloo);
+                           const TimingOptions& options = {});
 
 /// The µs `costs` gives the compute instruction `in` of a program whose backward is `split`;
 /// negative when unknown.

@@ -6,13 +6,21 @@
 
 namespace stagecraft {
 
-double quantile(std::vector<double> samples, double q) {
+namespace {
+
+double quantileOfSorted(const std::vector<double>& samples, double q) {
     if (samples.empty()) return 0.0;
-    std::sort(samples.begin(), samples.end());
     const double at = std::clamp(q, 0.0, 1.0) * double(samples.size() - 1);
     const auto lo = std::size_t(std::floor(at));
     const std::size_t hi = std::min(samples.size() - 1, lo + 1);
     return samples[lo] + (samples[hi] - samples[lo]) * (at - double(lo));
+}
+
+} // namespace
+
+double quantile(std::vector<double> samples, double q) {
+    std::sort(samples.begin(), samples.end());
+    return quantileOfSorted(samples, q);
 }
 
 double mean(const std::vector<double>& samples) {
@@ -20,6 +28,16 @@ double mean(const std::vector<double>& samples) {
     double sum = 0;
     for (const double v : samples) sum += v;
     return sum / double(samples.size());
+}
+
+std::vector<double> quantiles(std::vector<double> samples, std::size_t count) {
+    std::sort(samples.begin(), samples.end());
+    if (samples.size() <= count || count < 2) return samples;
+    std::vector<double> out;
+    out.reserve(count);
+    for (std::size_t i = 0; i < count; ++i)
+        out.push_back(quantileOfSorted(samples, double(i) / double(count - 1)));
+    return out;
 }
 
 double median(std::vector<double> samples) {

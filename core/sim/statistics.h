@@ -2,6 +2,7 @@
 // Order statistics of samples: what the calibration and the fidelity reports summarise
 // measurements with.
 
+#include <cstddef>
 #include <vector>
 
 namespace stagecraft {
@@ -12,6 +13,10 @@ double quantile(std::vector<double> samples, double q);
 
 /// The arithmetic mean; 0 for no sample.
 double mean(const std::vector<double>& samples);
+
+/// `count` quantiles of `samples` at evenly spaced levels 0, 1/(count-1), ..., 1 (all of the
+/// samples, sorted, when there are no more than `count`): a distribution kept in fixed space.
+std::vector<double> quantiles(std::vector<double> samples, std::size_t count);
 
 /// quantile(samples, 0.5).
 double median(std::vector<double> samples);
