@@ -1,0 +1,117 @@
+// Held-out fidelity on real torch.distributed.pipelining runs (tests/data/torch-runs, recorded by
+// torch itself): the runtime model is fitted on one run and predicts the runs of the other
+// schedule classes of the same model, never fitted on them. The acceptance of issue 22 is 5 % /
+// 3 points on the fitted run and 10 % / 5 points on the others; docs/fidelity.md has the table
+// of where the model stands against it. The bounds here are a regression guard at today's
+// residual (the worst case of the matrix with some room for the runs' own noise): they fail when
+// the fit or the timing gets worse, not when the acceptance is missed.
+#include "eval/runtime_fit.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+using namespace stagecraft;
+
+namespace {
+
+const std::filesystem::path kRuns = STAGECRAFT_TORCH_RUNS_DIR;
+
+/// The per-rank traces of one recorded run.
+std::vector<std::filesystem::path> runFiles(const std::string& set, const std::string& cls) {
+    const int world = set.rfind("pp4", 0) == 0 ? 4 : 2;
+    const std::string h = set.substr(set.find("_h") + 2);
+    std::vector<std::filesystem::path> files;
+    for (int r = 0; r < world; ++r)
+        files.push_back(
+            kRuns / set /
+            (cls + "_pp" + std::to_string(world) + "_v2_m8_h" + h + "_rank" + std::to_string(r) + ".json"));
+    return files;
+}
+
+bool splits(const std::string& cls) {
+    return cls.find("ZeroBubble") != std::string::npos;
+}
+
+struct Bounds {
+    double makespan, bubble;
+};
+constexpr Bounds kSameRun{0.15, 0.10};
+constexpr Bounds kOtherRun{0.30, 0.15};
+
+} // namespace
+
+TEST_CASE("a fit on one torch run predicts that run and the other classes' runs of the same model",
+          "[torch_runs][fidelity]") {
+    const std::vector<std::string> classes{"Interleaved1F1B", "LoopedBFS", "InterleavedZeroBubble",
+                                           "ZBVZeroBubble"};
+    int fits = 0, checks = 0, sameWithin = 0, otherWithin = 0;
+    for (const std::string set : {"pp2_h1024", "pp2_h512", "pp4_h512"}) {
+        for (const std::string& source : classes) {
+            if (!std::filesystem::exists(runFiles(set, source).front())) continue;
+            INFO(set << ": fitted on " << source);
+            const RuntimeFit fit = fitRuntime(readTorchRun(runFiles(set, source)), source);
+            ++fits;
+            const FidelityReport& self = fit.residual;
+            CHECK(std::abs(self.makespanError) < kSameRun.makespan);
+            CHECK(std::abs(self.bubbleError) < kSameRun.bubble);
+            sameWithin += std::abs(self.makespanError) <= 0.05 && std::abs(self.bubbleError) <= 0.03;
+            for (const std::string& target : classes) {
+                if (target == source || !std::filesystem::exists(runFiles(set, target).front())) continue;
+                if (splits(target) && !splits(source)) continue; // I and W were not measured
+                INFO("predicting " << target);
+                const FidelityReport r = predictRun(fit.costs, readTorchRun(runFiles(set, target)), target);
+                ++checks;
+                CHECK(std::abs(r.makespanError) < kOtherRun.makespan);
+                CHECK(std::abs(r.bubbleError) < kOtherRun.bubble);
+                CHECK(r.matchedOps == r.measured.ops.size());
+                otherWithin += std::abs(r.makespanError) <= 0.10 && std::abs(r.bubbleError) <= 0.05;
+            }
+        }
+    }
+    CHECK(fits >= 10);
+    CHECK(checks >= 20);
+    // How many meet the acceptance today (docs/fidelity.md keeps the table).
+    WARN("within 5 % / 3 points on the fitted run: "
+         << sameWithin << " of " << fits << "; within 10 % / 5 points on another run: " << otherWithin
+         << " of " << checks);
+}
+
+TEST_CASE("the fit splits the receive wait out of torch's compute ranges", "[torch_runs][fidelity]") {
+    // Identical stages (two Linear + ReLU each) must fit to similar forward costs: with the wait for
+    // the input counted as work, stages behind a transfer looked up to 3x slower than stage 0.
+    const RuntimeFit fit =
+        fitRuntime(readTorchRun(runFiles("pp2_h1024", "Interleaved1F1B")), "Interleaved1F1B");
+    REQUIRE(fit.costs.stages.size() == 4);
+    double lo = INFINITY, hi = 0;
+    for (const StageCompute& s : fit.costs.stages) {
+        lo = std::min(lo, s.f);
+        hi = std::max(hi, s.f);
+    }
+    CHECK(hi / lo < 1.5);
+    CHECK(fit.transferSamples > 0);
+    // Every action of the iteration is in the programs read back: 2 ranks, 2 stages each, 8
+    // micro-batches; F and B of each stage and micro-batch once.
+    CHECK(fit.residual.matchedOps == 4 * 8 * 2);
+}
+
+TEST_CASE("registered schedules are predicted as torch runs them, refused one by one where torch cannot",
+          "[torch_runs][fidelity]") {
+    const RuntimeFit fit = fitRuntime(readTorchRun(runFiles("pp2_h1024", "ZBVZeroBubble")), "ZBVZeroBubble");
+    const auto predictions = predictTorchSchedules(
+        fit.costs, {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-v", "chimera"}, {2, 8, 2});
+    REQUIRE(predictions.size() == 6);
+    for (std::size_t i = 0; i < 5; ++i) {
+        INFO(predictions[i].schedule << ": " << predictions[i].refusal);
+        CHECK(predictions[i].refusal.empty());
+        CHECK(predictions[i].summary.makespan > 0);
+    }
+    CHECK(predictions[0].runtime == "gpipe-loop");
+    CHECK(predictions[1].runtime == "1f1b-loop");
+    CHECK(predictions[2].runtime == "runtime");
+    CHECK(predictions[5].refusal.find("lower.torch") != std::string::npos);
+    // The zero-bubble schedules' bubble is below 1F1B's on the same costs.
+    CHECK(predictions[3].summary.bubble < predictions[1].summary.bubble);
+}
