@@ -1,0 +1,70 @@
+// stagecraft-cli fidelity on the torch profiler traces torch wrote of torch.distributed.pipelining
+// runs (tests/data/torch-traces/): the fit, a held-out check, predictions of registered schedules
+// and the refusals a user meets.
+#include "cli_run.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+using stagecraft::test::cli;
+using stagecraft::test::Run;
+
+const std::string kTraces = std::string(STAGECRAFT_SOURCE_DIR) + "/tests/data/torch-traces/";
+
+std::string run(const std::string& name) {
+    return kTraces + name + "_rank0.json," + kTraces + name + "_rank1.json";
+}
+
+} // namespace
+
+TEST_CASE("fidelity fits one torch run, checks another and predicts registered schedules",
+          "[cli][fidelity]") {
+    const Run r = cli("fidelity --fit " + run("ZBVZeroBubble_pp2_m4") + " --check " +
+                      run("Interleaved1F1B_pp2_m4") + " --predict 1f1b,zb-v,chimera --json");
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    const auto json = nlohmann::json::parse(r.out);
+    CHECK(json["model"] == "torch-gloo");
+    CHECK(json["stages"].size() == 4);
+    // torch's first stage computes nothing in I and the whole backward in W.
+    CHECK(json["stages"][0]["i_us"].get<double>() < 0.1 * json["stages"][0]["w_us"].get<double>());
+    CHECK(json["residual"]["matched_ops"] == 48);
+    REQUIRE(json["checks"].size() == 1);
+    CHECK(json["checks"][0]["matched_ops"] == 32);
+    CHECK(json["checks"][0]["predicted_makespan_us"].get<double>() > 0);
+    REQUIRE(json["predictions"].size() == 3);
+    CHECK(json["predictions"][0]["schedule"] == "1f1b");
+    CHECK(json["predictions"][0]["runtime"] == "1f1b-loop");
+    CHECK(json["predictions"][1]["makespan_us"].get<double>() > 0);
+    CHECK(json["predictions"][2]["refused"].get<std::string>().find("2 pipes") != std::string::npos);
+
+    const Run text = cli("fidelity --fit " + run("Interleaved1F1B_pp2_m4"));
+    INFO(text.out);
+    REQUIRE(text.status == 0);
+    CHECK(text.out.find("fitted torch-gloo") != std::string::npos);
+    CHECK(text.out.find("I and W are not measured") != std::string::npos);
+    CHECK(text.out.find("ends last") != std::string::npos);
+}
+
+TEST_CASE("fidelity refuses what it cannot fit or predict with a message and status 2", "[cli][fidelity]") {
+    const Run missing = cli("fidelity --fit " + kTraces + "nothing_rank0.json");
+    CHECK(missing.status == 2);
+    CHECK(missing.out.find("nothing_rank0.json") != std::string::npos);
+
+    // A split schedule needs I and W, which a run that did not split its backward did not measure.
+    const Run split =
+        cli("fidelity --fit " + run("Interleaved1F1B_pp2_m4") + " --check " + run("ZBVZeroBubble_pp2_m4"));
+    CHECK(split.status == 2);
+    CHECK(split.out.find("no measured cost of B on stage") != std::string::npos);
+
+    // A compute-only schedule file is not a trace.
+    const Run csv = cli("fidelity --fit " + kTraces + "Interleaved1F1B_pp2_m4.csv");
+    CHECK(csv.status == 2);
+
+    const Run badShare =
+        cli("fidelity --fit " + run("Interleaved1F1B_pp2_m4") + " --predict zb-v --input-share 2");
+    CHECK(badShare.status == 2);
+}
