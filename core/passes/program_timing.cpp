@@ -107,7 +107,13 @@ class Timer {
             if (cost < 0)
                 throw ValidationError("timing.cost", "costs",
                                       "no measured cost of " + std::string(opKindName(in.op)) + " on stage " +
-                                          std::to_string(in.stage) + " to time this program with");
+                                          std::to_string(in.stage) +
+                                          (m_l.splitBackward && in.op != OpKind::F
+                                               ? " to time this split-backward program with: the costs come "
+                                                 "from a run that did not "
+                                                 "split its backward (fit on a zero-bubble run, or give the "
+                                                 "input-gradient share of B)"
+                                               : " to time this program with"));
             return cost;
         }
         case InstrKind::Send:
