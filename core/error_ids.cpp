@@ -11,6 +11,7 @@ constexpr auto Fail = ErrorClass::Failure;
 
 // Sorted by id (checked by a test): lookups are binary searches.
 constexpr std::array kIds{
+    ErrorIdInfo{"calibrate.options", In, "a calibration option out of its range (B's share of a whole backward)"},
     ErrorIdInfo{"calibrate.trace", In, "a measured trace cannot be fitted (a stage without F or B ops)"},
     ErrorIdInfo{"chart.devices", In, "a timeline names a device beyond the rows a chart can hold"},
     ErrorIdInfo{"chart.mapping", In,
@@ -56,6 +57,9 @@ constexpr std::array kIds{
     ErrorIdInfo{"export.size", In, "a raster export would be larger than the limit in pixels"},
     ErrorIdInfo{"export.width", In, "an export width out of range"},
     ErrorIdInfo{"export.write", Fail, "an exported file could not be written"},
+    ErrorIdInfo{"fit.field", In, "a runtime fit file with a missing field or a value out of its rule"},
+    ErrorIdInfo{"fit.json", In, "a runtime fit file is not valid JSON (line and column given)"},
+    ErrorIdInfo{"fit.version", In, "a runtime fit file of another format version"},
     ErrorIdInfo{"generator.constraint", In,
                 "the parameters break a schedule's rule (e.g. microbatches % pp)"},
     ErrorIdInfo{"generator.costs", In,
@@ -134,6 +138,8 @@ constexpr std::array kIds{
     ErrorIdInfo{"trace.limit", In, "a trace beyond the limits (slices, indices)"},
     ErrorIdInfo{"trace.shape", In, "a trace's schedule shape is missing or inconsistent"},
     ErrorIdInfo{"trace.sqlite", In, "an Nsight Systems SQLite export that cannot be opened or has no NVTX ranges"},
+    ErrorIdInfo{"trace.unlabelled", In,
+                "a torch trace whose compute is not labelled with pipeline actions (Schedule1F1B); says how to label it"},
     ErrorIdInfo{"trace.version", In, "a trace of an unknown format version"},
     ErrorIdInfo{"trace.write", Fail, "a trace could not be written"},
     ErrorIdInfo{"work.cancelled", Fail,

@@ -1,15 +1,20 @@
-// `stagecraft-cli fidelity --fit RUN [--check RUN]... [--json]`: fits the torch runtime model to
-// one measured torch.distributed.pipelining run (a comma list of its per-rank profiler traces),
-// reports the fit and its residual on that run, and predicts every --check run (another schedule
-// of the same model: its own executed programs timed with the fitted costs) against its
-// measurement. Core's eval/runtime_fit does the work.
+// `stagecraft-cli fidelity (--fit RUN [-o FIT.json] | --costs FIT.json) [--check RUN]... [--predict
+// a,b] [--json]`: fits the torch runtime model to one measured torch.distributed.pipelining run (a
+// comma list of its per-rank profiler traces) or reads a fit written before, reports the fit and
+// its residual on that run, predicts every --check run (another schedule of the same model: its
+// own executed programs timed with the fitted costs) against its measurement, and registered
+// schedules as torch would run them. Core's eval/runtime_fit does the work.
 #include "commands.h"
+#include "error.h"
 #include "eval/runtime_fit.h"
+#include "eval/runtime_fit_file.h"
+#include "file_io.h"
 #include "report_format.h"
 
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 namespace stagecraft::cli {
 
@@ -17,6 +22,8 @@ namespace {
 
 struct FidelityOptions {
     std::string fit;
+    std::string costs;  ///< a fit file instead of --fit
+    std::string output; ///< where to write the fit
     std::vector<std::string> checks;
     std::string predict; ///< registry names, comma-separated
     ScheduleParams params{0, 0, 0};
@@ -47,10 +54,39 @@ struct Check {
     FidelityReport report;
 };
 
-Check check(const RuntimeFit& fit, const std::string& list) {
+/// The fit the command predicts with: made now from a run (with its residual) or read from a file.
+struct Fitted {
+    RuntimeFitRecord record;
+    std::string header;
+    std::optional<FidelityReport> residual;
+};
+
+Fitted fitNow(const std::string& run) {
+    const RuntimeFit fit = fitRuntime(readTorchRun(filesOf(run)), run);
+    Fitted f;
+    f.record = recordOf(fit, run);
+    f.residual = fit.residual;
+    f.header = "fitted " + f.record.model + " on " + run + ": " + std::to_string(fit.programs.ranks) +
+               " ranks, " + std::to_string(fit.iterations) + " iterations, " +
+               std::to_string(fit.computeSamples) + " compute ranges, " +
+               std::to_string(fit.transferSamples) + " waited-for transfers\n";
+    return f;
+}
+
+Fitted readFit(const std::string& path) {
+    Fitted f;
+    f.record = parseRuntimeFitJson(readTextFile(path), path);
+    f.header = f.record.model + " costs from " + path + " (fitted on " + f.record.source + ": " +
+               std::to_string(f.record.ranks) + " ranks, " + std::to_string(f.record.iterations) +
+               " iterations; its residual: makespan " + signedPct(f.record.residualMakespanError) +
+               ", bubble " + points(f.record.residualBubbleError) + " points)\n";
+    return f;
+}
+
+Check check(const Fitted& fit, const std::string& list) {
     Check c;
     c.run = list;
-    c.report = predictRun(fit.costs, readTorchRun(filesOf(list)), list, &c.notes);
+    c.report = predictRun(fit.record.costs, readTorchRun(filesOf(list)), list, &c.notes);
     return c;
 }
 
@@ -100,31 +136,29 @@ std::string predictionTable(const std::vector<SchedulePrediction>& predictions) 
     return "predicted under torch's runtime with the fitted costs:\n" + textTable(rows);
 }
 
-std::string text(const RuntimeFit& fit, const std::string& fitRun, const std::vector<Check>& checks) {
-    std::string out = "fitted " + std::string(runtimeModelName(RuntimeModel::TorchGloo)) + " on " + fitRun +
-                      ": " + std::to_string(fit.programs.ranks) + " ranks, " +
-                      std::to_string(fit.iterations) + " iterations, " + std::to_string(fit.computeSamples) +
-                      " compute ranges, " + std::to_string(fit.transferSamples) + " waited-for transfers\n";
+std::string text(const Fitted& fit, const std::vector<Check>& checks) {
+    const RuntimeCosts& costs = fit.record.costs;
+    std::string out = fit.header;
     std::vector<std::vector<std::string>> stages{{"stage", "F ms", "B ms", "I ms", "W ms"}};
     auto cell = [](double v) { return v < 0 ? std::string("-") : ms(v); };
-    for (std::size_t s = 0; s < fit.costs.stages.size(); ++s) {
-        const StageCompute& c = fit.costs.stages[s];
+    for (std::size_t s = 0; s < costs.stages.size(); ++s) {
+        const StageCompute& c = costs.stages[s];
         stages.push_back({std::to_string(s), cell(c.f), cell(c.b), cell(c.i), cell(c.w)});
     }
     out += textTable(stages);
-    const ActionCosts& a = fit.costs.actions;
+    const ActionCosts& a = costs.actions;
     out += "per action (ms): gap " + ms(a.gap) + ", post recv " + ms(a.postRecv) + ", post send " +
            ms(a.postSend) + ", wait send " + ms(a.waitSend) + ", reduce grad " + ms(a.reduceGrad) +
            ", unshard " + ms(a.unshard) + ", reshard " + ms(a.reshard) + "; transfer " +
-           ms(fit.costs.transfer.latency) + "\n";
-    for (const std::string& n : fit.notes) out += "note: " + n + "\n";
+           ms(costs.transfer.latency) + "\n";
+    for (const std::string& n : fit.record.notes) out += "note: " + n + "\n";
     std::vector<std::vector<std::string>> rows{{"run", "makespan ms", "predicted", "error", "bubble %",
                                                 "predicted", "points", "op MAPE", "start MAE ms"}};
-    rows.push_back(row("fit (residual)", fit.residual));
+    if (fit.residual) rows.push_back(row("fit (residual)", *fit.residual));
     for (std::size_t i = 0; i < checks.size(); ++i)
         rows.push_back(row("check " + std::to_string(i + 1), checks[i].report));
-    out += textTable(rows);
-    out += "fit run, per rank, measured / predicted ms:\n" + rankTable(fit.residual);
+    if (rows.size() > 1) out += textTable(rows);
+    if (fit.residual) out += "fit run, per rank, measured / predicted ms:\n" + rankTable(*fit.residual);
     for (std::size_t i = 0; i < checks.size(); ++i) {
         out += "check " + std::to_string(i + 1) + ": " + checks[i].run + "\n";
         for (const std::string& n : checks[i].notes) out += "note: " + n + "\n";
@@ -158,16 +192,17 @@ nlohmann::ordered_json reportJson(const FidelityReport& r) {
                 {"predicted_ranks", ranks(r.predicted)}};
 }
 
-std::string json(const RuntimeFit& fit, const std::string& fitRun, const std::vector<Check>& checks,
+std::string json(const Fitted& fit, const std::vector<Check>& checks,
                  const std::vector<SchedulePrediction>& predictions) {
     using Json = nlohmann::ordered_json;
+    const RuntimeCosts& costs = fit.record.costs;
     Json stages = Json::array();
-    for (const StageCompute& c : fit.costs.stages)
+    for (const StageCompute& c : costs.stages)
         stages.push_back({{"f_us", c.f}, {"b_us", c.b}, {"i_us", c.i}, {"w_us", c.w}});
-    const ActionCosts& a = fit.costs.actions;
-    Json out{{"model", runtimeModelName(RuntimeModel::TorchGloo)},
-             {"fit_run", fitRun},
-             {"iterations", fit.iterations},
+    const ActionCosts& a = costs.actions;
+    Json out{{"model", fit.record.model},
+             {"fit_run", fit.record.source},
+             {"iterations", fit.record.iterations},
              {"stages", stages},
              {"actions_us",
               {{"gap", a.gap},
@@ -177,9 +212,13 @@ std::string json(const RuntimeFit& fit, const std::string& fitRun, const std::ve
                {"reduce_grad", a.reduceGrad},
                {"unshard", a.unshard},
                {"reshard", a.reshard}}},
-             {"transfer_us", fit.costs.transfer.latency},
-             {"notes", fit.notes},
-             {"residual", reportJson(fit.residual)}};
+             {"transfer_us", costs.transfer.latency},
+             {"notes", fit.record.notes}};
+    if (fit.residual)
+        out["residual"] = reportJson(*fit.residual);
+    else
+        out["residual"] = Json{{"makespan_error", fit.record.residualMakespanError},
+                               {"bubble_error", fit.record.residualBubbleError}};
     Json list = Json::array();
     for (const Check& c : checks) {
         Json item = reportJson(c.report);
@@ -208,10 +247,13 @@ void addFidelityCommand(CLI::App& app, CommandResult& result) {
         "Fit the torch runtime model to one measured torch.distributed.pipelining run and check its "
         "predictions against other runs (per-rank profiler traces, comma-separated per run)");
     auto options = std::make_shared<FidelityOptions>();
-    command
-        ->add_option("--fit", options->fit,
-                     "The run to fit: its per-rank torch profiler traces, comma-separated")
-        ->required();
+    auto* fitOption = command->add_option(
+        "--fit", options->fit, "The run to fit: its per-rank torch profiler traces, comma-separated");
+    auto* costsOption =
+        command->add_option("--costs", options->costs, "A fit written before with -o, instead of --fit");
+    fitOption->excludes(costsOption);
+    command->add_option("-o,--output", options->output, "Write the fit to this file (*.fit.json)")
+        ->needs(fitOption);
     command->add_option("--check", options->checks,
                         "A run to predict (another schedule of the same model), comma-separated; repeatable");
     command->add_option("--predict", options->predict,
@@ -236,19 +278,24 @@ void addFidelityCommand(CLI::App& app, CommandResult& result) {
         ->check(CLI::Range(0.0, 1.0));
     command->add_flag("--json", options->json, "Machine-readable JSON");
     command->callback([&result, options] {
-        const std::vector<RankTrace> ranks = readTorchRun(filesOf(options->fit));
-        const RuntimeFit fit = fitRuntime(ranks, options->fit);
+        if (options->fit.empty() && options->costs.empty())
+            throw ValidationError("cli.trace", "--fit",
+                                  "fidelity needs --fit RUN (the traces to fit) or --costs FILE");
+        const Fitted fit = options->fit.empty() ? readFit(options->costs) : fitNow(options->fit);
+        if (!options->output.empty()) writeFileAtomically(options->output, runtimeFitToJson(fit.record));
         std::vector<Check> checks;
         for (const std::string& list : options->checks) checks.push_back(check(fit, list));
         ScheduleParams params = options->params;
-        const Lowered& ran = fit.programs;
-        if (params.pp == 0) params.pp = ran.ranks;
-        if (params.microbatches == 0) params.microbatches = ran.microbatches;
-        if (params.chunks == 0) params.chunks = std::max(1, ran.stagesPerPipe / std::max(1, ran.ranks));
+        const RuntimeCosts& costs = fit.record.costs;
+        if (params.pp == 0) params.pp = fit.record.ranks;
+        if (params.microbatches == 0) params.microbatches = fit.record.microbatches;
+        if (params.chunks == 0)
+            params.chunks = std::max(1, int(costs.stages.size()) / std::max(1, fit.record.ranks));
         const std::vector<SchedulePrediction> predictions =
-            predictTorchSchedules(fit.costs, splitNames(options->predict), params, options->inputShare);
-        std::cout << (options->json ? json(fit, options->fit, checks, predictions)
-                                    : text(fit, options->fit, checks) + predictionTable(predictions));
+            predictTorchSchedules(costs, splitNames(options->predict), params, options->inputShare);
+        std::cout << (options->json ? json(fit, checks, predictions)
+                                    : text(fit, checks) + predictionTable(predictions) +
+                                          (options->output.empty() ? "" : "wrote " + options->output + "\n"));
         result.status = kExitOk;
     });
 }

@@ -3,6 +3,7 @@
 // programs with given costs must be fitted back to exactly those costs, with no residual.
 #include "error.h"
 #include "eval/runtime_fit.h"
+#include "eval/runtime_fit_file.h"
 #include "io/executed_program.h"
 #include "io/torch_comms_csv.h"
 #include "passes/program_timing.h"
@@ -203,4 +204,44 @@ TEST_CASE("stage costs map onto another stage count by their share of the model"
     CHECK(split.stages[2].i == Approx(2.4));
     CHECK(split.stages[2].w == Approx(3.6));
     CHECK(wholeBackwardCosts(split).stages[2].b == Approx(6));
+}
+
+TEST_CASE("a fit file reads back to the same fit and refuses bad fields by name", "[runtime_fit][fit_file]") {
+    RuntimeFitRecord r;
+    r.costs.stages = {StageCompute{1000, -1, 0.5, 2000}, StageCompute{1100, 2100, -1, -1}};
+    r.costs.actions = ActionCosts{12.5, 100, 200, 15, 400, 10, 6};
+    r.costs.transfer.latency = 80;
+    r.costs.spread.compute = {0.5, 1.0, 3.75};
+    r.costs.spread.post = {0.1, 7};
+    r.source = "a_rank0.json,a_rank1.json";
+    r.iterations = 8;
+    r.ranks = 2;
+    r.microbatches = 8;
+    r.notes = {"one note"};
+    r.residualMakespanError = -0.015;
+    r.residualBubbleError = 0.02;
+    const std::string text = runtimeFitToJson(r);
+    CHECK(parseRuntimeFitJson(text, "fit.json") == r);
+
+    auto refused = [&](const std::string& from, const std::string& to, const std::string& id,
+                       const std::string& words) {
+        std::string bad = text;
+        const auto at = bad.find(from);
+        REQUIRE(at != std::string::npos);
+        bad.replace(at, from.size(), to);
+        try {
+            parseRuntimeFitJson(bad, "fit.json");
+            FAIL("accepted: " << to);
+        } catch (const Error& e) {
+            CHECK(e.id() == id);
+            CHECK(std::string(e.what()).find(words) != std::string::npos);
+        }
+    };
+    refused("\"f\": 1000.0", "\"f\": -3", "fit.field", "stages_us[0].f");
+    refused("\"f\": 1100.0", "\"f\": null", "fit.field", "stages_us[1].f");
+    refused("\"gap\": 12.5", "\"gap\": \"fast\"", "fit.field", "actions_us.gap");
+    refused("\"stagecraft_runtime_fit\": 1", "\"stagecraft_runtime_fit\": 7", "fit.version", "version 1");
+    refused("\"model\": \"torch-gloo\"", "\"model\": \"nccl\"", "fit.field", "torch-gloo");
+    refused("3.75", "0.25", "fit.field", "not sorted");
+    refused("\"iterations\": 8,", "\"iterations\": 8", "fit.json", "");
 }

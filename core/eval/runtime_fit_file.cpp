@@ -1,0 +1,184 @@
+#include "eval/runtime_fit_file.h"
+
+#include "error.h"
+#include "json_failure.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace stagecraft {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr std::size_t kMaxStages = 4096;
+constexpr std::size_t kMaxSpread = 4096;
+
+Json cost(double v) {
+    return v < 0 ? Json(nullptr) : Json(v);
+}
+
+[[noreturn]] void bad(const std::string& field, const std::string& message) {
+    throw ValidationError("fit.field", field, field + " " + message);
+}
+
+std::string shown(const Json& v) {
+    std::string text = v.dump();
+    return text.size() > 40 ? text.substr(0, 40) + "..." : text;
+}
+
+const Json& member(const Json& object, const std::string& key, const std::string& path) {
+    if (!object.is_object()) bad(path, "= " + shown(object) + ": must be an object");
+    const auto it = object.find(key);
+    if (it == object.end()) bad(path + "." + key, "is missing");
+    return *it;
+}
+
+/// A cost in µs: finite and >= 0, or null (not measured: -1) where `nullable`.
+double readCost(const Json& v, const std::string& path, bool nullable) {
+    if (v.is_null() && nullable) return -1;
+    if (!v.is_number())
+        bad(path, "= " + shown(v) + ": must be a number of µs" + (nullable ? " or null" : ""));
+    const double d = v.get<double>();
+    if (!std::isfinite(d) || d < 0) bad(path, "= " + shown(v) + ": must be finite and >= 0");
+    return d;
+}
+
+int readCount(const Json& v, const std::string& path) {
+    if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() > (1 << 30))
+        bad(path, "= " + shown(v) + ": must be a whole number 0..2^30");
+    return int(v.get<long long>());
+}
+
+std::vector<double> readSpread(const Json& v, const std::string& path) {
+    if (!v.is_array()) bad(path, "= " + shown(v) + ": must be an array of multipliers");
+    if (v.size() > kMaxSpread) bad(path, "has " + std::to_string(v.size()) + " entries; at most 4096");
+    std::vector<double> out;
+    for (std::size_t i = 0; i < v.size(); ++i)
+        out.push_back(readCost(v[i], path + "[" + std::to_string(i) + "]", false));
+    for (std::size_t i = 1; i < out.size(); ++i)
+        if (out[i] < out[i - 1])
+            bad(path, "is not sorted at entry " + std::to_string(i) + ": quantiles ascend");
+    return out;
+}
+
+std::string readString(const Json& v, const std::string& path) {
+    if (!v.is_string()) bad(path, "= " + shown(v) + ": must be a string");
+    return v.get<std::string>();
+}
+
+} // namespace
+
+RuntimeFitRecord recordOf(const RuntimeFit& fit, const std::string& source) {
+    RuntimeFitRecord r;
+    r.costs = fit.costs;
+    r.source = source;
+    r.iterations = fit.iterations;
+    r.ranks = fit.programs.ranks;
+    r.microbatches = fit.programs.microbatches;
+    r.notes = fit.notes;
+    r.residualMakespanError = fit.residual.makespanError;
+    r.residualBubbleError = fit.residual.bubbleError;
+    return r;
+}
+
+std::string runtimeFitToJson(const RuntimeFitRecord& r) {
+    Json stages = Json::array();
+    for (const StageCompute& s : r.costs.stages)
+        stages.push_back({{"f", cost(s.f)}, {"b", cost(s.b)}, {"i", cost(s.i)}, {"w", cost(s.w)}});
+    const ActionCosts& a = r.costs.actions;
+    const CostSpread& d = r.costs.spread;
+    const Json out{
+        {"stagecraft_runtime_fit", kRuntimeFitFormatVersion},
+        {"model", r.model},
+        {"source", r.source},
+        {"iterations", r.iterations},
+        {"ranks", r.ranks},
+        {"microbatches", r.microbatches},
+        {"stages_us", stages},
+        {"actions_us",
+         {{"gap", a.gap},
+          {"post_recv", a.postRecv},
+          {"post_send", a.postSend},
+          {"wait_send", a.waitSend},
+          {"reduce_grad", a.reduceGrad},
+          {"unshard", a.unshard},
+          {"reshard", a.reshard}}},
+        {"transfer_us", {{"latency", r.costs.transfer.latency}, {"per_byte", r.costs.transfer.usPerByte}}},
+        {"spread", {{"compute", d.compute}, {"gap", d.gap}, {"post", d.post}, {"transfer", d.transfer}}},
+        {"notes", r.notes},
+        {"residual", {{"makespan_error", r.residualMakespanError}, {"bubble_error", r.residualBubbleError}}}};
+    return out.dump(2) + '\n';
+}
+
+RuntimeFitRecord parseRuntimeFitJson(std::string_view text, const std::string& source) {
+    Json doc;
+    try {
+        doc = Json::parse(text);
+    } catch (const nlohmann::json::exception&) {
+        const JsonFailure f = findJsonFailure(text);
+        throw ParseError("fit.json", source, f.at.line, f.at.column, f.reason);
+    }
+    if (!doc.is_object()) bad("fit", "must be a JSON object (a runtime fit file)");
+    const Json& version = member(doc, "stagecraft_runtime_fit", "fit");
+    if (!version.is_number_integer() || version.get<long long>() != kRuntimeFitFormatVersion)
+        throw ValidationError("fit.version", "stagecraft_runtime_fit",
+                              source + ": stagecraft_runtime_fit = " + shown(version) +
+                                  ": this build reads version " + std::to_string(kRuntimeFitFormatVersion));
+    RuntimeFitRecord r;
+    r.model = readString(member(doc, "model", "fit"), "model");
+    if (r.model != "torch-gloo")
+        bad("model", "= \"" + r.model.substr(0, 40) + "\": the one runtime model is torch-gloo");
+    r.source = readString(member(doc, "source", "fit"), "source");
+    r.iterations = readCount(member(doc, "iterations", "fit"), "iterations");
+    r.ranks = readCount(member(doc, "ranks", "fit"), "ranks");
+    r.microbatches = readCount(member(doc, "microbatches", "fit"), "microbatches");
+    const Json& stages = member(doc, "stages_us", "fit");
+    if (!stages.is_array() || stages.empty() || stages.size() > kMaxStages)
+        bad("stages_us", "= " + shown(stages) + ": must be an array of 1..4096 stages");
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+        const std::string p = "stages_us[" + std::to_string(i) + "]";
+        StageCompute s;
+        s.f = readCost(member(stages[i], "f", p), p + ".f", false);
+        s.b = readCost(member(stages[i], "b", p), p + ".b", true);
+        s.i = readCost(member(stages[i], "i", p), p + ".i", true);
+        s.w = readCost(member(stages[i], "w", p), p + ".w", true);
+        if (s.b < 0 && (s.i < 0 || s.w < 0))
+            bad(p, "has neither b nor both i and w: a stage needs its backward");
+        r.costs.stages.push_back(s);
+    }
+    const Json& a = member(doc, "actions_us", "fit");
+    ActionCosts& ac = r.costs.actions;
+    ac.gap = readCost(member(a, "gap", "actions_us"), "actions_us.gap", false);
+    ac.postRecv = readCost(member(a, "post_recv", "actions_us"), "actions_us.post_recv", false);
+    ac.postSend = readCost(member(a, "post_send", "actions_us"), "actions_us.post_send", false);
+    ac.waitSend = readCost(member(a, "wait_send", "actions_us"), "actions_us.wait_send", false);
+    ac.reduceGrad = readCost(member(a, "reduce_grad", "actions_us"), "actions_us.reduce_grad", false);
+    ac.unshard = readCost(member(a, "unshard", "actions_us"), "actions_us.unshard", false);
+    ac.reshard = readCost(member(a, "reshard", "actions_us"), "actions_us.reshard", false);
+    const Json& t = member(doc, "transfer_us", "fit");
+    r.costs.transfer.latency = readCost(member(t, "latency", "transfer_us"), "transfer_us.latency", false);
+    r.costs.transfer.usPerByte =
+        readCost(member(t, "per_byte", "transfer_us"), "transfer_us.per_byte", false);
+    const Json& d = member(doc, "spread", "fit");
+    r.costs.spread.compute = readSpread(member(d, "compute", "spread"), "spread.compute");
+    r.costs.spread.gap = readSpread(member(d, "gap", "spread"), "spread.gap");
+    r.costs.spread.post = readSpread(member(d, "post", "spread"), "spread.post");
+    r.costs.spread.transfer = readSpread(member(d, "transfer", "spread"), "spread.transfer");
+    const Json& notes = member(doc, "notes", "fit");
+    if (!notes.is_array() || notes.size() > 64) bad("notes", "must be an array of at most 64 strings");
+    for (std::size_t i = 0; i < notes.size(); ++i)
+        r.notes.push_back(readString(notes[i], "notes[" + std::to_string(i) + "]"));
+    const Json& res = member(doc, "residual", "fit");
+    for (const auto& [key, to] : {std::pair{"makespan_error", &r.residualMakespanError},
+                                  std::pair{"bubble_error", &r.residualBubbleError}}) {
+        const Json& v = member(res, key, "residual");
+        if (!v.is_number() || !std::isfinite(v.get<double>()))
+            bad(std::string("residual.") + key, "= " + shown(v) + ": must be a finite number");
+        *to = v.get<double>();
+    }
+    return r;
+}
+
+} // namespace stagecraft

@@ -1,0 +1,40 @@
+#pragma once
+// The runtime fit as a file (`*.fit.json`): fit once on a measured run, then predict other runs
+// and schedules from the file without the traces (`stagecraft-cli fidelity --fit RUN -o F`, then
+// `--costs F`). It records what the fit was made from and how well it reproduced that run, so a
+// prediction made later can say what it rests on. docs/fidelity.md gives the format.
+
+#include "eval/runtime_fit.h"
+
+#include <string>
+#include <string_view>
+
+namespace stagecraft {
+
+inline constexpr int kRuntimeFitFormatVersion = 1;
+
+/// What a fit file holds besides the costs.
+struct RuntimeFitRecord {
+    RuntimeCosts costs;
+    std::string model = "torch-gloo";
+    std::string source;               ///< the run it was fitted on
+    int iterations = 0;               ///< complete iterations read
+    int ranks = 0, microbatches = 0;  ///< the fitted run's shape
+    std::vector<std::string> notes;   ///< what could not be fitted and the rule used
+    double residualMakespanError = 0; ///< the fitted run predicted from the fit
+    double residualBubbleError = 0;
+    friend bool operator==(const RuntimeFitRecord&, const RuntimeFitRecord&) = default;
+};
+
+RuntimeFitRecord recordOf(const RuntimeFit& fit, const std::string& source);
+
+/// Pretty JSON, every number in µs (a cost not measured is null).
+std::string runtimeFitToJson(const RuntimeFitRecord& record);
+
+/// Reads a fit file. Malformed JSON is a ParseError("fit.json") with line and column; a missing or
+/// wrong field a ValidationError("fit.field") naming the field, its value and the rule (costs
+/// finite and >= 0, or null where not measured; at most 4096 stages; spreads of at most 4096
+/// finite multipliers >= 0); another format version ("fit.version").
+RuntimeFitRecord parseRuntimeFitJson(std::string_view text, const std::string& source);
+
+} // namespace stagecraft
