@@ -199,6 +199,62 @@ Samples collect(const std::vector<RankTrace>& ranks, int k, int stages, bool spl
     return s;
 }
 
+/// The correlation, over pairs of compute ops of different ranks that overlapped for more than
+/// half of the first one's time, of their log durations relative to their stage and kind's cost;
+/// clamped to [0, 0.95]. 0 without pairs.
+double sharedVariation(const std::vector<RankTrace>& ranks, int iterations, const RuntimeCosts& c,
+                       bool split) {
+    struct Timed {
+        double start, end, logRatio;
+    };
+    std::vector<double> xs, ys;
+    for (int k = 0; k < iterations; ++k) {
+        std::vector<std::vector<Timed>> ops(ranks.size());
+        for (std::size_t d = 0; d < ranks.size(); ++d)
+            for (const ActionRange* r : iterationActions(ranks[d], k)) {
+                if (!isComputeRange(r->kind) || r->stage < 0 || std::size_t(r->stage) >= c.stages.size())
+                    continue;
+                const StageCompute& sc = c.stages[std::size_t(r->stage)];
+                const RangeKind kind = split && r->kind == RangeKind::B ? RangeKind::I : r->kind;
+                const double cost = kind == RangeKind::F   ? sc.f
+                                    : kind == RangeKind::B ? sc.b
+                                    : kind == RangeKind::I ? sc.i
+                                                           : sc.w;
+                const double d0 = r->end - opStart(*r);
+                if (cost > 0 && d0 > 0) ops[d].push_back(Timed{opStart(*r), r->end, std::log(d0 / cost)});
+            }
+        for (std::size_t a = 0; a < ops.size(); ++a)
+            for (const Timed& x : ops[a]) {
+                const Timed* best = nullptr;
+                double most = 0.5 * (x.end - x.start);
+                for (std::size_t b = 0; b < ops.size(); ++b) {
+                    if (b == a) continue;
+                    for (const Timed& y : ops[b]) {
+                        const double overlap = std::min(x.end, y.end) - std::max(x.start, y.start);
+                        if (overlap > most) {
+                            most = overlap;
+                            best = &y;
+                        }
+                    }
+                }
+                if (best) {
+                    xs.push_back(x.logRatio);
+                    ys.push_back(best->logRatio);
+                }
+            }
+    }
+    if (xs.size() < 8) return 0.0;
+    const double mx = mean(xs), my = mean(ys);
+    double sxy = 0, sxx = 0, syy = 0;
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+        sxy += (xs[i] - mx) * (ys[i] - my);
+        sxx += (xs[i] - mx) * (xs[i] - mx);
+        syy += (ys[i] - my) * (ys[i] - my);
+    }
+    if (sxx <= 0 || syy <= 0) return 0.0;
+    return std::clamp(sxy / std::sqrt(sxx * syy), 0.0, 0.95);
+}
+
 } // namespace
 
 std::vector<RankTrace> readTorchRun(const std::vector<std::filesystem::path>& paths) {
@@ -430,6 +486,17 @@ RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& so
     relative(s.gaps, a.gap, gap);
     relative(s.postRecv, a.postRecv, post);
     relative(s.postSend, a.postSend, post);
+    // Only the ranks' own variation makes one wait for another: a slowdown of the whole machine
+    // stretches every rank alike. The share the ranks have in common (the correlation of ops that
+    // ran at the same time on different ranks) is taken out of the spread; the costs keep it.
+    fit.sharedVariation = sharedVariation(ranks, fit.iterations, c, split);
+    const double keep = std::sqrt(1.0 - fit.sharedVariation);
+    for (auto* list : {&compute, &gap, &post})
+        for (double& m : *list) m = 1.0 + keep * (m - 1.0);
+    if (fit.sharedVariation > 0)
+        fit.notes.push_back(std::to_string(int(std::lround(100 * fit.sharedVariation))) +
+                            " % of the ops' variation is shared by the ranks (ops that ran at the same time "
+                            "were slow together): the spread keeps the rest");
     c.spread.compute = quantiles(compute, kSpreadQuantiles);
     c.spread.gap = quantiles(gap, kSpreadQuantiles);
     c.spread.post = quantiles(post, kSpreadQuantiles);

@@ -85,6 +85,10 @@ struct RuntimeFit {
     Lowered programs; ///< what the run executed (its first complete iteration's actions)
     int iterations = 0;
     std::size_t computeSamples = 0, gapSamples = 0, transferSamples = 0;
+    /// The share of the ops' variation the ranks had in common (the correlation of ops that ran
+    /// at the same time on different ranks): a slowdown of the machine, which stretches every rank
+    /// alike and makes none wait; the spread keeps only the rest.
+    double sharedVariation = 0;
     /// What the run could not show and the rule used instead, one sentence each.
     std::vector<std::string> notes;
     FidelityReport residual; ///< the run's own programs timed with the fit, against the run
