@@ -38,24 +38,32 @@ void checkChartFile(const std::string& path, const std::string& option) {
                               "'" + path + "': not a chart; use " + std::string(chartExtensions()));
 }
 
-void writeChartFile(const AnalysisResult& evaluated, const ChartFileOptions& options,
-                    const std::string& path) {
-    checkChartFile(path);
-    // Core's one chart composition: the same chart `stagecraft --export` and the window's Export
-    // write for the same inputs.
+ChartSettings chartSettings(const ChartFileOptions& options) {
     ChartSettings chart;
     chart.palette = options.palette;
     chart.showComm = options.showComm;
     chart.subtitle = !options.noSubtitle;
     chart.costLine = !options.noCostLine;
     chart.unitTime = options.unitTime;
-    const Scene scene = buildChartScene(evaluated, chart, options.widthPt);
+    return chart;
+}
+
+void writeSceneFile(const Scene& scene, const ChartFileOptions& options, const std::string& path) {
+    checkChartFile(path);
     if (path.ends_with(".svg"))
         writeFileAtomically(path, sceneToSvg(scene));
     else if (path.ends_with(".tex") || path.ends_with(".tikz"))
         writeFileAtomically(path, sceneToTikz(scene, path.ends_with(".tex")));
     else
         writeRasterChart(scene, path, options.dpi);
+}
+
+void writeChartFile(const AnalysisResult& evaluated, const ChartFileOptions& options,
+                    const std::string& path) {
+    checkChartFile(path);
+    // Core's one chart composition: the same chart `stagecraft --export` and the window's Export
+    // write for the same inputs.
+    writeSceneFile(buildChartScene(evaluated, chartSettings(options), options.widthPt), options, path);
 }
 
 } // namespace stagecraft::cli

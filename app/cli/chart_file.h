@@ -4,7 +4,9 @@
 // extension picks the writer: .svg (core), .tex (a standalone TikZ document), .tikz (the
 // tikzpicture alone, for \input), .pdf and .png (the Qt renderer, in builds with Qt).
 
+#include "eval/chart_composition.h"
 #include "eval/evaluation.h"
+#include "layout/scene.h"
 
 #include <CLI/CLI.hpp>
 #include <string>
@@ -34,6 +36,13 @@ const char* chartExtensions();
 /// Throws ValidationError("cli.format") naming `option` when `path` is not a chart file, so that a
 /// command can refuse it before it evaluates anything.
 void checkChartFile(const std::string& path, const std::string& option = "--output");
+
+/// Writes a chart already composed by core to `path` atomically, in the format its extension
+/// names (the same writers as writeChartFile).
+void writeSceneFile(const Scene& scene, const ChartFileOptions& options, const std::string& path);
+
+/// The chart settings of `options` (palette, communication lane, subtitle, cost line, unit time).
+ChartSettings chartSettings(const ChartFileOptions& options);
 
 /// Writes the chart of `evaluated` to `path` atomically. Throws stagecraft::Error for an unknown
 /// extension (cli.format), a bad palette or width, or a file that cannot be written.

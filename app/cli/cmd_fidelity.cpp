@@ -4,9 +4,11 @@
 // its residual on that run, predicts every --check run (another schedule of the same model: its
 // own executed programs timed with the fitted costs) against its measurement, and registered
 // schedules as torch would run them. Core's eval/runtime_fit does the work.
+#include "chart_file.h"
 #include "commands.h"
 #include "error.h"
 #include "eval/runtime_fit.h"
+#include "eval/runtime_fit_chart.h"
 #include "eval/runtime_fit_file.h"
 #include "file_io.h"
 #include "report_format.h"
@@ -24,6 +26,8 @@ struct FidelityOptions {
     std::string fit;
     std::string costs;  ///< a fit file instead of --fit
     std::string output; ///< where to write the fit
+    std::string chart;  ///< the measured run above its prediction
+    ChartFileOptions chartFile;
     std::vector<std::string> checks;
     std::string predict; ///< registry names, comma-separated
     ScheduleParams params{0, 0, 0};
@@ -276,13 +280,33 @@ void addFidelityCommand(CLI::App& app, CommandResult& result) {
                      "share of a whole backward that is its input-gradient part (I), for split schedules "
                      "predicted from a run that did not split it (default 0.5)")
         ->check(CLI::Range(0.0, 1.0));
+    command->add_option("--chart", options->chart,
+                        "Draw the measured run above its prediction on one time axis (the first --check run, "
+                        "else the fitted run): .svg, .pdf, .png, .tex, .tikz");
+    addChartFileOptions(*command, options->chartFile);
     command->add_flag("--json", options->json, "Machine-readable JSON");
     command->callback([&result, options] {
         if (options->fit.empty() && options->costs.empty())
             throw ValidationError("cli.trace", "--fit",
                                   "fidelity needs --fit RUN (the traces to fit) or --costs FILE");
+        if (!options->chart.empty()) {
+            checkChartFile(options->chart, "--chart");
+            if (options->checks.empty() && options->fit.empty())
+                throw ValidationError("cli.trace", "--chart",
+                                      "--chart draws a measured run: give --check RUN (or --fit RUN)");
+        }
         const Fitted fit = options->fit.empty() ? readFit(options->costs) : fitNow(options->fit);
         if (!options->output.empty()) writeFileAtomically(options->output, runtimeFitToJson(fit.record));
+        if (!options->chart.empty()) {
+            const std::string& drawn = options->checks.empty() ? options->fit : options->checks.front();
+            const RunTimelines run = runTimelines(fit.record.costs, readTorchRun(filesOf(drawn)), drawn);
+            // The run's name: its first file's, less torch's "_rank0".
+            std::string name = std::filesystem::path(splitNames(drawn).front()).stem().string();
+            if (const auto at = name.rfind("_rank"); at != std::string::npos && at > 0) name.resize(at);
+            writeSceneFile(buildRunComparisonScene(run, name, chartSettings(options->chartFile),
+                                                   options->chartFile.widthPt),
+                           options->chartFile, options->chart);
+        }
         std::vector<Check> checks;
         for (const std::string& list : options->checks) checks.push_back(check(fit, list));
         ScheduleParams params = options->params;
@@ -295,7 +319,8 @@ void addFidelityCommand(CLI::App& app, CommandResult& result) {
             predictTorchSchedules(costs, splitNames(options->predict), params, options->inputShare);
         std::cout << (options->json ? json(fit, checks, predictions)
                                     : text(fit, checks) + predictionTable(predictions) +
-                                          (options->output.empty() ? "" : "wrote " + options->output + "\n"));
+                                          (options->output.empty() ? "" : "wrote " + options->output + "\n") +
+                                          (options->chart.empty() ? "" : "wrote " + options->chart + "\n"));
         result.status = kExitOk;
     });
 }

@@ -520,15 +520,65 @@ RunSummary predictSummary(const Lowered& programs, const RuntimeCosts& costs, in
     return medianOf(runs);
 }
 
-FidelityReport predictRun(const RuntimeCosts& costs, const std::vector<RankTrace>& ranks,
-                          const std::string& source, std::vector<std::string>* notes) {
-    const Lowered programs = executedPrograms(ranks, 0, source);
+namespace {
+
+/// `costs` for the programs a run executed: mapped onto its stage count, a whole backward from
+/// I + W where the fit split it.
+RuntimeCosts costsForPrograms(const RuntimeCosts& costs, const Lowered& programs,
+                              std::vector<std::string>* notes) {
     RuntimeCosts mapped = remapStages(costs, programs.stagesPerPipe);
     if (notes && programs.stagesPerPipe != int(costs.stages.size()))
         notes->push_back("stage costs mapped from " + std::to_string(costs.stages.size()) + " to " +
                          std::to_string(programs.stagesPerPipe) + " stages by their share of the model");
     if (!programs.splitBackward) mapped = wholeBackwardCosts(mapped);
-    return compareRuns(summarizeMeasured(ranks), predictSummary(programs, mapped));
+    return mapped;
+}
+
+} // namespace
+
+FidelityReport predictRun(const RuntimeCosts& costs, const std::vector<RankTrace>& ranks,
+                          const std::string& source, std::vector<std::string>* notes) {
+    const Lowered programs = executedPrograms(ranks, 0, source);
+    return compareRuns(summarizeMeasured(ranks),
+                       predictSummary(programs, costsForPrograms(costs, programs, notes)));
+}
+
+ProgramTiming representativeTiming(const Lowered& programs, const RuntimeCosts& costs, int replications) {
+    const CostSpread& d = costs.spread;
+    const bool spread = !d.compute.empty() || !d.gap.empty() || !d.post.empty() || !d.transfer.empty();
+    if (!spread || replications <= 1) return timePrograms(programs, costs);
+    std::vector<std::pair<double, int>> makespans;
+    for (int k = 1; k <= replications; ++k) {
+        TimingOptions options;
+        options.seed = std::uint64_t(k);
+        makespans.emplace_back(timePrograms(programs, costs, options).makespan, k);
+    }
+    std::sort(makespans.begin(), makespans.end());
+    TimingOptions options;
+    options.seed = std::uint64_t(makespans[makespans.size() / 2].second);
+    return timePrograms(programs, costs, options);
+}
+
+RunTimelines runTimelines(const RuntimeCosts& costs, const std::vector<RankTrace>& ranks,
+                          const std::string& source) {
+    const Lowered programs = executedPrograms(ranks, 0, source);
+    RunTimelines out;
+    MeasuredRunOptions median;
+    median.pick = IterationPick::Median;
+    out.measured = assembleMeasuredRun(ranks, median);
+    out.predicted = representativeTiming(programs, costsForPrograms(costs, programs, nullptr)).timeline;
+    // Both from their first op: the prediction's programs start with the framework's gap.
+    double first = INFINITY;
+    for (const TimelineEvent& e : out.predicted.events)
+        if (e.lane == Lane::Compute) first = std::min(first, e.start);
+    if (std::isfinite(first))
+        for (TimelineEvent& e : out.predicted.events) {
+            e.start -= first;
+            e.end -= first;
+        }
+    out.measured.shape.schedule = "measured";
+    out.predicted.shape.schedule = "predicted";
+    return out;
 }
 
 SchedulePrediction predictTorchSchedule(const RuntimeCosts& costs, const std::string& name,

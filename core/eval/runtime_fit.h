@@ -106,6 +106,20 @@ RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& so
 FidelityReport predictRun(const RuntimeCosts& costs, const std::vector<RankTrace>& ranks,
                           const std::string& source, std::vector<std::string>* notes = nullptr);
 
+/// Of `replications` timings of `programs` drawn from the costs' spread (seeds 1..replications),
+/// the one whose makespan is the median: a timeline to draw that is neither a lucky nor an
+/// unlucky draw. Without a spread, the one timing.
+ProgramTiming representativeTiming(const Lowered& programs, const RuntimeCosts& costs, int replications = 33);
+
+/// A measured run and its prediction, to draw one above the other on one time axis: the run's
+/// median iteration (assembleMeasuredRun, compute without the receive waits torch counts inside
+/// its ranges) and a representative timing of the programs it executed, both from their first op.
+struct RunTimelines {
+    Timeline measured, predicted;
+};
+RunTimelines runTimelines(const RuntimeCosts& costs, const std::vector<RankTrace>& ranks,
+                          const std::string& source);
+
 /// A registered schedule as torch would run it on the fitted machine.
 struct SchedulePrediction {
     std::string schedule;           ///< registry name

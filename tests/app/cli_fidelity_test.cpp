@@ -4,6 +4,9 @@
 #include "cli_run.h"
 
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -47,6 +50,51 @@ TEST_CASE("fidelity fits one torch run, checks another and predicts registered s
     CHECK(text.out.find("fitted torch-gloo") != std::string::npos);
     CHECK(text.out.find("I and W are not measured") != std::string::npos);
     CHECK(text.out.find("ends last") != std::string::npos);
+}
+
+TEST_CASE("fidelity writes a fit file, predicts from it, and draws the run above its prediction",
+          "[cli][fidelity]") {
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / "stagecraft-fidelity-test";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string fitFile = (dir / "zbv.fit.json").string();
+    const Run fit = cli("fidelity --fit " + run("ZBVZeroBubble_pp2_m4") + " -o " + fitFile + " --json");
+    INFO(fit.out);
+    REQUIRE(fit.status == 0);
+    const auto fitted = nlohmann::json::parse(fit.out);
+
+    const std::string svg = (dir / "check.svg").string();
+    const Run again = cli("fidelity --costs " + fitFile + " --check " + run("Interleaved1F1B_pp2_m4") +
+                          " --chart " + svg + " --json");
+    INFO(again.out);
+    REQUIRE(again.status == 0);
+    const auto reread = nlohmann::json::parse(again.out);
+    CHECK(reread["stages"] == fitted["stages"]);
+    CHECK(reread["residual"]["makespan_error"] == fitted["residual"]["makespan_error"]);
+    REQUIRE(reread["checks"].size() == 1);
+    std::ifstream in(svg);
+    const std::string drawn((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(drawn.find("<svg") != std::string::npos);
+    CHECK(drawn.find(">measured<") != std::string::npos);
+    CHECK(drawn.find("Interleaved1F1B_pp2_m4 \u00b7 p=2") != std::string::npos);
+    CHECK(drawn.find(">predicted<") != std::string::npos);
+    CHECK(drawn.find("torch-gloo fit") != std::string::npos);
+
+    // --chart needs a chart extension, --costs and --fit exclude each other.
+    CHECK(cli("fidelity --costs " + fitFile + " --check " + run("Interleaved1F1B_pp2_m4") + " --chart x.txt")
+              .status == 2);
+    CHECK(cli("fidelity --costs " + fitFile + " --fit " + run("Interleaved1F1B_pp2_m4")).status == 2);
+    // A damaged fit file names the field.
+    {
+        std::ofstream out(dir / "bad.fit.json");
+        std::string text = nlohmann::json::parse(std::ifstream(fitFile)).dump();
+        text.replace(text.find("\"gap\":"), 6, "\"gap\":-1,\"x\":");
+        out << text;
+    }
+    const Run bad = cli("fidelity --costs " + (dir / "bad.fit.json").string());
+    CHECK(bad.status == 2);
+    CHECK(bad.out.find("actions_us.gap") != std::string::npos);
+    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("fidelity refuses what it cannot fit or predict with a message and status 2", "[cli][fidelity]") {
