@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "io/chrome_trace.h"
+#include "io/measured_run.h"
 #include "report_format.h"
 #include "sim/overlay.h"
 
@@ -159,6 +160,12 @@ Json driftJson(const OverlayView& v) {
     return ops;
 }
 
+/// The name of one kind of torch's bookkeeping actions; Other stands for WAIT_REDUCE_GRAD (and
+/// the WAIT_RECV_* of older lowerings).
+const char* bookkeepingName(RangeKind kind) {
+    return kind == RangeKind::Other ? "WAIT_REDUCE_GRAD" : rangeKindName(kind);
+}
+
 /// What a foreign trace adds: ranks, the clock, ops the measurement lacks, communication waits.
 std::string runText(const OverlayView& v, const MeasuredTrace& trace) {
     std::string out;
@@ -180,7 +187,34 @@ std::string runText(const OverlayView& v, const MeasuredTrace& trace) {
         if (run.commTime > 0)
             out += "communication: " + fixed(run.commTime / 1000, 3) + " ms measured, " +
                    percent(run.commWaitTime / run.commTime) + " of it waiting for the peer\n";
+        if (run.overlapSlots > 0)
+            out += "overlapped F&B slots: " + std::to_string(run.overlapSlots) + " (OVERLAP_F_B ranges, " +
+                   (run.overlapsByRule == 0 ? std::string("split where the backward began")
+                                            : std::to_string(run.overlapsByRule) +
+                                                  " divided by the stand-alone rule: the trace does not "
+                                                  "show where their backward began") +
+                   ")\n";
+        if (run.syncRanges > 0)
+            out += "gradient syncs: torch's REDUCE_GRAD of " + std::to_string(run.syncRanges) + " stage" +
+                   (run.syncRanges == 1 ? "" : "s") + '\n';
+        if (!run.bookkeeping.empty()) {
+            out += "runtime actions outside the schedule:";
+            for (std::size_t i = 0; i < run.bookkeeping.size(); ++i) {
+                const auto& b = run.bookkeeping[i];
+                const char* name = bookkeepingName(b.kind);
+                out += std::string(i ? "," : "") + " " + name + " " + std::to_string(b.ranges) + " (" +
+                       fixed(b.time / 1000, 3) + " ms)";
+            }
+            out += '\n';
+        }
     }
+    return out;
+}
+
+Json bookkeepingJson(const MeasuredRunInfo& run) {
+    Json out = Json::array();
+    for (const auto& b : run.bookkeeping)
+        out.push_back({{"action", bookkeepingName(b.kind)}, {"ranges", b.ranges}, {"us", b.time}});
     return out;
 }
 
@@ -225,7 +259,11 @@ std::string overlayAsJson(const AnalysisResult& evaluated, const MeasuredTrace& 
                    {"comm_wait_us", trace.run->commWaitTime},
                    {"comm_wait_share", trace.run->commTime > 0
                                            ? Json(trace.run->commWaitTime / trace.run->commTime)
-                                           : Json(nullptr)}};
+                                           : Json(nullptr)},
+                   {"sync_ranges", trace.run->syncRanges},
+                   {"overlap_slots", trace.run->overlapSlots},
+                   {"overlaps_by_rule", trace.run->overlapsByRule},
+                   {"bookkeeping", bookkeepingJson(*trace.run)}};
     const Json out{
         {"schedule", v.outcome.name},
         {"trace", trace.path},

@@ -176,16 +176,16 @@ int main(int argc, char** argv) {
     ImGui_ImplOpenGL3_Init("#version 330");
 
     // Read every file; a bad one is reported here and in the window, the others still show.
-    std::vector<ViewSource> sources;
+    std::vector<ViewSource> sources = loadSources(o.files, o.load);
     bool anyBad = false;
-    for (const std::string& path : o.files) {
-        sources.push_back(loadSource(path, o.load));
-        const ViewSource& s = sources.back();
+    for (const ViewSource& s : sources) {
         if (!s.error.empty()) {
             std::fprintf(stderr, "stagecraft-view: %s\n", s.error.c_str());
             anyBad = true;
         } else {
-            std::fprintf(stderr, "stagecraft-view: read %s in %.3f s", path.c_str(), s.loadSeconds);
+            std::string read = s.path;
+            for (std::size_t i = 1; i < s.runFiles.size(); ++i) read += " + " + s.runFiles[i];
+            std::fprintf(stderr, "stagecraft-view: read %s in %.3f s", read.c_str(), s.loadSeconds);
             if (s.trace)
                 std::fprintf(stderr, " (%zu events; timeline %.3f s, counters %.3f s)",
                              s.trace->events.size(), s.loadSeconds - s.counterSeconds, s.counterSeconds);
@@ -234,12 +234,11 @@ int main(int argc, char** argv) {
             bool changed = false;
             for (ViewSource& s : sources)
                 if (sourceChanged(s)) {
-                    ViewSource fresh = loadSource(s.path, o.load);
+                    ViewSource fresh = reloadSource(s, o.load);
                     // A file caught half-written keeps the last good read, with the message.
                     if (!fresh.error.empty() && (s.trace || s.analysis)) {
                         s.error.clear();
-                        s.size = fresh.size;
-                        s.mtime = fresh.mtime;
+                        s.stamps = fresh.stamps;
                         std::fprintf(stderr, "stagecraft-view: %s (keeping the last read)\n",
                                      fresh.error.c_str());
                         continue;

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <filesystem>
 #include <imgui.h>
 
 namespace stagecraft::view {
@@ -126,7 +125,7 @@ void SidePanel::draw(const std::vector<ViewSource>& sources, ViewChart& chart, T
     ImGui::Separator();
     ImGui::TextUnformatted("Files");
     for (const ViewSource& s : sources) {
-        const std::string name = std::filesystem::path(s.path).filename().string();
+        const std::string name = sourceName(s);
         if (s.error.empty()) {
             ImGui::BulletText("%s (%s, %.2f s)", name.c_str(), kindName(s.kind), s.loadSeconds);
         } else {

@@ -5,13 +5,12 @@
 #include "sim/timeline_merge.h"
 
 #include <algorithm>
-#include <filesystem>
 
 namespace stagecraft::view {
 
 std::string tracePanelTitle(const ViewSource& source) {
-    const std::string name = std::filesystem::path(source.path).filename().string();
-    std::string title = name + " · " + (source.trace ? source.trace->origin : std::string("trace"));
+    std::string title =
+        sourceName(source) + " · " + (source.trace ? source.trace->origin : std::string("trace"));
     if (source.trace && !source.trace->shape.schedule.empty()) title += " · " + source.trace->shape.schedule;
     if (source.traceInfo.iterations > 1)
         title += " · iteration " + std::to_string(source.traceInfo.iteration) + " of " +
@@ -75,9 +74,7 @@ void ViewChart::build(const std::vector<ViewSource>& sources, const ViewChartOpt
             m_merged.push_back(std::make_unique<Timeline>(std::move(*merged)));
             p.timeline = m_merged.back().get();
             std::string names;
-            for (std::size_t g : group)
-                names +=
-                    (names.empty() ? "" : " + ") + std::filesystem::path(sources[g].path).filename().string();
+            for (std::size_t g : group) names += (names.empty() ? "" : " + ") + sourceName(sources[g]);
             p.title =
                 names + " · " + p.timeline->origin + " · " + p.timeline->shape.schedule + " (per-rank files)";
         } else {

@@ -3,11 +3,13 @@
 #include "error.h"
 #include "eval/evaluation_input.h"
 #include "io/chrome_trace.h"
+#include "io/measured_trace.h"
 #include "io/trace_counters.h"
 
 #include <chrono>
 #include <fstream>
 #include <new>
+#include <set>
 #include <system_error>
 
 namespace stagecraft::view {
@@ -26,11 +28,74 @@ std::string head(const std::string& path, std::size_t bytes) {
     return text;
 }
 
-void stamp(ViewSource& s) {
+FileStamp stampOf(const std::string& path) {
+    FileStamp f;
     std::error_code ec;
-    s.size = std::filesystem::file_size(s.path, ec);
-    if (ec) s.size = 0;
-    s.mtime = std::filesystem::last_write_time(s.path, ec);
+    f.size = std::filesystem::file_size(path, ec);
+    if (ec) f.size = 0;
+    f.mtime = std::filesystem::last_write_time(path, ec);
+    return f;
+}
+
+double secondsSince(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// Runs `read` on `s`, turning every exception into `s.error` prefixed with `name`.
+template <typename Read>
+void guarded(ViewSource& s, const std::string& name, Read&& read) {
+    try {
+        read();
+    } catch (const Error& e) {
+        s.error = e.what();
+        if (s.error.find(name) == std::string::npos) s.error = name + ": " + s.error;
+    } catch (const std::bad_alloc&) {
+        s.error = name + ": out of memory while reading it";
+    } catch (const std::exception& e) {
+        s.error = name + ": " + e.what();
+    }
+    if (!s.error.empty()) {
+        s.trace.reset();
+        s.analysis.reset();
+    }
+}
+
+/// A trace of another tool (torch profiler, torch's _dump_chrometrace, Nsight Systems): read with
+/// the other per-rank files of its run, never alone by the Stagecraft trace reader.
+bool isForeignTrace(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec) || isScheduleFile(path)) return false;
+    return detectTraceFormat(path) != TraceFormat::Stagecraft;
+}
+
+MeasuredTraceOptions runOptions(const LoadOptions& options) {
+    MeasuredTraceOptions o;
+    o.run.pick = IterationPick::One;
+    o.run.iteration = options.traceIteration;
+    return o;
+}
+
+/// The source of one run from its files' ranks, read already.
+ViewSource assembleRun(const std::vector<std::string>& files, std::vector<RankTrace> ranks,
+                       const LoadOptions& options, double readSeconds) {
+    ViewSource s;
+    s.path = files.front();
+    s.runFiles = files;
+    s.kind = SourceKind::Trace;
+    for (const std::string& f : files) s.stamps.push_back(stampOf(f));
+    const auto t0 = std::chrono::steady_clock::now();
+    std::string name;
+    for (const std::string& f : files) name += (name.empty() ? "" : ", ") + f;
+    guarded(s, name, [&] {
+        MeasuredRunInfo info;
+        s.trace = std::make_shared<const Timeline>(
+            assembleMeasuredRun(std::move(ranks), runOptions(options).run, &info));
+        s.traceInfo.iterations = info.iterations;
+        s.traceInfo.iteration = info.iteration;
+        for (int k = 0; k < info.iterations; ++k) s.traceInfo.iterationIds.push_back(k);
+    });
+    s.loadSeconds = readSeconds + secondsSince(t0);
+    return s;
 }
 
 } // namespace
@@ -38,6 +103,7 @@ void stamp(ViewSource& s) {
 SourceKind classifySource(const std::string& path) {
     if (isScheduleFile(path)) return SourceKind::Schedule;
     if (endsWith(path, ".stagecraft.json")) return SourceKind::Project;
+    if (isForeignTrace(path)) return SourceKind::Trace;
     const std::string start = head(path, 1 << 16);
     const std::size_t first = start.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
     if (first != std::string::npos && start[first] == '[') return SourceKind::Trace;
@@ -50,60 +116,131 @@ ViewSource loadSource(const std::string& path, const LoadOptions& options) {
     ViewSource s;
     s.path = path;
     const auto t0 = std::chrono::steady_clock::now();
-    try {
+    guarded(s, path, [&] {
         if (!std::filesystem::exists(path)) throw Error("io.read", "cannot open " + path + ": no such file");
-        stamp(s);
+        s.stamps = {stampOf(path)};
         s.kind = classifySource(path);
+        if (s.kind == SourceKind::Trace && isForeignTrace(path)) {
+            // One file of another tool: a run of one file (or of every rank one file holds).
+            s = assembleRun({path}, readTraceRanks(path, runOptions(options)), options, 0);
+            return;
+        }
         if (s.kind == SourceKind::Trace) {
             TraceReadOptions read;
             read.iteration = options.traceIteration;
-            auto timeline = std::make_shared<Timeline>(readChromeTrace(path, read, &s.traceInfo));
-            s.trace = std::move(timeline);
+            s.trace = std::make_shared<Timeline>(readChromeTrace(path, read, &s.traceInfo));
             // Counters are on the trace's own clock; a trace of several iterations is read as one
             // iteration moved to time 0, so its counters would not line up: they are left out.
             if (s.traceInfo.iterations <= 1) {
                 const auto c0 = std::chrono::steady_clock::now();
                 s.counters = readTraceCounters(path);
-                s.counterSeconds =
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
+                s.counterSeconds = secondsSince(c0);
             }
-        } else {
-            EvaluationInput input;
-            input.path = path;
-            if (s.kind == SourceKind::Schedule) input.projectPath = options.costsProject;
-            input.sets = options.sets;
-            s.analysis = std::make_shared<AnalysisResult>(analyze(loadAnalysisRequest(input)));
-            if (s.analysis->outcomes.empty()) {
-                std::string why;
-                for (const ScheduleRefusal& r : s.analysis->refusals)
-                    why += (why.empty() ? "" : "; ") + r.name + ": " + r.message;
-                s.error =
-                    path + ": no schedule can be drawn" + (why.empty() ? std::string() : " (" + why + ")");
-            }
+            return;
         }
-    } catch (const Error& e) {
-        s.error = e.what();
-        if (s.error.find(path) == std::string::npos) s.error = path + ": " + s.error;
-    } catch (const std::bad_alloc&) {
-        s.error = path + ": out of memory while reading it";
-    } catch (const std::exception& e) {
-        s.error = path + ": " + e.what();
-    }
+        EvaluationInput input;
+        input.path = path;
+        if (s.kind == SourceKind::Schedule) input.projectPath = options.costsProject;
+        input.sets = options.sets;
+        s.analysis = std::make_shared<AnalysisResult>(analyze(loadAnalysisRequest(input)));
+        if (s.analysis->outcomes.empty()) {
+            std::string why;
+            for (const ScheduleRefusal& r : s.analysis->refusals)
+                why += (why.empty() ? "" : "; ") + r.name + ": " + r.message;
+            s.error = path + ": no schedule can be drawn" + (why.empty() ? std::string() : " (" + why + ")");
+        }
+    });
     if (!s.error.empty()) {
         s.trace.reset();
         s.analysis.reset();
     }
-    s.loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    s.loadSeconds = secondsSince(t0);
     return s;
 }
 
+std::vector<ViewSource> loadSources(const std::vector<std::string>& paths, const LoadOptions& options) {
+    std::vector<ViewSource> out;
+    std::vector<std::string> run;
+    std::vector<RankTrace> ranks;
+    std::set<int> rankIds;
+    double readSeconds = 0;
+    auto endRun = [&] {
+        if (!run.empty()) out.push_back(assembleRun(run, std::move(ranks), options, readSeconds));
+        run.clear();
+        ranks.clear();
+        rankIds.clear();
+        readSeconds = 0;
+    };
+    for (const std::string& path : paths) {
+        if (!isForeignTrace(path)) {
+            endRun();
+            out.push_back(loadSource(path, options));
+            continue;
+        }
+        const auto t0 = std::chrono::steady_clock::now();
+        ViewSource failed;
+        failed.path = path;
+        std::vector<RankTrace> read;
+        guarded(failed, path, [&] { read = readTraceRanks(path, runOptions(options)); });
+        if (!failed.error.empty()) { // reported on its own; the run goes on without it
+            failed.stamps = {stampOf(path)};
+            failed.loadSeconds = secondsSince(t0);
+            out.push_back(std::move(failed));
+            continue;
+        }
+        // A rank the run holds already: this file begins the next run.
+        for (const RankTrace& t : read)
+            if (t.rank >= 0 && rankIds.count(t.rank)) {
+                endRun();
+                break;
+            }
+        for (RankTrace& t : read) {
+            if (t.rank >= 0) rankIds.insert(t.rank);
+            ranks.push_back(std::move(t));
+        }
+        run.push_back(path);
+        readSeconds += secondsSince(t0);
+    }
+    endRun();
+    return out;
+}
+
+std::string sourceName(const ViewSource& source) {
+    if (source.runFiles.size() <= 1) return std::filesystem::path(source.path).filename().string();
+    std::string name;
+    for (const std::string& f : source.runFiles)
+        name += (name.empty() ? "" : " + ") + std::filesystem::path(f).filename().string();
+    return name;
+}
+
+ViewSource reloadSource(const ViewSource& source, const LoadOptions& options) {
+    if (source.runFiles.size() <= 1) return loadSource(source.path, options);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<RankTrace> ranks;
+    ViewSource failed;
+    failed.path = source.path;
+    failed.runFiles = source.runFiles;
+    for (const std::string& f : source.runFiles) failed.stamps.push_back(stampOf(f));
+    guarded(failed, source.path, [&] {
+        for (const std::string& f : source.runFiles)
+            for (RankTrace& t : readTraceRanks(f, runOptions(options))) ranks.push_back(std::move(t));
+    });
+    if (!failed.error.empty()) return failed;
+    return assembleRun(source.runFiles, std::move(ranks), options, secondsSince(t0));
+}
+
 bool sourceChanged(const ViewSource& source) {
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(source.path, ec);
-    if (ec) return false;
-    const auto mtime = std::filesystem::last_write_time(source.path, ec);
-    if (ec) return false;
-    return size != source.size || mtime != source.mtime;
+    const std::vector<std::string> single{source.path};
+    const auto& files = source.runFiles.empty() ? single : source.runFiles;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        std::error_code ec;
+        const auto size = std::filesystem::file_size(files[i], ec);
+        if (ec) continue; // gone for a moment (being replaced): look again later
+        const auto mtime = std::filesystem::last_write_time(files[i], ec);
+        if (ec) continue;
+        if (i >= source.stamps.size() || !(FileStamp{size, mtime} == source.stamps[i])) return true;
+    }
+    return false;
 }
 
 } // namespace stagecraft::view

@@ -1,7 +1,10 @@
 #pragma once
-// What stagecraft-view was asked to open, read through core: Chrome traces (readChromeTrace),
-// schedule files and projects (core's evaluation: loadAnalysisRequest + analyze). No drawing
-// here; a file that cannot be read keeps its message for the window and stderr.
+// What stagecraft-view was asked to open, read through core: Stagecraft's Chrome traces
+// (readChromeTrace), the per-rank traces of other tools (torch profiler, torch's
+// _dump_chrometrace, Nsight Systems) as one run each (readTraceRanks + assembleMeasuredRun, what
+// readMeasuredTrace does for the CLI), schedule files and projects (core's evaluation:
+// loadAnalysisRequest + analyze). No drawing here; a file that cannot be read keeps its message
+// for the window and stderr.
 
 #include "eval/evaluation.h"
 #include "sim/timeline.h"
@@ -16,9 +19,19 @@ namespace stagecraft::view {
 
 enum class SourceKind { Trace, Schedule, Project };
 
-/// One file on the command line.
+/// What a file looked like when it was read (--follow re-reads it when this changes).
+struct FileStamp {
+    std::uintmax_t size = 0;
+    std::filesystem::file_time_type mtime{};
+    friend bool operator==(const FileStamp&, const FileStamp&) = default;
+};
+
+/// One file on the command line, or the per-rank files of one run of another tool.
 struct ViewSource {
-    std::string path;
+    std::string path; ///< the file; for a run, its first file
+    /// A run of another tool's traces (torch profiler, Nsight): every file of it, one per rank (or
+    /// one for all), read as one timeline. Empty for a Stagecraft trace, a schedule or a project.
+    std::vector<std::string> runFiles;
     SourceKind kind = SourceKind::Trace;
     std::string error; ///< why it shows nothing ("" when it loaded)
     /// Schedules and projects: the evaluation (outcomes and refusals).
@@ -30,9 +43,8 @@ struct ViewSource {
     std::vector<CounterTrack> counters;
     double loadSeconds = 0;
     double counterSeconds = 0; ///< of loadSeconds, the counter pass over a trace
-    /// For --follow: what the file looked like when read.
-    std::uintmax_t size = 0;
-    std::filesystem::file_time_type mtime{};
+    /// For --follow: what each file (path, or every file of a run) looked like when read.
+    std::vector<FileStamp> stamps;
 };
 
 /// How schedule files are timed and which iteration of a trace is read.
@@ -42,15 +54,28 @@ struct LoadOptions {
     int traceIteration = -1;
 };
 
-/// Which kind `path` is: a schedule file (core's isScheduleFile), a trace (a .json whose start
-/// holds "traceEvents" or opens an array), or a project.
+/// Which kind `path` is: a schedule file (core's isScheduleFile), a trace (a trace of another tool
+/// by core's format sniffer, or a .json whose start holds "traceEvents" or opens an array), or a
+/// project.
 SourceKind classifySource(const std::string& path);
 
 /// Reads one file. Never throws: errors (core's, the file system's, out of memory) land in
 /// `error`, prefixed with the file name.
 ViewSource loadSource(const std::string& path, const LoadOptions& options);
 
-/// True when the file changed since `source` was read (size or modification time): --follow.
+/// Reads the files of the command line, in order. Traces of other tools given one after another
+/// are the per-rank files of one run and become one source (a multi-iteration torch run shows its
+/// iteration `traceIteration`); a file of a rank the run already holds starts the next run, and
+/// any other file ends it. Never throws.
+std::vector<ViewSource> loadSources(const std::vector<std::string>& paths, const LoadOptions& options);
+
+/// The file name of `source` (no folder), or of every file of its run joined by " + ".
+std::string sourceName(const ViewSource& source);
+
+/// Reads `source` again (its file, or every file of its run): --follow.
+ViewSource reloadSource(const ViewSource& source, const LoadOptions& options);
+
+/// True when a file changed since `source` was read (size or modification time): --follow.
 bool sourceChanged(const ViewSource& source);
 
 } // namespace stagecraft::view

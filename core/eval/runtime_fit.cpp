@@ -389,6 +389,13 @@ RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& so
     if (fit.iterations <= 0)
         throw ValidationError("calibrate.trace", "trace",
                               source + ": the trace holds no complete iteration of pipeline compute actions");
+    if (!recordsTransfers(ranks))
+        throw ValidationError(
+            "calibrate.trace", "trace",
+            source + ": the run records no SEND/RECV actions (ScheduleGPipe's and Schedule1F1B's "
+                     "loops do not), so the posts and transfers cannot be fitted: fit on a run of "
+                     "torch's runtime classes (Interleaved1F1B, LoopedBFS, the zero-bubble ones) and "
+                     "check GPipe against it");
     fit.programs = executedPrograms(ranks, 0, source);
     const int stages = fit.programs.stagesPerPipe;
     const bool split = fit.programs.splitBackward;
@@ -538,7 +545,7 @@ RuntimeCosts costsForPrograms(const RuntimeCosts& costs, const Lowered& programs
 
 FidelityReport predictRun(const RuntimeCosts& costs, const std::vector<RankTrace>& ranks,
                           const std::string& source, std::vector<std::string>* notes) {
-    const Lowered programs = executedPrograms(ranks, 0, source);
+    const Lowered programs = programsOfRun(ranks, source);
     return compareRuns(summarizeMeasured(ranks),
                        predictSummary(programs, costsForPrograms(costs, programs, notes)));
 }
@@ -561,7 +568,7 @@ ProgramTiming representativeTiming(const Lowered& programs, const RuntimeCosts& 
 
 RunTimelines runTimelines(const RuntimeCosts& costs, const std::vector<RankTrace>& ranks,
                           const std::string& source) {
-    const Lowered programs = executedPrograms(ranks, 0, source);
+    const Lowered programs = programsOfRun(ranks, source);
     RunTimelines out;
     MeasuredRunOptions median;
     median.pick = IterationPick::Median;

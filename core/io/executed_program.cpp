@@ -1,6 +1,9 @@
 #include "io/executed_program.h"
 
+#include "error.h"
 #include "io/torch_comms_csv.h"
+#include "io/torch_csv.h"
+#include "passes/lower_torch.h"
 
 #include <algorithm>
 #include <map>
@@ -99,6 +102,43 @@ Lowered executedPrograms(const std::vector<RankTrace>& ranks, int iteration, con
     TorchCommsCsvOptions options;
     options.name = "executed";
     return parseTorchCommsCsv(executedActionsCsv(ranks, iteration), source, options);
+}
+
+bool recordsTransfers(const std::vector<RankTrace>& ranks) {
+    for (const RankTrace& t : ranks)
+        for (const ActionRange& r : t.ranges)
+            if (r.kind == RangeKind::SendF || r.kind == RangeKind::RecvF || r.kind == RangeKind::SendB ||
+                r.kind == RangeKind::RecvB)
+                return true;
+    return false;
+}
+
+Lowered programsOfRun(const std::vector<RankTrace>& ranks, const std::string& source) {
+    if (recordsTransfers(ranks)) return executedPrograms(ranks, 0, source);
+    // The compute order the ranges show, as torch's compute-only CSV.
+    std::string text;
+    bool gpipe = true;
+    for (std::size_t d = 0; d < ranks.size(); ++d) {
+        bool sawBackward = false, first = true;
+        for (const ActionRange* r : iterationActions(ranks[d], 0)) {
+            if (!isComputeRange(r->kind)) continue;
+            if (r->stage != int(d)) gpipe = false;
+            if (r->kind == RangeKind::F && sawBackward) gpipe = false;
+            sawBackward |= r->kind != RangeKind::F;
+            text += (first ? "" : ",") + torchActionName(*r);
+            first = false;
+        }
+        text += '\n';
+    }
+    if (!gpipe)
+        throw ParseError(
+            "trace.shape", source, 0, 0,
+            "the run records no SEND/RECV actions and is not ScheduleGPipe's loop (one stage per rank, "
+            "every forward before every backward), so the programs it ran cannot be known; record a "
+            "class of torch's runtime (its PP: actions), or GPipe");
+    TorchCsvOptions options;
+    options.name = "gpipe";
+    return lowerGPipeLoopLikeTorch(parseTorchCsv(text, source, options));
 }
 
 } // namespace stagecraft

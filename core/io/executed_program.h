@@ -34,4 +34,14 @@ std::string executedActionsCsv(const std::vector<RankTrace>& ranks, int iteratio
 /// ScheduleGPipe's and Schedule1F1B's, which run a fixed loop).
 Lowered executedPrograms(const std::vector<RankTrace>& ranks, int iteration, const std::string& source);
 
+/// True when the run recorded its transfers as actions (torch's runtime classes: `PP:` SEND/RECV
+/// ranges), so that its programs can be read off the trace.
+bool recordsTransfers(const std::vector<RankTrace>& ranks);
+
+/// The programs a run executed: read off the trace (executedPrograms) when it records its
+/// transfers; otherwise, for ScheduleGPipe's own labels (one stage per rank, every forward before
+/// every backward), torch's GPipe loop on the order the ranges show (passes/lower_torch.h).
+/// Anything else is refused (trace.shape) with what would make it readable.
+Lowered programsOfRun(const std::vector<RankTrace>& ranks, const std::string& source);
+
 } // namespace stagecraft

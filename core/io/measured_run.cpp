@@ -1,8 +1,10 @@
 #include "io/measured_run.h"
 
 #include "error.h"
+#include "io/measured_slots.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -17,6 +19,7 @@ namespace {
 /// Stages and micro-batches beyond this are not a pipeline a person ran; refusing them keeps
 /// shapes (and the vectors sized by them) small.
 constexpr int kMaxIndex = 1 << 20;
+constexpr std::size_t kRangeKindCount = std::size_t(RangeKind::Reshard) + 1;
 
 bool isCompute(RangeKind k) {
     return isComputeRange(k);
@@ -27,7 +30,83 @@ std::uint64_t keyOf(RangeKind kind, int stage, int mb) {
            std::uint64_t(std::uint32_t(mb + 1)) << 30;
 }
 
-const char* kindText(RangeKind k) {
+std::string rangeName(const ActionRange& r) {
+    return std::to_string(r.stage) + rangeKindName(r.kind) +
+           (r.mb >= 0 ? std::to_string(r.mb) : std::string());
+}
+
+std::string where(const RankTrace& t, const ActionRange& r) {
+    (void)t;
+    return "event " + std::to_string(r.event) + " (" + rangeName(r) + ")";
+}
+
+[[noreturn]] void shapeError(const std::string& field, const std::string& message) {
+    throw ParseError("trace.shape", field, 0, 0, message);
+}
+
+double median(std::vector<double>& v) {
+    const std::size_t n = v.size();
+    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(n / 2), v.end());
+    const double hi = v[n / 2];
+    if (n % 2 == 1) return hi;
+    const double lo = *std::max_element(v.begin(), v.begin() + std::ptrdiff_t(n / 2));
+    return 0.5 * (lo + hi);
+}
+
+/// One rank's ranges grouped by action: occurrences[key] = indices into ranges, in time order.
+struct RankIndex {
+    std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> occurrences;
+};
+
+/// When the op of a range began: after the wait for its input that torch's runtime counts
+/// inside a compute range (zero for every other range).
+double opStart(const ActionRange& r) {
+    return std::min(r.end, r.start + std::max(0.0, r.wait));
+}
+
+/// No range of `ranks` names a compute action. Files that record transfers are of a run whose
+/// compute carries no label (torch's Schedule1F1B wraps nothing in record_function): the refusal
+/// says how to label one.
+[[noreturn]] void refuseWithoutCompute(const std::vector<RankTrace>& ranks) {
+    std::string files;
+    std::size_t transfers = 0;
+    for (const RankTrace& t : ranks) {
+        files += (files.empty() ? "" : ", ") + t.source;
+        transfers += t.transferRecords;
+    }
+    if (transfers == 0)
+        throw ParseError("trace.empty", files, 0, 0,
+                         "no range named with a pipeline compute action (such as torch's 'PP:2F0', "
+                         "'2F0', GPipe's 'Forward 0' or Megatron's 'F0.1') was found");
+    throw ParseError(
+        "trace.unlabelled", files, 0, 0,
+        std::to_string(transfers) +
+            " point-to-point transfer records (gloo:send, gloo:recv) but no range named with a pipeline "
+            "compute action: the run labels none of its forwards and backwards (torch's Schedule1F1B "
+            "wraps nothing in record_function). Label it: wrap each forward and backward in "
+            "torch.profiler.record_function(f\"PP:{stage}F{mb}\") and (f\"PP:{stage}B{mb}\"), the names "
+            "torch's runtime writes; or run the same order through torch's runtime, which labels every "
+            "action: write it as a CSV (stagecraft-cli export -s 1f1b --set parallel.pp=P --set "
+            "parallel.microbatches=M -o 1f1b.csv) and load that into a _PipelineScheduleRuntime with "
+            "_load_csv");
+}
+
+std::string listIds(int n) {
+    return n == 0 ? std::string("none") : n == 1 ? std::string("0") : "0.." + std::to_string(n - 1);
+}
+
+} // namespace
+
+bool isComputeRange(RangeKind k) {
+    return k == RangeKind::F || k == RangeKind::I || k == RangeKind::B || k == RangeKind::W;
+}
+
+bool isBookkeepingRange(RangeKind k) {
+    return k == RangeKind::Other || k == RangeKind::WaitSendF || k == RangeKind::WaitSendB ||
+           k == RangeKind::ReduceGrad || k == RangeKind::Unshard || k == RangeKind::Reshard;
+}
+
+const char* rangeKindName(RangeKind k) {
     switch (k) {
     case RangeKind::F:
         return "F";
@@ -61,54 +140,6 @@ const char* kindText(RangeKind k) {
     return "?";
 }
 
-std::string rangeName(const ActionRange& r) {
-    return std::to_string(r.stage) + kindText(r.kind) + (r.mb >= 0 ? std::to_string(r.mb) : std::string());
-}
-
-std::string where(const RankTrace& t, const ActionRange& r) {
-    (void)t;
-    return "event " + std::to_string(r.event) + " (" + rangeName(r) + ")";
-}
-
-[[noreturn]] void shapeError(const std::string& field, const std::string& message) {
-    throw ParseError("trace.shape", field, 0, 0, message);
-}
-
-double median(std::vector<double>& v) {
-    const std::size_t n = v.size();
-    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(n / 2), v.end());
-    const double hi = v[n / 2];
-    if (n % 2 == 1) return hi;
-    const double lo = *std::max_element(v.begin(), v.begin() + std::ptrdiff_t(n / 2));
-    return 0.5 * (lo + hi);
-}
-
-/// One rank's ranges grouped by action: occurrences[key] = indices into ranges, in time order.
-struct RankIndex {
-    std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> occurrences;
-};
-
-/// When the op of a range began: after the wait for its input that torch's runtime counts
-/// inside a compute range (zero for every other range).
-double opStart(const ActionRange& r) {
-    return std::min(r.end, r.start + std::max(0.0, r.wait));
-}
-
-std::string listIds(int n) {
-    return n == 0 ? std::string("none") : n == 1 ? std::string("0") : "0.." + std::to_string(n - 1);
-}
-
-} // namespace
-
-bool isComputeRange(RangeKind k) {
-    return k == RangeKind::F || k == RangeKind::I || k == RangeKind::B || k == RangeKind::W;
-}
-
-bool isBookkeepingRange(RangeKind k) {
-    return k == RangeKind::Other || k == RangeKind::WaitSendF || k == RangeKind::WaitSendB ||
-           k == RangeKind::ReduceGrad || k == RangeKind::Unshard || k == RangeKind::Reshard;
-}
-
 bool parseRangeName(std::string_view name, ActionRange& range, std::string* why) {
     auto refuse = [&](const std::string& reason) {
         if (why) *why = "'" + std::string(name.substr(0, 80)) + "' " + reason;
@@ -118,8 +149,7 @@ bool parseRangeName(std::string_view name, ActionRange& range, std::string* why)
     while (pos < name.size() && name[pos] == ' ') ++pos;
     while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
     if (pos < name.size() && name[pos] == '(')
-        return refuse("is a compound action (OVERLAP_F_B); its sub-actions share one range and cannot be "
-                      "timed apart");
+        return refuse("is a compound action (OVERLAP_F_B), not one action");
     const std::size_t digits = pos;
     while (pos < name.size() && name[pos] >= '0' && name[pos] <= '9') ++pos;
     if (pos == digits) return refuse("does not start with a stage number (torch's STAGE TYPE MB)");
@@ -263,24 +293,17 @@ Timeline assembleMeasuredRun(std::vector<RankTrace> ranks, const MeasuredRunOpti
             }
         }
     }
-    if (maxStage < 0) {
-        std::string files;
-        for (const RankTrace& t : ranks) files += (files.empty() ? "" : ", ") + t.source;
-        throw ParseError("trace.empty", files, 0, 0,
-                         "no range named with a pipeline compute action (such as torch's 'PP:2F0', "
-                         "'2F0' or Megatron's 'F0.1') was found");
-    }
-    if (sawI && sawB)
-        shapeError(ranks.front().source,
-                   "the trace has both whole backwards (B) and input-gradient halves (I); "
-                   "one timeline cannot hold both");
-    // With weight-gradient ranges, a B range is the input-gradient half (the zero-bubble runtime's
-    // and torch's older naming).
-    if (sawW && sawB)
+    if (maxStage < 0) refuseWithoutCompute(ranks);
+    // Next to input-gradient halves, a B range is a whole backward (torch's B in DualPipeV, alone or
+    // in an OVERLAP_F_B). With weight-gradient ranges but no I, it is the input-gradient half (the
+    // zero-bubble runtime's and torch's older naming).
+    const bool wholeBackwards = sawI && sawB;
+    if (sawW && sawB && !sawI) {
         for (RankTrace& t : ranks)
             for (ActionRange& r : t.ranges)
                 if (r.kind == RangeKind::B) r.kind = RangeKind::I;
-    if (sawW && sawB) sawI = true;
+        sawI = true;
+    }
     for (int d = 0; d < devices; ++d) {
         const RankTrace& t = ranks[std::size_t(d)];
         for (std::uint32_t i = 0; i < t.ranges.size(); ++i) {
@@ -329,20 +352,29 @@ Timeline assembleMeasuredRun(std::vector<RankTrace> ranks, const MeasuredRunOpti
     std::vector<double> shift(std::size_t(devices), 0.0);
     if (options.alignClocks && devices > 1) {
         // Walk the consumers present (linear in the ranges, whatever the indices).
-        const RangeKind back = split ? RangeKind::I : RangeKind::B;
+        // Consumers: forwards and the backwards that send an input gradient (I, or B when whole).
+        auto consumes = [&](RangeKind kind) {
+            return kind == RangeKind::F || kind == (split ? RangeKind::I : RangeKind::B) ||
+                   (wholeBackwards && kind == RangeKind::B);
+        };
+        auto producer = [&](int a, RangeKind kind, int from, int mb, int k) {
+            if (kind == RangeKind::F) return occurrence(a, keyOf(kind, from, mb), k);
+            const ActionRange* p = occurrence(a, keyOf(split ? RangeKind::I : RangeKind::B, from, mb), k);
+            return p || !wholeBackwards ? p : occurrence(a, keyOf(RangeKind::B, from, mb), k);
+        };
         for (int round = 0; round < devices; ++round) {
             bool moved = false;
             for (int b = 1; b < devices; ++b) // rank 0 is the reference clock
                 for (const auto& [key, list] : index[std::size_t(b)].occurrences) {
                     const auto kind = RangeKind(key & 0xF);
-                    if (kind != RangeKind::F && kind != back) continue;
+                    if (!consumes(kind)) continue;
                     const ActionRange& consumer = ranks[std::size_t(b)].ranges[list.front()];
                     const int from = consumer.stage + (kind == RangeKind::F ? -1 : 1);
                     if (from < 0 || from >= stages) continue;
                     const int a = rankOfStage[from];
                     if (a == b) continue;
                     for (int k = 0; k < iterations; ++k) {
-                        const ActionRange* p = occurrence(a, keyOf(kind, from, consumer.mb), k);
+                        const ActionRange* p = producer(a, kind, from, consumer.mb, k);
                         const ActionRange* c = occurrence(b, key, k);
                         if (!p || !c) continue;
                         const double late =
@@ -407,15 +439,39 @@ Timeline assembleMeasuredRun(std::vector<RankTrace> ranks, const MeasuredRunOpti
         for (const auto& [s, d] : rankOfStage) chunkOf[std::size_t(s)] = next[std::size_t(d)]++;
     }
 
-    std::vector<TimelineEvent> transfers;
+    std::vector<TimelineEvent> transfers, syncs;
+    std::array<MeasuredRunInfo::Bookkeeping, kRangeKindCount> bookkeeping{};
     for (int d = 0; d < devices; ++d) {
         std::vector<TimelineEvent> compute;
+        std::vector<std::size_t> whole; // whole backwards of a split run, to divide into B and W
         for (const auto& [key, list] : index[std::size_t(d)].occurrences) {
             const auto kind = RangeKind(key & 0xF);
             const ActionRange& first = ranks[std::size_t(d)].ranges[list.front()];
             const auto times = timesOf(d, key);
+            // torch's REDUCE_GRAD is where the stage's gradients are scaled (reduced, with FSDP):
+            // the prediction's gradient sync of that stage, on the communication lane as there.
+            if (kind == RangeKind::ReduceGrad && times && first.stage >= 0 && first.stage < stages &&
+                rankOfStage[first.stage] == d) {
+                TimelineEvent e;
+                e.device = d;
+                e.start = std::max(0.0, times->first);
+                e.end = std::max(e.start, times->second);
+                e.op = Op{OpKind::GradSync, 0, std::uint16_t(chunkOf[std::size_t(first.stage)]), first.stage,
+                          -1};
+                e.lane = Lane::Comm;
+                e.comm = CommKind::Collective;
+                syncs.push_back(e);
+                ++info.syncRanges;
+                continue;
+            }
             if (isBookkeepingRange(kind)) {
                 info.otherRanges += chosen >= 0 ? (times ? 1 : 0) : list.size();
+                if (times) {
+                    auto& b = bookkeeping[std::size_t(kind)];
+                    b.kind = kind;
+                    ++b.ranges;
+                    b.time += times->second - times->first;
+                }
                 continue;
             }
             if (!times) continue;
@@ -429,6 +485,8 @@ Timeline assembleMeasuredRun(std::vector<RankTrace> ranks, const MeasuredRunOpti
                 if (first.mb < 0) continue;
                 e.op.kind = kind == RangeKind::F ? OpKind::F : kind == RangeKind::W ? OpKind::W : OpKind::B;
                 e.op.chunk = std::uint16_t(chunkOf[std::size_t(first.stage)]);
+                if (wholeBackwards && kind == RangeKind::B) whole.push_back(compute.size());
+                if (first.overlap == OverlapHalf::Forward) timeline.shape.overlapped.push_back(e.op);
                 compute.push_back(e);
                 ++info.computeRanges;
                 continue;
@@ -457,11 +515,18 @@ Timeline assembleMeasuredRun(std::vector<RankTrace> ranks, const MeasuredRunOpti
                 }
             }
         }
+        splitWholeBackwards(compute, whole);
         std::stable_sort(compute.begin(), compute.end(), [](const TimelineEvent& a, const TimelineEvent& b) {
             return a.start != b.start ? a.start < b.start : a.end < b.end;
         });
         timeline.events.insert(timeline.events.end(), compute.begin(), compute.end());
     }
+    sortOverlapHeads(timeline.shape.overlapped);
+    info.overlapSlots = timeline.shape.overlapped.size();
+    for (const RankTrace& t : ranks) info.overlapsByRule += t.overlapsByRule;
+    for (const auto& b : bookkeeping)
+        if (b.ranges > 0) info.bookkeeping.push_back(b);
+    transfers.insert(transfers.end(), syncs.begin(), syncs.end());
     std::stable_sort(transfers.begin(), transfers.end(), [](const TimelineEvent& a, const TimelineEvent& b) {
         return a.device != b.device ? a.device < b.device : a.start < b.start;
     });

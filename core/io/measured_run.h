@@ -38,6 +38,14 @@ enum class RangeKind : std::uint8_t {
 bool isComputeRange(RangeKind kind);
 /// An action that is neither compute nor a transfer (WAIT_*, REDUCE_GRAD, UNSHARD, RESHARD).
 bool isBookkeepingRange(RangeKind kind);
+/// torch's name of a range kind: "F", "SEND_F", "WAIT_SEND_B", "REDUCE_GRAD", "UNSHARD"; "other"
+/// for Other (WAIT_RECV_*, WAIT_REDUCE_GRAD).
+const char* rangeKindName(RangeKind kind);
+
+/// Which half of a torch OVERLAP_F_B range a range is. DualPipeV's `(0F3;3B1)OVERLAP_F_B` runs
+/// the forward of one stage and then the whole backward of another in one range; a reader turns
+/// it into two ranges, its halves (io/overlap_ranges.h says how they are timed apart).
+enum class OverlapHalf : std::uint8_t { None, Forward, Backward };
 
 /// One named range of one rank, in that rank's clock (µs).
 struct ActionRange {
@@ -52,6 +60,8 @@ struct ActionRange {
     /// waits for its RECV inside the consuming F/B/I range: the trace's `gloo:recv` span ends
     /// there). The op itself ran from `start + wait` to `end`.
     double wait = 0;
+    /// The half of an OVERLAP_F_B range this range is; None for every other range.
+    OverlapHalf overlap = OverlapHalf::None;
 };
 
 /// The ranges one file (or one rank of a file) holds.
@@ -60,6 +70,13 @@ struct RankTrace {
     int rank = -1;      ///< from the file (distributedInfo, pid, TARGET_INFO), -1 unknown
     std::vector<ActionRange> ranges;
     std::string clock = "cpu"; ///< "cpu" host time or "gpu" kernel time
+    /// OVERLAP_F_B ranges whose halves were divided by the stand-alone rule because the trace did
+    /// not show where the backward began (io/overlap_ranges.h).
+    std::size_t overlapsByRule = 0;
+    /// Point-to-point transfers the file records outside any pipeline action (gloo's
+    /// `gloo:send`/`gloo:recv`): a run whose compute carries no label still shows them, so a
+    /// refusal can say what the file is and how to label it.
+    std::size_t transferRecords = 0;
 };
 
 /// How several iterations of one trace become one timeline.
@@ -91,12 +108,27 @@ struct MeasuredRunInfo {
     std::vector<double> clockShift; ///< µs added to each rank's clock
     std::size_t computeRanges = 0;  ///< F/I/B/W ranges of the iteration(s) read
     std::size_t commRanges = 0;     ///< SEND/RECV ranges of the iteration(s) read
-    std::size_t otherRanges = 0;    ///< UNSHARD, REDUCE_GRAD ... ranges, not matched
+    std::size_t otherRanges = 0;    ///< UNSHARD, WAIT_SEND_* ... ranges, not matched
     /// Measured communication time (every SEND and RECV range of the iteration read) and the part
     /// of it spent before the peer's matching range began: waiting for the peer, not moving data.
     double commTime = 0;
     double commWaitTime = 0;
     std::string clock = "cpu";
+    /// Stages whose REDUCE_GRAD range is their gradient sync in the timeline (torch's runtime
+    /// scales, or with FSDP reduces, a stage's gradients there).
+    std::size_t syncRanges = 0;
+    /// Overlapped F&B slots (OVERLAP_F_B ranges) of the timeline, and of all the trace's overlap
+    /// ranges how many were divided by the stand-alone rule.
+    std::size_t overlapSlots = 0;
+    std::size_t overlapsByRule = 0;
+    /// torch's bookkeeping actions of the iteration(s) read (WAIT_SEND_*, UNSHARD, RESHARD, other),
+    /// in RangeKind order: what the runtime spent outside compute, transfers and gradient syncs.
+    struct Bookkeeping {
+        RangeKind kind = RangeKind::Other;
+        std::size_t ranges = 0;
+        double time = 0; ///< µs, of the iteration read (the median pick: each action's median), all ranks
+    };
+    std::vector<Bookkeeping> bookkeeping;
 };
 
 /// Assembles the ranks' ranges into one measured Timeline (origin "measured", schedule name
@@ -105,8 +137,14 @@ struct MeasuredRunInfo {
 /// an action on a rank belongs to iteration k; only iterations every action completed are kept.
 /// Shape: devices = ranks; stages and micro-batches one more than the largest seen; the backward
 /// is split when I or W ranges appear. Times start at 0 at the iteration's first op.
-/// Throws ParseError("trace.empty") without compute ranges and ("trace.iteration") for an
-/// iteration the trace does not hold.
+/// In a split run, a B range next to I ranges is a whole backward (torch's B in DualPipeV): it
+/// becomes a B and a W event, divided in proportion to the stage's stand-alone I and W. The halves
+/// of an OVERLAP_F_B range become the slot's F and backward events, the F listed in
+/// `shape.overlapped` (ir/overlap.h). REDUCE_GRAD ranges become the GradSync events of their
+/// stages (communication lane, as the simulator places syncs).
+/// Throws ParseError("trace.unlabelled") when no range names a compute action but the files
+/// record transfers (torch's Schedule1F1B labels nothing), ParseError("trace.empty") without
+/// compute ranges otherwise, and ("trace.iteration") for an iteration the trace does not hold.
 Timeline assembleMeasuredRun(std::vector<RankTrace> ranks, const MeasuredRunOptions& options = {},
                              MeasuredRunInfo* info = nullptr);
 
@@ -119,7 +157,7 @@ int parsePipelineRangeName(std::string_view name, ActionRange& range, std::strin
 
 /// Parses a torch action name into a range kind, stage and micro-batch: "2F0", "1I3", "0SEND_F1",
 /// "3RECV_B0", "0UNSHARD", "1REDUCE_GRAD", "2WAIT_SEND_F1". Returns false with `why` for text
-/// that is not one (a compound "(0F3;7B2)OVERLAP_F_B" included).
+/// that is not one (a compound "(0F3;7B2)OVERLAP_F_B" included: parseOverlapRangeName reads it).
 bool parseRangeName(std::string_view name, ActionRange& range, std::string* why);
 
 } // namespace stagecraft

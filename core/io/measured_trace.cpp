@@ -63,17 +63,39 @@ void requireWholeSqlite(const std::filesystem::path& path) {
 
 } // namespace
 
+std::vector<RankTrace> readTraceRanks(const std::filesystem::path& path,
+                                      const MeasuredTraceOptions& options) {
+    if (!std::filesystem::exists(path)) (void)readTextFile(path); // the file_io error names the path
+    const std::string name = path.string();
+    switch (detectTraceFormat(path)) {
+    case TraceFormat::Stagecraft:
+        break;
+    case TraceFormat::Torch:
+        return readTorchTrace(path);
+    case TraceFormat::NsysJson:
+        return readNsysJson(path);
+    case TraceFormat::NsysSqlite:
+        if (!options.sqlite)
+            throw ParseError("trace.container", name, 0, 0,
+                             "an Nsight Systems SQLite export; this program was built without SQLite "
+                             "(export with nsys export --type json instead)");
+        requireWholeSqlite(path);
+        return options.sqlite(path);
+    }
+    throw ParseError("trace.container", name, 0, 0,
+                     "a Stagecraft trace holds every device of a run; open it alone, not with "
+                     "other trace files");
+}
+
 Timeline readMeasuredTrace(const std::vector<std::filesystem::path>& paths,
                            const MeasuredTraceOptions& options, TraceInfo* traceInfo,
                            MeasuredRunInfo* runInfo) {
     if (paths.empty()) throw ParseError("trace.empty", "", 0, 0, "no trace file was given");
-    std::vector<TraceFormat> formats;
-    for (const auto& p : paths) {
+    // Every file is checked before any is parsed: a typo in the last of eight files is reported
+    // before minutes of reading.
+    for (const auto& p : paths)
         if (!std::filesystem::exists(p)) (void)readTextFile(p); // the file_io error names the path
-        formats.push_back(detectTraceFormat(p));
-    }
-    const bool stagecraft = formats.front() == TraceFormat::Stagecraft;
-    if (stagecraft && paths.size() == 1) {
+    if (paths.size() == 1 && detectTraceFormat(paths.front()) == TraceFormat::Stagecraft) {
         if (options.run.pick != IterationPick::Median)
             return readChromeTrace(paths.front(), TraceReadOptions{options.run.iteration}, traceInfo);
         TraceInfo info;
@@ -87,31 +109,8 @@ Timeline readMeasuredTrace(const std::vector<std::filesystem::path>& paths,
         return last;
     }
     std::vector<RankTrace> ranks;
-    for (std::size_t i = 0; i < paths.size(); ++i) {
-        const std::string name = paths[i].string();
-        std::vector<RankTrace> read;
-        switch (formats[i]) {
-        case TraceFormat::Stagecraft:
-            throw ParseError("trace.container", name, 0, 0,
-                             "a Stagecraft trace holds every device of a run; open it alone, not with "
-                             "other trace files");
-        case TraceFormat::Torch:
-            read = readTorchTrace(paths[i]);
-            break;
-        case TraceFormat::NsysJson:
-            read = readNsysJson(paths[i]);
-            break;
-        case TraceFormat::NsysSqlite:
-            if (!options.sqlite)
-                throw ParseError("trace.container", name, 0, 0,
-                                 "an Nsight Systems SQLite export; this program was built without SQLite "
-                                 "(export with nsys export --type json instead)");
-            requireWholeSqlite(paths[i]);
-            read = options.sqlite(paths[i]);
-            break;
-        }
-        for (RankTrace& t : read) ranks.push_back(std::move(t));
-    }
+    for (const auto& path : paths)
+        for (RankTrace& t : readTraceRanks(path, options)) ranks.push_back(std::move(t));
     MeasuredRunInfo info;
     Timeline timeline = assembleMeasuredRun(std::move(ranks), options.run, &info);
     if (traceInfo) {

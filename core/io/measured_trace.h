@@ -30,6 +30,12 @@ struct MeasuredTraceOptions {
 /// their iteration) of its start and of its end; events matched by op, device, lane and transfer.
 Timeline medianTimeline(const std::vector<Timeline>& iterations);
 
+/// The ranks of one trace file of another tool (torch profiler, torch's _dump_chrometrace, Nsight
+/// Systems JSON, and SQLite through `options.sqlite`), by its format's reader: what
+/// readMeasuredTrace assembles. A Stagecraft trace is refused (trace.container): it holds a whole
+/// run and is read by readChromeTrace.
+std::vector<RankTrace> readTraceRanks(const std::filesystem::path& path, const MeasuredTraceOptions& options);
+
 /// Reads `paths` as one measured run. A single Stagecraft trace is read by readChromeTrace (with
 /// the median pick, each iteration, then medianTimeline); every other format is
 /// read into ranks, and the ranks of all files are assembled together (assembleMeasuredRun).

@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "io/json_scan.h"
+#include "io/overlap_ranges.h"
 
 #include <algorithm>
 #include <cmath>
@@ -61,9 +62,17 @@ std::int64_t nsysProcessOf(std::int64_t globalTid) {
 std::vector<RankTrace> nvtxRangesToRanks(const std::vector<NvtxRange>& ranges, const std::string& source) {
     std::map<std::int64_t, RankTrace> byProcess;
     for (const NvtxRange& n : ranges) {
-        ActionRange r;
+        ActionRange r, backward;
         std::string why;
-        const int parsed = parsePipelineRangeName(n.name, r, &why);
+        // torch's OVERLAP_F_B: two halves, divided below by the stand-alone rule (an NVTX export
+        // holds no CPU ops to find where the backward began).
+        const bool claimsOverlap = n.name.starts_with("PP:(") || n.name.ends_with("OVERLAP_F_B");
+        const int overlap =
+            claimsOverlap
+                ? parseOverlapRangeName(std::string_view(n.name).substr(n.name.starts_with("PP:") ? 3 : 0), r,
+                                        backward, &why)
+                : 0;
+        const int parsed = overlap != 0 ? overlap : parsePipelineRangeName(n.name, r, &why);
         if (parsed == 0) continue;
         if (parsed < 0)
             throw ParseError("trace.event", source, 0, 0,
@@ -79,9 +88,18 @@ std::vector<RankTrace> nvtxRangesToRanks(const std::vector<NvtxRange>& ranges, c
         r.event = n.event;
         RankTrace& t = byProcess[nsysProcessOf(n.globalTid)];
         t.ranges.push_back(r);
+        if (overlap > 0) {
+            backward.start = r.start;
+            backward.end = r.end;
+            backward.event = r.event;
+            t.ranges.push_back(backward);
+        }
     }
     std::vector<RankTrace> out;
     for (auto& [process, t] : byProcess) {
+        std::vector<ActionRange*> ranges;
+        for (ActionRange& r : t.ranges) ranges.push_back(&r);
+        t.overlapsByRule = divideWholeOverlaps(ranges);
         t.source = byProcess.size() == 1 ? source : source + " (process " + std::to_string(process) + ")";
         t.rank = -1;
         t.clock = "cpu";

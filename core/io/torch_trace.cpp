@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "io/json_scan.h"
+#include "io/overlap_ranges.h"
 
 #include <algorithm>
 #include <charconv>
@@ -64,6 +65,10 @@ struct Collected {
     std::vector<Launch> launches;
     std::vector<Kernel> kernels;
     std::vector<Receive> receives;
+    /// Each process's CPU ops, to find where the backward of an OVERLAP_F_B range began; and the
+    /// point-to-point records (gloo:send/recv) of each, to tell a run whose compute is not labelled.
+    std::map<double, HostActivity> activity;
+    std::map<double, std::size_t> transferRecords;
     int rank = -1;
     bool dumpChrometrace = false; ///< bare action names in computation/communication slices
 };
@@ -105,39 +110,65 @@ bool parseSingleStageLabel(std::string_view name, ActionRange& r) {
     return true;
 }
 
+bool isTransferRecord(std::string_view name) {
+    return name == "gloo:send" || name == "gloo:recv" || name == "nccl:send" || name == "nccl:recv";
+}
+
+/// A range named with a pipeline action ("PP:" prefix, or a `_dump_chrometrace` slice): one range,
+/// or the two halves of an OVERLAP_F_B, both holding the whole range until readRanks splits them.
+void addActionRange(const RawEvent& e, std::size_t i, const std::string& source, bool pp, Collected& out) {
+    const std::string_view name = pp ? std::string_view(e.name).substr(3) : std::string_view(e.name);
+    ActionRange r, second;
+    std::string why;
+    const int overlap = parseOverlapRangeName(name, r, second, &why);
+    if (overlap < 0 || (overlap == 0 && !parseRangeName(name, r, &why)))
+        eventError(source, i, "named '" + e.name.substr(0, 80) + "': " + why);
+    if (!(std::isfinite(e.ts) && std::isfinite(e.dur) && e.dur >= 0))
+        eventError(source, i, "'" + e.name + "' needs finite ts and dur >= 0 (µs)");
+    auto& list = e.cat == "gpu_user_annotation" ? out.gpu : out.host;
+    for (ActionRange* half : {&r, &second}) {
+        if (half == &second && overlap == 0) break;
+        half->start = e.ts;
+        half->end = e.ts + e.dur;
+        half->event = std::uint32_t(std::min<std::size_t>(i, UINT32_MAX));
+        list.push_back(Range{e.pid, *half});
+    }
+}
+
 void classify(const RawEvent& e, std::size_t i, const std::string& source, Collected& out) {
     if (e.ph != "X") return;
+    const bool timed = std::isfinite(e.ts) && std::isfinite(e.dur) && e.dur >= 0;
     // gloo's record of a receive: from its posting to the return of its wait(), which torch's
     // runtime calls inside the consuming compute range.
-    if (e.name == "gloo:recv" && e.cat == "user_annotation") {
-        if (std::isfinite(e.ts) && std::isfinite(e.dur) && e.dur >= 0)
-            out.receives.push_back(Receive{e.pid, e.ts + e.dur});
+    if (e.cat == "user_annotation" && isTransferRecord(e.name)) {
+        ++out.transferRecords[e.pid];
+        if (e.name == "gloo:recv" && timed) out.receives.push_back(Receive{e.pid, e.ts + e.dur});
         return;
     }
-    if (e.cat == "user_annotation" && std::isfinite(e.ts) && std::isfinite(e.dur) && e.dur >= 0) {
+    // A CPU op, unless it is a labelled range recorded as one (some writers give record_function
+    // ranges that category).
+    if (e.cat == "cpu_op" && !startsWith(e.name, "PP:")) {
+        if (!timed) return;
+        HostActivity& a = out.activity[e.pid];
+        a.addOp(e.ts, e.ts + e.dur);
+        if (startsWith(e.name, "autograd::engine::evaluate_function")) a.addBackwardStart(e.ts);
+        return;
+    }
+    if ((e.cat == "user_annotation" || e.cat == "gpu_user_annotation") && timed) {
         ActionRange r;
         if (parseSingleStageLabel(e.name, r)) {
             r.start = e.ts;
             r.end = e.ts + e.dur;
             r.event = std::uint32_t(std::min<std::size_t>(i, UINT32_MAX));
-            out.host.push_back(Range{e.pid, r});
+            (e.cat == "gpu_user_annotation" ? out.gpu : out.host).push_back(Range{e.pid, r});
             return;
         }
     }
     const bool pp = startsWith(e.name, "PP:");
     const bool dump = !pp && (e.cat == "computation" || e.cat == "communication");
     if (pp || dump) {
-        ActionRange r;
-        std::string why;
-        if (!parseRangeName(pp ? std::string_view(e.name).substr(3) : std::string_view(e.name), r, &why))
-            eventError(source, i, "named '" + e.name.substr(0, 80) + "': " + why);
-        if (!(std::isfinite(e.ts) && std::isfinite(e.dur) && e.dur >= 0))
-            eventError(source, i, "'" + e.name + "' needs finite ts and dur >= 0 (µs)");
-        r.start = e.ts;
-        r.end = e.ts + e.dur;
-        r.event = std::uint32_t(std::min<std::size_t>(i, UINT32_MAX));
+        addActionRange(e, i, source, pp, out);
         out.dumpChrometrace |= dump;
-        (e.cat == "gpu_user_annotation" ? out.gpu : out.host).push_back(Range{e.pid, r});
         return;
     }
     // A correlation id is a whole number; one beyond 2^53 (or NaN) is no id (it could not be
@@ -277,6 +308,34 @@ void attributeReceiveWaits(Collected& c) {
     }
 }
 
+/// Times the halves of every OVERLAP_F_B range of `c.host` apart (io/overlap_ranges.h): where the
+/// backward began when `evidence` (host times with CPU ops), else by the stand-alone rule. Before
+/// kernel timing and receive waits, which then see two ranges. Returns, per process, how many
+/// were divided by the rule.
+std::map<double, std::size_t> splitOverlaps(Collected& c, bool evidence) {
+    std::map<double, std::vector<ActionRange*>> byPid; // in file order: halves stay adjacent
+    for (Range& r : c.host)
+        if (r.range.overlap != OverlapHalf::None) byPid[r.pid]; // only processes with overlaps
+    std::map<double, std::size_t> byRule;
+    if (byPid.empty()) return byRule;
+    for (Range& r : c.host)
+        if (const auto it = byPid.find(r.pid); it != byPid.end()) it->second.push_back(&r.range);
+    for (auto& [pid, ranges] : byPid) {
+        if (evidence)
+            if (const auto a = c.activity.find(pid); a != c.activity.end()) {
+                a->second.finish();
+                for (std::size_t i = 0; i < ranges.size(); ++i) {
+                    double forwardEnd = 0;
+                    if (isWholeOverlap(ranges, i) &&
+                        a->second.splitPoint(ranges[i]->start, ranges[i]->end, forwardEnd))
+                        splitOverlapAt(*ranges[i], *ranges[i + 1], forwardEnd);
+                }
+            }
+        byRule[pid] = divideWholeOverlaps(ranges);
+    }
+    return byRule;
+}
+
 /// The ranks of the trace `in` reads; `source` names it in messages.
 std::vector<RankTrace> readRanks(JsonScanner& in, const std::string& source, TraceClock clock) {
     Collected c;
@@ -308,12 +367,14 @@ std::vector<RankTrace> readRanks(JsonScanner& in, const std::string& source, Tra
     if (!in.atEnd()) in.fail("text after the end of the trace");
 
     std::string clockName = "cpu";
-    if (!c.gpu.empty()) {
+    const bool gpuCopies = !c.gpu.empty();
+    if (gpuCopies) {
         c.host = std::move(c.gpu); // Kineto's GPU copies of the ranges: already in kernel time
         clockName = "gpu";
-    } else if (clock == TraceClock::Auto && timeByKernels(c)) {
-        clockName = "gpu";
     }
+    const std::map<double, std::size_t> byRule = splitOverlaps(c, !gpuCopies && !c.dumpChrometrace);
+    c.activity.clear();
+    if (!gpuCopies && clock == TraceClock::Auto && timeByKernels(c)) clockName = "gpu";
     // Host-timed ranges hold their receive waits; kernel-timed ones start with their first kernel.
     if (clockName == "cpu") attributeReceiveWaits(c);
 
@@ -327,6 +388,9 @@ std::vector<RankTrace> readRanks(JsonScanner& in, const std::string& source, Tra
             t.source = source;
             t.rank = c.dumpChrometrace && pid >= 0 && pid < 1e7 ? int(pid) : -1;
             t.clock = c.dumpChrometrace ? "steps" : clockName;
+            if (const auto it = byRule.find(pid); it != byRule.end()) t.overlapsByRule = it->second;
+            if (const auto it = c.transferRecords.find(pid); it != c.transferRecords.end())
+                t.transferRecords = it->second;
             out.push_back(std::move(t));
         }
         return out;
@@ -334,6 +398,8 @@ std::vector<RankTrace> readRanks(JsonScanner& in, const std::string& source, Tra
     RankTrace t;
     t.source = source;
     t.rank = c.rank;
+    for (const auto& [pid, n] : byRule) t.overlapsByRule += n;
+    for (const auto& [pid, n] : c.transferRecords) t.transferRecords += n;
     // _dump_chrometrace of one rank: its pid is the rank.
     if (t.rank < 0 && c.dumpChrometrace && !c.host.empty() && c.host.front().pid >= 0 &&
         c.host.front().pid < 1e7)

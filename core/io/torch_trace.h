@@ -2,9 +2,11 @@
 // Readers of the traces torch writes of torch.distributed.pipelining runs:
 //  * torch profiler (Kineto) Chrome traces, one file per rank: the `record_function` ranges
 //    "PP:<action>" the pipelining runtime wraps around every action ("PP:2F0", "PP:0SEND_F1",
-//    "PP:1RECV_B0", "PP:0UNSHARD", "PP:0REDUCE_GRAD"). With GPU activity, a range is timed by the
-//    kernels it launched (host launch -> kernel through the `correlation` id), or by Kineto's
-//    `gpu_user_annotation` copy of the range when the trace has one;
+//    "PP:1RECV_B0", "PP:0UNSHARD", "PP:0REDUCE_GRAD"), DualPipeV's "PP:(0F3;3B1)OVERLAP_F_B" (two
+//    halves, split where the backward began: io/overlap_ranges.h) and ScheduleGPipe's own
+//    "Forward 3" / "Backward 3". With GPU activity, a range is timed by the kernels it launched
+//    (host launch -> kernel through the `correlation` id), or by Kineto's `gpu_user_annotation`
+//    copy of the range when the trace has one;
 //  * torch's `_dump_chrometrace` (one file, pid = rank, unit-step grid, bare action names).
 // docs/overlay.md describes the mapping; measured_run.h turns the ranges into a Timeline.
 
@@ -27,7 +29,9 @@ enum class TraceClock : std::uint8_t {
 /// one per pid for `_dump_chrometrace` (rank = pid). Bad JSON is a ParseError("trace.json") with
 /// line and column; a "PP:" range (or a `_dump_chrometrace` slice) whose name is not a pipeline
 /// action, or whose times are not finite and >= 0, is a ParseError("trace.event") naming the file,
-/// traceEvents[i], the name and the reason. Other events are skipped.
+/// traceEvents[i], the name and the reason. gloo's point-to-point records are counted
+/// (RankTrace::transferRecords); CPU ops are read only to split OVERLAP_F_B ranges; other events
+/// are skipped.
 std::vector<RankTrace> parseTorchTrace(std::string_view text, const std::string& source,
                                        TraceClock clock = TraceClock::Auto);
 std::vector<RankTrace> readTorchTrace(const std::filesystem::path& path, TraceClock clock = TraceClock::Auto);

@@ -92,7 +92,9 @@ TEST_CASE("the overlay matches every compute op of torch's runs and calibration 
         INFO(result.overlayError);
         REQUIRE(result.overlay);
         const OverlayReport& report = result.overlay->report;
-        CHECK(report.ops.size() == computeEvents(*request.trace->timeline));
+        // Every compute op, and each stage's gradient sync from torch's REDUCE_GRAD.
+        CHECK(report.ops.size() == computeEvents(*request.trace->timeline) + 4);
+        CHECK(report.unmatched.size() == 4); // the optimizer steps torch's step() does not run
         const CalibrationReport c = calibrateFromTrace(request);
         INFO("makespan error before " << c.before.makespanError << ", after " << c.after.makespanError);
         CHECK(std::abs(c.after.makespanError) < 0.10);
@@ -148,13 +150,12 @@ TEST_CASE("foreign readers refuse what they cannot map, naming the file, the eve
         }
         return std::string("no error");
     };
-    CHECK(message([] {
-              parseTorchTrace(
-                  R"({"traceEvents":[{"ph":"X","name":"PP:(0F3;7B2)OVERLAP_F_B","ts":1,"dur":2}]})",
-                  "t.json");
-          }) ==
-          "trace.event t.json: traceEvents[0] named 'PP:(0F3;7B2)OVERLAP_F_B': '(0F3;7B2)OVERLAP_F_B' is a "
-          "compound action (OVERLAP_F_B); its sub-actions share one range and cannot be timed apart");
+    CHECK(
+        message([] {
+            parseTorchTrace(R"({"traceEvents":[{"ph":"X","name":"PP:(0F3;7W2)OVERLAP_F_B","ts":1,"dur":2}]})",
+                            "t.json");
+        }) == "trace.event t.json: traceEvents[0] named 'PP:(0F3;7W2)OVERLAP_F_B': '(0F3;7W2)OVERLAP_F_B' "
+              "pairs a F with a W; torch's OVERLAP_F_B runs one forward (F) and then one whole backward (B)");
     CHECK(message([] {
               parseTorchTrace(R"({"traceEvents":[{"ph":"X","name":"PP:0X1","ts":1,"dur":2}]})", "t.json");
           }) == "trace.event t.json: traceEvents[0] named 'PP:0X1': '0X1' names no torch action type (F, I, "

@@ -129,6 +129,31 @@ TEST_CASE("a Chrome trace opens and its bars are drawn", "[trace]") {
     CHECK(p.has(paper().compute[0][1])); // backward bars
 }
 
+TEST_CASE("per-rank torch traces of several iterations open as one run each", "[trace]") {
+    // torch's profiler traces (tests/data/torch-runs), 8 iterations per rank: read through core's
+    // reader of foreign runs, not as Stagecraft traces (which refused the repeats of each op).
+    const std::string dir = std::string(STAGECRAFT_TORCH_RUNS_DIR) + "/pp2_h512/";
+    auto files = [&](const std::string& base) {
+        return quoted(dir + base + "_rank0.json") + " " + quoted(dir + base + "_rank1.json");
+    };
+    const fs::path png = kOut / "torch-runs.png";
+    // Two runs one after the other: the second's rank 0 starts the second run.
+    const Run r =
+        runViewer(quoted(dir + "DualPipeV_pp2_v2_m8_h512.csv") + " " + files("DualPipeV_pp2_v2_m8_h512") +
+                  " " + files("Interleaved1F1B_pp2_v2_m8_h512") + " --screenshot " + quoted(png.string()) +
+                  " --frames 3 --width 1000 --height 640");
+    INFO(r.err);
+    CHECK_FALSE(r.crashed);
+    CHECK(r.status == 0);
+    CHECK(r.err.find("appears twice") == std::string::npos);
+    CHECK(r.err.find("DualPipeV_pp2_v2_m8_h512_rank0.json + " + dir +
+                     "DualPipeV_pp2_v2_m8_h512_rank1.json") != std::string::npos);
+    CHECK(r.err.find("Interleaved1F1B_pp2_v2_m8_h512_rank0.json + " + dir +
+                     "Interleaved1F1B_pp2_v2_m8_h512_rank1.json") != std::string::npos);
+    const Png p = loadPng(png);
+    CHECK(p.drawnShare() > 0.05);
+}
+
 TEST_CASE("a trace with memory counters gets a memory strip per device", "[trace]") {
     EvaluationInput input;
     input.path = kSource + "/tests/fuzz/corpus/schedule_json/zb_v.json";
