@@ -290,6 +290,7 @@ RunSummary summarizeMeasured(const std::vector<RankTrace>& ranks) {
         throw ParseError("trace.empty", ranks.empty() ? std::string() : ranks.front().source, 0, 0,
                          "the trace holds no complete iteration of pipeline compute actions");
     std::vector<RunSummary> runs;
+    runs.reserve(std::size_t(iterations));
     for (int k = 0; k < iterations; ++k) runs.push_back(summarizeIteration(ranks, k));
     return medianOf(runs);
 }

@@ -47,8 +47,8 @@ class Timer {
     }
 
     ProgramTiming run() {
-        std::vector<int> ready;
-        for (int r = 0; r < m_l.ranks; ++r) ready.push_back(r);
+        std::vector<int> ready(std::size_t(m_l.ranks));
+        for (int r = 0; r < m_l.ranks; ++r) ready[std::size_t(r)] = r;
         while (!ready.empty()) {
             const int r = ready.back();
             ready.pop_back();
