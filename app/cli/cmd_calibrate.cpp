@@ -1,10 +1,12 @@
 // `stagecraft-cli calibrate [PROJECT or SCHEDULE FILE] --trace FILE... [-s NAME] -o OUT.stagecraft.json`:
-// fits manual costs (per-stage F/B/W, transfer time) to a measured trace with core's
-// calibrateFromTrace, writes the calibrated project, and prints the prediction's error before and
-// after.
+// fits manual costs (per range of the model's layers, transfer time) to a measured trace with
+// core's calibrateFromTrace, writes the calibrated project where -o says (never over its input
+// unless -o names it), and prints the prediction's error before and after and the rule used for
+// what the trace did not measure.
 #include "commands.h"
 #include "error.h"
 #include "eval/calibration.h"
+#include "eval/evaluation_input.h"
 #include "project/project_json.h"
 #include "report_format.h"
 
@@ -19,6 +21,7 @@ namespace {
 struct CalibrateOptions {
     ProjectOptions project;
     std::string output;
+    double inputShare = kDefaultInputShare;
     bool json = false;
 };
 
@@ -27,6 +30,12 @@ std::string ms(double us) {
 }
 std::string pct(double ratio) {
     return (ratio >= 0 ? "+" : "") + fixed(100 * ratio, 2) + "%";
+}
+
+/// What the trace could not measure and how it was filled in, for both reports.
+std::string backwardText(const CostFit& fit) {
+    return fit.rule.empty() ? "B and W as measured (the trace split the backward)"
+                            : fit.rule + " (--input-share)";
 }
 
 std::string reportText(const CalibrationReport& r, const std::string& output) {
@@ -39,12 +48,18 @@ std::string reportText(const CalibrationReport& r, const std::string& output) {
     std::string out =
         "calibrated " + r.schedule + " from " + std::to_string(r.fit.samples) + " measured ops\n";
     out += textTable(rows);
-    std::vector<std::vector<std::string>> stages{{"stage", "F", "B", "W"}};
-    for (const StageCostOverride& s : r.project.costs.chunkStages)
-        stages.push_back({std::to_string(s.stage), ms(s.f), ms(s.b), ms(s.w)});
-    out += textTable(stages);
+    std::vector<std::vector<std::string>> layers{{"stage", "layers", "F", "B", "W"}};
+    for (std::size_t s = 0; s < r.project.costs.layers.size(); ++s) {
+        const LayerRangeCost& l = r.project.costs.layers[s];
+        layers.push_back({std::to_string(s), std::to_string(l.first) + "-" + std::to_string(l.last), ms(l.f),
+                          ms(l.b), ms(l.w)});
+    }
+    out += textTable(layers);
+    out += "backward: " + backwardText(r.fit) + "\n";
     out += "comm " + ms(r.project.costs.comm) + " per cross-device dependency (" +
            std::to_string(r.fit.commSamples) + " waited-for transfers)\n";
+    out += "every schedule whose stages split model.layers = " + std::to_string(r.project.model.layers) +
+           " is priced from these layer costs\n";
     out += "wrote " + output + '\n';
     return out;
 }
@@ -57,11 +72,26 @@ std::string reportJson(const CalibrationReport& r, const std::string& output) {
                     {"makespan_error", o.makespanError},
                     {"mean_abs_duration_error_us", o.meanAbsDurationError}};
     };
-    Json stages = Json::array();
-    for (const StageCostOverride& s : r.project.costs.chunkStages)
-        stages.push_back({{"stage", s.stage}, {"f_us", s.f}, {"b_us", s.b}, {"w_us", s.w}});
-    const Json out{{"schedule", r.schedule}, {"samples", r.fit.samples}, {"before", side(r.before)},
-                   {"after", side(r.after)}, {"stages", stages},         {"comm_us", r.project.costs.comm},
+    Json layers = Json::array();
+    for (std::size_t s = 0; s < r.project.costs.layers.size(); ++s) {
+        const LayerRangeCost& l = r.project.costs.layers[s];
+        layers.push_back({{"stage", s},
+                          {"first", l.first},
+                          {"last", l.last},
+                          {"f_us", l.f},
+                          {"b_us", l.b},
+                          {"w_us", l.w}});
+    }
+    Json backward{{"split_measured", r.fit.splitMeasured}};
+    backward["rule"] = r.fit.rule.empty() ? Json(nullptr) : Json(r.fit.rule);
+    const Json out{{"schedule", r.schedule},
+                   {"samples", r.fit.samples},
+                   {"before", side(r.before)},
+                   {"after", side(r.after)},
+                   {"layers", layers},
+                   {"backward", backward},
+                   {"comm_us", r.project.costs.comm},
+                   {"note", r.project.costs.note},
                    {"output", output}};
     return out.dump(2) + '\n';
 }
@@ -71,8 +101,8 @@ std::string reportJson(const CalibrationReport& r, const std::string& output) {
 void addCalibrateCommand(CLI::App& app, CommandResult& result) {
     auto* command = app.add_subcommand(
         "calibrate",
-        "Fit manual costs (per-stage F/B/W, transfer time) to a measured trace, write the calibrated "
-        "project and show the prediction's error before and after");
+        "Fit manual costs (per range of the model's layers, transfer time) to a measured trace, write the "
+        "calibrated project and show the prediction's error before and after");
     auto options = std::make_shared<CalibrateOptions>();
     options->project.addTo(*command);
     options->project.addTraceOptions(*command);
@@ -80,10 +110,22 @@ void addCalibrateCommand(CLI::App& app, CommandResult& result) {
     options->project.addIterationOption(*command);
     command->add_option("-o,--output", options->output, "Calibrated project to write (*.stagecraft.json)")
         ->required();
+    command
+        ->add_option("--input-share", options->inputShare,
+                     "B's share of a backward the trace timed whole (no I/W split), between 0 and 1: "
+                     "schedules that split the backward are predicted with B = share and W = 1 - share "
+                     "of it")
+        ->default_val(kDefaultInputShare);
     command->add_flag("--json", options->json, "Machine-readable JSON");
     command->callback([&result, options] {
         const AnalysisRequest request = loadRequest(options->project);
-        const CalibrationReport report = calibrateFromTrace(request);
+        CalibrationOptions calibration;
+        calibration.inputShare = options->inputShare;
+        CalibrationReport report = calibrateFromTrace(request, calibration);
+        // The request shows only the schedule the trace is of; the project written lists the
+        // user's schedules, as the project (or its --set) had them.
+        const std::vector<std::string> listed = loadInputProject(options->project.input()).schedules;
+        if (!listed.empty()) report.project.schedules = listed;
         writeProject(report.project, options->output);
         std::cout << (options->json ? reportJson(report, options->output)
                                     : reportText(report, options->output));

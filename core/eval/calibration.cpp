@@ -1,6 +1,10 @@
 #include "eval/calibration.h"
 
 #include "error.h"
+#include "size_limits.h"
+
+#include <algorithm>
+#include <filesystem>
 
 namespace stagecraft {
 
@@ -18,9 +22,33 @@ AnalysisResult evaluateMatched(const AnalysisRequest& request) {
     return result;
 }
 
+/// The trace's file names (without their folders: a note travels with the project), cut short.
+std::string fileNames(const std::string& paths) {
+    std::string names;
+    std::size_t from = 0;
+    while (from <= paths.size()) {
+        const std::size_t comma = paths.find(", ", from);
+        const std::string path =
+            paths.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+        names += (names.empty() ? "" : ", ") + std::filesystem::path(path).filename().string();
+        if (comma == std::string::npos) break;
+        from = comma + 2;
+    }
+    constexpr std::size_t kMaxNames = 400;
+    return names.size() > kMaxNames ? names.substr(0, kMaxNames) + "..." : names;
+}
+
+std::string noteOf(const MeasuredTrace& trace, const std::string& schedule, const CostFit& fit) {
+    std::string note = "calibrated from " + fileNames(trace.path) + " (schedule " + schedule + ", " +
+                       std::to_string(fit.samples) + " ops, " + std::to_string(fit.stages) +
+                       " stages): per stage the median F, B, W, given to the layers the stage held";
+    if (!fit.rule.empty()) note += "; " + fit.rule;
+    return note;
+}
+
 } // namespace
 
-CalibrationReport calibrateFromTrace(const AnalysisRequest& request) {
+CalibrationReport calibrateFromTrace(const AnalysisRequest& request, const CalibrationOptions& options) {
     if (!request.trace)
         throw ValidationError("calibrate.trace", "trace", "calibration needs a measured trace");
     const AnalysisResult before = evaluateMatched(request);
@@ -29,18 +57,27 @@ CalibrationReport calibrateFromTrace(const AnalysisRequest& request) {
     CalibrationReport report;
     report.schedule = outcome.name;
     report.before = before.overlay->report;
+    CalibrationOptions fitOptions = options;
     // Host-timed runs (torch on CPU) send from the computing thread; GPU runs from a stream.
-    const bool hostSends = request.trace->run && request.trace->run->clock == "cpu";
-    report.fit = fitCosts(*request.trace->timeline, request.project.costs, hostSends);
+    fitOptions.sendsOccupyDevice = request.trace->run && request.trace->run->clock == "cpu";
+    report.fit = fitCosts(*request.trace->timeline, request.project, fitOptions);
+    report.fit.costs.note = noteOf(*request.trace, report.schedule, report.fit);
 
     AnalysisRequest again = request;
     again.project.costs = report.fit.costs;
     const AnalysisResult after = evaluateMatched(again);
     report.after = after.overlay->report;
-    // A schedule file runs on its own pipeline: the project written is fitted to it first, so that
-    // the full-stage overrides name that pipeline's stages.
-    report.project =
-        outcome.imported ? projectForSchedule(request.project, outcome.prediction.schedule) : request.project;
+    report.project = request.project;
+    if (outcome.imported) {
+        // A schedule file runs on its own pipeline: the project written takes its pp, micro-batches
+        // and chunks per device, so that the registered schedules run the shape that was measured.
+        const Schedule& file = outcome.prediction.schedule;
+        report.project = projectForSchedule(request.project, file);
+        const int chunks = file.stagesPerPipe / std::max(1, file.devices);
+        if (file.stagesPerPipe % std::max(1, file.devices) == 0 && chunks >= 2 &&
+            chunks <= kMaxChunksPerDevice)
+            report.project.parallel.chunks = chunks;
+    }
     report.project.costs = report.fit.costs;
     return report;
 }

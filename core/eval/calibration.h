@@ -12,15 +12,21 @@
 namespace stagecraft {
 
 struct CalibrationReport {
-    Project project;      ///< the request's project with the fitted costs (the schedule's pipeline)
+    /// The request's project with the fitted costs: its name, model, cluster, memory, schedules
+    /// and the rest of its costs kept; a schedule file's pipeline (pp, micro-batches) when the
+    /// trace matched one. `costs.note` says where the costs came from and which rule filled in
+    /// what the trace did not measure.
+    Project project;
     std::string schedule; ///< the schedule the trace was matched to
     CostFit fit;
     OverlayReport before; ///< the measurement against the prediction with the old costs
     OverlayReport after;  ///< ... and with the fitted ones
 };
 
-/// `request` must carry a trace. Throws ValidationError("overlay.mismatch") when the trace matches
-/// no evaluated schedule (the message says why), ("calibrate.trace") when it cannot be fitted.
-CalibrationReport calibrateFromTrace(const AnalysisRequest& request);
+/// `request` must carry a trace. `options.inputShare` splits a backward the trace timed whole;
+/// whether sends occupy the device is read off the trace (host clock: they do). Throws
+/// ValidationError("overlay.mismatch") when the trace matches no evaluated schedule (the message
+/// says why), what fitCosts throws when it cannot be fitted.
+CalibrationReport calibrateFromTrace(const AnalysisRequest& request, const CalibrationOptions& options = {});
 
 } // namespace stagecraft

@@ -43,6 +43,14 @@ ImportedSchedule importScheduleFile(const std::string& path, bool serializeOverl
     return imported;
 }
 
+Project loadInputProject(const EvaluationInput& input) {
+    const bool scheduleFile = !input.path.empty() && isScheduleFile(input.path);
+    const std::string& projectPath = scheduleFile || input.path.empty() ? input.projectPath : input.path;
+    Project project = projectPath.empty() ? defaultProject() : readProject(projectPath);
+    for (const std::string& set : input.sets) applyProjectOverride(project, set);
+    return project;
+}
+
 AnalysisRequest loadAnalysisRequest(const EvaluationInput& input) {
     const bool scheduleFile = !input.path.empty() && isScheduleFile(input.path);
     if (!scheduleFile && !input.path.empty() && !input.projectPath.empty())
@@ -55,9 +63,7 @@ AnalysisRequest loadAnalysisRequest(const EvaluationInput& input) {
                                   ": a schedule file is its own schedule; --schedule names registered "
                                   "schedules of a project");
     AnalysisRequest request;
-    const std::string& projectPath = scheduleFile || input.path.empty() ? input.projectPath : input.path;
-    request.project = projectPath.empty() ? defaultProject() : readProject(projectPath);
-    for (const std::string& set : input.sets) applyProjectOverride(request.project, set);
+    request.project = loadInputProject(input);
     if (scheduleFile) {
         ImportedSchedule imported = importScheduleFile(input.path, input.serializeOverlap);
         request.project.schedules.clear();

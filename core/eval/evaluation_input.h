@@ -52,6 +52,11 @@ bool isScheduleFile(const std::string& path);
 /// schedule JSON keeps its own.
 ImportedSchedule importScheduleFile(const std::string& path, bool serializeOverlap = false);
 
+/// The project the input names (the project file, the schedule file's --project, or the default),
+/// with the overrides applied, as the user wrote it: before a request narrows its schedules to
+/// --schedule or to a schedule file. Not validated.
+Project loadInputProject(const EvaluationInput& input);
+
 /// Read, override and validate. For a schedule file the request evaluates that schedule alone,
 /// as an imported schedule on the project's costs (projectForSchedule fits the pipeline). Throws
 /// stagecraft::Error for files that cannot be read or parsed, overrides that are not fields, and

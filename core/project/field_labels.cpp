@@ -40,7 +40,8 @@ constexpr std::pair<std::string_view, std::string_view> kLabels[] = {
     {"costs.comm", "Transfer time (µs)"},
     {"costs.efficiency", "Achieved share of peak"},
     {"costs.fb", "Overlapped F&B slot (µs)"},
-    {"costs.chunk_stages", "Per-chunk-stage costs (stage:f:b:w)"},
+    {"costs.layers", "Per-layer costs (first-last:f:b:w)"},
+    {"costs.note", "Where the costs come from"},
     {"costs.optimizer_sync", "Optimizer step (flush or post-validation)"},
 };
 
@@ -51,7 +52,7 @@ constexpr std::pair<std::string_view, CostMode> kCostModeOnly[] = {
     {"costs.w", CostMode::Manual},
     {"costs.comm", CostMode::Manual},
     {"costs.stages", CostMode::Manual},
-    {"costs.chunk_stages", CostMode::Manual},
+    {"costs.layers", CostMode::Manual},
     {"costs.efficiency", CostMode::Analytic},
 };
 

@@ -14,6 +14,16 @@ std::vector<int> splitLayers(int layers, int stages) {
     return {};
 }
 
+std::vector<double> stageLayerBounds(int layers, int stages) {
+    std::vector<double> bounds{0.0};
+    if (stages <= 0) return bounds;
+    const std::vector<int> split = splitLayers(layers, stages);
+    for (int s = 0; s < stages; ++s)
+        bounds.push_back(split.empty() ? double(layers) * (s + 1) / stages
+                                       : bounds.back() + split[std::size_t(s)]);
+    return bounds;
+}
+
 std::string layerSplitMessage(int layers, int stages, std::string_view schedule) {
     // The nearest layer counts that split, below and above, so the message says what to set.
     int below = layers - 1, above = layers + 1;

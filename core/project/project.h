@@ -12,7 +12,9 @@
 
 namespace stagecraft {
 
-inline constexpr int kProjectFormatVersion = 1;
+/// 2: `costs.layers` (per layer range) replaced format 1's `costs.chunk_stages` (per stage of one
+/// schedule), which the reader converts (project_legacy.h).
+inline constexpr int kProjectFormatVersion = 2;
 
 enum class DType { FP16, BF16, FP32 };
 enum class Recompute { None, Selective, Full };
@@ -75,6 +77,15 @@ struct StageCostOverride {
     friend bool operator==(const StageCostOverride&, const StageCostOverride&) = default;
 };
 
+/// Manual costs of a range of the model's layers: µs of one micro-batch through layers
+/// first..last together (0-based, inclusive).
+struct LayerRangeCost {
+    int first = 0;
+    int last = 0;
+    double f = 0, b = 0, w = 0; ///< forward, input gradient, weight gradient (a whole backward: b + w)
+    friend bool operator==(const LayerRangeCost&, const LayerRangeCost&) = default;
+};
+
 struct CostsConfig {
     CostMode mode = CostMode::Analytic;
     /// µs of one micro-batch through one full stage: forward, input-gradient and weight-gradient
@@ -84,13 +95,18 @@ struct CostsConfig {
     double efficiency = 0.5;               ///< analytic mode: achieved fraction of peak_tflops
     std::vector<StageCostOverride> stages; ///< manual mode per-stage overrides
     OptimizerSync optimizerSync = OptimizerSync::Flush; ///< how the iteration ends
-    /// Manual mode: overrides of single stages of a schedule (its chunk stages 0..S-1, S = pp x
-    /// stages per device), in µs of that stage, applied after `stages`; calibration from a trace
-    /// writes them, as each chunk stage has its own measured cost. Written only when not empty.
-    std::vector<StageCostOverride> chunkStages = {};
     /// µs of an overlapped forward-backward slot (DualPipe's F&B: the forward of one full stage
     /// and the whole backward of another, run together); 0 = f + b + w, no gain from overlapping.
     double fb = 0;
+    /// Manual mode: what the model's layers cost, range by range, in place of `f/b/w` (kept for
+    /// captions and `fb`'s ratio): a stage of any schedule costs the sum over the layers it holds
+    /// (core/sim/layer_costs.h). Calibration from a trace writes one range per measured stage, so
+    /// the measurement carries over to every placement, pp and chunk count. Written only when not
+    /// empty; when given, the ranges cover layers 0..model.layers-1 in order.
+    std::vector<LayerRangeCost> layers = {};
+    /// Where the costs come from and what rule filled what the source did not measure (calibrate
+    /// writes it); shown, never interpreted. Written only when not empty.
+    std::string note = {};
     friend bool operator==(const CostsConfig&, const CostsConfig&) = default;
 };
 

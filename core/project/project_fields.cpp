@@ -17,6 +17,8 @@ constexpr std::array<std::string_view, 3> kRecomputeChoices{"none", "selective",
 constexpr std::array<std::string_view, 3> kCostModeChoices{"analytic", "manual", "unit"};
 constexpr std::array<std::string_view, 2> kOptimizerSyncChoices{"flush", "post-validation"};
 constexpr std::array<std::string_view, 5> kSections{"model", "cluster", "parallel", "memory", "costs"};
+constexpr int kMaxModelLayers = 16384;
+constexpr double kMaxNoteBytes = 2000;
 
 std::string_view enumText(DType value) {
     return dtypeName(value);
@@ -121,7 +123,7 @@ const std::array kFields{
     field<TopAccess<&P::schedules>>(FieldKind::StringList, "schedules", "", 0, 32, false, "",
                                     "registry names of the schedules to compare, in display order"),
 
-    field<SectionAccess<&P::model, &M::layers>>(I, "model.layers", "", 1, 16384, false, "24",
+    field<SectionAccess<&P::model, &M::layers>>(I, "model.layers", "", 1, kMaxModelLayers, false, "24",
                                                 "transformer layers of the whole model"),
     field<SectionAccess<&P::model, &M::hidden>>(I, "model.hidden", "", 1, 1 << 20, false, "2048",
                                                 "hidden size h"),
@@ -199,14 +201,18 @@ const std::array kFields{
         "iteration end: flush (all devices wait for the optimizer step) or post-validation (each device "
         "steps eagerly; a flag all-reduce checks it, ZB paper)",
         kOptimizerSyncChoices)),
-    field<SectionAccess<&P::costs, &K::chunkStages>>(
-        FieldKind::StageCosts, "costs.chunk_stages",
-        "", 0, kMaxDevices, false, "",
-        "manual: overrides of single chunk stages, µs of that stage (stage:f:b:w,...)"),
     field<SectionAccess<&P::costs, &K::fb>>(
         D, "costs.fb", "µs", 0, kMaxStageCostUs, false, "0",
         "an overlapped forward-backward slot (F and a whole backward of one full stage, as DualPipe's "
         "F&B); 0 = f + b + w"),
+    writtenWhenSet(field<SectionAccess<&P::costs, &K::layers>>(
+        FieldKind::LayerCosts, "costs.layers", "", 0, kMaxModelLayers, false, "",
+        "manual: what ranges of the model's layers cost, in place of f, b, w (first-last:f:b:w,...); a "
+        "stage costs the sum over its layers; calibrate writes them")),
+    writtenWhenSet(field<SectionAccess<&P::costs, &K::note>>(
+        FieldKind::String, "costs.note", "", 0, kMaxNoteBytes, false, "",
+        "where the costs come from and the rules that filled in what was not measured (calibrate "
+        "writes it)")),
 };
 
 bool outOfRange(const ProjectField& f, double v) {
@@ -221,29 +227,58 @@ std::string listEntry(const ProjectField& f, std::size_t index) {
     return std::string(f.path) + "[" + std::to_string(index) + "]";
 }
 
+std::optional<std::string> countProblem(const ProjectField& f, std::size_t entries) {
+    if (double(entries) <= f.max) return std::nullopt;
+    return std::string(f.path) + ": " + std::to_string(entries) + " entries; at most " +
+           detail::formatNumber(f.max);
+}
+
+/// A time of entry `index` outside 0..kMaxStageCostUs µs (`name` is ".f", ".b" ...).
+std::optional<std::string> timeProblem(const ProjectField& f, std::size_t index, const char* name,
+                                       double value) {
+    if (value >= 0 && value <= kMaxStageCostUs) return std::nullopt;
+    return listEntry(f, index) + name + " = " + detail::formatNumber(value) + ": must be in 0.." +
+           detail::formatNumber(kMaxStageCostUs) + " µs";
+}
+
 std::optional<std::string> stageCostsProblem(const ProjectField& f,
                                              const std::vector<StageCostOverride>& stages) {
-    if (double(stages.size()) > f.max)
-        return std::string(f.path) + ": " + std::to_string(stages.size()) + " entries; at most " +
-               detail::formatNumber(f.max);
+    if (auto problem = countProblem(f, stages.size())) return problem;
     for (std::size_t i = 0; i < stages.size(); ++i) {
         const StageCostOverride& s = stages[i];
         if (s.stage < 0 || s.stage >= kMaxDevices)
             return listEntry(f, i) + ".stage = " + std::to_string(s.stage) + ": must be in 0.." +
                    std::to_string(kMaxDevices - 1);
-        const std::pair<const char*, double> times[] = {{"f", s.f}, {"b", s.b}, {"w", s.w}};
-        for (const auto& [name, value] : times)
-            if (!(value >= 0 && value <= kMaxStageCostUs))
-                return listEntry(f, i) + "." + name + " = " + detail::formatNumber(value) +
-                       ": must be in 0.." + detail::formatNumber(kMaxStageCostUs) + " µs";
+        for (const auto& [name, value] : {std::pair{".f", s.f}, std::pair{".b", s.b}, std::pair{".w", s.w}})
+            if (auto problem = timeProblem(f, i, name, value)) return problem;
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> layerCostsProblem(const ProjectField& f,
+                                             const std::vector<LayerRangeCost>& ranges) {
+    if (auto problem = countProblem(f, ranges.size())) return problem;
+    for (std::size_t i = 0; i < ranges.size(); ++i) {
+        const LayerRangeCost& r = ranges[i];
+        for (const auto& [name, layer] : {std::pair{".first", r.first}, std::pair{".last", r.last}})
+            if (layer < 0 || layer >= kMaxModelLayers)
+                return listEntry(f, i) + name + " = " + std::to_string(layer) + ": must be in 0.." +
+                       std::to_string(kMaxModelLayers - 1);
+        if (r.last < r.first)
+            return listEntry(f, i) + ".last = " + std::to_string(r.last) +
+                   ": must be >= first = " + std::to_string(r.first) + " (a range holds layers first..last)";
+        // A layer that takes no time forward would make a stage cost nothing: refused as costs.f is.
+        if (!(r.f > 0 && r.f <= kMaxStageCostUs))
+            return listEntry(f, i) + ".f = " + detail::formatNumber(r.f) +
+                   ": must be > 0 and <= " + detail::formatNumber(kMaxStageCostUs) + " µs";
+        for (const auto& [name, value] : {std::pair{".b", r.b}, std::pair{".w", r.w}})
+            if (auto problem = timeProblem(f, i, name, value)) return problem;
     }
     return std::nullopt;
 }
 
 std::optional<std::string> stringListProblem(const ProjectField& f, const std::vector<std::string>& names) {
-    if (double(names.size()) > f.max)
-        return std::string(f.path) + ": " + std::to_string(names.size()) + " entries; at most " +
-               detail::formatNumber(f.max);
+    if (auto problem = countProblem(f, names.size())) return problem;
     for (std::size_t i = 0; i < names.size(); ++i) {
         if (names[i].empty()) return listEntry(f, i) + " = \"\": must not be empty";
         if (names[i].size() > kMaxScheduleNameLength)
@@ -266,6 +301,8 @@ std::size_t kindIndex(FieldKind kind) {
         return 3;
     case FieldKind::StageCosts:
         return 4;
+    case FieldKind::LayerCosts:
+        return 5;
     }
     return 0;
 }
@@ -300,6 +337,8 @@ std::string_view fieldKindName(FieldKind kind) {
         return "list of names";
     case FieldKind::StageCosts:
         return "list of stage costs";
+    case FieldKind::LayerCosts:
+        return "list of layer costs";
     }
     return "?";
 }
@@ -320,6 +359,7 @@ std::string describeFieldRange(const ProjectField& f) {
     }
     case FieldKind::StringList:
     case FieldKind::StageCosts:
+    case FieldKind::LayerCosts:
         return detail::formatNumber(f.min) + ".." + detail::formatNumber(f.max) + " entries";
     }
     return "";
@@ -360,6 +400,9 @@ std::optional<std::string> fieldRangeProblem(const ProjectField& f, const FieldV
         if (const auto* v = std::get_if<std::vector<StageCostOverride>>(&value))
             return stageCostsProblem(f, *v);
         break;
+    case FieldKind::LayerCosts:
+        if (const auto* v = std::get_if<std::vector<LayerRangeCost>>(&value)) return layerCostsProblem(f, *v);
+        break;
     }
     return std::nullopt;
 }
@@ -393,6 +436,14 @@ std::string formatFieldValue(const FieldValue& value) {
             for (std::size_t i = 0; i < v.size(); ++i)
                 out += (i ? "," : "") + std::to_string(v[i].stage) + ":" + detail::formatNumber(v[i].f) +
                        ":" + detail::formatNumber(v[i].b) + ":" + detail::formatNumber(v[i].w);
+            return out;
+        }
+        std::string operator()(const std::vector<LayerRangeCost>& v) const {
+            std::string out;
+            for (std::size_t i = 0; i < v.size(); ++i)
+                out += (i ? "," : "") + std::to_string(v[i].first) + "-" + std::to_string(v[i].last) + ":" +
+                       detail::formatNumber(v[i].f) + ":" + detail::formatNumber(v[i].b) + ":" +
+                       detail::formatNumber(v[i].w);
             return out;
         }
     };

@@ -23,12 +23,14 @@ enum class FieldKind {
     Enum,       ///< JSON string, one of `choices`
     StringList, ///< JSON array of strings; min/max bound the entry count
     StageCosts, ///< JSON array of {"stage", "f", "b", "w"}; min/max bound the entry count
+    LayerCosts, ///< JSON array of {"first", "last", "f", "b", "w"}; min/max bound the entry count
 };
 
 /// A field's value. Int -> int, Double -> double, String and Enum -> std::string (an enum holds
-/// its choice name), StringList -> vector<string>, StageCosts -> vector<StageCostOverride>.
-using FieldValue =
-    std::variant<int, double, std::string, std::vector<std::string>, std::vector<StageCostOverride>>;
+/// its choice name), StringList -> vector<string>, StageCosts -> vector<StageCostOverride>,
+/// LayerCosts -> vector<LayerRangeCost>.
+using FieldValue = std::variant<int, double, std::string, std::vector<std::string>,
+                                std::vector<StageCostOverride>, std::vector<LayerRangeCost>>;
 
 struct ProjectField {
     std::string_view path;    ///< dotted path, "model.layers"; also the `--set` name
@@ -69,14 +71,15 @@ std::optional<std::string> fieldRangeProblem(const ProjectField& field, const Fi
 /// (ValidationError "project.field"), then stores it.
 void setFieldValue(Project& project, const ProjectField& field, const FieldValue& value);
 
-/// The value as `--set` takes it: 24, 0.5, bf16, 1f1b,zb-v, 0:1200:1100:600,3:900:900:450.
+/// The value as `--set` takes it: 24, 0.5, bf16, 1f1b,zb-v, 0:1200:1100:600,3:900:900:450,
+/// 0-5:3100:2900:2800,6-11:3000:2950:2850.
 /// Numbers are written shortest-exact, so parsing the text gives the same value back.
 std::string formatFieldValue(const FieldValue& value);
 
 /// The range in words: "1..4096", "> 0 and <= 1e+09", "one of fp16, bf16, fp32".
 std::string describeFieldRange(const ProjectField& field);
 
-/// "int", "number", "string", "enum", "list of names", "list of stage costs".
+/// "int", "number", "string", "enum", "list of names", "list of stage costs", "list of layer costs".
 std::string_view fieldKindName(FieldKind kind);
 
 } // namespace stagecraft

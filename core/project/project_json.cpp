@@ -6,6 +6,7 @@
 #include "json_failure.h"
 #include "project/field_text.h"
 #include "project/project_fields.h"
+#include "project/project_legacy.h"
 #include "size_limits.h"
 
 #include <algorithm>
@@ -13,7 +14,9 @@
 #include <climits>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
+#include <span>
 
 namespace stagecraft {
 
@@ -24,6 +27,8 @@ using OrderedJson = nlohmann::ordered_json;
 
 constexpr std::size_t kMaxDepth = 32; // a project nests 4 deep; this stops `[[[[...` early
 constexpr std::string_view kStageKeys[] = {"stage", "f", "b", "w"};
+constexpr std::string_view kLayerKeys[] = {"first", "last", "f", "b", "w"};
+constexpr const char* kStageListRule = "must be a list of {\"stage\": 0, \"f\": ..., \"b\": ..., \"w\": ...}";
 
 // ---------------------------------------------------------------- reading
 
@@ -148,9 +153,9 @@ class Reader {
 
     Project read(const Json& root) {
         if (!root.is_object())
-            fail("project.type",
-                 "the top level must be an object {\"stagecraft\": 1, ...}, not " + shown(root));
-        readVersion(root);
+            fail("project.type", "the top level must be an object {\"stagecraft\": " +
+                                     std::to_string(kProjectFormatVersion) + ", ...}, not " + shown(root));
+        m_version = readVersion(root);
         Project project;
         for (const auto& [key, value] : root.items()) {
             if (key == "stagecraft") continue;
@@ -163,6 +168,14 @@ class Reader {
             }
         }
         requireSections(root, project);
+        if (m_legacyChunkStages) {
+            try {
+                convertChunkStages(project, *m_legacyChunkStages);
+            } catch (const Error& e) {
+                fail("project.field", e.message());
+            }
+        }
+        project.version = kProjectFormatVersion; // read in memory as the newest format
         return project;
     }
 
@@ -211,7 +224,7 @@ class Reader {
         return out;
     }
 
-    void readVersion(const Json& root) const {
+    int readVersion(const Json& root) const {
         const auto it = root.find("stagecraft");
         if (it == root.end())
             fail("project.version", "missing key \"stagecraft\" (the format version): a Stagecraft project "
@@ -224,20 +237,26 @@ class Reader {
         const std::string version = it->dump();
         if (newer)
             fail("project.version", "written by a newer Stagecraft (format " + version +
-                                        "); this build reads format " +
+                                        "); this build reads formats 1.." +
                                         std::to_string(kProjectFormatVersion));
         if (it->get<std::int64_t>() < 1)
-            fail("project.version", "unknown format " + version + "; this build reads format " +
+            fail("project.version", "unknown format " + version + "; this build reads formats 1.." +
                                         std::to_string(kProjectFormatVersion));
+        return int(it->get<std::int64_t>());
     }
 
-    void readSection(Project& project, const std::string& section, const Json& object) const {
+    void readSection(Project& project, const std::string& section, const Json& object) {
         if (!object.is_object()) wrongType(section, object, "must be an object {...}");
         for (const auto& [key, value] : object.items()) {
             std::string path = section;
             path += '.';
             path += key;
             const ProjectField* field = findProjectField(path);
+            if (!field && path == kLegacyChunkStages && m_version == 1) {
+                // Format 1's per-stage overrides of one schedule: converted once all is read.
+                m_legacyChunkStages = readStageList(path, value);
+                continue;
+            }
             if (!field) {
                 std::string valid;
                 for (const auto& f : projectFields())
@@ -294,18 +313,31 @@ class Reader {
             }
             return names;
         }
-        case FieldKind::StageCosts: {
-            if (!value.is_array())
-                wrongType(path, value,
-                          "must be a list of {\"stage\": 0, \"f\": ..., \"b\": ..., \"w\": ...}");
+        case FieldKind::StageCosts:
+            if (!value.is_array()) wrongType(path, value, kStageListRule);
             checkCount(field, value);
-            std::vector<StageCostOverride> stages;
+            return readStageList(path, value);
+        case FieldKind::LayerCosts: {
+            if (!value.is_array())
+                wrongType(
+                    path, value,
+                    "must be a list of {\"first\": 0, \"last\": ..., \"f\": ..., \"b\": ..., \"w\": ...}");
+            checkCount(field, value);
+            std::vector<LayerRangeCost> ranges;
             for (std::size_t i = 0; i < value.size(); ++i)
-                stages.push_back(readStage(indexed(path, i), value[i]));
-            return stages;
+                ranges.push_back(readLayerRange(indexed(path, i), value[i]));
+            return ranges;
         }
         }
         return 0;
+    }
+
+    std::vector<StageCostOverride> readStageList(const std::string& path, const Json& value) const {
+        if (!value.is_array()) wrongType(path, value, kStageListRule);
+        std::vector<StageCostOverride> stages;
+        for (std::size_t i = 0; i < value.size(); ++i)
+            stages.push_back(readStage(indexed(path, i), value[i]));
+        return stages;
     }
 
     void checkCount(const ProjectField& field, const Json& array) const {
@@ -314,21 +346,46 @@ class Reader {
                                       " entries; at most " + detail::formatNumber(field.max));
     }
 
-    StageCostOverride readStage(const std::string& path, const Json& entry) const {
-        if (!entry.is_object()) wrongType(path, entry, "must be an object {\"stage\", \"f\", \"b\", \"w\"}");
+    /// An entry object with exactly `keys` (each once: the parser refuses duplicates).
+    void requireKeys(const std::string& path, const Json& entry,
+                     std::span<const std::string_view> keys) const {
+        if (!entry.is_object()) wrongType(path, entry, "must be an object {" + quotedList(keys) + "}");
         for (const auto& [key, value] : entry.items()) {
-            if (std::find(std::begin(kStageKeys), std::end(kStageKeys), key) == std::end(kStageKeys)) {
+            if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
                 std::string keyPath = path;
                 keyPath += '.';
                 keyPath += key;
                 fail("project.key",
-                     "unknown key " + detail::quoted(keyPath) + "; valid keys: stage, f, b, w");
+                     "unknown key " + detail::quoted(keyPath) + "; valid keys: " + joined(keys));
             }
         }
-        for (const auto key : kStageKeys)
+        for (const auto key : keys)
             if (!entry.contains(key))
                 fail("project.key",
-                     path + ": missing key \"" + std::string(key) + "\"; each entry needs stage, f, b, w");
+                     path + ": missing key \"" + std::string(key) + "\"; each entry needs " + joined(keys));
+    }
+
+    static std::string quotedList(std::span<const std::string_view> keys) {
+        std::string out;
+        for (std::size_t i = 0; i < keys.size(); ++i)
+            out += (i ? ", \"" : "\"") + std::string(keys[i]) + "\"";
+        return out;
+    }
+
+    LayerRangeCost readLayerRange(const std::string& path, const Json& entry) const {
+        requireKeys(path, entry, kLayerKeys);
+        LayerRangeCost range;
+        const std::string layers = "0.." + std::to_string(INT_MAX);
+        range.first = readInt(path + ".first", entry["first"], layers);
+        range.last = readInt(path + ".last", entry["last"], layers);
+        range.f = readNumber(path + ".f", entry["f"]);
+        range.b = readNumber(path + ".b", entry["b"]);
+        range.w = readNumber(path + ".w", entry["w"]);
+        return range;
+    }
+
+    StageCostOverride readStage(const std::string& path, const Json& entry) const {
+        requireKeys(path, entry, kStageKeys);
         StageCostOverride stage;
         stage.stage = readInt(path + ".stage", entry["stage"], "0.." + std::to_string(kMaxDevices - 1));
         stage.f = readNumber(path + ".f", entry["f"]);
@@ -343,7 +400,11 @@ class Reader {
         field.set(project, parsed);
     }
 
+    static constexpr std::string_view kLegacyChunkStages = "costs.chunk_stages";
+
     const std::string& m_source;
+    int m_version = kProjectFormatVersion;
+    std::optional<std::vector<StageCostOverride>> m_legacyChunkStages;
 };
 
 // ---------------------------------------------------------------- writing
@@ -360,15 +421,24 @@ OrderedJson toJson(const FieldValue& value) {
         }
         OrderedJson operator()(const std::vector<StageCostOverride>& v) const {
             OrderedJson out = OrderedJson::array();
-            for (const auto& s : v) {
-                OrderedJson entry = OrderedJson::object();
-                entry["stage"] = s.stage;
-                entry["f"] = s.f;
-                entry["b"] = s.b;
-                entry["w"] = s.w;
-                out.push_back(std::move(entry));
-            }
+            for (const auto& s : v) out.push_back(timed({{"stage", s.stage}}, s.f, s.b, s.w));
             return out;
+        }
+        OrderedJson operator()(const std::vector<LayerRangeCost>& v) const {
+            OrderedJson out = OrderedJson::array();
+            for (const auto& r : v)
+                out.push_back(timed({{"first", r.first}, {"last", r.last}}, r.f, r.b, r.w));
+            return out;
+        }
+        /// A list entry: where it applies, then its f, b, w (the order the reader names them in).
+        static OrderedJson timed(std::initializer_list<std::pair<const char*, int>> place, double f, double b,
+                                 double w) {
+            OrderedJson entry = OrderedJson::object();
+            for (const auto& [key, value] : place) entry[key] = value;
+            entry["f"] = f;
+            entry["b"] = b;
+            entry["w"] = w;
+            return entry;
         }
     };
     return std::visit(Visitor{}, value);
@@ -480,6 +550,26 @@ FieldValue parseSetValue(const ProjectField& field, std::string_view raw) {
         }
         return stages;
     }
+    case FieldKind::LayerCosts: {
+        std::vector<LayerRangeCost> ranges;
+        if (text.empty()) return ranges;
+        for (const auto part : split(text, ',')) {
+            const auto numbers = split(trimmed(part), ':');
+            const auto bounds = numbers.empty() ? std::vector<std::string_view>{} : split(numbers[0], '-');
+            long long first = 0, last = 0;
+            LayerRangeCost entry;
+            if (numbers.size() != 4 || bounds.size() != 2 || !parseInt(trimmed(bounds[0]), first) ||
+                !parseInt(trimmed(bounds[1]), last) || first < INT_MIN || first > INT_MAX || last < INT_MIN ||
+                last > INT_MAX || !parseDouble(trimmed(numbers[1]), entry.f) ||
+                !parseDouble(trimmed(numbers[2]), entry.b) || !parseDouble(trimmed(numbers[3]), entry.w))
+                throw wrong("each entry must be first-last:f:b:w, layers 0-based and inclusive, times in µs "
+                            "(0-11:3000:2900:2800,12-23:3100:3000:2900)");
+            entry.first = int(first);
+            entry.last = int(last);
+            ranges.push_back(entry);
+        }
+        return ranges;
+    }
     }
     return 0;
 }
@@ -493,9 +583,6 @@ std::string projectToJson(const Project& project) {
     for (const auto& field : projectFields()) {
         if (!field.writtenWhenDefault && field.get(project) == field.get(defaults)) continue;
         OrderedJson& target = field.section.empty() ? root : root[std::string(field.section)];
-        // Added after format version 1 was out: left out when empty, so files without it stay as
-        // they were written.
-        if (field.path == "costs.chunk_stages" && project.costs.chunkStages.empty()) continue;
         target[std::string(field.key)] = toJson(field.get(project));
     }
     return root.dump(2, ' ', false, OrderedJson::error_handler_t::replace) + "\n";

@@ -3,6 +3,7 @@
 #include "error.h"
 #include "generators/registry.h"
 #include "project/field_text.h"
+#include "project/layer_costs.h"
 #include "project/project_fields.h"
 
 #include <algorithm>
@@ -33,7 +34,7 @@ class Checker {
         checkModel();
         checkLayout();
         checkStageOverrides();
-        checkChunkStageOverrides();
+        checkLayerCosts();
         checkSchedules();
         return std::move(m_problems);
     }
@@ -87,20 +88,10 @@ class Checker {
         }
     }
 
-    void checkChunkStageOverrides() {
-        if (!ok({"costs.chunk_stages"})) return;
-        const auto& stages = m_p.costs.chunkStages;
-        std::vector<int> firstEntry(std::size_t(kMaxDevices), -1);
-        for (std::size_t i = 0; i < stages.size(); ++i) {
-            int& first = firstEntry[std::size_t(stages[i].stage)]; // in 0..kMaxDevices-1 (field range)
-            if (first >= 0)
-                add("costs.chunk_stages",
-                    "costs.chunk_stages[" + std::to_string(i) + "].stage = " + str(stages[i].stage) +
-                        ": stage " + str(stages[i].stage) +
-                        " already has an override in costs.chunk_stages[" + str(first) + "]");
-            else
-                first = int(i);
-        }
+    void checkLayerCosts() {
+        if (!ok({"costs.layers", "model.layers"})) return;
+        if (auto problem = layerCoverageProblem(m_p.costs.layers, m_p.model.layers))
+            add("costs.layers", *problem);
     }
 
     void checkStageOverrides() {

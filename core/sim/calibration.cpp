@@ -1,6 +1,8 @@
 #include "sim/calibration.h"
 
 #include "error.h"
+#include "project/field_text.h"
+#include "project/layer_split.h"
 
 #include <algorithm>
 #include <array>
@@ -19,20 +21,45 @@ double median(std::vector<double> v) {
     return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+void checkOptions(const CalibrationOptions& options) {
+    if (!(options.inputShare > 0 && options.inputShare < 1))
+        throw ValidationError(
+            "calibrate.options", "--input-share",
+            "input share = " + detail::formatNumber(options.inputShare) +
+                ": B's share of a backward timed whole must lie between 0 and 1 (exclusive), "
+                "so that both B and W take time");
+}
+
+/// The layers each measured stage held: the split of the project's model into the run's stages.
+std::vector<int> measuredStageLayers(const Project& project, int stages) {
+    std::vector<int> split = splitLayers(project.model.layers, stages);
+    if (split.empty())
+        throw ValidationError(
+            "project.layers", "model.layers",
+            layerSplitMessage(project.model.layers, stages, "the measured run") +
+                "; calibration gives each measured stage's costs to the layers it held: set "
+                "model.layers to the layers of the model the trace ran");
+    return split;
+}
+
 } // namespace
 
-CostFit fitCosts(const Timeline& measured, const CostsConfig& base, bool sendsOccupyDevice) {
+CostFit fitCosts(const Timeline& measured, const Project& project, const CalibrationOptions& options) {
+    checkOptions(options);
     const TimelineShape& s = measured.shape;
     const int stages = s.stagesPerPipe;
     const int devices = s.devices;
     if (stages <= 0 || devices <= 0)
         throw ValidationError("calibrate.trace", "trace", "the measured timeline has no stages to fit");
+    const std::vector<int> layers = measuredStageLayers(project, stages);
     // Durations per (kind, chunk stage), over pipes.
     std::vector<std::array<std::vector<double>, 3>> durations(static_cast<std::size_t>(stages));
     std::map<std::tuple<int, int, int, int>, const TimelineEvent*> byOp; // kind, pipe, stage, mb
     CostFit fit;
+    fit.stages = stages;
+    fit.splitMeasured = s.splitBackward;
     std::map<std::tuple<int, int, int, int, int>, double> sendTime; // + device
-    if (sendsOccupyDevice)
+    if (options.sendsOccupyDevice)
         for (const TimelineEvent& e : measured.events)
             if (e.comm == CommKind::Activation || e.comm == CommKind::Gradient)
                 sendTime[{int(e.op.kind), e.op.pipe, e.op.stage, e.op.mb, e.device}] += e.duration();
@@ -47,40 +74,42 @@ CostFit fitCosts(const Timeline& measured, const CostsConfig& base, bool sendsOc
         byOp[{int(e.op.kind), e.op.pipe, e.op.stage, e.op.mb}] = &e;
         ++fit.samples;
     }
-    for (int stage = 0; stage < stages; ++stage)
-        if (durations[std::size_t(stage)][std::size_t(OpKind::F)].empty() ||
-            durations[std::size_t(stage)][std::size_t(OpKind::B)].empty())
+    for (int stage = 0; stage < stages; ++stage) {
+        const auto& d = durations[std::size_t(stage)];
+        if (d[std::size_t(OpKind::F)].empty() || d[std::size_t(OpKind::B)].empty())
             throw ValidationError("calibrate.trace", "trace",
                                   "the measured timeline has no F or no B of stage " + std::to_string(stage) +
                                       "; calibration needs both for every stage");
+        if (!(median(d[std::size_t(OpKind::F)]) > 0))
+            throw ValidationError("calibrate.trace", "trace",
+                                  "the forwards of stage " + std::to_string(stage) +
+                                      " took 0 µs (median): calibration needs timed ops, not a step grid");
+    }
 
-    fit.costs = base;
+    fit.costs = project.costs;
     fit.costs.mode = CostMode::Manual;
     fit.costs.stages.clear();
-    fit.costs.chunkStages.clear();
+    fit.costs.layers.clear();
+    int first = 0;
     for (int stage = 0; stage < stages; ++stage) {
         const auto& d = durations[std::size_t(stage)];
-        fit.costs.chunkStages.push_back(
-            StageCostOverride{stage, median(d[std::size_t(OpKind::F)]), median(d[std::size_t(OpKind::B)]),
-                              s.splitBackward ? median(d[std::size_t(OpKind::W)]) : 0.0});
+        const int count = layers[std::size_t(stage)];
+        fit.costs.layers.push_back(LayerRangeCost{first, first + count - 1, median(d[std::size_t(OpKind::F)]),
+                                                  median(d[std::size_t(OpKind::B)]),
+                                                  s.splitBackward ? median(d[std::size_t(OpKind::W)]) : 0.0});
+        first += count;
     }
+    if (!s.splitBackward) {
+        splitWholeBackward(fit.costs.layers, options.inputShare);
+        fit.rule = wholeBackwardRule(options.inputShare);
+    }
+    // The plain fields hold the mean per full stage of the measured pipeline, for captions.
     double sumF = 0, sumB = 0, sumW = 0;
-    for (int full = 0; full < devices; ++full) {
-        StageCostOverride o;
-        o.stage = full;
-        for (int stage = 0; stage < stages; ++stage) {
-            if (int((long long)stage * devices / stages) != full) continue;
-            const auto& d = durations[std::size_t(stage)];
-            o.f += median(d[std::size_t(OpKind::F)]);
-            o.b += median(d[std::size_t(OpKind::B)]);
-            o.w += s.splitBackward ? median(d[std::size_t(OpKind::W)]) : 0.0;
-        }
-        sumF += o.f;
-        sumB += o.b;
-        sumW += o.w;
-        fit.costs.stages.push_back(o);
+    for (const LayerRangeCost& r : fit.costs.layers) {
+        sumF += r.f;
+        sumB += r.b;
+        sumW += r.w;
     }
-    // The plain fields hold the mean, for captions and for stages a later edit adds.
     fit.costs.f = sumF / devices;
     fit.costs.b = sumB / devices;
     fit.costs.w = sumW / devices;

@@ -1,6 +1,7 @@
 #include "sim/cost_model.h"
 
 #include "error.h"
+#include "project/layer_costs.h"
 #include "project/layer_split.h"
 #include "sim/transformer_math.h"
 
@@ -96,7 +97,22 @@ int fullStageOf(int stage, int devices, int stages) {
 
 StageTimes manualTimes(const Project& project, const Schedule& s) {
     const CostsConfig& c = project.costs;
-    std::vector<std::array<double, 3>> full(std::size_t(s.devices), {c.f, c.b, c.w});
+    const double fraction = s.stageFraction();
+    StageTimes t;
+    // The base of each stage: what its layers cost (costs.layers, the same for any placement, pp
+    // or chunk count), or its share of a full stage's f, b, w.
+    if (!c.layers.empty()) {
+        for (const StageCost& cost : stageCostsFromLayers(c.layers, project.model.layers, s.stagesPerPipe)) {
+            t.f.push_back(cost.f);
+            t.b.push_back(cost.b);
+            t.w.push_back(cost.w);
+        }
+    } else {
+        t.f.assign(std::size_t(s.stagesPerPipe), c.f * fraction);
+        t.b.assign(std::size_t(s.stagesPerPipe), c.b * fraction);
+        t.w.assign(std::size_t(s.stagesPerPipe), c.w * fraction);
+    }
+    // A full stage's override replaces the base of every chunk stage whose layers it holds.
     for (std::size_t i = 0; i < c.stages.size(); ++i) {
         const StageCostOverride& o = c.stages[i];
         if (o.stage < 0 || o.stage >= s.devices)
@@ -105,27 +121,12 @@ StageTimes manualTimes(const Project& project, const Schedule& s) {
                                       "].stage = " + std::to_string(o.stage) +
                                       ": overrides name a full stage 0.." + std::to_string(s.devices - 1) +
                                       " (pp = " + std::to_string(s.devices) + ")");
-        full[std::size_t(o.stage)] = {o.f, o.b, o.w};
-    }
-    const double fraction = s.stageFraction();
-    StageTimes t;
-    for (int stage = 0; stage < s.stagesPerPipe; ++stage) {
-        const auto& cost = full[std::size_t(fullStageOf(stage, s.devices, s.stagesPerPipe))];
-        t.f.push_back(cost[0] * fraction);
-        t.b.push_back(cost[1] * fraction);
-        t.w.push_back(cost[2] * fraction);
-    }
-    // Single chunk stages, in µs of that stage (a calibration writes one per stage).
-    for (std::size_t i = 0; i < c.chunkStages.size(); ++i) {
-        const StageCostOverride& o = c.chunkStages[i];
-        if (o.stage < 0 || o.stage >= s.stagesPerPipe)
-            throw ValidationError("costs.stages", "costs.chunk_stages[" + std::to_string(i) + "].stage",
-                                  "costs.chunk_stages[" + std::to_string(i) +
-                                      "].stage = " + std::to_string(o.stage) + ": schedule '" + s.name +
-                                      "' has stages 0.." + std::to_string(s.stagesPerPipe - 1));
-        t.f[std::size_t(o.stage)] = o.f;
-        t.b[std::size_t(o.stage)] = o.b;
-        t.w[std::size_t(o.stage)] = o.w;
+        for (int stage = 0; stage < s.stagesPerPipe; ++stage) {
+            if (fullStageOf(stage, s.devices, s.stagesPerPipe) != o.stage) continue;
+            t.f[std::size_t(stage)] = o.f * fraction;
+            t.b[std::size_t(stage)] = o.b * fraction;
+            t.w[std::size_t(stage)] = o.w * fraction;
+        }
     }
     return t;
 }
@@ -388,6 +389,9 @@ CostSetup buildCostSetup(const Project& project, const Schedule& s) {
         setup.costs.comm = setup.costs.commInterNode = project.costs.comm;
         setup.summary.commIntra = setup.summary.commInter = project.costs.comm;
         setup.summary.text = "manual: " + fbw + ", comm " + formatTime(project.costs.comm);
+        if (!project.costs.layers.empty())
+            setup.summary.text += ", per-layer costs (" + std::to_string(project.costs.layers.size()) +
+                                  " range" + (project.costs.layers.size() == 1 ? "" : "s") + ")";
         if (!project.costs.stages.empty())
             setup.summary.text += ", " + std::to_string(project.costs.stages.size()) + " stage override" +
                                   (project.costs.stages.size() == 1 ? "" : "s");

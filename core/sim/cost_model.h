@@ -1,8 +1,9 @@
 #pragma once
 // The project-level cost model: durations of every op of a schedule (F, B, W, gradient syncs,
 // optimizer steps), the point-to-point time of every link and the memory inputs, from one of
-// three sources chosen by `costs.mode` (manual µs per full stage, unit costs, or analytic from
-// the model and the cluster). docs/cost-model.md gives every formula and constant.
+// three sources chosen by `costs.mode` (manual µs per full stage or per range of layers, unit
+// costs, or analytic from the model and the cluster). docs/cost-model.md gives every formula and
+// constant.
 
 #include "project/project.h"
 #include "sim/list_scheduler.h"
@@ -49,8 +50,8 @@ double hbmBytesPerUs(const std::string& gpu);
 /// Costs and memory inputs of `schedule` (normally after addIterationTail, so GradSync and
 /// Optimizer ops get their durations) for `project`. Throws ValidationError when the schedule's
 /// device count differs from parallel.pp ("costs.devices"), a stage override names no full stage
-/// ("costs.stages") or, in analytic mode, the layers do not split into the schedule's stages
-/// ("project.layers").
+/// ("costs.stages"), costs.layers do not describe the model's layers ("project.field") or, in
+/// analytic mode, the layers do not split into the schedule's stages ("project.layers").
 CostSetup buildCostSetup(const Project& project, const Schedule& schedule);
 
 } // namespace stagecraft

@@ -69,8 +69,8 @@ TEST_CASE("calibrate writes a project whose prediction is within 10% of the meas
               std::abs(json["before"]["makespan_error"].get<double>()));
         const stagecraft::Project p = stagecraft::readProject(out);
         CHECK(p.costs.mode == stagecraft::CostMode::Manual);
-        CHECK(p.costs.chunkStages.size() == 4);
-        CHECK(p.costs.stages.size() == 2);
+        CHECK(p.costs.layers.size() == 4);
+        CHECK(p.costs.stages.empty());
         // The calibrated project predicts the same makespan when the overlay is asked again.
         const Run again = cli("overlay " + kTraces + run + ".csv --project " + out + " --median --trace " +
                               files(run) + " --json");
@@ -78,6 +78,78 @@ TEST_CASE("calibrate writes a project whose prediction is within 10% of the meas
         CHECK(nlohmann::json::parse(again.out)["makespan"]["error"].get<double>() ==
               Approx(json["after"]["makespan_error"].get<double>()));
     }
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("calibrate once, then simulate and compare schedules of other shapes on the project",
+          "[cli][calibrate]") {
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("stagecraft-calibrate-once-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    // A shipped sample (8 devices, 30 layers, analytic costs) given the run's pipeline by --set.
+    const std::string sample = std::string(STAGECRAFT_SOURCE_DIR) + "/samples/zb-6.2b.stagecraft.json";
+    std::ifstream in(sample, std::ios::binary);
+    const std::string before((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string out = (dir / "calibrated.stagecraft.json").string();
+    const std::string run = "Interleaved1F1B_pp2_m4";
+    const Run r =
+        cli("calibrate " + sample +
+            " -s interleaved --set parallel.pp=2 --set parallel.microbatches=4 --set parallel.chunks=2"
+            " --median --trace " +
+            files(run) + " -o " + out);
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    // The report names the layers each measured stage held (30 in 4 stages: 7, 8, 8, 7) and the
+    // rule for what the trace did not measure.
+    CHECK_THAT(r.out, Catch::Contains("0         0-6"));
+    CHECK_THAT(r.out, Catch::Contains("3       23-29"));
+    CHECK_THAT(r.out,
+               Catch::Contains("backward: the backward was timed whole (no I/W split): B = 50% and W = "
+                               "50% of it (--input-share)"));
+    // The sample is left as it was; the project written keeps its name, model, memory and schedules.
+    std::ifstream again(sample, std::ios::binary);
+    CHECK(std::string((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>()) == before);
+    const stagecraft::Project original = stagecraft::readProject(sample);
+    const stagecraft::Project p = stagecraft::readProject(out);
+    CHECK(p.name == original.name);
+    CHECK(p.model == original.model);
+    CHECK(p.memory == original.memory);
+    CHECK(p.schedules == original.schedules);
+    CHECK(p.parallel.pp == 2);
+    CHECK(p.costs.layers.size() == 4);
+    CHECK_THAT(p.costs.note, Catch::Contains("B = 50% and W = 50%"));
+
+    // Schedules of another cut (2 stages, a V, split backward) run on the calibrated project.
+    for (const std::string schedule : {"1f1b", "zb-h1", "zb-v"}) {
+        const Run sim = cli("simulate " + out + " -s " + schedule + " --json");
+        INFO(schedule << ": " << sim.out);
+        CHECK(sim.status == 0);
+    }
+    const Run compare = cli("compare " + out + " -s 1f1b,zb-h1,zb-v,interleaved --json");
+    INFO(compare.out);
+    REQUIRE(compare.status == 0);
+    CHECK(nlohmann::json::parse(compare.out).size() == 4);
+
+    // B's share of a backward timed whole is the user's to choose, inside (0, 1).
+    const Run share =
+        cli("calibrate " + kTraces + run + ".csv --set parallel.dp=1 --input-share 0.3 --trace " +
+            files(run) + " -o " + out + " --json");
+    INFO(share.out);
+    REQUIRE(share.status == 0);
+    const auto json = nlohmann::json::parse(share.out);
+    CHECK(json["backward"]["split_measured"] == false);
+    CHECK(json["backward"]["rule"] ==
+          "the backward was timed whole (no I/W split): B = 30% and W = 70% of it");
+    const double b = json["layers"][0]["b_us"].get<double>(), w = json["layers"][0]["w_us"].get<double>();
+    CHECK(b / (b + w) == Approx(0.3));
+    // The default project's schedules are listed, not only the file's own order.
+    CHECK(stagecraft::readProject(out).schedules == stagecraft::defaultProject().schedules);
+    const Run bad =
+        cli("calibrate " + kTraces + run + ".csv --input-share 1 --trace " + files(run) + " -o " + out);
+    CHECK(bad.status == 2);
+    CHECK_THAT(bad.out,
+               Catch::Contains("input share = 1: B's share of a backward timed whole must lie between 0 "
+                               "and 1 (exclusive)"));
     std::filesystem::remove_all(dir);
 }
 

@@ -109,6 +109,46 @@ TEST_CASE("Manual per-stage overrides land on the chunk stages whose layers lie 
     }
 }
 
+TEST_CASE("Costs per range of layers price every schedule's stages by the layers they hold", "[costs]") {
+    // 30 layers in 3 ranges of unequal cost (µs per range, i.e. per layer: 1, 2, 3 forward).
+    Project p = manualProject(2, 8, 1000, 1000, 1000);
+    p.model.layers = 30;
+    p.costs.layers = {{0, 9, 10, 20, 30}, {10, 19, 20, 40, 60}, {20, 29, 30, 60, 90}};
+    // 1F1B on 2 devices: 15 layers each.
+    const CostSetup one = buildCostSetup(p, generateSchedule("1f1b", {2, 8, 1}));
+    CHECK(dur(one, OpKind::F, 0) == Approx(10 + 5 * 2));
+    CHECK(dur(one, OpKind::F, 1) == Approx(5 * 2 + 30));
+    CHECK(dur(one, OpKind::B, 1) == Approx(5 * 4 + 60 + 5 * 6 + 90)); // a whole backward: b + w
+    CHECK(one.summary.text ==
+          "manual: F 30 µs, B 60 µs, W 90 µs per stage, comm 0 µs, per-layer costs (3 ranges)");
+    // ZB-V on 2 devices: 4 stages of (30 + 2) / 4 = 8 layers with one fewer on the ends: 7, 8, 8, 7.
+    const CostSetup zbv = buildCostSetup(p, generateSchedule("zb-v", {2, 8, 1}));
+    CHECK(dur(zbv, OpKind::F, 0) == Approx(7));
+    CHECK(dur(zbv, OpKind::F, 1) == Approx(3 + 5 * 2));
+    CHECK(dur(zbv, OpKind::W, 3) == Approx(7 * 9));
+    // A schedule file of 7 stages: 30 / 7 layers each, fractional.
+    Project seven = p;
+    seven.parallel.pp = 7;
+    const CostSetup file = buildCostSetup(seven, generateSchedule("gpipe", {7, 8, 1}));
+    double total = 0;
+    for (std::size_t s = 0; s < 7; ++s) total += dur(file, OpKind::F, s);
+    CHECK(total == Approx(60));
+    CHECK(dur(file, OpKind::F, 0) == Approx(30.0 / 7));
+    // A full-stage override still replaces the stages it names.
+    p.costs.stages = {StageCostOverride{1, 100, 200, 300}};
+    CHECK(dur(buildCostSetup(p, generateSchedule("1f1b", {2, 8, 1})), OpKind::F, 1) == 100);
+    // Ranges that do not describe the model are refused, naming the entry.
+    p.model.layers = 24;
+    try {
+        buildCostSetup(p, generateSchedule("1f1b", {2, 8, 1}));
+        FAIL("ranges of 30 layers priced a model of 24");
+    } catch (const ValidationError& e) {
+        CHECK(e.id() == "project.field");
+        CHECK(e.field() == "costs.layers");
+        CHECK(e.message().starts_with("costs.layers[2].last = 29: the ranges end at the model's last layer"));
+    }
+}
+
 TEST_CASE("The schedule must run on parallel.pp devices", "[costs]") {
     const Project p = manualProject(8, 8, 1, 1, 1);
     try {

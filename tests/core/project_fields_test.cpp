@@ -32,7 +32,8 @@ TEST_CASE("Every field is described once with a consistent place, default and ra
         field.set(copy, field.get(defaults));
         CHECK(copy == defaults);
     }
-    CHECK(paths.size() == 36); // 32 + memory.limit_microbatches, costs.optimizer_sync, costs.chunk_stages, costs.fb
+    // 32 + memory.limit_microbatches, costs.optimizer_sync, costs.fb, costs.layers, costs.note
+    CHECK(paths.size() == 37);
     CHECK(findProjectField("model") == nullptr);
     CHECK(findProjectField("stagecraft") == nullptr);
     CHECK(findProjectField("model.layer") == nullptr);

@@ -1,6 +1,6 @@
 #include "error.h"
+#include "project/project_fields.h"
 #include "project/project_json.h"
-
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
@@ -24,7 +24,7 @@ std::string parseFailure(const std::string& text, const std::string& id) {
 }
 
 std::string withVersion(const std::string& rest) {
-    return "{\"stagecraft\": 1" + rest + "}";
+    return "{\"stagecraft\": " + std::to_string(kProjectFormatVersion) + rest + "}";
 }
 
 Project everyFieldChanged() {
@@ -37,6 +37,8 @@ Project everyFieldChanged() {
     p.memory = MemoryConfig{0.1, 3, Recompute::Selective};
     p.costs = CostsConfig{CostMode::Manual, 1.1, 2.2, 0.3, 12.5, 0.375, {{0, 1200, 1100, 600}, {7, 0, 0, 0}}};
     p.costs.fb = 2.75;
+    p.costs.layers = {{0, 23, 1500.5, 1400, 1300}, {24, 47, 1600, 0, 1e9}};
+    p.costs.note = "calibrated from r0.json, r1.json";
     return p;
 }
 
@@ -44,7 +46,7 @@ Project everyFieldChanged() {
 
 TEST_CASE("The struct default project is written in a stable form", "[project]") {
     const std::string expected = R"({
-  "stagecraft": 1,
+  "stagecraft": 2,
   "name": "Untitled",
   "schedules": [],
   "model": {
@@ -174,17 +176,17 @@ TEST_CASE("Malformed JSON is reported with line and column", "[project]") {
 TEST_CASE("The format version is checked first", "[project]") {
     CHECK(parseFailure(R"({"name": "x"})", "project.version") ==
           "t.json: missing key \"stagecraft\" (the format version): a Stagecraft project starts with "
-          "{\"stagecraft\": 1, ...}");
-    CHECK(parseFailure(R"({"stagecraft": 2, "future_key": true})", "project.version") ==
-          "t.json: written by a newer Stagecraft (format 2); this build reads format 1");
+          "{\"stagecraft\": 2, ...}");
+    CHECK(parseFailure(R"({"stagecraft": 3, "future_key": true})", "project.version") ==
+          "t.json: written by a newer Stagecraft (format 3); this build reads formats 1..2");
     CHECK(parseFailure(R"({"stagecraft": 0})", "project.version") ==
-          "t.json: unknown format 0; this build reads format 1");
+          "t.json: unknown format 0; this build reads formats 1..2");
     CHECK(parseFailure(R"({"stagecraft": -5})", "project.version") ==
-          "t.json: unknown format -5; this build reads format 1");
+          "t.json: unknown format -5; this build reads formats 1..2");
     CHECK(parseFailure(R"({"stagecraft": "1"})", "project.type") ==
           "t.json: stagecraft = \"1\": the format version must be an integer");
     CHECK(parseFailure("[1, 2]", "project.type") ==
-          "t.json: the top level must be an object {\"stagecraft\": 1, ...}, not [1,2]");
+          "t.json: the top level must be an object {\"stagecraft\": 2, ...}, not [1,2]");
 }
 
 TEST_CASE("Wrong types name the JSON path and the value", "[project]") {
@@ -317,4 +319,102 @@ TEST_CASE("Errors of --set name the path, the value and the rule", "[project]") 
         CHECK(e.id() == "project.set");
         CHECK(e.message() == "--set expects path=value (e.g. parallel.pp=8), got \"parallel.pp\"");
     }
+}
+
+TEST_CASE("Costs per range of layers are read, written and set with their rules", "[project]") {
+    const Project p = parseProject(
+        withVersion(R"(, "model": {"layers": 8}, "cluster": {}, "parallel": {}, "memory": {},)"
+                    R"( "costs": {"layers": [{"first": 0, "last": 3, "f": 10, "b": 8, "w": 6},)"
+                    R"( {"first": 4, "last": 7, "f": 12, "b": 9, "w": 7}], "note": "measured"})"),
+        "t.json");
+    CHECK(p.costs.layers == std::vector<LayerRangeCost>{{0, 3, 10, 8, 6}, {4, 7, 12, 9, 7}});
+    CHECK(p.costs.note == "measured");
+    CHECK(projectToJson(p).find("\"layers\": [\n      {\n        \"first\": 0,") != std::string::npos);
+    // Left out of the file while empty, as a file of before them was written.
+    CHECK(projectToJson(Project{}).find("\"layers\": [") == std::string::npos);
+    CHECK(projectToJson(Project{}).find("\"note\"") == std::string::npos);
+
+    CHECK(parseFailure(withVersion(R"(, "costs": {"layers": [{"first": 0, "last": 3, "f": 1, "b": 1}]})"),
+                       "project.key") ==
+          "t.json: costs.layers[0]: missing key \"w\"; each entry needs first, last, f, b, w");
+    CHECK(parseFailure(withVersion(R"(, "costs": {"layers": [{"first": 0, "last": 3, "f": 1, "b": 1, "w": 1,)"
+                                   R"( "stage": 0}]})"),
+                       "project.key") ==
+          "t.json: unknown key \"costs.layers[0].stage\"; valid keys: first, last, f, b, w");
+    CHECK(parseFailure(withVersion(R"(, "costs": {"layers": {"first": 0}})"), "project.type") ==
+          "t.json: costs.layers = {\"first\":0}: must be a list of {\"first\": 0, \"last\": ..., \"f\": ..., "
+          "\"b\": ..., \"w\": ...}");
+    CHECK(parseFailure(
+              withVersion(R"(, "costs": {"layers": [{"first": 4, "last": 3, "f": 1, "b": 1, "w": 1}]})"),
+              "project.range") ==
+          "t.json: costs.layers[0].last = 3: must be >= first = 4 (a range holds layers first..last)");
+    CHECK(parseFailure(
+              withVersion(R"(, "costs": {"layers": [{"first": 0, "last": 3, "f": 0, "b": 1, "w": 1}]})"),
+              "project.range") == "t.json: costs.layers[0].f = 0: must be > 0 and <= 1000000000 µs");
+    CHECK(parseFailure(
+              withVersion(R"(, "costs": {"layers": [{"first": 0, "last": 3, "f": 1, "b": 1, "w": -2}]})"),
+              "project.range") == "t.json: costs.layers[0].w = -2: must be in 0..1000000000 µs");
+
+    Project set;
+    setProjectField(set, "costs.layers", "0-11:3000:2900:2800, 12-23:3100:3000:2900");
+    CHECK(set.costs.layers ==
+          std::vector<LayerRangeCost>{{0, 11, 3000, 2900, 2800}, {12, 23, 3100, 3000, 2900}});
+    CHECK(formatFieldValue(findProjectField("costs.layers")->get(set)) ==
+          "0-11:3000:2900:2800,12-23:3100:3000:2900");
+    try {
+        setProjectField(set, "costs.layers", "0:3000:2900:2800");
+        FAIL("a layer range without its last layer was accepted");
+    } catch (const ValidationError& e) {
+        CHECK(e.message() ==
+              "costs.layers = \"0:3000:2900:2800\": each entry must be first-last:f:b:w, layers "
+              "0-based and inclusive, times in µs (0-11:3000:2900:2800,12-23:3100:3000:2900)");
+    }
+}
+
+TEST_CASE("Format 1's per-stage calibration is read as costs per range of layers", "[project]") {
+    // As calibrate wrote it from a trace whose backward was whole: 4 stages of interleaved on 2
+    // devices, w = 0, and their sums per full stage.
+    const std::string v1 = R"({"stagecraft": 1, "name": "calibrated", "model": {"layers": 30}, "cluster": {},
+      "parallel": {"pp": 2, "microbatches": 4}, "memory": {},
+      "costs": {"mode": "manual", "f": 20, "b": 30, "w": 0,
+                "stages": [{"stage": 0, "f": 25, "b": 34, "w": 0}, {"stage": 1, "f": 15, "b": 26, "w": 0}],
+                "chunk_stages": [{"stage": 0, "f": 10, "b": 14, "w": 0}, {"stage": 1, "f": 15, "b": 20, "w": 0},
+                                 {"stage": 3, "f": 7, "b": 12, "w": 0}, {"stage": 2, "f": 8, "b": 14, "w": 0}]}})";
+    const Project p = parseProject(v1, "v1.json");
+    CHECK(p.version == kProjectFormatVersion);
+    // 30 layers in 4 stages: 7, 8, 8, 7 (one fewer on the ends); the whole backward split in halves.
+    CHECK(p.costs.layers == std::vector<LayerRangeCost>{
+                                {0, 6, 10, 7, 7}, {7, 14, 15, 10, 10}, {15, 22, 8, 7, 7}, {23, 29, 7, 6, 6}});
+    CHECK(p.costs.stages.empty());
+    CHECK(p.costs.note == "converted from format 1's costs.chunk_stages (4 stages); the backward was timed "
+                          "whole (no I/W split): B = 50% and W = 50% of it");
+    // Written back as format 2, it reads as the same project.
+    const std::string v2 = projectToJson(p);
+    CHECK(v2.starts_with("{\n  \"stagecraft\": 2,"));
+    CHECK(v2.find("\"chunk_stages\":") == std::string::npos);
+    CHECK(parseProject(v2, "v2.json") == p);
+
+    // A split backward keeps its W; only a list naming every stage once converts.
+    const std::string split =
+        R"({"stagecraft": 1, "model": {"layers": 4}, "cluster": {}, "parallel": {}, "memory": {},
+      "costs": {"chunk_stages": [{"stage": 1, "f": 2, "b": 1, "w": 1}, {"stage": 0, "f": 3, "b": 2, "w": 1}]}})";
+    CHECK(parseProject(split, "s.json").costs.layers ==
+          std::vector<LayerRangeCost>{{0, 1, 3, 2, 1}, {2, 3, 2, 1, 1}});
+    CHECK(
+        parseFailure(R"({"stagecraft": 1, "model": {}, "cluster": {}, "parallel": {}, "memory": {},
+      "costs": {"chunk_stages": [{"stage": 3, "f": 2, "b": 1, "w": 1}]}})",
+                     "project.field") ==
+        "t.json: costs.chunk_stages[0].stage = 3: format 1's per-stage costs convert only as calibrate wrote "
+        "them, one entry for each stage 0..0; write the costs per range of layers as costs.layers instead "
+        "(docs/project-format.md), or calibrate again");
+    CHECK(
+        parseFailure(R"({"stagecraft": 1, "model": {"layers": 5}, "cluster": {}, "parallel": {}, "memory": {},
+      "costs": {"chunk_stages": [{"stage": 0, "f": 2, "b": 1, "w": 1}, {"stage": 1, "f": 2, "b": 1, "w": 1}]}})",
+                     "project.field")
+            .starts_with(
+                "t.json: costs.chunk_stages gives 2 stages, and model.layers = 5: its schedule has 2 "
+                "stages per pipe"));
+    // Format 2 has no such key.
+    CHECK(parseFailure(withVersion(R"(, "costs": {"chunk_stages": []})"), "project.key")
+              .starts_with("t.json: unknown key \"costs.chunk_stages\"; valid keys of costs:"));
 }

@@ -79,9 +79,29 @@ TEST_CASE("Each rule between fields has its own message", "[project]") {
     CHECK(stages[1].message ==
           "costs.stages[2].stage = 3: stage 3 already has an override in costs.stages[0]");
 
+    // Costs per range of layers describe the whole model, in order.
     p = defaultProject();
-    p.version = 2;
-    CHECK(firstProblem(p) == "stagecraft: stagecraft = 2: this build handles format 1");
+    p.costs.layers = {{0, 11, 1, 1, 1}, {12, 23, 1, 1, 1}};
+    CHECK(findProjectProblems(p).empty());
+    p.costs.layers = {{1, 11, 1, 1, 1}, {12, 23, 1, 1, 1}};
+    CHECK(
+        firstProblem(p) ==
+        "costs.layers: costs.layers[0].first = 1: the ranges describe the whole model and start at layer 0");
+    p.costs.layers = {{0, 11, 1, 1, 1}, {11, 23, 1, 1, 1}};
+    CHECK(firstProblem(p) ==
+          "costs.layers: costs.layers[1].first = 11: must be 12, the layer after "
+          "costs.layers[0].last = 11 (ranges follow one another without gaps or overlaps)");
+    p.costs.layers = {{0, 11, 1, 1, 1}, {12, 23, 1, 1, 1}};
+    p.model.layers = 30;
+    CHECK(
+        firstProblem(p) ==
+        "costs.layers: costs.layers[1].last = 23: the ranges end at the model's last layer, model.layers - 1 "
+        "= 29; costs per layer describe one model: calibrate again after changing model.layers, or give "
+        "ranges for its layers");
+
+    p = defaultProject();
+    p.version = 1; // the reader converts older formats; a project in memory is the newest
+    CHECK(firstProblem(p) == "stagecraft: stagecraft = 1: this build handles format 2");
 }
 
 TEST_CASE("Ranges come from the field table", "[project]") {
