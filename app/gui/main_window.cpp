@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "eval/calibration.h"
+#include "eval/trace_shape.h"
 #include "eval/work_estimate.h"
 #include "file_kind.h"
 #include "generators/registry.h"
@@ -70,6 +71,17 @@ OpenAs openAs(const QString& path) {
     if (kind != FileKind::Unknown) return OpenAs::Schedule; // schedule JSON or CSV, programs
     if (path.endsWith(QLatin1String(".stagecraft.json"), Qt::CaseInsensitive)) return OpenAs::Project;
     return OpenAs::Schedule;
+}
+
+/// Where to save a project derived from the one in `path` (a calibration of it): beside it, with
+/// `-calibrated` added to its name, so the original is never the proposal.
+QString derivedPath(const QString& path, const QString& suffix) {
+    if (path.isEmpty()) return {};
+    const QFileInfo file(path);
+    QString name = file.fileName();
+    const QString ending = QLatin1String(constants::kProjectSuffix);
+    const QString stem = name.endsWith(ending) ? name.chopped(ending.size()) : file.completeBaseName();
+    return file.dir().filePath(stem + suffix + ending);
 }
 
 QString errorText(const std::exception& e) {
@@ -471,9 +483,11 @@ void MainWindow::onAnalysis(const AnalysisPtr& result) {
         const QString message = tr("Trace refused: %1").arg(QString::fromStdString(result->overlayError));
         if (!m_traceCheckedSchedule.isEmpty()) m_document->setScheduleChecked(m_traceCheckedSchedule, false);
         m_traceCheckedSchedule.clear();
+        const MeasuredTrace refused = *m_document->trace();
         m_document->clearTrace();
         m_overlay->setResult(nullptr, {});
         m_messages->showMessage(message.toHtmlEscaped());
+        offerTraceShape(refused);
         m_traceJustOpened = false;
     } else if (!notes.isEmpty()) {
         m_messages->showMessage(notes.join(QStringLiteral("<br>")), MessageBar::Kind::Error,
@@ -543,13 +557,19 @@ QString MainWindow::openPath(const QString& path) {
 }
 
 bool MainWindow::save() {
-    if (m_document->filePath().isEmpty()) return saveAs();
+    // A calibrated project is another project: it is never written over the file it came from
+    // (a shipped sample, the design) without asking.
+    if (m_document->filePath().isEmpty() || !m_document->proposedSavePath().isEmpty()) return saveAs();
     return saveTo(m_document->filePath());
 }
 
 bool MainWindow::saveAs() {
-    QString path = QFileDialog::getSaveFileName(this, tr("Save Project"), m_document->filePath(),
-                                                QLatin1String(constants::kProjectFilter));
+    const QString proposed =
+        m_document->proposedSavePath().isEmpty() ? m_document->filePath() : m_document->proposedSavePath();
+    QString path = m_options.chooseSavePath
+                       ? m_options.chooseSavePath(proposed)
+                       : QFileDialog::getSaveFileName(this, tr("Save Project"), proposed,
+                                                      QLatin1String(constants::kProjectFilter));
     if (path.isEmpty()) return false;
     if (!path.endsWith(QLatin1String(".json"))) path += QLatin1String(constants::kProjectSuffix);
     return saveTo(path);
@@ -601,15 +621,51 @@ void MainWindow::calibrate() {
     try {
         const CalibrationReport report = calibrateFromTrace(m_document->request());
         m_document->applyProject(report.project, tr("Calibrate from trace"));
-        statusBar()->showMessage(tr("Calibrated %1: makespan error %2% before, %3% after")
-                                     .arg(QString::fromStdString(report.schedule))
-                                     .arg(100 * report.before.makespanError, 0, 'f', 1)
-                                     .arg(100 * report.after.makespanError, 0, 'f', 1),
-                                 10000);
-        m_messages->hide();
+        m_document->proposeSaveAs(derivedPath(m_document->filePath(), QStringLiteral("-calibrated")));
+        const QString summary = tr("Calibrated %1: makespan error %2% before, %3% after")
+                                    .arg(QString::fromStdString(report.schedule))
+                                    .arg(100 * report.before.makespanError, 0, 'f', 1)
+                                    .arg(100 * report.after.makespanError, 0, 'f', 1);
+        statusBar()->showMessage(summary, 10000);
+        // What the trace could not measure is said where it is seen, and kept in costs.note.
+        const QString rule =
+            report.fit.rule.empty()
+                ? tr("B and W as measured.")
+                : tr("Not in the trace: %1 (costs.note).").arg(QString::fromStdString(report.fit.rule));
+        m_messages->showMessage(
+            tr("%1. Costs per range of the model's layers: every schedule whose stages split the layers runs "
+               "on them. %2 Save writes a new file.")
+                .arg(summary, rule)
+                .toHtmlEscaped(),
+            MessageBar::Kind::Info);
     } catch (const std::exception& e) {
         m_messages->showMessage(tr("Cannot calibrate: %1").arg(errorText(e)).toHtmlEscaped());
     }
+}
+
+void MainWindow::offerTraceShape(const MeasuredTrace& refused) {
+    const TraceShapeFit fit = fitTraceShape(m_document->project(), *refused.timeline);
+    // Only where the run's pipeline is one a registered schedule produces and the project's is
+    // another: otherwise the refusal's reason is something the shape does not fix.
+    if (fit.schedules.empty() || scheduleParams(fit.project) == scheduleParams(m_document->project())) return;
+    m_messages->setAction(tr("Apply the trace's shape"), [this, fit, refused] {
+        Project shaped = fit.project;
+        const std::string& schedule = fit.schedules.front();
+        if (std::none_of(fit.schedules.begin(), fit.schedules.end(), [&](const std::string& name) {
+                return std::find(shaped.schedules.begin(), shaped.schedules.end(), name) !=
+                       shaped.schedules.end();
+            }))
+            shaped.schedules.push_back(schedule);
+        m_document->applyProject(shaped, tr("Apply the trace's shape"));
+        m_document->setTrace(refused);
+        m_traceJustOpened = true;
+        statusBar()->showMessage(tr("pp %1, %2 micro-batches, %3 chunks per device from the trace; File ▸ "
+                                    "Calibrate from Trace fits the costs")
+                                     .arg(shaped.parallel.pp)
+                                     .arg(shaped.parallel.microbatches)
+                                     .arg(shaped.parallel.chunks),
+                                 10000);
+    });
 }
 
 QString MainWindow::openTracePath(const QString& path) {
@@ -704,8 +760,17 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 }
 
 void MainWindow::dropEvent(QDropEvent* event) {
-    for (const QUrl& url : event->mimeData()->urls())
-        if (url.isLocalFile()) openPath(url.toLocalFile());
+    // Traces dropped together are one run (torch's profiler writes one file per rank).
+    QStringList traces;
+    for (const QUrl& url : event->mimeData()->urls()) {
+        if (!url.isLocalFile()) continue;
+        const QString path = url.toLocalFile();
+        if (openAs(path) == OpenAs::Trace)
+            traces << path;
+        else
+            openPath(path);
+    }
+    if (!traces.isEmpty()) openTracePaths(traces);
     event->acceptProposedAction();
 }
 

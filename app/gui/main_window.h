@@ -40,6 +40,9 @@ struct MainWindowOptions {
     /// Asks whether to run a big simulation (the question holds the op count and memory); empty:
     /// a message box. Tests answer it.
     std::function<bool(const QString&)> confirmWork;
+    /// Asks where to save (the argument is the proposed path); returns "" to cancel. Empty: a
+    /// file dialog. Tests answer it.
+    std::function<QString(const QString&)> chooseSavePath;
 };
 
 class MainWindow : public QMainWindow {
@@ -100,6 +103,8 @@ class MainWindow : public QMainWindow {
     QString openTracePath(const QString& path);
     QString openTracePaths(const QStringList& paths);
     QString importSchedulePath(const QString& path);
+    /// A trace refused for its shape: offer to give the project the run's pipeline and show it.
+    void offerTraceShape(const MeasuredTrace& refused);
 
     MainWindowOptions m_options;
     ProjectDocument* m_document;

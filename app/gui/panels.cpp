@@ -419,13 +419,24 @@ QString OverlayPanel::text() const {
 
 // ---------------------------------------------------------------- MessageBar
 
-MessageBar::MessageBar(QWidget* parent) : QFrame(parent), m_label(new QLabel(this)) {
+MessageBar::MessageBar(QWidget* parent)
+    : QFrame(parent), m_label(new QLabel(this)), m_action(new QPushButton(this)) {
     setFrameShape(QFrame::StyledPanel);
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(8, 4, 4, 4);
     m_label->setWordWrap(true);
     m_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_label, 1);
+    m_action->setObjectName(QStringLiteral("messageAction"));
+    m_action->hide();
+    connect(m_action, &QPushButton::clicked, this, [this] {
+        // The handler may show a new message (and action): take it out first.
+        const std::function<void()> run = std::move(m_onAction);
+        m_onAction = nullptr;
+        hide();
+        if (run) run();
+    });
+    layout->addWidget(m_action, 0, Qt::AlignTop);
     auto* close = new QToolButton(this);
     close->setText(QStringLiteral("✕"));
     close->setAutoRaise(true);
@@ -438,10 +449,18 @@ MessageBar::MessageBar(QWidget* parent) : QFrame(parent), m_label(new QLabel(thi
 void MessageBar::showMessage(const QString& text, Kind kind, Source source) {
     m_source = source;
     m_label->setText(text);
+    m_onAction = nullptr;
+    m_action->hide();
     setStyleSheet(kind == Kind::Error
                       ? QStringLiteral("MessageBar { background: #fdecea; border: 1px solid #e6a39b; }")
                       : QStringLiteral("MessageBar { background: #e8f1fb; border: 1px solid #9bbbe6; }"));
     show();
+}
+
+void MessageBar::setAction(const QString& text, std::function<void()> onClick) {
+    m_action->setText(text);
+    m_onAction = std::move(onClick);
+    m_action->show();
 }
 
 void MessageBar::clear(Source source) {

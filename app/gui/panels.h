@@ -10,6 +10,7 @@
 
 #include <QFrame>
 #include <QWidget>
+#include <functional>
 
 class QLabel;
 class QListView;
@@ -112,13 +113,21 @@ class MessageBar : public QFrame {
     /// clears its own messages each time it runs, a file action its own.
     enum class Source { Action, Analysis };
     explicit MessageBar(QWidget* parent = nullptr);
+    /// Shows `text`; any action button of the previous message goes with it.
     void showMessage(const QString& text, Kind kind = Kind::Error, Source source = Source::Action);
+    /// A button on the message shown that does what the message suggests ("Apply the trace's
+    /// shape"); it hides the message when clicked.
+    void setAction(const QString& text, std::function<void()> onClick);
     /// Hides the message if it came from `source`.
     void clear(Source source);
     QString text() const;
+    /// The action button, hidden when the message has none (tests click it).
+    QPushButton* actionButton() const { return m_action; }
 
   private:
     QLabel* m_label;
+    QPushButton* m_action;
+    std::function<void()> m_onAction;
     Source m_source = Source::Action;
 };
 

@@ -79,6 +79,7 @@ void ProjectDocument::applyProject(const Project& project, const QString& text) 
 
 void ProjectDocument::reset(const Project& project, const QString& filePath) {
     m_undo.clear();
+    m_proposedSavePath.clear();
     m_project = project;
     m_imported.clear();
     m_trace.reset();
@@ -99,11 +100,16 @@ void ProjectDocument::open(const QString& path) {
 
 void ProjectDocument::saveAs(const QString& path) {
     writeProject(m_project, path.toStdString());
+    m_proposedSavePath.clear();
     if (path != m_filePath) {
         m_filePath = path;
         emit filePathChanged(m_filePath);
     }
     m_undo.setClean();
+}
+
+void ProjectDocument::proposeSaveAs(const QString& path) {
+    m_proposedSavePath = path;
 }
 
 QByteArray ProjectDocument::toJson() const {
@@ -164,6 +170,12 @@ void ProjectDocument::openTraces(const QStringList& paths) {
     MeasuredRunInfo run;
     trace.timeline = std::make_shared<const Timeline>(readMeasuredTrace(files, options, &trace.info, &run));
     if (run.ranks > 0) trace.run = std::move(run);
+    m_trace = std::move(trace);
+    emit traceChanged();
+    emit projectChanged();
+}
+
+void ProjectDocument::setTrace(MeasuredTrace trace) {
     m_trace = std::move(trace);
     emit traceChanged();
     emit projectChanged();

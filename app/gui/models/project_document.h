@@ -47,6 +47,12 @@ class ProjectDocument : public QObject {
     void saveAs(const QString& path);
     /// The project as JSON text (autosave).
     QByteArray toJson() const;
+    /// After an action that turns the project into another one (calibration replaces its costs
+    /// with measured ones), the next Save asks where to write, proposing `path`, so the file it
+    /// came from (a shipped sample, the user's design) stays as it was. Cleared by saveAs and reset.
+    void proposeSaveAs(const QString& path);
+    /// The path proposed by proposeSaveAs, or "" when Save may write to filePath().
+    QString proposedSavePath() const { return m_proposedSavePath; }
 
     const std::vector<ImportedSchedule>& importedSchedules() const { return m_imported; }
     /// Read a schedule file (torch CSV or schedule JSON) and show it (throws stagecraft::Error).
@@ -63,6 +69,8 @@ class ProjectDocument : public QObject {
     /// exports ...: core's readMeasuredTrace finds each format); throws stagecraft::Error.
     void openTraces(const QStringList& paths);
     void clearTrace();
+    /// Show a trace already read (one refused for its shape, once the shape is applied).
+    void setTrace(MeasuredTrace trace);
 
     /// What the analysis needs, copied (it runs on another thread).
     AnalysisRequest request() const;
@@ -83,6 +91,7 @@ class ProjectDocument : public QObject {
     QUndoStack m_undo;
     std::vector<ImportedSchedule> m_imported;
     std::optional<MeasuredTrace> m_trace;
+    QString m_proposedSavePath;
 };
 
 } // namespace stagecraft::gui

@@ -1,0 +1,66 @@
+#include "eval/trace_shape.h"
+
+#include "error.h"
+#include "generators/registry.h"
+#include "size_limits.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+namespace stagecraft {
+
+namespace {
+
+// Orders are generated to compare their placement with the run's; a run of more ops than this
+// is compared by its counts alone (a generator's search would take long, and the overlay still
+// checks every op when it matches).
+constexpr double kMaxOpsToGenerate = 1e5;
+
+/// The device of every (pipe, stage) the run holds an op of.
+std::map<std::pair<int, int>, int> measuredPlacement(const Timeline& measured) {
+    std::map<std::pair<int, int>, int> devices;
+    for (const TimelineEvent& e : measured.events)
+        if (e.lane == Lane::Compute && isComputeKind(e.op.kind))
+            devices.emplace(std::pair{e.op.pipe, e.op.stage}, e.device);
+    return devices;
+}
+
+bool samePlacement(const Schedule& order, const std::map<std::pair<int, int>, int>& measured) {
+    return std::all_of(measured.begin(), measured.end(), [&](const auto& entry) {
+        const auto [pipe, stage] = entry.first;
+        return pipe < order.pipes && stage < order.stagesPerPipe &&
+               order.slot(pipe, stage).device == entry.second;
+    });
+}
+
+} // namespace
+
+TraceShapeFit fitTraceShape(const Project& project, const Timeline& measured) {
+    const TimelineShape& shape = measured.shape;
+    TraceShapeFit fit;
+    fit.project = project;
+    fit.project.parallel.pp = std::clamp(shape.devices, 1, kMaxDevices);
+    fit.project.parallel.microbatches = std::clamp(shape.microbatches, 1, kMaxMicrobatches);
+    const int chunks = shape.devices > 0 ? shape.stagesPerPipe / shape.devices : 1;
+    if (chunks >= 2 && chunks <= kMaxChunksPerDevice) fit.project.parallel.chunks = chunks;
+
+    const auto placement = measuredPlacement(measured);
+    const ScheduleParams params = scheduleParams(fit.project);
+    for (const GeneratorInfo& info : generators()) {
+        const ScheduleParams own = effectiveParams(info, params);
+        if (constraintViolation(info, own) || info.pipes != shape.pipes ||
+            info.splitBackward != shape.splitBackward || info.stagesPerPipe(own) != shape.stagesPerPipe)
+            continue;
+        const double ops = double(shape.stagesPerPipe) * shape.microbatches * (info.splitBackward ? 3 : 2);
+        try {
+            if (ops > kMaxOpsToGenerate || samePlacement(generateSchedule(info.name, own), placement))
+                fit.schedules.emplace_back(info.name);
+        } catch (const Error&) {
+            // A generator that refuses these parameters cannot be the run's schedule.
+        }
+    }
+    return fit;
+}
+
+} // namespace stagecraft

@@ -1,0 +1,146 @@
+// Calibrate once, choose a schedule, in the window: a torch run of another pipeline than the
+// project's is refused with "Apply the trace's shape"; after File > Calibrate from Trace every
+// schedule the project's shape allows stays on the chart; Save then writes a new file, never the
+// sample the project came from.
+
+#include "gui/gantt_view.h"
+#include "gui/main_window.h"
+#include "gui/models/project_document.h"
+#include "gui/panels.h"
+#include "gui_test_support.h"
+#include "project/project_json.h"
+
+#include <QApplication>
+#include <QFile>
+#include <QMimeData>
+#include <QPushButton>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+using namespace stagecraft;
+using namespace stagecraft::gui;
+
+namespace {
+
+QByteArray contents(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+void drop(QWidget* window, const QStringList& paths) {
+    QMimeData mime;
+    QList<QUrl> urls;
+    for (const QString& p : paths) urls << QUrl::fromLocalFile(p);
+    mime.setUrls(urls);
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(window, &enter);
+    QDropEvent event(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(window, &event);
+}
+
+} // namespace
+
+class TestCalibrateWindow : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase() { test::isolateSettings(); }
+
+    void calibratingATorchRunKeepsEveryScheduleAndTheSample() {
+        QTemporaryDir dir;
+        // A shipped sample (8 devices, 30 layers), copied so that a broken Save could not harm it.
+        const QString sample = dir.filePath(QStringLiteral("zb-6.2b.stagecraft.json"));
+        QVERIFY(
+            QFile::copy(QStringLiteral(STAGECRAFT_SOURCE_DIR "/samples/zb-6.2b.stagecraft.json"), sample));
+        const QByteArray original = contents(sample);
+
+        QString proposed;
+        MainWindowOptions options;
+        options.offerRecovery = false;
+        options.confirmClose = false;
+        options.restoreGeometry = false;
+        options.autosaveDirectory = dir.filePath(QStringLiteral("autosave"));
+        const QString saved = dir.filePath(QStringLiteral("mine.stagecraft.json"));
+        options.chooseSavePath = [&](const QString& path) {
+            proposed = path;
+            return saved;
+        };
+        MainWindow window(options);
+        window.resize(1400, 1000);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QCOMPARE(window.openPath(sample), QString());
+        window.flushAnalysis();
+        const std::vector<std::string> listed = window.document()->project().schedules;
+
+        // torch's Interleaved1F1B on 2 ranks, 4 micro-batches, 2 stages per rank: not the sample's
+        // pipeline. Both rank files dropped together are one run; it is refused with the offer.
+        const QString traces = QStringLiteral(STAGECRAFT_SOURCE_DIR "/tests/data/torch-traces/");
+        drop(&window, {traces + QStringLiteral("Interleaved1F1B_pp2_m4_rank0.json"),
+                       traces + QStringLiteral("Interleaved1F1B_pp2_m4_rank1.json")});
+        window.flushAnalysis();
+        QVERIFY2(window.messageBar()->text().startsWith(QStringLiteral("Trace refused")),
+                 qPrintable(window.messageBar()->text()));
+        QPushButton* apply = window.messageBar()->actionButton();
+        QVERIFY(apply->isVisible());
+        QCOMPARE(apply->text(), QStringLiteral("Apply the trace's shape"));
+        apply->click();
+        window.flushAnalysis();
+        const Project shaped = window.document()->project();
+        QCOMPARE(shaped.parallel.pp, 2);
+        QCOMPARE(shaped.parallel.microbatches, 4);
+        QCOMPARE(shaped.parallel.chunks, 2);
+        QCOMPARE(shaped.schedules, listed); // interleaved was listed already
+        QVERIFY(window.runner()->latest()->overlay);
+
+        window.calibrate();
+        window.flushAnalysis();
+        const Project& calibrated = window.document()->project();
+        QCOMPARE(calibrated.costs.mode, CostMode::Manual);
+        QCOMPARE(int(calibrated.costs.layers.size()), 4);
+        QCOMPARE(calibrated.name, shaped.name);
+        QVERIFY(calibrated.model == shaped.model);
+        QVERIFY(calibrated.memory == shaped.memory);
+        QVERIFY2(window.messageBar()->text().contains(QStringLiteral("B = 50% and W = 50%")),
+                 qPrintable(window.messageBar()->text()));
+
+        // Every listed schedule is still drawn: 1f1b, interleaved, zb-h1, zb-h2, zb-v.
+        const AnalysisPtr result = window.runner()->latest();
+        for (const ScheduleRefusal& r : result->refusals)
+            qWarning("%s: %s", r.name.c_str(), r.message.c_str());
+        QVERIFY(result->refusals.empty());
+        QCOMPARE(result->outcomes.size(), listed.size());
+        QVERIFY(result->overlay); // the run still matches its schedule, now with measured costs
+        QVERIFY(window.grab().save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/calibrated-torch-run.png")));
+
+        // And so is every registered schedule whose rules the shape meets (30 layers do not
+        // split into BitPipe's half stages of 15: that one is refused for the layers alone).
+        Project every = calibrated;
+        every.schedules.clear();
+        for (const GeneratorInfo& info : generators()) every.schedules.emplace_back(info.name);
+        window.document()->applyProject(every, QStringLiteral("every schedule"));
+        window.flushAnalysis();
+        const AnalysisPtr all = window.runner()->latest();
+        for (const ScheduleRefusal& r : all->refusals) {
+            QVERIFY2(r.stage != RefusalStage::Evaluation,
+                     qPrintable(QString::fromStdString(r.name + ": " + r.message)));
+        }
+        QCOMPARE(all->outcomes.size() + all->refusals.size(), generators().size());
+        QVERIFY(all->outcomes.size() >= generators().size() - 1);
+        window.document()->undoStack()->undo();
+        window.flushAnalysis();
+
+        // Save proposes a new file beside the sample and leaves the sample as it was.
+        QVERIFY(window.save());
+        QCOMPARE(proposed, dir.filePath(QStringLiteral("zb-6.2b-calibrated.stagecraft.json")));
+        QCOMPARE(contents(sample), original);
+        QCOMPARE(readProject(saved.toStdString()).costs.layers, calibrated.costs.layers);
+        // Once saved under its own name, Save writes there without asking.
+        proposed.clear();
+        QVERIFY(window.save());
+        QVERIFY(proposed.isEmpty());
+    }
+};
+
+QTEST_MAIN(TestCalibrateWindow)
+#include "tst_calibrate_window.moc"
