@@ -84,6 +84,7 @@ class TestCalibrateWindow : public QObject {
         QPushButton* apply = window.messageBar()->actionButton();
         QVERIFY(apply->isVisible());
         QCOMPARE(apply->text(), QStringLiteral("Apply the trace's shape"));
+        QVERIFY(window.grab().save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/trace-of-another-shape.png")));
         apply->click();
         window.flushAnalysis();
         const Project shaped = window.document()->project();
