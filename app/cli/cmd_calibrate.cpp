@@ -56,8 +56,10 @@ std::string reportText(const CalibrationReport& r, const std::string& output) {
     }
     out += textTable(layers);
     out += "backward: " + backwardText(r.fit) + "\n";
-    out += "comm " + ms(r.project.costs.comm) + " per cross-device dependency (" +
-           std::to_string(r.fit.commSamples) + " waited-for transfers)\n";
+    out += "comm " + ms(r.project.costs.comm) +
+           " per cross-device dependency, fitted to the measured op starts (" +
+           std::to_string(r.fit.commSamples) + " waited-for transfers alone gave " + ms(r.commFromWaits) +
+           ")\n";
     out += "every schedule whose stages split model.layers = " + std::to_string(r.project.model.layers) +
            " is priced from these layer costs\n";
     out += "wrote " + output + '\n';
@@ -91,6 +93,7 @@ std::string reportJson(const CalibrationReport& r, const std::string& output) {
                    {"layers", layers},
                    {"backward", backward},
                    {"comm_us", r.project.costs.comm},
+                   {"comm_from_waits_us", r.commFromWaits},
                    {"note", r.project.costs.note},
                    {"output", output}};
     return out.dump(2) + '\n';

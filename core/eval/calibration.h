@@ -21,6 +21,10 @@ struct CalibrationReport {
     CostFit fit;
     OverlayReport before; ///< the measurement against the prediction with the old costs
     OverlayReport after;  ///< ... and with the fitted ones
+    /// The transfer time the waits alone gave (`fit.costs.comm` before it was fitted to the
+    /// timeline): the median delay of the dependencies a consumer waited for, which counts the
+    /// runtime's posts, waits and gaps around a transfer as transfer.
+    double commFromWaits = 0;
 };
 
 /// `request` must carry a trace. `options.inputShare` splits a backward the trace timed whole;
