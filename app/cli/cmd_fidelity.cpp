@@ -45,12 +45,6 @@ std::string points(double delta) {
     return (delta >= 0 ? "+" : "") + fixed(100 * delta, 1);
 }
 
-std::vector<std::filesystem::path> filesOf(const std::string& list) {
-    std::vector<std::filesystem::path> out;
-    for (const std::string& name : splitNames(list)) out.emplace_back(name);
-    return out;
-}
-
 /// A check: the run's own programs timed with the fitted costs (mapped onto its stage count).
 struct Check {
     std::string run;
@@ -66,7 +60,7 @@ struct Fitted {
 };
 
 Fitted fitNow(const std::string& run) {
-    const RuntimeFit fit = fitRuntime(readTorchRun(filesOf(run)), run);
+    const RuntimeFit fit = fitRuntime(readTorchRun(runFiles(run)), run);
     Fitted f;
     f.record = recordOf(fit, run);
     f.residual = fit.residual;
@@ -90,7 +84,7 @@ Fitted readFit(const std::string& path) {
 Check check(const Fitted& fit, const std::string& list) {
     Check c;
     c.run = list;
-    c.report = predictRun(fit.record.costs, readTorchRun(filesOf(list)), list, &c.notes);
+    c.report = predictRun(fit.record.costs, readTorchRun(runFiles(list)), list, &c.notes);
     return c;
 }
 
@@ -251,8 +245,10 @@ void addFidelityCommand(CLI::App& app, CommandResult& result) {
         "Fit the torch runtime model to one measured torch.distributed.pipelining run and check its "
         "predictions against other runs (per-rank profiler traces, comma-separated per run)");
     auto options = std::make_shared<FidelityOptions>();
-    auto* fitOption = command->add_option(
-        "--fit", options->fit, "The run to fit: its per-rank torch profiler traces, comma-separated");
+    auto* fitOption =
+        command->add_option("--fit", options->fit,
+                            "The run to fit: its per-rank torch profiler traces, comma-separated, or their "
+                            "common prefix (RUN for RUN_rank0.json ...)");
     auto* costsOption =
         command->add_option("--costs", options->costs, "A fit written before with -o, instead of --fit");
     fitOption->excludes(costsOption);
@@ -299,9 +295,9 @@ void addFidelityCommand(CLI::App& app, CommandResult& result) {
         if (!options->output.empty()) writeFileAtomically(options->output, runtimeFitToJson(fit.record));
         if (!options->chart.empty()) {
             const std::string& drawn = options->checks.empty() ? options->fit : options->checks.front();
-            const RunTimelines run = runTimelines(fit.record.costs, readTorchRun(filesOf(drawn)), drawn);
+            const RunTimelines run = runTimelines(fit.record.costs, readTorchRun(runFiles(drawn)), drawn);
             // The run's name: its first file's, less torch's "_rank0".
-            std::string name = std::filesystem::path(splitNames(drawn).front()).stem().string();
+            std::string name = runFiles(drawn).front().stem().string();
             if (const auto at = name.rfind("_rank"); at != std::string::npos && at > 0) name.resize(at);
             writeSceneFile(buildRunComparisonScene(run, name, chartSettings(options->chartFile),
                                                    options->chartFile.widthPt),

@@ -257,6 +257,27 @@ double sharedVariation(const std::vector<RankTrace>& ranks, int iterations, cons
 
 } // namespace
 
+std::vector<std::filesystem::path> runFiles(const std::string& spec) {
+    std::vector<std::filesystem::path> files;
+    std::size_t from = 0;
+    while (from <= spec.size()) {
+        const std::size_t comma = std::min(spec.find(',', from), spec.size());
+        const std::string entry = spec.substr(from, comma - from);
+        from = comma + 1;
+        if (entry.empty()) continue;
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(entry, ec) &&
+            std::filesystem::is_regular_file(entry + "_rank0.json", ec)) {
+            for (int r = 0;
+                 std::filesystem::is_regular_file(entry + "_rank" + std::to_string(r) + ".json", ec); ++r)
+                files.emplace_back(entry + "_rank" + std::to_string(r) + ".json");
+            continue;
+        }
+        files.emplace_back(entry);
+    }
+    return files;
+}
+
 std::vector<RankTrace> readTorchRun(const std::vector<std::filesystem::path>& paths) {
     std::vector<RankTrace> ranks;
     for (const auto& path : paths)

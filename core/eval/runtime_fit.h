@@ -24,6 +24,11 @@
 
 namespace stagecraft {
 
+/// The files of one run named by `spec`: a comma-separated list, where an entry that is not a file
+/// but the common prefix of torch's per-rank traces (`RUN` for `RUN_rank0.json`, `RUN_rank1.json`,
+/// ...) stands for all of them, rank 0 up to the first missing one.
+std::vector<std::filesystem::path> runFiles(const std::string& spec);
+
 /// The ranks of one torch profiler run, one file per rank (or one file holding them all), in
 /// rank order, host-timed. A rank named twice is refused (trace.shape), as are ranges named by a
 /// model chunk rather than a stage (the fit needs torch's own `PP:` names).

@@ -44,7 +44,8 @@ TEST_CASE("fidelity fits one torch run, checks another and predicts registered s
     CHECK(json["predictions"][1]["makespan_us"].get<double>() > 0);
     CHECK(json["predictions"][2]["refused"].get<std::string>().find("2 pipes") != std::string::npos);
 
-    const Run text = cli("fidelity --fit " + run("Interleaved1F1B_pp2_m4"));
+    // A run named by the prefix of its per-rank files.
+    const Run text = cli("fidelity --fit " + kTraces + "Interleaved1F1B_pp2_m4");
     INFO(text.out);
     REQUIRE(text.status == 0);
     CHECK(text.out.find("fitted torch-gloo") != std::string::npos);
