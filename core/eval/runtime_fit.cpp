@@ -129,8 +129,24 @@ int computeSlot(RangeKind k) {
     return k == RangeKind::F ? 0 : k == RangeKind::B ? 1 : k == RangeKind::I ? 2 : 3;
 }
 
+/// The kind a compute range is fitted as. In a split run whose ranges never say I (the zero-bubble
+/// runtime's and torch's older naming) a B is the input-gradient half; where I ranges exist, a B
+/// is a whole backward (DualPipeV runs both).
+RangeKind fittedKind(RangeKind kind, bool olderNaming) {
+    return olderNaming && kind == RangeKind::B ? RangeKind::I : kind;
+}
+
+/// True when a split run names its input-gradient halves B (no range says I).
+bool namesInputHalvesB(const std::vector<RankTrace>& ranks, bool split) {
+    if (!split) return false;
+    for (const RankTrace& t : ranks)
+        for (const ActionRange& r : t.ranges)
+            if (r.kind == RangeKind::I) return false;
+    return true;
+}
+
 /// The samples of iteration k.
-Samples collect(const std::vector<RankTrace>& ranks, int k, int stages, bool split) {
+Samples collect(const std::vector<RankTrace>& ranks, int k, int stages, bool olderNaming) {
     Samples s;
     s.compute.resize(std::size_t(stages));
     {
@@ -151,8 +167,7 @@ Samples collect(const std::vector<RankTrace>& ranks, int k, int stages, bool spl
                 case RangeKind::B:
                 case RangeKind::I:
                 case RangeKind::W: {
-                    // A "B" beside W ranges is the input-gradient half (older naming).
-                    const RangeKind kind = split && r.kind == RangeKind::B ? RangeKind::I : r.kind;
+                    const RangeKind kind = fittedKind(r.kind, olderNaming);
                     if (r.stage >= 0 && r.stage < stages)
                         s.compute[std::size_t(r.stage)][std::size_t(computeSlot(kind))].push_back(r.end -
                                                                                                   opStart(r));
@@ -203,7 +218,7 @@ Samples collect(const std::vector<RankTrace>& ranks, int k, int stages, bool spl
 /// half of the first one's time, of their log durations relative to their stage and kind's cost;
 /// clamped to [0, 0.95]. 0 without pairs.
 double sharedVariation(const std::vector<RankTrace>& ranks, int iterations, const RuntimeCosts& c,
-                       bool split) {
+                       bool olderNaming) {
     struct Timed {
         double start, end, logRatio;
     };
@@ -215,7 +230,7 @@ double sharedVariation(const std::vector<RankTrace>& ranks, int iterations, cons
                 if (!isComputeRange(r->kind) || r->stage < 0 || std::size_t(r->stage) >= c.stages.size())
                     continue;
                 const StageCompute& sc = c.stages[std::size_t(r->stage)];
-                const RangeKind kind = split && r->kind == RangeKind::B ? RangeKind::I : r->kind;
+                const RangeKind kind = fittedKind(r->kind, olderNaming);
                 const double cost = kind == RangeKind::F   ? sc.f
                                     : kind == RangeKind::B ? sc.b
                                     : kind == RangeKind::I ? sc.i
@@ -418,9 +433,18 @@ RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& so
                      "loops do not), so the posts and transfers cannot be fitted: fit on a run of "
                      "torch's runtime classes (Interleaved1F1B, LoopedBFS, the zero-bubble ones) and "
                      "check GPipe against it");
+    for (const RankTrace& t : ranks)
+        for (const ActionRange& r : t.ranges)
+            if (r.overlap != OverlapHalf::None)
+                throw ValidationError(
+                    "calibrate.trace", "trace",
+                    source + ": the run overlaps a forward and a backward in one action "
+                             "(DualPipeV's OVERLAP_F_B), whose halves the trace does not time apart "
+                             "exactly: fit on a run of another class and check DualPipeV against it");
     fit.programs = executedPrograms(ranks, 0, source);
     const int stages = fit.programs.stagesPerPipe;
     const bool split = fit.programs.splitBackward;
+    const bool olderNaming = namesInputHalvesB(ranks, split);
     // Each primitive's cost is its mean within an iteration (an iteration's time is the sum of its
     // ops, and their times are skewed: a median would under-count the slow ones), and of those the
     // median over the iterations (what the fit is checked against is the median iteration, and
@@ -429,7 +453,7 @@ RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& so
     Samples s; // every iteration's samples together
     s.compute.resize(std::size_t(stages));
     for (int k = 0; k < fit.iterations; ++k) {
-        iterations.push_back(collect(ranks, k, stages, split));
+        iterations.push_back(collect(ranks, k, stages, olderNaming));
         const Samples& it = iterations.back();
         for (int stage = 0; stage < stages; ++stage)
             for (std::size_t kind = 0; kind < 4; ++kind) {
@@ -469,11 +493,12 @@ RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& so
                     " has no measured F or no backward; the fit needs both for every stage");
         sc.f = typicalCompute(stage, 0);
         if (split) {
-            sc.i = typicalCompute(stage, 2);
+            sc.i = d[2].empty() ? -1.0 : typicalCompute(stage, 2);
             sc.w = d[3].empty() ? -1.0 : typicalCompute(stage, 3);
-        } else {
-            sc.b = typicalCompute(stage, 1);
         }
+        // A whole backward where the run has one (every stage of a run that does not split it;
+        // DualPipeV's overlapped backwards in one that does).
+        if (!d[1].empty()) sc.b = typicalCompute(stage, 1);
     }
     if (split) c = wholeBackwardCosts(c);
     ActionCosts& a = c.actions;
@@ -518,7 +543,7 @@ RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& so
     // Only the ranks' own variation makes one wait for another: a slowdown of the whole machine
     // stretches every rank alike. The share the ranks have in common (the correlation of ops that
     // ran at the same time on different ranks) is taken out of the spread; the costs keep it.
-    fit.sharedVariation = sharedVariation(ranks, fit.iterations, c, split);
+    fit.sharedVariation = sharedVariation(ranks, fit.iterations, c, olderNaming);
     const double keep = std::sqrt(1.0 - fit.sharedVariation);
     for (auto* list : {&compute, &gap, &post})
         for (double& m : *list) m = 1.0 + keep * (m - 1.0);

@@ -34,7 +34,7 @@ std::vector<std::filesystem::path> runFiles(const std::string& set, const std::s
 }
 
 bool splits(const std::string& cls) {
-    return cls.find("ZeroBubble") != std::string::npos;
+    return cls.find("ZeroBubble") != std::string::npos || cls == "DualPipeV";
 }
 
 struct Bounds {
@@ -62,8 +62,10 @@ TEST_CASE("a fit on one torch run predicts that run and the other classes' runs 
             sameWithin += std::abs(self.makespanError) <= 0.05 && std::abs(self.bubbleError) <= 0.03;
             // GPipe (torch's fixed loop, one stage of twice the layers per rank) is predicted too: it
             // records no transfers, so it is checked but never fitted.
+            // DualPipeV (its OVERLAP_F_B actions) too, from split runs: it is checked, not fitted.
             std::vector<std::string> targets = classes;
             targets.push_back("GPipe");
+            targets.push_back("DualPipeV");
             for (const std::string& target : targets) {
                 if (target == source || !std::filesystem::exists(runFiles(set, target).front())) continue;
                 if (splits(target) && !splits(source)) continue; // I and W were not measured
@@ -72,13 +74,18 @@ TEST_CASE("a fit on one torch run predicts that run and the other classes' runs 
                 ++checks;
                 CHECK(std::abs(r.makespanError) < kOtherRun.makespan);
                 CHECK(std::abs(r.bubbleError) < kOtherRun.bubble);
-                CHECK(r.matchedOps == r.measured.ops.size());
+                // DualPipeV's whole backwards (inside OVERLAP_F_B) are not matched op by op yet: the
+                // prediction names a whole backward of a split program as its input half.
+                if (target == "DualPipeV")
+                    CHECK(r.matchedOps >= r.measured.ops.size() / 2);
+                else
+                    CHECK(r.matchedOps == r.measured.ops.size());
                 otherWithin += std::abs(r.makespanError) <= 0.10 && std::abs(r.bubbleError) <= 0.05;
             }
         }
     }
     CHECK(fits >= 10);
-    CHECK(checks >= 30);
+    CHECK(checks >= 34);
     // How many meet the acceptance today (docs/fidelity.md keeps the table).
     WARN("within 5 % / 3 points on the fitted run: "
          << sameWithin << " of " << fits << "; within 10 % / 5 points on another run: " << otherWithin
@@ -101,6 +108,20 @@ TEST_CASE("a GPipe run is predicted from its labels but not fitted", "[torch_run
     CHECK(r.matchedOps == 2 * 8 * 2);
     REQUIRE(notes.size() == 1);
     CHECK(notes[0].find("from 4 to 2 stages") != std::string::npos);
+}
+
+TEST_CASE("a DualPipeV run is predicted but not fitted", "[torch_runs][fidelity]") {
+    try {
+        fitRuntime(readTorchRun(runFiles("pp2_h1024", "DualPipeV")), "DualPipeV");
+        FAIL("fitted a run of overlapped actions");
+    } catch (const ValidationError& e) {
+        CHECK(std::string(e.what()).find("OVERLAP_F_B") != std::string::npos);
+    }
+    const RuntimeFit fit = fitRuntime(readTorchRun(runFiles("pp2_h1024", "ZBVZeroBubble")), "ZBVZeroBubble");
+    const FidelityReport r =
+        predictRun(fit.costs, readTorchRun(runFiles("pp2_h1024", "DualPipeV")), "DualPipeV");
+    CHECK(r.matchedOps > 0);
+    CHECK(std::abs(r.makespanError) < 0.10);
 }
 
 TEST_CASE("the fit splits the receive wait out of torch's compute ranges", "[torch_runs][fidelity]") {
