@@ -108,7 +108,9 @@ class TestAppBehaviour : public QObject {
         QVERIFY(cancel && cancel->isVisible());
         // The status bar shows how far the worker is, in percent of its work.
         QTRY_VERIFY(!progress.isEmpty());
-        QCOMPARE(progress.last().at(1).toString(), QStringLiteral("1f1b"));
+        // The worker starts with the first schedule; by the time the event loop has delivered its
+        // reports it may already be on the next one (how far it got depends on the machine).
+        QCOMPARE(progress.first().at(1).toString(), QStringLiteral("1f1b"));
         auto* bar = m_window->findChild<QProgressBar*>(QStringLiteral("analysisProgress"));
         QVERIFY(bar && bar->isVisible());
         QCOMPARE(bar->maximum(), 100);
