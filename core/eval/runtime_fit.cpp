@@ -391,9 +391,27 @@ FidelityReport compareRuns(const RunSummary& measured, const RunSummary& predict
     f.bubbleError = predicted.bubble - measured.bubble;
     std::map<OpKey, const RunSummary::Op*> byKey;
     for (const RunSummary::Op& op : measured.ops) byKey[{int(op.kind), op.stage, op.mb}] = &op;
+    // A whole backward of a split program (DualPipeV's) is its input half and its W, one after
+    // the other; the trace has it as one B range. Where the measurement has such a B, the
+    // prediction's I and W of it are compared as one op.
+    std::vector<RunSummary::Op> ops = predicted.ops;
+    {
+        std::map<OpKey, std::size_t> at;
+        for (std::size_t i = 0; i < ops.size(); ++i) at[{int(ops[i].kind), ops[i].stage, ops[i].mb}] = i;
+        for (const RunSummary::Op& m : measured.ops) {
+            if (m.kind != RangeKind::B || at.count({int(RangeKind::B), m.stage, m.mb})) continue;
+            const auto in = at.find({int(RangeKind::I), m.stage, m.mb});
+            const auto w = at.find({int(RangeKind::W), m.stage, m.mb});
+            if (in == at.end() || w == at.end()) continue;
+            RunSummary::Op& whole = ops[in->second];
+            whole.kind = RangeKind::B;
+            whole.end = std::max(whole.end, ops[w->second].end);
+            ops[w->second].kind = RangeKind::Other; // folded into the whole backward
+        }
+    }
     double ape = 0, ae = 0;
     std::size_t durations = 0;
-    for (const RunSummary::Op& p : predicted.ops) {
+    for (const RunSummary::Op& p : ops) {
         const auto it = byKey.find({int(p.kind), p.stage, p.mb});
         if (it == byKey.end()) continue;
         const RunSummary::Op& m = *it->second;

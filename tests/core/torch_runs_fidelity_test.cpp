@@ -74,12 +74,7 @@ TEST_CASE("a fit on one torch run predicts that run and the other classes' runs 
                 ++checks;
                 CHECK(std::abs(r.makespanError) < kOtherRun.makespan);
                 CHECK(std::abs(r.bubbleError) < kOtherRun.bubble);
-                // DualPipeV's whole backwards (inside OVERLAP_F_B) are not matched op by op yet: the
-                // prediction names a whole backward of a split program as its input half.
-                if (target == "DualPipeV")
-                    CHECK(r.matchedOps >= r.measured.ops.size() / 2);
-                else
-                    CHECK(r.matchedOps == r.measured.ops.size());
+                CHECK(r.matchedOps == r.measured.ops.size());
                 otherWithin += std::abs(r.makespanError) <= 0.10 && std::abs(r.bubbleError) <= 0.05;
             }
         }
