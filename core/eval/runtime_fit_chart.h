@@ -11,9 +11,13 @@
 
 namespace stagecraft {
 
-/// Two panels on one time axis: "measured" (`name`, the run's median iteration) and "predicted"
-/// (the representative timing of its programs), each with its key figures. Throws
-/// ValidationError from the layout (bad width or palette).
+/// One timeline whose rows are the run's devices in pairs: device d measured (row 2d), then its
+/// prediction (row 2d + 1); transfers keep their pairs' rows.
+Timeline interleaveRows(const RunTimelines& run);
+
+/// The figure: each device's measured row directly above its predicted row, on one time axis,
+/// titled `name` with both runs' key figures; rows "D0 measured", "predicted", "D1 measured" ...
+/// Throws ValidationError from the layout (bad width or palette).
 Scene buildRunComparisonScene(const RunTimelines& run, const std::string& name, const ChartSettings& settings,
                               double widthPt);
 

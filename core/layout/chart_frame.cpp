@@ -128,6 +128,7 @@ ChartContent scanChart(std::span<const ChartPanel> panels, const ChartOptions& o
             panel.makespan = std::max(panel.makespan, e.end);
         }
         panel.rows = std::min(panel.rows, kMaxRows);
+        panel.rowLabels = panels[i].rowLabels;
         content.maxRows = std::max(content.maxRows, panel.rows);
         longest = std::max(longest, panel.makespan);
         content.panels.push_back(std::move(panel));
@@ -212,7 +213,10 @@ ChartFrame layoutChartFrame(const ChartContent& content, const ChartOptions& opt
 
     // Horizontal geometry: row labels, then the plot; room on the right for half a tick label.
     const double fs = pal.fontSize;
-    const double labelW = estimateTextWidth("D" + std::to_string(content.maxRows - 1), fs);
+    double labelW = estimateTextWidth("D" + std::to_string(content.maxRows - 1), fs);
+    for (const ChartPanelContent& panel : content.panels)
+        for (const std::string& label : panel.rowLabels)
+            labelW = std::max(labelW, estimateTextWidth(label, fs));
     const double x0 = pal.margin + labelW + 4;
     const double provisionalW = options.widthPt - x0 - pal.margin;
     frame.maxTicks = std::max(1, int(provisionalW / (fs * 7)));
@@ -257,6 +261,7 @@ ChartFrame layoutChartFrame(const ChartContent& content, const ChartOptions& opt
         const double top = y;
         fp.top = top;
         fp.rows = panel.rows;
+        fp.rowLabels = panel.rowLabels;
         fp.firstRow = int(frame.rows.size());
         fp.makespan = panel.makespan;
         auto rowTop = [&](int d) { return top + d * (laneH + pal.rowGap); };
@@ -339,8 +344,10 @@ void appendPanelDecor(Scene& scene, const ChartFrame& frame, std::size_t panel) 
     scene.texts.insert(scene.texts.end(), fp.header.begin(), fp.header.end());
     for (int d = 0; d < fp.rows; ++d) {
         const double ry = frame.rows[std::size_t(fp.firstRow + d)].y;
+        const bool named = std::size_t(d) < fp.rowLabels.size();
         scene.texts.push_back({frame.plotLeft - 4, ry + frame.rowHeight / 2 + 0.35 * fs,
-                               "D" + std::to_string(d), fs, pal.text, TextAnchor::End, false});
+                               named ? fp.rowLabels[std::size_t(d)] : "D" + std::to_string(d), fs, pal.text,
+                               TextAnchor::End, false});
     }
 }
 

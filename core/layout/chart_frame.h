@@ -25,10 +25,11 @@ namespace stagecraft {
 /// One panel as scanned: its rows, makespan and resolved header.
 struct ChartPanelContent {
     const Timeline* timeline = nullptr;
-    int rows = 0;         ///< device rows (the shape's devices, or the highest device + 1)
-    double makespan = 0;  ///< latest end of a drawable event
-    std::string title;    ///< the panel's title, or the schedule name
-    std::string subtitle; ///< the panel's subtitle, or timelineSummary
+    int rows = 0;                       ///< device rows (the shape's devices, or the highest device + 1)
+    double makespan = 0;                ///< latest end of a drawable event
+    std::string title;                  ///< the panel's title, or the schedule name
+    std::string subtitle;               ///< the panel's subtitle, or timelineSummary
+    std::vector<std::string> rowLabels; ///< the panel's row names, or empty for "D0", "D1" ...
 };
 
 /// What occurs in the chart, for the legend.
@@ -71,12 +72,13 @@ struct ChartFrameRow {
 };
 
 struct ChartFramePanel {
-    double top = 0;                ///< y of the first row
-    double bottom = 0;             ///< y below the last row's lanes
-    int firstRow = 0;              ///< index of its device 0 in ChartFrame::rows
-    int rows = 0;                  ///< device rows
-    double makespan = 0;           ///< the idle background of its rows ends here
-    std::vector<SceneText> header; ///< title, subtitle (possibly wrapped)
+    double top = 0;                     ///< y of the first row
+    double bottom = 0;                  ///< y below the last row's lanes
+    int firstRow = 0;                   ///< index of its device 0 in ChartFrame::rows
+    int rows = 0;                       ///< device rows
+    std::vector<std::string> rowLabels; ///< as ChartPanelContent's
+    double makespan = 0;                ///< the idle background of its rows ends here
+    std::vector<SceneText> header;      ///< title, subtitle (possibly wrapped)
 };
 
 struct ChartFrame {

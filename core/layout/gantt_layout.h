@@ -27,6 +27,9 @@ struct ChartPanel {
     /// event is which bar; an outline spans the measured times less overlay->alignOffset.
     const Timeline* measured = nullptr;
     const OverlayReport* overlay = nullptr;
+    /// The names of the rows, row d being device d of the timeline; empty: "D0", "D1" ... (a
+    /// timeline that interleaves measured and predicted devices names them).
+    std::vector<std::string> rowLabels = {};
 };
 
 /// `kind` of the outline rects of measured events (role Op, no fill, red stroke).

@@ -76,10 +76,12 @@ TEST_CASE("fidelity writes a fit file, predicts from it, and draws the run above
     std::ifstream in(svg);
     const std::string drawn((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     CHECK(drawn.find("<svg") != std::string::npos);
-    CHECK(drawn.find(">measured<") != std::string::npos);
-    CHECK(drawn.find("Interleaved1F1B_pp2_m4 \u00b7 p=2") != std::string::npos);
+    // Each device's measured row above its predicted row, titled with the run.
+    CHECK(drawn.find(">Interleaved1F1B_pp2_m4<") != std::string::npos);
+    CHECK(drawn.find(">D0 measured<") != std::string::npos);
+    CHECK(drawn.find(">D1 measured<") != std::string::npos);
     CHECK(drawn.find(">predicted<") != std::string::npos);
-    CHECK(drawn.find("torch-gloo fit") != std::string::npos);
+    CHECK(drawn.find("predicted (torch-gloo fit)") != std::string::npos);
 
     // --chart needs a chart extension, --costs and --fit exclude each other.
     CHECK(cli("fidelity --costs " + fitFile + " --check " + run("Interleaved1F1B_pp2_m4") + " --chart x.txt")

@@ -3,6 +3,7 @@
 // programs with given costs must be fitted back to exactly those costs, with no residual.
 #include "error.h"
 #include "eval/runtime_fit.h"
+#include "eval/runtime_fit_chart.h"
 #include "eval/runtime_fit_file.h"
 #include "io/executed_program.h"
 #include "io/torch_comms_csv.h"
@@ -244,4 +245,27 @@ TEST_CASE("a fit file reads back to the same fit and refuses bad fields by name"
     refused("\"model\": \"torch-gloo\"", "\"model\": \"nccl\"", "fit.field", "torch-gloo");
     refused("3.75", "0.25", "fit.field", "not sorted");
     refused("\"iterations\": 8,", "\"iterations\": 8", "fit.json", "");
+}
+
+TEST_CASE("the comparison figure puts each device's measured row above its predicted row",
+          "[runtime_fit][chart]") {
+    RunTimelines run;
+    run.measured.shape.devices = run.predicted.shape.devices = 2;
+    TimelineEvent e;
+    e.device = 1;
+    e.start = 0;
+    e.end = 5;
+    run.measured.events.push_back(e);
+    e.end = 6;
+    run.predicted.events.push_back(e);
+    const Timeline rows = interleaveRows(run);
+    CHECK(rows.shape.devices == 4);
+    REQUIRE(rows.events.size() == 2);
+    CHECK(rows.events[0].device == 2); // device 1 measured
+    CHECK(rows.events[0].end == 5);
+    CHECK(rows.events[1].device == 3); // device 1 predicted
+    const Scene scene = buildRunComparisonScene(run, "run", ChartSettings{}, 500);
+    int labels = 0;
+    for (const SceneText& t : scene.texts) labels += t.text == "D1 measured" || t.text == "predicted";
+    CHECK(labels == 3); // "D1 measured" and both "predicted" rows
 }
