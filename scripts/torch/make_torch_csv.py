@@ -5,9 +5,9 @@ The files under tests/data/torch-csv/ whose names start with a torch class name 
 script; none is written or edited by hand. torch is not a build or test dependency of Stagecraft:
 run this script in a throw-away virtual environment,
 
-    python3 -m venv /tmp/torchvenv && /tmp/torchvenv/bin/pip install torch
-    /tmp/torchvenv/bin/python scripts/torch/make_torch_csv.py OUTDIR            # the kept sample
-    /tmp/torchvenv/bin/python scripts/torch/make_torch_csv.py OUTDIR --sweep    # every pp <= 8
+    python3 -m venv VENV && VENV/bin/pip install torch
+    VENV/bin/python scripts/torch/make_torch_csv.py OUTDIR            # the kept sample
+    VENV/bin/python scripts/torch/make_torch_csv.py OUTDIR --sweep    # every pp <= 8
     python scripts/torch/make_torch_csv.py OUTDIR --lowering    # (same environment) lowering goldens
 
 How the schedules are built without GPUs or process groups: a schedule's `pipeline_order` is

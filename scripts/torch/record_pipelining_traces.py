@@ -5,8 +5,8 @@ The per-rank Chrome traces under tests/data/torch-traces/ were written by this s
 own profiler (`torch.profiler.profile(...).export_chrome_trace`); none is edited by hand. torch is
 not a build or test dependency of Stagecraft: run the script in a throw-away virtual environment,
 
-    python3 -m venv /tmp/torchvenv && /tmp/torchvenv/bin/pip install torch
-    /tmp/torchvenv/bin/python scripts/torch/record_pipelining_traces.py OUTDIR
+    python3 -m venv VENV && VENV/bin/pip install torch
+    VENV/bin/python scripts/torch/record_pipelining_traces.py OUTDIR
 
 What runs: `world` processes (gloo, CPU, one thread each) build a tiny model of equal stages
 (each stage two Linear + ReLU layers), split into `v` stages per rank, and run `steps` training
