@@ -3,6 +3,7 @@
 #include "error.h"
 #include "generators/registry.h"
 #include "io/executed_program.h"
+#include "io/measured_trace.h"
 #include "io/torch_trace.h"
 #include "passes/lower_torch.h"
 #include "sim/statistics.h"
@@ -295,8 +296,18 @@ std::vector<std::filesystem::path> runFiles(const std::string& spec) {
 
 std::vector<RankTrace> readTorchRun(const std::vector<std::filesystem::path>& paths) {
     std::vector<RankTrace> ranks;
-    for (const auto& path : paths)
+    for (const auto& path : paths) {
+        const TraceFormat format = detectTraceFormat(path);
+        if (format != TraceFormat::Torch)
+            throw ParseError(
+                "trace.container", path.string(), 0, 0,
+                std::string("is ") +
+                    (format == TraceFormat::Stagecraft ? "not a torch profiler trace (a Stagecraft trace?)"
+                                                       : "an Nsight Systems export") +
+                    "; the runtime fit reads torch profiler traces (stagecraft-cli overlay reads this "
+                    "one)");
         for (RankTrace& t : readTorchTrace(path, TraceClock::Host)) ranks.push_back(std::move(t));
+    }
     if (ranks.empty()) throw ParseError("trace.empty", "", 0, 0, "no trace file was given");
     const bool named =
         std::all_of(ranks.begin(), ranks.end(), [](const RankTrace& t) { return t.rank >= 0; });
@@ -316,6 +327,24 @@ std::vector<RankTrace> readTorchRun(const std::vector<std::filesystem::path>& pa
                                  "event " + std::to_string(r.event) +
                                      " names a model chunk, not a stage; the runtime fit reads torch's "
                                      "PP:<stage><action> ranges");
+    }
+    // Every stage of the run must be in the files: one rank's file alone is a common slip.
+    std::map<int, std::size_t> rankOfStage;
+    for (std::size_t i = 0; i < ranks.size(); ++i)
+        for (const ActionRange& r : ranks[i].ranges)
+            if (isComputeRange(r.kind)) rankOfStage.emplace(r.stage, i);
+    if (rankOfStage.empty()) refuseWithoutCompute(ranks);
+    const int stages = rankOfStage.rbegin()->first + 1;
+    if (int(rankOfStage.size()) != stages) {
+        std::string missing;
+        for (int s = 0; s < stages && missing.size() < 60; ++s)
+            if (!rankOfStage.count(s)) missing += (missing.empty() ? "" : ", ") + std::to_string(s);
+        throw ParseError(
+            "trace.shape", ranks.front().source, 0, 0,
+            "the " + std::to_string(ranks.size()) +
+                (ranks.size() == 1 ? " file given holds" : " files given hold") + " stages up to " +
+                std::to_string(stages - 1) + " but none of stage " + missing +
+                ": give the trace of every rank of the run (RUN_rank0.json, RUN_rank1.json ...)");
     }
     return ranks;
 }

@@ -64,10 +64,13 @@ double opStart(const ActionRange& r) {
     return std::min(r.end, r.start + std::max(0.0, r.wait));
 }
 
-/// No range of `ranks` names a compute action. Files that record transfers are of a run whose
-/// compute carries no label (torch's Schedule1F1B wraps nothing in record_function): the refusal
-/// says how to label one.
-[[noreturn]] void refuseWithoutCompute(const std::vector<RankTrace>& ranks) {
+std::string listIds(int n) {
+    return n == 0 ? std::string("none") : n == 1 ? std::string("0") : "0.." + std::to_string(n - 1);
+}
+
+} // namespace
+
+void refuseWithoutCompute(const std::vector<RankTrace>& ranks) {
     std::string files;
     std::size_t transfers = 0;
     for (const RankTrace& t : ranks) {
@@ -90,12 +93,6 @@ double opStart(const ActionRange& r) {
             "parallel.microbatches=M -o 1f1b.csv) and load that into a _PipelineScheduleRuntime with "
             "_load_csv");
 }
-
-std::string listIds(int n) {
-    return n == 0 ? std::string("none") : n == 1 ? std::string("0") : "0.." + std::to_string(n - 1);
-}
-
-} // namespace
 
 bool isComputeRange(RangeKind k) {
     return k == RangeKind::F || k == RangeKind::I || k == RangeKind::B || k == RangeKind::W;

@@ -148,6 +148,12 @@ struct MeasuredRunInfo {
 Timeline assembleMeasuredRun(std::vector<RankTrace> ranks, const MeasuredRunOptions& options = {},
                              MeasuredRunInfo* info = nullptr);
 
+/// Throws the refusal of files none of whose ranges names a compute action: files that record
+/// transfers are of a run whose compute carries no label (torch's Schedule1F1B wraps nothing in
+/// record_function), and the message (trace.unlabelled) says how to label one; otherwise
+/// trace.empty.
+[[noreturn]] void refuseWithoutCompute(const std::vector<RankTrace>& ranks);
+
 /// Parses a range name of a torch or Megatron/zero-bubble run: a torch action with or without the
 /// "PP:" prefix ("PP:2F0", "1I3"), or "F{mb}.{chunk}" / "B{mb}.{chunk}" / "W{mb}.{chunk}" with an
 /// optional ".{seq}" suffix (the zero-bubble runtime's NVTX names). Returns 0 for a name that is

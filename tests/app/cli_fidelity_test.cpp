@@ -111,6 +111,15 @@ TEST_CASE("fidelity refuses what it cannot fit or predict with a message and sta
     CHECK(split.status == 2);
     CHECK(split.out.find("no measured cost of B on stage") != std::string::npos);
 
+    // One rank's file of a two-rank run, a Stagecraft trace, and a run without compute labels.
+    const Run oneRank = cli("fidelity --fit " + kTraces + "Interleaved1F1B_pp2_m4_rank0.json");
+    CHECK(oneRank.status == 2);
+    CHECK(oneRank.out.find("give the trace of every rank") != std::string::npos);
+    const Run ours = cli("fidelity --fit " + std::string(STAGECRAFT_SOURCE_DIR) +
+                         "/tests/data/host-traces/zb-h1_pp2_m4_host.json");
+    CHECK(ours.status == 2);
+    CHECK(ours.out.find("not a torch profiler trace") != std::string::npos);
+
     // A compute-only schedule file is not a trace.
     const Run csv = cli("fidelity --fit " + kTraces + "Interleaved1F1B_pp2_m4.csv");
     CHECK(csv.status == 2);
