@@ -24,9 +24,10 @@ namespace {
 
 struct FidelityOptions {
     std::string fit;
-    std::string costs;  ///< a fit file instead of --fit
-    std::string output; ///< where to write the fit
-    std::string chart;  ///< the measured run above its prediction
+    std::string costs;        ///< a fit file instead of --fit
+    std::string output;       ///< where to write the fit
+    std::string chart;        ///< the measured run above its prediction
+    std::string predictChart; ///< the --predict schedules stacked
     ChartFileOptions chartFile;
     std::vector<std::string> checks;
     std::string predict; ///< registry names, comma-separated
@@ -279,12 +280,18 @@ void addFidelityCommand(CLI::App& app, CommandResult& result) {
     command->add_option("--chart", options->chart,
                         "Draw the measured run above its prediction on one time axis (the first --check run, "
                         "else the fitted run): .svg, .pdf, .png, .tex, .tikz");
+    command
+        ->add_option("--predict-chart", options->predictChart,
+                     "Draw the --predict schedules as torch would run them, stacked on one time axis: .svg, "
+                     ".pdf, .png, .tex, .tikz")
+        ->needs("--predict");
     addChartFileOptions(*command, options->chartFile);
     command->add_flag("--json", options->json, "Machine-readable JSON");
     command->callback([&result, options] {
         if (options->fit.empty() && options->costs.empty())
             throw ValidationError("cli.trace", "--fit",
                                   "fidelity needs --fit RUN (the traces to fit) or --costs FILE");
+        if (!options->predictChart.empty()) checkChartFile(options->predictChart, "--predict-chart");
         if (!options->chart.empty()) {
             checkChartFile(options->chart, "--chart");
             if (options->checks.empty() && options->fit.empty())
@@ -313,10 +320,17 @@ void addFidelityCommand(CLI::App& app, CommandResult& result) {
             params.chunks = std::max(1, int(costs.stages.size()) / std::max(1, fit.record.ranks));
         const std::vector<SchedulePrediction> predictions =
             predictTorchSchedules(costs, splitNames(options->predict), params, options->inputShare);
-        std::cout << (options->json ? json(fit, checks, predictions)
-                                    : text(fit, checks) + predictionTable(predictions) +
-                                          (options->output.empty() ? "" : "wrote " + options->output + "\n") +
-                                          (options->chart.empty() ? "" : "wrote " + options->chart + "\n"));
+        if (!options->predictChart.empty())
+            writeSceneFile(buildPredictionsScene(predictions, chartSettings(options->chartFile),
+                                                 options->chartFile.widthPt),
+                           options->chartFile, options->predictChart);
+        std::cout << (options->json
+                          ? json(fit, checks, predictions)
+                          : text(fit, checks) + predictionTable(predictions) +
+                                (options->output.empty() ? "" : "wrote " + options->output + "\n") +
+                                (options->chart.empty() ? "" : "wrote " + options->chart + "\n") +
+                                (options->predictChart.empty() ? ""
+                                                               : "wrote " + options->predictChart + "\n"));
         result.status = kExitOk;
     });
 }

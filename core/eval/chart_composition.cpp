@@ -39,7 +39,7 @@ std::vector<ChartPanel> chartPanels(const AnalysisResult& result, const ChartSet
     return panels;
 }
 
-ChartOptions chartOptions(const AnalysisResult& result, const ChartSettings& settings, double widthPt) {
+ChartOptions layoutOptions(const ChartSettings& settings, double widthPt) {
     ChartOptions options;
     options.palette = settings.palette;
     options.widthPt = widthPt;
@@ -51,6 +51,11 @@ ChartOptions chartOptions(const AnalysisResult& result, const ChartSettings& set
     options.subtitle = settings.subtitle;
     options.stepGrid = settings.unitTime;
     options.tooltips = settings.tooltips;
+    return options;
+}
+
+ChartOptions chartOptions(const AnalysisResult& result, const ChartSettings& settings, double widthPt) {
+    ChartOptions options = layoutOptions(settings, widthPt);
     if (result.outcomes.empty()) return options;
     options.timeUnit =
         result.outcomes.front().prediction.report.unitless ? TimeUnit::Units : TimeUnit::Microseconds;

@@ -55,6 +55,10 @@ void applyUnitTime(AnalysisRequest& request);
 /// schedule when `settings.overlay`. They point into `result`.
 std::vector<ChartPanel> chartPanels(const AnalysisResult& result, const ChartSettings& settings);
 
+/// The layout options `settings` ask for at `widthPt` (palette, lanes, legend, axis, labels,
+/// titles, step grid, tooltips), before anything an evaluation adds.
+ChartOptions layoutOptions(const ChartSettings& settings, double widthPt);
+
 /// The layout options of that chart at `widthPt` (the axis reaches the measured end too).
 ChartOptions chartOptions(const AnalysisResult& result, const ChartSettings& settings, double widthPt);
 

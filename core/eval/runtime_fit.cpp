@@ -717,6 +717,8 @@ SchedulePrediction predictTorchSchedule(const RuntimeCosts& costs, const std::st
                              : runtime == TorchRuntime::OneFOneBLoop ? lowerOneFOneBLoopLikeTorch(schedule)
                                                                      : lowerLikeTorch(schedule);
     out.summary = predictSummary(programs, mapped);
+    out.timeline = representativeTiming(programs, mapped).timeline;
+    out.timeline.shape.schedule = name;
     return out;
 }
 

@@ -130,6 +130,7 @@ struct SchedulePrediction {
     std::string schedule;           ///< registry name
     std::string runtime;            ///< torch's runtime for it: "runtime", "gpipe-loop", "1f1b-loop"
     RunSummary summary;             ///< the predicted median iteration
+    Timeline timeline;              ///< a representative timing (representativeTiming), to draw
     std::vector<std::string> notes; ///< how the costs were mapped onto the schedule
     std::string refusal;            ///< why it cannot be predicted (then `summary` is empty)
 };

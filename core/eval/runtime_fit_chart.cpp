@@ -50,6 +50,20 @@ std::string keyFigures(const Timeline& t) {
 
 } // namespace
 
+Scene buildPredictionsScene(const std::vector<SchedulePrediction>& predictions, const ChartSettings& settings,
+                            double widthPt) {
+    std::vector<ChartPanel> panels;
+    for (const SchedulePrediction& p : predictions) {
+        if (!p.refusal.empty()) continue;
+        ChartPanel panel;
+        panel.timeline = &p.timeline;
+        panel.title = p.schedule;
+        panel.subtitle = "torch " + p.runtime + " \u00b7 " + keyFigures(p.timeline);
+        panels.push_back(panel);
+    }
+    return layoutGantt(panels, layoutOptions(settings, widthPt));
+}
+
 Scene buildRunComparisonScene(const RunTimelines& run, const std::string& name, const ChartSettings& settings,
                               double widthPt) {
     const Timeline rows = interleaveRows(run);
@@ -63,17 +77,7 @@ Scene buildRunComparisonScene(const RunTimelines& run, const std::string& name, 
         panels[0].rowLabels.push_back("D" + std::to_string(d) + " measured");
         panels[0].rowLabels.push_back("predicted");
     }
-    ChartOptions options;
-    options.palette = settings.palette;
-    options.widthPt = widthPt;
-    options.showComm = settings.showComm;
-    options.legend = settings.legend;
-    options.axis = settings.axis;
-    options.labels = settings.labels;
-    options.title = settings.title;
-    options.subtitle = settings.subtitle;
-    options.tooltips = settings.tooltips;
-    return layoutGantt(panels, options);
+    return layoutGantt(panels, layoutOptions(settings, widthPt));
 }
 
 } // namespace stagecraft

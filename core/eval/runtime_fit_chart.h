@@ -21,4 +21,10 @@ Timeline interleaveRows(const RunTimelines& run);
 Scene buildRunComparisonScene(const RunTimelines& run, const std::string& name, const ChartSettings& settings,
                               double widthPt);
 
+/// The predicted schedules stacked on one time axis, each titled with its name and torch runtime
+/// and its key figures (refused ones left out): which schedule would be fastest on the fitted
+/// machine. Throws ValidationError("chart.panels") when none was predicted, and from the layout.
+Scene buildPredictionsScene(const std::vector<SchedulePrediction>& predictions, const ChartSettings& settings,
+                            double widthPt);
+
 } // namespace stagecraft

@@ -83,6 +83,20 @@ TEST_CASE("fidelity writes a fit file, predicts from it, and draws the run above
     CHECK(drawn.find(">predicted<") != std::string::npos);
     CHECK(drawn.find("predicted (torch-gloo fit)") != std::string::npos);
 
+    // The predicted schedules stacked, as torch would run them on the fitted machine.
+    const std::string stacked = (dir / "predicted.svg").string();
+    const Run predicted =
+        cli("fidelity --costs " + fitFile + " --predict 1f1b,zb-v,chimera --predict-chart " + stacked);
+    INFO(predicted.out);
+    REQUIRE(predicted.status == 0);
+    std::ifstream pin(stacked);
+    const std::string panels((std::istreambuf_iterator<char>(pin)), std::istreambuf_iterator<char>());
+    CHECK(panels.find(">1f1b<") != std::string::npos);
+    CHECK(panels.find(">zb-v<") != std::string::npos);
+    CHECK(panels.find("torch 1f1b-loop") != std::string::npos);
+    CHECK(panels.find(">chimera<") == std::string::npos); // refused, left out
+    CHECK(cli("fidelity --costs " + fitFile + " --predict-chart " + stacked).status == 2); // needs --predict
+
     // --chart needs a chart extension, --costs and --fit exclude each other.
     CHECK(cli("fidelity --costs " + fitFile + " --check " + run("Interleaved1F1B_pp2_m4") + " --chart x.txt")
               .status == 2);
