@@ -198,19 +198,11 @@ std::string json(const Fitted& fit, const std::vector<Check>& checks,
     Json stages = Json::array();
     for (const StageCompute& c : costs.stages)
         stages.push_back({{"f_us", c.f}, {"b_us", c.b}, {"i_us", c.i}, {"w_us", c.w}});
-    const ActionCosts& a = costs.actions;
     Json out{{"model", fit.record.model},
              {"fit_run", fit.record.source},
              {"iterations", fit.record.iterations},
              {"stages", stages},
-             {"actions_us",
-              {{"gap", a.gap},
-               {"post_recv", a.postRecv},
-               {"post_send", a.postSend},
-               {"wait_send", a.waitSend},
-               {"reduce_grad", a.reduceGrad},
-               {"unshard", a.unshard},
-               {"reshard", a.reshard}}},
+             {"actions_us", actionCostsJson(costs.actions)},
              {"transfer_us", costs.transfer.latency},
              {"notes", fit.record.notes}};
     if (fit.residual)

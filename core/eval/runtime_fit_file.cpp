@@ -70,6 +70,16 @@ std::string readString(const Json& v, const std::string& path) {
 
 } // namespace
 
+Json actionCostsJson(const ActionCosts& a) {
+    return Json{{"gap", a.gap},
+                {"post_recv", a.postRecv},
+                {"post_send", a.postSend},
+                {"wait_send", a.waitSend},
+                {"reduce_grad", a.reduceGrad},
+                {"unshard", a.unshard},
+                {"reshard", a.reshard}};
+}
+
 RuntimeFitRecord recordOf(const RuntimeFit& fit, const std::string& source) {
     RuntimeFitRecord r;
     r.costs = fit.costs;
@@ -97,14 +107,7 @@ std::string runtimeFitToJson(const RuntimeFitRecord& r) {
         {"ranks", r.ranks},
         {"microbatches", r.microbatches},
         {"stages_us", stages},
-        {"actions_us",
-         {{"gap", a.gap},
-          {"post_recv", a.postRecv},
-          {"post_send", a.postSend},
-          {"wait_send", a.waitSend},
-          {"reduce_grad", a.reduceGrad},
-          {"unshard", a.unshard},
-          {"reshard", a.reshard}}},
+        {"actions_us", actionCostsJson(a)},
         {"transfer_us", {{"latency", r.costs.transfer.latency}, {"per_byte", r.costs.transfer.usPerByte}}},
         {"spread", {{"compute", d.compute}, {"gap", d.gap}, {"post", d.post}, {"transfer", d.transfer}}},
         {"notes", r.notes},

@@ -6,6 +6,7 @@
 
 #include "eval/runtime_fit.h"
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
@@ -27,6 +28,10 @@ struct RuntimeFitRecord {
 };
 
 RuntimeFitRecord recordOf(const RuntimeFit& fit, const std::string& source);
+
+/// The per-action costs as the fit file writes them (`actions_us`: gap, post_recv, post_send,
+/// wait_send, reduce_grad, unshard, reshard), for every report that shows them.
+nlohmann::ordered_json actionCostsJson(const ActionCosts& actions);
 
 /// Pretty JSON, every number in µs (a cost not measured is null).
 std::string runtimeFitToJson(const RuntimeFitRecord& record);
