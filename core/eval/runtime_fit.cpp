@@ -36,6 +36,9 @@ constexpr double kWaited = 50;
 /// Quantiles a fitted spread keeps of its samples.
 constexpr std::size_t kSpreadQuantiles = 256;
 
+/// Timings a prediction is the median of (the headers' default).
+constexpr int kReplications = 33;
+
 /// One iteration of a measured run.
 RunSummary summarizeIteration(const std::vector<RankTrace>& ranks, int k) {
     RunSummary s;
@@ -608,17 +611,42 @@ RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& so
     return fit;
 }
 
-RunSummary predictSummary(const Lowered& programs, const RuntimeCosts& costs, int replications) {
+namespace {
+
+/// The replicated timings of `programs`: the median summary over seeds 1..replications and the
+/// seed whose makespan is the median (0: no spread, the one timing without a seed).
+struct Replicated {
+    RunSummary summary;
+    std::uint64_t medianSeed = 0;
+};
+
+Replicated replicate(const Lowered& programs, const RuntimeCosts& costs, int replications) {
     const CostSpread& d = costs.spread;
     const bool spread = !d.compute.empty() || !d.gap.empty() || !d.post.empty() || !d.transfer.empty();
-    if (!spread || replications <= 1) return summarizePredicted(programs, timePrograms(programs, costs));
+    if (!spread || replications <= 1) return {summarizePredicted(programs, timePrograms(programs, costs)), 0};
     std::vector<RunSummary> runs;
+    std::vector<std::pair<double, int>> makespans;
     for (int k = 1; k <= replications; ++k) {
         TimingOptions options;
         options.seed = std::uint64_t(k);
-        runs.push_back(summarizePredicted(programs, timePrograms(programs, costs, options)));
+        const ProgramTiming timing = timePrograms(programs, costs, options);
+        makespans.emplace_back(timing.makespan, k);
+        runs.push_back(summarizePredicted(programs, timing));
     }
-    return medianOf(runs);
+    std::sort(makespans.begin(), makespans.end());
+    return {medianOf(runs), std::uint64_t(makespans[makespans.size() / 2].second)};
+}
+
+ProgramTiming timingWithSeed(const Lowered& programs, const RuntimeCosts& costs, std::uint64_t seed) {
+    TimingOptions options;
+    options.seed = seed;
+    return timePrograms(programs, costs, options);
+}
+
+} // namespace
+
+RunSummary predictSummary(const Lowered& programs, const RuntimeCosts& costs, int replications) {
+    return replicate(programs, costs, replications).summary;
 }
 
 namespace {
@@ -645,19 +673,7 @@ FidelityReport predictRun(const RuntimeCosts& costs, const std::vector<RankTrace
 }
 
 ProgramTiming representativeTiming(const Lowered& programs, const RuntimeCosts& costs, int replications) {
-    const CostSpread& d = costs.spread;
-    const bool spread = !d.compute.empty() || !d.gap.empty() || !d.post.empty() || !d.transfer.empty();
-    if (!spread || replications <= 1) return timePrograms(programs, costs);
-    std::vector<std::pair<double, int>> makespans;
-    for (int k = 1; k <= replications; ++k) {
-        TimingOptions options;
-        options.seed = std::uint64_t(k);
-        makespans.emplace_back(timePrograms(programs, costs, options).makespan, k);
-    }
-    std::sort(makespans.begin(), makespans.end());
-    TimingOptions options;
-    options.seed = std::uint64_t(makespans[makespans.size() / 2].second);
-    return timePrograms(programs, costs, options);
+    return timingWithSeed(programs, costs, replicate(programs, costs, replications).medianSeed);
 }
 
 RunTimelines runTimelines(const RuntimeCosts& costs, const std::vector<RankTrace>& ranks,
@@ -716,8 +732,9 @@ SchedulePrediction predictTorchSchedule(const RuntimeCosts& costs, const std::st
     const Lowered programs = runtime == TorchRuntime::GPipeLoop      ? lowerGPipeLoopLikeTorch(schedule)
                              : runtime == TorchRuntime::OneFOneBLoop ? lowerOneFOneBLoopLikeTorch(schedule)
                                                                      : lowerLikeTorch(schedule);
-    out.summary = predictSummary(programs, mapped);
-    out.timeline = representativeTiming(programs, mapped).timeline;
+    const Replicated timed = replicate(programs, mapped, kReplications);
+    out.summary = timed.summary;
+    out.timeline = timingWithSeed(programs, mapped, timed.medianSeed).timeline;
     out.timeline.shape.schedule = name;
     return out;
 }
