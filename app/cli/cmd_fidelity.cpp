@@ -17,6 +17,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 
 namespace stagecraft::cli {
 
@@ -150,6 +151,12 @@ std::string text(const Fitted& fit, const std::vector<Check>& checks) {
            ms(a.postSend) + ", wait send " + ms(a.waitSend) + ", reduce grad " + ms(a.reduceGrad) +
            ", unshard " + ms(a.unshard) + ", reshard " + ms(a.reshard) + "; transfer " +
            ms(costs.transfer.latency) + "\n";
+    if (costs.cores > 0) {
+        std::ostringstream shared;
+        shared << "shared processors: " << costs.cores
+               << " (the ranks slow each other down while more compute at once)\n";
+        out += shared.str();
+    }
     for (const std::string& n : fit.record.notes) out += "note: " + n + "\n";
     std::vector<std::vector<std::string>> rows{{"run", "makespan ms", "predicted", "error", "bubble %",
                                                 "predicted", "points", "op MAPE", "start MAE ms"}};
@@ -204,6 +211,7 @@ std::string json(const Fitted& fit, const std::vector<Check>& checks,
              {"stages", stages},
              {"actions_us", actionCostsJson(costs.actions)},
              {"transfer_us", costs.transfer.latency},
+             {"shared_processors", costs.cores},
              {"notes", fit.record.notes}};
     if (fit.residual)
         out["residual"] = reportJson(*fit.residual);

@@ -1,6 +1,7 @@
 #include "eval/runtime_fit.h"
 
 #include "error.h"
+#include "eval/shared_processors.h"
 #include "generators/registry.h"
 #include "io/executed_program.h"
 #include "io/measured_trace.h"
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <sstream>
 #include <tuple>
 
 namespace stagecraft {
@@ -150,7 +152,25 @@ bool namesInputHalvesB(const std::vector<RankTrace>& ranks, bool split) {
 }
 
 /// The samples of iteration k.
-Samples collect(const std::vector<RankTrace>& ranks, int k, int stages, bool olderNaming) {
+/// When each rank used a processor in iteration k: its compute (without the wait for its input),
+/// its posts and bookkeeping actions and the framework's time between two actions; not WAIT_SEND
+/// nor a receive wait, which block without computing.
+std::vector<BusyIntervals> busyIntervals(const std::vector<RankTrace>& ranks, int k) {
+    std::vector<BusyIntervals> busy(ranks.size());
+    for (std::size_t d = 0; d < ranks.size(); ++d) {
+        const std::vector<const ActionRange*> list = iterationActions(ranks[d], k);
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const ActionRange& r = *list[i];
+            if (i > 0 && r.start > list[i - 1]->end) busy[d].emplace_back(list[i - 1]->end, r.start);
+            if (r.kind == RangeKind::WaitSendF || r.kind == RangeKind::WaitSendB) continue;
+            busy[d].emplace_back(isComputeRange(r.kind) ? opStart(r) : r.start, r.end);
+        }
+    }
+    return busy;
+}
+
+Samples collect(const std::vector<RankTrace>& ranks, int k, int stages, bool olderNaming,
+                const SharedProcessorClock& clock) {
     Samples s;
     s.compute.resize(std::size_t(stages));
     {
@@ -164,8 +184,8 @@ Samples collect(const std::vector<RankTrace>& ranks, int k, int stages, bool old
         for (const auto& list : actions) {
             for (std::size_t i = 0; i < list.size(); ++i) {
                 const ActionRange& r = *list[i];
-                if (i > 0) s.gaps.push_back(std::max(0.0, r.start - list[i - 1]->end));
-                const double d = r.end - r.start;
+                if (i > 0) s.gaps.push_back(clock.work(list[i - 1]->end, r.start));
+                const double d = clock.work(r.start, r.end);
                 switch (r.kind) {
                 case RangeKind::F:
                 case RangeKind::B:
@@ -173,8 +193,8 @@ Samples collect(const std::vector<RankTrace>& ranks, int k, int stages, bool old
                 case RangeKind::W: {
                     const RangeKind kind = fittedKind(r.kind, olderNaming);
                     if (r.stage >= 0 && r.stage < stages)
-                        s.compute[std::size_t(r.stage)][std::size_t(computeSlot(kind))].push_back(r.end -
-                                                                                                  opStart(r));
+                        s.compute[std::size_t(r.stage)][std::size_t(computeSlot(kind))].push_back(
+                            clock.work(opStart(r), r.end));
                     break;
                 }
                 case RangeKind::RecvF:
@@ -187,7 +207,7 @@ Samples collect(const std::vector<RankTrace>& ranks, int k, int stages, bool old
                     break;
                 case RangeKind::WaitSendF:
                 case RangeKind::WaitSendB:
-                    s.waitSend.push_back(d);
+                    s.waitSend.push_back(r.end - r.start);
                     break;
                 case RangeKind::ReduceGrad:
                     s.reduceGrad.push_back(d);
@@ -221,8 +241,9 @@ Samples collect(const std::vector<RankTrace>& ranks, int k, int stages, bool old
 /// The correlation, over pairs of compute ops of different ranks that overlapped for more than
 /// half of the first one's time, of their log durations relative to their stage and kind's cost;
 /// clamped to [0, 0.95]. 0 without pairs.
-double sharedVariation(const std::vector<RankTrace>& ranks, int iterations, const RuntimeCosts& c,
-                       bool olderNaming) {
+double sharedVariation(const std::vector<RankTrace>& ranks, const std::vector<SharedProcessorClock>& clocks,
+                       const RuntimeCosts& c, bool olderNaming) {
+    const int iterations = int(clocks.size());
     struct Timed {
         double start, end, logRatio;
     };
@@ -239,7 +260,7 @@ double sharedVariation(const std::vector<RankTrace>& ranks, int iterations, cons
                                     : kind == RangeKind::B ? sc.b
                                     : kind == RangeKind::I ? sc.i
                                                            : sc.w;
-                const double d0 = r->end - opStart(*r);
+                const double d0 = clocks[std::size_t(k)].work(opStart(*r), r->end);
                 if (cost > 0 && d0 > 0) ops[d].push_back(Timed{opStart(*r), r->end, std::log(d0 / cost)});
             }
         for (std::size_t a = 0; a < ops.size(); ++a)
@@ -470,28 +491,12 @@ FidelityReport compareRuns(const RunSummary& measured, const RunSummary& predict
     return f;
 }
 
-RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& source) {
-    RuntimeFit fit;
-    fit.iterations = completeIterations(ranks);
-    if (fit.iterations <= 0)
-        throw ValidationError("calibrate.trace", "trace",
-                              source + ": the trace holds no complete iteration of pipeline compute actions");
-    if (!recordsTransfers(ranks))
-        throw ValidationError(
-            "calibrate.trace", "trace",
-            source + ": the run records no SEND/RECV actions (ScheduleGPipe's and Schedule1F1B's "
-                     "loops do not), so the posts and transfers cannot be fitted: fit on a run of "
-                     "torch's runtime classes (Interleaved1F1B, LoopedBFS, the zero-bubble ones) and "
-                     "check GPipe against it");
-    for (const RankTrace& t : ranks)
-        for (const ActionRange& r : t.ranges)
-            if (r.overlap != OverlapHalf::None)
-                throw ValidationError(
-                    "calibrate.trace", "trace",
-                    source + ": the run overlaps a forward and a backward in one action "
-                             "(DualPipeV's OVERLAP_F_B), whose halves the trace does not time apart "
-                             "exactly: fit on a run of another class and check DualPipeV against it");
-    fit.programs = executedPrograms(ranks, 0, source);
+namespace {
+
+/// Fills `fit`'s costs, spread, counts, notes and residual from the run, its ranks sharing `cores`
+/// processors (0: one each).
+void fitCosts(RuntimeFit& fit, const std::vector<RankTrace>& ranks, const std::string& source,
+              const RunSummary& measured, double cores) {
     const int stages = fit.programs.stagesPerPipe;
     const bool split = fit.programs.splitBackward;
     const bool olderNaming = namesInputHalvesB(ranks, split);
@@ -500,10 +505,12 @@ RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& so
     // median over the iterations (what the fit is checked against is the median iteration, and
     // one iteration slowed by something else must not move it).
     std::vector<Samples> iterations;
+    std::vector<SharedProcessorClock> clocks;
     Samples s; // every iteration's samples together
     s.compute.resize(std::size_t(stages));
     for (int k = 0; k < fit.iterations; ++k) {
-        iterations.push_back(collect(ranks, k, stages, olderNaming));
+        clocks.emplace_back(busyIntervals(ranks, k), cores);
+        iterations.push_back(collect(ranks, k, stages, olderNaming, clocks.back()));
         const Samples& it = iterations.back();
         for (int stage = 0; stage < stages; ++stage)
             for (std::size_t kind = 0; kind < 4; ++kind) {
@@ -531,6 +538,7 @@ RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& so
     };
 
     RuntimeCosts& c = fit.costs;
+    c.cores = cores;
     c.stages.resize(std::size_t(stages));
     for (int stage = 0; stage < stages; ++stage) {
         const auto& d = s.compute[std::size_t(stage)];
@@ -593,7 +601,7 @@ RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& so
     // Only the ranks' own variation makes one wait for another: a slowdown of the whole machine
     // stretches every rank alike. The share the ranks have in common (the correlation of ops that
     // ran at the same time on different ranks) is taken out of the spread; the costs keep it.
-    fit.sharedVariation = sharedVariation(ranks, fit.iterations, c, olderNaming);
+    fit.sharedVariation = sharedVariation(ranks, clocks, c, olderNaming);
     const double keep = std::sqrt(1.0 - fit.sharedVariation);
     for (auto* list : {&compute, &gap, &post})
         for (double& m : *list) m = 1.0 + keep * (m - 1.0);
@@ -607,8 +615,58 @@ RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& so
     // A transfer keeps its median time: its waited-for samples are the slow ones (a consumer that
     // did not wait shows no arrival), so their spread would over-state every transfer's delay.
 
-    fit.residual = compareRuns(summarizeMeasured(ranks), predictSummary(fit.programs, c));
-    return fit;
+    fit.residual = compareRuns(measured, predictSummary(fit.programs, c));
+}
+
+} // namespace
+
+RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& source) {
+    RuntimeFit fit;
+    fit.iterations = completeIterations(ranks);
+    if (fit.iterations <= 0)
+        throw ValidationError("calibrate.trace", "trace",
+                              source + ": the trace holds no complete iteration of pipeline compute actions");
+    if (!recordsTransfers(ranks))
+        throw ValidationError(
+            "calibrate.trace", "trace",
+            source + ": the run records no SEND/RECV actions (ScheduleGPipe's and Schedule1F1B's "
+                     "loops do not), so the posts and transfers cannot be fitted: fit on a run of "
+                     "torch's runtime classes (Interleaved1F1B, LoopedBFS, the zero-bubble ones) and "
+                     "check GPipe against it");
+    for (const RankTrace& t : ranks)
+        for (const ActionRange& r : t.ranges)
+            if (r.overlap != OverlapHalf::None)
+                throw ValidationError(
+                    "calibrate.trace", "trace",
+                    source + ": the run overlaps a forward and a backward in one action "
+                             "(DualPipeV's OVERLAP_F_B), whose halves the trace does not time apart "
+                             "exactly: fit on a run of another class and check DualPipeV against it");
+    fit.programs = executedPrograms(ranks, 0, source);
+    // How many processors the ranks shared is a property of the machine the trace does not name
+    // (CPU ranks oversubscribed on a few cores, or one GPU each): the fit takes the count whose
+    // replay comes closest to the run's makespan and bubble, measured against the acceptance's
+    // 5 % and 3 points, none shared first (a tie keeps one processor per rank).
+    const RunSummary measured = summarizeMeasured(ranks);
+    RuntimeFit best;
+    for (const double cores :
+         {0.0, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0}) {
+        if (cores > 0 && cores >= double(ranks.size())) break;
+        RuntimeFit candidate = fit;
+        fitCosts(candidate, ranks, source, measured, cores);
+        auto miss = [](const FidelityReport& r) {
+            return std::max(std::abs(r.makespanError) / 0.05, std::abs(r.bubbleError) / 0.03);
+        };
+        if (cores == 0 || miss(candidate.residual) < miss(best.residual)) best = std::move(candidate);
+    }
+    if (best.costs.cores > 0) {
+        std::ostringstream note;
+        note << "the " << ranks.size() << " ranks shared about " << best.costs.cores
+             << " processors (the count whose replay comes closest to the run's makespan and bubble): "
+                "while more ranks compute at once each runs slower, and the costs are each op's work on a "
+                "processor of its own";
+        best.notes.push_back(note.str());
+    }
+    return best;
 }
 
 namespace {

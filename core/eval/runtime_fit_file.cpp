@@ -110,6 +110,7 @@ std::string runtimeFitToJson(const RuntimeFitRecord& r) {
         {"actions_us", actionCostsJson(a)},
         {"transfer_us", {{"latency", r.costs.transfer.latency}, {"per_byte", r.costs.transfer.usPerByte}}},
         {"spread", {{"compute", d.compute}, {"gap", d.gap}, {"post", d.post}, {"transfer", d.transfer}}},
+        {"shared_processors", r.costs.cores},
         {"notes", r.notes},
         {"residual", {{"makespan_error", r.residualMakespanError}, {"bubble_error", r.residualBubbleError}}}};
     return out.dump(2) + '\n';
@@ -169,6 +170,14 @@ RuntimeFitRecord parseRuntimeFitJson(std::string_view text, const std::string& s
     r.costs.spread.gap = readSpread(member(d, "gap", "spread"), "spread.gap");
     r.costs.spread.post = readSpread(member(d, "post", "spread"), "spread.post");
     r.costs.spread.transfer = readSpread(member(d, "transfer", "spread"), "spread.transfer");
+    // Absent in files written before the ranks' sharing of processors was fitted: one each.
+    if (const auto it = doc.find("shared_processors"); it != doc.end()) {
+        if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < 0 ||
+            it->get<double>() > double(kMaxStages))
+            bad("shared_processors",
+                "= " + shown(*it) + ": must be a number of processors in 0..4096 (0: one per rank)");
+        r.costs.cores = it->get<double>();
+    }
     const Json& notes = member(doc, "notes", "fit");
     if (!notes.is_array() || notes.size() > 64) bad("notes", "must be an array of at most 64 strings");
     for (std::size_t i = 0; i < notes.size(); ++i)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <queue>
 #include <random>
 #include <unordered_map>
 
@@ -47,12 +48,125 @@ class Timer {
     }
 
     ProgramTiming run() {
+        if (m_costs.cores > 0 && m_costs.cores < double(m_l.ranks)) return runShared();
         std::vector<int> ready(std::size_t(m_l.ranks));
         for (int r = 0; r < m_l.ranks; ++r) ready[std::size_t(r)] = r;
         while (!ready.empty()) {
             const int r = ready.back();
             ready.pop_back();
             advance(r, ready);
+        }
+        for (int r = 0; r < m_l.ranks; ++r)
+            if (m_pc[std::size_t(r)] < m_l.programs[std::size_t(r)].instructions.size()) stuck(r);
+        finish();
+        return std::move(m_out);
+    }
+
+    /// The ranks share `m_costs.cores` processors: time moves from event to event (an instruction
+    /// or a gap done, a transfer arriving), and between events every busy rank works at
+    /// min(1, cores / busy ranks). Each rank runs the same instructions, waits and posts as in
+    /// run(); only how fast its work progresses depends on the others.
+    ProgramTiming runShared() {
+        const auto ranks = std::size_t(m_l.ranks);
+        enum class Phase : std::uint8_t { Gap, Waiting, Busy, Done };
+        std::vector<Phase> phase(ranks, Phase::Gap);
+        std::vector<char> over(ranks, 0); // the gap or the instruction's work is done
+        std::vector<std::int64_t> awaitedTag(ranks, -1);
+        std::vector<char> timed(ranks, 0); // in `arrivals`
+        // Every busy rank works at the same rate, so one clock of work done per busy rank
+        // (`worked`) orders their ends: a rank ends its work when `worked` reaches its mark.
+        using Mark = std::pair<double, int>;
+        std::priority_queue<Mark, std::vector<Mark>, std::greater<>> ends, arrivals;
+        double now = 0, worked = 0;
+        auto begin = [&](std::size_t r, double work) {
+            over[r] = work <= 0;
+            if (!over[r]) ends.emplace(worked + work, int(r));
+        };
+        auto startGap = [&](std::size_t r) {
+            const auto& ins = m_l.programs[r].instructions;
+            if (m_pc[r] >= ins.size()) {
+                phase[r] = Phase::Done;
+                return;
+            }
+            phase[r] = Phase::Gap;
+            begin(r, ins[m_pc[r]].kind == InstrKind::Optimizer
+                         ? 0.0
+                         : drawn(m_costs.actions.gap, m_costs.spread.gap));
+        };
+        // Moves the ranks in `work` (and any rank a post of theirs frees) on while their gap, wait
+        // or work is over at `now`.
+        std::vector<int> work, freed;
+        auto settle = [&] {
+            while (!work.empty()) {
+                const auto r = std::size_t(work.back());
+                work.pop_back();
+                const auto& ins = m_l.programs[r].instructions;
+                for (bool moved = true; moved;) {
+                    moved = false;
+                    if (phase[r] == Phase::Gap && over[r]) {
+                        m_out.ranks[r][m_pc[r]].start = now;
+                        awaitedTag[r] = awaited(int(r), ins[m_pc[r]]);
+                        phase[r] = Phase::Waiting;
+                        if (awaitedTag[r] >= 0) {
+                            TransferState& t = m_transfers[std::size_t(awaitedTag[r])];
+                            if (!t.arrived()) (t.waiters[0] < 0 ? t.waiters[0] : t.waiters[1]) = int(r);
+                        }
+                    }
+                    if (phase[r] == Phase::Waiting) {
+                        if (awaitedTag[r] >= 0) {
+                            const TransferState& t = m_transfers[std::size_t(awaitedTag[r])];
+                            if (!t.arrived()) break;
+                            if (arrival(t) > now) {
+                                if (!timed[r]) arrivals.emplace(arrival(t), int(r));
+                                timed[r] = 1;
+                                break;
+                            }
+                        }
+                        timed[r] = 0;
+                        m_out.ranks[r][m_pc[r]].begin = now;
+                        phase[r] = Phase::Busy;
+                        begin(r, busy(ins[m_pc[r]]));
+                    }
+                    if (phase[r] == Phase::Busy && over[r]) {
+                        const Instruction& in = ins[m_pc[r]];
+                        m_out.ranks[r][m_pc[r]].end = now;
+                        if (in.kind == InstrKind::Send || in.kind == InstrKind::Recv) {
+                            post(int(r), in, now, freed);
+                            work.insert(work.end(), freed.begin(), freed.end());
+                            freed.clear();
+                        }
+                        if (in.kind == InstrKind::Recv)
+                            m_inputs[r][inputKey(in.dir, in.pipe, in.stage, in.mb)] = in.tag;
+                        ++m_pc[r];
+                        startGap(r);
+                        moved = true;
+                    }
+                }
+            }
+        };
+        for (std::size_t r = 0; r < ranks; ++r) {
+            startGap(r);
+            work.push_back(int(r));
+        }
+        for (;;) {
+            settle();
+            if (ends.empty() && arrivals.empty()) break;
+            const double rate = ends.empty() ? 1.0 : std::min(1.0, m_costs.cores / double(ends.size()));
+            const double workEnd = ends.empty() ? INFINITY : now + (ends.top().first - worked) / rate;
+            const bool arrivalFirst = !arrivals.empty() && arrivals.top().first < workEnd;
+            const double next = arrivalFirst ? arrivals.top().first : workEnd;
+            worked = arrivalFirst ? worked + (next - now) * rate : ends.top().first;
+            now = next;
+            // Ends within rounding of the clock are ends now.
+            while (!ends.empty() && ends.top().first <= worked + 1e-9 * std::max(1.0, worked)) {
+                over[std::size_t(ends.top().second)] = 1;
+                work.push_back(ends.top().second);
+                ends.pop();
+            }
+            while (!arrivals.empty() && arrivals.top().first <= now) {
+                work.push_back(arrivals.top().second);
+                arrivals.pop();
+            }
         }
         for (int r = 0; r < m_l.ranks; ++r)
             if (m_pc[std::size_t(r)] < m_l.programs[std::size_t(r)].instructions.size()) stuck(r);

@@ -78,6 +78,12 @@ struct RuntimeCosts {
     ActionCosts actions;
     TransferCosts transfer;
     CostSpread spread;
+    /// The processors the ranks share, or 0: every rank has its own (GPUs, a CPU core per rank).
+    /// With fewer processors than busy ranks, each busy rank runs at cores / busy of its speed
+    /// (processor sharing): CPU ranks oversubscribed on a machine slow each other down as much
+    /// as the schedule makes them compute at once. Costs are then the work of an instruction on a
+    /// processor of its own. A rank that waits for a transfer does not compete.
+    double cores = 0;
     friend bool operator==(const RuntimeCosts&, const RuntimeCosts&) = default;
 };
 

@@ -5,6 +5,7 @@
 #include "eval/runtime_fit.h"
 #include "eval/runtime_fit_chart.h"
 #include "eval/runtime_fit_file.h"
+#include "eval/shared_processors.h"
 #include "io/executed_program.h"
 #include "io/torch_comms_csv.h"
 #include "passes/program_timing.h"
@@ -122,6 +123,44 @@ TEST_CASE("a torch program is timed action by action: posts, rendezvous, waits i
     CHECK(t.timeline.events.size() == 6);
 }
 
+TEST_CASE("ranks that share processors slow each other down while both compute", "[program_timing]") {
+    // Two micro-batches through two stages, no framework or transfer time: F = 10, B = 20.
+    const Lowered l = programsOf("0F0,0SEND_F0,0F1,0SEND_F1,0RECV_B0,0B0,0RECV_B1,0B1\n"
+                                 "1RECV_F0,1F0,1RECV_F1,1F1,1B0,1SEND_B0,1B1,1SEND_B1\n");
+    RuntimeCosts c = flatCosts(2, 10, 20);
+    // One processor each (worked by hand): 0F0 0..10, 0F1 10..20 and 1F0 10..20, 1F1 20..30,
+    // 1B0 30..50, 1B1 50..70 and 0B0 50..70, 0B1 70..90.
+    CHECK(timePrograms(l, c).makespan == Approx(90));
+    // One processor for both: 0F1 and 1F0 run together at half speed (10..30), 1F1 30..40 and
+    // 1B0 40..60 alone, 0B0 and 1B1 together 60..100, 0B1 100..120.
+    c.cores = 1;
+    const ProgramTiming one = timePrograms(l, c);
+    CHECK(one.makespan == Approx(120));
+    CHECK(one.ranks[0][2].begin == Approx(10));
+    CHECK(one.ranks[0][2].end == Approx(30));
+    CHECK(one.ranks[1][1].end == Approx(30));
+    CHECK(one.ranks[1][4].end == Approx(60));
+    // 1.5 processors: together at 3/4 speed, 10 units in 13.33 and 20 in 26.67.
+    c.cores = 1.5;
+    CHECK(timePrograms(l, c).makespan == Approx(10 + 40.0 / 3 + 30 + 80.0 / 3 + 20));
+    // As many processors as ranks: no one waits for a processor.
+    c.cores = 2;
+    CHECK(timePrograms(l, c).makespan == Approx(90));
+}
+
+TEST_CASE("the work of a measured interval counts the ranks busy beside it", "[runtime_fit]") {
+    const std::vector<BusyIntervals> busy{{{0, 10}}, {{5, 15}}};
+    const SharedProcessorClock one(busy, 1);
+    CHECK(one.work(0, 10) == Approx(7.5)); // 5 alone, 5 at half speed
+    CHECK(one.work(5, 15) == Approx(7.5));
+    CHECK(one.work(0, 5) == Approx(5));
+    CHECK(SharedProcessorClock(busy, 2).work(0, 10) == Approx(10));
+    CHECK(SharedProcessorClock(busy, 0).work(0, 10) == Approx(10));
+    // Back-to-back intervals of one rank are one busy rank, not two.
+    const SharedProcessorClock chained({{{0, 5}, {5, 10}}, {{0, 10}}}, 1);
+    CHECK(chained.work(0, 10) == Approx(5));
+}
+
 TEST_CASE("timing refuses a compute op without a cost and names it", "[program_timing]") {
     const Lowered l = programsOf("0F0,0SEND_F0,0RECV_B0,0B0\n1RECV_F0,1F0,1B0,1SEND_B0\n");
     RuntimeCosts c = flatCosts(2, 10, 20);
@@ -171,6 +210,23 @@ TEST_CASE("a run made by the model is fitted back to its own costs with no resid
     CHECK(fit.residual.bubbleError == Approx(0).margin(1e-9));
     CHECK(fit.residual.startMae == Approx(0).margin(1e-6));
     CHECK(fit.residual.matchedOps == 32); // 4 stages x 4 micro-batches x (F, B)
+    CHECK(fit.costs.cores == 0);          // nothing made the ranks slow each other down
+
+    // The same programs on ranks that share one processor: the trace's compute ranges are longer
+    // wherever both ranks computed at once; the fit finds the processor count and takes each op's
+    // work back out of the measured ranges.
+    RuntimeCosts shared = truth;
+    shared.cores = 1;
+    const ProgramTiming sharedTiming = timePrograms(l, shared);
+    CHECK(sharedTiming.makespan > timing.makespan * 1.1);
+    const RuntimeFit sharedFit = fitRuntime(asTrace(l, sharedTiming, 3), "shared");
+    CHECK(sharedFit.costs.cores == 1);
+    for (std::size_t s = 0; s < 4; ++s) {
+        CHECK(sharedFit.costs.stages[s].f == Approx(truth.stages[s].f));
+        CHECK(sharedFit.costs.stages[s].b == Approx(truth.stages[s].b));
+    }
+    CHECK(sharedFit.residual.makespanError == Approx(0).margin(1e-9));
+    CHECK(sharedFit.residual.startMae == Approx(0).margin(1e-6));
 
     // Predicting the same run from the fit is the residual; a slower transfer is seen as one.
     RuntimeCosts slower = truth;
@@ -212,6 +268,7 @@ TEST_CASE("a fit file reads back to the same fit and refuses bad fields by name"
     r.costs.stages = {StageCompute{1000, -1, 0.5, 2000}, StageCompute{1100, 2100, -1, -1}};
     r.costs.actions = ActionCosts{12.5, 100, 200, 15, 400, 10, 6};
     r.costs.transfer.latency = 80;
+    r.costs.cores = 1.5;
     r.costs.spread.compute = {0.5, 1.0, 3.75};
     r.costs.spread.post = {0.1, 7};
     r.source = "a_rank0.json,a_rank1.json";
@@ -245,6 +302,12 @@ TEST_CASE("a fit file reads back to the same fit and refuses bad fields by name"
     refused("\"model\": \"torch-gloo\"", "\"model\": \"nccl\"", "fit.field", "torch-gloo");
     refused("3.75", "0.25", "fit.field", "not sorted");
     refused("\"iterations\": 8,", "\"iterations\": 8", "fit.json", "");
+    refused("\"shared_processors\": 1.5", "\"shared_processors\": -2", "fit.field", "shared_processors");
+    // A file written before the processors were fitted: every rank had its own.
+    std::string older = text;
+    older.replace(older.find("\"shared_processors\": 1.5,"),
+                  std::string("\"shared_processors\": 1.5,").size(), "");
+    CHECK(parseRuntimeFitJson(older, "fit.json").costs.cores == 0);
 }
 
 TEST_CASE("the comparison figure puts each device's measured row above its predicted row",
