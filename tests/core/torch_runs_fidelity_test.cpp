@@ -59,7 +59,14 @@ TEST_CASE("a fit on one torch run predicts that run and the other classes' runs 
             const FidelityReport& self = fit.residual;
             CHECK(std::abs(self.makespanError) < kSameRun.makespan);
             CHECK(std::abs(self.bubbleError) < kSameRun.bubble);
-            sameWithin += std::abs(self.makespanError) <= 0.05 && std::abs(self.bubbleError) <= 0.03;
+            // The acceptance on the fitted run also holds each rank's busy (compute) time to 5 %.
+            double busyError = 0;
+            for (std::size_t d = 0; d < self.measured.ranks.size(); ++d)
+                busyError =
+                    std::max(busyError,
+                             std::abs(self.predicted.ranks[d].compute / self.measured.ranks[d].compute - 1));
+            sameWithin += std::abs(self.makespanError) <= 0.05 && std::abs(self.bubbleError) <= 0.03 &&
+                          busyError <= 0.05;
             // GPipe (torch's fixed loop, one stage of twice the layers per rank) is predicted too: it
             // records no transfers, so it is checked but never fitted.
             // DualPipeV (its OVERLAP_F_B actions) too, from split runs: it is checked, not fitted.
@@ -82,7 +89,7 @@ TEST_CASE("a fit on one torch run predicts that run and the other classes' runs 
     CHECK(fits >= 10);
     CHECK(checks >= 34);
     // How many meet the acceptance today (docs/fidelity.md keeps the table).
-    WARN("within 5 % / 3 points on the fitted run: "
+    WARN("within 5 % / 3 points / 5 % busy per rank on the fitted run: "
          << sameWithin << " of " << fits << "; within 10 % / 5 points on another run: " << otherWithin
          << " of " << checks);
 }
