@@ -45,6 +45,9 @@ Schedule dualPipe(const ScheduleParams&);
 void checkDualPipeV(const ScheduleParams&);
 Schedule dualPipeV(const ScheduleParams&);
 
+void checkHanayo(const ScheduleParams&);
+Schedule hanayo(const ScheduleParams&);
+
 void checkInterleavedZb(const ScheduleParams&);
 Schedule interleavedZb(const ScheduleParams&);
 

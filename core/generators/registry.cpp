@@ -30,11 +30,13 @@ constexpr ParamSpec kPpEven = spec(kParamPp, 2, "pipeline devices p (even)");
 constexpr ParamSpec kMicrobatches = spec(kParamMicrobatches);
 constexpr ParamSpec kChunks = spec(kParamChunks);
 constexpr ParamSpec kChunksInterleaved = spec(kParamChunks, 2, "model chunks v per device (>= 2)");
+constexpr ParamSpec kChunksWaves = spec(kParamChunks, 2, "chunks per device, two per wave (even)");
 
 constexpr std::array kPlainParams{kPp, kMicrobatches};
 constexpr std::array kEvenParams{kPpEven, kMicrobatches};
 constexpr std::array kInterleavedParams{kPp, kMicrobatches, kChunksInterleaved};
 constexpr std::array kLoopedParams{kPp, kMicrobatches, kChunks};
+constexpr std::array kWaveParams{kPp, kMicrobatches, kChunksWaves};
 
 // Most orders depend on the parameters alone; they are written as functions of ScheduleParams and
 // registered through this adapter.
@@ -83,6 +85,11 @@ const std::array kGenerators{
         "gradient sync.",
         "pp even; microbatches % pp == 0", kEvenParams, false, 2, false, stagesDouble, gen::checkBitpipe,
         fromParams<gen::bitpipe>},
+    GeneratorInfo{"hanayo", "Hanayo (wave-like, elf's order)",
+                  "Waves of V-shaped chunks zig-zagging over the devices, no model copies; the order of "
+                  "the public third-party implementation, not checked against the paper.",
+                  "chunks even (waves = chunks / 2)", kWaveParams, false, 1, false, stagesChunks,
+                  gen::checkHanayo, fromParams<gen::hanayo>},
     GeneratorInfo{"zb-h1", "ZB-H1 (zero bubble, 1F1B memory)",
                   "1F1B with the backward split into B and W; W fills the cool-down bubble.", "none",
                   kPlainParams, true, 1, false, stagesOne, gen::checkZbH1, fromParams<gen::zbH1>},

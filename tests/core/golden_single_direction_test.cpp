@@ -143,3 +143,34 @@ TEST_CASE("Warm-up counts match the specification's invariants", "[golden]") {
     // ZB-H2: 2(p-r-1) warm-up forwards + 1 steady forward before the first B.
     for (int r = 0; r < 4; ++r) CHECK(leadingForwards(zbh2, r) == 2 * (4 - r - 1) + 1);
 }
+
+TEST_CASE("Hanayo p=4 one wave m=4 matches the worked example of elf's order", "[golden][hanayo]") {
+    const Schedule s = generateSchedule("hanayo", {4, 4, 2});
+    validate(s);
+    // Per-chunk F = 1, B = 2; a chunk is half a stage.
+    const Simulated sim = simulateFullStage(s, 2, 4, 0);
+    requireGoldenRows(s, sim, "hanayo_p4_w1_m4", caseByChunkLabel);
+    CHECK(sim.makespan == 36);
+    requireUniform(sim.busy, 24);
+    CHECK(peakActivations(s, 1) == std::vector<double>{5, 6, 7, 8});
+}
+
+TEST_CASE("Hanayo's makespans and idle time follow the worked cases", "[golden][hanayo]") {
+    // (waves, m, per-chunk F, per-chunk B) -> makespan, from the reference notes' simulations.
+    struct Case {
+        int waves, m;
+        double f, b, makespan, idle;
+    };
+    for (const Case& c : {Case{1, 8, 1, 2, 60, 12}, Case{2, 4, 1, 2, 60, 12}, Case{2, 8, 1, 2, 108, 12},
+                          Case{1, 4, 1, 1, 22, 6}, Case{1, 8, 1, 1, 38, 6}, Case{2, 8, 1, 1, 70, 6}}) {
+        INFO("waves " << c.waves << " m " << c.m << " F " << c.f << " B " << c.b);
+        const Schedule s = generateSchedule("hanayo", {4, c.m, 2 * c.waves});
+        validate(s);
+        // A chunk is 1 / (2 waves) of a stage.
+        const Simulated sim = simulateFullStage(s, 2 * c.waves * c.f, 2 * c.waves * c.b, 0);
+        CHECK(sim.makespan == Approx(c.makespan));
+        for (const double busy : sim.busy) CHECK(sim.makespan - busy == Approx(c.idle));
+        // F and B of every chunk a device holds, per micro-batch (the notes' invariant).
+        for (const auto& order : s.order) CHECK(order.size() == std::size_t(2 * 2 * c.waves * c.m));
+    }
+}
