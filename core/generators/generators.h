@@ -45,6 +45,9 @@ Schedule dualPipe(const ScheduleParams&);
 void checkDualPipeV(const ScheduleParams&);
 Schedule dualPipeV(const ScheduleParams&);
 
+void checkV1f1b(const ScheduleParams&);
+Schedule v1f1b(const ScheduleParams&);
+
 void checkHanayo(const ScheduleParams&);
 Schedule hanayo(const ScheduleParams&);
 

@@ -102,6 +102,11 @@ const std::array kGenerators{
                   "Two chunks per device in a V; zero bubble at 1F1B's activation memory when F, B, W take "
                   "equal time.",
                   "none", kPlainParams, true, 1, true, stagesDouble, gen::checkZbV, gen::zbVForCosts},
+    GeneratorInfo{"v-1f1b", "V-1F1B (ZB-V's placement, whole backward)",
+                  "The zero-bubble repository's V without the W split: two chunks per device in a V, "
+                  "whole backwards, about 3/4 of 1F1B's activation memory on the first device.",
+                  "pp >= 2", kPlainParams, false, 1, false, stagesDouble, gen::checkV1f1b,
+                  fromParams<gen::v1f1b>},
     GeneratorInfo{"zb-v-half", "V-Half (ZB-V at half the memory)",
                   "ZB-V's placement from a building block whose micro-batches live half as long: about half "
                   "of 1F1B's activation memory for about half of its bubble.",

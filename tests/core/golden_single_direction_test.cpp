@@ -174,3 +174,38 @@ TEST_CASE("Hanayo's makespans and idle time follow the worked cases", "[golden][
         for (const auto& order : s.order) CHECK(order.size() == std::size_t(2 * 2 * c.waves * c.m));
     }
 }
+
+TEST_CASE("V-1F1B p=4 m=8 matches the worked example of the zero-bubble code's order", "[golden][v-1f1b]") {
+    const Schedule s = generateSchedule("v-1f1b", {4, 8, 1});
+    validate(s);
+    CHECK_FALSE(s.splitBackward);
+    // Per-chunk F = 1 and whole backward 2; a chunk is half a stage.
+    const Simulated sim = simulateFullStage(s, 2, 4, 0);
+    requireGoldenRows(s, sim, "v-1f1b_p4_m8", caseByChunkLabel);
+    CHECK(sim.makespan == 63);
+    CHECK(sim.span == std::vector<double>{63, 60, 57, 54});
+    for (const double busy : sim.busy) CHECK(sim.makespan - busy == 15);
+    CHECK(peakActivations(s, 1) == std::vector<double>{6, 6, 6, 6});
+}
+
+TEST_CASE("V-1F1B keeps its idle time as m grows and its peak at the notes' values", "[golden][v-1f1b]") {
+    // (p, m) -> idle per device and peak chunk activations (reference notes' simulations, per-chunk
+    // F = 1, B = 2), and the makespans the zero-bubble code's own timing gives.
+    struct Case {
+        int p, m;
+        double idle, peak, makespan;
+    };
+    for (const Case& c :
+         {Case{2, 4, 4, 4, 0}, Case{4, 4, 15, 6, 39}, Case{4, 12, 15, 6, 0}, Case{4, 16, 15, 6, 0},
+          Case{6, 12, 22, 10, 0}, Case{8, 16, 33, 12, 129}, Case{8, 32, 33, 12, 0}}) {
+        INFO("p " << c.p << " m " << c.m);
+        const Schedule s = generateSchedule("v-1f1b", {c.p, c.m, 1});
+        validate(s);
+        const Simulated sim = simulateFullStage(s, 2, 4, 0);
+        for (const double busy : sim.busy) CHECK(sim.makespan - busy == Approx(c.idle));
+        if (c.makespan > 0) CHECK(sim.makespan == Approx(c.makespan));
+        const std::vector<double> peaks = peakActivations(s, 1);
+        CHECK(*std::max_element(peaks.begin(), peaks.end()) == c.peak);
+        for (const auto& order : s.order) CHECK(order.size() == std::size_t(4 * c.m)); // 2m F, 2m B
+    }
+}
