@@ -21,6 +21,9 @@ class InstantLayer final : public DeviceLayer {
     Clock::time_point anchorTime() const override { return m_anchor; }
     Buffer allocate(std::uint64_t) override { return m_next++; }
     void release(Buffer) override {}
+    std::uint64_t allocations() const override { return std::uint64_t(m_next); }
+    void reuse(Buffer) override {}
+    std::uint64_t residentBytes(const std::vector<Buffer>&) override { return 0; }
     void compute(const ComputeWork& w) override { stampNow(w.record); }
     void beginGroup() override {}
     void endGroup() override {}
@@ -29,9 +32,12 @@ class InstantLayer final : public DeviceLayer {
     Request allReduce(const AllReduce& r) override { return stampNow(r.record); }
     void wait(Request, Clock::time_point) override {}
     void progress() override {}
+    bool completed(Request) override { return true; }
+    bool recordDone(std::int32_t) override { return true; }
+    std::string asyncError() override { return {}; }
     void finish(Clock::time_point) override {}
     void times(std::vector<Stamp>& stamps) override { stamps = m_stamps; }
-    void abort() noexcept override {}
+    void abort(std::chrono::milliseconds) noexcept override {}
 
   private:
     Request stampNow(std::int32_t record) {

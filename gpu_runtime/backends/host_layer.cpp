@@ -6,9 +6,13 @@
 #include <algorithm>
 #include <cblas.h>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <thread>
+#include <unistd.h>
 
 namespace stagecraft::runtime {
 namespace {
@@ -26,12 +30,24 @@ std::string cpuModel() {
 
 /// Between two polls: yield first (a rank sharing its core with others lets them run; alone it
 /// comes straight back, so transfers complete with MPI's own latency), then sleep briefly so a
-/// long wait does not burn a core.
+/// long wait does not burn a core that a computing or waking rank needs.
 void pollPause(int spins) {
-    if (spins < 1000)
+    if (spins < 16)
         std::this_thread::yield();
     else
         std::this_thread::sleep_for(std::chrono::microseconds(20));
+}
+
+/// How often a sleeping rank progresses MPI, and the tail it spins instead of sleeping.
+constexpr double kSleepPollUs = 100;
+constexpr double kSpinTailUs = 50;
+constexpr double kCopyGuardUs = 400;
+
+constexpr std::size_t kHugePage = std::size_t(2) << 20;
+
+std::size_t pageSize() {
+    static const auto size = std::size_t(sysconf(_SC_PAGESIZE));
+    return size;
 }
 
 int mpiCount(std::uint64_t elements) {
@@ -44,8 +60,14 @@ int mpiCount(std::uint64_t elements) {
 
 } // namespace
 
+void HostLayer::FreeDeleter::operator()(float* p) const noexcept {
+    std::free(p);
+}
+
 HostLayer::HostLayer() {
     openblas_set_num_threads(1);
+    // Short sleeps end when asked: the default 50 µs timer slack would add to every poll.
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
     SC_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &m_p2p));
     SC_MPI_CHECK(MPI_Comm_set_errhandler(m_p2p, MPI_ERRORS_RETURN));
     SC_MPI_CHECK(MPI_Comm_rank(m_p2p, &m_rank));
@@ -73,6 +95,8 @@ std::string HostLayer::describe() const {
 
 void HostLayer::setup(const LayerSetup& setup) {
     m_stamps.assign(std::size_t(setup.records), Stamp{});
+    m_labels.assign(std::size_t(setup.records), std::string());
+    m_requestOf.assign(std::size_t(setup.records), -1);
     // Collectives: every rank takes part in every split, in list order, so the calls match.
     for (const std::vector<int>& ranks : setup.collectives) {
         const bool member = std::find(ranks.begin(), ranks.end(), m_rank) != ranks.end();
@@ -107,13 +131,21 @@ double HostLayer::now() const {
 }
 
 Buffer HostLayer::allocate(std::uint64_t elements) {
-    std::unique_ptr<float[]> memory(new (std::nothrow) float[std::max<std::uint64_t>(elements, 1)]);
+    ++m_allocations;
+    // Buffers of a huge page or more sit on huge pages: MPI's single-copy transfer (CMA) pins the
+    // pages it copies, and 4 KiB pages make a 4 MiB transfer about 3.5 times slower.
+    const std::uint64_t wanted = std::max<std::uint64_t>(elements, 1) * sizeof(float);
+    const std::size_t align = wanted >= kHugePage ? kHugePage : pageSize();
+    const std::uint64_t bytes = (wanted + align - 1) / align * align;
+    std::unique_ptr<float, FreeDeleter> memory(static_cast<float*>(std::aligned_alloc(align, bytes)));
     if (!memory)
-        throw BackendError(mpiWhere() + ": out of host memory allocating " +
-                           std::to_string(elements * sizeof(float)) +
+        throw BackendError(mpiWhere() + ": out of host memory allocating " + std::to_string(bytes) +
                            " bytes; shrink the model with --scale");
-    // Small finite values: GEMMs on them stay finite for any number of iterations.
-    for (std::uint64_t i = 0; i < elements; ++i) memory[i] = float(i % 7) * 1e-3f;
+    if (align == kHugePage) (void)madvise(memory.get(), bytes, MADV_HUGEPAGE); // a hint: 4 KiB pages work too
+    // Small finite values: GEMMs on them stay finite for any number of iterations. Written once,
+    // here, before the first iteration: every page is resident from now on.
+    float* p = memory.get();
+    for (std::uint64_t i = 0; i < elements; ++i) p[i] = float(i % 7) * 1e-3f;
     Buffer id;
     if (!m_freeIds.empty()) {
         id = m_freeIds.back();
@@ -128,6 +160,23 @@ Buffer HostLayer::allocate(std::uint64_t elements) {
     m_buffers[std::size_t(id)] = std::move(memory);
     m_sizes[std::size_t(id)] = elements;
     return id;
+}
+
+std::uint64_t HostLayer::residentBytes(const std::vector<Buffer>& buffers) {
+    const std::size_t page = pageSize();
+    std::uint64_t resident = 0;
+    std::vector<unsigned char> pages;
+    for (const Buffer b : buffers) {
+        if (b < 0 || std::size_t(b) >= m_buffers.size() || !m_buffers[std::size_t(b)]) continue;
+        const std::uint64_t bytes = std::max<std::uint64_t>(m_sizes[std::size_t(b)], 1) * sizeof(float);
+        const std::size_t count = std::size_t((bytes + page - 1) / page);
+        pages.assign(count, 0);
+        if (mincore(m_buffers[std::size_t(b)].get(), count * page, pages.data()) != 0)
+            throw BackendError(mpiWhere() + ": mincore failed on buffer " + std::to_string(b) + ": " +
+                               std::strerror(errno));
+        for (const unsigned char in : pages) resident += (in & 1) ? page : 0;
+    }
+    return resident;
 }
 
 void HostLayer::freeBuffer(Buffer buffer) {
@@ -156,17 +205,23 @@ float* HostLayer::data(const Operand& operand, std::uint64_t elements, const cha
     return m_buffers[b].get() + operand.offset;
 }
 
+void HostLayer::sleepProgressing(double until) {
+    // Progress only while a transfer's copy (MPI_Test may copy a whole tensor) still fits: a copy
+    // started near the end would make the op late.
+    for (;;) {
+        const double left = until - now();
+        if (left <= kSpinTailUs) break;
+        if (left > kCopyGuardUs) progress();
+        std::this_thread::sleep_for(
+            std::chrono::duration<double, std::micro>(std::min(kSleepPollUs, until - now() - kSpinTailUs)));
+    }
+    while (now() < until) std::this_thread::yield();
+}
+
 void HostLayer::compute(const ComputeWork& work) {
     Stamp& stamp = m_stamps.at(std::size_t(work.record));
     stamp.start = now();
-    if (work.sleepUs >= 0) {
-        // Sleep most of it and spin the rest: nanosleep overshoots by tens of µs.
-        const Clock::time_point until =
-            m_anchor + std::chrono::duration_cast<Clock::duration>(
-                           std::chrono::duration<double, std::micro>(stamp.start + work.sleepUs));
-        if (work.sleepUs > 200) std::this_thread::sleep_until(until - std::chrono::microseconds(100));
-        while (Clock::now() < until) std::this_thread::yield();
-    }
+    if (work.sleepUs >= 0) sleepProgressing(stamp.start + work.sleepUs);
     for (const Gemm& g : work.gemms) {
         const std::uint64_t extentA = std::uint64_t((g.batch - 1) * g.strideA + g.m * g.k);
         const std::uint64_t extentB = std::uint64_t((g.batch - 1) * g.strideB + g.k * g.n);
@@ -179,6 +234,7 @@ void HostLayer::compute(const ComputeWork& work) {
                         g.transB ? CblasTrans : CblasNoTrans, int(g.m), int(g.n), int(g.k), 1.0f,
                         a + i * g.strideA, int(g.transA ? g.m : g.k), b + i * g.strideB,
                         int(g.transB ? g.k : g.n), g.accumulate ? 1.0f : 0.0f, c + i * g.strideC, int(g.n));
+        if (!m_open.empty()) progress(); // transfers move between GEMMs
     }
     for (const Axpy& step : work.axpys)
         cblas_saxpy(int(step.n), step.alpha, data(step.x, step.n, "an optimizer step's gradient"), 1,
@@ -186,8 +242,15 @@ void HostLayer::compute(const ComputeWork& work) {
     stamp.end = now();
 }
 
+std::string HostLayer::labelOf(const Pending& p) const {
+    const std::string& label = m_labels[std::size_t(p.record)];
+    if (p.peer < 0) return label;
+    return label + (p.isSend ? " to rank " : " from rank ") + std::to_string(p.peer);
+}
+
 Request HostLayer::post(Pending pending) {
     const auto id = Request(m_pending.size());
+    m_requestOf[std::size_t(pending.record)] = id;
     if (pending.buffer >= 0) ++m_inFlight[std::size_t(pending.buffer)];
     m_pending.push_back(std::move(pending));
     m_open.push_back(id);
@@ -196,9 +259,9 @@ Request HostLayer::post(Pending pending) {
 
 Request HostLayer::postTransfer(const Transfer& t, bool isSend) {
     float* p = data(t.data, t.elements, isSend ? "a send" : "a receive");
-    Pending pending{MPI_REQUEST_NULL, t.record, t.data.buffer, false,
-                    t.label + (isSend ? " to rank " : " from rank ") + std::to_string(t.peer)};
+    Pending pending{MPI_REQUEST_NULL, t.record, t.data.buffer, false, t.peer, isSend};
     m_stamps.at(std::size_t(t.record)).start = now();
+    m_labels[std::size_t(t.record)] = t.label;
     // Tags above MPI_TAG_UB wrap: per peer pair the program order matches them anyway.
     const int tag = int(t.tag % (m_tagBound + 1));
     if (isSend)
@@ -222,8 +285,9 @@ Request HostLayer::allReduce(const AllReduce& r) {
         throw BackendError(mpiWhere() + ": " + r.label + " names collective " + std::to_string(r.collective) +
                            ", which this rank is not part of");
     float* p = data(r.data, r.elements, "a gradient sync");
-    Pending pending{MPI_REQUEST_NULL, r.record, r.data.buffer, false, r.label};
+    Pending pending{MPI_REQUEST_NULL, r.record, r.data.buffer, false, -1, false};
     m_stamps.at(std::size_t(r.record)).start = now();
+    m_labels[std::size_t(r.record)] = r.label;
     SC_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, p, mpiCount(r.elements), MPI_FLOAT, MPI_SUM,
                                 m_collectives[std::size_t(r.collective)], &pending.request));
     return post(std::move(pending));
@@ -242,6 +306,19 @@ bool HostLayer::test(Request id) {
     return true;
 }
 
+bool HostLayer::completed(Request request) {
+    if (request < 0) return true;
+    if (std::size_t(request) >= m_pending.size())
+        throw BackendError(mpiWhere() + ": test of unknown request " + std::to_string(request));
+    return test(request);
+}
+
+bool HostLayer::recordDone(std::int32_t record) {
+    if (record < 0 || std::size_t(record) >= m_requestOf.size()) return true;
+    const Request request = m_requestOf[std::size_t(record)];
+    return request < 0 || test(request); // compute runs before compute() returns
+}
+
 void HostLayer::progress() {
     m_open.erase(std::remove_if(m_open.begin(), m_open.end(), [this](Request id) { return test(id); }),
                  m_open.end());
@@ -253,10 +330,10 @@ void HostLayer::wait(Request request, Clock::time_point deadline) {
     // Poll rather than block in MPI_Wait: ranks share cores (a blocked rank should not spin them
     // away from the ranks computing) and the watchdog needs the deadline.
     for (int spins = 0; !test(request); ++spins) {
-        throwIfInterrupted(m_pending[std::size_t(request)].label.c_str());
+        if (interruptRequested()) throwIfInterrupted(labelOf(m_pending[std::size_t(request)]).c_str());
         if (Clock::now() > deadline)
             throw DeadlineExceeded(
-                mpiWhere() + ": " + m_pending[std::size_t(request)].label +
+                mpiWhere() + ": " + labelOf(m_pending[std::size_t(request)]) +
                 " did not complete before the deadline (the peer died, hangs, or never posts "
                 "the matching operation)");
         pollPause(spins);
@@ -272,7 +349,7 @@ std::string HostLayer::pendingSummary() const {
             out += ", ...";
             break;
         }
-        out += (out.empty() ? "" : ", ") + m_pending[std::size_t(id)].label;
+        out += (out.empty() ? "" : ", ") + labelOf(m_pending[std::size_t(id)]);
     }
     return out;
 }
@@ -292,11 +369,12 @@ void HostLayer::finish(Clock::time_point deadline) {
 void HostLayer::times(std::vector<Stamp>& stamps) {
     stamps = m_stamps;
     std::fill(m_stamps.begin(), m_stamps.end(), Stamp{});
+    std::fill(m_requestOf.begin(), m_requestOf.end(), -1);
     m_pending.clear();
     m_open.clear();
 }
 
-void HostLayer::abort() noexcept {
+void HostLayer::abort(std::chrono::milliseconds) noexcept {
     // MPI has no per-communicator abort that leaves the process usable; the caller ends the job
     // with MPI_Abort after writing what it has.
 }

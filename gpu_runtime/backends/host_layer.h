@@ -2,7 +2,10 @@
 // The host backend: fp32 GEMMs through OpenBLAS (one thread per rank: ranks share the cores),
 // point-to-point transfers with MPI_Isend/MPI_Irecv under the lowering's tags, gradient syncs
 // with MPI_Iallreduce, times from steady_clock. Completions are found by polling (MPI_Test), so
-// every wait has a deadline and a dead or hung peer ends in a message, never a hang.
+// every wait has a deadline and a dead or hung peer ends in a message, never a hang. MPI is also
+// progressed while the rank computes (between GEMMs) and sleeps (the sleep workload polls in short
+// sleeps), so a transfer takes its transfer time, not the time until this rank's next MPI call.
+// Buffers are page-aligned, so that their resident memory can be measured (mincore).
 
 #include "exec/device_layer.h"
 
@@ -24,6 +27,9 @@ class HostLayer final : public DeviceLayer {
     Clock::time_point anchorTime() const override { return m_anchor; }
     Buffer allocate(std::uint64_t elements) override;
     void release(Buffer buffer) override;
+    std::uint64_t allocations() const override { return m_allocations; }
+    void reuse(Buffer) override {} // the executor waited for the buffer's transfers
+    std::uint64_t residentBytes(const std::vector<Buffer>& buffers) override;
     void compute(const ComputeWork& work) override;
     void beginGroup() override {}
     void endGroup() override {}
@@ -32,9 +38,12 @@ class HostLayer final : public DeviceLayer {
     Request allReduce(const AllReduce& reduce) override;
     void wait(Request request, Clock::time_point deadline) override;
     void progress() override;
+    bool completed(Request request) override;
+    bool recordDone(std::int32_t record) override;
+    std::string asyncError() override { return {}; }
     void finish(Clock::time_point deadline) override;
     void times(std::vector<Stamp>& stamps) override;
-    void abort() noexcept override;
+    void abort(std::chrono::milliseconds limit) noexcept override;
 
   private:
     struct Pending {
@@ -42,9 +51,18 @@ class HostLayer final : public DeviceLayer {
         std::int32_t record = -1;
         Buffer buffer = -1;
         bool done = false;
-        std::string label; ///< with the peer: "PP:0RECV_B0 from rank 1"
+        std::int32_t peer = -1; ///< -1: a collective
+        bool isSend = false;
+    };
+    struct FreeDeleter {
+        void operator()(float* p) const noexcept;
     };
     double now() const;
+    /// "PP:0RECV_B0 from rank 1": the record's label and its peer.
+    std::string labelOf(const Pending& pending) const;
+    /// Sleeps until `until` (µs since the anchor) in short steps, progressing MPI between them,
+    /// and spins the last ~50 µs (nanosleep overshoots).
+    void sleepProgressing(double until);
     float* data(const Operand& operand, std::uint64_t elements, const char* what);
     Request post(Pending pending);
     Request postTransfer(const Transfer& transfer, bool isSend);
@@ -58,7 +76,10 @@ class HostLayer final : public DeviceLayer {
     long m_tagBound = 32767;
     Clock::time_point m_anchor = Clock::now();
 
-    std::vector<std::unique_ptr<float[]>> m_buffers;
+    std::vector<std::unique_ptr<float, FreeDeleter>> m_buffers;
+    std::uint64_t m_allocations = 0;
+    std::vector<std::string> m_labels;     ///< [record]: the label it was posted with
+    std::vector<Request> m_requestOf;      ///< [record]: this iteration's request, -1 none
     std::vector<std::uint64_t> m_sizes;
     std::vector<int> m_inFlight;      ///< [buffer]: posted transfers not yet complete
     std::vector<char> m_releaseLater; ///< [buffer]: released while a transfer still used it

@@ -126,11 +126,21 @@ class DeviceLayer {
     virtual Clock::time_point anchorTime() const = 0;
 
     /// A buffer of `elements` elements, filled with small finite values. Throws BackendError when
-    /// the device is out of memory.
+    /// the device is out of memory. The executor allocates every buffer of a run before its first
+    /// iteration (the lowering's slots, weights, gradients) and none inside one.
     virtual Buffer allocate(std::uint64_t elements) = 0;
     /// Gives the buffer back once every operation posted on it so far has completed (a send
     /// buffer is never reused before its send completes).
     virtual void release(Buffer buffer) = 0;
+    /// allocate() calls so far (the executor reports those made inside iterations: none).
+    virtual std::uint64_t allocations() const = 0;
+    /// The buffer's contents are dead: work posted on it from now on starts only after the work
+    /// posted on it before (host: nothing to do, the executor has waited for its transfers; cuda:
+    /// the compute stream and the buffer's later users wait for its earlier users' streams).
+    virtual void reuse(Buffer buffer) = 0;
+    /// Memory the buffers really hold, measured: host, the resident pages of their memory
+    /// (mincore); cuda, the high-water mark of the layer's memory pool.
+    virtual std::uint64_t residentBytes(const std::vector<Buffer>& buffers) = 0;
 
     /// Runs (host) or enqueues (cuda) a compute instruction; stamps `work.record`.
     virtual void compute(const ComputeWork& work) = 0;
@@ -150,14 +160,25 @@ class DeviceLayer {
     virtual void wait(Request request, Clock::time_point deadline) = 0;
     /// Notes completions without blocking (stamps their ends on the host backend).
     virtual void progress() = 0;
+    /// True once `request` has completed (never blocks).
+    virtual bool completed(Request request) = 0;
+    /// True once the device has finished the work of `record` (an instruction of this iteration);
+    /// a record that posted no device work is finished. Never blocks: the executor's run-ahead
+    /// window polls it together with the deadline, asyncError() and the stop flag.
+    virtual bool recordDone(std::int32_t record) = 0;
+    /// A communicator's or the device's asynchronous error, empty when none (ncclCommGetAsyncError;
+    /// the host backend has none: MPI reports errors where they happen).
+    virtual std::string asyncError() = 0;
     /// Completes everything posted; throws DeadlineExceeded at `deadline` (naming what is still
     /// pending in its message) and BackendError on an asynchronous communicator error.
     virtual void finish(Clock::time_point deadline) = 0;
     /// The stamps of the records of the iteration that `finish` completed (resized to
     /// LayerSetup::records), then forgets them and the requests of that iteration.
     virtual void times(std::vector<Stamp>& stamps) = 0;
-    /// Stops every communicator after a fault so that no rank hangs in it (ncclCommAbort).
-    virtual void abort() noexcept = 0;
+    /// Stops every communicator after a fault so that no rank hangs in it: an open group is
+    /// closed first, then every communicator is aborted in one group call (ncclCommAbort). Bounded
+    /// by `limit`: what has not returned by then is left to MPI_Abort.
+    virtual void abort(std::chrono::milliseconds limit) noexcept = 0;
 };
 
 } // namespace stagecraft::runtime

@@ -1,7 +1,10 @@
 #include "exec/executor.h"
 
+#include "exec/interrupt.h"
+
 #include <algorithm>
 #include <csignal>
+#include <thread>
 #include <unistd.h>
 
 namespace stagecraft::runtime {
@@ -9,8 +12,13 @@ namespace {
 
 constexpr Buffer kActivations = 0, kWeights = 1, kGrads = 2; // placeholders in the GEMM templates
 
-Buffer resolve(Buffer placeholder, Buffer activations, Buffer weights, Buffer grads) {
-    return placeholder == kActivations ? activations : placeholder == kWeights ? weights : grads;
+/// Between two polls of the device: a few yields (a peer sharing the core runs; alone the rank
+/// comes straight back), then short sleeps, so that a long wait does not burn a core.
+void pollPause(int spins) {
+    if (spins < 16)
+        std::this_thread::yield();
+    else
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
 }
 
 } // namespace
@@ -20,14 +28,14 @@ ExecutionFault::ExecutionFault(const std::string& what, int iteration_, int posi
     : std::runtime_error(what), iteration(iteration_), position(position_),
       instruction(std::move(instruction_)), partial(std::move(partial_)) {}
 
-Executor::Executor(const RunPlan& plan, const RankPlan& rankPlan, DeviceLayer& layer)
-    : m_plan(plan), m_rank(rankPlan), m_layer(layer), m_workload(plan.workload),
+Executor::Executor(const RunPlan& plan, const RankPlan& rankPlan, DeviceLayer& layer, ExecutorOptions options)
+    : m_plan(plan), m_rank(rankPlan), m_layer(layer), m_options(options), m_workload(plan.workload),
       m_splitBackward(plan.prediction.schedule.splitBackward) {
     const StageBuffers placeholders{kActivations, kWeights, kGrads};
     for (const LocalStage& s : m_rank.stages) {
         StageState state;
         state.layout = activationLayout(s.shape);
-        state.activationElements = state.layout.elements;
+        state.activationElements = activationElements(plan, s.shape);
         if (m_workload == Workload::Model) {
             state.forward = forwardGemms(s.shape, placeholders);
             state.backward = backwardGemms(s.shape, placeholders, !m_splitBackward);
@@ -36,13 +44,18 @@ Executor::Executor(const RunPlan& plan, const RankPlan& rankPlan, DeviceLayer& l
         }
         m_stages.push_back(std::move(state));
     }
-    m_live.assign(std::size_t(m_rank.keys), -1);
     m_requests.assign(m_rank.steps.size(), -1);
+    m_gradientOf.assign(m_rank.steps.size(), -1);
+    m_slotOwner.assign(std::size_t(m_rank.slots), -1);
+    m_slotUsers.resize(std::size_t(m_rank.slots));
+    // Reserved once: an iteration records into these without allocating.
+    for (auto& users : m_slotUsers) users.reserve(8);
+    m_current.memory.reserve(2 * std::size_t(m_rank.keys));
 }
 
 Executor::~Executor() {
-    for (const Buffer b : m_live)
-        if (b >= 0) m_layer.release(b);
+    for (const Buffer b : m_slots) m_layer.release(b);
+    for (const Buffer b : m_gradients) m_layer.release(b);
     for (const StageState& s : m_stages) {
         if (s.weights >= 0) m_layer.release(s.weights);
         if (s.grads >= 0) m_layer.release(s.grads);
@@ -52,7 +65,7 @@ Executor::~Executor() {
 void Executor::allocateStatic() {
     const auto bytes = std::int64_t(m_layer.elementBytes());
     for (std::size_t i = 0; i < m_stages.size(); ++i) {
-        // The sleep workload holds no tensors: its ops only take their predicted time, and its
+        // The sleep workload holds no weights: its ops only take their predicted time, and its
         // transfers move the activation-sized buffers of a real run.
         const std::uint64_t elements =
             m_workload == Workload::Model ? weightLayout(m_rank.stages[i].shape).elements : 1;
@@ -60,6 +73,14 @@ void Executor::allocateStatic() {
         m_stages[i].grads = m_layer.allocate(elements);
         m_staticBytes += 2 * std::int64_t(elements) * bytes;
     }
+    for (std::int32_t s = 0; s < m_rank.slots; ++s) m_slots.push_back(m_layer.allocate(m_rank.slotElements));
+    for (std::int32_t g = 0; g < m_rank.gradientBuffers; ++g)
+        m_gradients.push_back(m_layer.allocate(std::max<std::uint64_t>(m_plan.boundaryElements, 1)));
+    m_gradientUser.assign(m_gradients.size(), -1);
+}
+
+std::uint64_t Executor::plannedSlotBytes() const {
+    return std::uint64_t(m_rank.slots) * m_rank.slotElements * m_layer.elementBytes();
 }
 
 void Executor::injectFault(int iteration, int position, bool hang) {
@@ -69,32 +90,120 @@ void Executor::injectFault(int iteration, int position, bool hang) {
     m_faultHang = hang;
 }
 
+std::string Executor::describe(std::size_t index) const {
+    const Step& s = m_rank.steps[index];
+    const Instruction& in = s.instr;
+    if (in.kind == InstrKind::Send) return s.label + " to rank " + std::to_string(in.peer);
+    if (in.kind == InstrKind::Recv) return s.label + " from rank " + std::to_string(in.peer);
+    return s.label;
+}
+
 RankIteration Executor::run(int iteration, Clock::duration timeout) {
     m_iteration = iteration;
-    m_current = RankIteration{};
+    m_current.stamps.clear();
+    m_current.memory.clear();
     m_current.iterationStart =
         std::chrono::duration<double, std::micro>(Clock::now() - m_layer.anchorTime()).count();
+    const std::uint64_t allocationsBefore = m_layer.allocations();
     std::fill(m_requests.begin(), m_requests.end(), -1);
+    std::fill(m_slotOwner.begin(), m_slotOwner.end(), -1);
+    for (auto& users : m_slotUsers) users.clear();
+    std::fill(m_gradientUser.begin(), m_gradientUser.end(), -1);
+    m_nextGradient = 0;
+    m_nextReceive = 0;
+    m_deviceDone = 0;
+    m_stuck = -1;
     m_openGroup = -1;
     std::size_t index = 0;
     try {
         for (; index < m_rank.steps.size(); ++index) step(index, Clock::now() + timeout);
         if (m_openGroup >= 0) m_layer.endGroup();
         m_openGroup = -1;
-        m_layer.finish(Clock::now() + timeout);
+        // Instruction by instruction, so that a stuck one is named; then the layer's own drain.
+        const Clock::time_point deadline = Clock::now() + timeout;
+        awaitDevice(m_rank.steps.size(), deadline);
+        m_layer.finish(deadline);
     } catch (const std::exception& e) {
         // What ran before the fault is still worth a trace; stamps of unfinished work stay -1.
         RankIteration partial = std::move(m_current);
+        m_current = RankIteration{};
         try {
             m_layer.times(partial.stamps);
         } catch (...) {
         }
-        const std::size_t at = std::min(index, m_rank.steps.size() - 1);
-        throw ExecutionFault(e.what(), iteration, int(at), m_rank.steps.empty() ? "" : m_rank.steps[at].label,
+        const std::size_t at = m_stuck >= 0 ? std::size_t(m_stuck) : std::min(index, m_rank.steps.size() - 1);
+        throw ExecutionFault(e.what(), iteration, int(at), m_rank.steps.empty() ? "" : describe(at),
                              std::move(partial));
     }
     m_layer.times(m_current.stamps);
-    return std::move(m_current);
+    m_current.allocations = m_layer.allocations() - allocationsBefore;
+    m_current.residentSlotBytes = m_layer.residentBytes(m_slots);
+    RankIteration out = m_current;
+    return out;
+}
+
+void Executor::checkHealth(std::size_t waitingFor, Clock::time_point deadline) {
+    if (interruptRequested()) throwIfInterrupted(describe(waitingFor).c_str());
+    const std::string error = m_layer.asyncError();
+    if (!error.empty()) throw BackendError(describe(waitingFor) + ": " + error);
+    if (Clock::now() > deadline)
+        throw DeadlineExceeded(describe(waitingFor) +
+                               " did not complete before the deadline (the peer died, hangs, or never posts "
+                               "the matching operation)");
+}
+
+void Executor::awaitDevice(std::size_t end, Clock::time_point deadline) {
+    for (; m_deviceDone < end; ++m_deviceDone) {
+        for (int spins = 0; !m_layer.recordDone(std::int32_t(m_deviceDone)); ++spins) {
+            m_stuck = std::int32_t(m_deviceDone);
+            checkHealth(m_deviceDone, deadline);
+            pollPause(spins);
+        }
+    }
+    m_stuck = -1;
+}
+
+void Executor::awaitRequest(std::size_t index, Clock::time_point deadline) {
+    const Request request = m_requests[index];
+    if (request < 0) return;
+    m_stuck = std::int32_t(index);
+    m_layer.wait(request, deadline);
+    m_stuck = -1;
+}
+
+bool Executor::takeSlot(const Step& s, Clock::time_point deadline, bool block) {
+    const auto slot = std::size_t(s.slot);
+    if (m_slotOwner[slot] == s.key) return true;
+    std::vector<std::int32_t>& users = m_slotUsers[slot];
+    for (const std::int32_t user : users) {
+        if (block)
+            awaitRequest(std::size_t(user), deadline);
+        else if (!m_layer.completed(m_requests[std::size_t(user)]))
+            return false;
+    }
+    users.clear();
+    m_layer.reuse(m_slots[slot]);
+    m_slotOwner[slot] = s.key;
+    return true;
+}
+
+void Executor::postReceive(std::size_t index) {
+    const Step& s = m_rank.steps[index];
+    m_requests[index] = m_layer.recv(transfer(s, index));
+    m_slotUsers[std::size_t(s.slot)].push_back(std::int32_t(index));
+}
+
+void Executor::postReceives(std::size_t index, Clock::time_point deadline, bool through) {
+    const std::vector<std::int32_t>& receives = m_rank.receivesInOrder;
+    while (m_nextReceive < receives.size()) {
+        const auto r = std::size_t(receives[m_nextReceive]);
+        const Step& s = m_rank.steps[r];
+        const bool due = through && r <= index;
+        if (!due && (!m_options.earlyReceives || std::size_t(s.postFrom) > index)) return;
+        if (!takeSlot(s, deadline, due)) return;
+        postReceive(r);
+        ++m_nextReceive;
+    }
 }
 
 void Executor::step(std::size_t index, Clock::time_point deadline) {
@@ -105,36 +214,49 @@ void Executor::step(std::size_t index, Clock::time_point deadline) {
     const Step& s = m_rank.steps[index];
     const Instruction& in = s.instr;
     const bool transfer = in.kind == InstrKind::Send || in.kind == InstrKind::Recv;
+    const bool continuesGroup = transfer && m_openGroup >= 0 && in.group == m_openGroup;
     // A group of adjacent transfers is posted together; anything else closes the open group.
-    if (m_openGroup >= 0 && (!transfer || in.group != m_openGroup)) {
+    if (m_openGroup >= 0 && !continuesGroup) {
         m_layer.endGroup();
         m_openGroup = -1;
     }
+    // The run-ahead window; never inside a group, whose transfers must be posted together.
+    if (!continuesGroup && m_options.runAhead > 0 && index > std::size_t(m_options.runAhead))
+        awaitDevice(index - std::size_t(m_options.runAhead), deadline);
     if (transfer && in.group >= 0 && in.group != m_openGroup) {
         m_layer.beginGroup();
         m_openGroup = in.group;
     }
-    if (s.allocate) {
-        const std::uint64_t elements = m_workload == Workload::Model
-                                           ? m_stages[std::size_t(s.shape)].activationElements
-                                           : std::max<std::uint64_t>(m_plan.boundaryElements, 1) * 2;
-        m_live[std::size_t(s.key)] = m_layer.allocate(elements);
-        m_current.memory.push_back({std::int32_t(index), std::int64_t(elements * m_layer.elementBytes())});
+    if (s.take) {
+        if (!(in.kind == InstrKind::Recv && m_options.earlyReceives)) takeSlot(s, deadline, true);
+        const auto bytes = std::int64_t(m_stages[std::size_t(s.shape)].activationElements * m_layer.elementBytes());
+        m_current.memory.push_back({std::int32_t(index), bytes});
     }
-    for (const std::int32_t dependency : s.after)
-        if (m_requests[std::size_t(dependency)] >= 0)
-            m_layer.wait(m_requests[std::size_t(dependency)], deadline);
+    if (m_options.earlyReceives) postReceives(index, deadline, in.kind == InstrKind::Recv);
+    for (const std::int32_t dependency : s.after) awaitRequest(std::size_t(dependency), deadline);
 
     switch (in.kind) {
     case InstrKind::Compute:
     case InstrKind::Optimizer:
+        if (s.producesSentGradient) {
+            // The input gradient goes to the next gradient send buffer, once its last send is done.
+            const std::size_t g = m_nextGradient++ % m_gradients.size();
+            if (m_gradientUser[g] >= 0) awaitRequest(std::size_t(m_gradientUser[g]), deadline);
+            m_gradientUser[g] = -1;
+            m_layer.reuse(m_gradients[g]);
+            m_gradientOf[index] = std::int32_t(g);
+        }
         compute(s, index);
         break;
     case InstrKind::Send:
         m_requests[index] = m_layer.send(this->transfer(s, index));
+        if (s.gradientOf >= 0)
+            m_gradientUser[std::size_t(m_gradientOf[std::size_t(s.gradientOf)])] = std::int32_t(index);
+        else if (s.slot >= 0)
+            m_slotUsers[std::size_t(s.slot)].push_back(std::int32_t(index));
         break;
     case InstrKind::Recv:
-        m_requests[index] = m_layer.recv(this->transfer(s, index));
+        if (!m_options.earlyReceives) postReceive(index);
         break;
     case InstrKind::GradSync: {
         const StageState& stage = m_stages[std::size_t(s.shape)];
@@ -155,16 +277,15 @@ void Executor::step(std::size_t index, Clock::time_point deadline) {
         break; // Wait is done above; FSDP actions move nothing here
     }
 
-    if (s.release) {
-        const Buffer b = m_live[std::size_t(s.key)];
-        m_live[std::size_t(s.key)] = -1;
-        m_layer.release(b);
-        const std::uint64_t elements = m_workload == Workload::Model
-                                           ? m_stages[std::size_t(s.shape)].activationElements
-                                           : std::max<std::uint64_t>(m_plan.boundaryElements, 1) * 2;
-        m_current.memory.push_back({std::int32_t(index), -std::int64_t(elements * m_layer.elementBytes())});
+    if (s.giveBack) {
+        // The slot stays allocated; the memory counters follow the lowering's lifetimes.
+        const auto bytes = std::int64_t(m_stages[std::size_t(s.shape)].activationElements * m_layer.elementBytes());
+        m_current.memory.push_back({std::int32_t(index), -bytes});
     }
-    m_layer.progress();
+    // Completions are noted between instructions, except right before a send: progress may copy
+    // a received tensor, and the send (on its peer's critical path) should not wait for that.
+    const bool sendNext = index + 1 < m_rank.steps.size() && m_rank.steps[index + 1].instr.kind == InstrKind::Send;
+    if (!sendNext) m_layer.progress();
 }
 
 void Executor::compute(const Step& s, std::size_t index) {
@@ -192,11 +313,27 @@ void Executor::compute(const Step& s, std::size_t index) {
     const std::vector<Gemm>& templates = in.op == OpKind::F   ? stage.forward
                                          : in.op == OpKind::B ? stage.backward
                                                               : stage.weightGrad;
-    const Buffer activations = m_live[std::size_t(s.key)];
+    const Buffer activations = m_slots[std::size_t(s.slot)];
+    const std::int32_t gradient = m_gradientOf[index];
+    const std::uint64_t gradientBegin = stage.layout.inputGrad;
+    const std::uint64_t gradientEnd = gradientBegin + m_plan.boundaryElements;
+    const auto resolve = [&](Operand& o) {
+        if (o.buffer == kActivations) {
+            // The input gradient a SEND_B sends lives in its gradient send buffer (run_plan.h).
+            if (gradient >= 0 && o.offset >= gradientBegin && o.offset < gradientEnd) {
+                o.buffer = m_gradients[std::size_t(gradient)];
+                o.offset -= gradientBegin;
+            } else {
+                o.buffer = activations;
+            }
+        } else {
+            o.buffer = o.buffer == kWeights ? stage.weights : stage.grads;
+        }
+    };
     for (Gemm g : templates) {
-        g.a.buffer = resolve(g.a.buffer, activations, stage.weights, stage.grads);
-        g.b.buffer = resolve(g.b.buffer, activations, stage.weights, stage.grads);
-        g.c.buffer = resolve(g.c.buffer, activations, stage.weights, stage.grads);
+        resolve(g.a);
+        resolve(g.b);
+        resolve(g.c);
         m_work.gemms.push_back(g);
     }
     m_layer.compute(m_work);
@@ -204,7 +341,8 @@ void Executor::compute(const Step& s, std::size_t index) {
 
 Operand Executor::tensorOf(const Step& s) const {
     const Instruction& in = s.instr;
-    const Buffer b = m_live[std::size_t(s.key)];
+    if (s.gradientOf >= 0) return {m_gradients[std::size_t(m_gradientOf[std::size_t(s.gradientOf)])], 0};
+    const Buffer b = m_slots[std::size_t(s.slot)];
     if (m_workload == Workload::Sleep) // [activation | gradient] of one boundary each
         return {b, in.kind == InstrKind::Recv && in.dir == Direction::B ? m_plan.boundaryElements : 0};
     const ActivationLayout& a = m_stages[std::size_t(s.shape)].layout;

@@ -24,6 +24,8 @@ struct RankIteration {
     std::vector<Stamp> stamps;        ///< [instruction]
     std::vector<MemoryChange> memory; ///< in program order
     double iterationStart = 0;        ///< µs since the anchor when the iteration began
+    std::uint64_t allocations = 0;    ///< DeviceLayer::allocate calls during the iteration (0)
+    std::uint64_t residentSlotBytes = 0; ///< the slots' memory measured after it (DeviceLayer::residentBytes)
 };
 
 /// Where a rank stopped: thrown by Executor::run when the layer fails or a wait times out.
@@ -31,21 +33,34 @@ struct ExecutionFault : std::runtime_error {
     ExecutionFault(const std::string& what, int iteration, int position, std::string instruction,
                    RankIteration partial);
     int iteration;
-    int position;            ///< index of the instruction in the rank's program
-    std::string instruction; ///< its label and description
+    int position;            ///< index of the instruction it was stuck at (waited for) in the rank's program
+    std::string instruction; ///< its label and peer: "PP:1RECV_F3 from rank 0"
     RankIteration partial;   ///< the stamps of what ran before it
+};
+
+struct ExecutorOptions {
+    /// Instructions the host may issue ahead of the device's completion (0: unbounded). While it
+    /// waits it polls the deadline, the layer's asynchronous error and the stop flag, so a stuck
+    /// peer is reported at the instruction that waits for it.
+    int runAhead = 32;
+    /// Post every receive as early as its buffer allows (the host backend: MPI moves the data while
+    /// the rank computes or sleeps). Off: at its place in the program, in its group (NCCL).
+    bool earlyReceives = false;
 };
 
 class Executor {
   public:
-    Executor(const RunPlan& plan, const RankPlan& rankPlan, DeviceLayer& layer);
+    Executor(const RunPlan& plan, const RankPlan& rankPlan, DeviceLayer& layer, ExecutorOptions options = {});
     ~Executor();
     Executor(const Executor&) = delete;
     Executor& operator=(const Executor&) = delete;
 
-    /// Weights and gradients of every stage this rank holds (held for the whole run).
+    /// Every buffer of the run, once: weights and gradients of every stage this rank holds, the
+    /// lowering's activation slots and the gradient send buffers. No iteration allocates.
     void allocateStatic();
     std::int64_t staticBytes() const { return m_staticBytes; }
+    /// Bytes of the slots the lowering planned (RankPlan::slots of RankPlan::slotElements).
+    std::uint64_t plannedSlotBytes() const;
 
     /// Runs the program once. Every wait gives up after `timeout` (the watchdog): the
     /// ExecutionFault then names the instruction and its position.
@@ -60,10 +75,24 @@ class Executor {
     void compute(const Step& step, std::size_t index);
     Transfer transfer(const Step& step, std::size_t index) const;
     Operand tensorOf(const Step& step) const;
+    /// Takes the step's slot for its micro-batch: waits (blocking) or checks (not blocking) that the
+    /// transfers posted on it before have completed. False when not blocking and one has not.
+    bool takeSlot(const Step& step, Clock::time_point deadline, bool block);
+    /// Posts, in program order, the receives whose buffers are free before instruction `index`;
+    /// through `index` itself when `through` (blocking on a slot then).
+    void postReceives(std::size_t index, Clock::time_point deadline, bool through);
+    void postReceive(std::size_t index);
+    /// Waits until the device finished every instruction before `end` (the run-ahead window).
+    void awaitDevice(std::size_t end, Clock::time_point deadline);
+    /// Waits for instruction `index`'s request to complete.
+    void awaitRequest(std::size_t index, Clock::time_point deadline);
+    void checkHealth(std::size_t waitingFor, Clock::time_point deadline);
+    std::string describe(std::size_t index) const;
 
     const RunPlan& m_plan;
     const RankPlan& m_rank;
     DeviceLayer& m_layer;
+    ExecutorOptions m_options;
     Workload m_workload;
     bool m_splitBackward;
 
@@ -76,8 +105,17 @@ class Executor {
         Axpy optimizer;
     };
     std::vector<StageState> m_stages;
-    std::vector<Buffer> m_live;      ///< [key]: the activation buffer held, -1 none
+    std::vector<Buffer> m_slots;                    ///< [slot]: allocated once
+    std::vector<std::int32_t> m_slotOwner;          ///< [slot]: the key holding it this iteration, -1 none
+    std::vector<std::vector<std::int32_t>> m_slotUsers; ///< [slot]: instructions that posted transfers on it
+    std::vector<Buffer> m_gradients;                ///< gradient send buffers, used in turn
+    std::vector<std::int32_t> m_gradientUser;       ///< [gradient buffer]: its SEND_B instruction, -1 none
+    std::vector<std::int32_t> m_gradientOf;         ///< [instruction of a B]: the gradient buffer it wrote
+    std::size_t m_nextGradient = 0;
     std::vector<Request> m_requests; ///< [instruction]: this iteration's request, -1 none
+    std::size_t m_nextReceive = 0;   ///< into RankPlan::receivesInOrder: the first not yet posted
+    std::size_t m_deviceDone = 0;    ///< every instruction before it has finished on the device
+    std::int32_t m_stuck = -1;       ///< the instruction being waited for, -1 none
     RankIteration m_current;
     ComputeWork m_work; ///< reused: no allocation per op once warm
     std::int64_t m_staticBytes = 0;

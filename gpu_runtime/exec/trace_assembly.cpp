@@ -93,8 +93,6 @@ AssembledTrace assembleTrace(const RunPlan& plan, const MeasuredRun& run, double
                 const Instruction& in = program[i];
                 const Stamp s = a.at(i);
                 if (s.start < 0) continue;
-                first = std::min(first, s.start);
-                last = std::max(last, s.end);
                 TimelineEvent e;
                 e.device = r;
                 e.start = s.start;
@@ -111,6 +109,10 @@ AssembledTrace assembleTrace(const RunPlan& plan, const MeasuredRun& run, double
                 } else {
                     continue;
                 }
+                // The iteration is the prediction's makespan: first op to last op. A receive is
+                // posted as early as its buffer allows, which is not work of this iteration yet.
+                first = std::min(first, s.start);
+                last = std::max(last, s.end);
                 out.timeline.events.push_back(e);
                 out.iterations.push_back(std::uint32_t(it));
             }
@@ -187,6 +189,13 @@ AssembledTrace assembleTrace(const RunPlan& plan, const MeasuredRun& run, double
         out.iterations.push_back(t.iteration);
     }
 
+    out.residentSlotBytes.assign(std::size_t(ranks), 0);
+    out.allocationsInIterations.assign(std::size_t(ranks), 0);
+    for (std::size_t r = 0; r < run.ranks.size() && r < std::size_t(ranks); ++r)
+        for (const RankIteration& it : run.ranks[r]) {
+            out.residentSlotBytes[r] = std::max(out.residentSlotBytes[r], it.residentSlotBytes);
+            out.allocationsInIterations[r] += it.allocations;
+        }
     out.peakBytes.assign(std::size_t(ranks), 0.0);
     for (int r = 0; r < ranks; ++r) {
         auto& changes = memory[std::size_t(r)];

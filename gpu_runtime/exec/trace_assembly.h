@@ -19,6 +19,7 @@ struct MeasuredRun {
     std::vector<std::vector<RankIteration>> ranks;
     std::vector<double> clockOffsetUs;     ///< [rank]: subtract from the rank's times to get rank 0's clock
     std::vector<std::int64_t> staticBytes; ///< [rank]
+    std::vector<std::uint64_t> plannedSlotBytes; ///< [rank]: the lowering's slots (Executor::plannedSlotBytes)
 };
 
 struct AssembledTrace {
@@ -27,7 +28,13 @@ struct AssembledTrace {
     std::vector<TraceSlice> waits;         ///< the part of each transfer spent waiting for the peer
     std::vector<CounterTrack> memory;      ///< per rank, MiB over time
     std::vector<double> peakBytes;         ///< [rank]: static + most activation memory held
-    std::vector<double> iterationUs;       ///< [iteration]: first start to last end over all ranks
+    /// [rank]: the slots' memory measured (most over the iterations), and buffer allocations made
+    /// inside iterations (summed; the runtime makes none).
+    std::vector<std::uint64_t> residentSlotBytes;
+    std::vector<std::uint64_t> allocationsInIterations;
+    /// [iteration]: the first op's start to the last op's end over all ranks (compute ops, gradient
+    /// syncs, optimizer steps: the prediction's makespan; early-posted receives do not count).
+    std::vector<double> iterationUs;
     /// Transfers whose receive ended before their send started (a clock error larger than the
     /// transfer), and the worst such gap in µs.
     int causalityViolations = 0;

@@ -111,8 +111,10 @@ std::vector<ClockOffset> exchangeClockOffsets(MPI_Comm comm, Clock::time_point a
 
 std::vector<char> encodeIteration(const RankIteration& it) {
     std::vector<char> out;
-    out.reserve(32 + it.stamps.size() * sizeof(Stamp) + it.memory.size() * 16);
+    out.reserve(48 + it.stamps.size() * sizeof(Stamp) + it.memory.size() * 16);
     put(out, it.iterationStart);
+    put(out, it.allocations);
+    put(out, it.residentSlotBytes);
     put(out, std::uint64_t(it.stamps.size()));
     for (const Stamp& s : it.stamps) {
         put(out, s.start);
@@ -131,6 +133,8 @@ RankIteration decodeIteration(const char* data, std::size_t size) {
     const char* end = data + size;
     RankIteration it;
     it.iterationStart = take<double>(at, end);
+    it.allocations = take<std::uint64_t>(at, end);
+    it.residentSlotBytes = take<std::uint64_t>(at, end);
     const auto stamps = take<std::uint64_t>(at, end);
     if (stamps > size / sizeof(Stamp)) throw BackendError("a rank's record names more stamps than it holds");
     it.stamps.resize(stamps);

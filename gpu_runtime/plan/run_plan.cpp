@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <unordered_map>
 
 namespace stagecraft::runtime {
@@ -53,9 +54,20 @@ std::string labelOf(const Instruction& in, bool splitBackward) {
     return "PP:?";
 }
 
-bool usesActivationBuffer(const Instruction& in) {
+/// The lowering's rule (core/passes/annotate.cpp): every compute op and every transfer (or wait on
+/// one) of a micro-batch uses its stage's buffer, except the input gradient a SEND_B sends, which
+/// is the backward's own output.
+bool usesSlot(const Instruction& in) {
     if (in.mb < 0) return false;
-    return in.kind == InstrKind::Compute || in.kind == InstrKind::Send || in.kind == InstrKind::Recv;
+    const bool transfer = in.kind == InstrKind::Send || in.kind == InstrKind::Recv ||
+                          (in.kind == InstrKind::Wait && (in.waits == InstrKind::Send || in.waits == InstrKind::Recv));
+    const bool sendsGradient = in.dir == Direction::B && (in.kind == InstrKind::Send ||
+                                                          (in.kind == InstrKind::Wait && in.waits == InstrKind::Send));
+    return in.kind == InstrKind::Compute || (transfer && !sendsGradient);
+}
+
+bool isGradientSend(const Instruction& in) {
+    return in.kind == InstrKind::Send && in.dir == Direction::B && in.mb >= 0;
 }
 
 } // namespace
@@ -131,6 +143,11 @@ RunPlan makeRunPlan(const RunRequest& request) {
     return plan;
 }
 
+std::uint64_t activationElements(const RunPlan& plan, const StageShape& shape) {
+    if (plan.workload == Workload::Sleep) return std::max<std::uint64_t>(plan.boundaryElements, 1) * 2;
+    return activationLayout(shape).elements;
+}
+
 RankPlan makeRankPlan(const RunPlan& plan, int rank) {
     const Lowered& lowered = plan.lowered;
     const Schedule& schedule = plan.prediction.schedule;
@@ -150,7 +167,25 @@ RankPlan makeRankPlan(const RunPlan& plan, int rank) {
     std::unordered_map<std::uint64_t, std::int32_t> stageOf;    // (pipe, stage) -> index into stages
     std::unordered_map<std::uint64_t, std::int32_t> receiveOf;  // (dir, pipe, stage, mb) -> instruction
     std::unordered_map<std::uint64_t, std::int32_t> gradSyncOf; // (pipe, stage) -> instruction
+    std::unordered_map<std::uint64_t, std::int32_t> gradientProducer; // (pipe, stage, mb) -> its B
+    std::unordered_map<std::uint64_t, std::int32_t> sentGradients;    // (pipe, stage, mb) with a SEND_B
+    for (const Instruction& in : program)
+        if (isGradientSend(in)) sentGradients.emplace(bufferKey(in.pipe, in.stage, in.mb), 0);
+
+    // Last use of every key, so that its slot goes back to the free list after it (after its
+    // group: the group's transfers are in flight together).
     std::vector<std::int32_t> lastUse;
+    for (std::size_t i = 0; i < program.size(); ++i) {
+        const Instruction& in = program[i];
+        if (!usesSlot(in)) continue;
+        const auto [it, fresh] = keyOf.emplace(bufferKey(in.pipe, in.stage, in.mb), std::int32_t(lastUse.size()));
+        if (fresh) lastUse.push_back(-1);
+        lastUse[std::size_t(it->second)] = std::int32_t(i);
+    }
+    std::vector<std::int32_t> slotOfKey(lastUse.size(), -1), takenAt(lastUse.size(), -1);
+    std::vector<std::int32_t> freeSlots, freeSince, deferred;
+    std::int32_t gradientsHeld = 0, mostGradientsHeld = 0;
+
     for (std::size_t i = 0; i < program.size(); ++i) {
         const Instruction& in = program[i];
         Step& step = out.steps[i];
@@ -158,38 +193,72 @@ RankPlan makeRankPlan(const RunPlan& plan, int rank) {
         step.label = labelOf(in, schedule.splitBackward);
         const std::uint64_t stageKey = std::uint64_t(in.pipe) << 32 | std::uint32_t(in.stage);
         if (in.kind == InstrKind::Compute || in.kind == InstrKind::GradSync ||
-            in.kind == InstrKind::Optimizer || usesActivationBuffer(in)) {
+            in.kind == InstrKind::Optimizer || in.kind == InstrKind::Send || in.kind == InstrKind::Recv ||
+            usesSlot(in)) {
             auto [it, fresh] = stageOf.emplace(stageKey, std::int32_t(out.stages.size()));
             if (fresh)
                 out.stages.push_back({in.pipe, in.stage, stageShape(plan.project, schedule, in.stage)});
             step.shape = it->second;
         }
-        if (usesActivationBuffer(in)) {
-            auto [it, fresh] =
-                keyOf.emplace(bufferKey(in.pipe, in.stage, in.mb), std::int32_t(lastUse.size()));
-            if (fresh) {
-                lastUse.push_back(std::int32_t(i));
-                step.allocate = true;
+        const std::uint64_t bk = bufferKey(in.pipe, in.stage, in.mb);
+        if (usesSlot(in)) {
+            const std::int32_t key = keyOf.at(bk);
+            step.key = key;
+            if (slotOfKey[std::size_t(key)] < 0) {
+                std::int32_t slot;
+                if (freeSlots.empty()) {
+                    slot = out.slots++;
+                    freeSince.push_back(0);
+                } else {
+                    slot = freeSlots.back();
+                    freeSlots.pop_back();
+                }
+                slotOfKey[std::size_t(key)] = slot;
+                takenAt[std::size_t(key)] = std::int32_t(i);
+                step.take = true;
+                if (in.kind == InstrKind::Recv) step.postFrom = freeSince[std::size_t(slot)];
+            } else if (in.kind == InstrKind::Recv) {
+                step.postFrom = takenAt[std::size_t(key)] + 1; // into the buffer its micro-batch holds
             }
-            step.key = it->second;
-            lastUse[std::size_t(step.key)] = std::int32_t(i);
+            step.slot = slotOfKey[std::size_t(key)];
+            if (lastUse[std::size_t(key)] == std::int32_t(i)) {
+                step.giveBack = true;
+                deferred.push_back(key);
+            }
         }
         if (in.kind == InstrKind::Send || in.kind == InstrKind::Recv) {
             out.peers.push_back(in.peer);
-            if (in.kind == InstrKind::Recv)
-                receiveOf[bufferKey(in.pipe, in.stage, in.mb) << 1 | std::uint64_t(in.dir)] = std::int32_t(i);
+            if (in.kind == InstrKind::Recv) {
+                receiveOf[bk << 1 | std::uint64_t(in.dir)] = std::int32_t(i);
+                out.receivesInOrder.push_back(std::int32_t(i));
+            }
         }
         switch (in.kind) {
         case InstrKind::Compute: {
             if (in.op != OpKind::W) {
                 const auto dir = in.op == OpKind::F ? Direction::F : Direction::B;
-                const auto r = receiveOf.find(bufferKey(in.pipe, in.stage, in.mb) << 1 | std::uint64_t(dir));
+                const auto r = receiveOf.find(bk << 1 | std::uint64_t(dir));
                 if (r != receiveOf.end()) step.after.push_back(r->second);
+            }
+            if (in.op == OpKind::B && sentGradients.count(bk)) {
+                step.producesSentGradient = true;
+                gradientProducer[bk] = std::int32_t(i);
+                mostGradientsHeld = std::max(mostGradientsHeld, ++gradientsHeld);
             }
             const auto d = duration.find(opKey(in.op, in.pipe, in.stage, in.mb));
             step.sleepUs = d == duration.end() ? 0.0 : d->second;
             break;
         }
+        case InstrKind::Send:
+            if (isGradientSend(in)) {
+                const auto producer = gradientProducer.find(bk);
+                if (producer == gradientProducer.end())
+                    throw std::logic_error("makeRankPlan: " + step.label + " on rank " + std::to_string(rank) +
+                                           " sends a gradient no earlier B of this rank produced");
+                step.gradientOf = producer->second;
+                --gradientsHeld;
+            }
+            break;
         case InstrKind::GradSync:
             gradSyncOf[stageKey] = std::int32_t(i);
             break;
@@ -206,9 +275,23 @@ RankPlan makeRankPlan(const RunPlan& plan, int rank) {
         default:
             break;
         }
+        const bool groupGoesOn = in.group >= 0 && i + 1 < program.size() && program[i + 1].group == in.group;
+        if (groupGoesOn) continue;
+        for (const std::int32_t key : deferred) {
+            const std::int32_t slot = slotOfKey[std::size_t(key)];
+            freeSlots.push_back(slot);
+            freeSince[std::size_t(slot)] = std::int32_t(i) + 1;
+        }
+        deferred.clear();
     }
-    for (const std::int32_t last : lastUse) out.steps[std::size_t(last)].release = true;
     out.keys = std::int32_t(lastUse.size());
+    const int planned = lowered.peakBuffers.empty() ? out.slots : lowered.peakBuffers.at(std::size_t(rank));
+    if (out.slots != planned)
+        throw std::logic_error("makeRankPlan: rank " + std::to_string(rank) + " needs " + std::to_string(out.slots) +
+                               " activation slots where the lowering counted " + std::to_string(planned));
+    for (const LocalStage& s : out.stages)
+        out.slotElements = std::max(out.slotElements, activationElements(plan, s.shape));
+    out.gradientBuffers = mostGradientsHeld > 0 ? mostGradientsHeld + 1 : 0;
     std::sort(out.peers.begin(), out.peers.end());
     out.peers.erase(std::unique(out.peers.begin(), out.peers.end()), out.peers.end());
     return out;

@@ -32,15 +32,31 @@ struct RunRequest {
 Project scaledProject(Project project, double scale);
 
 /// One instruction of this rank, resolved for the executor.
+///
+/// Memory follows the lowering's buffer plan: each (pipe, stage, micro-batch) holds one activation
+/// buffer from its first instruction to its last (the lowering's lifetimes, `Lowered::buffers`),
+/// and the rank's buffers are `Lowered::peakBuffers[rank]` slots allocated once per run and handed
+/// from one micro-batch to the next (last-in first-out, as the lowering counts them). A slot is
+/// reused only after every transfer posted on it before has completed (the executor waits).
+/// The input gradient a SEND_B sends is the backward's own output, which outlives the lowering's
+/// buffer: the backward writes it into one of a few gradient send buffers instead.
 struct Step {
     Instruction instr;
-    std::int32_t key = -1;           ///< activation buffer (dense index on this rank), -1: none
-    bool allocate = false;           ///< the key's first instruction: allocate before it
-    bool release = false;            ///< the key's last instruction: release after it
-    std::int32_t shape = -1;         ///< index into RankPlan::shapes of the stage it works on
+    std::int32_t key = -1;           ///< the (pipe, stage, mb) buffer (dense index on this rank), -1: none
+    std::int32_t slot = -1;          ///< the slot that holds the key's buffer, -1: none
+    bool take = false;               ///< the key's first instruction: its slot is taken before it
+    bool giveBack = false;           ///< the key's last instruction: its slot is given back after it
+    std::int32_t shape = -1;         ///< index into RankPlan::stages of the stage it works on
     std::vector<std::int32_t> after; ///< instructions (receives, syncs) whose completion it needs
-    double sleepUs = 0;              ///< the predicted duration (sleep workload)
-    std::string label; ///< "PP:2F0", "PP:0SEND_F1", "PP:1RECV_B0", "PP:0REDUCE_GRAD", "PP:0OPTIMIZER"
+    /// Recv: the first instruction before which it may be posted (its slot is free, or held by its
+    /// own micro-batch, from there on); its own index at the latest.
+    std::int32_t postFrom = -1;
+    /// Compute B whose input gradient a SEND_B sends: true (it goes to a gradient send buffer).
+    /// SEND_B: the index of that B.
+    bool producesSentGradient = false;
+    std::int32_t gradientOf = -1;
+    double sleepUs = 0; ///< the predicted duration (sleep workload)
+    std::string label;  ///< "PP:2F0", "PP:0SEND_F1", "PP:1RECV_B0", "PP:0REDUCE_GRAD", "PP:0OPTIMIZER"
 };
 
 /// A stage this rank holds.
@@ -54,10 +70,15 @@ struct RankPlan {
     int rank = 0;
     std::vector<Step> steps;        ///< the program, in order
     std::vector<LocalStage> stages; ///< the stages this rank holds (Step::shape indexes it)
-    std::int32_t keys = 0;          ///< activation buffers used over an iteration
-    std::vector<int> peers;         ///< ranks it sends to or receives from, ascending
+    std::int32_t keys = 0;          ///< (pipe, stage, mb) buffers used over an iteration
+    std::int32_t slots = 0;         ///< slots the keys share: Lowered::peakBuffers[rank]
+    std::uint64_t slotElements = 0; ///< elements of one slot: the largest buffer of the rank's stages
+    /// Gradient send buffers (each one boundary): most input gradients held between a B and the
+    /// completion of its SEND_B, counting one send still in flight.
+    std::int32_t gradientBuffers = 0;
+    std::vector<int> peers;                   ///< ranks it sends to or receives from, ascending
+    std::vector<std::int32_t> receivesInOrder; ///< indices of the Recv steps, in program order
 };
-
 struct RunPlan {
     Project project; ///< scaled
     std::string schedule;
@@ -73,12 +94,17 @@ struct RunPlan {
 /// one device runs one pipeline rank).
 RunPlan makeRunPlan(const RunRequest& request);
 
-/// The lowered program of `rank` resolved: buffer keys and their lifetimes, what each compute,
-/// optimizer step and wait waits for, durations and labels.
+/// The lowered program of `rank` resolved: buffer keys, their lifetimes and slots, how early each
+/// receive may be posted, what each compute, optimizer step and wait waits for, durations and
+/// labels. Throws std::logic_error when the slots it assigns differ from the lowering's count.
 RankPlan makeRankPlan(const RunPlan& plan, int rank);
 
 /// The stage's shape for the workload: its layers from the project's split, the last stage of
 /// a pipe with the LM head.
 StageShape stageShape(const Project& project, const Schedule& schedule, int stage);
+
+/// Elements of one activation buffer of `stage` for the plan's workload: the stage's whole
+/// activation layout (model), or one activation and one gradient of a boundary (sleep).
+std::uint64_t activationElements(const RunPlan& plan, const StageShape& shape);
 
 } // namespace stagecraft::runtime

@@ -49,6 +49,9 @@ void addOptions(CLI::App& app, RunOptions& o) {
     app.add_option("--timeout", o.timeoutSeconds,
                    "Seconds a wait may take before the run is ended (watchdog)")
         ->check(CLI::Range(0.01, 86400.0));
+    app.add_option("--run-ahead", o.runAhead,
+                   "Instructions the host may issue ahead of the device's completion (0: unbounded)")
+        ->check(CLI::Range(0, 1000000));
     app.add_flag("-q,--quiet", o.quiet, "No progress lines");
     auto* fault = app.add_option_group("testing");
     fault->add_option("--fault-rank", o.faultRank, "Testing: the rank that fails")->group("");

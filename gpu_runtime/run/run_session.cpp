@@ -88,6 +88,10 @@ std::string runJson(const RunOptions& options, const RunPlan& plan, const Collec
     j["iteration_us"] = trace.iterationUs;
     j["predicted_iteration_us"] = plan.prediction.report.iterationUs;
     j["peak_bytes"] = trace.peakBytes;
+    j["slot_bytes_planned"] = c.run.plannedSlotBytes;
+    j["slot_bytes_resident"] = trace.residentSlotBytes;
+    j["allocations_in_iterations"] = trace.allocationsInIterations;
+    j["run_ahead"] = options.runAhead;
     j["predicted_peak_bytes"] = [&] {
         nlohmann::json peaks = nlohmann::json::array();
         for (const DeviceMemory& d : plan.prediction.report.memory.devices) peaks.push_back(d.peakBytes);
@@ -119,6 +123,9 @@ AssembledTrace writeTrace(const RunOptions& options, const RunPlan& plan, const 
     writeChromeTrace(trace.timeline, options.output, trace_options);
     return trace;
 }
+
+/// How long the communicators' abort may take before MPI_Abort ends the job anyway.
+constexpr std::chrono::milliseconds kAbortLimit{5000};
 
 double milliseconds(double us) {
     return us / 1000.0;
@@ -155,7 +162,10 @@ int runSession(MpiSession& mpi, const RunOptions& options) {
     setup.records = std::int32_t(rankPlan.steps.size());
     layer->setup(setup);
 
-    Executor executor(plan, rankPlan, *layer);
+    ExecutorOptions executorOptions;
+    executorOptions.runAhead = options.runAhead;
+    executorOptions.earlyReceives = backend == "host"; // NCCL posts as lowered, groups intact
+    Executor executor(plan, rankPlan, *layer, executorOptions);
     executor.allocateStatic();
     SC_MPI_CHECK(MPI_Barrier(mpi.comm()));
     layer->anchor();
@@ -167,6 +177,10 @@ int runSession(MpiSession& mpi, const RunOptions& options) {
     collected.run.staticBytes.assign(std::size_t(mpi.size()), 0);
     SC_MPI_CHECK(MPI_Gather(&mineStatic, 1, MPI_INT64_T, collected.run.staticBytes.data(), 1, MPI_INT64_T, 0,
                             mpi.comm()));
+    const std::uint64_t mineSlots = executor.plannedSlotBytes();
+    collected.run.plannedSlotBytes.assign(std::size_t(mpi.size()), 0);
+    SC_MPI_CHECK(MPI_Gather(&mineSlots, 1, MPI_UINT64_T, collected.run.plannedSlotBytes.data(), 1, MPI_UINT64_T,
+                            0, mpi.comm()));
     collected.run.ranks.resize(std::size_t(mpi.size()));
     for (std::size_t r = 0; r < collected.offsets.size(); ++r)
         collected.run.clockOffsetUs.push_back(collected.offsets[r].offsetUs);
@@ -190,12 +204,20 @@ int runSession(MpiSession& mpi, const RunOptions& options) {
             for (std::size_t r = 0; r < all.size(); ++r) collected.run.ranks[r].push_back(std::move(all[r]));
             if (!options.quiet) {
                 double first = 1e300, last = -1e300;
-                for (std::size_t r = 0; r < collected.run.ranks.size(); ++r)
-                    for (const Stamp& s : collected.run.ranks[r].back().stamps)
-                        if (s.start >= 0) {
+                for (std::size_t r = 0; r < collected.run.ranks.size(); ++r) {
+                    const auto& stamps = collected.run.ranks[r].back().stamps;
+                    const auto& program = plan.lowered.programs[r].instructions;
+                    for (std::size_t i = 0; i < stamps.size() && i < program.size(); ++i) {
+                        const Stamp& s = stamps[i];
+                        const InstrKind kind = program[i].kind;
+                        const bool op = kind == InstrKind::Compute || kind == InstrKind::GradSync ||
+                                        kind == InstrKind::Optimizer;
+                        if (op && s.start >= 0) {
                             first = std::min(first, s.start - collected.run.clockOffsetUs[r]);
                             last = std::max(last, s.end - collected.run.clockOffsetUs[r]);
                         }
+                    }
+                }
                 std::fprintf(stderr, "stagecraft-run: iteration %d of %d: %.3f ms\n", iteration + 1,
                              options.iterations, milliseconds(last - first));
             }
@@ -220,7 +242,7 @@ int runSession(MpiSession& mpi, const RunOptions& options) {
                 std::cerr << "stagecraft-run: the partial trace could not be written: " << e.what() << '\n';
             }
         }
-        layer->abort();
+        layer->abort(kAbortLimit);
         mpi.abortAll(1);
     } catch (const DeadlineExceeded& e) { // the gather timed out: another rank stopped
         std::cerr << "stagecraft-run: rank " << mpi.rank() << ": " << e.what() << '\n';
@@ -233,7 +255,7 @@ int runSession(MpiSession& mpi, const RunOptions& options) {
                 std::cerr << "stagecraft-run: the partial trace could not be written: " << w.what() << '\n';
             }
         }
-        layer->abort();
+        layer->abort(kAbortLimit);
         mpi.abortAll(1);
     }
 

@@ -22,6 +22,7 @@ struct RunOptions {
     int iterations = 3;
     std::string output = "measured.json";
     double timeoutSeconds = 60; ///< a wait longer than this ends the run (watchdog)
+    int runAhead = 32;          ///< instructions the host may issue ahead of the device (0: unbounded)
     bool quiet = false;         ///< no progress lines
     /// Testing the fault path: the rank dies (SIGKILL) or hangs (stops forever) when it reaches
     /// instruction `faultPosition` of measured iteration `faultIteration`.

@@ -39,8 +39,8 @@ TEST_CASE("rank plans of every registered schedule", "[runtime][plan]") {
                 for (std::size_t i = 0; i < rp.steps.size(); ++i) {
                     const Step& s = rp.steps[i];
                     REQUIRE(s.label.rfind("PP:", 0) == 0);
-                    if (s.allocate) ++allocated[std::size_t(s.key)];
-                    if (s.release) ++released[std::size_t(s.key)];
+                    if (s.take) ++allocated[std::size_t(s.key)];
+                    if (s.giveBack) ++released[std::size_t(s.key)];
                     for (const std::int32_t a : s.after)
                         REQUIRE(a < std::int32_t(i)); // waits only on earlier ones
                     const Instruction& in = s.instr;
@@ -61,6 +61,64 @@ TEST_CASE("rank plans of every registered schedule", "[runtime][plan]") {
                 }
             }
             for (const auto& [pair, balance] : peerPairs) CHECK(balance == 0); // every send has its receive
+        }
+    }
+}
+
+// The slots are the lowering's buffer plan: as many as it counted on the rank, never held by two
+// micro-batches at once, and a receive is never posted into a slot before its last holder is done.
+TEST_CASE("rank plans hold their buffers in the lowering's slots", "[runtime][plan]") {
+    for (const GeneratorInfo& info : generators()) {
+        if (info.usesCosts) continue;
+        for (const Workload workload : {Workload::Model, Workload::Sleep}) {
+            DYNAMIC_SECTION(info.name << " " << workloadName(workload)) {
+                RunRequest r = request(std::string(info.name));
+                r.workload = workload;
+                r.sets = {"costs.mode=manual"};
+                const RunPlan plan = makeRunPlan(r);
+                for (int rank = 0; rank < plan.lowered.ranks; ++rank) {
+                    const RankPlan rp = makeRankPlan(plan, rank);
+                    CHECK(rp.slots == plan.lowered.peakBuffers[std::size_t(rank)]);
+                    CHECK(rp.slotElements > 0);
+                    std::vector<std::int32_t> holder(std::size_t(rp.slots), -1);
+                    std::vector<std::int32_t> freedAt(std::size_t(rp.slots), 0);
+                    std::vector<std::int32_t> pendingFree;
+                    int gradientsHeld = 0;
+                    for (std::size_t i = 0; i < rp.steps.size(); ++i) {
+                        const Step& s = rp.steps[i];
+                        if (s.key >= 0) {
+                            REQUIRE(s.slot >= 0);
+                            REQUIRE(s.slot < rp.slots);
+                            if (s.take) {
+                                CHECK(holder[std::size_t(s.slot)] == -1); // free when taken
+                                holder[std::size_t(s.slot)] = s.key;
+                            }
+                            CHECK(holder[std::size_t(s.slot)] == s.key);
+                        }
+                        if (s.instr.kind == InstrKind::Recv) {
+                            CHECK(s.postFrom >= 0);
+                            CHECK(s.postFrom <= std::int32_t(i));
+                            if (s.take) CHECK(s.postFrom >= freedAt[std::size_t(s.slot)]);
+                        }
+                        if (s.producesSentGradient) ++gradientsHeld;
+                        if (s.gradientOf >= 0) {
+                            CHECK(rp.steps[std::size_t(s.gradientOf)].producesSentGradient);
+                            --gradientsHeld;
+                        }
+                        CHECK(gradientsHeld < std::max(1, rp.gradientBuffers));
+                        if (s.giveBack) pendingFree.push_back(s.slot);
+                        const bool groupGoesOn = s.instr.group >= 0 && i + 1 < rp.steps.size() &&
+                                                 rp.steps[i + 1].instr.group == s.instr.group;
+                        if (groupGoesOn) continue;
+                        for (const std::int32_t slot : pendingFree) {
+                            holder[std::size_t(slot)] = -1;
+                            freedAt[std::size_t(slot)] = std::int32_t(i) + 1;
+                        }
+                        pendingFree.clear();
+                    }
+                    CHECK(gradientsHeld == 0);
+                }
+            }
         }
     }
 }

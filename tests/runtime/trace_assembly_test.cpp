@@ -66,8 +66,8 @@ MeasuredRun replayPrediction(const RunPlan& plan, int iterations, double period)
                     s.end += it * period;
                 }
                 record.stamps.push_back(s);
-                if (rp.steps[i].allocate) record.memory.push_back({std::int32_t(i), 100});
-                if (rp.steps[i].release) record.memory.push_back({std::int32_t(i), -100});
+                if (rp.steps[i].take) record.memory.push_back({std::int32_t(i), 100});
+                if (rp.steps[i].giveBack) record.memory.push_back({std::int32_t(i), -100});
             }
             run.ranks[std::size_t(r)].push_back(std::move(record));
         }

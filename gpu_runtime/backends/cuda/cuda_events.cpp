@@ -37,6 +37,15 @@ RecordStamps::Events RecordStamps::take(std::int32_t record, const std::string& 
     return {m_start[r].get(), m_end[r].get()};
 }
 
+bool RecordStamps::ended(std::int32_t record) const {
+    if (record < 0 || record >= records() || !m_taken[std::size_t(record)]) return true;
+    if (m_hostEnd[std::size_t(record)] != Clock::time_point{}) return true;
+    const cudaError_t state = cudaEventQuery(m_end[std::size_t(record)].get());
+    if (state == cudaErrorNotReady) return false;
+    SC_CUDA_CHECK(state);
+    return true;
+}
+
 void RecordStamps::setHostStart(std::int32_t record, Clock::time_point when) {
     if (record >= 0 && record < records()) m_hostStart[std::size_t(record)] = when;
 }

@@ -35,6 +35,9 @@ class RecordStamps {
     void setHostStart(std::int32_t record, Clock::time_point when);
     void setHostEnd(std::int32_t record, Clock::time_point when);
 
+    /// True when `record` was not taken this iteration or its end event has completed.
+    bool ended(std::int32_t record) const;
+
     /// Records the reference on `stream` (the device must be idle), waits for it and reads the
     /// host clock.
     void anchor(cudaStream_t stream);

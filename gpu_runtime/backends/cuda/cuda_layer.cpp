@@ -13,6 +13,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <future>
+#include <memory>
 #include <thread>
 
 namespace stagecraft::runtime::cuda {
@@ -74,7 +76,8 @@ CudaLayer::~CudaLayer() {
         SC_CUDA_LOG(cudaSetDevice(m_device));
         // Communicators are destroyed (collectively, in plan order) only when this rank finished
         // cleanly; otherwise they are aborted, which never waits for a peer.
-        if (m_comm) {
+        // After abort() its thread owns the communicators (and may still be in ncclCommAbort).
+        if (m_comm && !m_aborted) {
             if (idleAndHealthy())
                 m_comm->shutdown();
             else
@@ -146,6 +149,7 @@ void CudaLayer::setup(const LayerSetup& setup) {
         type = parseDType(setup.dtype);
         m_buffers->setType(type);
         m_stamps.resize(setup.records);
+        m_requestOf.assign(std::size_t(std::max(0, setup.records)), -1);
         warmKernels();
     } catch (const std::exception& e) {
         problem = e.what();
@@ -212,6 +216,7 @@ Clock::time_point CudaLayer::anchorTime() const {
 Buffer CudaLayer::allocate(std::uint64_t elements) {
     bindDevice();
     if (m_aborted) throw BackendError("allocate after abort [" + errorContext() + "]");
+    ++m_allocations;
     return m_buffers->allocate(elements);
 }
 
@@ -352,6 +357,8 @@ Request CudaLayer::post(CommOp op, const Operand& data) {
     SC_CUDA_CHECK(cudaEventRecord(events.start, stream));
     op.end = events.end;
     const auto request = Request(m_requests.size());
+    if (op.record >= 0 && std::size_t(op.record) < m_requestOf.size())
+        m_requestOf[std::size_t(op.record)] = request;
     m_requests.push_back(op);
     m_comm->post(request, op);
     return request;
@@ -457,19 +464,15 @@ void CudaLayer::finish(Clock::time_point deadline) {
             if (state == cudaErrorNotReady) {
                 idle = false;
             } else if (state != cudaSuccess) {
-                abort();
+                // No abort here: the caller writes what it has first, then aborts (abort()).
                 throwCudaError(state, "cudaStreamQuery(stream) in finish", __FILE__, __LINE__);
             }
         }
         if (idle) return;
         const std::string error = m_comm->asyncError();
-        if (!error.empty()) {
-            abort();
-            throw BackendError(error);
-        }
+        if (!error.empty()) throw BackendError(error);
         if (Clock::now() >= deadline) {
             const std::string pending = pendingWork();
-            abort();
             throw DeadlineExceeded("finish: the deadline passed with work still pending [" + errorContext() +
                                    "]: " + pending);
         }
@@ -489,12 +492,76 @@ void CudaLayer::times(std::vector<Stamp>& stamps) {
     if (!m_aborted && !m_releaseLater.empty()) releaseReady();
     m_requests.clear();
     m_computes.clear();
+    std::fill(m_requestOf.begin(), m_requestOf.end(), -1);
     m_comm->forget();
 }
 
-void CudaLayer::abort() noexcept {
-    m_aborted = true;
+void CudaLayer::abortNow() noexcept {
     if (m_comm) m_comm->abort();
+}
+
+// ncclCommAbort can block (a kernel that does not see the abort flag, a driver call behind a
+// stuck stream): it runs on its own thread, and after `limit` the caller goes on to MPI_Abort,
+// which ends the process whatever that thread is doing.
+void CudaLayer::abort(std::chrono::milliseconds limit) noexcept {
+    if (m_aborted) return;
+    m_aborted = true;
+    try {
+        auto done = std::make_shared<std::promise<void>>();
+        std::future<void> finished = done->get_future();
+        std::thread([this, done] {
+            bindDevice();
+            abortNow();
+            done->set_value();
+        }).detach();
+        if (finished.wait_for(limit) != std::future_status::ready)
+            std::fprintf(stderr, "stagecraft cuda: aborting the communicators took longer than %lld ms; ending "
+                                 "without them [%s]\n",
+                         static_cast<long long>(limit.count()), errorContext().c_str());
+    } catch (...) {
+        abortNow(); // no thread could be started: abort here
+    }
+}
+
+void CudaLayer::reuse(Buffer buffer) {
+    bindDevice();
+    m_buffers->reuse(buffer);
+}
+
+std::uint64_t CudaLayer::residentBytes(const std::vector<Buffer>&) {
+    bindDevice();
+    return m_buffers->usedHigh();
+}
+
+bool CudaLayer::completed(Request request) {
+    if (request < 0) return true;
+    if (!m_setupDone || m_aborted) return false;
+    bindDevice();
+    m_comm->progress();
+    return m_comm->done(request);
+}
+
+// A compute record is done when its end event is; a transfer when its transport says so.
+bool CudaLayer::recordDone(std::int32_t record) {
+    if (!m_setupDone || m_aborted) return false;
+    bindDevice();
+    if (record < 0 || std::size_t(record) >= m_requestOf.size()) return true;
+    const std::int32_t request = m_requestOf[std::size_t(record)];
+    if (request >= 0) {
+        m_comm->progress();
+        return m_comm->done(request);
+    }
+    return m_stamps.ended(record);
+}
+
+std::string CudaLayer::asyncError() {
+    if (!m_setupDone || m_aborted) return {};
+    bindDevice();
+    const cudaError_t sticky = cudaPeekAtLastError();
+    if (sticky != cudaSuccess && sticky != cudaErrorNotReady)
+        return std::string("CUDA error ") + cudaGetErrorName(sticky) + ": " + cudaGetErrorString(sticky) + " [" +
+               errorContext() + "]";
+    return m_comm->asyncError();
 }
 
 } // namespace stagecraft::runtime::cuda

@@ -42,6 +42,9 @@ class CudaLayer final : public DeviceLayer {
 
     Buffer allocate(std::uint64_t elements) override;
     void release(Buffer buffer) override;
+    std::uint64_t allocations() const override { return m_allocations; }
+    void reuse(Buffer buffer) override;
+    std::uint64_t residentBytes(const std::vector<Buffer>& buffers) override;
 
     void compute(const ComputeWork& work) override;
 
@@ -53,9 +56,12 @@ class CudaLayer final : public DeviceLayer {
 
     void wait(Request request, Clock::time_point deadline) override;
     void progress() override;
+    bool completed(Request request) override;
+    bool recordDone(std::int32_t record) override;
+    std::string asyncError() override;
     void finish(Clock::time_point deadline) override;
     void times(std::vector<Stamp>& stamps) override;
-    void abort() noexcept override;
+    void abort(std::chrono::milliseconds limit) noexcept override;
 
   private:
     struct ComputeRecord {
@@ -73,6 +79,8 @@ class CudaLayer final : public DeviceLayer {
     std::vector<cudaStream_t> allStreams() const;
     std::string pendingWork();
     bool idleAndHealthy() noexcept;
+    /// Aborts the communicators (one group call) on this thread.
+    void abortNow() noexcept;
     /// True while a request of this iteration on `buffer` may still enqueue device work.
     bool awaitsDeviceWork(Buffer buffer) const;
     /// Frees the buffers of m_releaseLater whose requests have all enqueued their device work.
@@ -93,6 +101,8 @@ class CudaLayer final : public DeviceLayer {
     std::vector<CommOp> m_requests;   // this iteration's; a Request is an index
     std::vector<ComputeRecord> m_computes;
     std::vector<Buffer> m_releaseLater; // released while a request on them may still add device work
+    std::vector<std::int32_t> m_requestOf; // [record]: this iteration's request, -1 none
+    std::uint64_t m_allocations = 0;
     bool m_setupDone = false;
     bool m_aborted = false;
 };

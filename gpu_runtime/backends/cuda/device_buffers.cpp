@@ -158,6 +158,21 @@ void DeviceBuffers::useOn(Buffer buffer, cudaStream_t stream) {
     if (std::find(s.streams.begin(), s.streams.end(), stream) == s.streams.end()) s.streams.push_back(stream);
 }
 
+void DeviceBuffers::reuse(Buffer buffer) {
+    State& s = state(buffer, "reuse");
+    for (cudaStream_t stream : s.streams) {
+        SC_CUDA_CHECK(cudaEventRecord(m_scratch.get(), stream));
+        SC_CUDA_CHECK(cudaStreamWaitEvent(m_compute, m_scratch.get(), 0));
+    }
+    SC_CUDA_CHECK(cudaEventRecord(s.computeDone.get(), m_compute));
+}
+
+std::uint64_t DeviceBuffers::usedHigh() const {
+    std::uint64_t high = 0;
+    SC_CUDA_CHECK(cudaMemPoolGetAttribute(m_pool, cudaMemPoolAttrUsedMemHigh, &high));
+    return high;
+}
+
 void DeviceBuffers::touchedByCompute(Buffer buffer) {
     State& s = state(buffer, "compute");
     SC_CUDA_CHECK(cudaEventRecord(s.computeDone.get(), m_compute));

@@ -50,6 +50,11 @@ class DeviceBuffers {
     void useOn(Buffer buffer, cudaStream_t stream);
     /// The compute stream has just enqueued work that reads or writes `buffer`.
     void touchedByCompute(Buffer buffer);
+    /// The buffer's contents are dead: the compute stream waits for every stream that used it,
+    /// and its `computeDone` moves there, so a later user on any stream follows its earlier users.
+    void reuse(Buffer buffer);
+    /// The pool's high-water mark of memory in use (cudaMemPoolAttrUsedMemHigh).
+    std::uint64_t usedHigh() const;
 
     cudaStream_t releaseStream() const { return m_release.get(); }
     /// Bytes in buffers not yet released.

@@ -228,13 +228,24 @@ std::string NcclTransport::asyncError() {
     return {};
 }
 
+// One group call for all communicators: ncclCommAbort on one communicator waits for its stream,
+// which may sit behind a receive on a communicator not yet aborted; aborted together none waits
+// for another. An open group (a fault between ncclGroupStart and ncclGroupEnd) is closed first.
 void NcclTransport::abort() noexcept {
     if (m_aborted) return;
     m_aborted = true;
+    while (m_groupDepth > 0) {
+        SC_NCCL_LOG(ncclGroupEnd());
+        --m_groupDepth;
+    }
+    m_deferred.clear();
+    m_inOpenGroup.clear();
+    SC_NCCL_LOG(ncclGroupStart());
     for (ncclComm_t& comm : m_comms) {
         if (comm) SC_NCCL_LOG(ncclCommAbort(comm));
         comm = nullptr;
     }
+    SC_NCCL_LOG(ncclGroupEnd());
     for (Lane& lane : m_lanes) lane.comm = nullptr;
 }
 
@@ -244,8 +255,11 @@ void NcclTransport::forget() {
 
 void NcclTransport::shutdown() noexcept {
     if (m_aborted) return;
-    // ncclCommDestroy waits for the communicator's work and is collective among the ranks of a
-    // host, so every rank destroys in plan order. The layer only gets here with an idle device.
+    // ncclCommFinalize flushes the communicator's work and its peers' (collective, in plan order
+    // on every rank), so that ncclCommDestroy only frees; the layer only gets here with an idle
+    // device.
+    for (ncclComm_t comm : m_comms)
+        if (comm) SC_NCCL_LOG(ncclCommFinalize(comm));
     for (ncclComm_t& comm : m_comms) {
         if (comm) SC_NCCL_LOG(ncclCommDestroy(comm));
         comm = nullptr;
