@@ -78,8 +78,8 @@ class HostLayer final : public DeviceLayer {
 
     std::vector<std::unique_ptr<float, FreeDeleter>> m_buffers;
     std::uint64_t m_allocations = 0;
-    std::vector<std::string> m_labels;     ///< [record]: the label it was posted with
-    std::vector<Request> m_requestOf;      ///< [record]: this iteration's request, -1 none
+    std::vector<std::string> m_labels; ///< [record]: the label it was posted with
+    std::vector<Request> m_requestOf;  ///< [record]: this iteration's request, -1 none
     std::vector<std::uint64_t> m_sizes;
     std::vector<int> m_inFlight;      ///< [buffer]: posted transfers not yet complete
     std::vector<char> m_releaseLater; ///< [buffer]: released while a transfer still used it

@@ -111,6 +111,7 @@ RankIteration Executor::run(int iteration, Clock::duration timeout) {
     std::fill(m_gradientUser.begin(), m_gradientUser.end(), -1);
     m_nextGradient = 0;
     m_nextReceive = 0;
+    m_nextSend = 0;
     m_deviceDone = 0;
     m_stuck = -1;
     m_openGroup = -1;
@@ -193,13 +194,31 @@ void Executor::postReceive(std::size_t index) {
     m_slotUsers[std::size_t(s.slot)].push_back(std::int32_t(index));
 }
 
+void Executor::postSend(std::size_t index) {
+    const Step& s = m_rank.steps[index];
+    m_requests[index] = m_layer.send(transfer(s, index));
+    if (s.gradientOf >= 0)
+        m_gradientUser[std::size_t(m_gradientOf[std::size_t(s.gradientOf)])] = std::int32_t(index);
+    else if (s.slot >= 0)
+        m_slotUsers[std::size_t(s.slot)].push_back(std::int32_t(index));
+}
+
+void Executor::postSends(std::size_t index) {
+    const std::vector<std::int32_t>& sends = m_rank.sendsInOrder;
+    for (; m_nextSend < sends.size(); ++m_nextSend) {
+        const auto at = std::size_t(sends[m_nextSend]);
+        if (std::size_t(m_rank.steps[at].postFrom) > index && at > index) return;
+        postSend(at);
+    }
+}
+
 void Executor::postReceives(std::size_t index, Clock::time_point deadline, bool through) {
     const std::vector<std::int32_t>& receives = m_rank.receivesInOrder;
     while (m_nextReceive < receives.size()) {
         const auto r = std::size_t(receives[m_nextReceive]);
         const Step& s = m_rank.steps[r];
         const bool due = through && r <= index;
-        if (!due && (!m_options.earlyReceives || std::size_t(s.postFrom) > index)) return;
+        if (!due && (!m_options.earlyPosts || std::size_t(s.postFrom) > index)) return;
         if (!takeSlot(s, deadline, due)) return;
         postReceive(r);
         ++m_nextReceive;
@@ -228,11 +247,12 @@ void Executor::step(std::size_t index, Clock::time_point deadline) {
         m_openGroup = in.group;
     }
     if (s.take) {
-        if (!(in.kind == InstrKind::Recv && m_options.earlyReceives)) takeSlot(s, deadline, true);
-        const auto bytes = std::int64_t(m_stages[std::size_t(s.shape)].activationElements * m_layer.elementBytes());
+        if (!(in.kind == InstrKind::Recv && m_options.earlyPosts)) takeSlot(s, deadline, true);
+        const auto bytes =
+            std::int64_t(m_stages[std::size_t(s.shape)].activationElements * m_layer.elementBytes());
         m_current.memory.push_back({std::int32_t(index), bytes});
     }
-    if (m_options.earlyReceives) postReceives(index, deadline, in.kind == InstrKind::Recv);
+    if (m_options.earlyPosts) postReceives(index, deadline, in.kind == InstrKind::Recv);
     for (const std::int32_t dependency : s.after) awaitRequest(std::size_t(dependency), deadline);
 
     switch (in.kind) {
@@ -249,14 +269,13 @@ void Executor::step(std::size_t index, Clock::time_point deadline) {
         compute(s, index);
         break;
     case InstrKind::Send:
-        m_requests[index] = m_layer.send(this->transfer(s, index));
-        if (s.gradientOf >= 0)
-            m_gradientUser[std::size_t(m_gradientOf[std::size_t(s.gradientOf)])] = std::int32_t(index);
-        else if (s.slot >= 0)
-            m_slotUsers[std::size_t(s.slot)].push_back(std::int32_t(index));
+        if (m_options.earlyPosts)
+            postSends(index); // posted already, unless its tensor was computed just now
+        else
+            postSend(index);
         break;
     case InstrKind::Recv:
-        if (!m_options.earlyReceives) postReceive(index);
+        if (!m_options.earlyPosts) postReceive(index);
         break;
     case InstrKind::GradSync: {
         const StageState& stage = m_stages[std::size_t(s.shape)];
@@ -279,13 +298,16 @@ void Executor::step(std::size_t index, Clock::time_point deadline) {
 
     if (s.giveBack) {
         // The slot stays allocated; the memory counters follow the lowering's lifetimes.
-        const auto bytes = std::int64_t(m_stages[std::size_t(s.shape)].activationElements * m_layer.elementBytes());
+        const auto bytes =
+            std::int64_t(m_stages[std::size_t(s.shape)].activationElements * m_layer.elementBytes());
         m_current.memory.push_back({std::int32_t(index), -bytes});
     }
-    // Completions are noted between instructions, except right before a send: progress may copy
-    // a received tensor, and the send (on its peer's critical path) should not wait for that.
-    const bool sendNext = index + 1 < m_rank.steps.size() && m_rank.steps[index + 1].instr.kind == InstrKind::Send;
-    if (!sendNext) m_layer.progress();
+    // A tensor just computed goes out at once (on its consumer's critical path), before progress
+    // may spend time copying a received one.
+    if (m_options.earlyPosts) postSends(index + 1);
+    const bool sendNext =
+        index + 1 < m_rank.steps.size() && m_rank.steps[index + 1].instr.kind == InstrKind::Send;
+    if (!sendNext || m_options.earlyPosts) m_layer.progress();
 }
 
 void Executor::compute(const Step& s, std::size_t index) {

@@ -21,10 +21,10 @@ struct MemoryChange {
 
 /// What one rank measured in one iteration.
 struct RankIteration {
-    std::vector<Stamp> stamps;        ///< [instruction]
-    std::vector<MemoryChange> memory; ///< in program order
-    double iterationStart = 0;        ///< µs since the anchor when the iteration began
-    std::uint64_t allocations = 0;    ///< DeviceLayer::allocate calls during the iteration (0)
+    std::vector<Stamp> stamps;           ///< [instruction]
+    std::vector<MemoryChange> memory;    ///< in program order
+    double iterationStart = 0;           ///< µs since the anchor when the iteration began
+    std::uint64_t allocations = 0;       ///< DeviceLayer::allocate calls during the iteration (0)
     std::uint64_t residentSlotBytes = 0; ///< the slots' memory measured after it (DeviceLayer::residentBytes)
 };
 
@@ -43,9 +43,10 @@ struct ExecutorOptions {
     /// waits it polls the deadline, the layer's asynchronous error and the stop flag, so a stuck
     /// peer is reported at the instruction that waits for it.
     int runAhead = 32;
-    /// Post every receive as early as its buffer allows (the host backend: MPI moves the data while
-    /// the rank computes or sleeps). Off: at its place in the program, in its group (NCCL).
-    bool earlyReceives = false;
+    /// Post every receive as early as its buffer allows and every send as soon as its tensor is
+    /// computed (the host backend: MPI never blocks on a post and moves the data while the rank
+    /// computes or sleeps). Off: each at its place in the program, in its group (NCCL).
+    bool earlyPosts = false;
 };
 
 class Executor {
@@ -82,6 +83,9 @@ class Executor {
     /// through `index` itself when `through` (blocking on a slot then).
     void postReceives(std::size_t index, Clock::time_point deadline, bool through);
     void postReceive(std::size_t index);
+    /// Posts, in program order, the sends whose tensors are computed before instruction `index`.
+    void postSends(std::size_t index);
+    void postSend(std::size_t index);
     /// Waits until the device finished every instruction before `end` (the run-ahead window).
     void awaitDevice(std::size_t end, Clock::time_point deadline);
     /// Waits for instruction `index`'s request to complete.
@@ -105,15 +109,16 @@ class Executor {
         Axpy optimizer;
     };
     std::vector<StageState> m_stages;
-    std::vector<Buffer> m_slots;                    ///< [slot]: allocated once
-    std::vector<std::int32_t> m_slotOwner;          ///< [slot]: the key holding it this iteration, -1 none
+    std::vector<Buffer> m_slots;           ///< [slot]: allocated once
+    std::vector<std::int32_t> m_slotOwner; ///< [slot]: the key holding it this iteration, -1 none
     std::vector<std::vector<std::int32_t>> m_slotUsers; ///< [slot]: instructions that posted transfers on it
-    std::vector<Buffer> m_gradients;                ///< gradient send buffers, used in turn
-    std::vector<std::int32_t> m_gradientUser;       ///< [gradient buffer]: its SEND_B instruction, -1 none
-    std::vector<std::int32_t> m_gradientOf;         ///< [instruction of a B]: the gradient buffer it wrote
+    std::vector<Buffer> m_gradients;                    ///< gradient send buffers, used in turn
+    std::vector<std::int32_t> m_gradientUser; ///< [gradient buffer]: its SEND_B instruction, -1 none
+    std::vector<std::int32_t> m_gradientOf;   ///< [instruction of a B]: the gradient buffer it wrote
     std::size_t m_nextGradient = 0;
     std::vector<Request> m_requests; ///< [instruction]: this iteration's request, -1 none
     std::size_t m_nextReceive = 0;   ///< into RankPlan::receivesInOrder: the first not yet posted
+    std::size_t m_nextSend = 0;      ///< into RankPlan::sendsInOrder: the first not yet posted
     std::size_t m_deviceDone = 0;    ///< every instruction before it has finished on the device
     std::int32_t m_stuck = -1;       ///< the instruction being waited for, -1 none
     RankIteration m_current;

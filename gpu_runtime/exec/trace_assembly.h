@@ -19,7 +19,8 @@ struct MeasuredRun {
     std::vector<std::vector<RankIteration>> ranks;
     std::vector<double> clockOffsetUs;     ///< [rank]: subtract from the rank's times to get rank 0's clock
     std::vector<std::int64_t> staticBytes; ///< [rank]
-    std::vector<std::uint64_t> plannedSlotBytes; ///< [rank]: the lowering's slots (Executor::plannedSlotBytes)
+    std::vector<std::uint64_t>
+        plannedSlotBytes; ///< [rank]: the lowering's slots (Executor::plannedSlotBytes)
 };
 
 struct AssembledTrace {

@@ -59,10 +59,12 @@ std::string labelOf(const Instruction& in, bool splitBackward) {
 /// is the backward's own output.
 bool usesSlot(const Instruction& in) {
     if (in.mb < 0) return false;
-    const bool transfer = in.kind == InstrKind::Send || in.kind == InstrKind::Recv ||
-                          (in.kind == InstrKind::Wait && (in.waits == InstrKind::Send || in.waits == InstrKind::Recv));
-    const bool sendsGradient = in.dir == Direction::B && (in.kind == InstrKind::Send ||
-                                                          (in.kind == InstrKind::Wait && in.waits == InstrKind::Send));
+    const bool transfer =
+        in.kind == InstrKind::Send || in.kind == InstrKind::Recv ||
+        (in.kind == InstrKind::Wait && (in.waits == InstrKind::Send || in.waits == InstrKind::Recv));
+    const bool sendsGradient =
+        in.dir == Direction::B &&
+        (in.kind == InstrKind::Send || (in.kind == InstrKind::Wait && in.waits == InstrKind::Send));
     return in.kind == InstrKind::Compute || (transfer && !sendsGradient);
 }
 
@@ -164,11 +166,12 @@ RankPlan makeRankPlan(const RunPlan& plan, int rank) {
     out.rank = rank;
     out.steps.resize(program.size());
     std::unordered_map<std::uint64_t, std::int32_t> keyOf;
-    std::unordered_map<std::uint64_t, std::int32_t> stageOf;    // (pipe, stage) -> index into stages
-    std::unordered_map<std::uint64_t, std::int32_t> receiveOf;  // (dir, pipe, stage, mb) -> instruction
-    std::unordered_map<std::uint64_t, std::int32_t> gradSyncOf; // (pipe, stage) -> instruction
+    std::unordered_map<std::uint64_t, std::int32_t> stageOf;          // (pipe, stage) -> index into stages
+    std::unordered_map<std::uint64_t, std::int32_t> receiveOf;        // (dir, pipe, stage, mb) -> instruction
+    std::unordered_map<std::uint64_t, std::int32_t> gradSyncOf;       // (pipe, stage) -> instruction
     std::unordered_map<std::uint64_t, std::int32_t> gradientProducer; // (pipe, stage, mb) -> its B
     std::unordered_map<std::uint64_t, std::int32_t> sentGradients;    // (pipe, stage, mb) with a SEND_B
+    std::unordered_map<std::uint64_t, std::int32_t> computeOf; // (kind, pipe, stage, mb) -> instruction
     for (const Instruction& in : program)
         if (isGradientSend(in)) sentGradients.emplace(bufferKey(in.pipe, in.stage, in.mb), 0);
 
@@ -178,7 +181,8 @@ RankPlan makeRankPlan(const RunPlan& plan, int rank) {
     for (std::size_t i = 0; i < program.size(); ++i) {
         const Instruction& in = program[i];
         if (!usesSlot(in)) continue;
-        const auto [it, fresh] = keyOf.emplace(bufferKey(in.pipe, in.stage, in.mb), std::int32_t(lastUse.size()));
+        const auto [it, fresh] =
+            keyOf.emplace(bufferKey(in.pipe, in.stage, in.mb), std::int32_t(lastUse.size()));
         if (fresh) lastUse.push_back(-1);
         lastUse[std::size_t(it->second)] = std::int32_t(i);
     }
@@ -226,6 +230,15 @@ RankPlan makeRankPlan(const RunPlan& plan, int rank) {
                 deferred.push_back(key);
             }
         }
+        if (in.kind == InstrKind::Send) {
+            out.sendsInOrder.push_back(std::int32_t(i));
+            // Its tensor is ready after the compute that produced it on this rank.
+            const auto producer = computeOf.find(
+                opKey(in.dir == Direction::F ? OpKind::F : OpKind::B, in.pipe, in.stage, in.mb));
+            step.postFrom = producer == computeOf.end() ? std::int32_t(i) : producer->second + 1;
+        }
+        if (in.kind == InstrKind::Compute)
+            computeOf[opKey(in.op, in.pipe, in.stage, in.mb)] = std::int32_t(i);
         if (in.kind == InstrKind::Send || in.kind == InstrKind::Recv) {
             out.peers.push_back(in.peer);
             if (in.kind == InstrKind::Recv) {
@@ -253,7 +266,8 @@ RankPlan makeRankPlan(const RunPlan& plan, int rank) {
             if (isGradientSend(in)) {
                 const auto producer = gradientProducer.find(bk);
                 if (producer == gradientProducer.end())
-                    throw std::logic_error("makeRankPlan: " + step.label + " on rank " + std::to_string(rank) +
+                    throw std::logic_error("makeRankPlan: " + step.label + " on rank " +
+                                           std::to_string(rank) +
                                            " sends a gradient no earlier B of this rank produced");
                 step.gradientOf = producer->second;
                 --gradientsHeld;
@@ -287,8 +301,9 @@ RankPlan makeRankPlan(const RunPlan& plan, int rank) {
     out.keys = std::int32_t(lastUse.size());
     const int planned = lowered.peakBuffers.empty() ? out.slots : lowered.peakBuffers.at(std::size_t(rank));
     if (out.slots != planned)
-        throw std::logic_error("makeRankPlan: rank " + std::to_string(rank) + " needs " + std::to_string(out.slots) +
-                               " activation slots where the lowering counted " + std::to_string(planned));
+        throw std::logic_error("makeRankPlan: rank " + std::to_string(rank) + " needs " +
+                               std::to_string(out.slots) + " activation slots where the lowering counted " +
+                               std::to_string(planned));
     for (const LocalStage& s : out.stages)
         out.slotElements = std::max(out.slotElements, activationElements(plan, s.shape));
     out.gradientBuffers = mostGradientsHeld > 0 ? mostGradientsHeld + 1 : 0;

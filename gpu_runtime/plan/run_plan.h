@@ -49,7 +49,8 @@ struct Step {
     std::int32_t shape = -1;         ///< index into RankPlan::stages of the stage it works on
     std::vector<std::int32_t> after; ///< instructions (receives, syncs) whose completion it needs
     /// Recv: the first instruction before which it may be posted (its slot is free, or held by its
-    /// own micro-batch, from there on); its own index at the latest.
+    /// own micro-batch, from there on). Send: the instruction after the compute that produced its
+    /// tensor. Its own index at the latest. (Used where posting never blocks: MPI.)
     std::int32_t postFrom = -1;
     /// Compute B whose input gradient a SEND_B sends: true (it goes to a gradient send buffer).
     /// SEND_B: the index of that B.
@@ -76,8 +77,9 @@ struct RankPlan {
     /// Gradient send buffers (each one boundary): most input gradients held between a B and the
     /// completion of its SEND_B, counting one send still in flight.
     std::int32_t gradientBuffers = 0;
-    std::vector<int> peers;                   ///< ranks it sends to or receives from, ascending
+    std::vector<int> peers;                    ///< ranks it sends to or receives from, ascending
     std::vector<std::int32_t> receivesInOrder; ///< indices of the Recv steps, in program order
+    std::vector<std::int32_t> sendsInOrder;    ///< indices of the Send steps, in program order
 };
 struct RunPlan {
     Project project; ///< scaled

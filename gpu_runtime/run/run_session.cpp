@@ -164,7 +164,7 @@ int runSession(MpiSession& mpi, const RunOptions& options) {
 
     ExecutorOptions executorOptions;
     executorOptions.runAhead = options.runAhead;
-    executorOptions.earlyReceives = backend == "host"; // NCCL posts as lowered, groups intact
+    executorOptions.earlyPosts = backend == "host"; // NCCL posts as lowered, groups intact
     Executor executor(plan, rankPlan, *layer, executorOptions);
     executor.allocateStatic();
     SC_MPI_CHECK(MPI_Barrier(mpi.comm()));
@@ -179,8 +179,8 @@ int runSession(MpiSession& mpi, const RunOptions& options) {
                             mpi.comm()));
     const std::uint64_t mineSlots = executor.plannedSlotBytes();
     collected.run.plannedSlotBytes.assign(std::size_t(mpi.size()), 0);
-    SC_MPI_CHECK(MPI_Gather(&mineSlots, 1, MPI_UINT64_T, collected.run.plannedSlotBytes.data(), 1, MPI_UINT64_T,
-                            0, mpi.comm()));
+    SC_MPI_CHECK(MPI_Gather(&mineSlots, 1, MPI_UINT64_T, collected.run.plannedSlotBytes.data(), 1,
+                            MPI_UINT64_T, 0, mpi.comm()));
     collected.run.ranks.resize(std::size_t(mpi.size()));
     for (std::size_t r = 0; r < collected.offsets.size(); ++r)
         collected.run.clockOffsetUs.push_back(collected.offsets[r].offsetUs);

@@ -515,8 +515,9 @@ void CudaLayer::abort(std::chrono::milliseconds limit) noexcept {
             done->set_value();
         }).detach();
         if (finished.wait_for(limit) != std::future_status::ready)
-            std::fprintf(stderr, "stagecraft cuda: aborting the communicators took longer than %lld ms; ending "
-                                 "without them [%s]\n",
+            std::fprintf(stderr,
+                         "stagecraft cuda: aborting the communicators took longer than %lld ms; ending "
+                         "without them [%s]\n",
                          static_cast<long long>(limit.count()), errorContext().c_str());
     } catch (...) {
         abortNow(); // no thread could be started: abort here
@@ -559,8 +560,8 @@ std::string CudaLayer::asyncError() {
     bindDevice();
     const cudaError_t sticky = cudaPeekAtLastError();
     if (sticky != cudaSuccess && sticky != cudaErrorNotReady)
-        return std::string("CUDA error ") + cudaGetErrorName(sticky) + ": " + cudaGetErrorString(sticky) + " [" +
-               errorContext() + "]";
+        return std::string("CUDA error ") + cudaGetErrorName(sticky) + ": " + cudaGetErrorString(sticky) +
+               " [" + errorContext() + "]";
     return m_comm->asyncError();
 }
 

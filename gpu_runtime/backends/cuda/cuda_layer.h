@@ -100,7 +100,7 @@ class CudaLayer final : public DeviceLayer {
     MPI_Comm m_world = MPI_COMM_NULL; // the layer's own duplicate of MPI_COMM_WORLD
     std::vector<CommOp> m_requests;   // this iteration's; a Request is an index
     std::vector<ComputeRecord> m_computes;
-    std::vector<Buffer> m_releaseLater; // released while a request on them may still add device work
+    std::vector<Buffer> m_releaseLater;    // released while a request on them may still add device work
     std::vector<std::int32_t> m_requestOf; // [record]: this iteration's request, -1 none
     std::uint64_t m_allocations = 0;
     bool m_setupDone = false;
