@@ -69,9 +69,15 @@ std::vector<std::pair<int, int>> unitChunkOrder(int p, int r, std::array<int, 4>
 
 } // namespace
 
-Schedule bitpipe(const ScheduleParams& params) {
+/// The order, as the code writes it or (`figure`) as the paper's Figure of direct concatenation
+/// draws it: there, where a unit's cool-down meets the next unit, the next unit's first backward
+/// waits for one more forward (`B1 F5 F6 B2` on the outer devices at D = 4, where the code has
+/// `B1 F5 B2 F6`), which ends a unit earlier at D = 4, N = 8 (53 against 54). The figure shows
+/// D = 4 only; elsewhere the same move is made on every rank whose next-unit 1F1B phase has a
+/// backward to move (u_r >= 2), a generalisation no figure confirms.
+Schedule bitpipeOrder(const ScheduleParams& params, bool figure) {
     const int p = params.pp, m = params.microbatches, nu = p / 2;
-    Schedule s = makeSchedule("bitpipe", p, m, bitpipePlacement(p), false);
+    Schedule s = makeSchedule(figure ? "bitpipe-figure" : "bitpipe", p, m, bitpipePlacement(p), false);
     for (int r = 0; r < p; ++r) {
         s.order[r].reserve(4 * std::size_t(m) + 4);
         const int ih = r / nu;
@@ -98,8 +104,14 @@ Schedule bitpipe(const ScheduleParams& params) {
         for (int unit = 1; unit < m / p; ++unit) {
             for (int i = 0; i < steady; ++i) F(), B();
             for (int i = 0; i < warm - steady + 1; ++i) B();
-            for (int i = 0; i < steady - 1; ++i) F(), B();
-            for (int i = 0; i < warm - steady + 1; ++i) F();
+            if (figure && steady >= 2) {
+                F(), F(), B();
+                for (int i = 0; i < steady - 2; ++i) F(), B();
+                for (int i = 0; i < warm - steady; ++i) F();
+            } else {
+                for (int i = 0; i < steady - 1; ++i) F(), B();
+                for (int i = 0; i < warm - steady + 1; ++i) F();
+            }
         }
         for (int i = 0; i < steady; ++i) F(), B();
         // Cool-down, then eager sync: first the second-leg chunks, whose backwards are all done
@@ -114,6 +126,14 @@ Schedule bitpipe(const ScheduleParams& params) {
         syncLeg(0);
     }
     return s;
+}
+
+Schedule bitpipe(const ScheduleParams& params) {
+    return bitpipeOrder(params, false);
+}
+
+Schedule bitpipeFigure(const ScheduleParams& params) {
+    return bitpipeOrder(params, true);
 }
 
 } // namespace stagecraft::gen

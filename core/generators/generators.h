@@ -23,6 +23,8 @@ Schedule chimera(const ScheduleParams&);
 
 void checkBitpipe(const ScheduleParams&);
 Schedule bitpipe(const ScheduleParams&);
+/// BitPipe as the paper's concatenation figure orders it (bitpipe.cpp).
+Schedule bitpipeFigure(const ScheduleParams&);
 
 void checkZbH1(const ScheduleParams&);
 Schedule zbH1(const ScheduleParams&);

@@ -85,6 +85,11 @@ const std::array kGenerators{
         "gradient sync.",
         "pp even; microbatches % pp == 0", kEvenParams, false, 2, false, stagesDouble, gen::checkBitpipe,
         fromParams<gen::bitpipe>},
+    GeneratorInfo{"bitpipe-figure", "BitPipe (the paper's figure order)",
+                  "BitPipe with the next unit's first backward after one more forward where units meet, "
+                  "as the paper's concatenation figure draws it (the code's order is `bitpipe`).",
+                  "pp even; microbatches % pp == 0", kEvenParams, false, 2, false, stagesDouble,
+                  gen::checkBitpipe, fromParams<gen::bitpipeFigure>},
     GeneratorInfo{"hanayo", "Hanayo (wave-like, elf's order)",
                   "Waves of V-shaped chunks zig-zagging over the devices, no model copies; the order of "
                   "the public third-party implementation, not checked against the paper.",

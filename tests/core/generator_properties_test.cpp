@@ -21,7 +21,7 @@ namespace {
 bool expectedAccepted(std::string_view name, int p, int m, int v) {
     if (name == "interleaved" || name == "interleaved-zb")
         return v >= 2 && m % std::max(1, m / p) == 0; // torch's equal rounds
-    if (name == "chimera" || name == "bitpipe") return p % 2 == 0 && m % p == 0;
+    if (name == "chimera" || name == "bitpipe" || name == "bitpipe-figure") return p % 2 == 0 && m % p == 0;
     if (name == "hanayo") return v % 2 == 0; // two chunks per wave
     if (name == "v-1f1b") return p >= 2;
     if (name == "zb-h2" || name == "dualpipev") return m >= 2 * p;
@@ -122,7 +122,8 @@ TEST_CASE("Unknown schedule names list the valid ones, case-insensitively", "[ge
     } catch (const ValidationError& e) {
         CHECK(std::string(e.what()) ==
               "[schedule.unknown] unknown schedule 'zb-x'; valid names: gpipe, 1f1b, "
-              "interleaved, breadth-first, chimera, bitpipe, hanayo, zb-h1, zb-h2, zb-v, v-1f1b, zb-v-half, "
+              "interleaved, breadth-first, chimera, bitpipe, bitpipe-figure, hanayo, zb-h1, zb-h2, zb-v, "
+              "v-1f1b, zb-v-half, "
               "zb-v-min, zb-auto, interleaved-zb, dualpipe, "
               "dualpipev");
     }

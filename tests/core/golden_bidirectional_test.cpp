@@ -395,3 +395,33 @@ TEST_CASE("Odd pp and microbatches not a multiple of pp are rejected by name", "
         }
     }
 }
+
+TEST_CASE("BitPipe D=4 N=8 in the paper figure's order ends a unit before the code's", "[golden][bitpipe]") {
+    const Schedule figure = generateSchedule("bitpipe-figure", {4, 8, 1});
+    validate(figure);
+    const Timed t = simulateWithoutSyncs(figure, 2, 4);
+    requireGoldenRows(t, "bitpipe-figure_p4_m8", bitpipeLabel);
+    CHECK(t.sim.makespan == 53);
+    requireUniform(t.sim.busy, 48);
+    CHECK(t.sim.span == std::vector<double>{53, 50, 50, 53});
+    // The two orders differ only where the units meet on the outer devices.
+    const Schedule code = generateSchedule("bitpipe", {4, 8, 1});
+    CHECK_THAT(renderOrder(code, 0, bitpipeLabel), Catch::Contains("B1 F5 B2 F6"));
+    CHECK_THAT(renderOrder(figure, 0, bitpipeLabel), Catch::Contains("B1 F5 F6 B2"));
+    CHECK_THAT(renderOrder(figure, 3, bitpipeLabel), Catch::Contains("B3' F7' F8' B4'"));
+    for (int d : {1, 2}) CHECK(renderOrder(code, d, bitpipeLabel) == renderOrder(figure, d, bitpipeLabel));
+    // Per stage F = 1 and a whole backward of 2 (a chunk is half a stage): 26.5 against 27, bubble
+    // 1 - 24 / 26.5 = 0.094 against 1 - 24 / 27 = 0.111.
+    CHECK(simulateWithoutSyncs(figure, 1, 2).sim.makespan == Approx(26.5));
+    CHECK(simulateWithoutSyncs(code, 1, 2).sim.makespan == Approx(27));
+}
+
+TEST_CASE("BitPipe's figure order is valid wherever the code's is", "[bitpipe][property]") {
+    for (int p = 2; p <= 12; p += 2)
+        for (int m = p; m <= 6 * p; m += p) {
+            INFO("p " << p << " m " << m);
+            const Schedule s = generateSchedule("bitpipe-figure", {p, m, 1});
+            validate(s);
+            CHECK(lower(s).peakBuffers == lower(generateSchedule("bitpipe", {p, m, 1})).peakBuffers);
+        }
+}

@@ -69,7 +69,7 @@ TEST_CASE("Each rule between fields has its own message", "[project]") {
     CHECK(schedules[0].message ==
           "schedules[1] = \"zb\": unknown schedule; valid names: gpipe, 1f1b, "
           "interleaved, breadth-first, chimera, "
-          "bitpipe, hanayo, zb-h1, zb-h2, zb-v, v-1f1b, zb-v-half, zb-v-min, zb-auto, "
+          "bitpipe, bitpipe-figure, hanayo, zb-h1, zb-h2, zb-v, v-1f1b, zb-v-half, zb-v-min, zb-auto, "
           "interleaved-zb, dualpipe, dualpipev");
     CHECK(schedules[1].message == "schedules[2] = \"1F1B\": listed twice (also schedules[0])");
 
