@@ -240,8 +240,9 @@ void Executor::step(std::size_t index, Clock::time_point deadline) {
         m_openGroup = -1;
     }
     // The run-ahead window; never inside a group, whose transfers must be posted together.
-    if (!continuesGroup && m_options.runAhead > 0 && index > std::size_t(m_options.runAhead))
-        awaitDevice(index - std::size_t(m_options.runAhead), deadline);
+    // At most runAhead instructions, this one included, are unfinished once it is issued.
+    if (!continuesGroup && m_options.runAhead > 0 && index >= std::size_t(m_options.runAhead))
+        awaitDevice(index + 1 - std::size_t(m_options.runAhead), deadline);
     if (transfer && in.group >= 0 && in.group != m_openGroup) {
         m_layer.beginGroup();
         m_openGroup = in.group;
