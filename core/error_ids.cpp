@@ -96,6 +96,7 @@ constexpr std::array kIds{
     ErrorIdInfo{"project.version", In, "a project file of an unknown or newer format version"},
     ErrorIdInfo{"runtime.backend", In, "stagecraft-run --backend cuda where no CUDA device or CUDA build is present"},
     ErrorIdInfo{"runtime.costs", In, "the sleep workload asked for with unit costs, which have no microseconds"},
+    ErrorIdInfo{"runtime.gpus", In, "stagecraft-run --transport nccl with more ranks on a host than its GPUs"},
     ErrorIdInfo{"runtime.iterations", In, "stagecraft-run with fewer than one measured iteration or negative warm-up"},
     ErrorIdInfo{"runtime.ranks", In, "mpirun started another number of processes than the schedule has ranks"},
     ErrorIdInfo{"runtime.scale", In, "stagecraft-run --scale outside (0, 1]"},

@@ -183,6 +183,22 @@ std::vector<RankIteration> gatherIteration(MPI_Comm comm, const RankIteration& m
     return out;
 }
 
+std::vector<RankProbe> gatherProbes(MPI_Comm comm, const RankProbe& mine) {
+    int size = 1;
+    SC_MPI_CHECK(MPI_Comm_size(comm, &size));
+    const int pair[2] = {mine.devices, mine.localRank};
+    std::vector<int> all(2 * std::size_t(size), 0);
+    SC_MPI_CHECK(MPI_Allgather(pair, 2, MPI_INT, all.data(), 2, MPI_INT, comm));
+    const std::vector<std::string> messages = gatherStrings(comm, mine.message);
+    auto out = std::vector<RankProbe>(std::size_t(size));
+    for (std::size_t r = 0; r < out.size(); ++r) {
+        out[r].devices = all[2 * r];
+        out[r].localRank = all[2 * r + 1];
+        if (r < messages.size()) out[r].message = messages[r];
+    }
+    return out;
+}
+
 std::vector<std::string> gatherStrings(MPI_Comm comm, const std::string& mine) {
     int rank = 0, size = 1;
     SC_MPI_CHECK(MPI_Comm_rank(comm, &rank));

@@ -7,6 +7,7 @@
 #include "exec/clock_sync.h"
 #include "exec/device_layer.h"
 #include "exec/executor.h"
+#include "plan/backend_choice.h"
 
 #include <mpi.h>
 #include <vector>
@@ -42,6 +43,9 @@ std::vector<ClockOffset> exchangeClockOffsets(MPI_Comm comm, Clock::time_point a
 /// list). Throws DeadlineExceeded naming the ranks it did not hear from by `deadline`.
 std::vector<RankIteration> gatherIteration(MPI_Comm comm, const RankIteration& mine,
                                            Clock::time_point deadline);
+
+/// Collective: every rank's probe on every rank ([rank]; the messages on rank 0 only).
+std::vector<RankProbe> gatherProbes(MPI_Comm comm, const RankProbe& mine);
 
 /// Collective: every rank's string on rank 0 ([rank]).
 std::vector<std::string> gatherStrings(MPI_Comm comm, const std::string& mine);

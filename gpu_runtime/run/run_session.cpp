@@ -22,29 +22,35 @@
 namespace stagecraft::runtime {
 namespace {
 
-/// The layer the options ask for. `auto` takes CUDA when a device is present and says when it
-/// falls back to the host; `cuda` without a device is bad input (exit 2) with the reason.
+/// The layer the options ask for, the same on every rank: each rank probes, one collective
+/// gathers the probes, and every rank decides from all of them (plan/backend_choice.h) before any
+/// NCCL call. `cuda` where a rank has no device, or NCCL with more ranks than GPUs on a host, is bad
+/// input (exit 2) with the reason; `auto` falls back to the host on every rank and says so.
 std::unique_ptr<DeviceLayer> makeLayer(const RunOptions& options, const MpiSession& mpi, std::string& note) {
     if (options.backend == Backend::Host) return std::make_unique<HostLayer>();
+    RankProbe mine;
 #ifdef STAGECRAFT_WITH_CUDA_LOADER
     const CudaProbe probe = probeCuda();
-    if (probe.devices > 0) {
-        CudaLayerOptions cuda;
-        cuda.localRank = mpi.localRank();
-        cuda.mpiTransport = options.transport == TransportKind::Mpi;
-        return createCudaLayer(cuda);
-    }
-    const std::string why = probe.message.empty() ? "no CUDA device" : probe.message;
+    mine.devices = probe.devices;
+    if (probe.devices <= 0) mine.message = probe.message.empty() ? "no CUDA device" : probe.message;
 #else
-    (void)mpi;
-    const std::string why =
+    mine.message =
         "this build has no CUDA backend (the CUDA toolkit, NCCL or MPI was not found at configure)";
 #endif
-    if (options.backend == Backend::Cuda)
-        throw ValidationError("runtime.backend", "--backend",
-                              "--backend cuda: " + why + "; use --backend host");
-    note = "--backend auto: " + why + ", using the host backend";
-    return std::make_unique<HostLayer>();
+    mine.localRank = mpi.localRank();
+    const BackendChoice choice = chooseBackend(options.backend, options.transport == TransportKind::Mpi,
+                                               gatherProbes(mpi.comm(), mine));
+    if (!choice.refusal.empty()) throw ValidationError(choice.refusalId, "--backend", choice.refusal);
+    note = choice.note;
+    if (choice.backend == Backend::Host) return std::make_unique<HostLayer>();
+#ifdef STAGECRAFT_WITH_CUDA_LOADER
+    CudaLayerOptions cuda;
+    cuda.localRank = mine.localRank;
+    cuda.mpiTransport = options.transport == TransportKind::Mpi;
+    return createCudaLayer(cuda);
+#else
+    throw std::logic_error("makeLayer: the CUDA backend was chosen in a build without it");
+#endif
 }
 
 std::vector<std::vector<int>> collectivesOf(const Lowered& lowered) {

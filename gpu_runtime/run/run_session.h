@@ -3,6 +3,7 @@
 // watchdog, the records gathered on rank 0, the measured trace written there. main.cpp only
 // parses the command line and maps errors to exit statuses.
 
+#include "plan/backend_choice.h"
 #include "plan/run_plan.h"
 
 #include <string>
@@ -11,7 +12,6 @@ namespace stagecraft::runtime {
 
 class MpiSession;
 
-enum class Backend : std::uint8_t { Host, Cuda, Auto };
 enum class TransportKind : std::uint8_t { Nccl, Mpi };
 
 struct RunOptions {

@@ -4,7 +4,7 @@
 //
 //   check_measured TRACE --project FILE --schedule NAME [--set F=V]... [--iterations N]
 //                  [--makespan-within FRACTION] [--peak-above OTHER_TRACE] [--slots-within FRACTION]
-//                  [--partial]
+//                  [--partial [--fault-names-peer]]
 #include "eval/evaluation_input.h"
 #include "io/chrome_trace.h"
 #include "sim/overlay.h"
@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
     int iterations = -1;
     double within = -1, slotsWithin = -1;
     std::string statistic = "mean";
-    bool partial = false;
+    bool partial = false, faultNamesPeer = false;
     app.add_option("trace", trace)->required();
     app.add_option("--project", project);
     app.add_option("--schedule", schedule)->required();
@@ -62,6 +62,8 @@ int main(int argc, char** argv) {
                    "of the measured iterations for --makespan-within: mean or median")
         ->check(CLI::IsMember({"mean", "median"}));
     app.add_flag("--partial", partial);
+    app.add_flag("--fault-names-peer", faultNamesPeer,
+                 "a partial trace's fault names the instruction rank 0 was stuck at and its peer");
     CLI11_PARSE(app, argc, argv);
     try {
         Timeline measured;
@@ -70,6 +72,15 @@ int main(int argc, char** argv) {
         if (partial) {
             check(run.contains("fault"), "a partial trace names its fault");
             check(!measured.events.empty(), "a partial trace holds the ops that ran");
+            if (faultNamesPeer && run.contains("fault")) {
+                const nlohmann::json& fault = run.at("fault");
+                const std::string instruction = fault.value("instruction", "");
+                check(fault.contains("position") && fault.value("rank", -1) == 0,
+                      "rank 0's fault names its position in the program");
+                check(instruction.rfind("PP:", 0) == 0 && (instruction.find(" from rank ") != std::string::npos ||
+                                                           instruction.find(" to rank ") != std::string::npos),
+                      "the fault names the stuck transfer and its peer: '" + instruction + "'");
+            }
             std::cerr << "check_measured: partial trace, fault: "
                       << run.value("fault", nlohmann::json()).dump() << '\n';
             return failures == 0 ? 0 : 1;
