@@ -3,6 +3,7 @@
 #include "error.h"
 #include "io/chrome_trace.h"
 #include "io/measured_run.h"
+#include "ir/op_name.h"
 #include "report_format.h"
 #include "sim/overlay.h"
 
@@ -72,7 +73,7 @@ std::string ratioText(const std::optional<double>& ratio) {
 }
 
 std::string opName(const OverlayView& v, const OpDeviation& d) {
-    return traceSliceName(v.predicted.events[d.predictedEvent].op, v.predicted.shape.splitBackward);
+    return opName(v.predicted.events[d.predictedEvent].op, v.predicted.shape.splitBackward);
 }
 
 std::string summaryText(const OverlayView& v) {
@@ -173,8 +174,8 @@ std::string runText(const OverlayView& v, const MeasuredTrace& trace) {
         out += "not in the measurement: " + std::to_string(v.report.unmatched.size()) + " op" +
                (v.report.unmatched.size() == 1 ? "" : "s") + " (";
         for (std::size_t i = 0; i < v.report.unmatched.size() && i < 4; ++i)
-            out += (i ? ", " : "") + traceSliceName(v.predicted.events[v.report.unmatched[i]].op,
-                                                    v.predicted.shape.splitBackward);
+            out += (i ? ", " : "") +
+                   opName(v.predicted.events[v.report.unmatched[i]].op, v.predicted.shape.splitBackward);
         out += v.report.unmatched.size() > 4 ? ", ...)\n" : ")\n";
     }
     if (trace.run) {
@@ -247,7 +248,7 @@ std::string overlayAsJson(const AnalysisResult& evaluated, const MeasuredTrace& 
     }
     Json unmatched = Json::array();
     for (const std::size_t i : r.unmatched)
-        unmatched.push_back(traceSliceName(v.predicted.events[i].op, v.predicted.shape.splitBackward));
+        unmatched.push_back(opName(v.predicted.events[i].op, v.predicted.shape.splitBackward));
     Json runJson = nullptr;
     if (trace.run)
         runJson = {{"ranks", trace.run->ranks},

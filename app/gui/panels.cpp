@@ -4,6 +4,7 @@
 #include "gui/models/format.h"
 #include "gui/models/metrics_model.h"
 #include "gui/models/schedule_list_model.h"
+#include "ir/op_name.h"
 #include "layout/error_colors.h"
 #include "sim/overlay.h"
 
@@ -338,7 +339,8 @@ void OverlayPanel::setResult(AnalysisPtr result, const QString& tracePath) {
         const OpDeviation& d = r.ops[std::size_t(r.worstOp)];
         const TimelineEvent& e = o.prediction.timeline.events[d.predictedEvent];
         worst = QStringLiteral("%1 on D%2 (%3%4)")
-                    .arg(QString::fromStdString(describeOp(e.op)).toHtmlEscaped())
+                    .arg(QString::fromStdString(opName(e.op, o.prediction.timeline.shape.splitBackward))
+                             .toHtmlEscaped())
                     .arg(e.device)
                     .arg(d.durationError >= 0 ? QStringLiteral("+") : QString(), t(d.durationError));
     }
@@ -379,7 +381,7 @@ void OverlayPanel::fillLists(const AnalysisResult& result) {
         const TimelineEvent& p = predicted.events[d.predictedEvent];
         const TimelineEvent& m = measured.events[d.measuredEvent];
         auto* item = new QTreeWidgetItem(m_drift);
-        item->setText(0, QString::fromStdString(describeOp(p.op)));
+        item->setText(0, QString::fromStdString(opName(p.op, predicted.shape.splitBackward)));
         item->setText(1, QStringLiteral("D%1").arg(p.device));
         item->setText(2, t(p.duration()));
         item->setText(3, t(m.duration()));

@@ -1,5 +1,6 @@
 #include "view/side_panel.h"
 
+#include "ir/op_name.h"
 #include "layout/gantt_layout.h"
 #include "sim/timeline_search.h"
 
@@ -150,7 +151,8 @@ void SidePanel::draw(const std::vector<ViewSource>& sources, ViewChart& chart, T
     if (const auto sel = view.selection()) {
         const ViewPanel& vp = chart.panels()[std::size_t(sel->first)];
         const TimelineEvent& e = vp.timeline->events[std::size_t(sel->second)];
-        ImGui::Text("selected: %s on device %d", describeOp(e.op).c_str(), e.device);
+        ImGui::Text("selected: %s on device %d", opName(e.op, vp.timeline->shape.splitBackward).c_str(),
+                    e.device);
         ImGui::Text("%s to %s", timeText(e.start, vp.unitless).c_str(), timeText(e.end, vp.unitless).c_str());
     }
     ImGui::TextDisabled("%zu events · zoom x%.4g · %.2f ms/frame", chart.eventCount(), view.zoom(), frameMs);

@@ -1,7 +1,7 @@
 #include "view/timeline_view.h"
 
 #include "error.h"
-#include "ir/action.h"
+#include "ir/op_name.h"
 #include "layout/error_colors.h"
 #include "layout/gantt_layout.h"
 #include "view/imgui_scene.h"
@@ -25,9 +25,8 @@ std::string timeText(double t, bool unitless) {
     return formatNumber(t, 3) + " µs";
 }
 
-std::string opName(const Timeline& timeline, const TimelineEvent& e) {
-    std::string name = describeOp(e.op);
-    if (isComputeKind(e.op.kind)) name += "  (" + actionString(e.op, timeline.shape.splitBackward) + ")";
+std::string eventName(const Timeline& timeline, const TimelineEvent& e) {
+    std::string name = opName(e.op, timeline.shape.splitBackward);
     if (e.lane == Lane::Comm) name = std::string(commKindName(e.comm)) + " transfer of " + name;
     return name;
 }
@@ -289,7 +288,7 @@ void TimelineView::drawTooltip(int panel, int event) const {
     const TimelineEvent& e = vp.timeline->events[std::size_t(event)];
     const bool u = vp.unitless;
     ImGui::BeginTooltip();
-    ImGui::TextUnformatted(opName(*vp.timeline, e).c_str());
+    ImGui::TextUnformatted(eventName(*vp.timeline, e).c_str());
     ImGui::TextDisabled("%s · device %d", vp.title.c_str(), e.device);
     ImGui::Text("start %s   end %s", timeText(e.start, u).c_str(), timeText(e.end, u).c_str());
     ImGui::Text("duration %s", timeText(e.duration(), u).c_str());

@@ -5,6 +5,7 @@
 #include "file_kind.h"
 #include "io/json_stream.h"
 #include "ir/action.h"
+#include "ir/op_name.h"
 #include "json_failure.h"
 #include "validate/validator.h"
 
@@ -171,9 +172,9 @@ void appendKey(std::string& out, std::string_view key) {
 }
 
 std::string sliceName(const TimelineEvent& e, bool splitBackward) {
-    if (!isTransfer(e)) return traceSliceName(e.op, splitBackward);
-    return std::string(e.comm == CommKind::Activation ? "SEND_F " : "SEND_B ") +
-           traceSliceName(e.op, splitBackward) + " -> D" + std::to_string(e.peer);
+    if (!isTransfer(e)) return opName(e.op, splitBackward);
+    return std::string(e.comm == CommKind::Activation ? "SEND_F " : "SEND_B ") + opName(e.op, splitBackward) +
+           " -> D" + std::to_string(e.peer);
 }
 
 void checkWritable(const Timeline& t) {
@@ -1158,11 +1159,10 @@ void checkSlices(const ClaimedSlices& slices, const TimelineShape& shape, const 
     }
     if (repeat < bad) {
         const Claimed& c = slices[repeat];
-        throw ParseError("trace.event", source, 0, 0,
-                         "traceEvents[" + std::to_string(c.index) + "]: op " +
-                             traceSliceName(c.event.op, shape.splitBackward) +
-                             " appears twice (first at traceEvents[" +
-                             std::to_string(slices[firstOfRepeat].index) + "])");
+        throw ParseError(
+            "trace.event", source, 0, 0,
+            "traceEvents[" + std::to_string(c.index) + "]: op " + opName(c.event.op, shape.splitBackward) +
+                " appears twice (first at traceEvents[" + std::to_string(slices[firstOfRepeat].index) + "])");
     }
     if (problem)
         throw ParseError("trace.event", source, 0, 0,
@@ -1250,14 +1250,6 @@ Timeline readTrace(ByteSource& in, const std::string& source, const TraceReadOpt
 }
 
 } // namespace
-
-std::string traceSliceName(const Op& op, bool splitBackward) {
-    if (isComputeKind(op.kind)) return actionString(op, splitBackward);
-    std::string name = kKindNames[std::size_t(op.kind)];
-    name += op.pipe != 0 ? " p" + std::to_string(op.pipe) + ":s" : " s";
-    name += std::to_string(op.stage);
-    return name;
-}
 
 std::string timelineToChromeTrace(const Timeline& t, const ChromeTraceOptions& options) {
     checkWritable(t);

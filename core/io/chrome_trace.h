@@ -93,8 +93,4 @@ Timeline parseChromeTrace(std::string_view text, const std::string& source, cons
 Timeline readChromeTrace(const std::filesystem::path& path, const TraceReadOptions& options,
                          TraceInfo* info = nullptr);
 
-/// The slice name of an op: its torch action string for F/B/W ("2F1", "p1:0I3"), otherwise
-/// "GradSync s3" / "Optimizer p1:s0".
-std::string traceSliceName(const Op& op, bool splitBackward);
-
 } // namespace stagecraft

@@ -3,6 +3,7 @@
 #include "error.h"
 #include "io/schedule_json_packed.h"
 #include "ir/action.h"
+#include "ir/op_name.h"
 #include "ir/overlap.h"
 #include "json_failure.h"
 #include "validate/validator.h"
@@ -21,8 +22,8 @@ using Json = nlohmann::json;
 
 constexpr int kMaxDepth = 16; // the format nests 4 deep; more is a broken or hostile file
 constexpr int kMaxChunks = kMaxFileChunks;
-constexpr std::string_view kSync = "SYNC";
-constexpr std::string_view kOptimizer = "OPT";
+constexpr std::string_view kSync = kSyncSuffix;
+constexpr std::string_view kOptimizer = kOptimizerSuffix;
 constexpr std::array<std::string_view, 12> kKeys{
     "stagecraft_schedule", "name",           "devices",   "pipes", "stages_per_pipe", "microbatches",
     "chunks_per_device",   "split_backward", "placement", "order", "overlapped",      "whole_backward"};
@@ -328,7 +329,7 @@ class JsonReader {
     Op checkHead(const Op& op, OpKind kind, const std::string& path, const Schedule& s) const {
         if (op.kind != kind)
             fail("schedule_json.field", path,
-                 "'" + scheduleOpString(op, s.splitBackward) + "' is not " +
+                 "'" + opName(op, s.splitBackward) + "' is not " +
                      (kind == OpKind::F
                           ? "a forward: an overlapped slot is named by the forward that heads it"
                           : "an input-gradient backward: a whole backward is named by its B"));
@@ -427,7 +428,7 @@ class JsonReader {
             const auto& ops = s.order[std::size_t(p.device)];
             if (p.position >= 0 && std::size_t(p.position) < ops.size()) {
                 path = indexPath(path, std::size_t(p.position));
-                op = " ('" + scheduleOpString(ops[std::size_t(p.position)], s.splitBackward) + "')";
+                op = " ('" + opName(ops[std::size_t(p.position)], s.splitBackward) + "')";
             }
         }
         throw ValidationError("schedule_json.schedule", path,
@@ -439,15 +440,6 @@ class JsonReader {
 };
 
 } // namespace
-
-std::string scheduleOpString(const Op& op, bool splitBackward) {
-    if (isComputeKind(op.kind)) return actionString(op, splitBackward);
-    // The pipe prefix and stage, as an action prints them, then the op's own suffix.
-    std::string text = formatAction(Action{op.pipe, op.stage, ActionType::F, 0});
-    text.resize(text.size() - 2); // "F0"
-    text += op.kind == OpKind::GradSync ? kSync : kOptimizer;
-    return text;
-}
 
 std::string scheduleToJson(const Schedule& s) {
     std::string out = "{\n";
@@ -475,7 +467,7 @@ std::string scheduleToJson(const Schedule& s) {
         for (std::size_t i = 0; i < s.order[d].size(); ++i) {
             if (i > 0) out += ", ";
             out += '"';
-            out += scheduleOpString(s.order[d][i], s.splitBackward);
+            out += opName(s.order[d][i], s.splitBackward);
             out += '"';
         }
         out += "]";
@@ -486,7 +478,7 @@ std::string scheduleToJson(const Schedule& s) {
         if (heads->empty()) continue;
         out += ",\n  \"" + std::string(key) + "\": [";
         for (std::size_t i = 0; i < heads->size(); ++i)
-            out += (i > 0 ? ", \"" : "\"") + scheduleOpString((*heads)[i], s.splitBackward) + '"';
+            out += (i > 0 ? ", \"" : "\"") + opName((*heads)[i], s.splitBackward) + '"';
         out += "]";
     }
     out += "\n}\n";

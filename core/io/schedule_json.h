@@ -13,11 +13,6 @@ namespace stagecraft {
 /// The version written in "stagecraft_schedule" and the only one read.
 inline constexpr int kScheduleJsonVersion = 1;
 
-/// The text of one op in "order": compute ops are action strings ("0F1", "p1:2I0", "3W2"; B is
-/// "I" when the schedule splits the backward), GradSync is "<stage>SYNC", Optimizer
-/// "<stage>OPT", both with the "p1:" prefix for the second pipe ("p1:3SYNC").
-std::string scheduleOpString(const Op& op, bool splitBackward);
-
 /// The schedule as JSON: {"stagecraft_schedule": 1, "name", "devices", "pipes",
 /// "stages_per_pipe", "microbatches", "chunks_per_device", "split_backward",
 /// "placement": [[{"device", "chunk"}, ...] per pipe], "order": [[op strings] per device]}, and

@@ -1,5 +1,7 @@
 #include "ir/action.h"
 
+#include "ir/op_name.h"
+
 #include <charconv>
 #include <stdexcept>
 
@@ -27,7 +29,7 @@ std::string_view trim(std::string_view text) {
     return text;
 }
 
-std::optional<Action> fail(std::string* why, std::string message) {
+std::nullopt_t fail(std::string* why, std::string message) {
     if (why) *why = std::move(message);
     return std::nullopt;
 }
@@ -48,7 +50,7 @@ Action actionOf(const Op& op, bool splitBackward) {
         break;
     case OpKind::GradSync:
     case OpKind::Optimizer:
-        throw std::logic_error("actionOf: " + describeOp(op) + " is not a compute op");
+        throw std::logic_error("actionOf: " + opName(op, splitBackward) + " is not a compute op");
     }
     return action;
 }

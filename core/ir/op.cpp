@@ -18,12 +18,4 @@ const char* opKindName(OpKind kind) {
     return "?";
 }
 
-std::string describeOp(const Op& op) {
-    std::string text = opKindName(op.kind);
-    if (op.mb >= 0) text += std::to_string(op.mb);
-    text += "@s" + std::to_string(op.stage);
-    if (op.pipe > 0) text += std::string(op.pipe, '\'');
-    return text;
-}
-
 } // namespace stagecraft

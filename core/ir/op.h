@@ -37,8 +37,6 @@ constexpr bool isComputeKind(OpKind kind) {
 /// "F", "B", "W", "GradSync", "Optimizer".
 const char* opKindName(OpKind kind);
 
-/// Compact human label used by text Gantts and error messages: "F3", "B0", "W7" with the stage
-/// and pipe ("F3@s5" / "F3@s5'" for the second pipe), "GradSync@s2".
-std::string describeOp(const Op& op);
+// Ops are named by opName (ir/action.h): "2F0", "p1:3SYNC", the same everywhere.
 
 } // namespace stagecraft

@@ -1,5 +1,7 @@
 #include "ir/overlap.h"
 
+#include "ir/op_name.h"
+
 #include <algorithm>
 #include <tuple>
 
@@ -60,13 +62,13 @@ ScheduleSlots findSlots(const Schedule& s, const OpIndex& index) {
     for (const Op& head : s.overlapped) {
         const OpRef ref = index.find(OpKind::F, head.pipe, head.stage, head.mb);
         if (head.kind != OpKind::F || !ref.valid() || std::size_t(ref.device) >= s.order.size()) {
-            result.problems.push_back({OpRef{}, "overlapped slot head " + describeOp(head) +
+            result.problems.push_back({OpRef{}, "overlapped slot head " + opName(head, s.splitBackward) +
                                                     ": must be a forward the schedule runs"});
             continue;
         }
         const auto& ops = s.order[std::size_t(ref.device)];
         const std::size_t i = std::size_t(ref.index), length = std::size_t(overlapSlotLength(s));
-        const std::string where = at(ref) + ": overlapped slot headed by " + describeOp(head);
+        const std::string where = at(ref) + ": overlapped slot headed by " + opName(head, s.splitBackward);
         if (i + length > ops.size() || ops[i + 1].kind != OpKind::B) {
             result.problems.push_back(
                 {ref, where + " must be followed by the backward (B) it overlaps with"});
@@ -74,12 +76,14 @@ ScheduleSlots findSlots(const Schedule& s, const OpIndex& index) {
         }
         const Op& b = ops[i + 1];
         if (identity(b) == identity(head)) {
-            result.problems.push_back({ref, where + " overlaps with its own backward " + describeOp(b) +
+            result.problems.push_back({ref, where + " overlaps with its own backward " +
+                                                opName(b, s.splitBackward) +
                                                 ", which needs the forward's output first"});
             continue;
         }
         if (length == 3 && !isW(ops[i + 2], b)) {
-            result.problems.push_back({ref, where + ": the backward in a slot is whole, so " + describeOp(b) +
+            result.problems.push_back({ref, where + ": the backward in a slot is whole, so " +
+                                                opName(b, s.splitBackward) +
                                                 " must be followed by its weight gradient W"});
             continue;
         }
@@ -89,7 +93,7 @@ ScheduleSlots findSlots(const Schedule& s, const OpIndex& index) {
         const OpRef ref = index.find(OpKind::B, head.pipe, head.stage, head.mb);
         if (head.kind != OpKind::B || !s.splitBackward || !ref.valid() ||
             std::size_t(ref.device) >= s.order.size()) {
-            result.problems.push_back({OpRef{}, "whole backward " + describeOp(head) +
+            result.problems.push_back({OpRef{}, "whole backward " + opName(head, s.splitBackward) +
                                                     ": must be a backward (B) of a schedule that splits the "
                                                     "backward"});
             continue;
@@ -97,13 +101,13 @@ ScheduleSlots findSlots(const Schedule& s, const OpIndex& index) {
         const auto& ops = s.order[std::size_t(ref.device)];
         const std::size_t i = std::size_t(ref.index);
         if (i + 2 > ops.size() || !isW(ops[i + 1], head)) {
-            result.problems.push_back({ref, at(ref) + ": whole backward " + describeOp(head) +
+            result.problems.push_back({ref, at(ref) + ": whole backward " + opName(head, s.splitBackward) +
                                                 " must be followed at once by its weight gradient W"});
             continue;
         }
         if (i > 0 && ops[i - 1].kind == OpKind::F &&
             std::binary_search(s.overlapped.begin(), s.overlapped.end(), ops[i - 1], byIdentity)) {
-            result.problems.push_back({ref, at(ref) + ": whole backward " + describeOp(head) +
+            result.problems.push_back({ref, at(ref) + ": whole backward " + opName(head, s.splitBackward) +
                                                 " is the backward of an overlapped slot already"});
             continue;
         }
@@ -119,9 +123,10 @@ ScheduleSlots findSlots(const Schedule& s, const OpIndex& index) {
         });
         if (dup != slots.end()) {
             const OpRef ref{std::int32_t(d), dup->position};
-            result.problems.push_back({ref, at(ref) + ": slot head " +
-                                                describeOp(s.order[d][std::size_t(dup->position)]) +
-                                                " is listed twice"});
+            result.problems.push_back(
+                {ref, at(ref) + ": slot head " +
+                          opName(s.order[d][std::size_t(dup->position)], s.splitBackward) +
+                          " is listed twice"});
             slots.erase(std::unique(slots.begin(), slots.end(),
                                     [](const Slot& a, const Slot& b) { return a.position == b.position; }),
                         slots.end());

@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "ir/op_label.h"
+#include "ir/op_name.h"
 #include "layout/error_colors.h"
 #include "layout/text_metrics.h"
 #include "size_limits.h"
@@ -66,15 +67,16 @@ std::vector<LegendEntry> legendEntries(const ChartLegendContent& seen, const Pal
     return entries;
 }
 
-std::string tooltipOf(const TimelineEvent& e, const TimeAxis& axis) {
+std::string tooltipOf(const TimelineEvent& e, bool splitBackward, const TimeAxis& axis) {
     auto at = [&](double t) { return formatNumber(t / axis.displayScale); };
     const std::string unit = axis.unit.empty() ? "" : " " + axis.unit;
     std::string tip;
     if (e.lane == Lane::Comm) {
-        tip = std::string(commKindName(e.comm)) + " of " + describeOp(e.op) + " D" + std::to_string(e.device);
+        tip = std::string(commKindName(e.comm)) + " of " + opName(e.op, splitBackward) + " D" +
+              std::to_string(e.device);
         if (e.peer >= 0) tip += " \u2192 D" + std::to_string(e.peer);
     } else {
-        tip = describeOp(e.op) + " on D" + std::to_string(e.device);
+        tip = opName(e.op, splitBackward) + " on D" + std::to_string(e.device);
     }
     return tip + ": " + at(e.start) + "\u2013" + at(e.end) + unit + " (" + at(e.duration()) + unit + ")";
 }
@@ -413,7 +415,7 @@ void appendEventBar(Scene& scene, const ChartFrame& frame, const Timeline& timel
         const Color fill = opColor(pal, e.op.kind, pipe, chunkInPipe(shape, e.op), chunksPerPipe(shape));
         scene.rects.push_back({x, row.y, w, rowH, fill, pal.opStroke, pal.opStrokeWidth, RectRole::Op, int(k),
                                panel, opKindName(e.op.kind),
-                               tooltip ? tooltipOf(e, frame.axisAtFit) : std::string()});
+                               tooltip ? tooltipOf(e, shape.splitBackward, frame.axisAtFit) : std::string()});
         if (!frame.labels || pal.labelSize > rowH - 2) return;
         const double room = w - 2 * std::max(1.0, pal.opStrokeWidth) - 1;
         if (room <= 0) return; // no label fits: skip building one
@@ -433,7 +435,7 @@ void appendEventBar(Scene& scene, const ChartFrame& frame, const Timeline& timel
                                int(k),
                                panel,
                                commKindName(e.comm),
-                               tooltip ? tooltipOf(e, frame.axisAtFit) : std::string()});
+                               tooltip ? tooltipOf(e, shape.splitBackward, frame.axisAtFit) : std::string()});
     }
 }
 

@@ -4,6 +4,7 @@
 
 #include "error.h"
 #include "ir/op_index.h"
+#include "ir/op_name.h"
 #include "ir/overlap.h"
 #include "passes/torch_actions.h"
 #include "validate/validator.h"
@@ -38,7 +39,7 @@ RankActions computeActions(const Schedule& s) {
             if (!isComputeKind(op.kind))
                 refuse(
                     "rank " + std::to_string(d),
-                    "'" + describeOp(op) +
+                    "'" + opName(op, s.splitBackward) +
                         "' is not a compute op: torch's runtime lowers a compute-only "
                         "order and adds its own REDUCE_GRAD (lower the schedule without its iteration tail)");
             if (nextSlot < deviceSlots.size() && std::size_t(deviceSlots[nextSlot].position) == i) {

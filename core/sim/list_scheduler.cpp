@@ -1,6 +1,7 @@
 #include "sim/list_scheduler.h"
 
 #include "ir/large_array.h"
+#include "ir/op_name.h"
 
 #include <algorithm>
 #include <limits>
@@ -318,11 +319,12 @@ struct Run {
             b.at = OpRef{int(d), int(head[d])};
             const Op& op = schedule.order[d][head[d]];
             const std::string here = "device " + std::to_string(d) + " waits at position " +
-                                     std::to_string(head[d]) + " (" + describeOp(op) + ")";
+                                     std::to_string(head[d]) + " (" + opName(op, schedule.splitBackward) +
+                                     ")";
             if (waitingFor[d] != kNoOp) {
                 b.waitingFor = refOf(std::size_t(waitingFor[d]));
                 const Op& dep = schedule.order[b.waitingFor.device][b.waitingFor.index];
-                b.reason = here + " for " + describeOp(dep) + " at position " +
+                b.reason = here + " for " + opName(dep, schedule.splitBackward) + " at position " +
                            std::to_string(b.waitingFor.index) + " of device " +
                            std::to_string(b.waitingFor.device);
                 if (dep.kind == OpKind::GradSync)

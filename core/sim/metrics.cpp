@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "ir/op_index.h"
+#include "ir/op_name.h"
 #include "ir/overlap.h"
 #include "sim/idle_attribution.h"
 
@@ -35,8 +36,8 @@ std::vector<const TimelineEvent*> eventsByOp(const Schedule& s, const OpIndex& i
         if (!(e.op == s.order[e.device][i]))
             throw ValidationError("timeline.mismatch", "device " + std::to_string(e.device),
                                   "device " + std::to_string(e.device) + " position " + std::to_string(i) +
-                                      ": the timeline has " + describeOp(e.op) + ", schedule '" + s.name +
-                                      "' has " + describeOp(s.order[e.device][i]));
+                                      ": the timeline has " + opName(e.op, s.splitBackward) + ", schedule '" +
+                                      s.name + "' has " + opName(s.order[e.device][i], s.splitBackward));
         byGid[index.globalId(OpRef{e.device, std::int32_t(i)})] = &e;
         ++i;
     }

@@ -1,6 +1,7 @@
 #include "sim/overlay.h"
 
 #include "error.h"
+#include "ir/op_name.h"
 
 #include <algorithm>
 #include <cmath>
@@ -89,11 +90,12 @@ OverlayReport compareTimelines(const Timeline& predicted, const Timeline& measur
         const TimelineEvent& e = predicted.events[i];
         if (isTransfer(e)) continue;
         if (const auto why = outsideShape(e.op, shape))
-            mismatch(where("predicted", i), "predicted op " + describeOp(e.op) + ": " + *why);
+            mismatch(where("predicted", i),
+                     "predicted op " + opName(e.op, shape.splitBackward) + ": " + *why);
         const auto [it, inserted] = predictedOf.emplace(opKey(e.op), i);
         if (!inserted)
             mismatch(where("predicted", i),
-                     "op " + describeOp(e.op) + " appears twice in the prediction (events[" +
+                     "op " + opName(e.op, shape.splitBackward) + " appears twice in the prediction (events[" +
                          std::to_string(it->second) + "] and events[" + std::to_string(i) + "])");
     }
 
@@ -103,23 +105,25 @@ OverlayReport compareTimelines(const Timeline& predicted, const Timeline& measur
         const TimelineEvent& e = measured.events[j];
         if (isTransfer(e)) continue;
         if (const auto why = outsideShape(e.op, shape))
-            mismatch(where("measured", j), "measured op " + describeOp(e.op) + ": " + *why);
+            mismatch(where("measured", j), "measured op " + opName(e.op, shape.splitBackward) + ": " + *why);
         const auto it = predictedOf.find(opKey(e.op));
         if (it == predictedOf.end())
-            mismatch(where("measured", j), "measured op " + describeOp(e.op) + " (device " +
+            mismatch(where("measured", j), "measured op " + opName(e.op, shape.splitBackward) + " (device " +
                                                std::to_string(e.device) + ", events[" + std::to_string(j) +
                                                "]) is not in the prediction");
         const TimelineEvent& p = predicted.events[it->second];
         if (p.device != e.device)
-            mismatch(where("measured", j),
-                     "op " + describeOp(e.op) + " runs on device " + std::to_string(p.device) +
-                         " in the prediction and on device " + std::to_string(e.device) +
-                         " in the measurement (events[" + std::to_string(j) + "])");
+            mismatch(where("measured", j), "op " + opName(e.op, shape.splitBackward) + " runs on device " +
+                                               std::to_string(p.device) +
+                                               " in the prediction and on device " +
+                                               std::to_string(e.device) + " in the measurement (events[" +
+                                               std::to_string(j) + "])");
         std::size_t& slot = measuredOf[it->second];
         if (slot != kUnmatched)
-            mismatch(where("measured", j),
-                     "op " + describeOp(e.op) + " appears twice in the measurement (events[" +
-                         std::to_string(slot) + "] and events[" + std::to_string(j) + "])");
+            mismatch(where("measured", j), "op " + opName(e.op, shape.splitBackward) +
+                                               " appears twice in the measurement (events[" +
+                                               std::to_string(slot) + "] and events[" + std::to_string(j) +
+                                               "])");
         slot = j;
     }
 
@@ -137,7 +141,7 @@ OverlayReport compareTimelines(const Timeline& predicted, const Timeline& measur
                 report.unmatched.push_back(i);
                 continue;
             }
-            mismatch(where("predicted", i), "op " + describeOp(p.op) + " (device " +
+            mismatch(where("predicted", i), "op " + opName(p.op, shape.splitBackward) + " (device " +
                                                 std::to_string(p.device) +
                                                 ") of the prediction is missing from the measurement");
         }
@@ -229,8 +233,8 @@ OverlayBreakdown breakdownOverlay(const Timeline& predicted, const Timeline& mea
                      "predicted event of kind " + std::to_string(int(p.op.kind)) + ", not an op kind");
         if (p.device < 0 || p.device >= devices)
             mismatch(where("predicted", d.predictedEvent),
-                     "predicted op " + describeOp(p.op) + " runs on device " + std::to_string(p.device) +
-                         ", outside [0, " + std::to_string(devices) + ")");
+                     "predicted op " + opName(p.op, predicted.shape.splitBackward) + " runs on device " +
+                         std::to_string(p.device) + ", outside [0, " + std::to_string(devices) + ")");
         perDevice[std::size_t(p.device)].add(p.duration(), m.duration());
         perKind[std::size_t(p.op.kind)].add(p.duration(), m.duration());
     }

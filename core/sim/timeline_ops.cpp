@@ -1,6 +1,7 @@
 #include "sim/timeline_ops.h"
 
 #include "error.h"
+#include "ir/op_name.h"
 
 #include <string>
 
@@ -43,10 +44,11 @@ std::vector<std::size_t> eventIndexByOp(const Schedule& s, const OpIndex& index,
         std::size_t& i = next[std::size_t(e.device)];
         const auto& order = s.order[std::size_t(e.device)];
         if (i >= order.size() || !(e.op == order[i]))
-            throw ValidationError("timeline.mismatch", where,
-                                  where + " position " + std::to_string(i) + ": the timeline has " +
-                                      describeOp(e.op) + ", schedule '" + s.name + "' has " +
-                                      (i < order.size() ? describeOp(order[i]) : std::string("no more ops")));
+            throw ValidationError(
+                "timeline.mismatch", where,
+                where + " position " + std::to_string(i) + ": the timeline has " +
+                    opName(e.op, s.splitBackward) + ", schedule '" + s.name + "' has " +
+                    (i < order.size() ? opName(order[i], s.splitBackward) : std::string("no more ops")));
         byGid[index.globalId(OpRef{e.device, std::int32_t(i)})] = k;
         ++i;
     }

@@ -1,6 +1,6 @@
 #include "sim/timeline_search.h"
 
-#include "ir/action.h"
+#include "ir/op_name.h"
 
 #include <algorithm>
 #include <cctype>
@@ -52,12 +52,15 @@ std::optional<OpQuery> parseQuery(std::string_view text) {
         u.size() <= 10) {
         return OpQuery{*kindOfLetter(u[0]), {}, std::stoi(u.substr(1)), {}};
     }
-    // Action strings: torch's grammar (the parser wants upper-case kinds and "p1:" in lower case).
+    // Op names as every front end writes them (opName): the parser wants upper-case kinds and
+    // "p1:" in lower case. A sync or optimizer name carries no micro-batch.
     std::string canonical = u;
     if (canonical.size() > 1 && canonical[0] == 'P') canonical[0] = 'p';
-    if (const std::optional<Action> a = parseAction(canonical))
-        return OpQuery{opKindOf(a->type == ActionType::I ? ActionType::B : a->type), a->stage, a->mb,
-                       a->pipe};
+    if (const std::optional<Op> op = parseOpName(canonical)) {
+        OpQuery q{op->kind, op->stage, op->mb, op->pipe};
+        if (!isComputeKind(op->kind)) q.mb.reset();
+        return q;
+    }
     return std::nullopt;
 }
 
@@ -70,8 +73,8 @@ std::vector<std::size_t> findTimelineOps(const Timeline& timeline, std::string_v
     if (!q) {
         if (why)
             *why = "search \"" + std::string(text) +
-                   "\" names no op: type an action string STAGE KIND MB (\"3B17\", \"p1:0F2\"), a kind "
-                   "and micro-batch (\"B17\"), \"S\" or \"O\"";
+                   "\" names no op: type an op name STAGE KIND MB (\"3B17\", \"p1:0F2\", \"2SYNC\"), a "
+                   "kind and micro-batch (\"B17\"), \"S\" or \"O\"";
         return found;
     }
     for (std::size_t i = 0; i < timeline.events.size(); ++i) {

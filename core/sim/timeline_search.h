@@ -15,8 +15,9 @@ namespace stagecraft {
 
 /// Compute events of `timeline` that `query` names, in start order (ties: event order). Accepted
 /// (blanks around the text ignored, kind letters in either case):
-///   - an action string "STAGE KIND MB" with an optional "pN:" pipe prefix; I and B both name
-///     the backward op (B), so "3I17" finds it in a split schedule and "3B17" in either;
+///   - an op name as every front end prints it (opName, ir/op_name.h): "STAGE KIND MB" with an
+///     optional "pN:" pipe prefix, where I and B both name the backward op (B), so "3I17" finds it
+///     in a split schedule and "3B17" in either; "2SYNC", "p1:0OPT" for one stage's sync or step;
 ///   - "KIND MB" (F, B, I, W) for that op on every stage and pipe;
 ///   - "S" / "GradSync" and "O" / "Optimizer" for every gradient sync / optimizer step.
 /// Anything else finds nothing, and `why` (when given) says what the query should look like.

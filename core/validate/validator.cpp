@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "ir/op_index.h"
+#include "ir/op_name.h"
 #include "ir/overlap.h"
 #include "sim/list_scheduler.h"
 
@@ -100,15 +101,17 @@ void checkOps(const Schedule& s, Collector& out) {
             const StageSlot& slot = s.slot(op.pipe, op.stage);
             if (slot.device != d)
                 out.add("schedule.op", d, i,
-                        at(d, i) + ": " + describeOp(op) + " runs on device " + std::to_string(d) +
-                            ", but its stage is placed on device " + std::to_string(slot.device));
+                        at(d, i) + ": " + opName(op, s.splitBackward) + " runs on device " +
+                            std::to_string(d) + ", but its stage is placed on device " +
+                            std::to_string(slot.device));
             else if (slot.chunk != op.chunk)
                 out.add("schedule.op", d, i,
-                        at(d, i) + ": " + describeOp(op) + " says chunk " + std::to_string(op.chunk) +
-                            ", but its stage is chunk " + std::to_string(slot.chunk));
+                        at(d, i) + ": " + opName(op, s.splitBackward) + " says chunk " +
+                            std::to_string(op.chunk) + ", but its stage is chunk " +
+                            std::to_string(slot.chunk));
             if (op.kind == OpKind::W && !s.splitBackward)
                 out.add("schedule.op", d, i,
-                        at(d, i) + ": " + describeOp(op) +
+                        at(d, i) + ": " + opName(op, s.splitBackward) +
                             " is a weight-gradient op, but this schedule does not split the backward");
         }
     }
@@ -131,7 +134,7 @@ void checkComplete(const Schedule& s, const OpIndex& index, Collector& out) {
                 if (!index.find(kind, pipe, stage, mb).valid()) {
                     Op missing{kind, std::uint8_t(pipe), std::uint16_t(s.slot(pipe, stage).chunk), stage, mb};
                     out.add("schedule.missing", s.slot(pipe, stage).device, -1,
-                            describeOp(missing) + " is missing: device " +
+                            opName(missing, s.splitBackward) + " is missing: device " +
                                 std::to_string(s.slot(pipe, stage).device) + " must run it exactly once");
                 }
     }
@@ -189,9 +192,10 @@ void checkDynamics(const Schedule& s, const OpIndex& index, Collector& out) {
         if (b.waitingFor.valid() && b.waitingFor.device == b.device) {
             local = true;
             out.add("schedule.order", b.device, b.at.index,
-                    at(b.device, b.at.index) + ": " + describeOp(s.order[b.device][b.at.index]) +
-                        " runs before its dependency " + describeOp(s.order[b.device][b.waitingFor.index]) +
-                        " at position " + std::to_string(b.waitingFor.index) + " of the same device");
+                    at(b.device, b.at.index) + ": " + opName(s.order[b.device][b.at.index], s.splitBackward) +
+                        " runs before its dependency " +
+                        opName(s.order[b.device][b.waitingFor.index], s.splitBackward) + " at position " +
+                        std::to_string(b.waitingFor.index) + " of the same device");
         }
     if (local) return;
     std::string message = "deadlock: ";

@@ -2,6 +2,7 @@
 #include "error.h"
 #include "generators/registry.h"
 #include "ir/op_index.h"
+#include "ir/op_name.h"
 #include "ir/overlap.h"
 #include "sim/critical_path.h"
 #include "sim/idle_intervals.h"
@@ -30,7 +31,7 @@ std::string describePath(const Timeline& t, const std::vector<std::size_t>& path
     std::string text;
     for (std::size_t k : path) {
         if (!text.empty()) text += ' ';
-        text += describeOp(t.events[k].op) + "/d" + std::to_string(t.events[k].device);
+        text += opName(t.events[k].op, false) + "/d" + std::to_string(t.events[k].device);
     }
     return text;
 }
@@ -52,10 +53,9 @@ TEST_CASE("Critical path of 1F1B p=4 m=8 under unit costs", "[gui2][critical-pat
     const auto path = criticalPath(s, index, t, &costs);
     // F = B = 1: every release is a tie between a dependency and the device's previous op, and
     // dependencies win, so the path zigzags through the pipeline; 22 ops of 1 = the makespan.
-    CHECK(
-        describePath(t, path) ==
-        "F0@s0/d0 F0@s1/d1 F0@s2/d2 F0@s3/d3 B0@s3/d3 B0@s2/d2 B0@s1/d1 F3@s1/d1 F3@s2/d2 F3@s3/d3 B3@s3/d3 "
-        "B3@s2/d2 B3@s1/d1 B3@s0/d0 F7@s0/d0 F7@s1/d1 F7@s2/d2 F7@s3/d3 B7@s3/d3 B7@s2/d2 B7@s1/d1 B7@s0/d0");
+    CHECK(describePath(t, path) ==
+          "0F0/d0 1F0/d1 2F0/d2 3F0/d3 3B0/d3 2B0/d2 1B0/d1 1F3/d1 2F3/d2 3F3/d3 3B3/d3 "
+          "2B3/d2 1B3/d1 0B3/d0 0F7/d0 1F7/d1 2F7/d2 3F7/d3 3B7/d3 2B7/d2 1B7/d1 0B7/d0");
     CHECK(path.size() == 22);
     CHECK(t.makespan() == 22.0);
     CHECK(t.events[path.front()].start == 0.0);
@@ -186,13 +186,13 @@ TEST_CASE("Idle intervals of GPipe p=2 m=2 name the producer", "[gui2][idle]") {
     for (const IdleInterval& iv : intervals) {
         text += "d" + std::to_string(iv.device) + " " + idleCauseName(iv.cause) + " " +
                 std::to_string(iv.start) + "-" + std::to_string(iv.end);
-        if (iv.producer >= 0) text += " on " + describeOp(t.events[std::size_t(iv.producer)].op);
+        if (iv.producer >= 0) text += " on " + opName(t.events[std::size_t(iv.producer)].op, false);
         text += "\n";
     }
     // d1 waits for F0's transfer (warmup, as metrics counts it); d0 waits for stage 1's B0,
     // then for its gradient to arrive.
-    CHECK(text == "d0 waiting 2.000000-5.500000 on B0@s1\n"
-                  "d0 communication 5.500000-6.000000 on B0@s1\n"
+    CHECK(text == "d0 waiting 2.000000-5.500000 on 1B0\n"
+                  "d0 communication 5.500000-6.000000 on 1B0\n"
                   "d1 warmup 0.000000-1.500000\n"
                   "d1 cooldown 7.500000-10.000000\n");
 }

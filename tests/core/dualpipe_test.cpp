@@ -309,13 +309,13 @@ TEST_CASE("Overlapped slots: the validator refuses a broken slot", "[dualpipe]")
     CHECK(problems.front().id == "schedule.overlap");
     CHECK(problems.front().message ==
           "device 0 position " + std::to_string(head) +
-              ": overlapped slot headed by F3@s0 must be followed by the backward (B) "
+              ": overlapped slot headed by 0F3 must be followed by the backward (B) "
               "it overlaps with");
     // A head that is no forward of the schedule.
     Schedule unknown = s;
     unknown.overlapped.push_back(Op{OpKind::B, 0, 0, 0, 0});
     CHECK(findProblems(unknown).front().message ==
-          "overlapped slot head B0@s0: must be a forward the schedule runs");
+          "overlapped slot head 0I0: must be a forward the schedule runs");
     CHECK_THROWS_WITH(validate(unknown), Catch::Contains("must be a forward"));
 }
 

@@ -3,6 +3,7 @@
 // what occurs, nice axis ticks, palettes, and the errors of bad options.
 #include "error.h"
 #include "generators/registry.h"
+#include "ir/op_name.h"
 #include "layout/gantt_layout.h"
 #include "layout/palette.h"
 #include "layout/text_metrics.h"
@@ -110,7 +111,7 @@ TEST_CASE("One op rect per compute event, at its times and on its device's row",
         CHECK(it->y < rows[std::size_t(d)]->y + rows[std::size_t(d)]->h);
     }
     // The first op's tooltip names the op, the device and its times.
-    CHECK(ops[0]->tooltip == "F0@s0 on D0: 0\u20131 (1)");
+    CHECK(ops[0]->tooltip == "0F0 on D0: 0\u20131 (1)");
     CHECK(scene.width == 500);
     CHECK(scene.rects.front().role == RectRole::Background);
     CHECK(scene.rects.front().h == scene.height);
@@ -205,7 +206,7 @@ TEST_CASE("Every box that can hold it carries its micro-batch number, as the pap
             const SceneText* label = labelOn(scene, *r);
             if (!label) continue;
             ++labelled;
-            INFO(name << ": " << describeOp(e.op));
+            INFO(name << ": " << opName(e.op, false));
             CHECK(label->text == std::to_string(e.op.mb) + (e.op.pipe > 0 ? "'" : ""));
         }
         INFO(name);

@@ -6,6 +6,7 @@
 #include "generators/registry.h"
 #include "golden_file.h"
 #include "golden_support.h"
+#include "ir/op_name.h"
 #include "validate/validator.h"
 
 #include <algorithm>
@@ -92,7 +93,7 @@ Timed simulateWithoutSyncs(const Schedule& s, double f, double b) {
         int plainIndex = 0;
         for (int i = 0; i < int(s.order[d].size()); ++i) {
             if (s.order[d][i].kind == OpKind::GradSync) continue;
-            INFO("device " << d << " op " << describeOp(s.order[d][i]));
+            INFO("device " << d << " op " << opName(s.order[d][i], s.splitBackward));
             CHECK(withSyncs.run.time(d, i).start == out.sim.run.time(d, plainIndex++).start);
         }
     }

@@ -47,8 +47,8 @@ TEST_CASE("A cross-device wait cycle is reported as a ring", "[validate]") {
     REQUIRE(problems.size() == 1);
     CHECK(problems[0].id == "schedule.deadlock");
     CHECK(problems[0].message ==
-          "deadlock: devices wait on each other in a ring: device 0 waits at position 1 (B0@s0) for B0@s1 at "
-          "position 3 of device 1; device 1 waits at position 0 (F1@s1) for F1@s0 at position 2 of device 0");
+          "deadlock: devices wait on each other in a ring: device 0 waits at position 1 (0B0) for 1B0 at "
+          "position 3 of device 1; device 1 waits at position 0 (1F1) for 0F1 at position 2 of device 0");
     CHECK_THROWS_WITH(validate(s), Catch::Contains("[schedule.deadlock]"));
 }
 
@@ -61,8 +61,8 @@ TEST_CASE("The simulator names every blocked device of a deadlock, separated by 
         FAIL("simulated a deadlocking schedule");
     } catch (const ValidationError& e) {
         CHECK(e.id() == "schedule.deadlock");
-        CHECK(e.message() == "schedule 'hand' deadlocks: device 0 waits at position 1 (B0@s0) for B0@s1 at "
-                             "position 3 of device 1; device 1 waits at position 0 (F1@s1) for F1@s0 at "
+        CHECK(e.message() == "schedule 'hand' deadlocks: device 0 waits at position 1 (0B0) for 1B0 at "
+                             "position 3 of device 1; device 1 waits at position 0 (1F1) for 0F1 at "
                              "position 2 of device 0");
     }
 }
@@ -77,7 +77,7 @@ TEST_CASE("An op ordered before its own dependency names both positions", "[vali
     REQUIRE(problems.size() == 1);
     CHECK(problems[0].id == "schedule.order");
     CHECK(problems[0].message ==
-          "device 1 position 0: B0@s1 runs before its dependency F0@s1 at position 1 of the "
+          "device 1 position 0: 1B0 runs before its dependency 1F0 at position 1 of the "
           "same device");
 }
 
@@ -93,7 +93,7 @@ TEST_CASE("Missing, duplicated and misplaced ops are all reported", "[validate]"
     CHECK(std::count(ids.begin(), ids.end(), "schedule.duplicate") == 1);
     CHECK(std::count(ids.begin(), ids.end(), "schedule.missing") >= 5);
     CHECK(problems[0].message ==
-          "device 1 position 0: F1@s0 runs on device 1, but its stage is placed on device 0");
+          "device 1 position 0: 0F1 runs on device 1, but its stage is placed on device 0");
 }
 
 TEST_CASE("Gradient syncs run asynchronously on the communication lane", "[sim]") {

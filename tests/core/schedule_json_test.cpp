@@ -4,6 +4,7 @@
 #include "generators/registry.h"
 #include "io/schedule_json.h"
 #include "io/schedule_json_packed.h"
+#include "ir/op_name.h"
 #include "passes/iteration_tail.h"
 #include "test_support.h"
 
@@ -72,9 +73,9 @@ TEST_CASE("JSON text of a bidirectional schedule with syncs and optimizer steps"
   ]
 }
 )");
-    CHECK(scheduleOpString(Op{OpKind::W, 1, 0, 3, 7}, true) == "p1:3W7");
-    CHECK(scheduleOpString(Op{OpKind::B, 0, 0, 3, 7}, true) == "3I7");
-    CHECK(scheduleOpString(Op{OpKind::Optimizer, 0, 0, 12, -1}, false) == "12OPT");
+    CHECK(opName(Op{OpKind::W, 1, 0, 3, 7}, true) == "p1:3W7");
+    CHECK(opName(Op{OpKind::B, 0, 0, 3, 7}, true) == "3I7");
+    CHECK(opName(Op{OpKind::Optimizer, 0, 0, 12, -1}, false) == "12OPT");
 }
 
 TEST_CASE("JSON: name and chunks_per_device are optional", "[schedule-files]") {
@@ -176,15 +177,15 @@ TEST_CASE("Well-formed schedule JSON the validator refuses names the device and 
           "[schedule-files]") {
     CHECK(jsonError(withOrder(R"([["0F0", "0F1", "0B1", "0B0", "0B1"], ["1F0", "1B0", "1F1", "1B1"]])")) ==
           "schedule_json.schedule [order[0][4]] | s.json: order[0][4] ('0B1'): device 0 position 4: "
-          "B1@s0 appears twice: first on device 0 at position 2");
+          "0B1 appears twice: first on device 0 at position 2");
     CHECK(jsonError(withOrder(R"([["0F0", "0F1", "0B0", "0B1"], ["1B0", "1F0", "1F1", "1B1"]])")) ==
-          "schedule_json.schedule [order[1][0]] | s.json: order[1][0] ('1B0'): device 1 position 0: B0@s1 "
-          "runs before its dependency F0@s1 at position 1 of the same device");
+          "schedule_json.schedule [order[1][0]] | s.json: order[1][0] ('1B0'): device 1 position 0: 1B0 "
+          "runs before its dependency 1F0 at position 1 of the same device");
     CHECK(jsonError(withOrder(R"([["0F0", "0B0", "0F1", "0B1"], ["1F1", "1B1", "1F0", "1B0"]])")) ==
           "schedule_json.schedule [order[0][1]] | s.json: order[0][1] ('0B0'): deadlock: devices wait on "
-          "each other in a ring: device 0 waits at position 1 (B0@s0) for B0@s1 at position 3 of device 1; "
+          "each other in a ring: device 0 waits at position 1 (0B0) for 1B0 at position 3 of device 1; "
           "device "
-          "1 waits at position 0 (F1@s1) for F1@s0 at position 2 of device 0");
+          "1 waits at position 0 (1F1) for 0F1 at position 2 of device 0");
     CHECK(
         jsonError(withOrder(R"([["0F0", "0F1", "0B0"], ["1F0", "1B0", "1F1"]])")) ==
         "schedule_json.schedule [order] | s.json: order: 6 compute ops, too few for 2 stages per pipe and 2 "

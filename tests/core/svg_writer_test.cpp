@@ -180,7 +180,7 @@ TEST_CASE("SVG of a small scene, attribute by attribute", "[layout]") {
                            3,
                            0,
                            "F",
-                           "F0@s0 <1>"});
+                           "0F0 <1>"});
     scene.rects.push_back({10, 20, 5, 3, {85, 85, 85, 128}, {}, 0, RectRole::Comm, 7, 1, "activation", {}});
     scene.lines.push_back({10, 30, 90, 30, {77, 77, 77, 255}, 0.5, false});
     scene.lines.push_back({10, 32, 90, 32, {77, 77, 77, 255}, 1, true});
@@ -194,7 +194,7 @@ TEST_CASE("SVG of a small scene, attribute by attribute", "[layout]") {
           "<rect class=\"background\" x=\"0\" y=\"0\" width=\"100\" height=\"40.5\" fill=\"#ffffff\"/>\n"
           "<rect class=\"op F\" x=\"10\" y=\"5\" width=\"12.35\" height=\"8\" fill=\"#0072b2\" "
           "stroke=\"#ffffff\" "
-          "stroke-width=\"0.5\" data-event=\"3\" data-panel=\"0\"><title>F0@s0 &lt;1&gt;</title></rect>\n"
+          "stroke-width=\"0.5\" data-event=\"3\" data-panel=\"0\"><title>0F0 &lt;1&gt;</title></rect>\n"
           "<rect class=\"comm activation\" x=\"10\" y=\"20\" width=\"5\" height=\"3\" fill=\"#555555\" "
           "fill-opacity=\"0.502\" data-event=\"7\" data-panel=\"1\"/>\n"
           "<line x1=\"10\" y1=\"30\" x2=\"90\" y2=\"30\" stroke=\"#4d4d4d\" stroke-width=\"0.5\"/>\n"

@@ -62,7 +62,7 @@ TEST_CASE("TikZ of a small scene, line by line", "[layout]") {
     scene.height = 50;
     scene.rects.push_back({0, 0, 100, 50, {255, 255, 255, 255}, {}, 0, RectRole::Background, -1, -1, {}, {}});
     scene.rects.push_back(
-        {10, 10, 20, 5, {0, 114, 178, 255}, {255, 255, 255, 255}, 0.5, RectRole::Op, 4, 0, "F", "F0@s0"});
+        {10, 10, 20, 5, {0, 114, 178, 255}, {255, 255, 255, 255}, 0.5, RectRole::Op, 4, 0, "F", "0F0"});
     scene.rects.push_back({10, 20, 5, 3, {85, 85, 85, 128}, {}, 0, RectRole::Comm, 7, 0, "activation", {}});
     scene.rects.push_back({0, 0, 1, 1, {0, 0, 0, 0}, {}, 0, RectRole::Panel, -1, -1, {}, {}}); // invisible
     // An outline alone (an F&B slot's frame, a measured op): a \draw, which does not fill; a

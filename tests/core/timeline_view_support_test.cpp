@@ -89,6 +89,10 @@ TEST_CASE("findTimelineOps: the second pipe, syncs, and queries that name nothin
                 event(0, OpKind::Optimizer, 0, 0, 2, 3)};
     CHECK(findTimelineOps(t, "S") == std::vector<std::size_t>{1});
     CHECK(findTimelineOps(t, "optimizer") == std::vector<std::size_t>{2});
+    // One stage's sync or step by its op name (opName).
+    CHECK(findTimelineOps(t, "0SYNC") == std::vector<std::size_t>{1});
+    CHECK(findTimelineOps(t, "0opt") == std::vector<std::size_t>{2});
+    CHECK(findTimelineOps(t, "1SYNC").empty());
 
     std::string why;
     CHECK(findTimelineOps(t, "3X17", &why).empty());

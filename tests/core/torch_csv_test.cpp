@@ -242,19 +242,18 @@ TEST_CASE("Well-formed CSVs the validator refuses name the row and column of the
     // The backward before its forward on the same rank.
     CHECK(csvError("0B0,0F0") ==
           "csv.schedule [row 1, column 1] | t.csv row 1, column 1: device 0 position 0: "
-          "B0@s0 runs before its dependency F0@s0 at position 1 of the same device");
+          "0B0 runs before its dependency 0F0 at position 1 of the same device");
     // Rank 0 waits for 1B0, rank 1 first waits for 0F1: a deadlock, reported at rank 0's blocked cell.
     CHECK(csvError("0F0,0B0,0F1,0B1\n1F1,1B1,1F0,1B0") ==
           "csv.schedule [row 1, column 2] | t.csv row 1, column 2: deadlock: devices wait on each other in a "
           "ring: "
-          "device 0 waits at position 1 (B0@s0) for B0@s1 at position 3 of device 1; device 1 waits at "
+          "device 0 waits at position 1 (0B0) for 1B0 at position 3 of device 1; device 1 waits at "
           "position 0 "
-          "(F1@s1) for F1@s0 at position 2 of device 0");
+          "(1F1) for 0F1 at position 2 of device 0");
     // Idle cells shift the column away from the position in the device's order.
-    CHECK(
-        csvError(",,0F0,,0B1,0F1,0B0") ==
-        "csv.schedule [row 1, column 5] | t.csv row 1, column 5: device 0 position 1: B1@s0 runs before its "
-        "dependency F1@s0 at position 2 of the same device");
+    CHECK(csvError(",,0F0,,0B1,0F1,0B0") ==
+          "csv.schedule [row 1, column 5] | t.csv row 1, column 5: device 0 position 1: 0B1 runs before its "
+          "dependency 0F1 at position 2 of the same device");
 }
 
 TEST_CASE("Schedule files dispatch on the extension", "[schedule-files]") {
@@ -348,8 +347,8 @@ TEST_CASE("REDUCE_GRAD cells are gradient syncs; WAIT_REDUCE_GRAD follows its RE
           "csv.size 1:3 | t.csv line 1, column 3: '99999999999REDUCE_GRAD': stages must be below 65536");
     // Before the stage's last backward, the sync has gradients still to come.
     CHECK(csvError("0F0,0F1,0B0,0REDUCE_GRAD,0B1") ==
-          "csv.schedule [row 1, column 4] | t.csv row 1, column 4: device 0 position 3: GradSync@s0 runs "
-          "before its dependency B1@s0 at position 4 of the same device");
+          "csv.schedule [row 1, column 4] | t.csv row 1, column 4: device 0 position 3: 0SYNC runs "
+          "before its dependency 0B1 at position 4 of the same device");
 }
 
 TEST_CASE("torch's send waits are named as the compute+comms actions they are", "[schedule-files]") {

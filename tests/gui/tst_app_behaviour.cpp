@@ -13,6 +13,7 @@
 #include "gui/parameter_panel.h"
 #include "gui_test_support.h"
 #include "io/chrome_trace.h"
+#include "ir/op_name.h"
 
 #include <QAction>
 #include <QApplication>
@@ -293,7 +294,8 @@ class TestAppBehaviour : public QObject {
         const AnalysisPtr result = m_window->runner()->latest();
         QVERIFY(result->overlay);
         OverlayPanel* panel = m_window->overlayPanel();
-        const QString slowName = QString::fromStdString(describeOp(measured.events[slow].op));
+        const QString slowName =
+            QString::fromStdString(opName(measured.events[slow].op, measured.shape.splitBackward));
         QVERIFY2(panel->text().contains(QStringLiteral("Worst op: ") + slowName), qPrintable(panel->text()));
         QTreeWidget* drift = panel->driftList();
         QVERIFY(drift->topLevelItemCount() > 0);

@@ -14,6 +14,7 @@
 #include "gui/search_panel.h"
 #include "gui_test_support.h"
 #include "io/schedule_file.h"
+#include "ir/op_name.h"
 #include "project/project_json.h"
 
 #include <QAction>
@@ -447,7 +448,7 @@ class TestMainWindow : public QObject {
         const QString expected =
             QStringLiteral("waiting on D%1 for %2")
                 .arg(widest->waitingOnDevice)
-                .arg(QString::fromStdString(describeOp(events[std::size_t(widest->producer)].op)));
+                .arg(QString::fromStdString(opName(events[std::size_t(widest->producer)].op, false)));
         QVERIFY2(tip.contains(expected), qPrintable(tip + " / " + expected));
         idle->trigger();
         view->viewport()->repaint();

@@ -3,6 +3,7 @@
 #include "error.h"
 #include "gui/models/format.h"
 #include "ir/op_index.h"
+#include "ir/op_name.h"
 #include "sim/critical_path.h"
 
 namespace stagecraft::gui {
@@ -27,7 +28,8 @@ QString describeIdle(const IdleInterval& iv, const Timeline& timeline, bool unit
     const QString length = unitless ? formatUnits(iv.duration()) : formatMicros(iv.duration());
     QString producer;
     if (iv.producer >= 0 && std::size_t(iv.producer) < timeline.events.size())
-        producer = QString::fromStdString(describeOp(timeline.events[std::size_t(iv.producer)].op));
+        producer = QString::fromStdString(
+            opName(timeline.events[std::size_t(iv.producer)].op, timeline.shape.splitBackward));
     QString what;
     switch (iv.cause) {
     case IdleCause::Warmup:

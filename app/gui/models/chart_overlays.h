@@ -19,7 +19,7 @@ std::vector<std::size_t> criticalPathOf(const Prediction& prediction);
 /// Idle intervals of the prediction's timeline, with the costs it was simulated with.
 std::vector<IdleInterval> idleIntervalsOf(const Prediction& prediction);
 
-/// "waiting on D3 for B5@s3 · 1.20 ms", "transfer of B5@s3 from D3 · 500 µs", "warmup · 2 units".
+/// "waiting on D3 for 3B5 · 1.20 ms", "transfer of 3B5 from D3 · 500 µs", "warmup · 2 units".
 QString describeIdle(const IdleInterval& interval, const Timeline& timeline, bool unitless);
 
 /// Tint of a gap of this cause (hatched on screen).
