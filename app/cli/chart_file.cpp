@@ -16,6 +16,13 @@ void addChartFileOptions(CLI::App& command, ChartFileOptions& options, bool with
     command.add_option("--dpi", options.dpi, "Resolution of PNG charts")->check(CLI::Range(30.0, 1200.0));
     command.add_flag("--no-subtitle", options.noSubtitle, "Charts: panel titles without their key figures");
     command.add_flag("--no-cost-line", options.noCostLine, "Charts: no cost assumptions under the chart");
+    command
+        .add_option("--rows", options.rows,
+                    "Charts with a measured trace: 'overlaid' (outlines over the predicted bars) or "
+                    "'under-predicted' (each device's measured row under its predicted row)")
+        ->check(CLI::IsMember(
+            {measuredRowsName(MeasuredRows::Overlaid), measuredRowsName(MeasuredRows::UnderPredicted)}))
+        ->capture_default_str();
     if (withUnitTime)
         command.add_flag(
             "--unit-time", options.unitTime,
@@ -45,6 +52,7 @@ ChartSettings chartSettings(const ChartFileOptions& options) {
     chart.subtitle = !options.noSubtitle;
     chart.costLine = !options.noCostLine;
     chart.unitTime = options.unitTime;
+    chart.measuredRows = parseMeasuredRows(options.rows).value_or(MeasuredRows::Overlaid);
     return chart;
 }
 

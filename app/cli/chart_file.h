@@ -18,12 +18,13 @@ struct ChartFileOptions {
     double widthPt = 500;
     bool showComm = false;
     double dpi = 300;
-    bool noSubtitle = false; ///< titles without their key figures
-    bool noCostLine = false; ///< no cost assumptions under the chart
-    bool unitTime = false;   ///< the papers' step grid: timed with unit costs (applyUnitTime)
+    bool noSubtitle = false;       ///< titles without their key figures
+    bool noCostLine = false;       ///< no cost assumptions under the chart
+    bool unitTime = false;         ///< the papers' step grid: timed with unit costs (applyUnitTime)
+    std::string rows = "overlaid"; ///< --rows: how a measured trace is drawn (parseMeasuredRows)
 };
 
-/// --palette, --width, --comm, --dpi, --no-subtitle, --no-cost-line, and with `withUnitTime`
+/// --palette, --width, --comm, --dpi, --no-subtitle, --no-cost-line, --rows, and with `withUnitTime`
 /// --unit-time (only commands that analyse the project themselves can time it in units).
 void addChartFileOptions(CLI::App& command, ChartFileOptions& options, bool withUnitTime = false);
 
@@ -41,7 +42,8 @@ void checkChartFile(const std::string& path, const std::string& option = "--outp
 /// names (the same writers as writeChartFile).
 void writeSceneFile(const Scene& scene, const ChartFileOptions& options, const std::string& path);
 
-/// The chart settings of `options` (palette, communication lane, subtitle, cost line, unit time).
+/// The chart settings of `options` (palette, communication lane, subtitle, cost line, unit time,
+/// measured rows).
 ChartSettings chartSettings(const ChartFileOptions& options);
 
 /// Writes the chart of `evaluated` to `path` atomically. Throws stagecraft::Error for an unknown

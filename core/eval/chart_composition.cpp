@@ -14,8 +14,28 @@ bool isEventBar(const SceneRect& r) {
            r.kind != kMeasuredKind;
 }
 
-std::vector<ChartPanel> chartPanels(const AnalysisResult& result, const ChartSettings& settings) {
-    std::vector<ChartPanel> panels;
+const char* measuredRowsName(MeasuredRows rows) {
+    return rows == MeasuredRows::UnderPredicted ? "under-predicted" : "overlaid";
+}
+
+std::optional<MeasuredRows> parseMeasuredRows(std::string_view name) {
+    if (name == "overlaid") return MeasuredRows::Overlaid;
+    if (name == "under-predicted") return MeasuredRows::UnderPredicted;
+    return std::nullopt;
+}
+
+namespace {
+
+bool overlayDrawn(const AnalysisResult& result, const ChartSettings& settings) {
+    return settings.overlay && result.overlay && result.measured &&
+           result.overlay->outcome < result.outcomes.size();
+}
+
+} // namespace
+
+ChartComposition composeChart(const AnalysisResult& result, const ChartSettings& settings) {
+    ChartComposition chart;
+    std::vector<ChartPanel>& panels = chart.panels;
     panels.reserve(result.outcomes.size());
     for (const ScheduleOutcome& o : result.outcomes) {
         ChartPanel panel;
@@ -32,11 +52,24 @@ std::vector<ChartPanel> chartPanels(const AnalysisResult& result, const ChartSet
         }
         panels.push_back(std::move(panel));
     }
-    if (settings.overlay && result.overlay && result.measured && result.overlay->outcome < panels.size()) {
-        panels[result.overlay->outcome].measured = result.measured.get();
-        panels[result.overlay->outcome].overlay = &result.overlay->report;
+    if (!overlayDrawn(result, settings)) return chart;
+    const std::size_t o = result.overlay->outcome;
+    const OverlayReport& report = result.overlay->report;
+    if (settings.measuredRows == MeasuredRows::Overlaid) {
+        panels[o].measured = result.measured.get();
+        panels[o].overlay = &report;
+        return chart;
     }
-    return panels;
+    const Prediction& prediction = result.outcomes[o].prediction;
+    chart.compared =
+        std::make_unique<ComparedRows>(compareRows(prediction.timeline, *result.measured, report));
+    chart.comparedPanel = int(o);
+    panels[o].timeline = &chart.compared->timeline;
+    panels[o].compared = chart.compared.get();
+    if (panels[o].subtitle.empty())
+        panels[o].subtitle = comparedSummary(
+            *chart.compared, report, prediction.report.unitless ? TimeUnit::Units : TimeUnit::Microseconds);
+    return chart;
 }
 
 ChartOptions layoutOptions(const ChartSettings& settings, double widthPt) {
@@ -59,7 +92,7 @@ ChartOptions chartOptions(const AnalysisResult& result, const ChartSettings& set
     if (result.outcomes.empty()) return options;
     options.timeUnit =
         result.outcomes.front().prediction.report.unitless ? TimeUnit::Units : TimeUnit::Microseconds;
-    if (settings.overlay && result.overlay && result.overlay->outcome < result.outcomes.size()) {
+    if (overlayDrawn(result, settings)) {
         // The axis must reach the measured end too, or late measured bars fall off the chart.
         options.timeEnd = 0;
         for (const ScheduleOutcome& other : result.outcomes)
@@ -74,8 +107,24 @@ void appendChartNotes(Scene& scene, const AnalysisResult& result, const ChartSet
     // distinct setup; imported schedules share the project's).
     const Palette& pal = findPalette(settings.palette);
     bool grew = false;
-    const bool overlayDrawn = settings.overlay && result.overlay && result.measured;
-    if (overlayDrawn) {
+    if (overlayDrawn(result, settings) && settings.measuredRows == MeasuredRows::UnderPredicted) {
+        // Paired rows name themselves; the note says whose they are and the error, broken at
+        // spaces to the chart's width like the cost line.
+        const std::string file = result.measuredPath.substr(result.measuredPath.find_last_of("/\\") + 1);
+        char error[32];
+        std::snprintf(error, sizeof error, "%+.1f%%", result.overlay->report.makespanError * 100);
+        for (const std::string& part :
+             wrapText("Measured (" + file +
+                          ") under each device's prediction, aligned at the first op: "
+                          "makespan " +
+                          error + " against the prediction",
+                      pal.fontSize, scene.width - 2 * pal.margin)) {
+            scene.height += pal.fontSize * 1.4;
+            scene.texts.push_back({pal.margin, scene.height - pal.fontSize * 0.35, part, pal.fontSize,
+                                   pal.text, TextAnchor::Start, false});
+        }
+        grew = true;
+    } else if (overlayDrawn(result, settings)) {
         scene.height += pal.fontSize * 1.4;
         const double y = scene.height - pal.fontSize * 0.35;
         SceneRect swatch;
@@ -128,8 +177,8 @@ void applyUnitTime(AnalysisRequest& request) {
 
 Scene buildChartScene(const AnalysisResult& result, const ChartSettings& settings, double widthPt) {
     if (result.outcomes.empty()) return Scene{};
-    const std::vector<ChartPanel> panels = chartPanels(result, settings);
-    Scene scene = layoutGantt(panels, chartOptions(result, settings, widthPt));
+    const ChartComposition chart = composeChart(result, settings);
+    Scene scene = layoutGantt(chart.panels, chartOptions(result, settings, widthPt));
     appendChartNotes(scene, result, settings);
     return scene;
 }

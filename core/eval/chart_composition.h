@@ -2,17 +2,30 @@
 // The one chart composition of an evaluation, for the window, its exports, `stagecraft --export`
 // and `stagecraft-cli export` alike: every shown schedule stacked on one shared time
 // axis (one Scene from core's layoutGantt), each with its cost assumptions line under it, and a
-// measured trace drawn as outlines over the predicted bars of its schedule. The screen and every
-// export format draw this same Scene.
+// measured trace drawn either as outlines over the predicted bars of its schedule or as its own
+// rows, each device's measured row under its predicted one (ChartSettings::measuredRows). The
+// screen and every export format draw this same Scene.
 
 #include "eval/evaluation.h"
+#include "layout/compared_rows.h"
 #include "layout/gantt_layout.h"
 #include "layout/scene.h"
 #include "sim/overlay.h"
 
+#include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace stagecraft {
+
+/// How a measured trace is drawn with its prediction: outlines over the predicted bars, or each
+/// device's measured row directly under its predicted row (compared_rows.h).
+enum class MeasuredRows : std::uint8_t { Overlaid, UnderPredicted };
+
+/// "overlaid", "under-predicted": the CLI's --rows values and the app's saved setting.
+const char* measuredRowsName(MeasuredRows rows);
+std::optional<MeasuredRows> parseMeasuredRows(std::string_view name);
 
 /// Figure widths of two-column papers (about 3.3 in and 6.9 in): what a single- and a
 /// double-column figure is exported at.
@@ -32,7 +45,8 @@ struct ChartSettings {
     /// communication) whatever the project's costs, with a line at every unit. Front ends apply
     /// it to the request with `applyUnitTime` before they analyse.
     bool unitTime = false;
-    bool overlay = true;  ///< draw the measured trace, when there is one
+    bool overlay = true;                                ///< draw the measured trace, when there is one
+    MeasuredRows measuredRows = MeasuredRows::Overlaid; ///< how it is drawn
     bool tooltips = true; ///< tooltip strings on the bars (the screen builds its own on hover)
 };
 
@@ -51,9 +65,19 @@ Scene buildChartScene(const AnalysisResult& result, const ChartSettings& setting
 /// dropped, since it cannot be drawn on a unit axis.
 void applyUnitTime(AnalysisRequest& request);
 
-/// The panels of the chart of `result`: one per outcome, with the measured trace over its
-/// schedule when `settings.overlay`. They point into `result`.
-std::vector<ChartPanel> chartPanels(const AnalysisResult& result, const ChartSettings& settings);
+/// The panels of a chart and what they point to besides the result.
+struct ChartComposition {
+    std::vector<ChartPanel> panels; ///< one per outcome, in order: panel i is outcome i
+    /// The measured schedule's paired rows (MeasuredRows::UnderPredicted with a matched trace):
+    /// the timeline of panel `comparedPanel`. Null otherwise.
+    std::unique_ptr<ComparedRows> compared;
+    int comparedPanel = -1;
+};
+
+/// The panels of the chart of `result`: one per outcome, with the measured trace of the
+/// overlay's schedule, when `settings.overlay`, drawn as `settings.measuredRows` says. They point
+/// into `result` (and the composition's own paired rows); linear in events.
+ChartComposition composeChart(const AnalysisResult& result, const ChartSettings& settings);
 
 /// The layout options `settings` ask for at `widthPt` (palette, lanes, legend, axis, labels,
 /// titles, step grid, tooltips), before anything an evaluation adds.

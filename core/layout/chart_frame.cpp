@@ -3,6 +3,7 @@
 #include "error.h"
 #include "ir/op_label.h"
 #include "ir/op_name.h"
+#include "layout/compared_rows.h"
 #include "layout/error_colors.h"
 #include "layout/text_metrics.h"
 #include "size_limits.h"
@@ -131,6 +132,7 @@ ChartContent scanChart(std::span<const ChartPanel> panels, const ChartOptions& o
         }
         panel.rows = std::min(panel.rows, kMaxRows);
         panel.rowLabels = panels[i].rowLabels;
+        if (panel.rowLabels.empty() && panels[i].compared) panel.rowLabels = panels[i].compared->rowLabels;
         content.maxRows = std::max(content.maxRows, panel.rows);
         longest = std::max(longest, panel.makespan);
         content.panels.push_back(std::move(panel));

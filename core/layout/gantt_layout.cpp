@@ -3,6 +3,7 @@
 #include "error.h"
 #include "ir/op_label.h"
 #include "layout/chart_frame.h"
+#include "layout/compared_rows.h"
 #include "size_limits.h"
 
 #include <algorithm>
@@ -155,9 +156,15 @@ Scene layoutGantt(std::span<const ChartPanel> panels, const ChartOptions& option
         appendIdleRows(scene, frame, p, mapping);
         const ChartPanelContent& panel = content.panels[p];
         const std::vector<TimelineEvent>& events = panel.timeline->events;
-        for (std::size_t k = 0; k < events.size(); ++k)
-            if (isDrawnChartEvent(events[k], panel.rows, content.timeEnd, options.showComm))
-                appendEventBar(scene, frame, *panel.timeline, int(p), k, mapping, options.tooltips);
+        const ComparedRows* compared = panels[p].compared;
+        for (std::size_t k = 0; k < events.size(); ++k) {
+            if (!isDrawnChartEvent(events[k], panel.rows, content.timeEnd, options.showComm)) continue;
+            const std::size_t bar = scene.rects.size();
+            appendEventBar(scene, frame, *panel.timeline, int(p), k, mapping, options.tooltips && !compared);
+            // Paired rows: the bar's tooltip says both sides and their difference.
+            if (compared && options.tooltips && bar < scene.rects.size())
+                scene.rects[bar].tooltip = comparedEventText(*compared, k, frame.axisAtFit);
+        }
         appendOverlapFrames(scene, frame, *panel.timeline, int(p), mapping);
     }
     // Measured outlines over every bar, as the last rects.

@@ -14,6 +14,8 @@
 
 namespace stagecraft {
 
+struct ComparedRows; // layout/compared_rows.h
+
 /// What the timeline's numbers are: microseconds (simulated with real costs or measured), or
 /// unit costs (T_F = 1, as the papers' figures).
 enum class TimeUnit : std::uint8_t { Microseconds, Units };
@@ -30,6 +32,10 @@ struct ChartPanel {
     /// The names of the rows, row d being device d of the timeline; empty: "D0", "D1" ... (a
     /// timeline that interleaves measured and predicted devices names them).
     std::vector<std::string> rowLabels = {};
+    /// Set when `timeline` is `compared->timeline`, a prediction with its measured rows under it
+    /// (compared_rows.h): rows are named by it (unless rowLabels are given) and bars' tooltips
+    /// say both sides and their difference. `measured`/`overlay` stay unset then.
+    const ComparedRows* compared = nullptr;
 };
 
 /// `kind` of the outline rects of measured events (role Op, no fill, red stroke).

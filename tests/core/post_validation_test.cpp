@@ -126,9 +126,9 @@ TEST_CASE("post-validation shows in the chart's panel subtitle", "[post-validati
     request.project.schedules = {"zb-h2"};
     request.project.costs.optimizerSync = OptimizerSync::PostValidation;
     const AnalysisResult result = analyze(request);
-    const auto panels = chartPanels(result, ChartSettings{});
+    const auto panels = composeChart(result, ChartSettings{}).panels;
     REQUIRE(panels.size() == 1);
     CHECK(panels[0].subtitle.find("iteration 24 (post-validation)") != std::string::npos);
     request.project.costs.optimizerSync = OptimizerSync::Flush;
-    CHECK(chartPanels(analyze(request), ChartSettings{})[0].subtitle.empty()); // the default summary
+    CHECK(composeChart(analyze(request), ChartSettings{}).panels[0].subtitle.empty()); // the default summary
 }
