@@ -81,6 +81,8 @@ ExportDialog::ExportDialog(const ChartSettings& current, QWidget* parent) : QDia
     m_unitTime = new QCheckBox(tr("Unit-time step grid (the papers' figures: F = B = W = 1)"), this);
     m_comm = new QCheckBox(tr("Communication lane"), this);
     m_overlay = new QCheckBox(tr("Measured overlay"), this);
+    m_measuredRows = new QCheckBox(tr("Measured rows under predicted"), this);
+    m_measuredRows->setObjectName(QStringLiteral("exportMeasuredRows"));
     m_standalone = new QCheckBox(tr("Standalone document (TikZ)"), this);
     m_legend->setChecked(current.legend);
     m_axis->setChecked(current.axis);
@@ -92,6 +94,9 @@ ExportDialog::ExportDialog(const ChartSettings& current, QWidget* parent) : QDia
     connect(m_title, &QCheckBox::toggled, m_subtitle, &QWidget::setEnabled);
     m_comm->setChecked(current.showComm);
     m_overlay->setChecked(current.overlay);
+    m_measuredRows->setChecked(current.measuredRows == MeasuredRows::UnderPredicted);
+    m_measuredRows->setEnabled(current.overlay);
+    connect(m_overlay, &QCheckBox::toggled, m_measuredRows, &QWidget::setEnabled);
     m_standalone->setChecked(true);
 
     auto* form = new QFormLayout;
@@ -103,7 +108,7 @@ ExportDialog::ExportDialog(const ChartSettings& current, QWidget* parent) : QDia
     form->addRow(tr("Palette"), m_palette);
     auto* toggles = new QVBoxLayout;
     for (QCheckBox* box : {m_legend, m_axis, m_labels, m_title, m_subtitle, m_costLine, m_unitTime, m_comm,
-                           m_overlay, m_standalone})
+                           m_overlay, m_measuredRows, m_standalone})
         toggles->addWidget(box);
     form->addRow(tr("Draw"), toggles);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
@@ -193,6 +198,8 @@ ExportRequest ExportDialog::request() const {
     r.chart.unitTime = m_unitTime->isChecked();
     r.chart.showComm = m_comm->isChecked();
     r.chart.overlay = m_overlay->isChecked();
+    r.chart.measuredRows =
+        m_measuredRows->isChecked() ? MeasuredRows::UnderPredicted : MeasuredRows::Overlaid;
     return r;
 }
 

@@ -42,6 +42,7 @@ class ExportDialog : public QDialog {
     QCheckBox* m_unitTime;
     QCheckBox* m_comm;
     QCheckBox* m_overlay;
+    QCheckBox* m_measuredRows; ///< the trace in rows of its own, under each device's prediction
     QCheckBox* m_standalone;
     QLabel* m_sizeHint;
 };

@@ -74,17 +74,17 @@ void GanttView::rebuild() {
     m_layoutError.clear();
     m_hasChart = false;
     m_scene.reset();
-    m_panels.clear();
+    m_chart = ChartComposition{};
     m_content = ChartContent{};
     m_rows = ChartRows{};
     if (m_result && !m_result->outcomes.empty()) {
         try {
-            m_panels = chartPanels(*m_result, m_settings);
+            m_chart = composeChart(*m_result, m_settings);
             // Hover text comes from the events (toolTipAt), not from strings on every bar.
             m_options = chartOptions(*m_result, m_settings, 500);
             m_options.tooltips = false;
-            m_content = scanChart(m_panels, m_options);
-            m_rows = ChartRows(m_panels, m_content);
+            m_content = scanChart(m_chart.panels, m_options);
+            m_rows = ChartRows(m_chart.panels, m_content);
             m_hasChart = true;
         } catch (const Error& e) {
             m_layoutError = QString::fromStdString(e.message());
@@ -259,6 +259,21 @@ QString GanttView::toolTipAt(const QPoint& viewportPos) const {
     if (!hit) return idleToolTipAt(viewportPos);
     if (!m_result || std::size_t(hit->panel) >= m_result->outcomes.size()) return {};
     const ScheduleOutcome& o = m_result->outcomes[std::size_t(hit->panel)];
+    if (hit->panel == m_chart.comparedPanel && m_chart.compared) {
+        // Paired rows: core's text names the op, both sides and their difference.
+        const ComparedRows& rows = *m_chart.compared;
+        QString text =
+            QStringLiteral("<b>%1</b><br>").arg(QString::fromStdString(o.title).toHtmlEscaped()) +
+            QString::fromStdString(comparedEventText(rows, std::size_t(hit->event), m_frame.axisAtFit))
+                .toHtmlEscaped()
+                .replace(QLatin1Char('\n'), QStringLiteral("<br>"));
+        const auto& predicted = o.prediction.timeline.events;
+        if (!rows.isMeasured(std::size_t(hit->event)) &&
+            predicted[std::size_t(hit->event)].lane == Lane::Compute)
+            text += QStringLiteral("<br>") +
+                    memoryAfterText(o.prediction, predicted[std::size_t(hit->event)]).toHtmlEscaped();
+        return text;
+    }
     const auto& events = o.prediction.timeline.events;
     const TimelineEvent& e = events[std::size_t(hit->event)];
     QString text = QStringLiteral("<b>%1</b><br>").arg(QString::fromStdString(o.title).toHtmlEscaped()) +
@@ -280,6 +295,14 @@ QString GanttView::toolTipAt(const QPoint& viewportPos) const {
 }
 
 void GanttView::selectEvent(int panel, int event) {
+    if (panel == m_chart.comparedPanel && m_chart.compared && event >= 0 &&
+        m_chart.compared->isMeasured(std::size_t(event))) {
+        // A measured box selects its prediction, whose dependencies the schedule knows.
+        const ComparedRows& rows = *m_chart.compared;
+        const std::size_t m = rows.measuredEvent(std::size_t(event));
+        if (m >= rows.predictedOf.size() || rows.predictedOf[m] < 0) return;
+        event = rows.predictedOf[m];
+    }
     m_selection = std::make_pair(panel, event);
     m_producers.clear();
     m_consumers.clear();
@@ -519,11 +542,22 @@ const std::vector<std::size_t>& GanttView::idleGapsOf(int panel, int device) con
     return device >= 0 && std::size_t(device) < it->second.size() ? it->second[std::size_t(device)] : none;
 }
 
+int GanttView::rowOfDevice(int panel, int device) const {
+    if (device < 0) return -1;
+    return panel == m_chart.comparedPanel ? ComparedRows::predictedRow(device) : device;
+}
+
+int GanttView::deviceOfRow(int panel, int row) const {
+    if (panel != m_chart.comparedPanel) return row;
+    return ComparedRows::isMeasuredRow(row) ? -1 : ComparedRows::deviceOfRow(row);
+}
+
 QRectF GanttView::idleRect(int panel, const IdleInterval& iv) const {
     if (!m_hasChart || panel < 0 || std::size_t(panel) >= m_frame.panels.size()) return {};
     const ChartFramePanel& fp = m_frame.panels[std::size_t(panel)];
-    if (iv.device < 0 || iv.device >= fp.rows) return {};
-    const ChartFrameRow& row = m_frame.rows[std::size_t(fp.firstRow + iv.device)];
+    const int r = rowOfDevice(panel, iv.device);
+    if (r < 0 || r >= fp.rows) return {};
+    const ChartFrameRow& row = m_frame.rows[std::size_t(fp.firstRow + r)];
     const TimeMapping fit = fitMapping();
     return QRectF(fit.timeToX(iv.start), row.y, fit.pxPerUs * iv.duration(), m_frame.rowHeight);
 }
@@ -536,9 +570,10 @@ void GanttView::paintOverlays(QPainter& painter, double t0, double t1, double y0
         if (m_showIdleCauses) {
             painter.setPen(Qt::NoPen);
             const std::vector<IdleInterval>& gaps = idleGaps(int(panel));
-            for (int d = 0; d < fp.rows; ++d) {
-                const ChartFrameRow& row = m_frame.rows[std::size_t(fp.firstRow + d)];
-                if (row.y > y1 || row.y + m_frame.rowHeight < y0) continue;
+            for (int r = 0; r < fp.rows; ++r) {
+                const ChartFrameRow& row = m_frame.rows[std::size_t(fp.firstRow + r)];
+                const int d = deviceOfRow(int(panel), r);
+                if (d < 0 || row.y > y1 || row.y + m_frame.rowHeight < y0) continue;
                 const std::vector<std::size_t>& list = idleGapsOf(int(panel), d);
                 // The first gap ending after t0, then on while they start before t1.
                 auto it = std::partition_point(list.begin(), list.end(),
@@ -600,7 +635,9 @@ QString GanttView::idleToolTipAt(const QPoint& viewportPos) const {
     const ChartFrameRow& r = m_frame.rows[std::size_t(row)];
     const double t = m_mapping.xToTime(p.x());
     const std::vector<IdleInterval>& gaps = idleGaps(r.panel);
-    const std::vector<std::size_t>& list = idleGapsOf(r.panel, r.device);
+    const int device = deviceOfRow(r.panel, r.device);
+    if (device < 0) return {}; // a measured row: its gaps are the run's, not the schedule's
+    const std::vector<std::size_t>& list = idleGapsOf(r.panel, device);
     const auto it =
         std::partition_point(list.begin(), list.end(), [&](std::size_t i) { return gaps[i].end < t; });
     if (it == list.end() || gaps[*it].start > t) return {};

@@ -77,6 +77,10 @@ class GanttView : public QAbstractScrollArea {
     /// Tooltip text of a viewport position ("" when not over a bar).
     QString toolTipAt(const QPoint& viewportPos) const;
 
+    /// The chart's panels as core composed them (a measured trace overlaid or in rows of its own
+    /// under its prediction, ChartSettings::measuredRows).
+    const ChartComposition& composition() const { return m_chart; }
+
     /// Outline the critical path of every shown schedule.
     void setShowCriticalPath(bool on);
     bool showCriticalPath() const { return m_showCriticalPath; }
@@ -139,6 +143,11 @@ class GanttView : public QAbstractScrollArea {
     /// Idle gaps of (panel, device) in time order (indices into idleGaps(panel)), on first use.
     const std::vector<std::size_t>& idleGapsOf(int panel, int device) const;
     QRectF boxOf(int panel, int event) const;
+    /// Row of `panel` (from its first) that shows predicted device `device`: the device itself, or
+    /// its predicted row when the panel pairs measured rows with predicted ones.
+    int rowOfDevice(int panel, int device) const;
+    /// The predicted device row `row` of `panel` shows; -1 for a measured row.
+    int deviceOfRow(int panel, int row) const;
 
     AnalysisPtr m_result;
     ChartSettings m_settings;
@@ -146,7 +155,7 @@ class GanttView : public QAbstractScrollArea {
     QString m_layoutError;
 
     // The windowed chart.
-    std::vector<ChartPanel> m_panels;
+    ChartComposition m_chart;
     ChartOptions m_options;
     ChartContent m_content;
     ChartRows m_rows;

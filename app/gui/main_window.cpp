@@ -104,6 +104,8 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     Settings& settings = Settings::instance();
     m_chartSettings.palette = settings.palette().toStdString();
     m_chartSettings.showComm = settings.showComm();
+    m_chartSettings.measuredRows =
+        parseMeasuredRows(settings.measuredRows().toStdString()).value_or(MeasuredRows::Overlaid);
 
     auto* central = new QWidget(this);
     auto* layout = new QVBoxLayout(central);
@@ -289,6 +291,21 @@ void MainWindow::createActions() {
         Settings::instance().setShowComm(on);
         setChartSettings(c);
     });
+    // A measured trace as outlines over its prediction, or each device's measured row under its
+    // predicted row (core's composition; the exports draw the same).
+    auto* measuredRows = m_viewMenu->addAction(tr("Measured &Rows Under Predicted"));
+    measuredRows->setObjectName(constants::kMeasuredRowsAction);
+    measuredRows->setCheckable(true);
+    measuredRows->setChecked(m_chartSettings.measuredRows == MeasuredRows::UnderPredicted);
+    measuredRows->setShortcut(QKeySequence(Qt::Key_R));
+    measuredRows->setToolTip(tr("Draw an opened trace as each device's measured row under its predicted row, "
+                                "instead of outlines over the predicted bars (R)"));
+    connect(measuredRows, &QAction::toggled, this, [this](bool on) {
+        ChartSettings c = m_chartSettings;
+        c.measuredRows = on ? MeasuredRows::UnderPredicted : MeasuredRows::Overlaid;
+        Settings::instance().setMeasuredRows(QString::fromLatin1(measuredRowsName(c.measuredRows)));
+        setChartSettings(c);
+    });
     auto* critical = m_viewMenu->addAction(tr("&Critical Path"));
     critical->setObjectName(QStringLiteral("criticalPathAction"));
     critical->setCheckable(true);
@@ -355,6 +372,7 @@ void MainWindow::createActions() {
     tools->addAction(comm);
     tools->addSeparator();
     tools->addAction(traceAct);
+    tools->addAction(measuredRows);
     tools->addAction(exportAct);
     connect(&Settings::instance(), &Settings::recentFilesChanged, this, &MainWindow::updateRecentMenu);
 }

@@ -23,24 +23,8 @@ AnalysisResult evaluateMatched(const AnalysisRequest& request) {
     return result;
 }
 
-/// The trace's file names (without their folders: a note travels with the project), cut short.
-std::string fileNames(const std::string& paths) {
-    std::string names;
-    std::size_t from = 0;
-    while (from <= paths.size()) {
-        const std::size_t comma = paths.find(", ", from);
-        const std::string path =
-            paths.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
-        names += (names.empty() ? "" : ", ") + std::filesystem::path(path).filename().string();
-        if (comma == std::string::npos) break;
-        from = comma + 2;
-    }
-    constexpr std::size_t kMaxNames = 400;
-    return names.size() > kMaxNames ? names.substr(0, kMaxNames) + "..." : names;
-}
-
 std::string noteOf(const MeasuredTrace& trace, const std::string& schedule, const CostFit& fit) {
-    std::string note = "calibrated from " + fileNames(trace.path) + " (schedule " + schedule + ", " +
+    std::string note = "calibrated from " + traceFileNames(trace.path) + " (schedule " + schedule + ", " +
                        std::to_string(fit.samples) + " ops, " + std::to_string(fit.stages) +
                        " stages): per stage the median F, B, W, given to the layers the stage held";
     if (!fit.rule.empty()) note += "; " + fit.rule;

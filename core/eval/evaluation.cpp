@@ -7,8 +7,24 @@
 
 #include <algorithm>
 #include <exception>
+#include <filesystem>
 
 namespace stagecraft {
+
+std::string traceFileNames(const std::string& paths) {
+    std::string names;
+    std::size_t from = 0;
+    while (from <= paths.size()) {
+        const std::size_t comma = paths.find(", ", from);
+        const std::string path =
+            paths.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+        names += (names.empty() ? "" : ", ") + std::filesystem::path(path).filename().string();
+        if (comma == std::string::npos) break;
+        from = comma + 2;
+    }
+    constexpr std::size_t kMaxNames = 400;
+    return names.size() > kMaxNames ? names.substr(0, kMaxNames) + "..." : names;
+}
 namespace {
 
 ScheduleRefusal refusalOf(std::string name, RefusalStage stage, const std::exception& e) {

@@ -93,7 +93,7 @@ struct AnalysisResult {
     std::vector<ScheduleRefusal> refusals; ///< in the same order
     std::optional<OverlayOutcome> overlay;
     std::shared_ptr<const Timeline> measured; ///< the matched trace (set with `overlay`)
-    std::string measuredPath;                 ///< its file
+    std::string measuredPath;                 ///< its file(s), ", " between them
     std::string overlayError;                 ///< why the trace matched no shown schedule ("" when it did)
     std::size_t opCount = 0;                  ///< compute ops over all outcomes
     bool cancelled = false;                   ///< the request's cancel flag stopped it
@@ -127,6 +127,11 @@ Project projectForSchedule(const Project& project, const Schedule& schedule);
 /// the cluster's size nor the layer count, so neither is checked (analyze() checks the layer split
 /// before it times the order). Throws ValidationError naming the rule that failed.
 Schedule orderFromProject(const Project& project, std::string_view name);
+
+/// The file names of a trace's paths (MeasuredTrace::path, ", " between files) without their
+/// folders, as notes under charts and in calibrated projects name them; cut short past 400
+/// characters.
+std::string traceFileNames(const std::string& paths);
 
 /// Generate, simulate and measure every schedule the request names; match the trace, if any,
 /// with the schedule of the same name. Never throws for a bad schedule: it becomes a refusal.

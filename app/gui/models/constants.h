@@ -13,6 +13,7 @@ inline constexpr char kStateKey[] = "window/state";
 inline constexpr char kRecentFilesKey[] = "files/recent";
 inline constexpr char kPaletteKey[] = "chart/palette";
 inline constexpr char kShowCommKey[] = "chart/showComm";
+inline constexpr char kMeasuredRowsKey[] = "chart/measuredRows"; ///< core's measuredRowsName
 inline constexpr char kAutosaveSecondsKey[] = "files/autosaveSeconds";
 inline constexpr char kExportDirKey[] = "export/lastDir";
 inline constexpr char kExportDpiKey[] = "export/dpi";
@@ -30,6 +31,7 @@ inline constexpr char kOverlayDock[] = "overlayDock";
 inline constexpr char kSearchDock[] = "searchDock";
 inline constexpr char kGanttView[] = "ganttView";
 inline constexpr char kGpuCombo[] = "gpuCombo";
+inline constexpr char kMeasuredRowsAction[] = "measuredRowsAction";
 
 // File dialogs.
 inline constexpr char kProjectFilter[] = "Stagecraft projects (*.stagecraft.json *.json)";

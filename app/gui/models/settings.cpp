@@ -15,6 +15,7 @@ Settings::Settings() {
     QSettings s;
     m_palette = s.value(constants::kPaletteKey, QStringLiteral("paper")).toString();
     m_showComm = s.value(constants::kShowCommKey, false).toBool();
+    m_measuredRows = s.value(constants::kMeasuredRowsKey, QStringLiteral("overlaid")).toString();
     m_autosaveSeconds = std::clamp(s.value(constants::kAutosaveSecondsKey, 30).toInt(), 5, 3600);
     m_recentFiles = s.value(constants::kRecentFilesKey).toStringList();
 }
@@ -23,6 +24,7 @@ void Settings::save() const {
     QSettings s;
     s.setValue(constants::kPaletteKey, m_palette);
     s.setValue(constants::kShowCommKey, m_showComm);
+    s.setValue(constants::kMeasuredRowsKey, m_measuredRows);
     s.setValue(constants::kAutosaveSecondsKey, m_autosaveSeconds);
     s.setValue(constants::kRecentFilesKey, m_recentFiles);
 }
@@ -39,6 +41,13 @@ void Settings::setShowComm(bool show) {
     m_showComm = show;
     save();
     emit showCommChanged(show);
+}
+
+void Settings::setMeasuredRows(const QString& rows) {
+    if (rows == m_measuredRows) return;
+    m_measuredRows = rows;
+    save();
+    emit measuredRowsChanged(rows);
 }
 
 void Settings::setAutosaveSeconds(int seconds) {

@@ -13,12 +13,16 @@ class Settings : public QObject {
 
     QString palette() const { return m_palette; }
     bool showComm() const { return m_showComm; }
+    /// How a measured trace is drawn, by core's name (measuredRowsName): "overlaid" or
+    /// "under-predicted".
+    QString measuredRows() const { return m_measuredRows; }
     int autosaveSeconds() const { return m_autosaveSeconds; }
     QStringList recentFiles() const { return m_recentFiles; }
 
   public slots:
     void setPalette(const QString& palette);
     void setShowComm(bool show);
+    void setMeasuredRows(const QString& rows);
     void setAutosaveSeconds(int seconds);
     /// Move `path` to the front of the recent files (at most kMaxRecentFiles).
     void addRecentFile(const QString& path);
@@ -27,6 +31,7 @@ class Settings : public QObject {
   signals:
     void paletteChanged(const QString& palette);
     void showCommChanged(bool show);
+    void measuredRowsChanged(const QString& rows);
     void autosaveSecondsChanged(int seconds);
     void recentFilesChanged(const QStringList& files);
 
@@ -36,6 +41,7 @@ class Settings : public QObject {
 
     QString m_palette;
     bool m_showComm = false;
+    QString m_measuredRows;
     int m_autosaveSeconds = 30;
     QStringList m_recentFiles;
 };
