@@ -23,6 +23,7 @@ PACKAGES=(
   xvfb xauth fonts-dejavu-core librsvg2-bin poppler-utils libxml2-utils
   libopenmpi-dev openmpi-bin libopenblas-dev
   libsqlite3-dev
+  python3-dev python3-numpy pybind11-dev
   clang-14 libclang-rt-14-dev
 )
 

@@ -1,0 +1,23 @@
+#pragma once
+// The `stagecraft` Python module: a thin shell over core/, one file per part of its API. Every
+// call goes to the same core functions the CLI and the app call; nothing here re-derives what
+// core knows.
+
+#include <pybind11/pybind11.h>
+
+namespace stagecraft::python {
+
+namespace py = pybind11;
+
+/// stagecraft.Error / ParseError / ValidationError, raised for every stagecraft::Error with its id.
+void bindErrors(py::module_& m);
+/// Schedule, the registry (schedules(), generate()), validation and the schedule file formats.
+void bindSchedules(py::module_& m);
+/// Project: the project file, its fields and `--set`-style overrides.
+void bindProject(py::module_& m);
+/// simulate(): the prediction with its op times, idle time and memory curves as numpy arrays.
+void bindSimulation(py::module_& m);
+/// lower(): per-rank programs, their replay check and torch's comms CSV.
+void bindLowering(py::module_& m);
+
+} // namespace stagecraft::python

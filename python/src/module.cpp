@@ -1,0 +1,11 @@
+#include "bindings.h"
+
+PYBIND11_MODULE(_stagecraft, m) {
+    m.doc() = "Stagecraft's core: pipeline-parallel schedules, their validation, simulation and lowering.";
+    namespace sp = stagecraft::python;
+    sp::bindErrors(m);
+    sp::bindSchedules(m);
+    sp::bindProject(m);
+    sp::bindSimulation(m);
+    sp::bindLowering(m);
+}
