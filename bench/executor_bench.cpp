@@ -19,6 +19,7 @@ class InstantLayer final : public DeviceLayer {
     void setup(const LayerSetup& s) override { m_stamps.assign(std::size_t(s.records), Stamp{}); }
     void anchor() override { m_anchor = Clock::now(); }
     Clock::time_point anchorTime() const override { return m_anchor; }
+    void reanchor() override {}
     Buffer allocate(std::uint64_t) override { return m_next++; }
     void release(Buffer) override {}
     std::uint64_t allocations() const override { return std::uint64_t(m_next); }

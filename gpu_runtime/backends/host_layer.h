@@ -25,6 +25,7 @@ class HostLayer final : public DeviceLayer {
     void setup(const LayerSetup& setup) override;
     void anchor() override;
     Clock::time_point anchorTime() const override { return m_anchor; }
+    void reanchor() override {}
     Buffer allocate(std::uint64_t elements) override;
     void release(Buffer buffer) override;
     std::uint64_t allocations() const override { return m_allocations; }

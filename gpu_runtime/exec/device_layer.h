@@ -89,8 +89,11 @@ struct LayerSetup {
     int ranks = 1;
     std::vector<int> peers;                    ///< ranks this rank exchanges tensors with, ascending
     std::vector<std::vector<int>> collectives; ///< every collective's ranks (all ranks make all of them)
-    std::string dtype = "fp32";                ///< element type of the model workload (host: always fp32)
-    std::int32_t records = 0;                  ///< records per iteration (the program's length)
+    /// [collective]: elements of the largest all-reduce it carries (the stage's gradients), so that
+    /// the warm-up connects the algorithms and buffers the real one uses; empty: one element.
+    std::vector<std::uint64_t> collectiveElements;
+    std::string dtype = "fp32"; ///< element type of the model workload (host: always fp32)
+    std::int32_t records = 0;   ///< records per iteration (the program's length)
 };
 
 /// A wait ran past its deadline: the executor names the rank, the instruction and its position,
@@ -124,6 +127,10 @@ class DeviceLayer {
     virtual void anchor() = 0;
     /// The host steady_clock time of the anchor (for the cross-rank clock estimate).
     virtual Clock::time_point anchorTime() const = 0;
+    /// Before every iteration, with the device idle: ties the device clock to the host clock
+    /// again, keeping the origin (cuda: a new reference event; host: nothing, its stamps are the
+    /// host clock).
+    virtual void reanchor() = 0;
 
     /// A buffer of `elements` elements, filled with small finite values. Throws BackendError when
     /// the device is out of memory. The executor allocates every buffer of a run before its first

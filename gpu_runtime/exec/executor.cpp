@@ -100,6 +100,7 @@ std::string Executor::describe(std::size_t index) const {
 
 RankIteration Executor::run(int iteration, Clock::duration timeout) {
     m_iteration = iteration;
+    m_layer.reanchor(); // the device is idle: the last iteration finished
     m_current.stamps.clear();
     m_current.memory.clear();
     m_current.iterationStart =

@@ -37,6 +37,16 @@ struct AlignedIteration {
 
 } // namespace
 
+double clockOffsetAt(const MeasuredRun& run, int rank, std::size_t iteration) {
+    const auto r = std::size_t(rank);
+    const double start = r < run.clockOffsetUs.size() ? run.clockOffsetUs[r] : 0.0;
+    if (r >= run.clockOffsetEndUs.size() || run.clockEndAtUs <= 0 || run.ranks.empty() ||
+        iteration >= run.ranks[0].size())
+        return start;
+    const double at = std::clamp(run.ranks[0][iteration].iterationStart / run.clockEndAtUs, 0.0, 1.0);
+    return start + (run.clockOffsetEndUs[r] - start) * at;
+}
+
 AssembledTrace assembleTrace(const RunPlan& plan, const MeasuredRun& run, double toleranceUs) {
     const Lowered& lowered = plan.lowered;
     const Schedule& schedule = plan.prediction.schedule;
@@ -62,7 +72,7 @@ AssembledTrace assembleTrace(const RunPlan& plan, const MeasuredRun& run, double
         AlignedIteration a;
         if (std::size_t(r) < run.ranks.size() && it < run.ranks[std::size_t(r)].size())
             a.data = &run.ranks[std::size_t(r)][it];
-        a.offset = std::size_t(r) < run.clockOffsetUs.size() ? run.clockOffsetUs[std::size_t(r)] : 0.0;
+        a.offset = clockOffsetAt(run, r, it);
         return a;
     };
 

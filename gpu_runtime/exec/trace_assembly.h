@@ -17,7 +17,12 @@ namespace stagecraft::runtime {
 struct MeasuredRun {
     /// [rank][iteration]; a rank that failed has fewer iterations, its last possibly partial.
     std::vector<std::vector<RankIteration>> ranks;
-    std::vector<double> clockOffsetUs;     ///< [rank]: subtract from the rank's times to get rank 0's clock
+    std::vector<double> clockOffsetUs; ///< [rank]: subtract from the rank's times to get rank 0's clock
+    /// [rank]: the same measured again after the last iteration, at `clockEndAtUs` on rank 0's
+    /// clock (empty: not measured). An iteration's offset is interpolated between the two by its
+    /// start, so that clocks drifting apart over a long run still meet.
+    std::vector<double> clockOffsetEndUs;
+    double clockEndAtUs = 0;
     std::vector<std::int64_t> staticBytes; ///< [rank]
     std::vector<std::uint64_t>
         plannedSlotBytes; ///< [rank]: the lowering's slots (Executor::plannedSlotBytes)
@@ -46,6 +51,10 @@ struct AssembledTrace {
     double worstDependencyUs = 0;
     int completeIterations = 0; ///< iterations every rank finished
 };
+
+/// The offset of `rank`'s clock in `iteration`: the start's, moved towards the end's in
+/// proportion to how far into the run the iteration began (rank 0's iteration start).
+double clockOffsetAt(const MeasuredRun& run, int rank, std::size_t iteration);
 
 /// `toleranceUs` absorbs the residual clock error of the offset estimate.
 AssembledTrace assembleTrace(const RunPlan& plan, const MeasuredRun& run, double toleranceUs = 0);

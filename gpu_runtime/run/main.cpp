@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 
@@ -62,7 +63,19 @@ void addOptions(CLI::App& app, RunOptions& o) {
     fault->add_flag("--fault-hang", o.faultHang, "Testing: hang instead of dying")->group("");
 }
 
+/// Settings the CUDA runtime reads once, when it starts, which a CUDA-aware MPI may do inside
+/// MPI_Init: set before it, unless the user set them. Eager module loading: a kernel loaded lazily
+/// in the first iteration may synchronize the device while a NCCL kernel waits for its peer (the
+/// CUDA programming guide's hazard). Connections: this rank's streams (compute, buffer release,
+/// one per edge and collective) each get a hardware queue instead of sharing the default 8. A host
+/// run never starts CUDA and ignores both.
+void setCudaEnvironment() {
+    setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+    setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
+}
+
 int run(int argc, char** argv) {
+    setCudaEnvironment();
     MpiSession mpi(argc, argv);
     const bool root = mpi.rank() == 0;
     CLI::App app{

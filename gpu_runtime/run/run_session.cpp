@@ -91,6 +91,14 @@ std::string runJson(const RunOptions& options, const RunPlan& plan, const Collec
     }
     j["clock_offsets_us"] = offsets;
     j["clock_uncertainty_us"] = uncertainty;
+    if (!c.run.clockOffsetEndUs.empty()) {
+        // Measured again after the last iteration; each iteration uses the two interpolated.
+        j["clock_offsets_end_us"] = c.run.clockOffsetEndUs;
+        nlohmann::json drift = nlohmann::json::array();
+        for (std::size_t r = 0; r < c.run.clockOffsetEndUs.size() && r < c.offsets.size(); ++r)
+            drift.push_back(c.run.clockOffsetEndUs[r] - c.offsets[r].offsetUs);
+        j["clock_drift_us"] = drift;
+    }
     j["iteration_us"] = trace.iterationUs;
     j["predicted_iteration_us"] = plan.prediction.report.iterationUs;
     j["peak_bytes"] = trace.peakBytes;
@@ -164,6 +172,11 @@ int runSession(MpiSession& mpi, const RunOptions& options) {
     setup.ranks = mpi.size();
     setup.peers = rankPlan.peers;
     setup.collectives = collectivesOf(plan.lowered);
+    for (const Collective& c : plan.lowered.collectives)
+        setup.collectiveElements.push_back(
+            plan.workload == Workload::Model
+                ? weightLayout(stageShape(plan.project, plan.prediction.schedule, c.stage)).elements
+                : 1);
     setup.dtype = std::string(dtypeName(plan.project.model.dtype));
     setup.records = std::int32_t(rankPlan.steps.size());
     layer->setup(setup);
@@ -264,6 +277,13 @@ int runSession(MpiSession& mpi, const RunOptions& options) {
         layer->abort(kAbortLimit);
         mpi.abortAll(1);
     }
+
+    // The clocks once more: over a long run they drift apart, and the trace interpolates.
+    const double endAtUs =
+        std::chrono::duration<double, std::micro>(Clock::now() - layer->anchorTime()).count();
+    for (const ClockOffset& o : exchangeClockOffsets(mpi.comm(), layer->anchorTime(), 16))
+        collected.run.clockOffsetEndUs.push_back(o.offsetUs);
+    collected.run.clockEndAtUs = endAtUs;
 
     if (root) {
         const AssembledTrace trace = writeTrace(options, plan, collected, backend);

@@ -77,8 +77,9 @@ int main(int argc, char** argv) {
                 const std::string instruction = fault.value("instruction", "");
                 check(fault.contains("position") && fault.value("rank", -1) == 0,
                       "rank 0's fault names its position in the program");
-                check(instruction.rfind("PP:", 0) == 0 && (instruction.find(" from rank ") != std::string::npos ||
-                                                           instruction.find(" to rank ") != std::string::npos),
+                check(instruction.rfind("PP:", 0) == 0 &&
+                          (instruction.find(" from rank ") != std::string::npos ||
+                           instruction.find(" to rank ") != std::string::npos),
                       "the fault names the stuck transfer and its peer: '" + instruction + "'");
             }
             std::cerr << "check_measured: partial trace, fault: "

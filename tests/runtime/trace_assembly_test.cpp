@@ -141,3 +141,23 @@ TEST_CASE("a transfer posted on one side first waits for the other", "[runtime][
     }
     CHECK(trace.waits.front().name.rfind("wait RECV_", 0) == 0);
 }
+
+TEST_CASE("clock offsets measured before and after the run are interpolated per iteration", "[runtime][trace]") {
+    MeasuredRun run;
+    run.clockOffsetUs = {0, 10};
+    run.ranks.resize(2);
+    for (const double start : {0.0, 500.0, 1000.0, 2000.0}) {
+        RankIteration it;
+        it.iterationStart = start;
+        run.ranks[0].push_back(it);
+    }
+    CHECK(clockOffsetAt(run, 1, 1) == 10); // measured once: constant
+    run.clockOffsetEndUs = {0, 14};
+    run.clockEndAtUs = 1000;
+    CHECK(clockOffsetAt(run, 1, 0) == 10);
+    CHECK(clockOffsetAt(run, 1, 1) == Approx(12));
+    CHECK(clockOffsetAt(run, 1, 2) == Approx(14));
+    CHECK(clockOffsetAt(run, 1, 3) == Approx(14)); // never past the last measurement
+    CHECK(clockOffsetAt(run, 0, 2) == 0);
+    CHECK(clockOffsetAt(run, 1, 9) == 10); // an iteration rank 0 did not record
+}

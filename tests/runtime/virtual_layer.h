@@ -37,6 +37,7 @@ class VirtualLayer final : public DeviceLayer {
     void setup(const LayerSetup& setup) override;
     void anchor() override { m_anchor = Clock::now(); }
     Clock::time_point anchorTime() const override { return m_anchor; }
+    void reanchor() override {}
     Buffer allocate(std::uint64_t elements) override;
     void release(Buffer) override {}
     std::uint64_t allocations() const override { return m_allocations; }

@@ -60,7 +60,18 @@ void RecordStamps::anchor(cudaStream_t stream) {
     SC_CUDA_CHECK(cudaEventRecord(m_reference.get(), stream));
     SC_CUDA_CHECK(cudaEventSynchronize(m_reference.get()));
     m_anchorTime = Clock::now();
+    m_originTime = m_anchorTime;
+    m_referenceUs = 0;
     m_anchored = true;
+}
+
+void RecordStamps::reanchor(cudaStream_t stream) {
+    if (!m_anchored) return anchor(stream);
+    SC_CUDA_CHECK(cudaDeviceSynchronize());
+    SC_CUDA_CHECK(cudaEventRecord(m_reference.get(), stream));
+    SC_CUDA_CHECK(cudaEventSynchronize(m_reference.get()));
+    m_anchorTime = Clock::now();
+    m_referenceUs = std::chrono::duration<double, std::micro>(m_anchorTime - m_originTime).count();
 }
 
 // -1 when the event has not completed or was never recorded (an iteration that failed part way):
@@ -75,11 +86,11 @@ double RecordStamps::sinceAnchorUs(cudaEvent_t event) const {
         (void)cudaGetLastError();
         return -1;
     }
-    return double(ms) * 1000.0;
+    return m_referenceUs + double(ms) * 1000.0;
 }
 
 double RecordStamps::sinceAnchorUs(Clock::time_point when) const {
-    return std::chrono::duration<double, std::micro>(when - m_anchorTime).count();
+    return std::chrono::duration<double, std::micro>(when - m_originTime).count();
 }
 
 void RecordStamps::read(std::vector<Stamp>& stamps) {

@@ -3,8 +3,12 @@
 // (runtime.md B.9), and their conversion to µs on the host clock since the anchor.
 //
 // anchor() records a reference event on the idle device and reads steady_clock right after the
-// event completes; a stamp is then cudaEventElapsedTime(reference, event) · 1000 µs. Elapsed
-// times between events of one device are valid across its streams and resolve about 0.5 µs.
+// event completes; a stamp is then cudaEventElapsedTime(reference, event) · 1000 µs plus, in
+// double precision, the reference's host time since the first anchor (the origin). reanchor()
+// records a new reference before every iteration: the float milliseconds of cudaEventElapsedTime
+// then span one iteration (about 0.1 µs resolution at a second, where one reference for a whole
+// run loses 4 µs after a minute), and the device clock is tied to the host clock again, so its
+// drift never accumulates.
 // Where an end happens on the host (a host-staged MPI send completes when MPI says so), the
 // transport stamps it with steady_clock instead.
 
@@ -41,7 +45,9 @@ class RecordStamps {
     /// Records the reference on `stream` (the device must be idle), waits for it and reads the
     /// host clock.
     void anchor(cudaStream_t stream);
-    Clock::time_point anchorTime() const { return m_anchorTime; }
+    /// A new reference (the device must be idle); the origin stays.
+    void reanchor(cudaStream_t stream);
+    Clock::time_point anchorTime() const { return m_originTime; }
 
     /// The stamps of the records taken since the last call, resized to records(); records not
     /// taken, or whose events did not complete, keep end -1 (end < start). Then forgets them.
@@ -57,7 +63,9 @@ class RecordStamps {
     std::vector<EventHandle> m_spare;                      // pairs for record -1, reused per iteration
     std::size_t m_spareTaken = 0;
     EventHandle m_reference;
-    Clock::time_point m_anchorTime{};
+    Clock::time_point m_anchorTime{}; // the current reference's host time
+    Clock::time_point m_originTime{}; // the first anchor's: every stamp counts from it
+    double m_referenceUs = 0;         // the reference's host time since the origin
     bool m_anchored = false;
 };
 

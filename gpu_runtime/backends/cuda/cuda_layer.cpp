@@ -209,6 +209,11 @@ void CudaLayer::anchor() {
     m_stamps.anchor(m_compute.get());
 }
 
+void CudaLayer::reanchor() {
+    bindDevice();
+    m_stamps.reanchor(m_compute.get());
+}
+
 Clock::time_point CudaLayer::anchorTime() const {
     return m_stamps.anchorTime();
 }

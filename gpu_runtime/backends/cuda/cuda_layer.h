@@ -39,6 +39,7 @@ class CudaLayer final : public DeviceLayer {
     void setup(const LayerSetup& setup) override;
     void anchor() override;
     Clock::time_point anchorTime() const override;
+    void reanchor() override;
 
     Buffer allocate(std::uint64_t elements) override;
     void release(Buffer buffer) override;

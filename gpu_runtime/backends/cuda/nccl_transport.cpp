@@ -45,6 +45,7 @@ std::string NcclTransport::describe() const {
 void NcclTransport::setup(const LayerSetup& setup, DType type, MPI_Comm world, int streamPriority,
                           RecordStamps&) {
     m_type = ncclType(type);
+    m_typeBytes = dtypeBytes(type);
     m_plan = gatherCommPlan(setup, world);
     checkDistinctGpus(m_plan, m_device, world);
     m_comms = initNcclFromMpi(m_plan, world);
@@ -67,26 +68,44 @@ void NcclTransport::setup(const LayerSetup& setup, DType type, MPI_Comm world, i
         }
         m_lanes.push_back(std::move(lane));
     }
-    warmUp();
+    warmUp(setup.collectiveElements);
 }
 
-// Every edge carries one element and every collective reduces one, in plan order: the first
+// Every edge carries one element and every collective reduces as many as the run's gradient
+// all-reduce on it (NCCL picks its algorithm and protocol by size: a one-element warm-up would
+// leave the real one's connections and buffers to the first iteration), in plan order: the first
 // operation on a pair connects it, which needs both peers at once, and all ranks walk the plan in
 // one order. The connections then exist before the first iteration, whose timing would otherwise
-// include them.
-void NcclTransport::warmUp() {
+// include them. The scratch memory is freed before the run allocates its own.
+void NcclTransport::warmUp(const std::vector<std::uint64_t>& collectiveElements) {
     void* scratch = nullptr;
     const std::size_t slot = 8; // one element of any type, one slot per lane: no two lanes share bytes
-    SC_CUDA_CHECK(cudaMalloc(&scratch, std::max<std::size_t>(1, m_lanes.size()) * slot));
+    const auto elementsOf = [&](const Lane& lane) -> std::uint64_t {
+        const int c = m_plan[lane.spec].collective;
+        return c >= 0 && std::size_t(c) < collectiveElements.size()
+                   ? std::max<std::uint64_t>(1, collectiveElements[std::size_t(c)])
+                   : 1;
+    };
+    // One slot per edge lane, then a region per collective lane: no two lanes share bytes (the
+    // collectives of this rank hold about its gradients, which the run allocates after this).
+    std::vector<std::size_t> offset(m_lanes.size(), 0);
+    std::size_t bytes = std::max<std::size_t>(1, m_lanes.size()) * slot;
+    for (std::size_t l = 0; l < m_lanes.size(); ++l) {
+        offset[l] = l * slot;
+        if (m_plan[m_lanes[l].spec].kind != CommSpec::Kind::Collective) continue;
+        offset[l] = bytes;
+        bytes += (std::size_t(elementsOf(m_lanes[l])) * m_typeBytes + 255) / 256 * 256;
+    }
+    SC_CUDA_CHECK(cudaMalloc(&scratch, bytes));
     try {
-        SC_CUDA_CHECK(cudaMemset(scratch, 0, std::max<std::size_t>(1, m_lanes.size()) * slot));
+        SC_CUDA_CHECK(cudaMemset(scratch, 0, bytes));
         SC_CUDA_CHECK(cudaDeviceSynchronize()); // the lanes are non-blocking streams: order them after it
         for (std::size_t l = 0; l < m_lanes.size(); ++l) {
             const Lane& lane = m_lanes[l];
-            void* element = static_cast<char*>(scratch) + l * slot;
+            void* element = static_cast<char*>(scratch) + offset[l];
             if (m_plan[lane.spec].kind == CommSpec::Kind::Collective)
-                SC_NCCL_CHECK(
-                    ncclAllReduce(element, element, 1, m_type, ncclSum, lane.comm, lane.stream.get()));
+                SC_NCCL_CHECK(ncclAllReduce(element, element, std::size_t(elementsOf(lane)), m_type, ncclSum,
+                                            lane.comm, lane.stream.get()));
             else if (lane.peerInComm == 1)
                 SC_NCCL_CHECK(ncclSend(element, 1, m_type, 1, lane.comm, lane.stream.get()));
             else

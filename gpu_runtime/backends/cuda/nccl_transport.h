@@ -64,7 +64,7 @@ class NcclTransport final : public CommTransport {
         cudaEvent_t end;
         cudaStream_t stream;
     };
-    void warmUp();
+    void warmUp(const std::vector<std::uint64_t>& collectiveElements);
     void waitLanesIdle(Clock::time_point deadline, const char* what);
 
     int m_device;
@@ -73,6 +73,7 @@ class NcclTransport final : public CommTransport {
     std::vector<Lane> m_lanes;       // in plan order
     std::unordered_map<int, int> m_sendLane, m_recvLane, m_collectiveLane;
     ncclDataType_t m_type = ncclFloat32;
+    std::size_t m_typeBytes = 4;
     int m_groupDepth = 0;
     std::vector<Deferred> m_deferred;
     std::unordered_set<int> m_inOpenGroup;
