@@ -102,6 +102,7 @@ std::string runJson(const RunOptions& options, const RunPlan& plan, const Collec
     j["iteration_us"] = trace.iterationUs;
     j["predicted_iteration_us"] = plan.prediction.report.iterationUs;
     j["peak_bytes"] = trace.peakBytes;
+    j["static_bytes"] = c.run.staticBytes;
     j["slot_bytes_planned"] = c.run.plannedSlotBytes;
     j["slot_bytes_resident"] = trace.residentSlotBytes;
     j["allocations_in_iterations"] = trace.allocationsInIterations;
