@@ -145,6 +145,32 @@ RunPlan makeRunPlan(const RunRequest& request) {
     return plan;
 }
 
+RankPlan replicaRankPlan(const RunPlan& plan, int worldRank, int replicas) {
+    const int ranks = plan.lowered.ranks;
+    if (replicas < 1 || worldRank < 0 || worldRank >= ranks * replicas)
+        throw std::logic_error("replicaRankPlan: rank " + std::to_string(worldRank) + " of " +
+                               std::to_string(replicas) + " replicas of " + std::to_string(ranks) + " ranks");
+    RankPlan out = makeRankPlan(plan, worldRank % ranks);
+    const int base = worldRank / ranks * ranks;
+    out.rank = worldRank;
+    for (Step& s : out.steps)
+        if (s.instr.kind == InstrKind::Send || s.instr.kind == InstrKind::Recv) s.instr.peer += base;
+    for (int& peer : out.peers) peer += base;
+    return out;
+}
+
+std::vector<std::vector<int>> replicaCollectives(const Lowered& lowered, int replicas) {
+    std::vector<std::vector<int>> out;
+    for (const Collective& c : lowered.collectives) {
+        std::vector<int> ranks;
+        for (int k = 0; k < replicas; ++k)
+            for (const int r : c.ranks) ranks.push_back(k * lowered.ranks + r);
+        std::sort(ranks.begin(), ranks.end());
+        out.push_back(std::move(ranks));
+    }
+    return out;
+}
+
 std::uint64_t activationElements(const RunPlan& plan, const StageShape& shape) {
     if (plan.workload == Workload::Sleep) return std::max<std::uint64_t>(plan.boundaryElements, 1) * 2;
     return activationLayout(shape).elements;

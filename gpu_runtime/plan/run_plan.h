@@ -101,6 +101,16 @@ RunPlan makeRunPlan(const RunRequest& request);
 /// labels. Throws std::logic_error when the slots it assigns differ from the lowering's count.
 RankPlan makeRankPlan(const RunPlan& plan, int rank);
 
+/// Data parallelism: `replicas` copies of the pipeline on `replicas * P` ranks (P = the lowering's
+/// ranks), replica k on ranks k·P .. k·P + P - 1, each running its pipeline rank's program. The
+/// program of world rank `worldRank`: its pipeline rank's, with every peer moved into its replica.
+RankPlan replicaRankPlan(const RunPlan& plan, int worldRank, int replicas);
+
+/// Every gradient-sync collective over all replicas: the lowering's collective (the ranks of one
+/// pipeline that hold a stage) joined by the same ranks of every other replica, as the gradient
+/// reduction among data-parallel replicas is placed (one all-reduce per stage).
+std::vector<std::vector<int>> replicaCollectives(const Lowered& lowered, int replicas);
+
 /// The stage's shape for the workload: its layers from the project's split, the last stage of
 /// a pipe with the LM head.
 StageShape stageShape(const Project& project, const Schedule& schedule, int stage);

@@ -53,17 +53,12 @@ std::unique_ptr<DeviceLayer> makeLayer(const RunOptions& options, const MpiSessi
 #endif
 }
 
-std::vector<std::vector<int>> collectivesOf(const Lowered& lowered) {
-    std::vector<std::vector<int>> out;
-    for (const Collective& c : lowered.collectives) out.push_back(c.ranks);
-    return out;
-}
-
 struct Collected {
     MeasuredRun run;
     std::vector<std::string> devices;
     std::vector<ClockOffset> offsets;
     nlohmann::json fault; ///< null when the run completed
+    int replicas = 1;
 };
 
 std::string runJson(const RunOptions& options, const RunPlan& plan, const Collected& c,
@@ -80,6 +75,7 @@ std::string runJson(const RunOptions& options, const RunPlan& plan, const Collec
     j["sets"] = options.request.sets;
     j["schedule"] = plan.schedule;
     j["ranks"] = plan.lowered.ranks;
+    j["replicas"] = c.replicas; // data-parallel pipelines that ran; the trace shows replica 0
     j["devices"] = c.devices;
     j["warmup"] = options.warmup;
     j["iterations"] = options.iterations;
@@ -151,13 +147,18 @@ double milliseconds(double us) {
 int runSession(MpiSession& mpi, const RunOptions& options) {
     installInterruptHandlers();
     const RunPlan plan = makeRunPlan(options.request);
-    if (plan.lowered.ranks != mpi.size())
+    // One pipeline (P ranks), or every data-parallel replica of it (P x dp ranks).
+    const int P = plan.lowered.ranks;
+    const int dp = std::max(1, plan.project.parallel.dp);
+    if (mpi.size() != P && mpi.size() != P * dp)
         throw ValidationError(
             "runtime.ranks", "parallel.pp",
-            plan.schedule + " runs on " + std::to_string(plan.lowered.ranks) +
-                " ranks (parallel.pp = " + std::to_string(plan.project.parallel.pp) + "), but " +
-                std::to_string(mpi.size()) + " processes were started: run mpirun -np " +
-                std::to_string(plan.lowered.ranks) + ", or --set parallel.pp=" + std::to_string(mpi.size()));
+            plan.schedule + " runs on " + std::to_string(P) + " ranks per pipeline (parallel.pp = " +
+                std::to_string(plan.project.parallel.pp) + ", parallel.dp = " + std::to_string(dp) +
+                "), but " + std::to_string(mpi.size()) + " processes were started: run mpirun -np " +
+                std::to_string(P * dp) + " (every replica), -np " + std::to_string(P) +
+                " (one pipeline), or --set parallel.pp=" + std::to_string(mpi.size()));
+    const int replicas = mpi.size() / P;
     if (options.iterations < 1 || options.warmup < 0)
         throw ValidationError("runtime.iterations", "--iterations",
                               "--iterations must be >= 1 and --warmup >= 0");
@@ -167,12 +168,12 @@ int runSession(MpiSession& mpi, const RunOptions& options) {
     const std::string backend = dynamic_cast<HostLayer*>(layer.get()) ? "host" : "cuda";
     if (root && !note.empty() && !options.quiet) std::cerr << "stagecraft-run: " << note << '\n';
 
-    const RankPlan rankPlan = makeRankPlan(plan, mpi.rank());
+    const RankPlan rankPlan = replicaRankPlan(plan, mpi.rank(), replicas);
     LayerSetup setup;
     setup.rank = mpi.rank();
     setup.ranks = mpi.size();
     setup.peers = rankPlan.peers;
-    setup.collectives = collectivesOf(plan.lowered);
+    setup.collectives = replicaCollectives(plan.lowered, replicas);
     for (const Collective& c : plan.lowered.collectives)
         setup.collectiveElements.push_back(
             plan.workload == Workload::Model
@@ -191,6 +192,7 @@ int runSession(MpiSession& mpi, const RunOptions& options) {
     layer->anchor();
 
     Collected collected;
+    collected.replicas = replicas;
     collected.offsets = exchangeClockOffsets(mpi.comm(), layer->anchorTime(), 16);
     collected.devices = gatherStrings(mpi.comm(), layer->describe());
     const std::int64_t mineStatic = executor.staticBytes();
@@ -201,7 +203,10 @@ int runSession(MpiSession& mpi, const RunOptions& options) {
     collected.run.plannedSlotBytes.assign(std::size_t(mpi.size()), 0);
     SC_MPI_CHECK(MPI_Gather(&mineSlots, 1, MPI_UINT64_T, collected.run.plannedSlotBytes.data(), 1,
                             MPI_UINT64_T, 0, mpi.comm()));
-    collected.run.ranks.resize(std::size_t(mpi.size()));
+    // The trace holds replica 0's pipeline: its ranks' records, memory and clocks.
+    collected.run.ranks.resize(std::size_t(P));
+    collected.run.staticBytes.resize(std::size_t(P));
+    collected.run.plannedSlotBytes.resize(std::size_t(P));
     for (std::size_t r = 0; r < collected.offsets.size(); ++r)
         collected.run.clockOffsetUs.push_back(collected.offsets[r].offsetUs);
     if (root && !options.quiet)
@@ -221,7 +226,8 @@ int runSession(MpiSession& mpi, const RunOptions& options) {
             if (iteration < 0) continue; // warm-up: not measured
             std::vector<RankIteration> all = gatherIteration(mpi.comm(), record, Clock::now() + timeout);
             if (!root) continue;
-            for (std::size_t r = 0; r < all.size(); ++r) collected.run.ranks[r].push_back(std::move(all[r]));
+            for (std::size_t r = 0; r < all.size() && r < std::size_t(P); ++r)
+                collected.run.ranks[r].push_back(std::move(all[r]));
             if (!options.quiet) {
                 double first = 1e300, last = -1e300;
                 for (std::size_t r = 0; r < collected.run.ranks.size(); ++r) {

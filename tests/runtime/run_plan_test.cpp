@@ -159,3 +159,37 @@ TEST_CASE("the scale shrinks the model and keeps hidden a multiple of the heads"
     CHECK(s.model.seqLen == int(p.model.seqLen * 0.1 + 0.5));
     CHECK(s.model.layers == p.model.layers);
 }
+
+TEST_CASE("data-parallel replicas: each runs its pipeline's program among its own ranks", "[runtime][plan]") {
+    RunRequest r = request("zb-v");
+    r.sets = {"parallel.pp=2", "parallel.dp=2"};
+    const RunPlan plan = makeRunPlan(r);
+    REQUIRE(plan.lowered.ranks == 2);
+    for (int world = 0; world < 4; ++world) {
+        const RankPlan replica = replicaRankPlan(plan, world, 2);
+        const RankPlan pipeline = makeRankPlan(plan, world % 2);
+        REQUIRE(replica.steps.size() == pipeline.steps.size());
+        CHECK(replica.rank == world);
+        for (std::size_t i = 0; i < replica.steps.size(); ++i) {
+            const Instruction& a = replica.steps[i].instr;
+            const Instruction& b = pipeline.steps[i].instr;
+            CHECK(a.kind == b.kind);
+            if (a.kind == InstrKind::Send || a.kind == InstrKind::Recv) {
+                CHECK(a.peer == b.peer + world / 2 * 2); // a peer of its own replica
+                CHECK(a.peer / 2 == world / 2);
+            }
+        }
+        for (const int peer : replica.peers) CHECK(peer / 2 == world / 2);
+    }
+    CHECK_THROWS(replicaRankPlan(plan, 4, 2));
+    // One all-reduce per stage over the same ranks of every replica.
+    const auto collectives = replicaCollectives(plan.lowered, 2);
+    REQUIRE(collectives.size() == plan.lowered.collectives.size());
+    for (std::size_t c = 0; c < collectives.size(); ++c) {
+        std::vector<int> expected;
+        for (const int k : {0, 1})
+            for (const int rank : plan.lowered.collectives[c].ranks) expected.push_back(k * 2 + rank);
+        std::sort(expected.begin(), expected.end());
+        CHECK(collectives[c] == expected);
+    }
+}
