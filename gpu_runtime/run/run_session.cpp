@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #ifndef STAGECRAFT_GIT_REVISION
 #define STAGECRAFT_GIT_REVISION "unknown"
@@ -137,6 +138,20 @@ AssembledTrace writeTrace(const RunOptions& options, const RunPlan& plan, const 
 
 /// How long the communicators' abort may take before MPI_Abort ends the job anyway.
 constexpr std::chrono::milliseconds kAbortLimit{5000};
+
+/// After a fault: the communicators are aborted, then MPI_Abort ends every rank. Rank 0 writes the
+/// partial trace before; another rank gives it the time to (it stops within one watchdog timeout
+/// of this one, at a deadline of its own or the stop signal) before it ends the job itself, so
+/// that a fault seen first elsewhere does not kill rank 0 in the middle of writing.
+void endAfterFault(const MpiSession& mpi, DeviceLayer& layer, const RunOptions& options) {
+    layer.abort(kAbortLimit);
+    if (mpi.rank() != 0) {
+        const auto grace = std::chrono::duration<double>(options.timeoutSeconds + 5.0);
+        const Clock::time_point until = Clock::now() + std::chrono::duration_cast<Clock::duration>(grace);
+        while (Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    mpi.abortAll(1);
+}
 
 double milliseconds(double us) {
     return us / 1000.0;
@@ -268,8 +283,7 @@ int runSession(MpiSession& mpi, const RunOptions& options) {
                 std::cerr << "stagecraft-run: the partial trace could not be written: " << e.what() << '\n';
             }
         }
-        layer->abort(kAbortLimit);
-        mpi.abortAll(1);
+        endAfterFault(mpi, *layer, options);
     } catch (const DeadlineExceeded& e) { // the gather timed out: another rank stopped
         std::cerr << "stagecraft-run: rank " << mpi.rank() << ": " << e.what() << '\n';
         if (root) {
@@ -281,8 +295,7 @@ int runSession(MpiSession& mpi, const RunOptions& options) {
                 std::cerr << "stagecraft-run: the partial trace could not be written: " << w.what() << '\n';
             }
         }
-        layer->abort(kAbortLimit);
-        mpi.abortAll(1);
+        endAfterFault(mpi, *layer, options);
     }
 
     // The clocks once more: over a long run they drift apart, and the trace interpolates.
