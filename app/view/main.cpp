@@ -126,6 +126,14 @@ int main(int argc, char** argv) {
                    "Which iteration of a trace of several (default: the last)");
     app.add_option("--palette", o.chart.palette, "Chart style: paper, slides, colorblind, greyscale");
     app.add_flag("--comm", o.chart.showComm, "Draw communication lanes");
+    std::string rows = measuredRowsName(o.chart.measuredRows);
+    app.add_option("--rows", rows,
+                   "A trace paired with a prediction: 'overlaid' (its own panel under the prediction, bars "
+                   "coloured by duration error) or 'under-predicted' (each device's measured row under its "
+                   "predicted row); R switches")
+        ->check(CLI::IsMember(
+            {measuredRowsName(MeasuredRows::Overlaid), measuredRowsName(MeasuredRows::UnderPredicted)}))
+        ->capture_default_str();
     app.add_flag("--follow", o.follow,
                  "Re-read files when they change (watch a run as its trace is written)");
     app.add_option("--screenshot", o.screenshot, "Render --frames frames, save the window as PNG and exit");
@@ -144,6 +152,7 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
         return app.exit(e) == 0 ? kExitOk : kExitBadInput;
     }
+    o.chart.measuredRows = parseMeasuredRows(rows).value_or(MeasuredRows::Overlaid);
 
     glfwSetErrorCallback(onGlfwError);
     if (!glfwInit()) {
@@ -305,8 +314,18 @@ int main(int argc, char** argv) {
         }
         ImGui::EndGroup();
         ImGui::SameLine();
-        side.draw(sources, chart, view, sideWidth, lastFrameMs);
+        bool switchRows = side.draw(sources, chart, view, sideWidth, lastFrameMs, o.chart.measuredRows);
+        if (!ImGui::GetIO().WantTextInput && ImGui::IsKeyPressed(GLFW_KEY_R, false)) {
+            o.chart.measuredRows = o.chart.measuredRows == MeasuredRows::UnderPredicted
+                                       ? MeasuredRows::Overlaid
+                                       : MeasuredRows::UnderPredicted;
+            switchRows = true;
+        }
         ImGui::End();
+        if (switchRows) { // the draw data of this frame is built: the next frame draws the new chart
+            rebuild();
+            view.setChart(&chart, true);
+        }
 
         ImGui::Render();
         const double buildMs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();

@@ -101,9 +101,10 @@ void SidePanel::search(const std::string& query, ViewChart& chart, TimelineView&
     runSearch(chart, view);
 }
 
-void SidePanel::draw(const std::vector<ViewSource>& sources, ViewChart& chart, TimelineView& view,
-                     float width, double frameMs) {
+bool SidePanel::draw(const std::vector<ViewSource>& sources, ViewChart& chart, TimelineView& view,
+                     float width, double frameMs, MeasuredRows& measuredRows) {
     ImGui::BeginChild("##side", ImVec2(width, 0), true);
+    bool rowsChanged = false;
     ImGui::TextUnformatted("Find op");
     ImGui::SetNextItemWidth(-60);
     if (ImGui::InputTextWithHint("##search", "3B17, F5, p1:0F2", m_query, sizeof m_query,
@@ -122,6 +123,13 @@ void SidePanel::draw(const std::vector<ViewSource>& sources, ViewChart& chart, T
         ImGui::TextDisabled("hit %zu of %zu", m_current + 1, m_hits.size());
     else if (!m_searchNote.empty())
         ImGui::TextWrapped("%s", m_searchNote.c_str());
+
+    // A trace paired with a prediction: its own panel, or its rows under the prediction's (R).
+    bool under = measuredRows == MeasuredRows::UnderPredicted;
+    if (ImGui::Checkbox("measured rows under predicted (R)", &under)) {
+        measuredRows = under ? MeasuredRows::UnderPredicted : MeasuredRows::Overlaid;
+        rowsChanged = true;
+    }
 
     ImGui::Separator();
     ImGui::TextUnformatted("Files");
@@ -151,8 +159,9 @@ void SidePanel::draw(const std::vector<ViewSource>& sources, ViewChart& chart, T
     if (const auto sel = view.selection()) {
         const ViewPanel& vp = chart.panels()[std::size_t(sel->first)];
         const TimelineEvent& e = vp.timeline->events[std::size_t(sel->second)];
-        ImGui::Text("selected: %s on device %d", opName(e.op, vp.timeline->shape.splitBackward).c_str(),
-                    e.device);
+        ImGui::Text("selected: %s on device %d%s", opName(e.op, vp.timeline->shape.splitBackward).c_str(),
+                    vp.compared ? ComparedRows::deviceOfRow(e.device) : e.device,
+                    vp.compared && vp.compared->isMeasured(std::size_t(sel->second)) ? ", measured" : "");
         ImGui::Text("%s to %s", timeText(e.start, vp.unitless).c_str(), timeText(e.end, vp.unitless).c_str());
     }
     ImGui::TextDisabled("%zu events · zoom x%.4g · %.2f ms/frame", chart.eventCount(), view.zoom(), frameMs);
@@ -160,6 +169,7 @@ void SidePanel::draw(const std::vector<ViewSource>& sources, ViewChart& chart, T
     ImGui::TextDisabled("drawn: %zu bars, %zu folds of %zu ops", st.bars, st.folds, st.folded);
     ImGui::TextDisabled("wheel zoom · drag pan · F fit · Esc clear");
     ImGui::EndChild();
+    return rowsChanged;
 }
 
 } // namespace stagecraft::view

@@ -14,8 +14,9 @@ namespace stagecraft::view {
 
 class SidePanel {
   public:
-    void draw(const std::vector<ViewSource>& sources, ViewChart& chart, TimelineView& view, float width,
-              double frameMs);
+    /// Draws the panel; true when the user switched `measuredRows` (the chart must be rebuilt).
+    bool draw(const std::vector<ViewSource>& sources, ViewChart& chart, TimelineView& view, float width,
+              double frameMs, MeasuredRows& measuredRows);
     /// Runs a search as if typed, and jumps to the first hit (--search).
     void search(const std::string& query, ViewChart& chart, TimelineView& view);
 

@@ -211,6 +211,22 @@ void TimelineView::select(int panel, int event) {
     clearSelection();
     if (!m_chart || panel < 0 || std::size_t(panel) >= m_chart->panels().size()) return;
     m_selection = std::make_pair(panel, event);
+    const ViewPanel& selected = m_chart->panels()[std::size_t(panel)];
+    if (selected.compared && event >= 0 && selected.compared->isMeasured(std::size_t(event))) {
+        // A measured box of paired rows: its prediction's dependencies, on the measured row.
+        const ComparedRows& rows = *selected.compared;
+        const std::size_t m = rows.measuredEvent(std::size_t(event));
+        const EventDependencies* deps = m_chart->dependencies(panel);
+        if (!deps || m >= rows.predictedOf.size() || rows.predictedOf[m] < 0) return;
+        auto measuredBoxes = [&](const std::vector<int>& events, std::vector<int>& out) {
+            for (int e : events)
+                if (e >= 0 && std::size_t(e) < rows.measuredOf.size() && rows.measuredOf[std::size_t(e)] >= 0)
+                    out.push_back(int(rows.rowEventOfMeasured(std::size_t(rows.measuredOf[std::size_t(e)]))));
+        };
+        measuredBoxes(deps->producers(rows.predictedOf[m]), m_producers);
+        measuredBoxes(deps->consumers(rows.predictedOf[m]), m_consumers);
+        return;
+    }
     if (const EventDependencies* deps = m_chart->dependencies(panel)) {
         m_producers = deps->producers(event);
         m_consumers = deps->consumers(event);
@@ -285,6 +301,25 @@ void TimelineView::drawHighlights(ImDrawList* list, ImVec2 origin) const {
 
 void TimelineView::drawTooltip(int panel, int event) const {
     const ViewPanel& vp = m_chart->panels()[std::size_t(panel)];
+    if (vp.compared) {
+        // Paired rows: core's text, the op's name, both sides and their difference.
+        const std::string text =
+            comparedEventText(*vp.compared, std::size_t(event), m_chart->frame().axisAtFit);
+        ImGui::BeginTooltip();
+        std::size_t from = 0;
+        for (std::size_t line = 0; from <= text.size(); ++line) {
+            const std::size_t end = std::min(text.find('\n', from), text.size());
+            const std::string part = text.substr(from, end - from);
+            if (line == 0)
+                ImGui::TextUnformatted(part.c_str());
+            else
+                ImGui::Text("%s", part.c_str());
+            from = end + 1;
+        }
+        ImGui::TextDisabled("%s", vp.title.c_str());
+        ImGui::EndTooltip();
+        return;
+    }
     const TimelineEvent& e = vp.timeline->events[std::size_t(event)];
     const bool u = vp.unitless;
     ImGui::BeginTooltip();

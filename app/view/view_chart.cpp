@@ -23,6 +23,7 @@ void ViewChart::build(const std::vector<ViewSource>& sources, const ViewChartOpt
     m_chartPanels.clear();
     m_dependencies.clear();
     m_merged.clear();
+    m_compared.clear();
     m_rows = ChartRows{};
     m_frame = ChartFrame{};
     m_content = ChartContent{};
@@ -144,11 +145,17 @@ void ViewChart::build(const std::vector<ViewSource>& sources, const ViewChartOpt
     for (ViewPanel& p : ordered)
         if (p.partner >= 0) p.partner = newIndex[std::size_t(p.partner)];
     m_panels = std::move(ordered);
+    if (options.measuredRows == MeasuredRows::UnderPredicted) pairRows();
 
     for (const ViewPanel& p : m_panels) {
         ChartPanel cp;
         cp.timeline = p.timeline;
         cp.title = p.title;
+        if (p.compared) {
+            cp.compared = p.compared;
+            cp.subtitle = comparedSummary(*p.compared, *p.overlay,
+                                          p.unitless ? TimeUnit::Units : TimeUnit::Microseconds);
+        }
         m_chartPanels.push_back(cp);
     }
     if (m_panels.empty()) return;
@@ -161,6 +168,29 @@ void ViewChart::build(const std::vector<ViewSource>& sources, const ViewChartOpt
     m_options.widthPt = 800;
     m_content = scanChart(m_chartPanels, m_options);
     m_rows = ChartRows(m_chartPanels, m_content);
+}
+
+void ViewChart::pairRows() {
+    // Each prediction with a trace becomes one panel of core's paired rows; the trace's own panel
+    // goes (its rows are in its prediction's now).
+    std::vector<ViewPanel> kept;
+    for (ViewPanel& p : m_panels) {
+        if (p.partner < 0) {
+            kept.push_back(std::move(p));
+            continue;
+        }
+        if (!p.prediction) continue;
+        const ViewPanel& trace = m_panels[std::size_t(p.partner)];
+        m_compared.push_back(
+            std::make_unique<ComparedRows>(compareRows(*p.timeline, *trace.timeline, *p.overlay)));
+        p.compared = m_compared.back().get();
+        p.timeline = &p.compared->timeline;
+        p.title += " \u00b7 measured: " + trace.title;
+        p.partner = -1;
+        p.counterpart.clear();
+        kept.push_back(std::move(p));
+    }
+    m_panels = std::move(kept);
 }
 
 void ViewChart::layout(double widthPt) {

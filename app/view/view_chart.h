@@ -2,13 +2,17 @@
 // The viewer's chart: every loaded file's timelines as panels of core's windowed chart
 // (chart_frame.h + chart_rows.h), stacked on one time axis. A measured trace that matches a
 // shown prediction (core's compareTimelines) is paired with it: its bars are coloured by their
-// duration error (core's durationErrorColor) and hovering either names its counterpart. Layout,
-// folding and hit-testing are core's; this only decides which timelines are panels.
+// duration error (core's durationErrorColor) and hovering either names its counterpart; or, with
+// MeasuredRows::UnderPredicted, the two become one panel of core's paired rows (compared_rows.h):
+// each device's measured row directly under its predicted row, as the app and the exports draw
+// them. Layout, folding and hit-testing are core's; this only decides which timelines are panels.
 
+#include "eval/chart_composition.h"
 #include "eval/evaluation.h"
 #include "eval/op_inspect.h"
 #include "layout/chart_frame.h"
 #include "layout/chart_rows.h"
+#include "layout/compared_rows.h"
 #include "layout/counter_series.h"
 #include "sim/overlay.h"
 #include "sim/timeline_busy.h"
@@ -28,6 +32,10 @@ struct ViewPanel {
     const Prediction* prediction = nullptr; ///< schedules and projects
     std::string title;
     bool unitless = false;
+    /// A prediction drawn with its trace's rows under its own (MeasuredRows::UnderPredicted):
+    /// `timeline` is compared->timeline, whose first events are the prediction's at their own
+    /// indices; `partner` is -1 then (the trace has no panel of its own).
+    const ComparedRows* compared = nullptr;
     /// The panel it is paired with (a trace with its prediction and back), -1 when none.
     int partner = -1;
     std::shared_ptr<const OverlayReport> overlay; ///< compareTimelines(prediction, trace), both sides
@@ -43,6 +51,10 @@ struct ViewPanel {
 struct ViewChartOptions {
     std::string palette = "paper";
     bool showComm = false;
+    /// How a trace paired with a prediction is drawn: Overlaid, the viewer's own way (the trace
+    /// as its own panel under its prediction, bars coloured by duration error), or UnderPredicted
+    /// (one panel, each device's measured row under its predicted row).
+    MeasuredRows measuredRows = MeasuredRows::Overlaid;
 };
 
 class ViewChart {
@@ -65,6 +77,9 @@ class ViewChart {
     const EventDependencies* dependencies(int panel);
 
   private:
+    /// MeasuredRows::UnderPredicted: every paired prediction and trace into one panel.
+    void pairRows();
+
     std::vector<ViewPanel> m_panels;
     std::vector<ChartPanel> m_chartPanels;
     ChartOptions m_options;
@@ -72,7 +87,8 @@ class ViewChart {
     ChartRows m_rows;
     ChartFrame m_frame;
     std::map<int, std::unique_ptr<EventDependencies>> m_dependencies;
-    std::vector<std::unique_ptr<Timeline>> m_merged; ///< per-rank traces of one run, merged
+    std::vector<std::unique_ptr<Timeline>> m_merged;       ///< per-rank traces of one run, merged
+    std::vector<std::unique_ptr<ComparedRows>> m_compared; ///< paired rows of UnderPredicted panels
 };
 
 /// Title of a trace panel: the file name, the schedule it holds and where it came from.

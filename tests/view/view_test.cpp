@@ -233,6 +233,45 @@ TEST_CASE("a measured trace under its prediction is coloured by each op's error"
     CHECK(p.has(paper().compute[0][0]));                                  // the prediction's own bars
 }
 
+TEST_CASE("--rows under-predicted: each device's measured row under its predicted row", "[overlay]") {
+    // The same prediction and slower device 1 as above, as core's paired rows: one panel whose
+    // measured boxes keep their kinds' colours (the hover says the error), as the app draws it.
+    const std::string file = kSource + "/tests/fuzz/corpus/schedule_json/1f1b.json";
+    EvaluationInput input;
+    input.path = file;
+    const AnalysisResult result = analyze(loadAnalysisRequest(input));
+    REQUIRE(result.outcomes.size() == 1);
+    Timeline measured = result.outcomes[0].prediction.timeline;
+    measured.origin = "measured";
+    for (TimelineEvent& e : measured.events)
+        if (e.device == 1 && e.lane == Lane::Compute) e.end = e.start + e.duration() * 1.5;
+    fs::create_directories(kOut);
+    const fs::path trace = kOut / "measured-rows.json";
+    writeChromeTrace(measured, trace);
+
+    const std::string args = quoted(file) + " " + quoted(trace.string()) + " --rows under-predicted";
+    const Png p = screenshot("measured-rows", args);
+    const TimelineEvent& f0 = result.outcomes[0].prediction.timeline.events[0];
+    CHECK(p.has(paper().compute[0][0])); // forward and backward boxes on both rows
+    CHECK(p.has(paper().compute[0][1]));
+    CHECK_FALSE(p.has(durationErrorColor(f0.duration(), f0.duration() * 1.5))); // no error colouring
+    const Png overlaid = screenshot("measured-rows-overlaid", quoted(file) + " " + quoted(trace.string()));
+    CHECK(overlaid.has(durationErrorColor(f0.duration(), f0.duration() * 1.5)));
+    // Hovering a box of device 0's measured row (the panel's second row: its first backward)
+    // shows core's text in a tooltip over the chart, under and right of the pointer.
+    const Png hovered = screenshot("measured-rows-hover", args + " --hover 300 84");
+    std::size_t changed = 0;
+    for (int y = 90; y < 200; ++y)
+        for (int x = 300; x < 650; ++x) {
+            const std::size_t i = (std::size_t(y) * std::size_t(p.w) + std::size_t(x)) * 4;
+            changed += hovered.rgba[i] != p.rgba[i] || hovered.rgba[i + 1] != p.rgba[i + 1];
+        }
+    CHECK(changed > 5000);
+    const Run bad = runViewer(quoted(file) + " --rows under");
+    CHECK(bad.status == 2);
+    CHECK(bad.err.find("--rows") != std::string::npos);
+}
+
 TEST_CASE("per-rank traces of one run are drawn as the run, under its prediction", "[overlay]") {
     const std::string file = kSource + "/tests/fuzz/corpus/schedule_json/1f1b.json";
     EvaluationInput input;
