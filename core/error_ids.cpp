@@ -54,6 +54,7 @@ constexpr std::array kIds{
     ErrorIdInfo{"export.empty", In, "nothing to export: no schedule is shown"},
     ErrorIdInfo{"export.format", In, "an export format this program cannot write"},
     ErrorIdInfo{"export.render", Fail, "the renderer could not draw the chart"},
+    ErrorIdInfo{"export.rows", In, "an unknown way of drawing a measured trace's rows"},
     ErrorIdInfo{"export.size", In, "a raster export would be larger than the limit in pixels"},
     ErrorIdInfo{"export.width", In, "an export width out of range"},
     ErrorIdInfo{"export.write", Fail, "an exported file could not be written"},

@@ -32,6 +32,11 @@ int runHeadlessExport(const HeadlessExport& job) {
         out.file.dpi = job.dpi;
         out.widthPt = job.widthPt;
         if (!job.palette.isEmpty()) out.chart.palette = job.palette.toStdString();
+        const auto rows = parseMeasuredRows(job.rows.toStdString());
+        if (!rows)
+            throw ValidationError("export.rows", "--rows",
+                                  "--rows " + job.rows.toStdString() + ": use overlaid or under-predicted");
+        out.chart.measuredRows = *rows;
         exportChart(result, out);
         std::fprintf(stderr, "stagecraft: wrote %s (%zu schedule(s))\n", job.output.toLocal8Bit().constData(),
                      result.outcomes.size());

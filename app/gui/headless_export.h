@@ -13,6 +13,7 @@ struct HeadlessExport {
     QStringList schedules; ///< overrides the project's schedules when not empty
     QString trace;         ///< measured Chrome trace to draw over its schedule (optional)
     QString palette;       ///< empty: paper
+    QString rows = QStringLiteral("overlaid"); ///< how the trace is drawn (core's measuredRowsName)
     double widthPt = 500;
     double dpi = 300;
 };

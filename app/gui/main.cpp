@@ -53,7 +53,12 @@ int main(int argc, char** argv) {
         QStringLiteral("trace"),
         QStringLiteral("With --export: draw this measured Chrome trace over its schedule."),
         QStringLiteral("T.json"));
-    parser.addOptions({exportOpt, scheduleOpt, paletteOpt, widthOpt, dpiOpt, traceOpt});
+    QCommandLineOption rowsOpt(
+        QStringLiteral("rows"),
+        QStringLiteral("With --trace: 'overlaid' (outlines over the predicted bars, the default) or "
+                       "'under-predicted' (each device's measured row under its predicted row)."),
+        QStringLiteral("rows"), QStringLiteral("overlaid"));
+    parser.addOptions({exportOpt, scheduleOpt, paletteOpt, widthOpt, dpiOpt, traceOpt, rowsOpt});
     parser.process(app);
     const QStringList files = parser.positionalArguments();
     if (files.size() > 1) {
@@ -70,6 +75,7 @@ int main(int argc, char** argv) {
             job.schedules = parser.value(scheduleOpt).split(QLatin1Char(','), Qt::SkipEmptyParts);
         job.palette = parser.value(paletteOpt);
         job.trace = parser.value(traceOpt);
+        job.rows = parser.value(rowsOpt);
         bool ok = true;
         job.widthPt = parser.value(widthOpt).toDouble(&ok);
         if (!ok) {

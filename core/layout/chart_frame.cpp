@@ -132,7 +132,10 @@ ChartContent scanChart(std::span<const ChartPanel> panels, const ChartOptions& o
         }
         panel.rows = std::min(panel.rows, kMaxRows);
         panel.rowLabels = panels[i].rowLabels;
-        if (panel.rowLabels.empty() && panels[i].compared) panel.rowLabels = panels[i].compared->rowLabels;
+        if (panels[i].compared) {
+            if (panel.rowLabels.empty()) panel.rowLabels = panels[i].compared->rowLabels;
+            panel.rowGroup = 2; // each device's predicted and measured rows read as a pair
+        }
         content.maxRows = std::max(content.maxRows, panel.rows);
         longest = std::max(longest, panel.makespan);
         content.panels.push_back(std::move(panel));
@@ -268,7 +271,11 @@ ChartFrame layoutChartFrame(const ChartContent& content, const ChartOptions& opt
         fp.rowLabels = panel.rowLabels;
         fp.firstRow = int(frame.rows.size());
         fp.makespan = panel.makespan;
-        auto rowTop = [&](int d) { return top + d * (laneH + pal.rowGap); };
+        // Groups of rows (a device's predicted and measured rows) get a wider gap between them.
+        const double groupGap = panel.rowGroup > 1 ? pal.rowGap + 0.4 * rowH : 0.0;
+        auto rowTop = [&](int d) {
+            return top + d * (laneH + pal.rowGap) + double(d / std::max(1, panel.rowGroup)) * groupGap;
+        };
         for (int d = 0; d < panel.rows; ++d)
             frame.rows.push_back({int(p), d, rowTop(d), rowTop(d) + rowH + 1});
         y = panel.rows > 0 ? rowTop(panel.rows - 1) + laneH : top;

@@ -30,6 +30,9 @@ struct ChartPanelContent {
     std::string title;                  ///< the panel's title, or the schedule name
     std::string subtitle;               ///< the panel's subtitle, or timelineSummary
     std::vector<std::string> rowLabels; ///< the panel's row names, or empty for "D0", "D1" ...
+    /// Rows that belong together (a device's predicted and measured rows: 2), set apart from the
+    /// next group by a wider gap; 1 for evenly spaced rows.
+    int rowGroup = 1;
 };
 
 /// What occurs in the chart, for the legend.

@@ -478,6 +478,20 @@ TEST_CASE("overlay of a trace of the same project has no error, as text, JSON an
     const std::string svg = stagecraft::readTextFile(overlaid);
     CHECK(svg == stagecraft::readTextFile(exported));
     CHECK_THAT(svg, Catch::Contains("class=\"op measured\""));
+    // --rows under-predicted: each device's measured row under its predicted row, in export too.
+    const std::string rows = (dir / "rows.svg").string(), rowsExported = (dir / "rows-export.svg").string();
+    REQUIRE(cli("overlay " + kOverlayProject + " " + trace + " -s 1f1b --rows under-predicted -o " + rows)
+                .status == 0);
+    REQUIRE(cli("export " + kOverlayProject + " -s 1f1b --trace " + trace + " --rows under-predicted -o " +
+                rowsExported)
+                .status == 0);
+    const std::string paired = stagecraft::readTextFile(rows);
+    CHECK(paired == stagecraft::readTextFile(rowsExported));
+    CHECK_THAT(paired, Catch::Contains(">D0 predicted</text>") && Catch::Contains(">D7 predicted</text>") &&
+                           Catch::Contains(", measured") && !Catch::Contains("class=\"op measured\""));
+    const Run badRows = cli("overlay " + kOverlayProject + " " + trace + " -s 1f1b --rows under -o " + rows);
+    CHECK(badRows.status == 2);
+    CHECK_THAT(badRows.out, Catch::Contains("--rows"));
     const auto tikz = (dir / "overlay.tikz").string();
     REQUIRE(cli("overlay " + kOverlayProject + " " + trace + " -s 1f1b -o " + tikz).status == 0);
     // The picture alone, for \input (a .tex is a standalone document).
