@@ -6,6 +6,7 @@
 #include "io/schedule_file.h"
 #include "io/schedule_json.h"
 #include "io/torch_csv.h"
+#include "ir/op_name.h"
 #include "validate/validator.h"
 
 #include <pybind11/numpy.h>
@@ -90,6 +91,17 @@ void bindSchedules(py::module_& m) {
         .def("ops", &opColumns,
              "Every op in device order as numpy columns: device, position, kind (index into OP_KINDS), "
              "pipe, stage, mb (-1 for syncs), chunk.")
+        .def(
+            "op_names",
+            [](const Schedule& s) {
+                std::vector<std::string> names;
+                names.reserve(s.opCount());
+                for (const auto& order : s.order)
+                    for (const Op& op : order) names.push_back(opName(op, s.splitBackward));
+                return names;
+            },
+            "Every op's name in the order of ops(), as torch writes actions ('2F0', '2I0', '2W0'; "
+            "'2SYNC', '2OPT'; 'p1:' on a second pipe), the name every Stagecraft front end shows.")
         .def("to_torch_csv", &scheduleToTorchCsv, "torch.distributed.pipelining's compute-only CSV")
         .def("to_json", &scheduleToJson, "Stagecraft's schedule JSON")
         .def("__eq__", [](const Schedule& a, const Schedule& b) { return a == b; })

@@ -9,6 +9,7 @@
 #include <memory>
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
+#include <stdexcept>
 
 namespace stagecraft::python {
 
@@ -30,7 +31,9 @@ Simulation analyzeOne(AnalysisRequest request) {
         const ScheduleRefusal& r = result.refusals.front();
         throw ValidationError(r.id, r.field, r.name + ": " + r.message);
     }
-    if (result.outcomes.empty()) throw Error("eval.empty", "nothing was evaluated");
+    // analyze() gives every schedule of the request an outcome or a refusal.
+    if (result.outcomes.empty())
+        throw std::logic_error("simulate: analyze() returned neither an outcome nor a refusal");
     return Simulation{std::move(result.outcomes.front())};
 }
 

@@ -47,6 +47,7 @@ TEST_CASE("every error id the sources throw is in the table", "[error_ids]") {
     std::set<std::string> thrown = idsThrownIn(source / "core");
     for (const auto& id : idsThrownIn(source / "app")) thrown.insert(id);
     for (const auto& id : idsThrownIn(source / "gpu_runtime")) thrown.insert(id);
+    for (const auto& id : idsThrownIn(source / "python")) thrown.insert(id);
     REQUIRE(thrown.size() > 40); // the scan found the sources
     for (const std::string& id : thrown) {
         INFO(id);

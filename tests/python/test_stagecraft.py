@@ -56,6 +56,9 @@ class Schedules(unittest.TestCase):
         self.assertEqual(list(ops["kind"][first][:5]), [0, 0, 0, 0, 1])
         self.assertEqual(list(ops["mb"][first][:5]), [0, 1, 2, 3, 0])
         self.assertEqual(sc.OP_KINDS[1], "B")
+        # The one op name of every front end: torch's action strings.
+        self.assertEqual(s.op_names()[:5], ["0F0", "0F1", "0F2", "0F3", "0B0"])
+        self.assertEqual(sc.generate("zb-h1", 2, 2).op_names()[:4], ["0F0", "0F1", "0I0", "0W0"])
         self.assertEqual(s.placement[0][3], (3, 0))
 
     def test_torch_csv_and_json_read_back_to_the_same_order(self):
