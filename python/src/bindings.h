@@ -19,5 +19,7 @@ void bindProject(py::module_& m);
 void bindSimulation(py::module_& m);
 /// lower(): per-rank programs, their replay check and torch's comms CSV.
 void bindLowering(py::module_& m);
+/// fit_torch_run(): the runtime fit to a measured torch run, its checks and predictions.
+void bindFidelity(py::module_& m);
 
 } // namespace stagecraft::python

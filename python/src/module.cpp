@@ -8,4 +8,5 @@ PYBIND11_MODULE(_stagecraft, m) {
     sp::bindProject(m);
     sp::bindSimulation(m);
     sp::bindLowering(m);
+    sp::bindFidelity(m);
 }

@@ -190,6 +190,50 @@ class Projects(unittest.TestCase):
         self.assertEqual(caught.exception.line, 2)
 
 
+class Fidelity(unittest.TestCase):
+    """The runtime fit on real torch runs (tests/data/torch-runs, unpacked by CMake)."""
+
+    def setUp(self):
+        self.runs = os.environ.get("STAGECRAFT_TORCH_RUNS")
+        if not self.runs:
+            self.skipTest("STAGECRAFT_TORCH_RUNS is not set")
+        self.set = os.path.join(self.runs, "pp2_h1024")
+
+    def run_of(self, cls):
+        return [os.path.join(self.set, cls + "_pp2_v2_m8_h1024")]
+
+    def test_a_fit_predicts_another_run_as_the_cli_does(self):
+        fit = sc.fit_torch_run(self.run_of("ZBVZeroBubble"))
+        self.assertEqual((fit.ranks, fit.microbatches, fit.iterations), (2, 8, 8))
+        self.assertEqual(len(fit.stages), 4)
+        self.assertIsNotNone(fit.stages[1]["i"])
+        self.assertLess(abs(fit.residual["makespan_error"]), 0.15)
+        check = fit.check(self.run_of("Interleaved1F1B"))
+        self.assertEqual(check["matched_ops"], 64)
+        cli = os.environ.get("STAGECRAFT_CLI")
+        if cli:
+            args = [cli, "fidelity", "--fit", self.run_of("ZBVZeroBubble")[0], "--check", self.run_of("Interleaved1F1B")[0], "--json"]
+            report = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+            self.assertAlmostEqual(report["residual"]["makespan_error"], fit.residual["makespan_error"], places=12)
+            self.assertAlmostEqual(report["checks"][0]["makespan_error"], check["makespan_error"], places=12)
+
+    def test_calibrate_once_choose_a_schedule(self):
+        fit = sc.fit_torch_run(self.run_of("ZBVZeroBubble"))
+        predictions = {p["schedule"]: p for p in fit.predict(["1f1b", "zb-v", "chimera"], pp=2, microbatches=8)}
+        self.assertEqual(predictions["1f1b"]["runtime"], "1f1b-loop")
+        self.assertLess(predictions["zb-v"]["makespan"], predictions["1f1b"]["makespan"])
+        self.assertIsNone(predictions["chimera"]["makespan"])
+        self.assertIn("lower.torch", predictions["chimera"]["refusal"])
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "zbv.fit.json")
+            fit.save(path)
+            again = sc.load_fit(path)
+            self.assertEqual(again.predict(["zb-v"], 2, 8)[0]["makespan"], predictions["zb-v"]["makespan"])
+        with self.assertRaises(sc.Error) as caught:
+            sc.fit_torch_run([os.path.join(self.set, "GPipe_pp2_v1_m8_h1024")])  # no SEND/RECV to fit
+        self.assertEqual(caught.exception.id, "calibrate.trace")
+
+
 class Lowering(unittest.TestCase):
     def test_programs_are_deadlock_free_and_torch_writes_the_same_comms(self):
         s = sc.generate("1f1b", 4, 8)
