@@ -7,6 +7,7 @@
 #include "io/schedule_json.h"
 #include "io/torch_csv.h"
 #include "ir/op_name.h"
+#include "op_columns.h"
 #include "validate/validator.h"
 
 #include <pybind11/numpy.h>
@@ -34,30 +35,18 @@ py::dict generatorInfo(const GeneratorInfo& info) {
 /// (0 F, 1 B, 2 W, 3 GradSync, 4 Optimizer), pipe, stage, micro-batch (-1 for syncs), chunk.
 py::dict opColumns(const Schedule& s) {
     const py::ssize_t n = py::ssize_t(s.opCount());
-    py::array_t<std::int32_t> device(n), position(n), stage(n), mb(n), chunk(n);
-    py::array_t<std::uint8_t> kind(n), pipe(n);
-    auto d = device.mutable_unchecked<1>();
-    auto at = position.mutable_unchecked<1>();
-    auto st = stage.mutable_unchecked<1>();
-    auto mbs = mb.mutable_unchecked<1>();
-    auto ch = chunk.mutable_unchecked<1>();
-    auto k = kind.mutable_unchecked<1>();
-    auto pi = pipe.mutable_unchecked<1>();
+    py::array_t<std::int32_t> device(n), position(n);
+    OpColumns ops(n);
     py::ssize_t i = 0;
     for (int r = 0; r < s.devices; ++r)
         for (std::size_t j = 0; j < s.order[std::size_t(r)].size(); ++j, ++i) {
-            const Op& op = s.order[std::size_t(r)][j];
-            d(i) = r;
-            at(i) = std::int32_t(j);
-            k(i) = std::uint8_t(op.kind);
-            pi(i) = op.pipe;
-            st(i) = op.stage;
-            mbs(i) = op.mb;
-            ch(i) = op.chunk;
+            device.mutable_at(i) = r;
+            position.mutable_at(i) = std::int32_t(j);
+            ops.set(i, s.order[std::size_t(r)][j]);
         }
-    return py::dict(py::arg("device") = device, py::arg("position") = position, py::arg("kind") = kind,
-                    py::arg("pipe") = pipe, py::arg("stage") = stage, py::arg("mb") = mb,
-                    py::arg("chunk") = chunk);
+    py::dict table(py::arg("device") = device, py::arg("position") = position);
+    ops.addTo(table);
+    return table;
 }
 
 } // namespace

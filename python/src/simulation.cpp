@@ -5,6 +5,7 @@
 #include "bindings.h"
 #include "error.h"
 #include "eval/evaluation.h"
+#include "op_columns.h"
 
 #include <memory>
 #include <pybind11/numpy.h>
@@ -41,37 +42,25 @@ Simulation analyzeOne(AnalysisRequest request) {
 py::dict eventColumns(const Timeline& timeline, Lane lane) {
     py::ssize_t n = 0;
     for (const TimelineEvent& e : timeline.events) n += e.lane == lane;
-    py::array_t<std::int32_t> device(n), peer(n), stage(n), mb(n), chunk(n);
-    py::array_t<std::uint8_t> kind(n), pipe(n);
+    py::array_t<std::int32_t> device(n), peer(n);
     py::array_t<double> start(n), end(n);
-    auto dv = device.mutable_unchecked<1>();
-    auto pr = peer.mutable_unchecked<1>();
-    auto st = stage.mutable_unchecked<1>();
-    auto mbs = mb.mutable_unchecked<1>();
-    auto ch = chunk.mutable_unchecked<1>();
-    auto k = kind.mutable_unchecked<1>();
-    auto pi = pipe.mutable_unchecked<1>();
-    auto s0 = start.mutable_unchecked<1>();
-    auto s1 = end.mutable_unchecked<1>();
+    OpColumns ops(n);
     py::ssize_t i = 0;
     for (const TimelineEvent& e : timeline.events) {
         if (e.lane != lane) continue;
-        dv(i) = e.device;
-        pr(i) = e.peer;
-        st(i) = e.op.stage;
-        mbs(i) = e.op.mb;
-        ch(i) = e.op.chunk;
-        k(i) = std::uint8_t(e.op.kind);
-        pi(i) = e.op.pipe;
-        s0(i) = e.start;
-        s1(i) = e.end;
+        device.mutable_at(i) = e.device;
+        peer.mutable_at(i) = e.peer;
+        ops.set(i, e.op);
+        start.mutable_at(i) = e.start;
+        end.mutable_at(i) = e.end;
         ++i;
     }
-    py::dict columns(py::arg("device") = device, py::arg("kind") = kind, py::arg("pipe") = pipe,
-                     py::arg("stage") = stage, py::arg("mb") = mb, py::arg("chunk") = chunk,
-                     py::arg("start") = start, py::arg("end") = end);
-    if (lane == Lane::Comm) columns["peer"] = peer;
-    return columns;
+    py::dict table(py::arg("device") = device);
+    ops.addTo(table);
+    table["start"] = start;
+    table["end"] = end;
+    if (lane == Lane::Comm) table["peer"] = peer;
+    return table;
 }
 
 } // namespace
