@@ -277,7 +277,7 @@ QString GanttView::toolTipAt(const QPoint& viewportPos) const {
     const auto& events = o.prediction.timeline.events;
     const TimelineEvent& e = events[std::size_t(hit->event)];
     QString text = QStringLiteral("<b>%1</b><br>").arg(QString::fromStdString(o.title).toHtmlEscaped()) +
-                   describeEvent(e, o.prediction.report.unitless)
+                   describeEvent(e, o.prediction.timeline.shape.splitBackward, o.prediction.report.unitless)
                        .toHtmlEscaped()
                        .replace(QLatin1Char('\n'), QStringLiteral("<br>"));
     if (e.lane == Lane::Compute)
@@ -288,7 +288,9 @@ QString GanttView::toolTipAt(const QPoint& viewportPos) const {
         const TimelineEvent& m =
             m_result->measured->events[std::size_t(m_measuredOf[std::size_t(hit->event)])];
         text += QStringLiteral("<br><span style='color:#d62728'>measured: ") +
-                describeEvent(m, false).section(QLatin1Char('\n'), 1).toHtmlEscaped() +
+                describeEvent(m, o.prediction.timeline.shape.splitBackward, false)
+                    .section(QLatin1Char('\n'), 1)
+                    .toHtmlEscaped() +
                 QStringLiteral("</span>");
     }
     return text;

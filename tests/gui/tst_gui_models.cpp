@@ -233,8 +233,9 @@ class TestGuiModels : public QObject {
         const std::vector<int> consumers = deps.consumers(f0);
         QVERIFY(std::find(consumers.begin(), consumers.end(), f1) != consumers.end());
         QVERIFY(deps.producers(-1).empty());
-        const QString text = describeEvent(p.timeline.events[std::size_t(f1)], false);
-        QVERIFY2(text.startsWith(QStringLiteral("F · mb 0 · stage 1 · pipe 0 · device 1")), qPrintable(text));
+        const QString text =
+            describeEvent(p.timeline.events[std::size_t(f1)], p.timeline.shape.splitBackward, false);
+        QVERIFY2(text.startsWith(QStringLiteral("1F0 · device 1\nstart ")), qPrintable(text));
         QVERIFY(text.contains(QStringLiteral("duration")));
     }
 

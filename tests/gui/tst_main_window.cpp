@@ -385,7 +385,7 @@ class TestMainWindow : public QObject {
             if (e.lane == Lane::Compute && e.op.kind == OpKind::F && e.op.mb == 0 && e.op.stage == 1) {
                 target = r.event;
                 const QPoint pos = view->fromScene(QPointF(r.x + r.w / 2, r.y + r.h / 2)).toPoint();
-                QVERIFY2(view->toolTipAt(pos).contains(QStringLiteral("F · mb 0 · stage 1")),
+                QVERIFY2(view->toolTipAt(pos).contains(QStringLiteral("1F0 · device 1")),
                          qPrintable(view->toolTipAt(pos)));
                 QVERIFY2(view->toolTipAt(pos).contains(QStringLiteral("memory after: ")),
                          qPrintable(view->toolTipAt(pos)));
@@ -612,7 +612,10 @@ class TestMainWindow : public QObject {
         QCOMPARE(e.device, 3);
         const double t = view->mapping().xToTime(p.x() / view->pixelsPerPoint());
         QVERIFY(e.start <= t + 1e-9 && t <= e.end + 1e-9);
-        QVERIFY2(view->toolTipAt(p).contains(QStringLiteral("mb %1").arg(e.op.mb)),
+        QVERIFY2(view->toolTipAt(p).contains(
+                     QString::fromStdString(
+                         opName(e.op, view->result()->outcomes[0].prediction.timeline.shape.splitBackward)) +
+                     QStringLiteral(" · device 3")),
                  qPrintable(view->toolTipAt(p)));
         QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, p);
         QVERIFY(view->selection());

@@ -1,6 +1,7 @@
 #include "gui/models/op_details.h"
 
 #include "gui/models/format.h"
+#include "ir/op_name.h"
 
 #include <QStringList>
 #include <algorithm>
@@ -14,29 +15,27 @@ QString timeText(double t, bool unitless) {
 
 } // namespace
 
-QString describeEvent(const TimelineEvent& e, bool unitless) {
-    QString head;
+QString describeEvent(const TimelineEvent& e, bool splitBackward, bool unitless) {
+    // The op's one name (opName), as the CLI, the viewer and error messages write it.
+    const QString name = QString::fromStdString(opName(e.op, splitBackward));
+    QString head = name;
     if (e.lane == Lane::Comm) {
         switch (e.comm) {
         case CommKind::Activation:
-            head = QStringLiteral("Send activation of F");
+            head = QStringLiteral("Send activation of ") + name;
             break;
         case CommKind::Gradient:
-            head = QStringLiteral("Send gradient of B");
+            head = QStringLiteral("Send gradient of ") + name;
             break;
         case CommKind::Collective:
-            head = QStringLiteral("Gradient all-reduce");
+            head = QStringLiteral("Gradient all-reduce ") + name;
             break;
         case CommKind::None:
-            head = QStringLiteral("Transfer");
+            head = QStringLiteral("Transfer of ") + name;
             break;
         }
-    } else {
-        head = QString::fromUtf8(opKindName(e.op.kind));
     }
     QStringList parts{head};
-    if (e.op.mb >= 0) parts << QStringLiteral("mb %1").arg(e.op.mb);
-    parts << QStringLiteral("stage %1").arg(e.op.stage) << QStringLiteral("pipe %1").arg(e.op.pipe);
     if (e.peer >= 0)
         parts << QStringLiteral("device %1 → %2").arg(e.device).arg(e.peer);
     else

@@ -11,9 +11,9 @@
 
 namespace stagecraft::gui {
 
-/// "F · mb 3 · stage 5 · pipe 0 · device 1" and start/end/duration lines. `unitless` prints
-/// times as units instead of µs.
-QString describeEvent(const TimelineEvent& event, bool unitless);
+/// "5F3 · device 1" (the op's one name, opName) and a start/end/duration line. `splitBackward` is
+/// the timeline's; `unitless` prints times as units instead of µs.
+QString describeEvent(const TimelineEvent& event, bool splitBackward, bool unitless);
 
 /// "memory after: 12.3 GiB" ("memory after: 3 × M_a" in unit mode).
 QString memoryAfterText(const Prediction& prediction, const TimelineEvent& event);
