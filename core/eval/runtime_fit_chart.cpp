@@ -1,6 +1,9 @@
 #include "eval/runtime_fit_chart.h"
 
+#include "error.h"
+#include "layout/compared_rows.h"
 #include "layout/gantt_layout.h"
+#include "sim/overlay.h"
 
 #include <algorithm>
 #include <array>
@@ -8,28 +11,6 @@
 #include <string>
 
 namespace stagecraft {
-
-Timeline interleaveRows(const RunTimelines& run) {
-    Timeline out;
-    out.shape = run.predicted.shape;
-    const int devices = std::max(run.measured.shape.devices, run.predicted.shape.devices);
-    out.shape.devices = 2 * devices;
-    out.shape.schedule = "measured and predicted";
-    out.origin = "predicted";
-    // Compute events first, device by device (the timeline's order), then the transfers.
-    for (const Lane lane : {Lane::Compute, Lane::Comm})
-        for (int d = 0; d < devices; ++d)
-            for (const auto& [from, row] :
-                 {std::pair{&run.measured, 2 * d}, std::pair{&run.predicted, 2 * d + 1}})
-                for (const TimelineEvent& e : from->events)
-                    if (e.lane == lane && e.device == d) {
-                        TimelineEvent moved = e;
-                        moved.device = row;
-                        if (moved.peer >= 0) moved.peer = 2 * moved.peer + (row % 2);
-                        out.events.push_back(moved);
-                    }
-    return out;
-}
 
 namespace {
 
@@ -66,17 +47,21 @@ Scene buildPredictionsScene(const std::vector<SchedulePrediction>& predictions, 
 
 Scene buildRunComparisonScene(const RunTimelines& run, const std::string& name, const ChartSettings& settings,
                               double widthPt) {
-    const Timeline rows = interleaveRows(run);
-    std::array<ChartPanel, 1> panels;
-    panels[0].timeline = &rows;
-    panels[0].title = name;
-    panels[0].subtitle = "measured " + keyFigures(run.measured) + " \u00b7 predicted (" +
-                         std::string(runtimeModelName(RuntimeModel::TorchGloo)) + " fit) " +
-                         keyFigures(run.predicted);
-    for (int d = 0; d < rows.shape.devices / 2; ++d) {
-        panels[0].rowLabels.push_back("D" + std::to_string(d) + " measured");
-        panels[0].rowLabels.push_back("predicted");
+    // Both timelines start at the iteration's start: matched for the tooltips, never shifted.
+    OverlayReport matched;
+    try {
+        matched = compareTimelines(run.predicted, run.measured);
+    } catch (const Error&) {
+        matched = OverlayReport{}; // other ops: each box says its own side
     }
+    matched.alignOffset = 0;
+    const ComparedRows rows = compareRows(run.predicted, run.measured, matched);
+    std::array<ChartPanel, 1> panels;
+    panels[0].timeline = &rows.timeline;
+    panels[0].compared = &rows;
+    panels[0].title = name;
+    panels[0].subtitle = "predicted (" + std::string(runtimeModelName(RuntimeModel::TorchGloo)) + " fit) " +
+                         keyFigures(run.predicted) + " \u00b7 measured " + keyFigures(run.measured);
     return layoutGantt(panels, layoutOptions(settings, widthPt));
 }
 

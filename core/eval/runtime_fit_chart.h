@@ -1,7 +1,8 @@
 #pragma once
-// The figure of a fidelity check: a measured torch run above its prediction by the runtime fit,
-// on one time axis, in core's chart layout (so it exports to SVG, TikZ, PDF and PNG like every
-// other chart). docs/fidelity.md.
+// The figure of a fidelity check: a measured torch run under its prediction by the runtime fit,
+// each device's measured row under its predicted row (core's paired rows, layout/compared_rows.h,
+// as every front end draws a measurement with its prediction), in core's chart layout (so it
+// exports to SVG, TikZ, PDF and PNG like every other chart). docs/fidelity.md.
 
 #include "eval/chart_composition.h"
 #include "eval/runtime_fit.h"
@@ -11,13 +12,11 @@
 
 namespace stagecraft {
 
-/// One timeline whose rows are the run's devices in pairs: device d measured (row 2d), then its
-/// prediction (row 2d + 1); transfers keep their pairs' rows.
-Timeline interleaveRows(const RunTimelines& run);
-
-/// The figure: each device's measured row directly above its predicted row, on one time axis,
-/// titled `name` with both runs' key figures; rows "D0 measured", "predicted", "D1 measured" ...
-/// Throws ValidationError from the layout (bad width or palette).
+/// The figure: each device's measured row directly under its predicted row, on one time axis and
+/// from one origin (the iteration's start), titled `name` with both runs' key figures; rows
+/// "D0 predicted", "measured", "D1 predicted" ... Ops are matched for the tooltips when the two
+/// timelines hold the same ops; otherwise each box names its own side only. Throws
+/// ValidationError from the layout (bad width or palette).
 Scene buildRunComparisonScene(const RunTimelines& run, const std::string& name, const ChartSettings& settings,
                               double widthPt);
 

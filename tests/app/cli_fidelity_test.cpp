@@ -76,11 +76,13 @@ TEST_CASE("fidelity writes a fit file, predicts from it, and draws the run above
     std::ifstream in(svg);
     const std::string drawn((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     CHECK(drawn.find("<svg") != std::string::npos);
-    // Each device's measured row above its predicted row, titled with the run.
+    // Each device's measured row under its predicted row, titled with the run.
     CHECK(drawn.find(">Interleaved1F1B_pp2_m4<") != std::string::npos);
-    CHECK(drawn.find(">D0 measured<") != std::string::npos);
-    CHECK(drawn.find(">D1 measured<") != std::string::npos);
-    CHECK(drawn.find(">predicted<") != std::string::npos);
+    CHECK(drawn.find(">D0 predicted<") != std::string::npos);
+    CHECK(drawn.find(">D1 predicted<") != std::string::npos);
+    CHECK(drawn.find(">measured<") != std::string::npos);
+    CHECK(drawn.find(">D0 predicted<") < drawn.find(">measured<"));
+    CHECK(drawn.find(", measured\nmeasured: starts ") != std::string::npos); // the hover text
     CHECK(drawn.find("predicted (torch-gloo fit)") != std::string::npos);
 
     // The predicted schedules stacked, as torch would run them on the fitted machine.

@@ -310,25 +310,43 @@ TEST_CASE("a fit file reads back to the same fit and refuses bad fields by name"
     CHECK(parseRuntimeFitJson(older, "fit.json").costs.cores == 0);
 }
 
-TEST_CASE("the comparison figure puts each device's measured row above its predicted row",
+TEST_CASE("the comparison figure puts each device's measured row under its predicted row",
           "[runtime_fit][chart]") {
     RunTimelines run;
-    run.measured.shape.devices = run.predicted.shape.devices = 2;
+    run.predicted.shape.devices = 2;
+    run.predicted.shape.stagesPerPipe = 2;
+    run.predicted.shape.microbatches = 1;
+    run.measured.shape = run.predicted.shape;
     TimelineEvent e;
     e.device = 1;
+    e.op.stage = 1;
     e.start = 0;
     e.end = 5;
     run.measured.events.push_back(e);
     e.end = 6;
     run.predicted.events.push_back(e);
-    const Timeline rows = interleaveRows(run);
-    CHECK(rows.shape.devices == 4);
-    REQUIRE(rows.events.size() == 2);
-    CHECK(rows.events[0].device == 2); // device 1 measured
-    CHECK(rows.events[0].end == 5);
-    CHECK(rows.events[1].device == 3); // device 1 predicted
     const Scene scene = buildRunComparisonScene(run, "run", ChartSettings{}, 500);
-    int labels = 0;
-    for (const SceneText& t : scene.texts) labels += t.text == "D1 measured" || t.text == "predicted";
-    CHECK(labels == 3); // "D1 measured" and both "predicted" rows
+    // Rows "D0 predicted", "measured", "D1 predicted", "measured" from the top.
+    std::vector<const SceneText*> labels;
+    for (const SceneText& t : scene.texts)
+        if (t.text == "D0 predicted" || t.text == "D1 predicted" || t.text == "measured")
+            labels.push_back(&t);
+    REQUIRE(labels.size() == 4);
+    std::sort(labels.begin(), labels.end(),
+              [](const SceneText* a, const SceneText* b) { return a->y < b->y; });
+    CHECK(labels[0]->text == "D0 predicted");
+    CHECK(labels[1]->text == "measured");
+    CHECK(labels[2]->text == "D1 predicted");
+    CHECK(labels[3]->text == "measured");
+    // Device 1's two ops: the predicted bar (6 long) in its predicted row, the measured one (5
+    // long, same start: never shifted) right under it, each saying both sides.
+    std::vector<const SceneRect*> bars;
+    for (const SceneRect& r : scene.rects)
+        if (r.role == RectRole::Op && r.event >= 0) bars.push_back(&r);
+    REQUIRE(bars.size() == 2);
+    CHECK(bars[0]->y < bars[1]->y);
+    CHECK(bars[0]->x == bars[1]->x);
+    CHECK(bars[1]->w < bars[0]->w);
+    CHECK(bars[1]->tooltip.find("1F0 on D1, measured\nmeasured: starts 0") == 0);
+    CHECK(bars[1]->tooltip.find("\ndifference: starts +0") != std::string::npos);
 }
