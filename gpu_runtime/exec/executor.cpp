@@ -46,6 +46,14 @@ Executor::Executor(const RunPlan& plan, const RankPlan& rankPlan, DeviceLayer& l
     }
     m_requests.assign(m_rank.steps.size(), -1);
     m_gradientOf.assign(m_rank.steps.size(), -1);
+    for (const std::int32_t r : m_rank.receivesInOrder) {
+        const int peer = m_rank.steps[std::size_t(r)].instr.peer;
+        const auto at = std::size_t(std::lower_bound(m_rank.peers.begin(), m_rank.peers.end(), peer) -
+                                    m_rank.peers.begin());
+        if (m_receivesByPeer.size() <= at) m_receivesByPeer.resize(at + 1);
+        m_receivesByPeer[at].push_back(r);
+    }
+    m_nextReceive.assign(m_receivesByPeer.size(), 0);
     m_slotOwner.assign(std::size_t(m_rank.slots), -1);
     m_slotUsers.resize(std::size_t(m_rank.slots));
     // Reserved once: an iteration records into these without allocating.
@@ -111,7 +119,7 @@ RankIteration Executor::run(int iteration, Clock::duration timeout) {
     for (auto& users : m_slotUsers) users.clear();
     std::fill(m_gradientUser.begin(), m_gradientUser.end(), -1);
     m_nextGradient = 0;
-    m_nextReceive = 0;
+    std::fill(m_nextReceive.begin(), m_nextReceive.end(), 0);
     m_nextSend = 0;
     m_deviceDone = 0;
     m_stuck = -1;
@@ -214,15 +222,17 @@ void Executor::postSends(std::size_t index) {
 }
 
 void Executor::postReceives(std::size_t index, Clock::time_point deadline, bool through) {
-    const std::vector<std::int32_t>& receives = m_rank.receivesInOrder;
-    while (m_nextReceive < receives.size()) {
-        const auto r = std::size_t(receives[m_nextReceive]);
-        const Step& s = m_rank.steps[r];
-        const bool due = through && r <= index;
-        if (!due && (!m_options.earlyPosts || std::size_t(s.postFrom) > index)) return;
-        if (!takeSlot(s, deadline, due)) return;
-        postReceive(r);
-        ++m_nextReceive;
+    const int peer = through ? m_rank.steps[index].instr.peer : -1;
+    for (std::size_t p = 0; p < m_receivesByPeer.size(); ++p) {
+        const std::vector<std::int32_t>& receives = m_receivesByPeer[p];
+        for (std::size_t& next = m_nextReceive[p]; next < receives.size(); ++next) {
+            const auto r = std::size_t(receives[next]);
+            const Step& s = m_rank.steps[r];
+            const bool due = s.instr.peer == peer && r <= index; // this receive and the ones before it
+            if (!due && (!m_options.earlyPosts || std::size_t(s.postFrom) > index)) break;
+            if (!takeSlot(s, deadline, due)) break;
+            postReceive(r);
+        }
     }
 }
 
