@@ -94,7 +94,7 @@ measured sleep-2-mpi 2 "host-staged transport" --project $TINY --schedule 1f1b "
 
 # The model workload: cuBLAS GEMMs, every schedule's dependencies and causality in measured time.
 for s in 1f1b zb-h1 interleaved zb-v; do
-  measured model-4-$s 4 "receives off the compute stream (4)" --project $TINY --schedule $s --iterations 3 -- \
+  measured model-4-$s 4 "receives off compute (4), group starts" --project $TINY --schedule $s --iterations 3 -- \
     --project $TINY --schedule $s --backend $BACKEND --workload model --warmup 1 --iterations 3
 done
 measured model-dp2 4 "data parallelism (pp 2 x dp 2)" --project $TINY --schedule 1f1b "${P2[@]}" --set parallel.dp=2 \

@@ -340,8 +340,26 @@ void CudaLayer::beginGroup() {
     m_comm->beginGroup();
 }
 
+// A grouped transfer starts when NCCL launches the group, which waits for every stream in it: a
+// receive's idle stream alone would stamp its start at the post, before the send it is grouped
+// with could go. Each stream of the group waits for the others' places, then records its start.
+void CudaLayer::recordGroupStarts() {
+    std::vector<cudaStream_t> streams;
+    for (const GroupStart& g : m_groupStarts)
+        if (std::find(streams.begin(), streams.end(), g.stream) == streams.end()) streams.push_back(g.stream);
+    while (m_groupMarks.size() < streams.size()) m_groupMarks.push_back(makeSyncEvent());
+    for (std::size_t i = 0; i < streams.size(); ++i)
+        SC_CUDA_CHECK(cudaEventRecord(m_groupMarks[i].get(), streams[i]));
+    for (std::size_t t = 0; t < streams.size(); ++t)
+        for (std::size_t i = 0; i < streams.size(); ++i)
+            if (i != t) SC_CUDA_CHECK(cudaStreamWaitEvent(streams[t], m_groupMarks[i].get(), 0));
+    for (const GroupStart& g : m_groupStarts) SC_CUDA_CHECK(cudaEventRecord(g.start, g.stream));
+    m_groupStarts.clear();
+}
+
 void CudaLayer::endGroup() {
     enter("endGroup");
+    if (!m_groupStarts.empty()) recordGroupStarts();
     m_comm->endGroup();
     if (!m_releaseLater.empty()) releaseReady();
 }
@@ -359,7 +377,10 @@ Request CudaLayer::post(CommOp op, const Operand& data) {
     }
     m_buffers->useOn(data.buffer, stream); // the fill and the last compute on the buffer come first
     const RecordStamps::Events events = m_stamps.take(op.record, op.label);
-    SC_CUDA_CHECK(cudaEventRecord(events.start, stream));
+    if (m_comm->groupOpen())
+        m_groupStarts.push_back({stream, events.start});
+    else
+        SC_CUDA_CHECK(cudaEventRecord(events.start, stream));
     op.end = events.end;
     const auto request = Request(m_requests.size());
     if (op.record >= 0 && std::size_t(op.record) < m_requestOf.size())

@@ -76,6 +76,7 @@ class CudaLayer final : public DeviceLayer {
     Request post(CommOp op, const Operand& data);
     void waitFor(Request request, Clock::time_point deadline, const std::string& what);
     void enqueueCompute(const ComputeWork& work);
+    void recordGroupStarts();
     void warmKernels();
     std::vector<cudaStream_t> allStreams() const;
     std::string pendingWork();
@@ -103,6 +104,14 @@ class CudaLayer final : public DeviceLayer {
     std::vector<ComputeRecord> m_computes;
     std::vector<Buffer> m_releaseLater;    // released while a request on them may still add device work
     std::vector<std::int32_t> m_requestOf; // [record]: this iteration's request, -1 none
+    /// Start events of the open group's transfers: recorded at endGroup, once every stream of the
+    /// group has reached its place, because NCCL launches the group as one after all of them.
+    struct GroupStart {
+        cudaStream_t stream;
+        cudaEvent_t start;
+    };
+    std::vector<GroupStart> m_groupStarts;
+    std::vector<EventHandle> m_groupMarks; // one per stream of a group, reused
     std::uint64_t m_allocations = 0;
     bool m_setupDone = false;
     bool m_aborted = false;
