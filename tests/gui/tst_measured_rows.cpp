@@ -119,6 +119,16 @@ class TestMeasuredRows : public QObject {
         QCOMPARE(checked, computeOps);
         QVERIFY(checked >= 64); // F and B of 2 x 2 stages and 8 micro-batches
 
+        // Idle causes are the schedule's: they stay on the predicted rows.
+        std::size_t gaps = 0;
+        for (const IdleInterval& iv : view->idleGaps(panel)) {
+            const QRectF r = view->idleRect(panel, iv);
+            if (r.isNull()) continue;
+            QCOMPARE(r.y(), view->frame().rows[std::size_t(fp.firstRow + 2 * iv.device)].y);
+            ++gaps;
+        }
+        QVERIFY(gaps > 0);
+
         // Hovering a measured box: its op's one name, both sides and the difference.
         std::size_t slowest = 0;
         double worst = -1;
