@@ -12,7 +12,8 @@ ComparedRows compareRows(const Timeline& predicted, const Timeline& measured, co
     rows.predicted = &predicted;
     rows.measured = &measured;
     rows.alignOffset = std::isfinite(overlay.alignOffset) ? overlay.alignOffset : 0.0;
-    const int devices = std::max(0, predicted.shape.devices);
+    // Shapes read from files may say anything: twice the rows must stay an int.
+    const int devices = std::clamp(predicted.shape.devices, 0, 1 << 20);
     rows.timeline.shape = predicted.shape;
     rows.timeline.shape.devices = 2 * devices;
     rows.timeline.origin = predicted.origin;
@@ -28,14 +29,14 @@ ComparedRows compareRows(const Timeline& predicted, const Timeline& measured, co
     for (TimelineEvent e : predicted.events) {
         // Events the chart would not draw keep their place (and index) but stay off every row.
         e.device = e.device >= 0 && e.device < devices ? ComparedRows::predictedRow(e.device) : -1;
-        if (e.peer >= 0) e.peer = ComparedRows::predictedRow(e.peer);
+        e.peer = e.peer >= 0 && e.peer < devices ? ComparedRows::predictedRow(e.peer) : -1;
         rows.timeline.events.push_back(e);
     }
     for (TimelineEvent e : measured.events) {
         const bool drawable = e.device >= 0 && e.device < devices && std::isfinite(e.start) &&
                               std::isfinite(e.end) && e.end >= e.start;
         e.device = drawable ? ComparedRows::measuredRow(e.device) : -1;
-        if (e.peer >= 0) e.peer = ComparedRows::measuredRow(e.peer);
+        e.peer = e.peer >= 0 && e.peer < devices ? ComparedRows::measuredRow(e.peer) : -1;
         e.start -= rows.alignOffset;
         e.end -= rows.alignOffset;
         rows.timeline.events.push_back(e);

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <limits>
 #include <map>
 
 using namespace stagecraft;
@@ -87,6 +88,24 @@ TEST_CASE("paired rows: predicted events keep their indices on even rows, measur
     for (std::size_t k = 0; k < p.predicted.events.size(); ++k) CHECK(rows.measuredOf[k] == std::int32_t(k));
     CHECK(rows.predictedOf.back() == -1);
     CHECK(rows.rowLabels == std::vector<std::string>{"D0 predicted", "measured", "D1 predicted", "measured"});
+    CHECK(rows.timeline.events.back().peer == 3); // the send to device 1 goes to its measured row
+}
+
+TEST_CASE("paired rows leave off what names no row of the prediction", "[compared_rows]") {
+    Pair p = pair();
+    p.measured.events.back().peer = 1 << 30; // a peer the run does not have
+    TimelineEvent stray = p.measured.events.front();
+    stray.device = 7;
+    p.measured.events.push_back(stray);
+    stray.device = 0;
+    stray.end = std::numeric_limits<double>::quiet_NaN();
+    p.measured.events.push_back(stray);
+    const ComparedRows rows = compareRows(p.predicted, p.measured, p.overlay);
+    const std::size_t n = rows.timeline.events.size();
+    CHECK(rows.timeline.events[n - 3].peer == -1);
+    CHECK(rows.timeline.events[n - 2].device == -1); // device 7 of a 2-device run
+    CHECK(rows.timeline.events[n - 1].device == -1); // no end
+    CHECK(rows.predictedOf.size() == p.measured.events.size());
 }
 
 TEST_CASE("paired rows' hover text names the op, both sides and the difference", "[compared_rows]") {
