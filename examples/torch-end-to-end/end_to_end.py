@@ -25,10 +25,13 @@ ones in examples/torch-end-to-end/recorded are what this script wrote).
 """
 
 import argparse
+import glob
 import json
+import lzma
 import os
 import socket
 import sys
+import tempfile
 
 import stagecraft as sc
 
@@ -120,6 +123,19 @@ def stages_of_ranks(schedule):
     return [sorted(r) for r in ranks]
 
 
+def unpacked(folder):
+    """`folder`, or a temporary copy of it with its `*.json.xz` traces decompressed (the committed
+    recording is packed with xz -9; the readers take plain JSON)."""
+    packed = glob.glob(os.path.join(folder, "*.json.xz"))
+    if not packed:
+        return folder
+    scratch = tempfile.mkdtemp(prefix="stagecraft-end-to-end-")
+    for path in packed:
+        with lzma.open(path) as source, open(os.path.join(scratch, os.path.basename(path)[:-3]), "wb") as target:
+            target.write(source.read())
+    return scratch
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("out_dir", nargs="?", help="where the traces, the CSV and the report go")
@@ -127,6 +143,7 @@ def main():
     args = parser.parse_args()
     out_dir = os.path.abspath(args.recorded or args.out_dir or "end-to-end")
     os.makedirs(out_dir, exist_ok=True)
+    traces = unpacked(out_dir) if args.recorded else out_dir
     reference = f"{REFERENCE}_pp{WORLD}_m{MICROBATCHES}"
     chosen = f"{CHOSEN}_pp{WORLD}_m{MICROBATCHES}"
     report = {}
@@ -136,7 +153,7 @@ def main():
         record(out_dir, reference, [[r, r + WORLD] for r in range(WORLD)], cls=REFERENCE)
 
     # Step 2: fit, then predict every candidate as torch would run it on this machine.
-    fit = sc.fit_torch_run([os.path.join(out_dir, reference)])
+    fit = sc.fit_torch_run([os.path.join(traces, reference)])
     report["fit"] = {"run": reference, "residual": {k: v for k, v in fit.residual.items() if k != "ranks"},
                      "shared_processors": fit.shared_processors, "notes": fit.notes}
     print(f"fitted on {reference}: residual makespan {100 * fit.residual['makespan_error']:+.1f} %, "
@@ -163,14 +180,14 @@ def main():
         record(out_dir, chosen, stages_of_ranks(order), csv=csv_path)
 
     # Step 5: the prediction of step 2 against the run the fit never saw.
-    check = fit.check([os.path.join(out_dir, chosen)])
+    check = fit.check([os.path.join(traces, chosen)])
     predicted = next(p for p in predictions if p["schedule"] == CHOSEN)
     report["check"] = {"run": chosen, **{k: v for k, v in check.items() if k != "ranks"},
                        "predicted_before_the_run_ms": predicted["makespan"] / 1000}
     print(f"{CHOSEN} as torch ran it: {check['measured_makespan'] / 1000:.2f} ms, predicted before the run "
           f"{predicted['makespan'] / 1000:.2f} ms ({100 * (predicted['makespan'] / check['measured_makespan'] - 1):+.1f} %); "
           f"bubble {100 * check['measured_bubble']:.1f} % measured, {100 * predicted['bubble']:.1f} % predicted")
-    with open(os.path.join(out_dir, "report.json"), "w") as f:
+    with open(os.path.join(out_dir if not args.recorded else traces, "report.json"), "w") as f:
         json.dump(report, f, indent=1)
         f.write("\n")
     return 0

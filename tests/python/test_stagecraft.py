@@ -234,6 +234,16 @@ class Fidelity(unittest.TestCase):
         self.assertEqual(caught.exception.id, "calibrate.trace")
 
 
+class TorchExample(unittest.TestCase):
+    """examples/torch-end-to-end: the order torch ran is the one Stagecraft generates."""
+
+    def test_the_recorded_csv_is_stagecraft_s_order(self):
+        here = os.path.dirname(os.path.abspath(__file__))
+        recorded = os.path.join(here, "..", "..", "examples", "torch-end-to-end", "recorded")
+        with open(os.path.join(recorded, "v-1f1b.csv")) as f:
+            self.assertEqual(f.read(), sc.generate("v-1f1b", 2, 8).to_torch_csv())
+
+
 class Lowering(unittest.TestCase):
     def test_programs_are_deadlock_free_and_torch_writes_the_same_comms(self):
         s = sc.generate("1f1b", 4, 8)
