@@ -1,0 +1,264 @@
+"""The stagecraft Python module against closed forms, the CLI and its own files.
+
+Run by CTest (python_module) with the module built in <build>/python on PYTHONPATH and the CLI in
+STAGECRAFT_CLI; the checks hold the module to what core computes, never to numbers of its own.
+"""
+
+import json
+import os
+import subprocess
+import tempfile
+import threading
+import unittest
+
+import numpy as np
+
+import stagecraft as sc
+
+
+def unit_project(**overrides):
+    """The default project under the papers' unit costs (F = B = W = 1 per stage)."""
+    settings = {"costs.mode": "unit", "parallel.pp": 4, "parallel.microbatches": 8}
+    settings.update(overrides)
+    return sc.Project().with_overrides(settings)
+
+
+class Registry(unittest.TestCase):
+    def test_every_registered_schedule_is_listed_with_its_rules(self):
+        infos = sc.schedules()
+        names = [i["name"] for i in infos]
+        for name in ("gpipe", "1f1b", "interleaved", "zb-h1", "zb-v", "dualpipev", "hanayo"):
+            self.assertIn(name, names)
+        interleaved = infos[names.index("interleaved")]
+        self.assertEqual([p["name"] for p in interleaved["params"]], ["pp", "microbatches", "chunks"])
+        self.assertEqual(interleaved["params"][2]["min"], 2)
+
+    def test_a_broken_rule_names_the_field_and_the_rule(self):
+        with self.assertRaises(sc.ValidationError) as caught:
+            sc.generate("chimera", 3, 8)
+        self.assertEqual(caught.exception.id, "generator.constraint")
+        self.assertEqual(caught.exception.field, "parallel.pp")
+        self.assertIn("even", caught.exception.message)
+        with self.assertRaises(sc.Error) as unknown:
+            sc.generate("zb-x", 4, 8)
+        self.assertEqual(unknown.exception.id, "schedule.unknown")
+
+
+class Schedules(unittest.TestCase):
+    def test_ops_come_out_in_device_order(self):
+        s = sc.generate("1f1b", 4, 8)
+        sc.validate(s)
+        self.assertEqual((s.devices, s.stages_per_pipe, s.op_count), (4, 4, 64))
+        ops = s.ops()
+        self.assertEqual(len(ops["kind"]), 64)
+        # Device 0 of 1F1B: three warm-up forwards, then F3, B0 (p - r - 1 = 3).
+        first = ops["device"] == 0
+        self.assertEqual(list(ops["kind"][first][:5]), [0, 0, 0, 0, 1])
+        self.assertEqual(list(ops["mb"][first][:5]), [0, 1, 2, 3, 0])
+        self.assertEqual(sc.OP_KINDS[1], "B")
+        # The one op name of every front end: torch's action strings.
+        self.assertEqual(s.op_names()[:5], ["0F0", "0F1", "0F2", "0F3", "0B0"])
+        self.assertEqual(sc.generate("zb-h1", 2, 2).op_names()[:4], ["0F0", "0F1", "0I0", "0W0"])
+        self.assertEqual(s.placement[0][3], (3, 0))
+
+    def test_torch_csv_and_json_read_back_to_the_same_order(self):
+        s = sc.generate("interleaved", 4, 8, chunks=2)
+        from_csv = sc.parse_torch_csv(s.to_torch_csv(), "rt.csv")
+        self.assertEqual(from_csv.placement, s.placement)
+        self.assertTrue(np.array_equal(from_csv.ops()["stage"], s.ops()["stage"]))
+        self.assertEqual(sc.parse_schedule_json(s.to_json(), "rt.json"), s)
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "order.csv")
+            sc.write_schedule(s, path)
+            self.assertTrue(np.array_equal(sc.read_schedule(path).ops()["mb"], s.ops()["mb"]))
+
+    def test_malformed_csv_is_refused_with_its_line_and_column(self):
+        with self.assertRaises(sc.ParseError) as caught:
+            sc.parse_torch_csv("0F0,0B0\n1F0,x\n", "bad.csv")
+        self.assertEqual((caught.exception.source, caught.exception.line, caught.exception.column), ("bad.csv", 2, 2))
+
+
+class Simulation(unittest.TestCase):
+    def test_unit_costs_give_the_papers_makespans(self):
+        # ZB-H1 at p = 4, m = 8: 27 units, bubble (p - 1) / 27 per device = 1/9; 1F1B: 33.
+        zb = sc.simulate(unit_project(), "zb-h1")
+        self.assertTrue(zb.unitless)
+        self.assertEqual(zb.makespan, 27)
+        self.assertAlmostEqual(zb.bubble, 1 / 9)
+        self.assertEqual(sc.simulate(unit_project(), "1f1b").makespan, 33)
+        self.assertIsNone(zb.mfu)  # no FLOPs in unit mode
+        self.assertTrue(np.array_equal(zb.peak_memory, np.array([4.0, 4.0, 4.0, 4.0])))
+
+    def test_op_times_idle_causes_and_memory_hold_together(self):
+        sim = sc.simulate(unit_project(), "zb-h1")
+        ops = sim.ops()
+        # F, B and W of 4 stages x 8 micro-batches, then the iteration tail: an optimizer step per
+        # stage on the compute lane and a gradient sync per stage on the communication lane (free
+        # under unit costs, which have no transfers either).
+        self.assertEqual(np.count_nonzero(ops["kind"] < 3), 4 * 8 * 3)
+        self.assertEqual(list(np.unique(ops["kind"][ops["kind"] >= 3])), [4])
+        self.assertEqual(np.count_nonzero(ops["kind"] == 4), 4)
+        self.assertEqual(list(sim.transfers()["kind"]), [3, 3, 3, 3])
+        compute = ops["kind"] < 3
+        self.assertTrue(np.all(ops["end"][compute] > ops["start"][compute]))
+        self.assertEqual(ops["end"].max(), sim.makespan)
+        for d, device in enumerate(sim.devices()):
+            busy = (ops["end"] - ops["start"])[ops["device"] == d].sum()
+            self.assertAlmostEqual(device["busy"], busy)
+            causes = device["warmup"] + device["cooldown"] + device["communication"] + sum(device["waiting_on"]) + device["other"]
+            self.assertAlmostEqual(device["idle"], causes)
+            times, level = sim.memory_curve(d)
+            self.assertEqual(level.max(), sim.peak_memory[d])
+            self.assertTrue(np.all(np.diff(times) >= 0))
+        with self.assertRaises(IndexError):
+            sim.memory_curve(4)
+
+    def test_the_same_prediction_as_the_cli(self):
+        cli = os.environ.get("STAGECRAFT_CLI")
+        if not cli:
+            self.skipTest("STAGECRAFT_CLI is not set")
+        sets = ["parallel.pp=4", "parallel.microbatches=16", "parallel.chunks=2"]
+        project = sc.Project().with_overrides(dict(s.split("=") for s in sets))
+        args = [cli, "simulate", "-s", "interleaved", "--json"]
+        for s in sets:
+            args += ["--set", s]
+        report = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)[0]
+        sim = sc.simulate(project, "interleaved")
+        self.assertAlmostEqual(sim.iteration, report["iteration_us"], places=6)
+        self.assertAlmostEqual(sim.bubble, report["bubble_ratio"], places=12)
+        self.assertAlmostEqual(sim.mfu, report["mfu"], places=12)
+
+    def test_a_schedule_object_runs_on_its_own_shape(self):
+        order = sc.generate("zb-h1", 2, 4)
+        sim = sc.simulate(unit_project(), order)
+        self.assertEqual(sim.schedule.devices, 2)
+        self.assertEqual(sim.makespan, sc.simulate(unit_project(**{"parallel.pp": 2, "parallel.microbatches": 4}), "zb-h1").makespan)
+
+    def test_a_refused_schedule_raises_its_refusal(self):
+        # zb-h2 needs m >= 2p.
+        with self.assertRaises(sc.ValidationError) as caught:
+            sc.simulate(unit_project(**{"parallel.microbatches": 4}), "zb-h2")
+        self.assertEqual(caught.exception.field, "parallel.microbatches")
+
+    def test_simulations_run_in_threads_without_the_lock(self):
+        # Long calls release the GIL: two threads each simulate a large schedule.
+        project = unit_project(**{"parallel.pp": 16, "parallel.microbatches": 2048, "model.layers": 32})
+        results, errors = [], []
+
+        def run():
+            try:
+                results.append(sc.simulate(project, "1f1b").makespan)
+            except sc.Error as e:  # pragma: no cover - reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=run) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+        self.assertEqual(results, [results[0]] * 2)
+        self.assertEqual(results[0], 2 * 2048 + 3 * 15 + 2048)  # (m + p - 1)(F + B) with B = 2
+
+
+class Projects(unittest.TestCase):
+    def test_fields_read_and_set_as_set_takes_them(self):
+        p = sc.Project()
+        p.set("parallel.pp", 8)
+        p.set("costs.mode", "unit")
+        p.set("schedules", ["1f1b", "zb-v"])
+        self.assertEqual(p.get("parallel.pp"), 8)
+        self.assertEqual(p.get("costs.mode"), "unit")
+        self.assertEqual(p.schedules, ["1f1b", "zb-v"])
+        with self.assertRaises(sc.ValidationError) as caught:
+            p.set("parallel.pp", 0)
+        self.assertEqual((caught.exception.id, caught.exception.field), ("project.field", "parallel.pp"))
+        with self.assertRaises(sc.Error) as unknown:
+            p.get("parallel.nope")
+        self.assertEqual(unknown.exception.id, "project.key")
+        self.assertIn("parallel.pp", [f["field"] for f in sc.project_fields()])
+
+    def test_a_project_file_round_trips(self):
+        p = unit_project(**{"model.layers": 32})
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "p.stagecraft.json")
+            p.save(path)
+            self.assertEqual(sc.Project.load(path), p)
+        self.assertEqual(sc.Project.from_json(p.to_json()), p)
+        with self.assertRaises(sc.ParseError) as caught:
+            sc.Project.from_json('{"stagecraft": 2,\n "model": [}', "bad.json")
+        self.assertEqual(caught.exception.line, 2)
+
+
+class Fidelity(unittest.TestCase):
+    """The runtime fit on real torch runs (tests/data/torch-runs, unpacked by CMake)."""
+
+    def setUp(self):
+        self.runs = os.environ.get("STAGECRAFT_TORCH_RUNS")
+        if not self.runs:
+            self.skipTest("STAGECRAFT_TORCH_RUNS is not set")
+        self.set = os.path.join(self.runs, "pp2_h1024")
+
+    def run_of(self, cls):
+        return [os.path.join(self.set, cls + "_pp2_v2_m8_h1024")]
+
+    def test_a_fit_predicts_another_run_as_the_cli_does(self):
+        fit = sc.fit_torch_run(self.run_of("ZBVZeroBubble"))
+        self.assertEqual((fit.ranks, fit.microbatches, fit.iterations), (2, 8, 8))
+        self.assertEqual(len(fit.stages), 4)
+        self.assertIsNotNone(fit.stages[1]["i"])
+        self.assertLess(abs(fit.residual["makespan_error"]), 0.15)
+        check = fit.check(self.run_of("Interleaved1F1B"))
+        self.assertEqual(check["matched_ops"], 64)
+        cli = os.environ.get("STAGECRAFT_CLI")
+        if cli:
+            args = [cli, "fidelity", "--fit", self.run_of("ZBVZeroBubble")[0], "--check", self.run_of("Interleaved1F1B")[0], "--json"]
+            report = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+            self.assertAlmostEqual(report["residual"]["makespan_error"], fit.residual["makespan_error"], places=12)
+            self.assertAlmostEqual(report["checks"][0]["makespan_error"], check["makespan_error"], places=12)
+
+    def test_calibrate_once_choose_a_schedule(self):
+        fit = sc.fit_torch_run(self.run_of("ZBVZeroBubble"))
+        predictions = {p["schedule"]: p for p in fit.predict(["1f1b", "zb-v", "chimera"], pp=2, microbatches=8)}
+        self.assertEqual(predictions["1f1b"]["runtime"], "1f1b-loop")
+        self.assertLess(predictions["zb-v"]["makespan"], predictions["1f1b"]["makespan"])
+        self.assertIsNone(predictions["chimera"]["makespan"])
+        self.assertIn("lower.torch", predictions["chimera"]["refusal"])
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "zbv.fit.json")
+            fit.save(path)
+            again = sc.load_fit(path)
+            self.assertEqual(again.predict(["zb-v"], 2, 8)[0]["makespan"], predictions["zb-v"]["makespan"])
+        with self.assertRaises(sc.Error) as caught:
+            sc.fit_torch_run([os.path.join(self.set, "GPipe_pp2_v1_m8_h1024")])  # no SEND/RECV to fit
+        self.assertEqual(caught.exception.id, "calibrate.trace")
+
+
+class TorchExample(unittest.TestCase):
+    """examples/torch-end-to-end: the order torch ran is the one Stagecraft generates."""
+
+    def test_the_recorded_csv_is_stagecraft_s_order(self):
+        here = os.path.dirname(os.path.abspath(__file__))
+        recorded = os.path.join(here, "..", "..", "examples", "torch-end-to-end", "recorded")  # python/tests -> root
+        with open(os.path.join(recorded, "v-1f1b.csv")) as f:
+            self.assertEqual(f.read(), sc.generate("v-1f1b", 2, 8).to_torch_csv())
+
+
+class Lowering(unittest.TestCase):
+    def test_programs_are_deadlock_free_and_torch_writes_the_same_comms(self):
+        s = sc.generate("1f1b", 4, 8)
+        lowered = sc.lower(s)
+        self.assertEqual(lowered.ranks, 4)
+        self.assertEqual(lowered.peak_buffers, [4, 3, 2, 1])
+        lowered.check_deadlock_free("nccl")
+        lowered.check_deadlock_free("mpi")
+        self.assertTrue(lowered.program(0)[0].startswith("F s0 mb0"))
+        torch_like = sc.lower(s, like="torch").to_torch_comms_csv().splitlines()
+        self.assertEqual(len(torch_like), 4)
+        self.assertTrue(torch_like[0].startswith("0UNSHARD,0F0,0SEND_F0"))
+        with self.assertRaises(ValueError):
+            sc.lower(s, like="megatron")
+
+
+if __name__ == "__main__":
+    unittest.main()
