@@ -57,14 +57,14 @@ Schedule hanayo(const ScheduleParams& params) {
         int e = 0;                    // up-going backwards issued
         for (int j = 0; j < d; ++j) F(ids[0], j);
         auto nextUpBackward = [&] {
-            B(ids[std::size_t(chunks - 1 - 2 * (e / m))], e % m);
+            B(ids[std::size_t(chunks - 1) - 2 * std::size_t(e / m)], e % m);
             ++e;
         };
         for (int w = 0; w < waves; ++w)
             for (int j = 0; j < m; ++j) {
-                F(ids[std::size_t(2 * w + 1)], j);
+                F(ids[2 * std::size_t(w) + 1], j);
                 if (d < perLeg) {
-                    F(ids[std::size_t(2 * (d / m))], d % m);
+                    F(ids[2 * std::size_t(d / m)], d % m);
                     ++d;
                 } else {
                     nextUpBackward();
@@ -72,7 +72,7 @@ Schedule hanayo(const ScheduleParams& params) {
             }
         for (int w = 0; w < waves; ++w)
             for (int j = 0; j < m; ++j) {
-                B(ids[std::size_t(chunks - 2 - 2 * w)], j);
+                B(ids[std::size_t(chunks - 2) - 2 * std::size_t(w)], j);
                 if (e < perLeg) nextUpBackward();
             }
     }

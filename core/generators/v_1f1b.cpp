@@ -108,7 +108,7 @@ Grid repeatedPattern(int p, int m) {
                 if (symbol == 'B' || symbol == 'b') {
                     const char weight = symbol == 'B' ? 'W' : 'w';
                     for (int k = 0; k < kPeriod; ++k)
-                        if (row[std::size_t(index + k)] == weight) {
+                        if (row[std::size_t(index) + std::size_t(k)] == weight) {
                             clearRepeats(grid, r, index + k - kPeriod, -1);
                             clearRepeats(grid, r, index + k + kPeriod * m, +1);
                             break;

@@ -26,24 +26,26 @@ void bindErrors(py::module_& m) {
                   ".message the text naming the value and the rule.";
     parseError.doc() = "Malformed input text: .source, .line and .column (1-based, 0 when unknown).";
     validationError.doc() = "Well-formed input that breaks a rule: .field is the field or location.";
-    py::register_exception_translator([](std::exception_ptr thrown) {
-        if (!thrown) return;
-        try {
-            std::rethrow_exception(thrown);
-        } catch (const ParseError& e) {
-            py::object value = exceptionFor(parseError, e);
-            value.attr("source") = e.source();
-            value.attr("line") = e.line();
-            value.attr("column") = e.column();
-            PyErr_SetObject(parseError.ptr(), value.ptr());
-        } catch (const ValidationError& e) {
-            py::object value = exceptionFor(validationError, e);
-            value.attr("field") = e.field();
-            PyErr_SetObject(validationError.ptr(), value.ptr());
-        } catch (const Error& e) {
-            PyErr_SetObject(error.ptr(), exceptionFor(error, e).ptr());
-        }
-    });
+    // pybind11 calls a translator with the exception_ptr by value.
+    py::register_exception_translator(
+        [](std::exception_ptr thrown) { // NOLINT(performance-unnecessary-value-param)
+            if (!thrown) return;
+            try {
+                std::rethrow_exception(thrown);
+            } catch (const ParseError& e) {
+                py::object value = exceptionFor(parseError, e);
+                value.attr("source") = e.source();
+                value.attr("line") = e.line();
+                value.attr("column") = e.column();
+                PyErr_SetObject(parseError.ptr(), value.ptr());
+            } catch (const ValidationError& e) {
+                py::object value = exceptionFor(validationError, e);
+                value.attr("field") = e.field();
+                PyErr_SetObject(validationError.ptr(), value.ptr());
+            } catch (const Error& e) {
+                PyErr_SetObject(error.ptr(), exceptionFor(error, e).ptr());
+            }
+        });
 }
 
 } // namespace stagecraft::python

@@ -22,7 +22,7 @@ struct Simulation {
     const Timeline& timeline() const { return outcome.prediction.timeline; }
 };
 
-Simulation analyzeOne(AnalysisRequest request) {
+Simulation analyzeOne(const AnalysisRequest& request) {
     AnalysisResult result;
     {
         py::gil_scoped_release release;
@@ -156,7 +156,7 @@ void bindSimulation(py::module_& m) {
             AnalysisRequest request;
             request.project = project;
             request.project.schedules = {name};
-            return std::make_shared<Simulation>(analyzeOne(std::move(request)));
+            return std::make_shared<Simulation>(analyzeOne(request));
         },
         py::arg("project"), py::arg("schedule"),
         "Predicts a registered schedule for the project (as `stagecraft-cli simulate -s NAME`).");
@@ -167,7 +167,7 @@ void bindSimulation(py::module_& m) {
             request.project = project;
             request.project.schedules.clear();
             request.imported.push_back(ImportedSchedule{schedule.name, "", schedule, true});
-            return std::make_shared<Simulation>(analyzeOne(std::move(request)));
+            return std::make_shared<Simulation>(analyzeOne(request));
         },
         py::arg("project"), py::arg("schedule"),
         "Predicts a schedule object (read from a file or generated) with the project's model, cluster "
