@@ -83,15 +83,21 @@ AnalysisRequest loadAnalysisRequest(const EvaluationInput& input) {
         options.run.pick = input.traceMedian ? IterationPick::Median : IterationPick::One;
         options.run.placement = input.chunkPlacement;
         options.sqlite = input.sqliteReader;
-        TraceInfo info;
-        MeasuredRunInfo run;
-        auto timeline = std::make_shared<const Timeline>(readMeasuredTrace(traces, options, &info, &run));
-        std::string path;
-        for (const auto& t : traces) path += (path.empty() ? "" : ", ") + t.string();
-        request.trace = MeasuredTrace{path, std::move(timeline), std::move(info)};
-        if (run.ranks > 0) request.trace->run = std::move(run);
+        request.trace = loadMeasuredTrace(traces, options);
     }
     return request;
+}
+
+MeasuredTrace loadMeasuredTrace(const std::vector<std::filesystem::path>& paths,
+                                const MeasuredTraceOptions& options) {
+    TraceInfo info;
+    MeasuredRunInfo run;
+    auto timeline = std::make_shared<const Timeline>(readMeasuredTrace(paths, options, &info, &run));
+    std::string path;
+    for (const auto& t : paths) path += (path.empty() ? "" : ", ") + t.string();
+    MeasuredTrace trace{path, std::move(timeline), std::move(info)};
+    if (run.ranks > 0) trace.run = std::move(run);
+    return trace;
 }
 
 } // namespace stagecraft

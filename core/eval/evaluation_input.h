@@ -63,4 +63,8 @@ Project loadInputProject(const EvaluationInput& input);
 /// projects that break a rule.
 AnalysisRequest loadAnalysisRequest(const EvaluationInput& input);
 
+/// `paths` read as one measured run (per-rank files of one run together) for a request's trace.
+MeasuredTrace loadMeasuredTrace(const std::vector<std::filesystem::path>& paths,
+                                const MeasuredTraceOptions& options);
+
 } // namespace stagecraft

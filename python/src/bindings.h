@@ -19,6 +19,8 @@ void bindProject(py::module_& m);
 void bindSimulation(py::module_& m);
 /// lower(): per-rank programs, their replay check and torch's comms CSV.
 void bindLowering(py::module_& m);
+/// overlay() and calibrate(): a measured trace against, and fitted into, a project's prediction.
+void bindMeasured(py::module_& m);
 /// fit_torch_run(): the runtime fit to a measured torch run, its checks and predictions.
 void bindFidelity(py::module_& m);
 

@@ -9,4 +9,5 @@ PYBIND11_MODULE(_stagecraft, m) {
     sp::bindSimulation(m);
     sp::bindLowering(m);
     sp::bindFidelity(m);
+    sp::bindMeasured(m);
 }

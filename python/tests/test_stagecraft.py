@@ -234,6 +234,37 @@ class Fidelity(unittest.TestCase):
         self.assertEqual(caught.exception.id, "calibrate.trace")
 
 
+class MeasuredTraces(unittest.TestCase):
+    """overlay() and calibrate() on a run of stagecraft-run's host backend (tests/data/host-traces)."""
+
+    def setUp(self):
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "data")
+        self.trace = os.path.join(root, "host-traces", "zb-h1_pp2_m4_host.json")
+        base = sc.Project.load(os.path.join(root, "runtime", "tiny.stagecraft.json"))
+        # The run's own project: the tiny one widened, as the trace's README says.
+        self.project = base.with_overrides({"parallel.pp": 2, "parallel.microbatches": 4, "model.hidden": 256, "model.seq_len": 128})
+
+    def test_overlay_gives_the_cli_s_errors(self):
+        report = sc.overlay(self.project, "zb-h1", [self.trace])
+        self.assertEqual(report["matched_ops"], 2 * 4 * 3 + 4)  # F, B, W of 2 stages x 4, and the tail
+        self.assertRegex(report["worst_op"], r"^[01][FIW][0-3]$")
+        cli = os.environ.get("STAGECRAFT_CLI")
+        if cli:
+            project = os.path.join(os.path.dirname(self.trace), "..", "runtime", "tiny.stagecraft.json")
+            args = [cli, "overlay", project, self.trace, "--json", "-s", "zb-h1", "--set", "parallel.pp=2",
+                    "--set", "parallel.microbatches=4", "--set", "model.hidden=256", "--set", "model.seq_len=128"]
+            printed = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+            self.assertAlmostEqual(printed["makespan"]["error"], report["makespan_error"], places=12)
+
+    def test_calibration_brings_the_prediction_to_the_run(self):
+        calibrated, report = sc.calibrate(self.project, "zb-h1", [self.trace])
+        self.assertEqual(calibrated.get("costs.mode"), "manual")
+        self.assertLess(abs(report["after"]["makespan_error"]), abs(report["before"]["makespan_error"]))
+        self.assertIn("zb-h1_pp2_m4_host.json", report["note"])
+        with self.assertRaises(sc.Error):
+            sc.overlay(self.project, "1f1b", [self.trace])  # a trace of another schedule
+
+
 class TorchExample(unittest.TestCase):
     """examples/torch-end-to-end: the order torch ran is the one Stagecraft generates."""
 

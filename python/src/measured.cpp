@@ -1,0 +1,100 @@
+// A measured trace against a project's prediction, as `stagecraft-cli overlay` and `calibrate`
+// do it: the trace (a Stagecraft trace, torch's per-rank profiler traces, an Nsight export ...)
+// is read as one run, matched to the schedule of the same shape, and compared op by op; or the
+// project's costs are fitted to it (list-scheduler calibration, docs/overlay.md).
+#include "bindings.h"
+#include "eval/calibration.h"
+#include "eval/evaluation_input.h"
+#include "ir/op_name.h"
+
+#include <pybind11/stl.h>
+
+namespace stagecraft::python {
+
+namespace {
+
+AnalysisRequest requestWithTrace(const Project& project, const std::string& schedule,
+                                 const std::vector<std::string>& traces, int iteration, bool median) {
+    AnalysisRequest request;
+    request.project = project;
+    request.project.schedules = {schedule};
+    MeasuredTraceOptions options;
+    options.run.iteration = iteration;
+    options.run.pick = median ? IterationPick::Median : IterationPick::One;
+    std::vector<std::filesystem::path> paths(traces.begin(), traces.end());
+    request.trace = loadMeasuredTrace(paths, options);
+    return request;
+}
+
+py::dict overlayDict(const OverlayReport& r, const Timeline& predicted) {
+    py::dict out(py::arg("makespan_predicted") = r.makespanPredicted,
+                 py::arg("makespan_measured") = r.makespanMeasured,
+                 py::arg("makespan_error") = r.makespanError, py::arg("bubble_predicted") = r.bubblePredicted,
+                 py::arg("bubble_measured") = r.bubbleMeasured,
+                 py::arg("mean_abs_duration_error") = r.meanAbsDurationError,
+                 py::arg("max_abs_duration_error") = r.maxAbsDurationError,
+                 py::arg("mean_abs_start_error") = r.meanAbsStartError,
+                 py::arg("max_abs_start_error") = r.maxAbsStartError, py::arg("matched_ops") = r.ops.size());
+    if (r.worstOp >= 0 && std::size_t(r.worstOp) < r.ops.size()) {
+        const std::size_t event = r.ops[std::size_t(r.worstOp)].predictedEvent;
+        if (event < predicted.events.size())
+            out["worst_op"] = opName(predicted.events[event].op, predicted.shape.splitBackward);
+    }
+    return out;
+}
+
+} // namespace
+
+void bindMeasured(py::module_& m) {
+    m.def(
+        "overlay",
+        [](const Project& project, const std::string& schedule, const std::vector<std::string>& traces,
+           int iteration, bool median) {
+            const AnalysisRequest request = requestWithTrace(project, schedule, traces, iteration, median);
+            AnalysisResult result;
+            {
+                py::gil_scoped_release release;
+                result = analyze(request);
+            }
+            if (!result.refusals.empty()) {
+                const ScheduleRefusal& r = result.refusals.front();
+                throw ValidationError(r.id, r.field, r.name + ": " + r.message);
+            }
+            if (!result.overlay) throw ValidationError("overlay.mismatch", "trace", result.overlayError);
+            return overlayDict(result.overlay->report,
+                               result.outcomes[result.overlay->outcome].prediction.timeline);
+        },
+        py::arg("project"), py::arg("schedule"), py::arg("traces"), py::arg("iteration") = -1,
+        py::arg("median") = false,
+        "A measured trace (one file, or a run's per-rank files) against the project's prediction of "
+        "`schedule`: makespan, bubble and op errors, as `stagecraft-cli overlay`.");
+    m.def(
+        "calibrate",
+        [](const Project& project, const std::string& schedule, const std::vector<std::string>& traces,
+           int iteration, bool median, double inputShare) {
+            const AnalysisRequest request = requestWithTrace(project, schedule, traces, iteration, median);
+            CalibrationOptions options;
+            options.inputShare = inputShare;
+            CalibrationReport report;
+            {
+                py::gil_scoped_release release;
+                report = calibrateFromTrace(request, options);
+            }
+            py::dict summary(
+                py::arg("schedule") = report.schedule,
+                py::arg("before") = py::dict(py::arg("makespan_error") = report.before.makespanError,
+                                             py::arg("bubble_predicted") = report.before.bubblePredicted,
+                                             py::arg("bubble_measured") = report.before.bubbleMeasured),
+                py::arg("after") = py::dict(py::arg("makespan_error") = report.after.makespanError,
+                                            py::arg("bubble_predicted") = report.after.bubblePredicted,
+                                            py::arg("bubble_measured") = report.after.bubbleMeasured),
+                py::arg("note") = report.project.costs.note);
+            return py::make_tuple(report.project, summary);
+        },
+        py::arg("project"), py::arg("schedule"), py::arg("traces"), py::arg("iteration") = -1,
+        py::arg("median") = false, py::arg("input_share") = 0.5,
+        "Fits the project's manual costs to a measured trace of `schedule` (as `stagecraft-cli "
+        "calibrate`): returns (calibrated Project, {before, after, note}).");
+}
+
+} // namespace stagecraft::python
