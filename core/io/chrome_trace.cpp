@@ -69,17 +69,8 @@ std::optional<Action> actionOfName(std::string_view name) {
     return parseAction(name);
 }
 
-bool isTransfer(const TimelineEvent& e) {
-    return e.comm == CommKind::Activation || e.comm == CommKind::Gradient;
-}
 Lane defaultLane(CommKind comm) {
     return comm == CommKind::None ? Lane::Compute : Lane::Comm;
-}
-
-/// Identity (kind, pipe, stage, mb) of an op packed into one key: 3 + 8 + 25 + 26 bits.
-std::uint64_t opKey(const Op& op) {
-    return std::uint64_t(op.kind) | std::uint64_t(op.pipe) << 3 |
-           std::uint64_t(std::uint32_t(op.stage)) << 11 | std::uint64_t(std::uint32_t(op.mb + 1)) << 36;
 }
 
 /// An op of one iteration: a timeline of several iterations holds each op once per iteration.
@@ -113,7 +104,7 @@ std::optional<EventProblem> inRange(const char* traceField, const char* timeline
 
 std::optional<EventProblem> checkEvent(const TimelineEvent& e, const TimelineShape& shape) {
     if (auto p = inRange("pid", "device", e.device, shape.devices, "device", "devices")) return p;
-    if (isTransfer(e) || e.peer != -1)
+    if (e.isTransfer() || e.peer != -1)
         if (auto p = inRange("args.peer", "peer", e.peer, shape.devices, "peer device", "devices")) return p;
     if (isComputeKind(e.op.kind)) {
         if (auto p = inRange("args.mb", "op.mb", e.op.mb, shape.microbatches, "micro-batch", "microbatches"))
@@ -172,7 +163,7 @@ void appendKey(std::string& out, std::string_view key) {
 }
 
 std::string sliceName(const TimelineEvent& e, bool splitBackward) {
-    if (!isTransfer(e)) return opName(e.op, splitBackward);
+    if (!e.isTransfer()) return opName(e.op, splitBackward);
     return std::string(e.comm == CommKind::Activation ? "SEND_F " : "SEND_B ") + opName(e.op, splitBackward) +
            " -> D" + std::to_string(e.peer);
 }
@@ -420,7 +411,7 @@ void appendSlice(std::string& out, const TimelineEvent& e, int tid, bool splitBa
                  const std::uint32_t* iteration) {
     out += "{\"ph\":\"X\",\"name\":";
     appendString(out, sliceName(e, splitBackward));
-    const char* kind = isTransfer(e) ? "send" : kKindNames[std::size_t(e.op.kind)];
+    const char* kind = e.isTransfer() ? "send" : kKindNames[std::size_t(e.op.kind)];
     out += ",\"cat\":\"";
     out += kind;
     out += "\",\"pid\":";
@@ -447,7 +438,7 @@ void appendSlice(std::string& out, const TimelineEvent& e, int tid, bool splitBa
         appendKey(out, "peer");
         appendInt(out, e.peer);
     }
-    if (isTransfer(e)) {
+    if (e.isTransfer()) {
         appendKey(out, "op");
         out += '"';
         out += kKindNames[std::size_t(e.op.kind)];
@@ -586,19 +577,20 @@ void appendEvents(std::string& out, const Timeline& t, const std::vector<std::ui
                   const TrackLayout& tracks) {
     const auto iterationOf = [&](std::size_t i) { return iterations.empty() ? 0u : iterations[i]; };
     std::unordered_map<IterationOp, std::size_t, IterationOpHash> opEvent;
-    if (std::any_of(t.events.begin(), t.events.end(), isTransfer)) {
+    if (std::any_of(t.events.begin(), t.events.end(),
+                    [](const TimelineEvent& e) { return e.isTransfer(); })) {
         opEvent.reserve(t.events.size());
         for (std::size_t i = 0; i < t.events.size(); ++i)
-            if (!isTransfer(t.events[i]))
-                opEvent.emplace(IterationOp{iterationOf(i), opKey(t.events[i].op)}, i);
+            if (!t.events[i].isTransfer())
+                opEvent.emplace(IterationOp{iterationOf(i), opIdentity(t.events[i].op)}, i);
     }
     std::size_t flowId = 0;
     for (std::size_t i = 0; i < t.events.size(); ++i) {
         const TimelineEvent& e = t.events[i];
         appendSlice(out, e, tracks.tidOf[i], t.shape.splitBackward,
                     iterations.empty() ? nullptr : &iterations[i]);
-        if (!isTransfer(e)) continue;
-        const auto consumer = opEvent.find(IterationOp{iterationOf(i), opKey(consumerOf(e))});
+        if (!e.isTransfer()) continue;
+        const auto consumer = opEvent.find(IterationOp{iterationOf(i), opIdentity(consumerOf(e))});
         if (consumer == opEvent.end() || t.events[consumer->second].device != e.peer) continue;
         const TimelineEvent& to = t.events[consumer->second];
         const char* name = commKindName(e.comm);
@@ -801,13 +793,13 @@ class SliceReader {
             const auto opKind = kindFromName(op);
             if (!opKind) fail(i, "args.op", find(args, "op"), "must be one of F, B, W, GradSync, Optimizer");
             e.op.kind = *opKind;
-            if (!isTransfer(e))
+            if (!e.isTransfer())
                 fail(i, "args.comm", comm, "a send moves an \"activation\" or a \"gradient\"");
             e.peer =
                 std::int32_t(integer(args, "peer", 0, kMaxPid, std::nullopt, i, "(the receiving device)"));
         } else {
             e.op.kind = *kindFromName(kind);
-            if (isTransfer(e))
+            if (e.isTransfer())
                 fail(i, "args.comm", comm,
                      "an " + std::string(commKindName(e.comm)) + " transfer has kind \"send\"");
             e.peer = std::int32_t(integer(args, "peer", -1, kMaxPid, -1, i, "(-1: none)"));
@@ -1025,7 +1017,7 @@ std::vector<TimelineEvent> orderEvents(const ClaimedSlices& slices, int devices)
     auto perDevice = std::vector<std::vector<std::uint32_t>>(std::size_t(devices));
     std::vector<std::uint32_t> transfers;
     for (std::uint32_t k = 0; k < slices.size(); ++k) {
-        if (isTransfer(slices[k].event))
+        if (slices[k].event.isTransfer())
             transfers.push_back(k);
         else
             perDevice[std::size_t(slices[k].event.device)].push_back(k);
@@ -1147,7 +1139,7 @@ void checkSlices(const ClaimedSlices& slices, const TimelineShape& shape, const 
         std::vector<std::pair<std::uint64_t, std::uint32_t>> keys;
         keys.reserve(bad);
         for (std::uint32_t k = 0; k < bad; ++k)
-            if (!isTransfer(slices[k].event)) keys.emplace_back(opKey(slices[k].event.op), k);
+            if (!slices[k].event.isTransfer()) keys.emplace_back(opIdentity(slices[k].event.op), k);
         std::sort(keys.begin(), keys.end());
         // In each run of one key, its second slice is the first repeat.
         for (std::size_t k = 1; k < keys.size(); ++k)

@@ -34,6 +34,13 @@ constexpr bool isComputeKind(OpKind kind) {
     return kind == OpKind::F || kind == OpKind::B || kind == OpKind::W;
 }
 
+/// An op's identity (kind, pipe, stage, micro-batch; not its chunk, which the placement gives)
+/// packed into one key: 3 + 8 + 25 + 26 bits, for hash maps that match ops across timelines.
+constexpr std::uint64_t opIdentity(const Op& op) {
+    return std::uint64_t(op.kind) | std::uint64_t(op.pipe) << 3 |
+           std::uint64_t(std::uint32_t(op.stage)) << 11 | std::uint64_t(std::uint32_t(op.mb + 1)) << 36;
+}
+
 /// "F", "B", "W", "GradSync", "Optimizer".
 const char* opKindName(OpKind kind);
 

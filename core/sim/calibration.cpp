@@ -61,7 +61,7 @@ CostFit fitCosts(const Timeline& measured, const Project& project, const Calibra
     std::map<std::tuple<int, int, int, int, int>, double> sendTime; // + device
     if (options.sendsOccupyDevice)
         for (const TimelineEvent& e : measured.events)
-            if (e.comm == CommKind::Activation || e.comm == CommKind::Gradient)
+            if (e.isTransfer())
                 sendTime[{int(e.op.kind), e.op.pipe, e.op.stage, e.op.mb, e.device}] += e.duration();
     for (const TimelineEvent& e : measured.events) {
         if (e.lane != Lane::Compute || !isComputeKind(e.op.kind) || e.op.stage < 0 || e.op.stage >= stages)

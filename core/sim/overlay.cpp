@@ -13,10 +13,6 @@ namespace stagecraft {
 
 namespace {
 
-bool isTransfer(const TimelineEvent& e) {
-    return e.comm == CommKind::Activation || e.comm == CommKind::Gradient;
-}
-
 [[noreturn]] void mismatch(const std::string& field, const std::string& message) {
     throw ValidationError("overlay.mismatch", field, message);
 }
@@ -54,11 +50,6 @@ std::optional<std::string> outsideShape(const Op& op, const TimelineShape& s) {
     return std::nullopt;
 }
 
-std::uint64_t opKey(const Op& op) {
-    return std::uint64_t(op.kind) | std::uint64_t(op.pipe) << 3 |
-           std::uint64_t(std::uint32_t(op.stage)) << 11 | std::uint64_t(std::uint32_t(op.mb + 1)) << 36;
-}
-
 std::string where(const char* which, std::size_t i) {
     return std::string(which) + ".events[" + std::to_string(i) + "]";
 }
@@ -66,7 +57,7 @@ std::string where(const char* which, std::size_t i) {
 double firstStart(const Timeline& t) {
     double first = INFINITY;
     for (const TimelineEvent& e : t.events)
-        if (!isTransfer(e)) first = std::min(first, e.start);
+        if (!e.isTransfer()) first = std::min(first, e.start);
     return std::isfinite(first) ? first : 0.0;
 }
 
@@ -88,11 +79,11 @@ OverlayReport compareTimelines(const Timeline& predicted, const Timeline& measur
     predictedOf.reserve(predicted.events.size());
     for (std::size_t i = 0; i < predicted.events.size(); ++i) {
         const TimelineEvent& e = predicted.events[i];
-        if (isTransfer(e)) continue;
+        if (e.isTransfer()) continue;
         if (const auto why = outsideShape(e.op, shape))
             mismatch(where("predicted", i),
                      "predicted op " + opName(e.op, shape.splitBackward) + ": " + *why);
-        const auto [it, inserted] = predictedOf.emplace(opKey(e.op), i);
+        const auto [it, inserted] = predictedOf.emplace(opIdentity(e.op), i);
         if (!inserted)
             mismatch(where("predicted", i),
                      "op " + opName(e.op, shape.splitBackward) + " appears twice in the prediction (events[" +
@@ -103,10 +94,10 @@ OverlayReport compareTimelines(const Timeline& predicted, const Timeline& measur
     std::vector<std::size_t> measuredOf(predicted.events.size(), kUnmatched);
     for (std::size_t j = 0; j < measured.events.size(); ++j) {
         const TimelineEvent& e = measured.events[j];
-        if (isTransfer(e)) continue;
+        if (e.isTransfer()) continue;
         if (const auto why = outsideShape(e.op, shape))
             mismatch(where("measured", j), "measured op " + opName(e.op, shape.splitBackward) + ": " + *why);
-        const auto it = predictedOf.find(opKey(e.op));
+        const auto it = predictedOf.find(opIdentity(e.op));
         if (it == predictedOf.end())
             mismatch(where("measured", j), "measured op " + opName(e.op, shape.splitBackward) + " (device " +
                                                std::to_string(e.device) + ", events[" + std::to_string(j) +
@@ -133,7 +124,7 @@ OverlayReport compareTimelines(const Timeline& predicted, const Timeline& measur
     double sumDuration = 0, sumStart = 0;
     for (std::size_t i = 0; i < predicted.events.size(); ++i) {
         const TimelineEvent& p = predicted.events[i];
-        if (isTransfer(p)) continue;
+        if (p.isTransfer()) continue;
         if (measuredOf[i] == kUnmatched) {
             // Traces of other tools record no gradient sync or optimizer step as such: those are
             // reported, not refused. A compute op that is missing means an incomplete trace.

@@ -37,6 +37,8 @@ struct TimelineEvent {
     double end = 0.0;
 
     double duration() const { return end - start; }
+    /// A point-to-point transfer (an activation or a gradient), not a compute op or a collective.
+    bool isTransfer() const { return comm == CommKind::Activation || comm == CommKind::Gradient; }
     friend bool operator==(const TimelineEvent&, const TimelineEvent&) = default;
 };
 

@@ -14,9 +14,9 @@
 namespace stagecraft::runtime {
 namespace {
 
+/// The op's identity (ir/op.h) from an instruction's fields.
 std::uint64_t opKey(OpKind kind, int pipe, int stage, int mb) {
-    return (std::uint64_t(kind) << 56) | (std::uint64_t(pipe) << 48) |
-           (std::uint64_t(std::uint32_t(stage)) << 24) | std::uint64_t(std::uint32_t(mb + 1));
+    return opIdentity(Op{kind, std::uint8_t(pipe), 0, stage, mb});
 }
 
 std::uint64_t bufferKey(int pipe, int stage, int mb) {
