@@ -3,6 +3,7 @@
 #include "error.h"
 #include "eval/chart_composition.h"
 #include "file_io.h"
+#include "layout/chart_format.h"
 #include "layout/svg_writer.h"
 #include "layout/tikz_writer.h"
 #include "raster_export.h"
@@ -30,13 +31,11 @@ void addChartFileOptions(CLI::App& command, ChartFileOptions& options, bool with
 }
 
 bool isChartFile(const std::string& path) {
-    for (const char* extension : {".svg", ".tex", ".tikz", ".pdf", ".png"})
-        if (path.ends_with(extension)) return true;
-    return false;
+    return chartFormatOf(path).has_value();
 }
 
 const char* chartExtensions() {
-    return ".svg, .pdf, .png, .tex (TikZ document), .tikz (TikZ picture)";
+    return chartFormatList();
 }
 
 void checkChartFile(const std::string& path, const std::string& option) {
@@ -57,13 +56,22 @@ ChartSettings chartSettings(const ChartFileOptions& options) {
 }
 
 void writeSceneFile(const Scene& scene, const ChartFileOptions& options, const std::string& path) {
+    writeSceneFile(scene, path, options.dpi);
+}
+
+void writeSceneFile(const Scene& scene, const std::string& path, double dpi) {
     checkChartFile(path);
-    if (path.ends_with(".svg"))
-        writeFileAtomically(path, sceneToSvg(scene));
-    else if (path.ends_with(".tex") || path.ends_with(".tikz"))
-        writeFileAtomically(path, sceneToTikz(scene, path.ends_with(".tex")));
-    else
-        writeRasterChart(scene, path, options.dpi);
+    switch (*chartFormatOf(path)) {
+    case ChartFormat::Svg:
+        return writeFileAtomically(path, sceneToSvg(scene));
+    case ChartFormat::TikzDocument:
+    case ChartFormat::TikzPicture:
+        return writeFileAtomically(path,
+                                   sceneToTikz(scene, *chartFormatOf(path) == ChartFormat::TikzDocument));
+    case ChartFormat::Pdf:
+    case ChartFormat::Png:
+        return writeRasterChart(scene, path, dpi);
+    }
 }
 
 void writeChartFile(const AnalysisResult& evaluated, const ChartFileOptions& options,

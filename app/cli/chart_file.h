@@ -41,6 +41,8 @@ void checkChartFile(const std::string& path, const std::string& option = "--outp
 /// Writes a chart already composed by core to `path` atomically, in the format its extension
 /// names (the same writers as writeChartFile).
 void writeSceneFile(const Scene& scene, const ChartFileOptions& options, const std::string& path);
+/// The same for a chart that is not a schedule chart (search plots): `dpi` for PNG.
+void writeSceneFile(const Scene& scene, const std::string& path, double dpi);
 
 /// The chart settings of `options` (palette, communication lane, subtitle, cost line, unit time,
 /// measured rows).

@@ -2,12 +2,11 @@
 // [--max-gpus N] [--threads N] [-o results.{csv,json,svg,tex,tikz,pdf,png}]...`: which (pp, dp,
 // tp, micro-batches, chunks, schedule, ZeRO stage) fits the memory and trains fastest. A shell over
 // core/search: progress on stderr, the best configuration per schedule and batch point on stdout.
+#include "chart_file.h"
 #include "commands.h"
 #include "error.h"
 #include "file_io.h"
-#include "layout/svg_writer.h"
-#include "layout/tikz_writer.h"
-#include "raster_export.h"
+#include "layout/chart_format.h"
 #include "search/search.h"
 #include "search/search_charts.h"
 #include "search/search_report.h"
@@ -52,23 +51,19 @@ std::string extensionOf(const std::string& path) {
 
 void checkOutput(const std::string& path) {
     const std::string ext = extensionOf(path);
-    for (const char* ok : {".csv", ".json", ".svg", ".tex", ".tikz", ".pdf", ".png"})
-        if (ext == ok) return;
+    if (ext == ".csv" || ext == ".json" || chartFormatOf(path)) return;
     throw ValidationError("cli.format", "--output",
                           "--output '" + path +
-                              "': search writes .csv, .json, .svg, .tex, .tikz, .pdf or .png");
+                              "': search writes .csv, .json or a chart: " + chartFormatList());
 }
 
 void writeOutput(const SearchResult& result, const SearchCliOptions& options, const std::string& path) {
     const std::string ext = extensionOf(path);
     if (ext == ".csv") return writeFileAtomically(path, searchToCsv(result));
     if (ext == ".json") return writeFileAtomically(path, searchToJson(result));
-    const Scene scene =
-        buildSearchChart(result, searchChartFromName(options.chart), options.palette, options.width);
-    if (ext == ".svg") return writeFileAtomically(path, sceneToSvg(scene));
-    if (ext == ".tex") return writeFileAtomically(path, sceneToTikz(scene, true));
-    if (ext == ".tikz") return writeFileAtomically(path, sceneToTikz(scene, false));
-    writeRasterChart(scene, path, options.dpi);
+    writeSceneFile(
+        buildSearchChart(result, searchChartFromName(options.chart), options.palette, options.width), path,
+        options.dpi);
 }
 
 } // namespace

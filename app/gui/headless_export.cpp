@@ -3,6 +3,7 @@
 #include "error_ids.h"
 #include "eval/evaluation_input.h"
 #include "gui/chart_export.h"
+#include "layout/chart_format.h"
 
 #include <cstdio>
 
@@ -13,8 +14,8 @@ int runHeadlessExport(const HeadlessExport& job) {
         const auto format = render::exportFormatForPath(job.output);
         if (!format)
             throw ValidationError("export.format", "--export",
-                                  "--export " + job.output.toStdString() +
-                                      ": the file must end in .svg, .pdf, .png or .tex");
+                                  "--export " + job.output.toStdString() + ": the file must end in " +
+                                      chartFormatList());
         EvaluationInput input;
         input.path = job.input.toStdString();
         for (const QString& name : job.schedules) input.schedules.push_back(name.trimmed().toStdString());

@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "file_io.h"
+#include "layout/chart_format.h"
 #include "layout/svg_writer.h"
 #include "layout/tikz_writer.h"
 #include "render/scene_painter.h"
@@ -59,11 +60,21 @@ QByteArray pngBytes(const Scene& scene, const ExportSettings& settings) {
 } // namespace
 
 std::optional<ExportFormat> exportFormatForPath(const QString& path) {
-    const QString suffix = QFileInfo(path).suffix().toLower();
-    if (suffix == QLatin1String("svg")) return ExportFormat::Svg;
-    if (suffix == QLatin1String("pdf")) return ExportFormat::Pdf;
-    if (suffix == QLatin1String("png")) return ExportFormat::Png;
-    if (suffix == QLatin1String("tex") || suffix == QLatin1String("tikz")) return ExportFormat::Tikz;
+    // Core's one table of chart extensions; the two TikZ forms are one format here (the writer
+    // takes the document/picture choice from the extension).
+    const auto format = chartFormatOf(path.toStdString());
+    if (!format) return std::nullopt;
+    switch (*format) {
+    case ChartFormat::Svg:
+        return ExportFormat::Svg;
+    case ChartFormat::Pdf:
+        return ExportFormat::Pdf;
+    case ChartFormat::Png:
+        return ExportFormat::Png;
+    case ChartFormat::TikzDocument:
+    case ChartFormat::TikzPicture:
+        return ExportFormat::Tikz;
+    }
     return std::nullopt;
 }
 
