@@ -1,21 +1,13 @@
 #include "ir/op_name.h"
 
 #include "ir/action.h"
+#include "ir/parse_support.h"
 
 namespace stagecraft {
 namespace {
 
-std::string_view trim(std::string_view text) {
-    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-    while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r'))
-        text.remove_suffix(1);
-    return text;
-}
-
-std::nullopt_t fail(std::string* why, std::string message) {
-    if (why) *why = std::move(message);
-    return std::nullopt;
-}
+using parse::fail;
+using parse::trim;
 
 } // namespace
 

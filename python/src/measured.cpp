@@ -2,6 +2,7 @@
 // do it: the trace (a Stagecraft trace, torch's per-rank profiler traces, an Nsight export ...)
 // is read as one run, matched to the schedule of the same shape, and compared op by op; or the
 // project's costs are fitted to it (list-scheduler calibration, docs/overlay.md).
+#include "analysis.h"
 #include "bindings.h"
 #include "eval/calibration.h"
 #include "eval/evaluation_input.h"
@@ -51,15 +52,7 @@ void bindMeasured(py::module_& m) {
         [](const Project& project, const std::string& schedule, const std::vector<std::string>& traces,
            int iteration, bool median) {
             const AnalysisRequest request = requestWithTrace(project, schedule, traces, iteration, median);
-            AnalysisResult result;
-            {
-                py::gil_scoped_release release;
-                result = analyze(request);
-            }
-            if (!result.refusals.empty()) {
-                const ScheduleRefusal& r = result.refusals.front();
-                throw ValidationError(r.id, r.field, r.name + ": " + r.message);
-            }
+            const AnalysisResult result = analyzeOrRaise(request);
             if (!result.overlay) throw ValidationError("overlay.mismatch", "trace", result.overlayError);
             return overlayDict(result.overlay->report,
                                result.outcomes[result.overlay->outcome].prediction.timeline);

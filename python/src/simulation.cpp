@@ -2,6 +2,7 @@
 // read from a file or built in Python), exactly what `stagecraft-cli simulate` prints, with the
 // timeline, idle causes and memory curves as numpy arrays for scripts that sweep thousands of
 // configurations. A refused schedule raises the refusal as a ValidationError.
+#include "analysis.h"
 #include "bindings.h"
 #include "error.h"
 #include "eval/evaluation.h"
@@ -23,15 +24,7 @@ struct Simulation {
 };
 
 Simulation analyzeOne(const AnalysisRequest& request) {
-    AnalysisResult result;
-    {
-        py::gil_scoped_release release;
-        result = analyze(request);
-    }
-    if (!result.refusals.empty()) {
-        const ScheduleRefusal& r = result.refusals.front();
-        throw ValidationError(r.id, r.field, r.name + ": " + r.message);
-    }
+    AnalysisResult result = analyzeOrRaise(request);
     // analyze() gives every schedule of the request an outcome or a refusal.
     if (result.outcomes.empty())
         throw std::logic_error("simulate: analyze() returned neither an outcome nor a refusal");
