@@ -11,13 +11,6 @@
 namespace stagecraft::view {
 namespace {
 
-std::string timeText(double t, bool unitless) {
-    if (unitless) return formatNumber(t, 3);
-    if (std::abs(t) >= 2e6) return formatNumber(t / 1e6, 4) + " s";
-    if (std::abs(t) >= 2e3) return formatNumber(t / 1e3, 4) + " ms";
-    return formatNumber(t, 3) + " µs";
-}
-
 const char* kindName(SourceKind k) {
     switch (k) {
     case SourceKind::Trace:
@@ -46,14 +39,14 @@ void SidePanel::drawMetrics(const ViewChart& chart, int panel) const {
         bubble = vp.busy.bubbleRatio;
         busy = vp.busy.busy;
     }
-    ImGui::Text("makespan %s", timeText(makespan, vp.unitless).c_str());
+    ImGui::Text("makespan %s", durationText(makespan, vp.unitless).c_str());
     ImGui::Text("bubble %.1f %%", bubble * 100);
     if (vp.overlay && !vp.prediction) {
         const OverlayReport& r = *vp.overlay;
         ImGui::Text("vs prediction: makespan %+.1f %%", r.makespanError * 100);
         ImGui::TextWrapped("op duration error: mean %s, max %s",
-                           timeText(r.meanAbsDurationError, false).c_str(),
-                           timeText(r.maxAbsDurationError, false).c_str());
+                           durationText(r.meanAbsDurationError, false).c_str(),
+                           durationText(r.maxAbsDurationError, false).c_str());
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
         ImGui::TextWrapped("bars: grey as predicted, red slower, blue faster");
         ImGui::PopStyleColor();
@@ -162,7 +155,8 @@ bool SidePanel::draw(const std::vector<ViewSource>& sources, ViewChart& chart, T
         ImGui::Text("selected: %s on device %d%s", opName(e.op, vp.timeline->shape.splitBackward).c_str(),
                     vp.compared ? ComparedRows::deviceOfRow(e.device) : e.device,
                     vp.compared && vp.compared->isMeasured(std::size_t(sel->second)) ? ", measured" : "");
-        ImGui::Text("%s to %s", timeText(e.start, vp.unitless).c_str(), timeText(e.end, vp.unitless).c_str());
+        ImGui::Text("%s to %s", durationText(e.start, vp.unitless).c_str(),
+                    durationText(e.end, vp.unitless).c_str());
     }
     ImGui::TextDisabled("%zu events · zoom x%.4g · %.2f ms/frame", chart.eventCount(), view.zoom(), frameMs);
     const ViewFrameStats& st = view.lastStats();

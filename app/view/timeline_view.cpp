@@ -18,13 +18,6 @@ namespace {
 constexpr double kWheelStep = 1.25;
 constexpr double kMinBarPx = 3; ///< bars narrower fold into counted boxes; hover reaches them within half
 
-std::string timeText(double t, bool unitless) {
-    if (unitless) return formatNumber(t, 3);
-    if (std::abs(t) >= 2e6) return formatNumber(t / 1e6, 4) + " s";
-    if (std::abs(t) >= 2e3) return formatNumber(t / 1e3, 4) + " ms";
-    return formatNumber(t, 3) + " µs";
-}
-
 std::string eventName(const Timeline& timeline, const TimelineEvent& e) {
     std::string name = opName(e.op, timeline.shape.splitBackward);
     if (e.lane == Lane::Comm) name = std::string(commKindName(e.comm)) + " transfer of " + name;
@@ -325,8 +318,8 @@ void TimelineView::drawTooltip(int panel, int event) const {
     ImGui::BeginTooltip();
     ImGui::TextUnformatted(eventName(*vp.timeline, e).c_str());
     ImGui::TextDisabled("%s · device %d", vp.title.c_str(), e.device);
-    ImGui::Text("start %s   end %s", timeText(e.start, u).c_str(), timeText(e.end, u).c_str());
-    ImGui::Text("duration %s", timeText(e.duration(), u).c_str());
+    ImGui::Text("start %s   end %s", durationText(e.start, u).c_str(), durationText(e.end, u).c_str());
+    ImGui::Text("duration %s", durationText(e.duration(), u).c_str());
     if (vp.partner >= 0 && std::size_t(event) < vp.counterpart.size() &&
         vp.counterpart[std::size_t(event)] >= 0) {
         const ViewPanel& other = m_chart->panels()[std::size_t(vp.partner)];
@@ -336,8 +329,8 @@ void TimelineView::drawTooltip(int panel, int event) const {
         const TimelineEvent& meas = measured ? e : o;
         ImGui::Separator();
         ImGui::Text("%s: start %s, duration %s", measured ? "predicted" : "measured",
-                    timeText(o.start, other.unitless).c_str(),
-                    timeText(o.duration(), other.unitless).c_str());
+                    durationText(o.start, other.unitless).c_str(),
+                    durationText(o.duration(), other.unitless).c_str());
         if (pred.duration() > 0) {
             const double err = (meas.duration() - pred.duration()) / pred.duration() * 100;
             const Color c = durationErrorColor(pred.duration(), meas.duration());
@@ -487,8 +480,8 @@ void TimelineView::draw(ImFont* font, ImVec2 size) {
             const bool u = m_chart->panels()[std::size_t(fold->panel)].unitless;
             ImGui::BeginTooltip();
             ImGui::Text("%s folded: each narrower than %.0f pixels", fold->text.c_str(), kMinBarPx);
-            ImGui::Text("%s to %s", timeText(m_mapping.xToTime(fold->x0), u).c_str(),
-                        timeText(m_mapping.xToTime(fold->x1), u).c_str());
+            ImGui::Text("%s to %s", durationText(m_mapping.xToTime(fold->x0), u).c_str(),
+                        durationText(m_mapping.xToTime(fold->x1), u).c_str());
             ImGui::TextDisabled("zoom in (wheel) to see them one by one");
             ImGui::EndTooltip();
         } else if (hit.panel >= 0) {

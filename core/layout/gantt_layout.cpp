@@ -63,6 +63,13 @@ std::string chartOpLabel(const TimelineShape& shape, const Op& op) {
     return opLabel(chunkShape(shape), op);
 }
 
+std::string durationText(double us, bool unitless) {
+    if (unitless) return formatNumber(us, 3);
+    if (std::abs(us) >= 2e6) return formatNumber(us / 1e6, 4) + " s";
+    if (std::abs(us) >= 2e3) return formatNumber(us / 1e3, 4) + " ms";
+    return formatNumber(us, 3) + " \u00b5s";
+}
+
 std::string formatNumber(double value, int decimals) {
     if (!std::isfinite(value)) return "?";
     decimals = std::clamp(decimals, 0, 9);

@@ -104,4 +104,8 @@ TimeAxis windowTimeAxis(double begin, double end, int maxTicks, TimeUnit unit, d
 /// "12", "2.5", "0.125": up to `decimals` decimals, trailing zeros removed, never "-0".
 std::string formatNumber(double value, int decimals = 3);
 
+/// A time for hover and side-panel text: "850 µs", "12.5 ms", "3.2 s" (a unit from 2 of it up),
+/// or the bare number of units under unit costs.
+std::string durationText(double us, bool unitless);
+
 } // namespace stagecraft

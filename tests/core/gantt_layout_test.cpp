@@ -455,3 +455,11 @@ TEST_CASE("Bad chart input is refused with the rule, bad events are skipped", "[
     CHECK(rectsOf(scene, RectRole::Op).size() == before);
     CHECK(rectsOf(scene, RectRole::Idle).size() == 2);
 }
+
+TEST_CASE("durations read in the unit that suits them", "[gantt_layout]") {
+    CHECK(durationText(850, false) == "850 \u00b5s");
+    CHECK(durationText(12500, false) == "12.5 ms");
+    CHECK(durationText(3.2e6, false) == "3.2 s");
+    CHECK(durationText(1999, false) == "1999 \u00b5s"); // a unit from 2 of it up
+    CHECK(durationText(27, true) == "27");
+}
