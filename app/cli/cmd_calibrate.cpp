@@ -8,6 +8,7 @@
 #include "eval/calibration.h"
 #include "eval/evaluation_input.h"
 #include "project/project_json.h"
+#include "project/runtime_fit_file.h"
 #include "report_format.h"
 
 #include <iostream>
@@ -22,6 +23,7 @@ struct CalibrateOptions {
     ProjectOptions project;
     std::string output;
     double inputShare = kDefaultInputShare;
+    bool listScheduler = false;
     bool json = false;
 };
 
@@ -43,8 +45,12 @@ std::string reportText(const CalibrationReport& r, const std::string& output) {
         {"", "predicted makespan", "measured makespan", "makespan error", "mean |op duration error|"},
         {"before", ms(r.before.makespanPredicted), ms(r.before.makespanMeasured), pct(r.before.makespanError),
          ms(r.before.meanAbsDurationError)},
-        {"after", ms(r.after.makespanPredicted), ms(r.after.makespanMeasured), pct(r.after.makespanError),
-         ms(r.after.meanAbsDurationError)}};
+        {r.runtime ? "after, list scheduler" : "after", ms(r.listAfter.makespanPredicted),
+         ms(r.listAfter.makespanMeasured), pct(r.listAfter.makespanError),
+         ms(r.listAfter.meanAbsDurationError)}};
+    if (r.runtime)
+        rows.push_back({"after, runtime model", ms(r.after.makespanPredicted), ms(r.after.makespanMeasured),
+                        pct(r.after.makespanError), ms(r.after.meanAbsDurationError)});
     std::string out =
         "calibrated " + r.schedule + " from " + std::to_string(r.fit.samples) + " measured ops\n";
     out += textTable(rows);
@@ -60,8 +66,20 @@ std::string reportText(const CalibrationReport& r, const std::string& output) {
            " per cross-device dependency, fitted to the measured op starts (" +
            std::to_string(r.fit.commSamples) + " waited-for transfers alone gave " + ms(r.commFromWaits) +
            ")\n";
-    out += "every schedule whose stages split model.layers = " + std::to_string(r.project.model.layers) +
-           " is priced from these layer costs\n";
+    if (r.runtime) {
+        out += "runtime model " + r.runtime->model + " fitted to the whole timeline (" +
+               std::to_string(r.runtime->iterations) + " iterations; its replay of the run: makespan " +
+               pct(r.runtime->residualMakespanError) + ", bubble " +
+               (r.runtime->residualBubbleError >= 0 ? "+" : "") +
+               fixed(100 * r.runtime->residualBubbleError, 1) + " points)\n";
+        for (const std::string& note : r.runtime->notes) out += "  " + note + "\n";
+        out += "every schedule is predicted as torch runs it on the measured machine (the project's "
+               "runtime_fit; `stagecraft-cli fidelity` shows the fit)\n";
+    } else {
+        if (!r.runtimeRefusal.empty()) out += "no runtime model: " + r.runtimeRefusal + "\n";
+        out += "every schedule whose stages split model.layers = " + std::to_string(r.project.model.layers) +
+               " is priced from these layer costs\n";
+    }
     out += "wrote " + output + '\n';
     return out;
 }
@@ -90,6 +108,9 @@ std::string reportJson(const CalibrationReport& r, const std::string& output) {
                    {"samples", r.fit.samples},
                    {"before", side(r.before)},
                    {"after", side(r.after)},
+                   {"after_list_scheduler", side(r.listAfter)},
+                   {"runtime_fit", r.runtime ? Json(runtimeFitJson(*r.runtime)) : Json(nullptr)},
+                   {"runtime_refusal", r.runtimeRefusal.empty() ? Json(nullptr) : Json(r.runtimeRefusal)},
                    {"layers", layers},
                    {"backward", backward},
                    {"comm_us", r.project.costs.comm},
@@ -119,11 +140,15 @@ void addCalibrateCommand(CLI::App& app, CommandResult& result) {
                      "schedules that split the backward are predicted with B = share and W = 1 - share "
                      "of it")
         ->default_val(kDefaultInputShare);
+    command->add_flag(
+        "--list-scheduler", options->listScheduler,
+        "Fit the list scheduler's costs only: no runtime model, even from a torch profiler run");
     command->add_flag("--json", options->json, "Machine-readable JSON");
     command->callback([&result, options] {
         const AnalysisRequest request = loadRequest(options->project);
         CalibrationOptions calibration;
         calibration.inputShare = options->inputShare;
+        calibration.runtimeModel = !options->listScheduler;
         CalibrationReport report = calibrateFromTrace(request, calibration);
         // The request shows only the schedule the trace is of; the project written lists the
         // user's schedules, as the project (or its --set) had them.

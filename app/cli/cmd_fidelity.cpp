@@ -9,7 +9,7 @@
 #include "error.h"
 #include "eval/runtime_fit.h"
 #include "eval/runtime_fit_chart.h"
-#include "eval/runtime_fit_file.h"
+#include "project/runtime_fit_file.h"
 #include "file_io.h"
 #include "report_format.h"
 

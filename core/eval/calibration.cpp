@@ -1,6 +1,8 @@
 #include "eval/calibration.h"
 
 #include "error.h"
+#include "eval/runtime_fit.h"
+#include "io/measured_trace.h"
 #include "size_limits.h"
 
 #include <algorithm>
@@ -66,6 +68,27 @@ void fitCommToTimeline(AnalysisRequest& request) {
     request.project.costs.comm = std::min(fa, fb) < error(start) ? found : start;
 }
 
+/// The runtime fit of a trace of torch profiler files, or the reason there is none.
+std::optional<RuntimeFitRecord> fitTorchRuntime(const MeasuredTrace& trace, std::string& refusal) {
+    if (trace.files.empty()) {
+        refusal = "the trace's files are not known";
+        return std::nullopt;
+    }
+    for (const auto& file : trace.files)
+        if (detectTraceFormat(file) != TraceFormat::Torch) {
+            refusal = file.filename().string() +
+                      " is not a torch profiler trace; the runtime model is fitted "
+                      "to torch.distributed.pipelining runs";
+            return std::nullopt;
+        }
+    try {
+        return recordOf(fitRuntime(readTorchRun(trace.files), trace.path), trace.path);
+    } catch (const Error& e) {
+        refusal = e.message();
+        return std::nullopt;
+    }
+}
+
 } // namespace
 
 CalibrationReport calibrateFromTrace(const AnalysisRequest& request, const CalibrationOptions& options) {
@@ -85,6 +108,7 @@ CalibrationReport calibrateFromTrace(const AnalysisRequest& request, const Calib
 
     AnalysisRequest again = request;
     again.project.costs = report.fit.costs;
+    again.project.runtimeFit.reset(); // the list scheduler's costs are fitted with the list scheduler
     report.commFromWaits = report.fit.costs.comm;
     fitCommToTimeline(again);
     report.fit.costs.comm = again.project.costs.comm;
@@ -94,7 +118,8 @@ CalibrationReport calibrateFromTrace(const AnalysisRequest& request, const Calib
             std::to_string(int(std::lround(report.commFromWaits))) + " us)";
     again.project.costs.note = report.fit.costs.note;
     const AnalysisResult after = evaluateMatched(again);
-    report.after = after.overlay->report;
+    report.listAfter = after.overlay->report;
+    report.after = report.listAfter;
     report.project = request.project;
     if (outcome.imported) {
         // A schedule file runs on its own pipeline: the project written takes its pp, micro-batches
@@ -107,6 +132,13 @@ CalibrationReport calibrateFromTrace(const AnalysisRequest& request, const Calib
             report.project.parallel.chunks = chunks;
     }
     report.project.costs = report.fit.costs;
+    if (options.runtimeModel) report.runtime = fitTorchRuntime(*request.trace, report.runtimeRefusal);
+    report.project.runtimeFit = report.runtime;
+    if (report.runtime) {
+        AnalysisRequest timed = request;
+        timed.project = report.project;
+        report.after = evaluateMatched(timed).overlay->report;
+    }
     return report;
 }
 

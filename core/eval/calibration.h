@@ -7,6 +7,7 @@
 #include "eval/evaluation.h"
 #include "sim/calibration.h"
 
+#include <optional>
 #include <string>
 
 namespace stagecraft {
@@ -19,8 +20,18 @@ struct CalibrationReport {
     Project project;
     std::string schedule; ///< the schedule the trace was matched to
     CostFit fit;
-    OverlayReport before; ///< the measurement against the prediction with the old costs
-    OverlayReport after;  ///< ... and with the fitted ones
+    OverlayReport before; ///< the measurement against the prediction with the old project
+    /// ... and with the project written: timed by its runtime fit when it has one, otherwise by
+    /// the list scheduler with the fitted costs
+    OverlayReport after;
+    OverlayReport
+        listAfter; ///< the list scheduler with the fitted costs (the same as `after` without a runtime fit)
+    /// A torch profiler run is also fitted with the runtime model (eval/runtime_fit.h): the fit the
+    /// project written keeps (Project::runtimeFit), so every schedule is predicted as torch runs it
+    /// on the measured machine. Empty, with `runtimeRefusal` saying why, for a trace that cannot be
+    /// fitted that way (another tool's trace, a run without torch's transfer actions).
+    std::optional<RuntimeFitRecord> runtime;
+    std::string runtimeRefusal;
     /// The transfer time the waits alone gave (`fit.costs.comm` before it was fitted to the
     /// timeline): the median delay of the dependencies a consumer waited for, which counts the
     /// runtime's posts, waits and gaps around a transfer as transfer.

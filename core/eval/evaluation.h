@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -34,12 +35,13 @@ struct ImportedSchedule {
 
 /// A measured trace to overlay on the prediction of the schedule it belongs to.
 struct MeasuredTrace {
-    std::string path;
-    std::shared_ptr<const Timeline> timeline; ///< shared: requests are copied on every edit
+    std::string path;                              ///< its files, ", " between them
+    std::shared_ptr<const Timeline> timeline;      ///< shared: requests are copied on every edit
     TraceInfo info = {}; ///< the iterations the file holds, the one read, the run that measured it
     /// Traces of other tools (torch profiler, Nsight Systems): ranks, clocks and the time the
     /// communication spent waiting for the peer.
     std::optional<MeasuredRunInfo> run = {};
+    std::vector<std::filesystem::path> files = {}; ///< the files of `path`, to read again (calibration)
 };
 
 struct AnalysisRequest {
@@ -128,7 +130,7 @@ Project projectForSchedule(const Project& project, const Schedule& schedule);
 /// before it times the order). Throws ValidationError naming the rule that failed.
 Schedule orderFromProject(const Project& project, std::string_view name);
 
-/// The file names of a trace's paths (MeasuredTrace::path, ", " between files) without their
+/// The file names of a trace's paths (MeasuredTrace::path, "," or ", " between files) without their
 /// folders, as notes under charts and in calibrated projects name them; cut short past 400
 /// characters.
 std::string traceFileNames(const std::string& paths);

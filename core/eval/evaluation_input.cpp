@@ -97,6 +97,7 @@ MeasuredTrace loadMeasuredTrace(const std::vector<std::filesystem::path>& paths,
     for (const auto& t : paths) path += (path.empty() ? "" : ", ") + t.string();
     MeasuredTrace trace{path, std::move(timeline), std::move(info)};
     if (run.ranks > 0) trace.run = std::move(run);
+    trace.files = paths;
     return trace;
 }
 

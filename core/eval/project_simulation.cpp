@@ -1,5 +1,7 @@
 #include "eval/project_simulation.h"
 
+#include "eval/evaluation.h"
+#include "eval/runtime_fit.h"
 #include "ir/op_index.h"
 #include "passes/iteration_tail.h"
 #include "sim/simulator.h"
@@ -10,6 +12,14 @@
 namespace stagecraft {
 
 namespace {
+
+/// What a prediction under a runtime fit rests on, for the schedule's notes.
+std::string runtimeFitNote(const RuntimeFitRecord& fit, const ScheduleTiming& timed) {
+    std::string note =
+        "timed as " + fit.model + " (" + timed.runtime + ") runs it, fitted on " + traceFileNames(fit.source);
+    for (const std::string& n : timed.notes) note += "; " + n;
+    return note;
+}
 
 Prediction predictTailed(const Project& project, Schedule&& tailed, const WorkControl* control) {
     Prediction out;
@@ -26,19 +36,26 @@ Prediction predictTailed(const Project& project, Schedule&& tailed, const WorkCo
     out.index = std::make_shared<const OpIndex>(s);
     const OpIndex& index = *out.index;
     step(0.25);
-    out.timeline = simulate(s, index, out.setup.costs);
-    step(0.6);
-
     ScheduleReport& r = out.report;
+    r.notes = s.notes;
+    if (project.runtimeFit) {
+        // Timed as the fitted runtime runs it: its waits are its own, not the cost model's
+        // transfers, so the metrics read them as a measurement's.
+        ScheduleTiming timed = timeScheduleLikeTorch(project.runtimeFit->costs, s, s.name);
+        out.timeline = std::move(timed.timeline);
+        r.notes += std::string(r.notes.empty() ? "" : "; ") + runtimeFitNote(*project.runtimeFit, timed);
+    } else {
+        out.timeline = simulate(s, index, out.setup.costs);
+    }
+    step(0.6);
     r.schedule = s.name;
-    r.unitless = out.setup.unitless;
+    r.unitless = out.setup.unitless && !project.runtimeFit;
     r.costs = out.setup.summary;
-    r.time = computeTimeMetrics(s, index, out.timeline, &out.setup.costs);
+    r.time = computeTimeMetrics(s, index, out.timeline, project.runtimeFit ? nullptr : &out.setup.costs);
     step(0.75);
     r.memory = computeMemory(s, out.timeline, out.setup.memory);
     step(1.0);
     r.iterationUs = r.time.makespan;
-    r.notes = s.notes;
     if (project.costs.optimizerSync == OptimizerSync::PostValidation) {
         // No flush: a device starts its next iteration after its own optimizer step, so in steady
         // state an iteration lasts its longest device span; the flag all-reduce is the only

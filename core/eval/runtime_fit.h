@@ -17,9 +17,12 @@
 #include "io/measured_run.h"
 #include "passes/program.h"
 #include "passes/program_timing.h"
+#include "project/runtime_costs.h"
+#include "project/runtime_fit_file.h"
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace stagecraft {
@@ -105,6 +108,9 @@ struct RuntimeFit {
 /// executedPrograms throws for a trace without torch's transfer actions.
 RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& source);
 
+/// What a fit file (or a calibrated project's `runtime_fit`) keeps of `fit`, fitted on `source`.
+RuntimeFitRecord recordOf(const RuntimeFit& fit, const std::string& source);
+
 /// A held-out check: the programs `ranks` executed (another run of the same model), timed with
 /// `costs` mapped onto its stage count (remapStages; a whole backward from I + W where the fit
 /// split it), against that run's measurement. `notes` receives what was mapped.
@@ -112,8 +118,9 @@ FidelityReport predictRun(const RuntimeCosts& costs, const std::vector<RankTrace
                           const std::string& source, std::vector<std::string>* notes = nullptr);
 
 /// Of `replications` timings of `programs` drawn from the costs' spread (seeds 1..replications),
-/// the one whose makespan is the median: a timeline to draw that is neither a lucky nor an
-/// unlucky draw. Without a spread, the one timing.
+/// the one nearest the median summary in makespan and bubble (each against its acceptance bound,
+/// 5 % and 3 points): a timeline to draw and measure that is neither a lucky nor an unlucky draw.
+/// Without a spread, the one timing.
 ProgramTiming representativeTiming(const Lowered& programs, const RuntimeCosts& costs, int replications = 33);
 
 /// A measured run and its prediction, to draw one above the other on one time axis: the run's
@@ -124,6 +131,24 @@ struct RunTimelines {
 };
 RunTimelines runTimelines(const RuntimeCosts& costs, const std::vector<RankTrace>& ranks,
                           const std::string& source);
+
+/// A schedule timed as torch would run it on the fitted machine.
+struct ScheduleTiming {
+    std::string runtime;            ///< "runtime", "gpipe-loop", "1f1b-loop"; "stagecraft" for two pipes
+    RunSummary summary;             ///< the predicted median iteration
+    Timeline timeline;              ///< a representative timing (representativeTiming), to draw
+    std::vector<std::string> notes; ///< how the costs were mapped onto the schedule
+};
+
+/// Lowers `schedule` as torch runs the class `registryName` (passes/lower_torch.h: the runtime's
+/// action lists, or ScheduleGPipe's / Schedule1F1B's loop) and times it with `costs` mapped onto
+/// its stages (remapStages; a split backward the fit did not measure: I = `inputShare` x B, stage
+/// 0's I = 0 and W = B, as torch's first stage does). torch runs one pipe: a schedule of two
+/// (Chimera, BitPipe) is lowered Stagecraft's way (passes/lower.h) and timed with the same costs,
+/// which says so in the notes. `schedule` has no GradSync or Optimizer ops (torch's step has
+/// none). Throws what the lowering throws (ValidationError "lower.torch") and what timing throws.
+ScheduleTiming timeScheduleLikeTorch(const RuntimeCosts& costs, const Schedule& schedule,
+                                     std::string_view registryName, double inputShare = kFittedInputShare);
 
 /// A registered schedule as torch would run it on the fitted machine.
 struct SchedulePrediction {
@@ -136,31 +161,16 @@ struct SchedulePrediction {
 };
 
 /// Generates registered schedule `name` with `params` (its costs-dependent generators get the
-/// fitted stage costs), lowers it as torch does (passes/lower_torch.h: the runtime's action lists,
-/// or ScheduleGPipe's / Schedule1F1B's loop) and times it with `costs` mapped onto its stages. A
-/// split schedule from a run that did not split its backward takes I = `inputShare` x B (stage 0:
-/// I = 0, W = B, as torch's first stage does). Throws what generation and torch's lowering throw
-/// (a schedule torch cannot run, such as two pipes: ValidationError "lower.torch").
+/// fitted stage costs) and times it with timeScheduleLikeTorch. Throws what generation, the
+/// lowering and the timing throw.
 SchedulePrediction predictTorchSchedule(const RuntimeCosts& costs, const std::string& name,
-                                        const ScheduleParams& params, double inputShare = 0.5);
+                                        const ScheduleParams& params, double inputShare = kFittedInputShare);
 
 /// predictTorchSchedule for each of `names`; a schedule that cannot be predicted (a bad parameter,
 /// a schedule torch cannot run) gets its refusal message and the others are still predicted.
 std::vector<SchedulePrediction> predictTorchSchedules(const RuntimeCosts& costs,
                                                       const std::vector<std::string>& names,
-                                                      const ScheduleParams& params, double inputShare = 0.5);
-
-/// The costs of `costs` for a model cut into `stages` equal stages instead: each new stage gets the
-/// share of the old stages' costs its part of the model covers (costs spread evenly inside an old
-/// stage). The identity when the count is the same.
-RuntimeCosts remapStages(const RuntimeCosts& costs, int stages);
-
-/// Completes what a split backward needs from a run that did not split it, by torch's rules:
-/// stage 0's I computes nothing and its W is the whole backward; elsewhere I = `inputShare` x B and
-/// W = B - I. Stages that already have I and W keep them.
-RuntimeCosts splitBackwardCosts(const RuntimeCosts& costs, double inputShare);
-
-/// Fills a missing whole backward from a split run: B = I + W (what torch's I and W add up to).
-RuntimeCosts wholeBackwardCosts(const RuntimeCosts& costs);
+                                                      const ScheduleParams& params,
+                                                      double inputShare = kFittedInputShare);
 
 } // namespace stagecraft

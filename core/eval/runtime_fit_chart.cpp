@@ -39,7 +39,9 @@ Scene buildPredictionsScene(const std::vector<SchedulePrediction>& predictions, 
         ChartPanel panel;
         panel.timeline = &p.timeline;
         panel.title = p.schedule;
-        panel.subtitle = "torch " + p.runtime + " \u00b7 " + keyFigures(p.timeline);
+        // Two pipes are not torch's: their programs are Stagecraft's lowering at torch's costs.
+        const std::string runtime = p.runtime == "stagecraft" ? "Stagecraft lowering" : "torch " + p.runtime;
+        panel.subtitle = runtime + " \u00b7 " + keyFigures(p.timeline);
         panels.push_back(panel);
     }
     return layoutGantt(panels, layoutOptions(settings, widthPt));

@@ -16,6 +16,7 @@
 // part of torch's step. torch-timing.md in the reference notes gives the sources.
 
 #include "passes/program.h"
+#include "project/runtime_costs.h"
 #include "sim/timeline.h"
 
 #include <array>
@@ -31,61 +32,6 @@ enum class RuntimeModel : std::uint8_t {
 
 /// "torch-gloo".
 const char* runtimeModelName(RuntimeModel model);
-
-/// µs a compute op of one stage takes: forward, whole backward, the input-gradient half (I) and
-/// the weight-gradient half (W) of a split backward. A negative value is "not known" (a run whose
-/// backward was not split measures no I and W).
-struct StageCompute {
-    double f = -1, b = -1, i = -1, w = -1;
-    friend bool operator==(const StageCompute&, const StageCompute&) = default;
-};
-
-/// µs each non-compute action costs the rank's thread, and the framework's time between actions.
-struct ActionCosts {
-    double gap = 0;        ///< before every action: the framework's own time (Python, dispatch)
-    double postRecv = 0;   ///< posting a receive (RECV_F / RECV_B)
-    double postSend = 0;   ///< posting a send (SEND_F / SEND_B)
-    double waitSend = 0;   ///< WAIT_SEND_* once its transfer is done
-    double reduceGrad = 0; ///< REDUCE_GRAD (torch scales the stage's gradients by 1/m)
-    double unshard = 0;    ///< UNSHARD
-    double reshard = 0;    ///< RESHARD
-    friend bool operator==(const ActionCosts&, const ActionCosts&) = default;
-};
-
-/// A point-to-point transfer: from the moment both ends are posted to its arrival.
-struct TransferCosts {
-    double latency = 0;   ///< µs
-    double usPerByte = 0; ///< µs per byte (1 / bandwidth)
-    double time(std::uint64_t bytes) const { return latency + double(bytes) * usPerByte; }
-    friend bool operator==(const TransferCosts&, const TransferCosts&) = default;
-};
-
-/// How much one run's times vary about the costs, as multipliers of a cost (a measured time
-/// divided by the cost it was fitted to), each list sorted. A timing with a seed draws every
-/// instruction's time as cost x one of these, so the waits that variation causes (a consumer
-/// waits for the slower of its producer and itself) are in the prediction: with means alone, a
-/// pipeline's timing is too short whenever its ops' times vary. Empty lists: no variation.
-struct CostSpread {
-    std::vector<double> compute;  ///< of every compute op about its stage and kind's cost
-    std::vector<double> gap;      ///< of the framework's time between two actions
-    std::vector<double> post;     ///< of posting a send or a receive
-    std::vector<double> transfer; ///< of a transfer about its time
-    friend bool operator==(const CostSpread&, const CostSpread&) = default;
-};
-
-struct RuntimeCosts {
-    std::vector<StageCompute> stages; ///< [stage] of one pipe
-    ActionCosts actions;
-    TransferCosts transfer;
-    CostSpread spread;
-    /// The processors the ranks share, or 0: every rank has its own (GPUs, a CPU core per rank).
-    /// With fewer processors than busy ranks, each busy rank runs at cores / busy of its speed
-    /// (processor sharing): CPU ranks oversubscribed on a machine slow each other down as much
-    /// as the schedule makes them compute at once. Costs are then the work of an instruction on a
-    /// processor of its own. A rank that waits for a transfer does not compete.
-    double cores = 0;
-    friend bool operator==(const RuntimeCosts&, const RuntimeCosts&) = default;
-};
 
 struct TimingOptions {
     RuntimeModel model = RuntimeModel::TorchGloo;

@@ -5,7 +5,9 @@
 // for forms, `--set` and the JSON reader.
 
 #include "generators/registry.h"
+#include "project/runtime_fit_file.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -119,6 +121,11 @@ struct Project {
     ParallelConfig parallel;
     MemoryConfig memory;
     CostsConfig costs;
+    /// How the ranks of a measured run spent their time, fitted to its whole timeline
+    /// (eval/runtime_fit.h): when set, every schedule is predicted as that runtime would run it on
+    /// that machine (eval/project_simulation.h) instead of by the list scheduler with `costs`.
+    /// Calibrating from a torch run writes it; the file's `runtime_fit` (the fit file's object).
+    std::optional<RuntimeFitRecord> runtimeFit = {};
     friend bool operator==(const Project&, const Project&) = default;
 };
 

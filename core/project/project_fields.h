@@ -4,8 +4,8 @@
 // validator's range checks and the GUI's forms all iterate this one table, so a field added here
 // is everywhere at once.
 
-#include "size_limits.h"
 #include "project/project.h"
+#include "size_limits.h"
 
 #include <optional>
 #include <span>

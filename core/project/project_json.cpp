@@ -22,6 +22,9 @@ namespace stagecraft {
 
 namespace {
 
+/// The top-level key of a calibrated project's runtime fit (Project::runtimeFit).
+constexpr std::string_view kRuntimeFitKey = "runtime_fit";
+
 using Json = nlohmann::json;
 using OrderedJson = nlohmann::ordered_json;
 
@@ -159,6 +162,10 @@ class Reader {
         Project project;
         for (const auto& [key, value] : root.items()) {
             if (key == "stagecraft") continue;
+            if (key == kRuntimeFitKey) {
+                readRuntimeFit(project, value);
+                continue;
+            }
             if (const ProjectField* field = findProjectField(key); field && field->section.empty()) {
                 readField(project, *field, value);
             } else if (isSection(key)) {
@@ -198,7 +205,17 @@ class Reader {
         for (const auto& f : projectFields())
             if (f.section.empty()) out += ", " + std::string(f.path);
         for (const auto section : projectSections()) out += ", " + std::string(section);
-        return out;
+        return out + ", " + std::string(kRuntimeFitKey);
+    }
+
+    void readRuntimeFit(Project& project, const Json& value) const {
+        if (!value.is_object())
+            wrongType(std::string(kRuntimeFitKey), value, "must be a runtime fit object {...}");
+        try {
+            project.runtimeFit = runtimeFitFromJson(value, m_source, std::string(kRuntimeFitKey) + ".");
+        } catch (const ValidationError& e) {
+            fail("project.field", e.message());
+        }
     }
 
     // A section the project needs is never filled in silently with the built-in defaults: a
@@ -585,6 +602,7 @@ std::string projectToJson(const Project& project) {
         OrderedJson& target = field.section.empty() ? root : root[std::string(field.section)];
         target[std::string(field.key)] = toJson(field.get(project));
     }
+    if (project.runtimeFit) root[std::string(kRuntimeFitKey)] = runtimeFitJson(*project.runtimeFit);
     return root.dump(2, ' ', false, OrderedJson::error_handler_t::replace) + "\n";
 }
 

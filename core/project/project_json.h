@@ -6,8 +6,8 @@
 // fields (hidden % heads, GPU count, known schedules) are project_validate.h's, checked after
 // `--set` overrides have been applied.
 
-#include "size_limits.h"
 #include "project/project.h"
+#include "size_limits.h"
 
 #include <filesystem>
 #include <string>

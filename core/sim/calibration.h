@@ -22,6 +22,9 @@ struct CalibrationOptions {
     /// duration, the device time the op really took. With a GPU trace the sends run on their own
     /// stream and this is false.
     bool sendsOccupyDevice = false;
+    /// Also fit the runtime model to a torch profiler run (eval/calibration.h): the calibrated
+    /// project then predicts every schedule as torch runs it. False: the list scheduler's costs only.
+    bool runtimeModel = true;
 };
 
 struct CostFit {

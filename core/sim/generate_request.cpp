@@ -1,6 +1,7 @@
 #include "sim/generate_request.h"
 
 #include "error.h"
+#include "project/runtime_costs.h"
 #include "sim/cost_model.h"
 
 #include <algorithm>
@@ -38,14 +39,20 @@ GenerateRequest generateRequest(const Project& project, const GeneratorInfo& inf
     const Schedule probe = probeSchedule(info, request.params);
     const CostSetup setup = buildCostSetup(project, probe);
     const int stages = probe.stagesPerPipe;
-    request.stageCosts.resize(std::size_t(stages));
-    for (int s = 0; s < stages; ++s) {
-        const auto& d = setup.costs.duration;
-        request.stageCosts[std::size_t(s)] = {d[int(OpKind::F)][std::size_t(s)],
-                                              d[int(OpKind::B)][std::size_t(s)],
-                                              d[int(OpKind::W)][std::size_t(s)]};
+    if (project.runtimeFit) {
+        // The runtime fit times the order, so the order is planned with what it times.
+        request.stageCosts = plannedStageCosts(project.runtimeFit->costs, stages, kFittedInputShare);
+        request.comm = project.runtimeFit->costs.transfer.latency;
+    } else {
+        request.stageCosts.resize(std::size_t(stages));
+        for (int s = 0; s < stages; ++s) {
+            const auto& d = setup.costs.duration;
+            request.stageCosts[std::size_t(s)] = {d[int(OpKind::F)][std::size_t(s)],
+                                                  d[int(OpKind::B)][std::size_t(s)],
+                                                  d[int(OpKind::W)][std::size_t(s)]};
+        }
+        request.comm = setup.costs.comm;
     }
-    request.comm = setup.costs.comm;
     // The largest share any stage keeps for W: planning with it never under-counts a device.
     double kept = 0;
     for (int s = 0; s < stages; ++s) {

@@ -4,7 +4,7 @@
 // once, choose a schedule"). The same core calls as `stagecraft-cli fidelity`.
 #include "bindings.h"
 #include "eval/runtime_fit.h"
-#include "eval/runtime_fit_file.h"
+#include "project/runtime_fit_file.h"
 #include "file_io.h"
 
 #include <pybind11/stl.h>

@@ -26,7 +26,7 @@ std::string run(const std::string& name) {
 TEST_CASE("fidelity fits one torch run, checks another and predicts registered schedules",
           "[cli][fidelity]") {
     const Run r = cli("fidelity --fit " + run("ZBVZeroBubble_pp2_m4") + " --check " +
-                      run("Interleaved1F1B_pp2_m4") + " --predict 1f1b,zb-v,chimera --json");
+                      run("Interleaved1F1B_pp2_m4") + " --predict 1f1b,zb-v,chimera,no-such --json");
     INFO(r.out);
     REQUIRE(r.status == 0);
     const auto json = nlohmann::json::parse(r.out);
@@ -38,11 +38,14 @@ TEST_CASE("fidelity fits one torch run, checks another and predicts registered s
     REQUIRE(json["checks"].size() == 1);
     CHECK(json["checks"][0]["matched_ops"] == 32);
     CHECK(json["checks"][0]["predicted_makespan_us"].get<double>() > 0);
-    REQUIRE(json["predictions"].size() == 3);
+    REQUIRE(json["predictions"].size() == 4);
     CHECK(json["predictions"][0]["schedule"] == "1f1b");
     CHECK(json["predictions"][0]["runtime"] == "1f1b-loop");
     CHECK(json["predictions"][1]["makespan_us"].get<double>() > 0);
-    CHECK(json["predictions"][2]["refused"].get<std::string>().find("2 pipes") != std::string::npos);
+    // torch runs one pipe: two are timed with Stagecraft's lowering at the fitted costs.
+    CHECK(json["predictions"][2]["runtime"] == "stagecraft");
+    CHECK(json["predictions"][2]["makespan_us"].get<double>() > 0);
+    CHECK(json["predictions"][3]["refused"].get<std::string>().find("unknown schedule") != std::string::npos);
 
     // A run named by the prefix of its per-rank files.
     const Run text = cli("fidelity --fit " + kTraces + "Interleaved1F1B_pp2_m4");
@@ -88,7 +91,7 @@ TEST_CASE("fidelity writes a fit file, predicts from it, and draws the run above
     // The predicted schedules stacked, as torch would run them on the fitted machine.
     const std::string stacked = (dir / "predicted.svg").string();
     const Run predicted =
-        cli("fidelity --costs " + fitFile + " --predict 1f1b,zb-v,chimera --predict-chart " + stacked);
+        cli("fidelity --costs " + fitFile + " --predict 1f1b,zb-v,no-such --predict-chart " + stacked);
     INFO(predicted.out);
     REQUIRE(predicted.status == 0);
     std::ifstream pin(stacked);
@@ -96,7 +99,7 @@ TEST_CASE("fidelity writes a fit file, predicts from it, and draws the run above
     CHECK(panels.find(">1f1b<") != std::string::npos);
     CHECK(panels.find(">zb-v<") != std::string::npos);
     CHECK(panels.find("torch 1f1b-loop") != std::string::npos);
-    CHECK(panels.find(">chimera<") == std::string::npos); // refused, left out
+    CHECK(panels.find(">no-such<") == std::string::npos); // refused, left out
     CHECK(cli("fidelity --costs " + fitFile + " --predict-chart " + stacked).status == 2); // needs --predict
 
     // --chart needs a chart extension, --costs and --fit exclude each other.

@@ -218,7 +218,7 @@ TEST_CASE("Unknown and missing keys are refused with the valid ones", "[project]
           "micro_batch_size, dtype");
     CHECK(parseFailure(withVersion(R"(, "modle": {})"), "project.key") ==
           "t.json: unknown key \"modle\"; valid keys: stagecraft, name, schedules, model, cluster, parallel, "
-          "memory, costs");
+          "memory, costs, runtime_fit");
     CHECK(parseFailure(withVersion(R"(, "costs": {"stages": [{"stage": 0, "f": 1, "b": 1, "W": 1}]})"),
                        "project.key") ==
           "t.json: unknown key \"costs.stages[0].W\"; valid keys: stage, f, b, w");

@@ -4,7 +4,7 @@
 #include "error.h"
 #include "eval/runtime_fit.h"
 #include "eval/runtime_fit_chart.h"
-#include "eval/runtime_fit_file.h"
+#include "project/runtime_fit_file.h"
 #include "eval/shared_processors.h"
 #include "io/executed_program.h"
 #include "io/torch_comms_csv.h"

@@ -1,7 +1,7 @@
 // parseRuntimeFitJson on arbitrary bytes: it either throws stagecraft::Error or returns a fit that
 // the writer turns into text that reads back to the same fit.
 #include "error.h"
-#include "eval/runtime_fit_file.h"
+#include "project/runtime_fit_file.h"
 #include "fuzz_entry.h"
 
 #include <cstdlib>

@@ -158,19 +158,12 @@ void ProjectDocument::openTrace(const QString& path) {
 
 void ProjectDocument::openTraces(const QStringList& paths) {
     std::vector<std::filesystem::path> files;
-    MeasuredTrace trace;
-    for (const QString& p : paths) {
-        files.emplace_back(p.toStdString());
-        trace.path += (trace.path.empty() ? "" : ", ") + p.toStdString();
-    }
+    for (const QString& p : paths) files.emplace_back(p.toStdString());
     MeasuredTraceOptions options;
 #ifdef STAGECRAFT_HAVE_SQLITE
     options.sqlite = &readNsysSqlite;
 #endif
-    MeasuredRunInfo run;
-    trace.timeline = std::make_shared<const Timeline>(readMeasuredTrace(files, options, &trace.info, &run));
-    if (run.ranks > 0) trace.run = std::move(run);
-    m_trace = std::move(trace);
+    m_trace = loadMeasuredTrace(files, options);
     emit traceChanged();
     emit projectChanged();
 }

@@ -2,9 +2,10 @@
 // The runtime fit as a file (`*.fit.json`): fit once on a measured run, then predict other runs
 // and schedules from the file without the traces (`stagecraft-cli fidelity --fit RUN -o F`, then
 // `--costs F`). It records what the fit was made from and how well it reproduced that run, so a
-// prediction made later can say what it rests on. docs/fidelity.md gives the format.
+// prediction made later can say what it rests on. A calibrated project embeds the same object as
+// its `runtime_fit` (project/project.h). docs/fidelity.md gives the format.
 
-#include "eval/runtime_fit.h"
+#include "project/runtime_costs.h"
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -27,14 +28,20 @@ struct RuntimeFitRecord {
     friend bool operator==(const RuntimeFitRecord&, const RuntimeFitRecord&) = default;
 };
 
-RuntimeFitRecord recordOf(const RuntimeFit& fit, const std::string& source);
-
 /// The per-action costs as the fit file writes them (`actions_us`: gap, post_recv, post_send,
 /// wait_send, reduce_grad, unshard, reshard), for every report that shows them.
 nlohmann::ordered_json actionCostsJson(const ActionCosts& actions);
 
-/// Pretty JSON, every number in µs (a cost not measured is null).
+/// The fit as a JSON object, every number in µs (a cost not measured is null).
+nlohmann::ordered_json runtimeFitJson(const RuntimeFitRecord& record);
+
+/// runtimeFitJson, pretty-printed: a fit file.
 std::string runtimeFitToJson(const RuntimeFitRecord& record);
+
+/// Reads the object runtimeFitJson writes. Field paths in errors start with `prefix` ("" in a fit
+/// file, "runtime_fit." in a project); otherwise as parseRuntimeFitJson.
+RuntimeFitRecord runtimeFitFromJson(const nlohmann::json& object, const std::string& source,
+                                    const std::string& prefix = {});
 
 /// Reads a fit file. Malformed JSON is a ParseError("fit.json") with line and column; a missing or
 /// wrong field a ValidationError("fit.field") naming the field, its value and the rule (costs

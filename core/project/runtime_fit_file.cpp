@@ -1,4 +1,4 @@
-#include "eval/runtime_fit_file.h"
+#include "project/runtime_fit_file.h"
 
 #include "error.h"
 #include "json_failure.h"
@@ -10,13 +10,14 @@ namespace stagecraft {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
+using Json = nlohmann::json;
+using OrderedJson = nlohmann::ordered_json;
 
 constexpr std::size_t kMaxStages = 4096;
 constexpr std::size_t kMaxSpread = 4096;
 
-Json cost(double v) {
-    return v < 0 ? Json(nullptr) : Json(v);
+OrderedJson cost(double v) {
+    return v < 0 ? OrderedJson(nullptr) : OrderedJson(v);
 }
 
 [[noreturn]] void bad(const std::string& field, const std::string& message) {
@@ -70,36 +71,22 @@ std::string readString(const Json& v, const std::string& path) {
 
 } // namespace
 
-Json actionCostsJson(const ActionCosts& a) {
-    return Json{{"gap", a.gap},
-                {"post_recv", a.postRecv},
-                {"post_send", a.postSend},
-                {"wait_send", a.waitSend},
-                {"reduce_grad", a.reduceGrad},
-                {"unshard", a.unshard},
-                {"reshard", a.reshard}};
+OrderedJson actionCostsJson(const ActionCosts& a) {
+    return OrderedJson{{"gap", a.gap},
+                       {"post_recv", a.postRecv},
+                       {"post_send", a.postSend},
+                       {"wait_send", a.waitSend},
+                       {"reduce_grad", a.reduceGrad},
+                       {"unshard", a.unshard},
+                       {"reshard", a.reshard}};
 }
 
-RuntimeFitRecord recordOf(const RuntimeFit& fit, const std::string& source) {
-    RuntimeFitRecord r;
-    r.costs = fit.costs;
-    r.source = source;
-    r.iterations = fit.iterations;
-    r.ranks = fit.programs.ranks;
-    r.microbatches = fit.programs.microbatches;
-    r.notes = fit.notes;
-    r.residualMakespanError = fit.residual.makespanError;
-    r.residualBubbleError = fit.residual.bubbleError;
-    return r;
-}
-
-std::string runtimeFitToJson(const RuntimeFitRecord& r) {
-    Json stages = Json::array();
+OrderedJson runtimeFitJson(const RuntimeFitRecord& r) {
+    OrderedJson stages = OrderedJson::array();
     for (const StageCompute& s : r.costs.stages)
         stages.push_back({{"f", cost(s.f)}, {"b", cost(s.b)}, {"i", cost(s.i)}, {"w", cost(s.w)}});
-    const ActionCosts& a = r.costs.actions;
     const CostSpread& d = r.costs.spread;
-    const Json out{
+    return OrderedJson{
         {"stagecraft_runtime_fit", kRuntimeFitFormatVersion},
         {"model", r.model},
         {"source", r.source},
@@ -107,13 +94,16 @@ std::string runtimeFitToJson(const RuntimeFitRecord& r) {
         {"ranks", r.ranks},
         {"microbatches", r.microbatches},
         {"stages_us", stages},
-        {"actions_us", actionCostsJson(a)},
+        {"actions_us", actionCostsJson(r.costs.actions)},
         {"transfer_us", {{"latency", r.costs.transfer.latency}, {"per_byte", r.costs.transfer.usPerByte}}},
         {"spread", {{"compute", d.compute}, {"gap", d.gap}, {"post", d.post}, {"transfer", d.transfer}}},
         {"shared_processors", r.costs.cores},
         {"notes", r.notes},
         {"residual", {{"makespan_error", r.residualMakespanError}, {"bubble_error", r.residualBubbleError}}}};
-    return out.dump(2) + '\n';
+}
+
+std::string runtimeFitToJson(const RuntimeFitRecord& r) {
+    return runtimeFitJson(r).dump(2) + '\n';
 }
 
 RuntimeFitRecord parseRuntimeFitJson(std::string_view text, const std::string& source) {
@@ -125,24 +115,31 @@ RuntimeFitRecord parseRuntimeFitJson(std::string_view text, const std::string& s
         throw ParseError("fit.json", source, f.at.line, f.at.column, f.reason);
     }
     if (!doc.is_object()) bad("fit", "must be a JSON object (a runtime fit file)");
-    const Json& version = member(doc, "stagecraft_runtime_fit", "fit");
+    return runtimeFitFromJson(doc, source);
+}
+
+RuntimeFitRecord runtimeFitFromJson(const Json& doc, const std::string& source, const std::string& prefix) {
+    // Every field path in a message is the path from the document's root.
+    const std::string root = prefix.empty() ? "fit" : prefix.substr(0, prefix.size() - 1);
+    const auto at = [&](const std::string& name) { return prefix + name; };
+    const Json& version = member(doc, "stagecraft_runtime_fit", root);
     if (!version.is_number_integer() || version.get<long long>() != kRuntimeFitFormatVersion)
-        throw ValidationError("fit.version", "stagecraft_runtime_fit",
-                              source + ": stagecraft_runtime_fit = " + shown(version) +
+        throw ValidationError("fit.version", at("stagecraft_runtime_fit"),
+                              source + ": " + at("stagecraft_runtime_fit") + " = " + shown(version) +
                                   ": this build reads version " + std::to_string(kRuntimeFitFormatVersion));
     RuntimeFitRecord r;
-    r.model = readString(member(doc, "model", "fit"), "model");
+    r.model = readString(member(doc, "model", root), at("model"));
     if (r.model != "torch-gloo")
-        bad("model", "= \"" + r.model.substr(0, 40) + "\": the one runtime model is torch-gloo");
-    r.source = readString(member(doc, "source", "fit"), "source");
-    r.iterations = readCount(member(doc, "iterations", "fit"), "iterations");
-    r.ranks = readCount(member(doc, "ranks", "fit"), "ranks");
-    r.microbatches = readCount(member(doc, "microbatches", "fit"), "microbatches");
-    const Json& stages = member(doc, "stages_us", "fit");
+        bad(at("model"), "= \"" + r.model.substr(0, 40) + "\": the one runtime model is torch-gloo");
+    r.source = readString(member(doc, "source", root), at("source"));
+    r.iterations = readCount(member(doc, "iterations", root), at("iterations"));
+    r.ranks = readCount(member(doc, "ranks", root), at("ranks"));
+    r.microbatches = readCount(member(doc, "microbatches", root), at("microbatches"));
+    const Json& stages = member(doc, "stages_us", root);
     if (!stages.is_array() || stages.empty() || stages.size() > kMaxStages)
-        bad("stages_us", "= " + shown(stages) + ": must be an array of 1..4096 stages");
+        bad(at("stages_us"), "= " + shown(stages) + ": must be an array of 1..4096 stages");
     for (std::size_t i = 0; i < stages.size(); ++i) {
-        const std::string p = "stages_us[" + std::to_string(i) + "]";
+        const std::string p = at("stages_us[" + std::to_string(i) + "]");
         StageCompute s;
         s.f = readCost(member(stages[i], "f", p), p + ".f", false);
         s.b = readCost(member(stages[i], "b", p), p + ".b", true);
@@ -152,42 +149,47 @@ RuntimeFitRecord parseRuntimeFitJson(std::string_view text, const std::string& s
             bad(p, "has neither b nor both i and w: a stage needs its backward");
         r.costs.stages.push_back(s);
     }
-    const Json& a = member(doc, "actions_us", "fit");
+    const auto costOf = [&](const Json& object, const std::string& path, const char* key) {
+        return readCost(member(object, key, path), path + "." + key, false);
+    };
+    const std::string actions = at("actions_us");
+    const Json& a = member(doc, "actions_us", root);
     ActionCosts& ac = r.costs.actions;
-    ac.gap = readCost(member(a, "gap", "actions_us"), "actions_us.gap", false);
-    ac.postRecv = readCost(member(a, "post_recv", "actions_us"), "actions_us.post_recv", false);
-    ac.postSend = readCost(member(a, "post_send", "actions_us"), "actions_us.post_send", false);
-    ac.waitSend = readCost(member(a, "wait_send", "actions_us"), "actions_us.wait_send", false);
-    ac.reduceGrad = readCost(member(a, "reduce_grad", "actions_us"), "actions_us.reduce_grad", false);
-    ac.unshard = readCost(member(a, "unshard", "actions_us"), "actions_us.unshard", false);
-    ac.reshard = readCost(member(a, "reshard", "actions_us"), "actions_us.reshard", false);
-    const Json& t = member(doc, "transfer_us", "fit");
-    r.costs.transfer.latency = readCost(member(t, "latency", "transfer_us"), "transfer_us.latency", false);
-    r.costs.transfer.usPerByte =
-        readCost(member(t, "per_byte", "transfer_us"), "transfer_us.per_byte", false);
-    const Json& d = member(doc, "spread", "fit");
-    r.costs.spread.compute = readSpread(member(d, "compute", "spread"), "spread.compute");
-    r.costs.spread.gap = readSpread(member(d, "gap", "spread"), "spread.gap");
-    r.costs.spread.post = readSpread(member(d, "post", "spread"), "spread.post");
-    r.costs.spread.transfer = readSpread(member(d, "transfer", "spread"), "spread.transfer");
+    ac.gap = costOf(a, actions, "gap");
+    ac.postRecv = costOf(a, actions, "post_recv");
+    ac.postSend = costOf(a, actions, "post_send");
+    ac.waitSend = costOf(a, actions, "wait_send");
+    ac.reduceGrad = costOf(a, actions, "reduce_grad");
+    ac.unshard = costOf(a, actions, "unshard");
+    ac.reshard = costOf(a, actions, "reshard");
+    const std::string transfer = at("transfer_us");
+    const Json& t = member(doc, "transfer_us", root);
+    r.costs.transfer.latency = costOf(t, transfer, "latency");
+    r.costs.transfer.usPerByte = costOf(t, transfer, "per_byte");
+    const std::string spread = at("spread");
+    const Json& d = member(doc, "spread", root);
+    r.costs.spread.compute = readSpread(member(d, "compute", spread), spread + ".compute");
+    r.costs.spread.gap = readSpread(member(d, "gap", spread), spread + ".gap");
+    r.costs.spread.post = readSpread(member(d, "post", spread), spread + ".post");
+    r.costs.spread.transfer = readSpread(member(d, "transfer", spread), spread + ".transfer");
     // Absent in files written before the ranks' sharing of processors was fitted: one each.
     if (const auto it = doc.find("shared_processors"); it != doc.end()) {
         if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < 0 ||
             it->get<double>() > double(kMaxStages))
-            bad("shared_processors",
+            bad(at("shared_processors"),
                 "= " + shown(*it) + ": must be a number of processors in 0..4096 (0: one per rank)");
         r.costs.cores = it->get<double>();
     }
-    const Json& notes = member(doc, "notes", "fit");
-    if (!notes.is_array() || notes.size() > 64) bad("notes", "must be an array of at most 64 strings");
+    const Json& notes = member(doc, "notes", root);
+    if (!notes.is_array() || notes.size() > 64) bad(at("notes"), "must be an array of at most 64 strings");
     for (std::size_t i = 0; i < notes.size(); ++i)
-        r.notes.push_back(readString(notes[i], "notes[" + std::to_string(i) + "]"));
-    const Json& res = member(doc, "residual", "fit");
+        r.notes.push_back(readString(notes[i], at("notes[" + std::to_string(i) + "]")));
+    const Json& res = member(doc, "residual", root);
     for (const auto& [key, to] : {std::pair{"makespan_error", &r.residualMakespanError},
                                   std::pair{"bubble_error", &r.residualBubbleError}}) {
-        const Json& v = member(res, key, "residual");
+        const Json& v = member(res, key, at("residual"));
         if (!v.is_number() || !std::isfinite(v.get<double>()))
-            bad(std::string("residual.") + key, "= " + shown(v) + ": must be a finite number");
+            bad(at("residual.") + key, "= " + shown(v) + ": must be a finite number");
         *to = v.get<double>();
     }
     return r;

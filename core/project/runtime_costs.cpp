@@ -1,0 +1,60 @@
+#include "project/runtime_costs.h"
+
+#include <algorithm>
+
+namespace stagecraft {
+
+RuntimeCosts remapStages(const RuntimeCosts& costs, int stages) {
+    const int from = int(costs.stages.size());
+    if (stages == from || from == 0 || stages <= 0) return costs;
+    RuntimeCosts out = costs;
+    out.stages.assign(std::size_t(stages), StageCompute{0, 0, 0, 0});
+    // Stage j covers [j / stages, (j + 1) / stages) of the model; in units of 1 / (from * stages)
+    // the boundaries are integers.
+    for (int j = 0; j < stages; ++j) {
+        StageCompute& t = out.stages[std::size_t(j)];
+        const long lo = long(j) * from, hi = long(j + 1) * from;
+        for (int i = 0; i < from; ++i) {
+            const long slo = long(i) * stages, shi = long(i + 1) * stages;
+            const long overlap = std::min(hi, shi) - std::max(lo, slo);
+            if (overlap <= 0) continue;
+            const double share = double(overlap) / double(stages);
+            const StageCompute& s = costs.stages[std::size_t(i)];
+            auto add = [&](double& to, double v) { to = to < 0 || v < 0 ? -1.0 : to + share * v; };
+            add(t.f, s.f);
+            add(t.b, s.b);
+            add(t.i, s.i);
+            add(t.w, s.w);
+        }
+    }
+    return out;
+}
+
+RuntimeCosts splitBackwardCosts(const RuntimeCosts& costs, double inputShare) {
+    RuntimeCosts out = costs;
+    for (std::size_t s = 0; s < out.stages.size(); ++s) {
+        StageCompute& c = out.stages[s];
+        if (c.i >= 0 && c.w >= 0) continue;
+        if (c.b < 0) continue;
+        c.i = s == 0 ? 0.0 : inputShare * c.b;
+        c.w = c.b - c.i;
+    }
+    return out;
+}
+
+RuntimeCosts wholeBackwardCosts(const RuntimeCosts& costs) {
+    RuntimeCosts out = costs;
+    for (StageCompute& c : out.stages)
+        if (c.b < 0 && c.i >= 0 && c.w >= 0) c.b = c.i + c.w;
+    return out;
+}
+
+std::vector<StageCost> plannedStageCosts(const RuntimeCosts& costs, int stages, double inputShare) {
+    std::vector<StageCost> out;
+    for (const StageCompute& c :
+         wholeBackwardCosts(splitBackwardCosts(remapStages(costs, stages), inputShare)).stages)
+        out.push_back(StageCost{c.f, std::max(c.i, 1.0), std::max(c.w, 1.0)});
+    return out;
+}
+
+} // namespace stagecraft
