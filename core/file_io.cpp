@@ -79,4 +79,19 @@ void writeFileAtomically(const std::filesystem::path& path, std::string_view con
     }
 }
 
+std::string fileNamesOf(const std::string& paths) {
+    std::string names;
+    std::size_t from = 0;
+    while (from <= paths.size()) {
+        const std::size_t comma = paths.find(',', from);
+        std::string path = paths.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+        path.erase(0, path.find_first_not_of(' '));
+        names += (names.empty() ? "" : ", ") + std::filesystem::path(path).filename().string();
+        if (comma == std::string::npos) break;
+        from = comma + 1;
+    }
+    constexpr std::size_t kMaxNames = 400;
+    return names.size() > kMaxNames ? names.substr(0, kMaxNames) + "..." : names;
+}
+
 } // namespace stagecraft

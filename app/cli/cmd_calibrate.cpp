@@ -67,11 +67,7 @@ std::string reportText(const CalibrationReport& r, const std::string& output) {
            std::to_string(r.fit.commSamples) + " waited-for transfers alone gave " + ms(r.commFromWaits) +
            ")\n";
     if (r.runtime) {
-        out += "runtime model " + r.runtime->model + " fitted to the whole timeline (" +
-               std::to_string(r.runtime->iterations) + " iterations; its replay of the run: makespan " +
-               pct(r.runtime->residualMakespanError) + ", bubble " +
-               (r.runtime->residualBubbleError >= 0 ? "+" : "") +
-               fixed(100 * r.runtime->residualBubbleError, 1) + " points)\n";
+        out += describeRuntimeFit(*r.runtime) + "\n";
         for (const std::string& note : r.runtime->notes) out += "  " + note + "\n";
         out += "every schedule is predicted as torch runs it on the measured machine (the project's "
                "runtime_fit; `stagecraft-cli fidelity` shows the fit)\n";

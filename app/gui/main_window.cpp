@@ -650,11 +650,20 @@ void MainWindow::calibrate() {
             report.fit.rule.empty()
                 ? tr("B and W as measured.")
                 : tr("Not in the trace: %1 (costs.note).").arg(QString::fromStdString(report.fit.rule));
+        // A torch run is also fitted with the runtime model: every schedule is then timed as torch
+        // runs it; otherwise the list scheduler prices every schedule from the layer costs.
+        const QString timing = report.runtime
+                                   ? tr("Every schedule is timed as torch runs it: %1.")
+                                         .arg(QString::fromStdString(describeRuntimeFit(*report.runtime)))
+                                   : tr("Costs per range of the model's layers: every schedule whose stages "
+                                        "split the layers runs "
+                                        "on them.%1")
+                                         .arg(report.runtimeRefusal.empty()
+                                                  ? QString()
+                                                  : tr(" No runtime model: %1")
+                                                        .arg(QString::fromStdString(report.runtimeRefusal)));
         m_messages->showMessage(
-            tr("%1. Costs per range of the model's layers: every schedule whose stages split the layers runs "
-               "on them. %2 Save writes a new file.")
-                .arg(summary, rule)
-                .toHtmlEscaped(),
+            tr("%1. %2 %3 Save writes a new file.").arg(summary, timing, rule).toHtmlEscaped(),
             MessageBar::Kind::Info);
     } catch (const std::exception& e) {
         m_messages->showMessage(tr("Cannot calibrate: %1").arg(errorText(e)).toHtmlEscaped());

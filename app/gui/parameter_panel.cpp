@@ -14,6 +14,7 @@
 #include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -150,7 +151,48 @@ void ParameterPanel::build() {
         form->addRow(row.label, cell);
         m_rows.insert(path, row);
     }
+    if (QFormLayout* costs = forms.value(QStringLiteral("costs"))) buildRuntimeFitRow(costs);
     column->addStretch(1);
+}
+
+void ParameterPanel::buildRuntimeFitRow(QFormLayout* form) {
+    // A calibrated project's runtime fit times every schedule; it is read-only here (calibrate
+    // writes it) and can be dropped to go back to the cost model.
+    auto* cell = new QWidget(form->parentWidget());
+    cell->setObjectName(constants::kRuntimeFitRow);
+    auto* layout = new QVBoxLayout(cell);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    m_runtimeFitText = new QLabel(cell);
+    m_runtimeFitText->setObjectName(constants::kRuntimeFitText);
+    m_runtimeFitText->setWordWrap(true);
+    m_runtimeFitText->setTextFormat(Qt::RichText);
+    m_runtimeFitText->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_runtimeFitText->installEventFilter(this);
+    m_runtimeFitText->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* drop = new QPushButton(tr("Use the Cost Model"), cell);
+    drop->setObjectName(constants::kDropRuntimeFitButton);
+    drop->setToolTip(tr("Forget the runtime fit: every schedule is then timed by the list scheduler with the "
+                        "costs above (the layer costs the calibration wrote stay)"));
+    connect(drop, &QPushButton::clicked, this, [this] {
+        Project project = m_document->project();
+        project.runtimeFit.reset();
+        m_document->applyProject(project, tr("Use the cost model"));
+    });
+    layout->addWidget(m_runtimeFitText);
+    layout->addWidget(drop, 0, Qt::AlignLeft);
+    // The whole width of the form: the sentence wraps under the section's title.
+    form->insertRow(0, cell);
+    m_runtimeFitRow = cell;
+}
+
+void ParameterPanel::syncRuntimeFit() {
+    if (!m_runtimeFitRow) return;
+    const auto& fit = m_document->project().runtimeFit;
+    m_runtimeFitRow->setVisible(fit.has_value());
+    if (fit)
+        m_runtimeFitText->setText(tr("<b>Timing:</b> every schedule is timed as torch runs it by the %1.")
+                                      .arg(QString::fromStdString(describeRuntimeFit(*fit)).toHtmlEscaped()));
 }
 
 QWidget* ParameterPanel::makeEditor(const ProjectField& field) {
@@ -239,6 +281,10 @@ void ParameterPanel::setProblems(const QHash<QString, QString>& problems) {
 }
 
 bool ParameterPanel::eventFilter(QObject* watched, QEvent* event) {
+    // The form sits in a scroll area, which does not lay out by height-for-width: the wrapped
+    // Timing sentence asks for the height its width needs itself.
+    if (watched == m_runtimeFitText && event->type() == QEvent::Resize)
+        m_runtimeFitText->setMinimumHeight(m_runtimeFitText->heightForWidth(m_runtimeFitText->width()));
     auto* widget = qobject_cast<QWidget*>(watched);
     if (event->type() == QEvent::Wheel && widget && !widget->hasFocus() && m_scrollViewport) {
         QCoreApplication::sendEvent(m_scrollViewport, event);
@@ -281,6 +327,7 @@ void ParameterPanel::syncFromProject() {
         }
     }
     syncGpuCombo();
+    syncRuntimeFit();
     m_syncing = false;
 }
 

@@ -9,6 +9,7 @@
 #include <QWidget>
 
 class QComboBox;
+class QFormLayout;
 class QLabel;
 class QVBoxLayout;
 
@@ -54,12 +55,16 @@ class ParameterPanel : public QWidget {
     void syncFromProject();
     void showMessage(Row& row, const QString& message);
     void syncGpuCombo();
+    void buildRuntimeFitRow(QFormLayout* form);
+    void syncRuntimeFit();
     bool eventFilter(QObject* watched, QEvent* event) override;
 
     ProjectDocument* m_document;
     QHash<QString, Row> m_rows;
     QHash<QString, QString> m_problems;
     QComboBox* m_gpuCombo = nullptr;
+    QWidget* m_runtimeFitRow = nullptr; ///< "Timing": the calibrated project's runtime fit, if any
+    QLabel* m_runtimeFitText = nullptr;
     QWidget* m_scrollViewport = nullptr; ///< receives wheel events over unfocused fields
     bool m_syncing = false;
 };

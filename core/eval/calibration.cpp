@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "eval/runtime_fit.h"
+#include "file_io.h"
 #include "io/measured_trace.h"
 #include "size_limits.h"
 
@@ -26,7 +27,7 @@ AnalysisResult evaluateMatched(const AnalysisRequest& request) {
 }
 
 std::string noteOf(const MeasuredTrace& trace, const std::string& schedule, const CostFit& fit) {
-    std::string note = "calibrated from " + traceFileNames(trace.path) + " (schedule " + schedule + ", " +
+    std::string note = "calibrated from " + fileNamesOf(trace.path) + " (schedule " + schedule + ", " +
                        std::to_string(fit.samples) + " ops, " + std::to_string(fit.stages) +
                        " stages): per stage the median F, B, W, given to the layers the stage held";
     if (!fit.rule.empty()) note += "; " + fit.rule;

@@ -1,5 +1,6 @@
 #include "eval/chart_composition.h"
 
+#include "file_io.h"
 #include "layout/gantt_layout.h"
 #include "layout/palette.h"
 #include "layout/text_metrics.h"
@@ -110,7 +111,7 @@ void appendChartNotes(Scene& scene, const AnalysisResult& result, const ChartSet
     if (overlayDrawn(result, settings) && settings.measuredRows == MeasuredRows::UnderPredicted) {
         // Paired rows name themselves; the note says whose they are and the error, broken at
         // spaces to the chart's width like the cost line.
-        const std::string file = traceFileNames(result.measuredPath);
+        const std::string file = fileNamesOf(result.measuredPath);
         char error[32];
         std::snprintf(error, sizeof error, "%+.1f%%", result.overlay->report.makespanError * 100);
         for (const std::string& part :
@@ -137,7 +138,7 @@ void appendChartNotes(Scene& scene, const AnalysisResult& result, const ChartSet
         swatch.strokeWidth = 0.9;
         swatch.role = RectRole::Legend;
         scene.rects.push_back(swatch);
-        const std::string file = traceFileNames(result.measuredPath);
+        const std::string file = fileNamesOf(result.measuredPath);
         char error[32];
         std::snprintf(error, sizeof error, "%+.1f%%", result.overlay->report.makespanError * 100);
         scene.texts.push_back({pal.margin + swatch.w + pal.fontSize * 0.5, y,

@@ -11,20 +11,6 @@
 
 namespace stagecraft {
 
-std::string traceFileNames(const std::string& paths) {
-    std::string names;
-    std::size_t from = 0;
-    while (from <= paths.size()) {
-        const std::size_t comma = paths.find(',', from);
-        std::string path = paths.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
-        path.erase(0, path.find_first_not_of(' '));
-        names += (names.empty() ? "" : ", ") + std::filesystem::path(path).filename().string();
-        if (comma == std::string::npos) break;
-        from = comma + 1;
-    }
-    constexpr std::size_t kMaxNames = 400;
-    return names.size() > kMaxNames ? names.substr(0, kMaxNames) + "..." : names;
-}
 namespace {
 
 ScheduleRefusal refusalOf(std::string name, RefusalStage stage, const std::exception& e) {

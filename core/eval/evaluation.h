@@ -130,10 +130,6 @@ Project projectForSchedule(const Project& project, const Schedule& schedule);
 /// before it times the order). Throws ValidationError naming the rule that failed.
 Schedule orderFromProject(const Project& project, std::string_view name);
 
-/// The file names of a trace's paths (MeasuredTrace::path, "," or ", " between files) without their
-/// folders, as notes under charts and in calibrated projects name them; cut short past 400
-/// characters.
-std::string traceFileNames(const std::string& paths);
 
 /// Generate, simulate and measure every schedule the request names; match the trace, if any,
 /// with the schedule of the same name. Never throws for a bad schedule: it becomes a refusal.

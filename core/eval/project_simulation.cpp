@@ -2,6 +2,7 @@
 
 #include "eval/evaluation.h"
 #include "eval/runtime_fit.h"
+#include "file_io.h"
 #include "ir/op_index.h"
 #include "passes/iteration_tail.h"
 #include "sim/simulator.h"
@@ -16,7 +17,7 @@ namespace {
 /// What a prediction under a runtime fit rests on, for the schedule's notes.
 std::string runtimeFitNote(const RuntimeFitRecord& fit, const ScheduleTiming& timed) {
     std::string note =
-        "timed as " + fit.model + " (" + timed.runtime + ") runs it, fitted on " + traceFileNames(fit.source);
+        "timed as " + fit.model + " (" + timed.runtime + ") runs it, fitted on " + fileNamesOf(fit.source);
     for (const std::string& n : timed.notes) note += "; " + n;
     return note;
 }
@@ -51,6 +52,11 @@ Prediction predictTailed(const Project& project, Schedule&& tailed, const WorkCo
     r.schedule = s.name;
     r.unitless = out.setup.unitless && !project.runtimeFit;
     r.costs = out.setup.summary;
+    if (project.runtimeFit) {
+        // The chart's cost line and reports say what timed the schedule.
+        r.costs.mode = "runtime fit";
+        r.costs.text = describeRuntimeFit(*project.runtimeFit);
+    }
     r.time = computeTimeMetrics(s, index, out.timeline, project.runtimeFit ? nullptr : &out.setup.costs);
     step(0.75);
     r.memory = computeMemory(s, out.timeline, out.setup.memory);

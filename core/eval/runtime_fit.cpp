@@ -695,9 +695,9 @@ Replicated replicate(const Lowered& programs, const RuntimeCosts& costs, int rep
     // several points of bubble off the median, which a chart's metrics would then show.
     double best = INFINITY;
     for (std::size_t k = 0; k < runs.size(); ++k) {
-        const double distance = std::max(
-            std::abs(runs[k].makespan - out.summary.makespan) / std::max(1e-9, out.summary.makespan) / 0.05,
-            std::abs(runs[k].bubble - out.summary.bubble) / 0.03);
+        const double distance = std::max(std::abs(runs[k].makespan - out.summary.makespan) /
+                                             std::max(1e-9, out.summary.makespan) / 0.05,
+                                         std::abs(runs[k].bubble - out.summary.bubble) / 0.03);
         if (distance < best) {
             best = distance;
             out.representativeSeed = std::uint64_t(k + 1);
@@ -878,7 +878,8 @@ ScheduleTiming timeScheduleLikeTorch(const RuntimeCosts& costs, const Schedule& 
     }
     const Replicated timed = replicate(programs, mapped, kReplications);
     out.summary = timed.summary;
-    out.timeline = timelineOfSchedule(schedule, programs, timingWithSeed(programs, mapped, timed.representativeSeed));
+    out.timeline =
+        timelineOfSchedule(schedule, programs, timingWithSeed(programs, mapped, timed.representativeSeed));
     return out;
 }
 

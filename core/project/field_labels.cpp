@@ -77,6 +77,12 @@ std::string fieldLabel(const ProjectField& field) {
 }
 
 std::optional<std::string> fieldIgnoredReason(const ProjectField& field, const Project& project) {
+    // A runtime fit times every schedule itself: what the cost models would add up is unused.
+    if (project.runtimeFit && field.section == "costs" && field.path != "costs.note" &&
+        field.path != "costs.mode")
+        return std::string(field.path) + " is not read while the project's runtime fit (" +
+               project.runtimeFit->model +
+               ", calibrated from a torch run) times every schedule; drop the fit to use the cost model";
     for (const auto& [path, mode] : kCostModeOnly)
         if (path == field.path && project.costs.mode != mode)
             return std::string(field.path) + " is read only by the " + std::string(costModeName(mode)) +

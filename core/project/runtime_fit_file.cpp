@@ -1,9 +1,11 @@
 #include "project/runtime_fit_file.h"
 
 #include "error.h"
+#include "file_io.h"
 #include "json_failure.h"
 
 #include <cmath>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 namespace stagecraft {
@@ -79,6 +81,14 @@ OrderedJson actionCostsJson(const ActionCosts& a) {
                        {"reduce_grad", a.reduceGrad},
                        {"unshard", a.unshard},
                        {"reshard", a.reshard}};
+}
+
+std::string describeRuntimeFit(const RuntimeFitRecord& r) {
+    char replay[96];
+    std::snprintf(replay, sizeof replay, "makespan %+.1f %%, bubble %+.1f points",
+                  100 * r.residualMakespanError, 100 * r.residualBubbleError);
+    return r.model + " runtime model fitted to " + fileNamesOf(r.source) + " (" +
+           std::to_string(r.iterations) + " iterations; its replay of that run: " + replay + ")";
 }
 
 OrderedJson runtimeFitJson(const RuntimeFitRecord& r) {

@@ -28,6 +28,10 @@ struct RuntimeFitRecord {
     friend bool operator==(const RuntimeFitRecord&, const RuntimeFitRecord&) = default;
 };
 
+/// One line on what `record` rests on, for every front end: "torch-gloo runtime model fitted to
+/// FILES (8 iterations; its replay of that run: makespan +1.4 %, bubble -2.8 points)".
+std::string describeRuntimeFit(const RuntimeFitRecord& record);
+
 /// The per-action costs as the fit file writes them (`actions_us`: gap, post_recv, post_send,
 /// wait_send, reduce_grad, unshard, reshard), for every report that shows them.
 nlohmann::ordered_json actionCostsJson(const ActionCosts& actions);

@@ -16,7 +16,7 @@ namespace stagecraft {
 
 /// What the cost model assumed, for captions and tables.
 struct CostSummary {
-    std::string mode; ///< "analytic", "manual", "unit"
+    std::string mode; ///< "analytic", "manual", "unit"; "runtime fit" when a project's runtime fit times it
     /// One line for charts: "analytic: F 1.23 ms, B 1.20 ms, W 0.95 ms per stage, p2p 40 µs
     /// intra / 310 µs inter".
     std::string text;

@@ -1,10 +1,12 @@
 // Calibrate once, choose a schedule, in the window: a torch run of another pipeline than the
 // project's is refused with "Apply the trace's shape"; after File > Calibrate from Trace every
-// schedule the project's shape allows stays on the chart; Save then writes a new file, never the
-// sample the project came from.
+// schedule the project's shape allows stays on the chart, timed as torch runs it by the run's
+// runtime fit (Parameters > Timing; Use the Cost Model drops it); Save then writes a new file,
+// never the sample the project came from.
 
 #include "gui/gantt_view.h"
 #include "gui/main_window.h"
+#include "gui/models/constants.h"
 #include "gui/models/project_document.h"
 #include "gui/panels.h"
 #include "gui_test_support.h"
@@ -12,6 +14,7 @@
 
 #include <QApplication>
 #include <QFile>
+#include <QLabel>
 #include <QMimeData>
 #include <QPushButton>
 #include <QTemporaryDir>
@@ -104,6 +107,26 @@ class TestCalibrateWindow : public QObject {
         QVERIFY(calibrated.memory == shaped.memory);
         QVERIFY2(window.messageBar()->text().contains(QStringLiteral("B = 50% and W = 50%")),
                  qPrintable(window.messageBar()->text()));
+        // A torch run is also fitted with the runtime model: the project keeps it, the message and
+        // the Parameters' Timing row say that every schedule is timed as torch runs it, and the
+        // cost fields it makes unused are disabled.
+        QVERIFY(calibrated.runtimeFit.has_value());
+        QVERIFY2(window.messageBar()->text().contains(QStringLiteral("timed as torch runs it")),
+                 qPrintable(window.messageBar()->text()));
+        auto* timing = window.findChild<QWidget*>(QString::fromLatin1(constants::kRuntimeFitRow));
+        auto* timingText = window.findChild<QLabel*>(QString::fromLatin1(constants::kRuntimeFitText));
+        QVERIFY(timing && timingText);
+        QVERIFY(timing->isVisibleTo(&window));
+        QVERIFY2(timingText->text().contains(QStringLiteral("torch-gloo runtime model fitted to")),
+                 qPrintable(timingText->text()));
+        QTest::qWait(100); // the wrapped sentence takes its height once laid out
+        QVERIFY(timing->parentWidget()->grab().save(
+            QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/calibrated-timing-row.png")));
+        auto* comm = window.findChild<QWidget*>(QStringLiteral("field:costs.comm"));
+        QVERIFY(comm);
+        QVERIFY(!comm->isEnabled());
+        for (const ScheduleOutcome& o : window.runner()->latest()->outcomes)
+            QVERIFY2(o.prediction.report.notes.find("timed as torch-gloo") != std::string::npos, o.name.c_str());
 
         // Every listed schedule is still drawn: 1f1b, interleaved, zb-h1, zb-h2, zb-v.
         const AnalysisPtr result = window.runner()->latest();
@@ -130,6 +153,22 @@ class TestCalibrateWindow : public QObject {
         QVERIFY(all->outcomes.size() >= generators().size() - 1);
         window.document()->undoStack()->undo();
         window.flushAnalysis();
+
+        // Use the Cost Model drops the fit (one undoable step): the list scheduler times every
+        // schedule with the layer costs the calibration wrote.
+        auto* drop = window.findChild<QPushButton*>(QString::fromLatin1(constants::kDropRuntimeFitButton));
+        QVERIFY(drop);
+        drop->click();
+        window.flushAnalysis();
+        QVERIFY(!window.document()->project().runtimeFit.has_value());
+        QVERIFY(!timing->isVisibleTo(&window));
+        QVERIFY(comm->isEnabled());
+        QCOMPARE(window.document()->project().costs.layers, calibrated.costs.layers);
+        for (const ScheduleOutcome& o : window.runner()->latest()->outcomes)
+            QVERIFY(o.prediction.report.notes.find("timed as torch-gloo") == std::string::npos);
+        window.document()->undoStack()->undo();
+        window.flushAnalysis();
+        QVERIFY(window.document()->project().runtimeFit.has_value());
 
         // Save proposes a new file beside the sample and leaves the sample as it was.
         QVERIFY(window.save());

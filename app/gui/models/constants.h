@@ -32,6 +32,9 @@ inline constexpr char kSearchDock[] = "searchDock";
 inline constexpr char kGanttView[] = "ganttView";
 inline constexpr char kGpuCombo[] = "gpuCombo";
 inline constexpr char kMeasuredRowsAction[] = "measuredRowsAction";
+inline constexpr char kRuntimeFitRow[] = "runtimeFitRow";
+inline constexpr char kRuntimeFitText[] = "runtimeFitText";
+inline constexpr char kDropRuntimeFitButton[] = "dropRuntimeFitButton";
 
 // File dialogs.
 inline constexpr char kProjectFilter[] = "Stagecraft projects (*.stagecraft.json *.json)";
