@@ -8,6 +8,7 @@
 #include "nsys_sqlite.h"
 #endif
 
+#include <cerrno>
 #include <cstdlib>
 #include <sstream>
 #include <unistd.h>
@@ -79,6 +80,34 @@ EvaluationInput ProjectOptions::input() const {
     in.serializeOverlap = serializeOverlap;
     in.orderOnly = orderOnly;
     return in;
+}
+
+namespace {
+
+CLI::Validator numberRule(bool zeroAllowed) {
+    const std::string rule = zeroAllowed ? "must be 0 or a positive number" : "must be a positive number";
+    return CLI::Validator(
+        [zeroAllowed, rule](std::string& text) -> std::string {
+            char* end = nullptr;
+            errno = 0;
+            const double value = std::strtod(text.c_str(), &end);
+            const bool number = !text.empty() && end == text.c_str() + text.size() && errno == 0;
+            if (number && (value > 0 || (zeroAllowed && value == 0))) return {};
+            return rule + ", not " + text;
+        },
+        zeroAllowed ? "NONNEGATIVE" : "POSITIVE");
+}
+
+} // namespace
+
+const CLI::Validator& positiveNumber() {
+    static const CLI::Validator rule = numberRule(false);
+    return rule;
+}
+
+const CLI::Validator& nonNegativeNumber() {
+    static const CLI::Validator rule = numberRule(true);
+    return rule;
 }
 
 Project loadProject(const ProjectOptions& options) {

@@ -45,6 +45,11 @@ struct ProjectOptions {
     EvaluationInput input() const;
 };
 
+/// CLI11's PositiveNumber and NonNegativeNumber with a plain rule: "--global-batch: must be a
+/// positive number, not -5" (CLI11's own names its range as 0 to 1.8e308 written out in full).
+const CLI::Validator& positiveNumber();
+const CLI::Validator& nonNegativeNumber();
+
 /// Read (or default) the project, apply the overrides in order, validate it (a schedule file is
 /// not accepted here: for commands that need a project).
 /// The Nsight Systems SQLite reader when this build has SQLite, else nullptr.

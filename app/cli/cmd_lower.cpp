@@ -142,7 +142,7 @@ void addLowerCommand(CLI::App& app, CommandResult& result) {
     command->add_flag("--no-tail", options->noTail,
                       "Lower the schedule without gradient syncs and optimizer steps");
     command->add_option("--bytes", options->bytes, "Bytes of every activation transfer (default: 1 unit)")
-        ->check(CLI::PositiveNumber);
+        ->check(positiveNumber());
     command
         ->add_option("--like", options->like,
                      "Whose lowering: stagecraft (transfers in Stagecraft's one global order) or torch (the "
@@ -156,7 +156,7 @@ void addLowerCommand(CLI::App& app, CommandResult& result) {
         ->add_option("--torch-max-outstanding-sends", options->torchMaxOutstandingSends,
                      "With --like torch: torch's max_outstanding_sends (waits move earlier to keep at most N "
                      "sends pending per rank)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(nonNegativeNumber());
     command->add_option("-o,--output", options->output,
                         "Write the programs: .csv torch compute+comms, .json, .txt the listing");
     auto* semantics = command->get_option("--semantics");

@@ -83,7 +83,7 @@ void addSearchCommand(CLI::App& app, CommandResult& result) {
     auto* global = command
                        ->add_option("--global-batch", options->globalBatch,
                                     "One global batch (samples per iteration over all replicas)")
-                       ->check(CLI::PositiveNumber);
+                       ->check(positiveNumber());
     command
         ->add_option("--batch-per-gpu", options->batchPerGpu,
                      "Batch sizes per GPU: A, or A..B for the powers of two from A to B (e.g. 0.5..16); "
@@ -91,9 +91,9 @@ void addSearchCommand(CLI::App& app, CommandResult& result) {
         ->excludes(global);
     command->add_option("--schedules", options->schedules, "Comma list of schedules (default: all)");
     command->add_option("--max-gpus", options->maxGpus, "GPUs to use (default: the whole cluster)")
-        ->check(CLI::PositiveNumber);
+        ->check(positiveNumber());
     command->add_option("--threads", options->threads, "Worker threads (default: every hardware thread)")
-        ->check(CLI::PositiveNumber);
+        ->check(positiveNumber());
     command
         ->add_option("--micro-batch-sizes", options->microBatchSizes,
                      "Micro-batch sizes to try (default: the project's)")

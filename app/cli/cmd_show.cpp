@@ -30,7 +30,7 @@ void addShowCommand(CLI::App& app, CommandResult& result) {
     command->add_option("--color", options->color, "Colours: auto, always, never")
         ->check(CLI::IsMember({"auto", "always", "never"}));
     command->add_option("--max-steps", options->maxSteps, "Cut the chart after this many steps")
-        ->check(CLI::NonNegativeNumber);
+        ->check(nonNegativeNumber());
     command->add_flag("--comm", options->comm,
                       "Also show each rank's lowered program: sends, receives (posted together in "
                       "brackets), gradient syncs and optimizer steps (see `stagecraft-cli lower`)");

@@ -71,8 +71,13 @@ AnalysisRequest loadAnalysisRequest(const EvaluationInput& input) {
         if (!input.orderOnly) validateProject(projectForSchedule(request.project, imported.schedule));
         request.imported.push_back(std::move(imported));
     } else {
-        if (!input.schedules.empty()) request.project.schedules = input.schedules;
+        // The project is valid or not whatever the command: its own list (an unknown schedule in
+        // it) is checked as `validate` checks it, before --schedule picks what to run.
         if (!input.orderOnly) validateProject(request.project);
+        if (!input.schedules.empty()) {
+            request.project.schedules = input.schedules;
+            if (!input.orderOnly) validateProject(request.project);
+        }
     }
     std::vector<std::filesystem::path> traces;
     if (!input.tracePath.empty()) traces.emplace_back(input.tracePath);

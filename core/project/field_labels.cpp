@@ -76,6 +76,39 @@ std::string fieldLabel(const ProjectField& field) {
     return words;
 }
 
+std::string withFieldLabels(std::string_view text) {
+    const auto pathChar = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+               c == '.' || c == '[';
+    };
+    std::string out;
+    out.reserve(text.size());
+    std::size_t i = 0;
+    while (i < text.size()) {
+        // The longest dotted path of the table that starts here as a whole word.
+        std::string_view best, label;
+        if (i == 0 || !pathChar(text[i - 1]))
+            for (const auto& [path, words] : kLabels) {
+                if (path.find('.') == std::string_view::npos || path.size() <= best.size()) continue;
+                if (text.substr(i, path.size()) != path) continue;
+                const std::size_t end = i + path.size();
+                // A full stop ends the path; a dot before a letter continues it.
+                const bool stop = end < text.size() && text[end] == '.' &&
+                                  (end + 1 == text.size() || !pathChar(text[end + 1]));
+                if (end < text.size() && pathChar(text[end]) && !stop) continue;
+                best = path;
+                label = words;
+            }
+        if (best.empty()) {
+            out += text[i++];
+            continue;
+        }
+        out += label;
+        i += best.size();
+    }
+    return out;
+}
+
 std::optional<std::string> fieldIgnoredReason(const ProjectField& field, const Project& project) {
     // A runtime fit times every schedule itself: what the cost models would add up is unused.
     if (project.runtimeFit && field.section == "costs" && field.path != "costs.note" &&

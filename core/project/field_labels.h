@@ -18,6 +18,12 @@ std::string fieldLabel(const ProjectField& field);
 /// Whether the table names the field (a test checks that every field has its words).
 bool hasFieldLabel(std::string_view path);
 
+/// `text` (a core message: "parallel.pp × parallel.dp × parallel.tp = 4 × 4 × 1 ...") with every
+/// dotted field path in it replaced by the field's label ("Pipeline stages (pp) × Data parallel
+/// (dp) × ..."), for a form that shows the labels. A path followed by an index or a sub-key
+/// ("costs.stages[0].stage") stays as written.
+std::string withFieldLabels(std::string_view text);
+
 /// Why `field` has no effect on the prediction of `project` (e.g. a manual cost while the cost
 /// model is analytic), in words; nullopt when it is used.
 std::optional<std::string> fieldIgnoredReason(const ProjectField& field, const Project& project);

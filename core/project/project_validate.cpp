@@ -40,8 +40,12 @@ class Checker {
     }
 
   private:
-    void add(std::string_view field, std::string message) {
-        m_problems.push_back(FieldProblem{std::string(field), std::move(message)});
+    void add(std::string_view field, std::string message,
+             std::initializer_list<std::string_view> reads = {}) {
+        FieldProblem problem{std::string(field), std::move(message), {std::string(field)}};
+        for (std::string_view f : reads)
+            if (f != field) problem.fields.emplace_back(f);
+        m_problems.push_back(std::move(problem));
     }
     bool ok(std::initializer_list<std::string_view> fields) const {
         return std::none_of(fields.begin(), fields.end(),
@@ -52,7 +56,8 @@ class Checker {
         const ModelConfig& m = m_p.model;
         if (ok({"model.hidden", "model.heads"}) && m.hidden % m.heads != 0)
             add("model.heads", "model.hidden = " + str(m.hidden) + " is not a multiple of model.heads = " +
-                                   str(m.heads) + " (each head gets hidden / heads dimensions)");
+                                   str(m.heads) + " (each head gets hidden / heads dimensions)",
+                {"model.hidden"});
     }
 
     void checkLayout() {
@@ -60,16 +65,19 @@ class Checker {
         const ClusterConfig& c = m_p.cluster;
         if (ok({"model.heads", "parallel.tp"}) && m_p.model.heads % l.tp != 0)
             add("parallel.tp", "parallel.tp = " + str(l.tp) + " does not divide model.heads = " +
-                                   str(m_p.model.heads) + " (tensor parallelism splits the attention heads)");
+                                   str(m_p.model.heads) + " (tensor parallelism splits the attention heads)",
+                {"model.heads"});
         if (ok({"model.hidden", "parallel.tp"}) && m_p.model.hidden % l.tp != 0)
             add("parallel.tp", "parallel.tp = " + str(l.tp) +
                                    " does not divide model.hidden = " + str(m_p.model.hidden) +
-                                   " (tensor parallelism splits the weight matrices)");
+                                   " (tensor parallelism splits the weight matrices)",
+                {"model.hidden"});
         if (ok({"parallel.tp", "cluster.gpus_per_node"}) && l.tp > c.gpusPerNode)
             add("parallel.tp", "parallel.tp = " + str(l.tp) +
                                    ": tensor parallelism stays inside one node and needs tp <= "
                                    "cluster.gpus_per_node = " +
-                                   str(c.gpusPerNode));
+                                   str(c.gpusPerNode),
+                {"cluster.gpus_per_node"});
         // The cluster's size matters only to the analytic cost model (which links a transfer
         // crosses); manual and unit costs time any pipeline on any cluster.
         if (m_p.costs.mode == CostMode::Analytic &&
@@ -79,19 +87,20 @@ class Checker {
             const long long nodes = (needed + c.gpusPerNode - 1) / c.gpusPerNode;
             if (needed > available)
                 add("parallel.dp",
-                    "parallel.pp × dp × tp = " + str(l.pp) + " × " + str(l.dp) + " × " + str(l.tp) + " = " +
+                    "parallel.pp × parallel.dp × parallel.tp = " + str(l.pp) + " × " + str(l.dp) + " × " + str(l.tp) + " = " +
                         std::to_string(needed) + " GPUs, but the cluster has " + std::to_string(available) +
                         " (cluster.gpus_per_node = " + str(c.gpusPerNode) +
                         " × cluster.nodes = " + str(c.nodes) +
                         ") and analytic costs place every GPU: set cluster.nodes = " + std::to_string(nodes) +
-                        ", lower parallel.dp or parallel.tp, or use " + "costs.mode = manual or unit");
+                        ", lower parallel.dp or parallel.tp, or use " + "costs.mode = manual or unit",
+                    {"parallel.pp", "parallel.tp", "cluster.gpus_per_node", "cluster.nodes", "costs.mode"});
         }
     }
 
     void checkLayerCosts() {
         if (!ok({"costs.layers", "model.layers"})) return;
         if (auto problem = layerCoverageProblem(m_p.costs.layers, m_p.model.layers))
-            add("costs.layers", *problem);
+            add("costs.layers", *problem, {"model.layers"});
     }
 
     void checkStageOverrides() {
@@ -104,7 +113,8 @@ class Checker {
                 "costs.stages[" + std::to_string(i) + "].stage = " + str(stages[i].stage);
             if (stages[i].stage >= pp) {
                 add("costs.stages",
-                    entry + ": must be in 0.." + str(pp - 1) + " (parallel.pp = " + str(pp) + ")");
+                    entry + ": must be in 0.." + str(pp - 1) + " (parallel.pp = " + str(pp) + ")",
+                    {"parallel.pp"});
                 continue;
             }
             int& first = firstEntry[std::size_t(stages[i].stage)];

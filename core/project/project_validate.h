@@ -14,6 +14,9 @@ namespace stagecraft {
 struct FieldProblem {
     std::string field;   ///< dotted path of the field to highlight ("model.heads", "costs.stages")
     std::string message; ///< names the field, the value and the rule
+    /// Every field the rule reads, `field` first: a form shows a rule between fields under the
+    /// one that was edited (edit pp, read the cluster rule under pp).
+    std::vector<std::string> fields;
 };
 
 /// Every problem, ranges first in table order, then the rules between fields (a rule is skipped

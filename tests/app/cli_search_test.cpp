@@ -107,4 +107,13 @@ TEST_CASE("search refuses bad options with status 2 and names them", "[cli][sear
     const Run zero = cli("search " + kSample + " --zero 5");
     CHECK(zero.status == 2);
     CHECK_THAT(zero.out, Catch::Contains("ZeRO stage 5"));
+    // A positive-number rule in plain words, not CLI11's range of 0 to 1.8e308 in 300 digits.
+    const Run negative = cli("search " + kSample + " --global-batch -5");
+    CHECK(negative.status == 2);
+    CHECK_THAT(negative.out, Catch::Contains("--global-batch: must be a positive number, not -5"));
+    CHECK_THAT(negative.out, !Catch::Contains("not in range"));
+    CHECK(negative.out.size() < 400);
+    const Run threads = cli("search " + kSample + " --threads 0");
+    CHECK(threads.status == 2);
+    CHECK_THAT(threads.out, Catch::Contains("--threads: must be a positive number, not 0"));
 }

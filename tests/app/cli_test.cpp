@@ -119,6 +119,26 @@ TEST_CASE("validate reads a project and every schedule it lists", "[cli]") {
     CHECK(r.status == 0);
 }
 
+TEST_CASE("A project is valid or not whatever the command: --schedule does not hide its list", "[cli]") {
+    const auto dir = tempDir();
+    auto project = nlohmann::json::parse(
+        stagecraft::readTextFile(std::string(STAGECRAFT_SOURCE_DIR) + "/samples/zb-1.5b.stagecraft.json"));
+    project["schedules"] = {"1f1b", "nope"};
+    const std::string path = (dir / "unknown-schedule.stagecraft.json").string();
+    stagecraft::writeFileAtomically(path, project.dump(2));
+    const Run validate = cli("validate " + path);
+    CHECK(validate.status == 2);
+    CHECK_THAT(validate.out, Catch::Contains("schedules[1] = \"nope\": unknown schedule"));
+    for (const std::string command : {"simulate " + path + " -s 1f1b", "compare " + path + " -s 1f1b,zb-h1",
+                                      "export " + path + " -s 1f1b -o " + (dir / "x.svg").string()}) {
+        const Run run = cli(command);
+        INFO(command << "\n" << run.out);
+        CHECK(run.status == 2);
+        CHECK_THAT(run.out, Catch::Contains("schedules[1] = \"nope\": unknown schedule"));
+    }
+    std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("simulate prints metrics; --json is machine readable", "[cli]") {
     const Run text =
         cli("simulate -s 1f1b --set costs.mode=unit --set parallel.pp=4 --set parallel.microbatches=8");

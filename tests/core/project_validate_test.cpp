@@ -31,7 +31,7 @@ TEST_CASE("Each rule between fields has its own message", "[project]") {
     p = defaultProject();
     p.parallel.dp = 4;
     CHECK(firstProblem(p) ==
-          "parallel.dp: parallel.pp × dp × tp = 4 × 4 × 1 = 16 GPUs, but the cluster has 8 "
+          "parallel.dp: parallel.pp × parallel.dp × parallel.tp = 4 × 4 × 1 = 16 GPUs, but the cluster has 8 "
           "(cluster.gpus_per_node = 8 × cluster.nodes = 1) and analytic costs place every GPU: set "
           "cluster.nodes = 2, lower parallel.dp or parallel.tp, or use costs.mode = manual or unit");
     // Manual and unit costs time any pipeline on any cluster: the cluster's size does not matter.
