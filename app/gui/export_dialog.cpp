@@ -17,6 +17,9 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <iterator>
+#include <string>
 #include <utility>
 
 namespace stagecraft::gui {
@@ -119,6 +122,9 @@ ExportDialog::ExportDialog(const ChartSettings& current, QWidget* parent) : QDia
         s.setValue(constants::kExportUnitKey, m_unit->currentIndex());
         s.setValue(constants::kExportDpiKey, m_dpi->value());
         s.setValue(constants::kExportDirKey, QFileInfo(m_path->text()).absolutePath());
+        // The format and the name are kept for the next export, after a restart too.
+        s.setValue(constants::kExportFormatKey, QString::fromLatin1(kSuffixes[m_format->currentIndex()]));
+        s.setValue(constants::kExportNameKey, QFileInfo(m_path->text()).completeBaseName());
         accept();
     });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
@@ -135,7 +141,12 @@ ExportDialog::ExportDialog(const ChartSettings& current, QWidget* parent) : QDia
         m_width->setValue(mm ? m_width->value() * 25.4 / 72.0 : m_width->value() * 72.0 / 25.4);
     });
     const QString dir = settings.value(constants::kExportDirKey, QDir::homePath()).toString();
-    m_path->setText(QDir(dir).filePath(QStringLiteral("schedule.svg")));
+    const QString name = settings.value(constants::kExportNameKey, QStringLiteral("schedule")).toString();
+    const QString suffix = settings.value(constants::kExportFormatKey, QStringLiteral("svg")).toString();
+    const auto known = std::find(std::begin(kSuffixes), std::end(kSuffixes), suffix.toStdString());
+    m_format->setCurrentIndex(known == std::end(kSuffixes) ? 0 : int(known - std::begin(kSuffixes)));
+    m_path->setText(QDir(dir).filePath(name + QLatin1Char('.') +
+                                       QString::fromLatin1(kSuffixes[m_format->currentIndex()])));
     connect(m_path, &QLineEdit::textEdited, this, [this](const QString& text) {
         if (auto f = render::exportFormatForPath(text))
             m_format->setCurrentIndex(m_format->findData(int(*f)));

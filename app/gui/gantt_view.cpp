@@ -451,6 +451,33 @@ void GanttView::paintEvent(QPaintEvent*) {
     }
     painter.resetTransform();
     paintOverlayLegend(painter);
+    paintStale(painter);
+}
+
+void GanttView::setStale(const QString& reason) {
+    if (reason == m_staleReason) return;
+    m_staleReason = reason;
+    viewport()->update();
+}
+
+void GanttView::paintStale(QPainter& painter) {
+    if (m_staleReason.isEmpty()) return;
+    // Washed out, so that no number on it reads as the form's, and a banner that says why.
+    painter.resetTransform();
+    const QRect area = viewport()->rect();
+    painter.fillRect(area, QColor(236, 236, 236, 190));
+    QFont font = painter.font();
+    font.setBold(true);
+    painter.setFont(font);
+    const int width = std::min(area.width() - 24, 720);
+    QRect box = painter.fontMetrics().boundingRect(QRect(0, 0, width - 24, 10000),
+                                                   Qt::AlignLeft | Qt::TextWordWrap, m_staleReason);
+    box = QRect(area.center().x() - width / 2, 12, width, box.height() + 16);
+    painter.setPen(QColor(0xb0, 0x8a, 0x2e));
+    painter.setBrush(QColor(0xff, 0xf4, 0xce));
+    painter.drawRoundedRect(box, 4, 4);
+    painter.setPen(QColor(0x4a, 0x3b, 0x12));
+    painter.drawText(box.adjusted(12, 8, -12, -8), Qt::AlignLeft | Qt::TextWordWrap, m_staleReason);
 }
 
 void GanttView::paintOverlayLegend(QPainter& painter) {

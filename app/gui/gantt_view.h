@@ -97,6 +97,11 @@ class GanttView : public QAbstractScrollArea {
     std::size_t lastPaintCriticalBars() const { return m_lastPaintCriticalBars; }
     std::size_t lastPaintIdleGaps() const { return m_lastPaintIdleGaps; }
 
+    /// The chart is not the project the form shows (a refused edit, a declined or refused big
+    /// input, a broken rule): painted greyed out under a banner with `reason`; "" clears it.
+    void setStale(const QString& reason);
+    QString staleReason() const { return m_staleReason; }
+
     /// Deepest zoom, relative to fit.
     static constexpr double kMaxZoom = 65536.0;
 
@@ -149,7 +154,10 @@ class GanttView : public QAbstractScrollArea {
     /// The predicted device row `row` of `panel` shows; -1 for a measured row.
     int deviceOfRow(int panel, int row) const;
 
+    void paintStale(QPainter& painter);
+
     AnalysisPtr m_result;
+    QString m_staleReason;
     ChartSettings m_settings;
     double m_k = 1.0; ///< pixels per point
     QString m_layoutError;

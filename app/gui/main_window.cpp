@@ -17,6 +17,7 @@
 #include "gui/panels.h"
 #include "gui/parameter_panel.h"
 #include "gui/search_panel.h"
+#include "project/field_labels.h"
 #include "project/project_json.h"
 #include "project/project_validate.h"
 
@@ -84,10 +85,10 @@ QString derivedPath(const QString& path, const QString& suffix) {
     return file.dir().filePath(stem + suffix + ending);
 }
 
+/// What a person reads of an error: core's message (its id, "[schedule_file.extension]", is for
+/// docs/errors.md and the CLI, not for the window).
 QString errorText(const std::exception& e) {
-    if (const auto* error = dynamic_cast<const Error*>(&e))
-        return QStringLiteral("[%1] %2").arg(QString::fromStdString(error->id()),
-                                             QString::fromStdString(error->message()));
+    if (const auto* error = dynamic_cast<const Error*>(&e)) return QString::fromStdString(error->message());
     return QString::fromUtf8(e.what());
 }
 
@@ -143,6 +144,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     connect(&m_analysisTimer, &QTimer::timeout, this, &MainWindow::runAnalysis);
     connect(m_document, &ProjectDocument::projectChanged, this, &MainWindow::scheduleAnalysis);
     connect(m_document, &ProjectDocument::filePathChanged, this, &MainWindow::updateTitle);
+    connect(m_document, &ProjectDocument::projectChanged, this, &MainWindow::updateTitle);
     connect(m_document, &ProjectDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(m_runner, &AnalysisRunner::finished, this, &MainWindow::onAnalysis);
     connect(m_runner, &AnalysisRunner::busyChanged, this, [this](bool busy) {
@@ -173,6 +175,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
             [this](const QString& path, const QString& message) {
                 if (!message.isEmpty())
                     statusBar()->showMessage(tr("%1 refused: %2").arg(path, message), 8000);
+                updateStaleChart();
             });
 
     m_autosave = new Autosave(m_document, m_options.autosaveDirectory, this);
@@ -258,6 +261,7 @@ void MainWindow::createActions() {
     file->addSeparator();
     auto* exportAct = file->addAction(tr("&Export Chart…"), this, &MainWindow::exportChart);
     exportAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    exportAct->setObjectName(QStringLiteral("exportAction"));
     file->addSeparator();
     auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -422,9 +426,15 @@ void MainWindow::updateRecentMenu() {
 }
 
 void MainWindow::updateTitle() {
-    setWindowTitle(
-        tr("%1%2 — Stagecraft")
-            .arg(m_document->displayName(), m_document->isModified() ? QStringLiteral("*") : QString()));
+    // The file, then the project's own name: a named project is never "Untitled".
+    const QString name = QString::fromStdString(m_document->project().name).simplified();
+    const QString modified = m_document->isModified() ? QStringLiteral("*") : QString();
+    if (m_document->filePath().isEmpty() && !name.isEmpty())
+        setWindowTitle(tr("%1%2 (not saved) — Stagecraft").arg(name, modified));
+    else if (!name.isEmpty())
+        setWindowTitle(tr("%1%2 — %3 — Stagecraft").arg(m_document->displayName(), modified, name));
+    else
+        setWindowTitle(tr("%1%2 — Stagecraft").arg(m_document->displayName(), modified));
 }
 
 void MainWindow::scheduleAnalysis() {
@@ -435,16 +445,15 @@ void MainWindow::runAnalysis() {
     m_analysisTimer.stop();
     // A project that breaks a rule keeps the last valid chart; the problems show at their fields.
     const std::vector<FieldProblem> problems = findProjectProblems(m_document->project());
-    QHash<QString, QString> byField;
-    for (const FieldProblem& p : problems)
-        byField.insert(QString::fromStdString(p.field), QString::fromStdString(p.message));
-    m_parameters->setProblems(byField);
+    m_parameters->setProblems(problems);
     if (!problems.empty()) {
         m_messages->showMessage(tr("The parameters break %n rule(s); the chart shows the last valid project. "
                                    "First: %1",
                                    nullptr, int(problems.size()))
-                                    .arg(QString::fromStdString(problems.front().message)),
+                                    .arg(QString::fromStdString(withFieldLabels(problems.front().message)))
+                                    .toHtmlEscaped(),
                                 MessageBar::Kind::Error, MessageBar::Source::Analysis);
+        setNotAnalysed(tr("the parameters break %n rule(s) (see the form)", nullptr, int(problems.size())));
         return;
     }
     AnalysisRequest request = m_document->request();
@@ -456,6 +465,7 @@ void MainWindow::runAnalysis() {
                                     .arg(QString::fromStdString(work.message))
                                     .toHtmlEscaped(),
                                 MessageBar::Kind::Error, MessageBar::Source::Analysis);
+        setNotAnalysed(tr("not simulated: %1").arg(QString::fromStdString(work.message)));
         return;
     }
     if (work.verdict == WorkVerdict::Confirm) {
@@ -467,10 +477,35 @@ void MainWindow::runAnalysis() {
             m_messages->showMessage(
                 tr("Not simulated (declined): %1.").arg(QString::fromStdString(work.message)).toHtmlEscaped(),
                 MessageBar::Kind::Info, MessageBar::Source::Analysis);
+            setNotAnalysed(tr("not simulated (declined): %1").arg(QString::fromStdString(work.message)));
             return;
         }
     }
+    setNotAnalysed({});
     m_runner->submit(std::move(request));
+}
+
+void MainWindow::setNotAnalysed(const QString& reason) {
+    m_notAnalysed = reason;
+    updateStaleChart();
+}
+
+void MainWindow::updateStaleChart() {
+    // A chart, metrics and memory that are not the form's project never show as if they were:
+    // they are greyed out and the chart says why.
+    const QStringList refused = m_parameters->refusedFields();
+    QString reason;
+    if (!refused.isEmpty())
+        reason = tr("Not the form's values: %1 was refused (see the form); the chart shows the last "
+                    "accepted project.")
+                     .arg(refused.join(QStringLiteral(", ")));
+    else if (!m_notAnalysed.isEmpty() && m_runner->latest())
+        reason = tr("Not the form's project: %1. The chart shows the last simulated project.").arg(m_notAnalysed);
+    m_gantt->setStale(reason);
+    for (QWidget* panel : {static_cast<QWidget*>(m_metrics), static_cast<QWidget*>(m_memory)}) {
+        panel->setEnabled(reason.isEmpty());
+        panel->setToolTip(reason);
+    }
 }
 
 void MainWindow::flushAnalysis() {
@@ -480,6 +515,7 @@ void MainWindow::flushAnalysis() {
 
 void MainWindow::onAnalysis(const AnalysisPtr& result) {
     m_gantt->setResult(result);
+    updateStaleChart();
     m_metrics->setResult(result);
     m_memory->setResult(result);
     const QString tracePath =
@@ -570,20 +606,31 @@ QString MainWindow::openPath(const QString& path) {
     Settings::instance().addRecentFile(QFileInfo(path).absoluteFilePath());
     m_messages->hide();
     m_gantt->fit();
-    statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 5000);
+    if (isShippedSample(path)) {
+        // A shipped sample is a template: Save writes a copy of it elsewhere.
+        m_document->proposeSaveAs(userCopyPath(path));
+        statusBar()->showMessage(
+            tr("Opened the sample %1: it stays as shipped, Save asks where to write your copy")
+                .arg(QFileInfo(path).fileName()),
+            8000);
+    } else {
+        statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 5000);
+    }
     return {};
 }
 
 bool MainWindow::save() {
-    // A calibrated project is another project: it is never written over the file it came from
-    // (a shipped sample, the design) without asking.
+    // A calibrated project is another project, and a shipped sample a read-only template: neither
+    // is written over the file it came from without asking.
     if (m_document->filePath().isEmpty() || !m_document->proposedSavePath().isEmpty()) return saveAs();
     return saveTo(m_document->filePath());
 }
 
 bool MainWindow::saveAs() {
-    const QString proposed =
+    QString proposed =
         m_document->proposedSavePath().isEmpty() ? m_document->filePath() : m_document->proposedSavePath();
+    // Never propose a file among the shipped samples (a calibrated sample's "-calibrated" copy).
+    if (isSampleFolder(QFileInfo(proposed).absolutePath())) proposed = userCopyPath(proposed);
     QString path = m_options.chooseSavePath
                        ? m_options.chooseSavePath(proposed)
                        : QFileDialog::getSaveFileName(this, tr("Save Project"), proposed,
@@ -751,22 +798,41 @@ void MainWindow::exportChart() {
 void MainWindow::offerRecovery() {
     const QStringList orphans = m_autosave->orphans();
     for (const QString& file : orphans) {
-        const auto answer = QMessageBox::question(
-            this, tr("Recover unsaved work?"),
-            tr("Stagecraft did not exit normally. An autosave from %1 was found.\n\nRecover it?")
-                .arg(QFileInfo(file).lastModified().toString(Qt::TextDate)),
-            QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
-        if (answer == QMessageBox::Yes) {
+        const QString origin = Autosave::originOf(file);
+        const QString question =
+            tr("Stagecraft did not exit normally. An autosave of %1 from %2 was found.\n\nRecover it?")
+                .arg(origin.isEmpty() ? tr("an untitled project") : QFileInfo(origin).fileName(),
+                     QFileInfo(file).lastModified().toString(Qt::TextDate));
+        const bool yes = m_options.confirmRecovery
+                             ? m_options.confirmRecovery(question)
+                             : QMessageBox::question(this, tr("Recover unsaved work?"), question,
+                                                     QMessageBox::Yes | QMessageBox::No,
+                                                     QMessageBox::Yes) == QMessageBox::Yes;
+        if (yes) recover(file);
+        Autosave::removeOrphan(file);
+        if (yes) break;
+    }
+}
+
+void MainWindow::recover(const QString& file) {
+    const QString origin = Autosave::originOf(file);
+    try {
+        const Project project = readProject(file.toStdString());
+        // Undo goes back to the file as saved; the title keeps its name.
+        Project base = m_document->project();
+        if (!origin.isEmpty()) {
             try {
-                const Project project = readProject(file.toStdString());
-                m_document->reset(m_document->project(), QString());
-                m_document->applyProject(project, tr("Recover autosave"));
-            } catch (const std::exception& e) {
-                m_messages->showMessage(tr("Cannot recover %1: %2").arg(file, errorText(e)).toHtmlEscaped());
+                base = readProject(origin.toStdString());
+            } catch (const std::exception&) {
+                // The file went or changed beyond reading: the recovered edits still carry its name.
             }
         }
-        Autosave::removeOrphan(file);
-        if (answer == QMessageBox::Yes) break;
+        m_document->reset(base, origin);
+        m_document->applyProject(project, tr("Recover autosave"));
+        if (!origin.isEmpty() && isShippedSample(origin)) m_document->proposeSaveAs(userCopyPath(origin));
+        m_gantt->fit();
+    } catch (const std::exception& e) {
+        m_messages->showMessage(tr("Cannot recover %1: %2").arg(file, errorText(e)).toHtmlEscaped());
     }
 }
 

@@ -43,6 +43,9 @@ struct MainWindowOptions {
     /// Asks where to save (the argument is the proposed path); returns "" to cancel. Empty: a
     /// file dialog. Tests answer it.
     std::function<QString(const QString&)> chooseSavePath;
+    /// Asks whether to recover a crashed session's autosave (the question names its time and
+    /// file); empty: a message box. Tests answer it.
+    std::function<bool(const QString&)> confirmRecovery;
 };
 
 class MainWindow : public QMainWindow {
@@ -95,10 +98,18 @@ class MainWindow : public QMainWindow {
     void scheduleAnalysis();
     void runAnalysis();
     void onAnalysis(const AnalysisPtr& result);
+    /// The current project was not analysed (`reason`: a broken rule, a refused or declined big
+    /// input), or "" once it is submitted.
+    void setNotAnalysed(const QString& reason);
+    /// Grey out the chart, metrics and memory, saying why, while they are not the form's project.
+    void updateStaleChart();
     void updateTitle();
     void updateRecentMenu();
     bool maybeSave();
     void offerRecovery();
+    /// Recover an autosave: the project of its file (when it still reads) with the autosaved
+    /// edits on top as one undo step, under the file's name.
+    void recover(const QString& autosaveFile);
     void setChartSettings(const ChartSettings& settings);
     QString openTracePath(const QString& path);
     QString openTracePaths(const QStringList& paths);
@@ -130,6 +141,7 @@ class MainWindow : public QMainWindow {
     QTimer m_analysisTimer;
     ChartSettings m_chartSettings;
     bool m_traceJustOpened = false;
+    QString m_notAnalysed; ///< why the form's project has no analysis; "" when it has one
 };
 
 } // namespace stagecraft::gui

@@ -24,6 +24,7 @@
 #include <QScatterSeries>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QTextDocumentFragment>
 #include <QToolButton>
 #include <QToolTip>
 #include <QTreeWidget>
@@ -99,7 +100,7 @@ void MetricsPanel::setResult(AnalysisPtr result) {
 }
 
 QString MetricsPanel::csv() const {
-    return modelToCsv(*m_proxy);
+    return modelToCsv(*m_proxy, MetricsModel::CsvRole);
 }
 
 void MetricsPanel::copyCsv() {
@@ -428,6 +429,9 @@ MessageBar::MessageBar(QWidget* parent)
     layout->setContentsMargins(8, 4, 4, 4);
     m_label->setWordWrap(true);
     m_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Messages are HTML (callers escape core's text): as plain text an escaped quote would show
+    // as a literal "&quot;".
+    m_label->setTextFormat(Qt::RichText);
     layout->addWidget(m_label, 1);
     m_action->setObjectName(QStringLiteral("messageAction"));
     m_action->hide();
@@ -470,7 +474,7 @@ void MessageBar::clear(Source source) {
 }
 
 QString MessageBar::text() const {
-    return isHidden() ? QString() : m_label->text();
+    return isHidden() ? QString() : QTextDocumentFragment::fromHtml(m_label->text()).toPlainText();
 }
 
 } // namespace stagecraft::gui

@@ -51,7 +51,8 @@ class MetricsPanel : public QWidget {
     MetricsModel* model() const { return m_model; }
     QSortFilterProxyModel* proxy() const { return m_proxy; }
     QTableView* view() const { return m_view; }
-    /// The table as CSV (sorted as shown); also what Copy puts on the clipboard.
+    /// The table as CSV (sorted as shown; plain numbers, their units in the header); also what
+    /// Copy puts on the clipboard.
     QString csv() const;
   public slots:
     void copyCsv();
@@ -120,6 +121,7 @@ class MessageBar : public QFrame {
     void setAction(const QString& text, std::function<void()> onClick);
     /// Hides the message if it came from `source`.
     void clear(Source source);
+    /// The message as a person reads it (plain text, entities resolved).
     QString text() const;
     /// The action button, hidden when the message has none (tests click it).
     QPushButton* actionButton() const { return m_action; }

@@ -5,6 +5,7 @@
 #include "gui/models/project_document.h"
 #include "project/field_labels.h"
 #include "project/project_fields.h"
+#include "project/project_validate.h"
 
 #include <QComboBox>
 #include <QCoreApplication>
@@ -12,6 +13,7 @@
 #include <QEvent>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -152,6 +154,12 @@ void ParameterPanel::build() {
         m_rows.insert(path, row);
     }
     if (QFormLayout* costs = forms.value(QStringLiteral("costs"))) buildRuntimeFitRow(costs);
+    // What people change most comes first: the pipeline's shape, then the project's name, model,
+    // cluster, memory and costs in the table's order.
+    if (QGroupBox* parallel = content->findChild<QGroupBox*>(QStringLiteral("section_parallel"))) {
+        column->removeWidget(parallel);
+        column->insertWidget(0, parallel);
+    }
     column->addStretch(1);
 }
 
@@ -260,8 +268,9 @@ void ParameterPanel::commit(const QString& path, const QString& text) {
     if (m_syncing) return;
     auto it = m_rows.find(path);
     if (it == m_rows.end()) return;
+    m_lastEdited = path;
     const std::optional<QString> error = m_document->setField(path, text);
-    it->rejected = error.value_or(QString());
+    it->rejected = error ? QString::fromStdString(withFieldLabels(error->toStdString())) : QString();
     showMessage(*it, it->rejected.isEmpty() ? m_problems.value(path) : it->rejected);
     emit fieldMessage(path, it->rejected);
 }
@@ -274,10 +283,26 @@ void ParameterPanel::showMessage(Row& row, const QString& message) {
     e->setStyleSheet(message.isEmpty() ? QString() : QStringLiteral("border: 1px solid #b3261e;"));
 }
 
-void ParameterPanel::setProblems(const QHash<QString, QString>& problems) {
-    m_problems = problems;
+void ParameterPanel::setProblems(const std::vector<FieldProblem>& problems) {
+    m_problems.clear();
+    for (const FieldProblem& p : problems) {
+        const bool readsEdited = std::find(p.fields.begin(), p.fields.end(), m_lastEdited.toStdString()) !=
+                                 p.fields.end();
+        const QString field = readsEdited && m_rows.contains(m_lastEdited) ? m_lastEdited : qs(p.field);
+        const QString message = QString::fromStdString(withFieldLabels(p.message));
+        const QString shown = m_problems.value(field);
+        m_problems.insert(field, shown.isEmpty() ? message : shown + QLatin1Char('\n') + message);
+    }
     for (auto it = m_rows.begin(); it != m_rows.end(); ++it)
         showMessage(*it, it->rejected.isEmpty() ? m_problems.value(it.key()) : it->rejected);
+}
+
+QStringList ParameterPanel::refusedFields() const {
+    QStringList labels;
+    for (const Row& row : m_rows)
+        if (!row.rejected.isEmpty()) labels << row.label->text();
+    labels.sort();
+    return labels;
 }
 
 bool ParameterPanel::eventFilter(QObject* watched, QEvent* event) {
@@ -286,6 +311,20 @@ bool ParameterPanel::eventFilter(QObject* watched, QEvent* event) {
     if (watched == m_runtimeFitText && event->type() == QEvent::Resize)
         m_runtimeFitText->setMinimumHeight(m_runtimeFitText->heightForWidth(m_runtimeFitText->width()));
     auto* widget = qobject_cast<QWidget*>(watched);
+    if (event->type() == QEvent::ShortcutOverride) {
+        // A field takes its editing keys (copy, paste, undo of the text...), but Ctrl+letter
+        // keys it would use for Emacs-style moves (Ctrl+E: end of line) go to the window's
+        // actions: Ctrl+E exports while a spin box has focus.
+        auto* key = static_cast<QKeyEvent*>(event);
+        const bool editing = key->matches(QKeySequence::Copy) || key->matches(QKeySequence::Cut) ||
+                             key->matches(QKeySequence::Paste) || key->matches(QKeySequence::SelectAll) ||
+                             key->matches(QKeySequence::Undo) || key->matches(QKeySequence::Redo);
+        if ((key->modifiers() & Qt::ControlModifier) && !editing && key->key() >= Qt::Key_A &&
+            key->key() <= Qt::Key_Z) {
+            event->ignore();
+            return true;
+        }
+    }
     if (event->type() == QEvent::Wheel && widget && !widget->hasFocus() && m_scrollViewport) {
         QCoreApplication::sendEvent(m_scrollViewport, event);
         return true;

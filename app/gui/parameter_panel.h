@@ -7,6 +7,7 @@
 #include <QHash>
 #include <QPointer>
 #include <QWidget>
+#include <vector>
 
 class QComboBox;
 class QFormLayout;
@@ -14,8 +15,9 @@ class QLabel;
 class QVBoxLayout;
 
 namespace stagecraft {
+struct FieldProblem;
 struct ProjectField;
-}
+} // namespace stagecraft
 
 namespace stagecraft::gui {
 
@@ -32,9 +34,14 @@ class ParameterPanel : public QWidget {
     QString messageFor(const QString& path) const;
     QComboBox* gpuCombo() const { return m_gpuCombo; }
 
-    /// Show core's messages for problems that span fields (from project validation); clears
-    /// the others. Messages of refused edits stay until that field is edited again.
-    void setProblems(const QHash<QString, QString>& problems);
+    /// Show core's problems of the project (from project validation) in the form's words, each
+    /// under its field; a rule between fields goes under the one edited last when the rule reads
+    /// it (edit pp, read the cluster rule under pp). Clears the others. Messages of refused edits
+    /// stay until that field is edited again.
+    void setProblems(const std::vector<FieldProblem>& problems);
+    /// Labels of the fields whose typed value was refused (the project keeps its last valid value,
+    /// so the chart is not the form's while this is not empty).
+    QStringList refusedFields() const;
 
   signals:
     /// A field was refused or accepted: for the status bar.
@@ -62,6 +69,7 @@ class ParameterPanel : public QWidget {
     ProjectDocument* m_document;
     QHash<QString, Row> m_rows;
     QHash<QString, QString> m_problems;
+    QString m_lastEdited; ///< path of the field edited last
     QComboBox* m_gpuCombo = nullptr;
     QWidget* m_runtimeFitRow = nullptr; ///< "Timing": the calibrated project's runtime fit, if any
     QLabel* m_runtimeFitText = nullptr;

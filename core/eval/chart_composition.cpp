@@ -48,7 +48,7 @@ ChartComposition composeChart(const AnalysisResult& result, const ChartSettings&
             const TimeUnit unit = report.unitless ? TimeUnit::Units : TimeUnit::Microseconds;
             const TimeAxis axis = niceTimeAxis(report.iterationUs, 1, unit);
             panel.subtitle = timelineSummary(o.prediction.timeline, unit) + " \u00B7 iteration " +
-                             formatNumber(report.iterationUs / axis.displayScale, 3) +
+                             formatSignificant(report.iterationUs / axis.displayScale) +
                              (axis.unit.empty() ? "" : " " + axis.unit) + " (post-validation)";
         }
         panels.push_back(std::move(panel));
@@ -149,11 +149,27 @@ void appendChartNotes(Scene& scene, const AnalysisResult& result, const ChartSet
         grew = true;
     }
     if (settings.costLine) {
+        // One line per distinct cost text; the schedules that do not split the backward draw it as
+        // one box of B+W, which the line names (B = 1 beside a box two units wide misleads).
         std::vector<std::string> lines;
-        for (const ScheduleOutcome& o : result.outcomes)
-            if (!o.prediction.report.costs.text.empty() &&
-                std::find(lines.begin(), lines.end(), o.prediction.report.costs.text) == lines.end())
-                lines.push_back(o.prediction.report.costs.text);
+        std::vector<std::string> fused; // per line: titles of its fused-backward schedules
+        std::vector<std::string> fusedTime; // per line: B + W
+        for (const ScheduleOutcome& o : result.outcomes) {
+            const CostSummary& costs = o.prediction.report.costs;
+            if (costs.text.empty()) continue;
+            const auto at = std::find(lines.begin(), lines.end(), costs.text);
+            const std::size_t i = std::size_t(at - lines.begin());
+            if (at == lines.end()) {
+                lines.push_back(costs.text);
+                fused.emplace_back();
+                fusedTime.push_back(durationText(costs.b + costs.w, o.prediction.report.unitless));
+            }
+            if (!o.prediction.schedule.splitBackward)
+                fused[i] += (fused[i].empty() ? "" : ", ") + o.title;
+        }
+        for (std::size_t i = 0; i < lines.size(); ++i)
+            if (!fused[i].empty())
+                lines[i] += "; backward not split in " + fused[i] + ": one box B+W = " + fusedTime[i];
         // Broken at spaces to the chart's width: nothing is clipped in a single-column figure.
         for (const std::string& line : lines)
             for (const std::string& part :

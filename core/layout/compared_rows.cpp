@@ -111,7 +111,7 @@ std::string comparedEventText(const ComparedRows& rows, std::size_t event, const
 std::string comparedSummary(const ComparedRows& rows, const OverlayReport& overlay, TimeUnit unit) {
     std::string text = rows.predicted ? timelineSummary(*rows.predicted, unit) : std::string();
     const TimeAxis axis = niceTimeAxis(overlay.makespanMeasured, 1, unit);
-    text += " \u00b7 measured " + formatNumber(overlay.makespanMeasured / axis.displayScale, 3) +
+    text += " \u00b7 measured " + formatSignificant(overlay.makespanMeasured / axis.displayScale) +
             (axis.unit.empty() ? "" : " " + axis.unit) + " (" +
             (overlay.makespanError >= 0 ? "+" : "\u2212") +
             formatNumber(std::abs(100.0 * overlay.makespanError), 1) + "%)";

@@ -86,6 +86,12 @@ std::string formatNumber(double value, int decimals) {
     return text;
 }
 
+std::string formatSignificant(double value, int digits) {
+    if (!std::isfinite(value) || value == 0) return formatNumber(value, 0);
+    const int integerDigits = int(std::floor(std::log10(std::abs(value)))) + 1;
+    return formatNumber(value, std::clamp(digits - integerDigits, 0, 3));
+}
+
 TimeAxis niceTimeAxis(double end, int maxTicks, TimeUnit unit) {
     if (!(end > 0) || !std::isfinite(end)) end = 1;
     maxTicks = std::clamp(maxTicks, 1, 50);
@@ -138,7 +144,7 @@ std::string timelineSummary(const Timeline& timeline, TimeUnit unit) {
     if (shape.microbatches > 0) text += kDot + std::string("m=") + std::to_string(shape.microbatches);
     if (chunksPerPipe(shape) > 1) text += kDot + std::string("v=") + std::to_string(chunksPerPipe(shape));
     const TimeAxis axis = niceTimeAxis(makespan, 1, unit);
-    text += kDot + std::string("makespan ") + formatNumber(makespan / axis.displayScale, 3);
+    text += kDot + std::string("makespan ") + formatSignificant(makespan / axis.displayScale);
     if (!axis.unit.empty()) text += " " + axis.unit;
     if (makespan > 0 && rows > 0)
         text +=

@@ -103,6 +103,9 @@ TimeAxis windowTimeAxis(double begin, double end, int maxTicks, TimeUnit unit, d
 
 /// "12", "2.5", "0.125": up to `decimals` decimals, trailing zeros removed, never "-0".
 std::string formatNumber(double value, int decimals = 3);
+/// `value` with about `digits` significant digits and at most 3 decimals, trailing zeros dropped:
+/// a makespan reads "380.3" (ms), "33", "1.235", never "380.259".
+std::string formatSignificant(double value, int digits = 4);
 
 /// A time for hover and side-panel text: "850 µs", "12.5 ms", "3.2 s" (a unit from 2 of it up),
 /// or the bare number of units under unit costs.

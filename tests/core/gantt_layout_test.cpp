@@ -463,3 +463,13 @@ TEST_CASE("durations read in the unit that suits them", "[gantt_layout]") {
     CHECK(durationText(1999, false) == "1999 \u00b5s"); // a unit from 2 of it up
     CHECK(durationText(27, true) == "27");
 }
+
+TEST_CASE("Makespans read with about four significant digits", "[layout]") {
+    CHECK(formatSignificant(380.259) == "380.3");
+    CHECK(formatSignificant(33) == "33");
+    CHECK(formatSignificant(28.5) == "28.5");
+    CHECK(formatSignificant(1.23456) == "1.235");
+    CHECK(formatSignificant(12345.6) == "12346");
+    CHECK(formatSignificant(0.01234) == "0.012");
+    CHECK(formatSignificant(0) == "0");
+}

@@ -138,7 +138,7 @@ class TestAppBehaviour : public QObject {
         QCOMPARE(m_window->document()->project().parallel.microbatches, before);
         QString message = m_window->parameterPanel()->messageFor(QStringLiteral("parallel.microbatches"));
         QVERIFY2(message.contains(QStringLiteral("-5")), qPrintable(message));
-        QVERIFY(message.contains(QStringLiteral("parallel.microbatches")));
+        QVERIFY(message.contains(QStringLiteral("Micro-batches (m)"))); // the form's words
         spin->setValue(0);
         QCOMPARE(spin->value(), 0);
         message = m_window->parameterPanel()->messageFor(QStringLiteral("parallel.microbatches"));

@@ -122,7 +122,7 @@ class TestMainWindow : public QObject {
         heads->setValue(12);
         m_window->flushAnalysis();
         const QString message = m_window->parameterPanel()->messageFor(QStringLiteral("model.heads"));
-        QVERIFY2(message.contains(QStringLiteral("model.heads")), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("Attention heads")), qPrintable(message)); // the form's words
         QCOMPARE(m_window->runner()->latest(), before); // last valid chart kept
         QCOMPARE(m_window->ganttView()->scene().rects.size(), sceneBefore.rects.size());
         QVERIFY(m_window->messageBar()->text().contains(QStringLiteral("last valid")));

@@ -55,6 +55,9 @@ void Autosave::saveNow() {
         const QByteArray json = m_document->toJson();
         writeFileAtomically(m_file.toStdString(),
                             std::string_view(json.constData(), std::size_t(json.size())));
+        const QByteArray origin = m_document->filePath().toUtf8();
+        writeFileAtomically(originFileOf(m_file).toStdString(),
+                            std::string_view(origin.constData(), std::size_t(origin.size())));
     } catch (const Error& e) {
         // Autosave must never interrupt work; a failed write is retried on the next tick.
         qWarning("autosave: %s", e.what());
@@ -63,6 +66,17 @@ void Autosave::saveNow() {
 
 void Autosave::discard() {
     QFile::remove(m_file);
+    QFile::remove(originFileOf(m_file));
+}
+
+QString Autosave::originFileOf(const QString& autosaveFile) {
+    return autosaveFile + QStringLiteral(".origin");
+}
+
+QString Autosave::originOf(const QString& autosaveFile) {
+    QFile file(originFileOf(autosaveFile));
+    if (!file.open(QIODevice::ReadOnly)) return {};
+    return QString::fromUtf8(file.readAll()).trimmed();
 }
 
 QStringList Autosave::orphans() const {
@@ -87,6 +101,7 @@ QStringList Autosave::orphans() const {
 void Autosave::removeOrphan(const QString& file) {
     QFile::remove(file);
     QFile::remove(lockPathFor(file));
+    QFile::remove(originFileOf(file));
 }
 
 } // namespace stagecraft::gui

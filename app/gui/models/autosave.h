@@ -35,6 +35,11 @@ class Autosave : public QObject {
     QStringList orphans() const;
     /// Remove an orphan once it was recovered or declined.
     static void removeOrphan(const QString& file);
+    /// Where an autosave keeps the path of the file its project was opened from or saved to, so
+    /// that a recovered project keeps its name ("" in it: an untitled project).
+    static QString originFileOf(const QString& autosaveFile);
+    /// The project file an autosave was made from; "" for an untitled project.
+    static QString originOf(const QString& autosaveFile);
 
   private:
     ProjectDocument* m_document;

@@ -19,6 +19,8 @@ inline constexpr char kExportDirKey[] = "export/lastDir";
 inline constexpr char kExportDpiKey[] = "export/dpi";
 inline constexpr char kExportWidthKey[] = "export/width";
 inline constexpr char kExportUnitKey[] = "export/unit";
+inline constexpr char kExportFormatKey[] = "export/format"; ///< "svg", "pdf", "png", "tikz"
+inline constexpr char kExportNameKey[] = "export/name";     ///< the last file name, without its suffix
 
 inline constexpr int kMaxRecentFiles = 8;
 

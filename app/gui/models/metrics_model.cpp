@@ -52,6 +52,25 @@ QVariant MetricsModel::headerData(int section, Qt::Orientation orientation, int 
             return tr("Fits limit");
         }
     }
+    if (role == CsvRole) {
+        // Plain numbers for a spreadsheet: the unit is in the header, once.
+        switch (section) {
+        case Schedule:
+            return QStringLiteral("schedule");
+        case Iteration:
+            return QStringLiteral("iteration_us");
+        case Bubble:
+            return QStringLiteral("bubble_percent");
+        case Throughput:
+            return QStringLiteral("samples_per_s");
+        case Mfu:
+            return QStringLiteral("mfu_percent");
+        case PeakMemory:
+            return QStringLiteral("peak_memory_gib");
+        case Fits:
+            return QStringLiteral("fits_limit");
+        }
+    }
     if (role == Qt::ToolTipRole) {
         switch (section) {
         case Iteration:
@@ -94,6 +113,28 @@ QVariant MetricsModel::raw(const ScheduleOutcome& o, int column) const {
     return {};
 }
 
+QVariant MetricsModel::csv(const ScheduleOutcome& o, int column) const {
+    const ScheduleReport& r = o.prediction.report;
+    const auto number = [](double v) { return QString::number(v, 'g', 10); };
+    switch (column) {
+    case Schedule:
+        return QString::fromStdString(o.name);
+    case Iteration: // units under unit costs
+        return number(r.iterationUs);
+    case Bubble:
+        return number(100 * r.time.bubbleRatio);
+    case Throughput:
+        return r.unitless ? QString() : number(r.samplesPerSecond);
+    case Mfu:
+        return r.flopsMeaningful ? number(100 * r.mfu) : QString();
+    case PeakMemory: // multiples of M_a under unit costs
+        return number(r.unitless ? peakBytes(r.memory) : peakBytes(r.memory) / (1024.0 * 1024 * 1024));
+    case Fits:
+        return r.memory.limitBytes <= 0 ? QString() : r.memory.fits ? QStringLiteral("yes") : QStringLiteral("no");
+    }
+    return {};
+}
+
 QVariant MetricsModel::display(const ScheduleOutcome& o, int column) const {
     const ScheduleReport& r = o.prediction.report;
     switch (column) {
@@ -130,6 +171,8 @@ QVariant MetricsModel::data(const QModelIndex& index, int role) const {
         return display(o, index.column());
     case SortRole:
         return raw(o, index.column());
+    case CsvRole:
+        return csv(o, index.column());
     case NameRole:
         return QString::fromStdString(o.name);
     case Qt::TextAlignmentRole:
@@ -154,7 +197,7 @@ QVariant MetricsModel::data(const QModelIndex& index, int role) const {
     }
 }
 
-QString modelToCsv(const QAbstractItemModel& model) {
+QString modelToCsv(const QAbstractItemModel& model, int role) {
     auto cell = [](QString text) {
         if (text.contains(QLatin1Char(',')) || text.contains(QLatin1Char('"')) ||
             text.contains(QLatin1Char('\n')))
@@ -165,12 +208,12 @@ QString modelToCsv(const QAbstractItemModel& model) {
     QStringList lines;
     QStringList header;
     for (int c = 0; c < model.columnCount(); ++c)
-        header << cell(model.headerData(c, Qt::Horizontal, Qt::DisplayRole).toString());
+        header << cell(model.headerData(c, Qt::Horizontal, role).toString());
     lines << header.join(QLatin1Char(','));
     for (int r = 0; r < model.rowCount(); ++r) {
         QStringList row;
         for (int c = 0; c < model.columnCount(); ++c)
-            row << cell(model.index(r, c).data(Qt::DisplayRole).toString());
+            row << cell(model.index(r, c).data(role).toString());
         lines << row.join(QLatin1Char(','));
     }
     return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');

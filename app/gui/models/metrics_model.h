@@ -15,6 +15,7 @@ class MetricsModel : public QAbstractTableModel {
     enum Role {
         SortRole = Qt::UserRole + 1, ///< raw value (double, or the name)
         NameRole,                    ///< schedule name of the row
+        CsvRole, ///< the plain number (no unit, no thousands separator) for CSV; its header names the unit
     };
 
     explicit MetricsModel(QObject* parent = nullptr);
@@ -30,12 +31,14 @@ class MetricsModel : public QAbstractTableModel {
   private:
     QVariant display(const ScheduleOutcome& outcome, int column) const;
     QVariant raw(const ScheduleOutcome& outcome, int column) const;
+    QVariant csv(const ScheduleOutcome& outcome, int column) const;
 
     AnalysisPtr m_result;
 };
 
 /// The rows of `model` (in its current order, e.g. a sorted proxy) as CSV with a header line.
-/// Cells are the display texts; fields with commas or quotes are quoted.
-QString modelToCsv(const QAbstractItemModel& model);
+/// Cells are the texts of `role` (the display texts by default; MetricsModel::CsvRole: plain
+/// numbers under headers that name their units); fields with commas or quotes are quoted.
+QString modelToCsv(const QAbstractItemModel& model, int role = Qt::DisplayRole);
 
 } // namespace stagecraft::gui

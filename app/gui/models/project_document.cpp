@@ -14,10 +14,29 @@
 #include "nsys_sqlite.h"
 #endif
 
+#include <QDir>
+#include <QFile>
 #include <QFileInfo>
+#include <QStandardPaths>
 #include <algorithm>
 
 namespace stagecraft::gui {
+
+bool isSampleFolder(const QString& folder) {
+    const QDir dir(folder);
+    if (dir.dirName() != QLatin1String("samples")) return false;
+    QFile readme(dir.filePath(QStringLiteral("README.md")));
+    return readme.open(QIODevice::ReadOnly) && readme.readLine().trimmed() == "# Sample projects";
+}
+
+bool isShippedSample(const QString& path) {
+    return !path.isEmpty() && isSampleFolder(QFileInfo(path).absolutePath());
+}
+
+QString userCopyPath(const QString& path) {
+    const QString documents = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    return QDir(documents.isEmpty() ? QDir::homePath() : documents).filePath(QFileInfo(path).fileName());
+}
 
 ProjectDocument::ProjectDocument(QObject* parent) : QObject(parent), m_project(defaultProject()) {
     connect(&m_undo, &QUndoStack::cleanChanged, this, [this](bool clean) { emit modifiedChanged(!clean); });

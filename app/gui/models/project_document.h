@@ -16,6 +16,15 @@ namespace stagecraft::gui {
 
 struct GpuSpec;
 
+/// Whether `folder` holds Stagecraft's shipped samples (the source tree's or an installed
+/// share/stagecraft/samples): a folder named "samples" with the samples' README.
+bool isSampleFolder(const QString& folder);
+/// Whether `path` is one of the shipped samples: read-only templates that Save never overwrites.
+bool isShippedSample(const QString& path);
+/// Where Save proposes to write a copy of `path` that is not among the samples: the user's
+/// documents folder, under the same file name.
+QString userCopyPath(const QString& path);
+
 class ProjectDocument : public QObject {
     Q_OBJECT
   public:
