@@ -483,6 +483,7 @@ void GanttView::paintStale(QPainter& painter) {
 void GanttView::paintOverlayLegend(QPainter& painter) {
     // A key for every mark the overlays draw, in the view's top-right corner, so it stays in
     // sight however the chart is zoomed or scrolled.
+    m_overlayLegendRect = QRect();
     if (!m_result || (!m_showCriticalPath && !m_showIdleCauses)) return;
     struct Entry {
         QString text;
@@ -499,18 +500,23 @@ void GanttView::paintOverlayLegend(QPainter& painter) {
                                idleColor(cause), true});
     if (m_showCriticalPath) entries.push_back({tr("critical path"), QColor(0xd6, 0x27, 0x28), false});
     const QFontMetrics metrics(font());
-    const int line = metrics.height() + 4, swatch = line - 6;
-    int width = 0;
-    for (const Entry& e : entries) width = std::max(width, metrics.horizontalAdvance(e.text));
-    const QRect box(viewport()->width() - width - swatch - 30, 8, width + swatch + 18,
-                    int(entries.size()) * line + 8);
+    const int line = metrics.height() + 4, swatch = line - 6, gap = 12;
+    // One row, right-aligned just above the first device row (in the first panel's title band),
+    // so that the key never covers bars at fit.
+    int width = 6;
+    for (const Entry& e : entries) width += swatch + 4 + metrics.horizontalAdvance(e.text) + gap;
+    const int height = swatch + 8;
+    const int firstRow =
+        m_frame.rows.empty() ? 0 : int(m_frame.rows.front().y * m_k) - verticalScrollBar()->value();
+    const QRect box(std::max(0, viewport()->width() - width - 8), std::max(2, firstRow - height - 2), width,
+                    height);
     painter.setRenderHint(QPainter::Antialiasing, false);
     painter.setPen(QColor(0xc8, 0xc8, 0xc8));
     painter.setBrush(QColor(255, 255, 255, 230));
     painter.drawRect(box);
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-        const Entry& e = entries[i];
-        const QRect sw(box.left() + 6, box.top() + 6 + int(i) * line, swatch, swatch);
+    int x = box.left() + 6;
+    for (const Entry& e : entries) {
+        const QRect sw(x, box.top() + 4, swatch, swatch);
         if (e.hatched) {
             QColor tint = e.color;
             tint.setAlpha(40);
@@ -524,8 +530,10 @@ void GanttView::paintOverlayLegend(QPainter& painter) {
         }
         painter.drawRect(sw);
         painter.setPen(QColor(0x30, 0x30, 0x30));
-        painter.drawText(QPoint(sw.right() + 6, sw.top() + metrics.ascent() - 1), e.text);
+        painter.drawText(QPoint(sw.right() + 4, sw.top() + metrics.ascent() - 1), e.text);
+        x = sw.right() + 4 + metrics.horizontalAdvance(e.text) + gap;
     }
+    m_overlayLegendRect = box;
 }
 
 void GanttView::setShowCriticalPath(bool on) {

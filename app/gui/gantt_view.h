@@ -101,6 +101,8 @@ class GanttView : public QAbstractScrollArea {
     /// input, a broken rule): painted greyed out under a banner with `reason`; "" clears it.
     void setStale(const QString& reason);
     QString staleReason() const { return m_staleReason; }
+    /// Where the last paint drew the overlays' key (viewport pixels; empty without overlays).
+    QRect overlayLegendRect() const { return m_overlayLegendRect; }
 
     /// Deepest zoom, relative to fit.
     static constexpr double kMaxZoom = 65536.0;
@@ -158,6 +160,7 @@ class GanttView : public QAbstractScrollArea {
 
     AnalysisPtr m_result;
     QString m_staleReason;
+    QRect m_overlayLegendRect;
     ChartSettings m_settings;
     double m_k = 1.0; ///< pixels per point
     QString m_layoutError;

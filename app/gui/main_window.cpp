@@ -329,6 +329,11 @@ void MainWindow::createActions() {
     auto* searchAct = toolsMenu->addAction(tr("&Search Configurations…"), this, [this] {
         m_searchDock->show();
         m_searchDock->raise();
+        // Room for its table and charts: docked, it takes about half the window each way.
+        if (!m_searchDock->isFloating()) {
+            resizeDocks({m_searchDock}, {height() * 45 / 100}, Qt::Vertical);
+            resizeDocks({m_searchDock}, {width() * 55 / 100}, Qt::Horizontal);
+        }
         m_search->start();
     });
     searchAct->setObjectName(QStringLiteral("searchAction"));
@@ -347,9 +352,11 @@ void MainWindow::createActions() {
                 .arg(QApplication::applicationVersion()));
     });
 
+    // Files first, Export with them: at 1360 px the end of the bar goes behind its » menu.
     tools->addAction(newAct);
     tools->addAction(openAct);
     tools->addAction(saveAct);
+    tools->addAction(exportAct);
     tools->addSeparator();
     tools->addAction(undo);
     tools->addAction(redo);
@@ -377,7 +384,6 @@ void MainWindow::createActions() {
     tools->addSeparator();
     tools->addAction(traceAct);
     tools->addAction(measuredRows);
-    tools->addAction(exportAct);
     connect(&Settings::instance(), &Settings::recentFilesChanged, this, &MainWindow::updateRecentMenu);
 }
 

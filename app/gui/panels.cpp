@@ -112,6 +112,9 @@ void MetricsPanel::copyCsv() {
 namespace {
 
 constexpr int kMaxPointsPerDevice = 4000;
+/// Up to this many devices the legend names each line (p = 8 and p = 16 are common); above it,
+/// hovering a line names it.
+constexpr std::size_t kMaxLegendDevices = 16;
 
 // Step curve of (time, bytes) changes, at most about kMaxPointsPerDevice points: buckets keep
 // their highest value, so the peak survives the thinning.
@@ -234,7 +237,8 @@ void MemoryPanel::rebuild() {
         limit->attachAxis(axisY);
         top = std::max(top, y);
     }
-    if (memory.devices.size() > 6) {
+    if (memory.devices.size() > 8) chart->legend()->setAlignment(Qt::AlignBottom); // rows of entries
+    if (memory.devices.size() > kMaxLegendDevices) {
         // Keep the legend to the limit and the peak; the caption says which device peaks.
         for (QLegendMarker* marker : chart->legend()->markers())
             if (marker->series()->name().startsWith(QLatin1Char('D'))) marker->setVisible(false);

@@ -4,6 +4,7 @@
 #include "gui/models/project_document.h"
 #include "render/scene_painter.h"
 #include "search/search_charts.h"
+#include "gui/models/format.h"
 #include "search/search_report.h"
 
 #include <QHBoxLayout>
@@ -207,10 +208,13 @@ void SearchPanel::onFinished() {
     m_result = r;
     m_progress->setRange(0, 1);
     m_progress->setValue(1);
-    m_status->setText(tr("%1 configurations on %2 GPUs, %3 fit the memory limit%4")
+    // A schedule with nothing that fits is named, not just absent from the table.
+    const std::string unfit = unfitSchedulesText(*r);
+    m_status->setText(tr("%1 configurations on %2 GPUs, %3 fit the memory limit%4%5")
                           .arg(r->results.size())
                           .arg(r->gpus)
                           .arg(r->fitting)
+                          .arg(unfit.empty() ? QString() : QStringLiteral("; ") + QString::fromStdString(unfit))
                           .arg(r->cancelled ? tr(" (cancelled)") : QString()));
     m_table->setRowCount(0);
     for (const BestConfig& b : r->best) {
@@ -221,9 +225,25 @@ void SearchPanel::onFinished() {
         first->setData(Qt::UserRole, qulonglong(b.result));
         m_table->setItem(row, Schedule, first);
         m_table->setItem(row, Batch, new QTableWidgetItem(QString::number(c.config.batchPerGpu)));
-        m_table->setItem(row, Mfu,
-                         new QTableWidgetItem(QString::number(100 * c.mfu, 'f', 1) + QLatin1Char('%')));
-        m_table->setItem(row, Tokens, new QTableWidgetItem(QString::number(c.tokensPerSecond, 'f', 0)));
+        auto* mfu = new QTableWidgetItem(QString::number(100 * c.mfu, 'f', 1) + QLatin1Char('%'));
+        auto* tokens = new QTableWidgetItem(QString::number(c.tokensPerSecond, 'f', 0));
+        if (c.iterationUs > c.predictedIterationUs * (1 + 1e-9)) {
+            // The search replays ZeRO's weight all-gathers over the timeline; the project's own
+            // prediction (what opening this row shows) leaves them out. Name the difference.
+            const QString why =
+                tr("Includes ZeRO-%1 weight all-gathers, which stall the iteration by %2. The project's own "
+                   "prediction leaves them out: opened, this configuration shows MFU %3 % and %4 tokens/s.")
+                    .arg(c.config.zeroStage)
+                    .arg(formatMicros(c.iterationUs - c.predictedIterationUs))
+                    .arg(QString::number(100 * c.predictedMfu, 'f', 1))
+                    .arg(QString::number(c.tokensPerSecond * c.iterationUs / c.predictedIterationUs, 'f', 0));
+            for (QTableWidgetItem* item : {mfu, tokens}) {
+                item->setToolTip(why);
+                item->setText(item->text() + QStringLiteral(" *"));
+            }
+        }
+        m_table->setItem(row, Mfu, mfu);
+        m_table->setItem(row, Tokens, tokens);
         m_table->setItem(
             row, Memory,
             new QTableWidgetItem(QString::number(c.peakMemoryBytes / (1024.0 * 1024 * 1024), 'f', 2)));
@@ -235,6 +255,10 @@ void SearchPanel::onFinished() {
         m_status->setText(QString::fromStdString(e.message()));
     }
     emit finished();
+}
+
+QString SearchPanel::statusText() const {
+    return m_status->text();
 }
 
 void SearchPanel::openResult(std::size_t index) {

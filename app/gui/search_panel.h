@@ -41,6 +41,8 @@ class SearchPanel : public QWidget {
     QLineEdit* batchField() const { return m_batch; }
     QLineEdit* schedulesField() const { return m_schedules; }
     QTableWidget* table() const { return m_table; }
+    /// The line above the results: counts, and the schedules of which nothing fits.
+    QString statusText() const;
 
   signals:
     void finished();

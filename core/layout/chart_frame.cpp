@@ -18,6 +18,9 @@ namespace {
 
 constexpr int kMaxRows = kMaxChartRows;
 
+/// Up to this many chunks the legend has an entry per chunk.
+constexpr int kMaxChunkEntries = 4;
+
 struct LegendEntry {
     std::vector<Color> swatches;
     std::string text;
@@ -48,10 +51,19 @@ std::vector<LegendEntry> legendEntries(const ChartLegendContent& seen, const Pal
             if (seen.kind[pipe][int(kind)]) swatches.push_back(opColor(pal, kind, pipe, chunk, seen.chunks));
         return swatches;
     };
-    if (seen.chunks > 1)
-        for (int c = 0; c < seen.chunks && c < 26; ++c)
-            entries.push_back({computeSwatches(seen.kind[0][0] || !pipe1 ? 0 : 1, c),
-                               std::string("chunk ") + char('a' + c)});
+    const int chunkPipe = seen.kind[0][0] || !pipe1 ? 0 : 1;
+    if (seen.chunks > kMaxChunkEntries) {
+        // Many chunks: one entry for their shades (first, middle, last), not a line of "chunk a" to
+        // "chunk p" that wraps.
+        std::vector<Color> shades;
+        for (int c : {0, (seen.chunks - 1) / 2, seen.chunks - 1})
+            shades.push_back(opColor(pal, OpKind::F, chunkPipe, c, seen.chunks));
+        const char last = char('a' + std::min(seen.chunks, 26) - 1);
+        entries.push_back({shades, std::string("chunks a\u2013") + last + " (shade by chunk)"});
+    } else if (seen.chunks > 1) {
+        for (int c = 0; c < seen.chunks; ++c)
+            entries.push_back({computeSwatches(chunkPipe, c), std::string("chunk ") + char('a' + c)});
+    }
     if (pipe1) {
         entries.push_back({computeSwatches(0, 0), "pipe 0"});
         entries.push_back({computeSwatches(1, 0), "pipe 1 (')"});
@@ -426,12 +438,17 @@ void appendEventBar(Scene& scene, const ChartFrame& frame, const Timeline& timel
                                panel, opKindName(e.op.kind),
                                tooltip ? tooltipOf(e, shape.splitBackward, frame.axisAtFit) : std::string()});
         if (!frame.labels || pal.labelSize > rowH - 2) return;
-        const double room = w - 2 * std::max(1.0, pal.opStrokeWidth) - 1;
+        // The label inside the box's border; in a box too narrow for it at the palette's size it
+        // shrinks, down to kMinLabelPt (a single-column figure of interleaved 1F1B numbers its
+        // half-unit boxes), and below that the box has none.
+        const double room = w - 2 * pal.opStrokeWidth - 0.5;
         if (room <= 0) return; // no label fits: skip building one
         std::string label = cellOpLabel(e.op);
-        if (estimateTextWidth(label, pal.labelSize) > room) return;
-        scene.texts.push_back({x + w / 2, row.y + rowH / 2 + 0.35 * pal.labelSize, std::move(label),
-                               pal.labelSize, labelColorOn(pal, fill), TextAnchor::Middle, false});
+        const double natural = estimateTextWidth(label, pal.labelSize);
+        const double size = natural <= room ? pal.labelSize : pal.labelSize * room / natural;
+        if (size < std::min(kMinLabelPt, pal.labelSize)) return;
+        scene.texts.push_back({x + w / 2, row.y + rowH / 2 + 0.35 * size, std::move(label), size,
+                               labelColorOn(pal, fill), TextAnchor::Middle, false});
     } else {
         scene.rects.push_back({x,
                                row.y + rowH + 1,

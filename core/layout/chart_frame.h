@@ -153,6 +153,9 @@ void appendMeasuredOutline(Scene& scene, const ChartFrame& frame, const Timeline
 /// `kind` of the frame drawn around an overlapped forward-backward slot (ir/overlap.h).
 inline constexpr char kOverlapSlotKind[] = "overlap";
 
+/// The smallest size, in points, a bar's label shrinks to before the bar goes without one.
+inline constexpr double kMinLabelPt = 3.5;
+
 /// One overlapped forward-backward slot of a timeline (ir/overlap.h): its device, the time from
 /// its forward's start to its backward's end, and the forward's event index.
 struct OverlapSlot {

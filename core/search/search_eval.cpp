@@ -114,6 +114,8 @@ ConfigResult evaluateConfig(const Project& base, const SearchConfig& config) {
         const ScheduleReport& report = prediction.report;
         r.bubbleRatio = report.time.bubbleRatio;
         r.iterationUs = report.iterationUs;
+        r.predictedIterationUs = report.iterationUs;
+        r.predictedMfu = report.mfu;
         double peak = 0;
         for (const DeviceMemory& d : report.memory.devices) peak = std::max(peak, d.peakBytes);
         const Schedule& s = prediction.schedule;

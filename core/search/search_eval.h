@@ -26,6 +26,11 @@ struct ConfigResult {
     double bubbleRatio = 0;     ///< idle share of the pipeline devices (before gather stalls)
     double gatherStallUs = 0;   ///< how much the ZeRO-3 all-gathers lengthen the iteration
     double gradSyncUs = 0;      ///< one stage's gradient collective (all-reduce or reduce-scatter)
+    /// The project's own prediction of this configuration (predict(), which leaves the ZeRO
+    /// weight gathers out): its iteration and MFU, what the app shows once the configuration is
+    /// opened. Equal to iterationUs and mfu when the gathers stall nothing.
+    double predictedIterationUs = 0;
+    double predictedMfu = 0;
 };
 
 /// Evaluate `config` for `project`. Never throws for a configuration the models refuse: it comes

@@ -123,6 +123,21 @@ std::string searchToJson(const SearchResult& result) {
     return j.dump(2) + "\n";
 }
 
+std::string unfitSchedulesText(const SearchResult& result) {
+    std::string names;
+    int count = 0;
+    for (const std::string& schedule : result.schedules) {
+        bool fits = false;
+        for (int point = 0; point < int(result.points.size()) && !fits; ++point)
+            fits = result.bestOf(schedule, point) != nullptr;
+        if (fits) continue;
+        names += (names.empty() ? "" : ", ") + schedule;
+        ++count;
+    }
+    if (count == 0) return {};
+    return "no configuration of " + names + (count == 1 ? " fits" : " fit") + " the memory limit";
+}
+
 std::string searchSummaryText(const SearchResult& result) {
     std::ostringstream out;
     out << "searched " << result.results.size() << " configurations on " << result.gpus << " GPUs ("

@@ -16,5 +16,8 @@ std::string searchToCsv(const SearchResult& result);
 std::string searchToJson(const SearchResult& result);
 /// The best configuration of each schedule at each batch point, fastest first, and the fronts.
 std::string searchSummaryText(const SearchResult& result);
+/// "no configuration of breadth-first fits the memory limit": the searched schedules without a
+/// fitting configuration at any batch point, in words ("" when each has one).
+std::string unfitSchedulesText(const SearchResult& result);
 
 } // namespace stagecraft

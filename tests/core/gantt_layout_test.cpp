@@ -4,6 +4,7 @@
 #include "error.h"
 #include "generators/registry.h"
 #include "ir/op_name.h"
+#include "layout/chart_frame.h"
 #include "layout/gantt_layout.h"
 #include "layout/palette.h"
 #include "layout/text_metrics.h"
@@ -212,6 +213,38 @@ TEST_CASE("Every box that can hold it carries its micro-batch number, as the pap
         INFO(name);
         CHECK(labelled == boxes);
     }
+}
+
+TEST_CASE("A single-column figure numbers every box of 1F1B, interleaved and ZB-H1 on one axis",
+          "[layout][labels]") {
+    // One time axis for the three, sized by 1F1B's 33 units: interleaved's half-unit chunk boxes
+    // are about 3 pt wide, and still carry their number, in a smaller size.
+    const Simulated one = simulated("1f1b", 4, 8), inter = simulated("interleaved", 4, 8, 2),
+                    zb = simulated("zb-h1", 4, 8);
+    const std::vector<ChartPanel> panels{{&one.timeline, "1F1B", ""},
+                                         {&inter.timeline, "Interleaved", ""},
+                                         {&zb.timeline, "ZB-H1", ""}};
+    ChartOptions options = unitOptions();
+    options.widthPt = 240; // kSingleColumnPt
+    const Scene scene = layoutGantt(panels, options);
+    const Palette& pal = findPalette("paper");
+    std::size_t boxes = 0, shrunk = 0;
+    for (const SceneRect* r : rectsOf(scene, RectRole::Op)) {
+        const Timeline& t = r->panel == 0 ? one.timeline : r->panel == 1 ? inter.timeline : zb.timeline;
+        const TimelineEvent& e = t.events[std::size_t(r->event)];
+        if (e.op.mb < 0) continue;
+        ++boxes;
+        const SceneText* label = labelOn(scene, *r);
+        INFO("panel " << r->panel << ": " << opName(e.op, false) << ", " << r->w << " pt wide");
+        REQUIRE(label != nullptr);
+        CHECK(label->text == cellOpLabel(e.op));
+        CHECK(label->size >= kMinLabelPt);
+        CHECK(label->size <= pal.labelSize);
+        CHECK(estimateTextWidth(label->text, label->size) < r->w);
+        if (label->size < pal.labelSize) ++shrunk;
+    }
+    CHECK(boxes == 64 + 128 + 96); // 2 boxes per micro-batch and stage, 4 per chunk, 3 with W
+    CHECK(shrunk > 0);
 }
 
 TEST_CASE("chartOpLabel matches opLabel for every generator", "[layout]") {
@@ -472,4 +505,18 @@ TEST_CASE("Makespans read with about four significant digits", "[layout]") {
     CHECK(formatSignificant(12345.6) == "12346");
     CHECK(formatSignificant(0.01234) == "0.012");
     CHECK(formatSignificant(0) == "0");
+}
+
+TEST_CASE("Many chunks share one legend entry", "[layout]") {
+    const Simulated two = simulated("interleaved", 4, 8, 2);
+    const std::vector<ChartPanel> twoPanels{{&two.timeline, "", ""}};
+    const std::set<std::string> few = texts(layoutGantt(twoPanels, unitOptions()));
+    CHECK(few.count("chunk a") == 1);
+    CHECK(few.count("chunk b") == 1);
+    const Simulated many = simulated("interleaved", 4, 16, 16);
+    const std::vector<ChartPanel> manyPanels{{&many.timeline, "", ""}};
+    const std::set<std::string> legend = texts(layoutGantt(manyPanels, unitOptions()));
+    CHECK(legend.count("chunks a\u2013p (shade by chunk)") == 1);
+    CHECK(legend.count("chunk a") == 0);
+    CHECK(legend.count("chunk c") == 0);
 }

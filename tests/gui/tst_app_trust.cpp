@@ -13,11 +13,16 @@
 #include "gui/models/project_document.h"
 #include "gui/panels.h"
 #include "gui/parameter_panel.h"
+#include "gui/search_panel.h"
+#include "search/search.h"
 #include "gui_test_support.h"
 #include "project/project_json.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QChart>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFile>
@@ -26,9 +31,11 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <QToolBar>
 #include <unistd.h>
 
 using namespace stagecraft;
@@ -220,11 +227,11 @@ class TestAppTrust : public QObject {
         m_window->flushAnalysis();
         const QStringList lines = m_window->metricsPanel()->csv().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         QVERIFY(lines.size() >= 2);
-        QCOMPARE(lines[0], QStringLiteral("schedule,iteration_us,bubble_percent,samples_per_s,mfu_percent,"
-                                          "peak_memory_gib,fits_limit"));
+        QCOMPARE(lines[0], QStringLiteral("schedule,iteration_us,bubble_percent,span_bubble_percent,samples_per_s,"
+                                          "mfu_percent,peak_memory_gib,fits_limit"));
         const QStringList cells = lines[1].split(QLatin1Char(','));
-        QCOMPARE(cells.size(), 7);
-        for (int c : {1, 2, 3, 4, 5}) {
+        QCOMPARE(cells.size(), 8);
+        for (int c : {1, 2, 3, 4, 5, 6}) {
             bool ok = false;
             cells[c].toDouble(&ok);
             QVERIFY2(ok, qPrintable(lines[1]));
@@ -267,6 +274,80 @@ class TestAppTrust : public QObject {
         closer.start(20);
         QTest::keyClick(spin, Qt::Key_E, Qt::ControlModifier);
         QCOMPARE(triggered.size(), 1);
+    }
+
+    void exportIsOnTheToolBarAt1360Pixels() {
+        m_window->resize(1360, 860);
+        QTest::qWait(50);
+        auto* exportAction = m_window->findChild<QAction*>(QStringLiteral("exportAction"));
+        auto* bar = m_window->findChild<QToolBar*>(QStringLiteral("mainToolBar"));
+        QVERIFY(exportAction && bar);
+        QWidget* button = bar->widgetForAction(exportAction);
+        QVERIFY(button);
+        QTRY_VERIFY(button->isVisible());
+        QVERIFY(bar->rect().contains(button->geometry()));
+    }
+
+    void aSearchResultOpensWithItsNumbersAndNamesWhatDoesNotFit() {
+        QCOMPARE(m_window->openPath(QStringLiteral(STAGECRAFT_SOURCE_DIR "/samples/bfpp-6.6b.stagecraft.json")),
+                 QString());
+        SearchPanel* panel = m_window->searchPanel();
+        panel->batchField()->setText(QStringLiteral("1"));
+        panel->schedulesField()->setText(QStringLiteral("1f1b,breadth-first"));
+        QSignalSpy done(panel, &SearchPanel::finished);
+        panel->start();
+        QVERIFY(done.count() == 1 || done.wait(120000));
+        QVERIFY(panel->table()->rowCount() > 0);
+        // The configuration opened in the project gives the numbers its row gave.
+        const std::size_t index = panel->table()->item(0, 0)->data(Qt::UserRole).toULongLong();
+        const ConfigResult found = panel->result()->results[index];
+        panel->openResult(index);
+        m_window->flushAnalysis();
+        bool seen = false;
+        for (const ScheduleOutcome& o : m_window->runner()->latest()->outcomes) {
+            if (o.name != found.config.schedule) continue;
+            seen = true;
+            // The same configuration gives the same numbers, or the row names the difference.
+            const QString opened = QString::number(100 * o.prediction.report.mfu, 'f', 1);
+            const QTableWidgetItem* cell = panel->table()->item(0, 2);
+            if (opened != QString::number(100 * found.mfu, 'f', 1))
+                QVERIFY2(cell->toolTip().contains(QStringLiteral("MFU %1 %").arg(opened)) &&
+                             cell->toolTip().contains(QStringLiteral("all-gathers")),
+                         qPrintable(cell->toolTip()));
+            QCOMPARE(QString::number(100 * found.predictedMfu, 'f', 1), opened);
+        }
+        QVERIFY(seen);
+
+        // Nothing fits in 1 GiB: the panel says so for each schedule.
+        m_window->document()->setField(QStringLiteral("memory.limit_gib"), QStringLiteral("1"));
+        panel->start();
+        QVERIFY(done.count() == 2 || done.wait(120000));
+        QVERIFY2(panel->statusText().contains(QStringLiteral("no configuration of 1f1b, breadth-first fit")),
+                 qPrintable(panel->statusText()));
+    }
+
+    void theMemoryLegendNamesEightDevices() {
+        m_window->document()->setField(QStringLiteral("parallel.pp"), QStringLiteral("8"));
+        m_window->flushAnalysis();
+        QVERIFY(m_window->ganttView()->staleReason().isEmpty());
+        QStringList shown;
+        for (QLegendMarker* marker : m_window->memoryPanel()->chart()->legend()->markers())
+            if (marker->isVisible()) shown << marker->label();
+        for (int d = 0; d < 8; ++d)
+            QVERIFY2(shown.contains(QStringLiteral("D%1").arg(d)), qPrintable(shown.join(QLatin1Char(' '))));
+    }
+
+    void theOverlayKeyCoversNoBars() {
+        GanttView* view = m_window->ganttView();
+        view->setShowCriticalPath(true);
+        view->setShowIdleCauses(true);
+        view->fit();
+        view->grab(); // paints
+        const QRect key = view->overlayLegendRect();
+        QVERIFY(!key.isEmpty());
+        const double firstRow = view->fromScene(QPointF(0, view->frame().rows.front().y)).y();
+        QVERIFY2(key.bottom() <= firstRow, qPrintable(QStringLiteral("%1 > %2").arg(key.bottom()).arg(firstRow)));
+        QVERIFY(view->grab().save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/overlay-key.png")));
     }
 
   private:

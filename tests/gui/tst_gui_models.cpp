@@ -153,7 +153,7 @@ class TestGuiModels : public QObject {
                     proxy.index(r, MetricsModel::Iteration).data(MetricsModel::SortRole).toDouble());
         const QStringList lines = modelToCsv(proxy).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), proxy.rowCount() + 1);
-        QCOMPARE(lines[0], QStringLiteral("Schedule,Iteration,Bubble,Throughput,MFU,Peak memory,Fits limit"));
+        QCOMPARE(lines[0], QStringLiteral("Schedule,Iteration,Bubble,Span bubble,Throughput,MFU,Peak memory,Fits limit"));
         QVERIFY(lines[1].contains(proxy.index(0, 0).data().toString()));
         model.setResult(nullptr);
         QCOMPARE(model.rowCount(), 0);

@@ -42,6 +42,8 @@ QVariant MetricsModel::headerData(int section, Qt::Orientation orientation, int 
             return tr("Iteration");
         case Bubble:
             return tr("Bubble");
+        case SpanBubble:
+            return tr("Span bubble");
         case Throughput:
             return tr("Throughput");
         case Mfu:
@@ -61,6 +63,8 @@ QVariant MetricsModel::headerData(int section, Qt::Orientation orientation, int 
             return QStringLiteral("iteration_us");
         case Bubble:
             return QStringLiteral("bubble_percent");
+        case SpanBubble:
+            return QStringLiteral("span_bubble_percent");
         case Throughput:
             return QStringLiteral("samples_per_s");
         case Mfu:
@@ -77,6 +81,10 @@ QVariant MetricsModel::headerData(int section, Qt::Orientation orientation, int 
             return tr("Simulated time of one training iteration (makespan)");
         case Bubble:
             return tr("Idle share of all device time from 0 to the makespan");
+        case SpanBubble:
+            return tr("The zero-bubble papers' measure, for schedules without a flush: over the longest "
+                      "device span (first start to last end), the share the busiest device is idle. Two "
+                      "schedules with equal iterations can differ here (ZB-H2 against ZB-H1)");
         case Throughput:
             return tr("Samples per second over all data-parallel replicas");
         case Mfu:
@@ -101,6 +109,8 @@ QVariant MetricsModel::raw(const ScheduleOutcome& o, int column) const {
         return r.iterationUs;
     case Bubble:
         return r.time.bubbleRatio;
+    case SpanBubble:
+        return r.time.spanBubbleRatio;
     case Throughput:
         return r.unitless ? QVariant() : QVariant(r.samplesPerSecond);
     case Mfu:
@@ -123,6 +133,8 @@ QVariant MetricsModel::csv(const ScheduleOutcome& o, int column) const {
         return number(r.iterationUs);
     case Bubble:
         return number(100 * r.time.bubbleRatio);
+    case SpanBubble:
+        return number(100 * r.time.spanBubbleRatio);
     case Throughput:
         return r.unitless ? QString() : number(r.samplesPerSecond);
     case Mfu:
@@ -144,6 +156,8 @@ QVariant MetricsModel::display(const ScheduleOutcome& o, int column) const {
         return r.unitless ? formatUnits(r.iterationUs) : formatMicros(r.iterationUs);
     case Bubble:
         return formatPercent(r.time.bubbleRatio);
+    case SpanBubble:
+        return formatPercent(r.time.spanBubbleRatio);
     case Throughput:
         return r.unitless ? QStringLiteral("–")
                           : tr("%1 samples/s").arg(QString::number(r.samplesPerSecond, 'f', 1));

@@ -11,7 +11,7 @@ namespace stagecraft::gui {
 class MetricsModel : public QAbstractTableModel {
     Q_OBJECT
   public:
-    enum Column { Schedule, Iteration, Bubble, Throughput, Mfu, PeakMemory, Fits, ColumnCount };
+    enum Column { Schedule, Iteration, Bubble, SpanBubble, Throughput, Mfu, PeakMemory, Fits, ColumnCount };
     enum Role {
         SortRole = Qt::UserRole + 1, ///< raw value (double, or the name)
         NameRole,                    ///< schedule name of the row
