@@ -327,9 +327,10 @@ class TestAppTrust : public QObject {
     }
 
     void theMemoryLegendNamesEightDevices() {
+        m_window->document()->setField(QStringLiteral("parallel.dp"), QStringLiteral("1"));
         m_window->document()->setField(QStringLiteral("parallel.pp"), QStringLiteral("8"));
         m_window->flushAnalysis();
-        QVERIFY(m_window->ganttView()->staleReason().isEmpty());
+        QVERIFY2(m_window->ganttView()->staleReason().isEmpty(), qPrintable(m_window->ganttView()->staleReason()));
         QStringList shown;
         for (QLegendMarker* marker : m_window->memoryPanel()->chart()->legend()->markers())
             if (marker->isVisible()) shown << marker->label();
