@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "layout/palette.h"
+#include "layout/text_metrics.h"
 #include "render/scene_painter.h"
 
 #include <QBrush>
@@ -494,13 +495,12 @@ void GanttView::paintOverlayLegend(QPainter& painter) {
     if (m_showIdleCauses)
         for (IdleCause cause :
              {IdleCause::Warmup, IdleCause::WaitingOn, IdleCause::Communication, IdleCause::Other})
-            entries.push_back({cause == IdleCause::Warmup
-                                   ? tr("idle: warm-up / cool-down")
-                                   : tr("idle: %1").arg(QString::fromLatin1(idleCauseName(cause))),
+            entries.push_back({cause == IdleCause::Warmup ? tr("idle: warm-up/cool-down")
+                                                           : QString::fromLatin1(idleCauseName(cause)),
                                idleColor(cause), true});
     if (m_showCriticalPath) entries.push_back({tr("critical path"), QColor(0xd6, 0x27, 0x28), false});
     const QFontMetrics metrics(font());
-    const int line = metrics.height() + 4, swatch = line - 6, gap = 12;
+    const int line = metrics.height() + 4, swatch = line - 6, gap = 8;
     // One row, right-aligned just above the first device row (in the first panel's title band),
     // so that the key never covers bars at fit.
     int width = 6;
@@ -508,8 +508,15 @@ void GanttView::paintOverlayLegend(QPainter& painter) {
     const int height = swatch + 8;
     const int firstRow =
         m_frame.rows.empty() ? 0 : int(m_frame.rows.front().y * m_k) - verticalScrollBar()->value();
-    const QRect box(std::max(0, viewport()->width() - width - 8), std::max(2, firstRow - height - 2), width,
-                    height);
+    // Right of the first panel's title and key figures when there is room, else at the right edge.
+    double headerRight = 0;
+    if (!m_frame.rows.empty())
+        for (const SceneText& t : m_decor.texts)
+            if (t.anchor == TextAnchor::Start && t.y < m_frame.rows.front().y)
+                headerRight = std::max(headerRight, t.x + estimateTextWidth(t.text, t.size, t.bold));
+    const int left = std::max(int(headerRight * m_k) + 12, viewport()->width() - width - 8);
+    const QRect box(left + width <= viewport()->width() ? left : std::max(0, viewport()->width() - width - 8),
+                    std::max(2, firstRow - height - 2), width, height);
     painter.setRenderHint(QPainter::Antialiasing, false);
     painter.setPen(QColor(0xc8, 0xc8, 0xc8));
     painter.setBrush(QColor(255, 255, 255, 230));

@@ -29,6 +29,7 @@
 #include <QDragEnterEvent>
 #include <QFile>
 #include <QFileDialog>
+#include <QChart>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
@@ -172,9 +173,9 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     connect(m_overlay, &OverlayPanel::closeTraceRequested, m_document, &ProjectDocument::clearTrace);
     connect(m_overlay, &OverlayPanel::eventActivated, m_gantt, &GanttView::revealEvent);
     connect(m_parameters, &ParameterPanel::fieldMessage, this,
-            [this](const QString& path, const QString& message) {
-                if (!message.isEmpty())
-                    statusBar()->showMessage(tr("%1 refused: %2").arg(path, message), 8000);
+            [this](const QString&, const QString& message) {
+                // The message names the field in the form's words.
+                if (!message.isEmpty()) statusBar()->showMessage(tr("Refused: %1").arg(message), 8000);
                 updateStaleChart();
             });
 
@@ -512,6 +513,8 @@ void MainWindow::updateStaleChart() {
         panel->setEnabled(reason.isEmpty());
         panel->setToolTip(reason);
     }
+    // A disabled chart view keeps its colours: wash its chart out like the main one.
+    m_memory->chart()->setOpacity(reason.isEmpty() ? 1.0 : 0.35);
 }
 
 void MainWindow::flushAnalysis() {
@@ -521,7 +524,6 @@ void MainWindow::flushAnalysis() {
 
 void MainWindow::onAnalysis(const AnalysisPtr& result) {
     m_gantt->setResult(result);
-    updateStaleChart();
     m_metrics->setResult(result);
     m_memory->setResult(result);
     const QString tracePath =
@@ -564,6 +566,7 @@ void MainWindow::onAnalysis(const AnalysisPtr& result) {
     }
     m_statusLabel->setText(tr("%n schedule(s), %1 ops", nullptr, int(result->outcomes.size()))
                                .arg(QLocale().toString(qulonglong(result->opCount))));
+    updateStaleChart();
 }
 
 // ---------------------------------------------------------------- files

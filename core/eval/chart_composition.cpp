@@ -162,7 +162,10 @@ void appendChartNotes(Scene& scene, const AnalysisResult& result, const ChartSet
             if (at == lines.end()) {
                 lines.push_back(costs.text);
                 fused.emplace_back();
-                fusedTime.push_back(durationText(costs.b + costs.w, o.prediction.report.unitless));
+                const double bw = costs.b + costs.w;
+                fusedTime.push_back(o.prediction.report.unitless ? formatSignificant(bw)
+                                    : bw >= 1000               ? formatSignificant(bw / 1000) + " ms"
+                                                               : formatSignificant(bw) + " \u00b5s");
             }
             if (!o.prediction.schedule.splitBackward)
                 fused[i] += (fused[i].empty() ? "" : ", ") + o.title;
