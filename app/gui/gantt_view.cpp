@@ -496,7 +496,7 @@ void GanttView::paintOverlayLegend(QPainter& painter) {
         for (IdleCause cause :
              {IdleCause::Warmup, IdleCause::WaitingOn, IdleCause::Communication, IdleCause::Other})
             entries.push_back({cause == IdleCause::Warmup ? tr("idle: warm-up/cool-down")
-                                                           : QString::fromLatin1(idleCauseName(cause)),
+                                                          : QString::fromLatin1(idleCauseName(cause)),
                                idleColor(cause), true});
     if (m_showCriticalPath) entries.push_back({tr("critical path"), QColor(0xd6, 0x27, 0x28), false});
     const QFontMetrics metrics(font());

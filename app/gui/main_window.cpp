@@ -23,13 +23,13 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QChart>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QFile>
 #include <QFileDialog>
-#include <QChart>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
@@ -507,7 +507,8 @@ void MainWindow::updateStaleChart() {
                     "accepted project.")
                      .arg(refused.join(QStringLiteral(", ")));
     else if (!m_notAnalysed.isEmpty() && m_runner->latest())
-        reason = tr("Not the form's project: %1. The chart shows the last simulated project.").arg(m_notAnalysed);
+        reason =
+            tr("Not the form's project: %1. The chart shows the last simulated project.").arg(m_notAnalysed);
     m_gantt->setStale(reason);
     for (QWidget* panel : {static_cast<QWidget*>(m_metrics), static_cast<QWidget*>(m_memory)}) {
         panel->setEnabled(reason.isEmpty());

@@ -286,8 +286,8 @@ void ParameterPanel::showMessage(Row& row, const QString& message) {
 void ParameterPanel::setProblems(const std::vector<FieldProblem>& problems) {
     m_problems.clear();
     for (const FieldProblem& p : problems) {
-        const bool readsEdited = std::find(p.fields.begin(), p.fields.end(), m_lastEdited.toStdString()) !=
-                                 p.fields.end();
+        const bool readsEdited =
+            std::find(p.fields.begin(), p.fields.end(), m_lastEdited.toStdString()) != p.fields.end();
         const QString field = readsEdited && m_rows.contains(m_lastEdited) ? m_lastEdited : qs(p.field);
         const QString message = QString::fromStdString(withFieldLabels(p.message));
         const QString shown = m_problems.value(field);

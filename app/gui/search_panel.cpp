@@ -1,10 +1,10 @@
 #include "gui/search_panel.h"
 
 #include "error.h"
+#include "gui/models/format.h"
 #include "gui/models/project_document.h"
 #include "render/scene_painter.h"
 #include "search/search_charts.h"
-#include "gui/models/format.h"
 #include "search/search_report.h"
 
 #include <QHBoxLayout>
@@ -210,12 +210,13 @@ void SearchPanel::onFinished() {
     m_progress->setValue(1);
     // A schedule with nothing that fits is named, not just absent from the table.
     const std::string unfit = unfitSchedulesText(*r);
-    m_status->setText(tr("%1 configurations on %2 GPUs, %3 fit the memory limit%4%5")
-                          .arg(r->results.size())
-                          .arg(r->gpus)
-                          .arg(r->fitting)
-                          .arg(unfit.empty() ? QString() : QStringLiteral("; ") + QString::fromStdString(unfit))
-                          .arg(r->cancelled ? tr(" (cancelled)") : QString()));
+    m_status->setText(
+        tr("%1 configurations on %2 GPUs, %3 fit the memory limit%4%5")
+            .arg(r->results.size())
+            .arg(r->gpus)
+            .arg(r->fitting)
+            .arg(unfit.empty() ? QString() : QStringLiteral("; ") + QString::fromStdString(unfit))
+            .arg(r->cancelled ? tr(" (cancelled)") : QString()));
     m_table->setRowCount(0);
     for (const BestConfig& b : r->best) {
         const ConfigResult& c = r->results[b.result];

@@ -152,7 +152,7 @@ void appendChartNotes(Scene& scene, const AnalysisResult& result, const ChartSet
         // One line per distinct cost text; the schedules that do not split the backward draw it as
         // one box of B+W, which the line names (B = 1 beside a box two units wide misleads).
         std::vector<std::string> lines;
-        std::vector<std::string> fused; // per line: titles of its fused-backward schedules
+        std::vector<std::string> fused;     // per line: titles of its fused-backward schedules
         std::vector<std::string> fusedTime; // per line: B + W
         for (const ScheduleOutcome& o : result.outcomes) {
             const CostSummary& costs = o.prediction.report.costs;
@@ -164,11 +164,10 @@ void appendChartNotes(Scene& scene, const AnalysisResult& result, const ChartSet
                 fused.emplace_back();
                 const double bw = costs.b + costs.w;
                 fusedTime.push_back(o.prediction.report.unitless ? formatSignificant(bw)
-                                    : bw >= 1000               ? formatSignificant(bw / 1000) + " ms"
-                                                               : formatSignificant(bw) + " \u00b5s");
+                                    : bw >= 1000                 ? formatSignificant(bw / 1000) + " ms"
+                                                                 : formatSignificant(bw) + " \u00b5s");
             }
-            if (!o.prediction.schedule.splitBackward)
-                fused[i] += (fused[i].empty() ? "" : ", ") + o.title;
+            if (!o.prediction.schedule.splitBackward) fused[i] += (fused[i].empty() ? "" : ", ") + o.title;
         }
         for (std::size_t i = 0; i < lines.size(); ++i)
             if (!fused[i].empty())

@@ -442,7 +442,7 @@ void appendEventBar(Scene& scene, const ChartFrame& frame, const Timeline& timel
         // shrinks, down to kMinLabelPt (a single-column figure of interleaved 1F1B numbers its
         // half-unit boxes), and below that the box has none.
         const double room = w - 2 * pal.opStrokeWidth; // the width estimate errs wide already
-        if (room <= 0) return; // no label fits: skip building one
+        if (room <= 0) return;                         // no label fits: skip building one
         std::string label = cellOpLabel(e.op);
         const double natural = estimateTextWidth(label, pal.labelSize);
         const double size = natural <= room ? pal.labelSize : pal.labelSize * room / natural;

@@ -55,8 +55,9 @@ class Checker {
     void checkModel() {
         const ModelConfig& m = m_p.model;
         if (ok({"model.hidden", "model.heads"}) && m.hidden % m.heads != 0)
-            add("model.heads", "model.hidden = " + str(m.hidden) + " is not a multiple of model.heads = " +
-                                   str(m.heads) + " (each head gets hidden / heads dimensions)",
+            add("model.heads",
+                "model.hidden = " + str(m.hidden) + " is not a multiple of model.heads = " + str(m.heads) +
+                    " (each head gets hidden / heads dimensions)",
                 {"model.hidden"});
     }
 
@@ -64,19 +65,21 @@ class Checker {
         const ParallelConfig& l = m_p.parallel;
         const ClusterConfig& c = m_p.cluster;
         if (ok({"model.heads", "parallel.tp"}) && m_p.model.heads % l.tp != 0)
-            add("parallel.tp", "parallel.tp = " + str(l.tp) + " does not divide model.heads = " +
-                                   str(m_p.model.heads) + " (tensor parallelism splits the attention heads)",
+            add("parallel.tp",
+                "parallel.tp = " + str(l.tp) + " does not divide model.heads = " + str(m_p.model.heads) +
+                    " (tensor parallelism splits the attention heads)",
                 {"model.heads"});
         if (ok({"model.hidden", "parallel.tp"}) && m_p.model.hidden % l.tp != 0)
-            add("parallel.tp", "parallel.tp = " + str(l.tp) +
-                                   " does not divide model.hidden = " + str(m_p.model.hidden) +
-                                   " (tensor parallelism splits the weight matrices)",
+            add("parallel.tp",
+                "parallel.tp = " + str(l.tp) + " does not divide model.hidden = " + str(m_p.model.hidden) +
+                    " (tensor parallelism splits the weight matrices)",
                 {"model.hidden"});
         if (ok({"parallel.tp", "cluster.gpus_per_node"}) && l.tp > c.gpusPerNode)
-            add("parallel.tp", "parallel.tp = " + str(l.tp) +
-                                   ": tensor parallelism stays inside one node and needs tp <= "
-                                   "cluster.gpus_per_node = " +
-                                   str(c.gpusPerNode),
+            add("parallel.tp",
+                "parallel.tp = " + str(l.tp) +
+                    ": tensor parallelism stays inside one node and needs tp <= "
+                    "cluster.gpus_per_node = " +
+                    str(c.gpusPerNode),
                 {"cluster.gpus_per_node"});
         // The cluster's size matters only to the analytic cost model (which links a transfer
         // crosses); manual and unit costs time any pipeline on any cluster.
@@ -87,9 +90,9 @@ class Checker {
             const long long nodes = (needed + c.gpusPerNode - 1) / c.gpusPerNode;
             if (needed > available)
                 add("parallel.dp",
-                    "parallel.pp × parallel.dp × parallel.tp = " + str(l.pp) + " × " + str(l.dp) + " × " + str(l.tp) + " = " +
-                        std::to_string(needed) + " GPUs, but the cluster has " + std::to_string(available) +
-                        " (cluster.gpus_per_node = " + str(c.gpusPerNode) +
+                    "parallel.pp × parallel.dp × parallel.tp = " + str(l.pp) + " × " + str(l.dp) + " × " +
+                        str(l.tp) + " = " + std::to_string(needed) + " GPUs, but the cluster has " +
+                        std::to_string(available) + " (cluster.gpus_per_node = " + str(c.gpusPerNode) +
                         " × cluster.nodes = " + str(c.nodes) +
                         ") and analytic costs place every GPU: set cluster.nodes = " + std::to_string(nodes) +
                         ", lower parallel.dp or parallel.tp, or use " + "costs.mode = manual or unit",

@@ -130,7 +130,7 @@ TEST_CASE("A project is valid or not whatever the command: --schedule does not h
     CHECK(validate.status == 2);
     CHECK_THAT(validate.out, Catch::Contains("schedules[1] = \"nope\": unknown schedule"));
     for (const std::string& command : {"simulate " + path + " -s 1f1b", "compare " + path + " -s 1f1b,zb-h1",
-                                      "export " + path + " -s 1f1b -o " + (dir / "x.svg").string()}) {
+                                       "export " + path + " -s 1f1b -o " + (dir / "x.svg").string()}) {
         const Run run = cli(command);
         INFO(command << "\n" << run.out);
         CHECK(run.status == 2);

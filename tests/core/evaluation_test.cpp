@@ -168,7 +168,8 @@ TEST_CASE("loadAnalysisRequest reads schedule files and projects one way", "[eva
     // message says how to fit it.
     input.sets.clear();
     CHECK_THAT(test::errorSummary([&] { loadAnalysisRequest(input); }),
-               Catch::StartsWith("project.field [parallel.dp] | parallel.pp × parallel.dp × parallel.tp = 64 × 2 × 1") &&
+               Catch::StartsWith(
+                   "project.field [parallel.dp] | parallel.pp × parallel.dp × parallel.tp = 64 × 2 × 1") &&
                    Catch::Contains("set cluster.nodes = 16"));
 
     input.schedules = {"1f1b"};

@@ -229,9 +229,8 @@ TEST_CASE("A single-column figure numbers every box of 1F1B, interleaved and ZB-
     // are about 3 pt wide, and still carry their number, in a smaller size.
     const Simulated one = simulated("1f1b", 4, 8), inter = simulated("interleaved", 4, 8, 2),
                     zb = simulated("zb-h1", 4, 8);
-    const std::vector<ChartPanel> panels{{&one.timeline, "1F1B", ""},
-                                         {&inter.timeline, "Interleaved", ""},
-                                         {&zb.timeline, "ZB-H1", ""}};
+    const std::vector<ChartPanel> panels{
+        {&one.timeline, "1F1B", ""}, {&inter.timeline, "Interleaved", ""}, {&zb.timeline, "ZB-H1", ""}};
     ChartOptions options = unitOptions();
     options.widthPt = 240; // kSingleColumnPt
     const Scene scene = layoutGantt(panels, options);

@@ -166,10 +166,11 @@ TEST_CASE("Cost fields the cost model ignores say why", "[project][labels]") {
 }
 
 TEST_CASE("A rule's message in the form's words", "[project][labels]") {
-    CHECK(withFieldLabels("parallel.pp × parallel.dp × parallel.tp = 4 × 4 × 1 = 16 GPUs (cluster.nodes = 1); "
-                          "set cluster.nodes.") ==
-          "Pipeline stages (pp) × Data parallel (dp) × Tensor parallel (tp) = 4 × 4 × 1 = 16 GPUs (Nodes = 1); "
-          "set Nodes.");
+    CHECK(
+        withFieldLabels("parallel.pp × parallel.dp × parallel.tp = 4 × 4 × 1 = 16 GPUs (cluster.nodes = 1); "
+                        "set cluster.nodes.") ==
+        "Pipeline stages (pp) × Data parallel (dp) × Tensor parallel (tp) = 4 × 4 × 1 = 16 GPUs (Nodes = 1); "
+        "set Nodes.");
     // The longest path wins, and a path with an index or a sub-key stays as written.
     CHECK(withFieldLabels("memory.limit_microbatches, memory.limit_gib") ==
           "Activation limit (micro-batches), Memory limit (GiB)");

@@ -14,19 +14,19 @@
 #include "gui/panels.h"
 #include "gui/parameter_panel.h"
 #include "gui/search_panel.h"
-#include "search/search.h"
 #include "gui_test_support.h"
 #include "project/project_json.h"
+#include "search/search.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QChart>
-#include <QLegend>
-#include <QLegendMarker>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFile>
 #include <QGroupBox>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -66,7 +66,8 @@ class TestAppTrust : public QObject {
         saveShot(QStringLiteral("stale-refused-edit.png"));
         intField("parallel.microbatches")->setValue(12);
         m_window->flushAnalysis();
-        QVERIFY2(m_window->ganttView()->staleReason().isEmpty(), qPrintable(m_window->ganttView()->staleReason()));
+        QVERIFY2(m_window->ganttView()->staleReason().isEmpty(),
+                 qPrintable(m_window->ganttView()->staleReason()));
         QVERIFY(m_window->metricsPanel()->isEnabled());
     }
 
@@ -128,7 +129,8 @@ class TestAppTrust : public QObject {
                  qPrintable(m_window->windowTitle()));
         QCOMPARE(intField("parallel.microbatches")->value(), m);
         // The big input was declined: the chart (the default project's) is greyed out.
-        QVERIFY2(!m_window->ganttView()->staleReason().isEmpty(), "a chart of another project shown as the form's");
+        QVERIFY2(!m_window->ganttView()->staleReason().isEmpty(),
+                 "a chart of another project shown as the form's");
         QVERIFY(!m_window->metricsPanel()->isEnabled());
         // Undo goes back to the file as saved.
         m_window->document()->undoStack()->undo();
@@ -192,20 +194,25 @@ class TestAppTrust : public QObject {
         intField("parallel.pp")->setValue(16);
         m_window->flushAnalysis();
         const QString underPp = m_window->parameterPanel()->messageFor(QStringLiteral("parallel.pp"));
-        QVERIFY2(underPp.contains(QStringLiteral("Pipeline stages (pp) × Data parallel (dp)")), qPrintable(underPp));
-        QVERIFY2(!underPp.contains(QStringLiteral("parallel.")) && !underPp.contains(QStringLiteral("cluster.")),
+        QVERIFY2(underPp.contains(QStringLiteral("Pipeline stages (pp) × Data parallel (dp)")),
+                 qPrintable(underPp));
+        QVERIFY2(!underPp.contains(QStringLiteral("parallel.")) &&
+                     !underPp.contains(QStringLiteral("cluster.")),
                  qPrintable(underPp));
         QVERIFY(m_window->parameterPanel()->messageFor(QStringLiteral("parallel.dp")).isEmpty());
         QVERIFY(!m_window->messageBar()->text().contains(QStringLiteral("parallel.pp")));
         // A refused value reads in the form's words too.
         intField("parallel.microbatches")->setValue(-5);
-        const QString refused = m_window->parameterPanel()->messageFor(QStringLiteral("parallel.microbatches"));
-        QVERIFY2(refused.contains(QStringLiteral("Micro-batches (m)")) && refused.contains(QStringLiteral("-5")),
+        const QString refused =
+            m_window->parameterPanel()->messageFor(QStringLiteral("parallel.microbatches"));
+        QVERIFY2(refused.contains(QStringLiteral("Micro-batches (m)")) &&
+                     refused.contains(QStringLiteral("-5")),
                  qPrintable(refused));
     }
 
     void parallelismComesFirst() {
-        auto* parallel = m_window->parameterPanel()->findChild<QGroupBox*>(QStringLiteral("section_parallel"));
+        auto* parallel =
+            m_window->parameterPanel()->findChild<QGroupBox*>(QStringLiteral("section_parallel"));
         QVERIFY(parallel);
         for (QGroupBox* box : m_window->parameterPanel()->findChildren<QGroupBox*>())
             if (box != parallel) QVERIFY2(parallel->y() < box->y(), qPrintable(box->objectName()));
@@ -216,7 +223,8 @@ class TestAppTrust : public QObject {
         QVERIFY(!name.isEmpty());
         QVERIFY2(m_window->windowTitle().contains(name), qPrintable(m_window->windowTitle()));
         QVERIFY(!m_window->windowTitle().contains(QStringLiteral("Untitled")));
-        QVERIFY(m_window->openPath(QStringLiteral(STAGECRAFT_SOURCE_DIR "/samples/zb-6.2b.stagecraft.json")).isEmpty());
+        QVERIFY(m_window->openPath(QStringLiteral(STAGECRAFT_SOURCE_DIR "/samples/zb-6.2b.stagecraft.json"))
+                    .isEmpty());
         const QString title = m_window->windowTitle();
         QVERIFY2(title.startsWith(QStringLiteral("zb-6.2b.stagecraft.json")) &&
                      title.contains(QString::fromStdString(m_window->document()->project().name)),
@@ -225,10 +233,12 @@ class TestAppTrust : public QObject {
 
     void copyAsCsvCopiesPlainNumbers() {
         m_window->flushAnalysis();
-        const QStringList lines = m_window->metricsPanel()->csv().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        const QStringList lines =
+            m_window->metricsPanel()->csv().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         QVERIFY(lines.size() >= 2);
-        QCOMPARE(lines[0], QStringLiteral("schedule,iteration_us,bubble_percent,span_bubble_percent,samples_per_s,"
-                                          "mfu_percent,peak_memory_gib,fits_limit"));
+        QCOMPARE(lines[0],
+                 QStringLiteral("schedule,iteration_us,bubble_percent,span_bubble_percent,samples_per_s,"
+                                "mfu_percent,peak_memory_gib,fits_limit"));
         const QStringList cells = lines[1].split(QLatin1Char(','));
         QCOMPARE(cells.size(), 8);
         for (int c : {1, 2, 3, 4, 5, 6}) {
@@ -255,7 +265,8 @@ class TestAppTrust : public QObject {
         }
         ExportDialog again(m_window->chartSettings(), m_window.get());
         QCOMPARE(again.request().file.format, render::ExportFormat::Png);
-        QVERIFY2(again.request().path.endsWith(QStringLiteral("figure3.png")), qPrintable(again.request().path));
+        QVERIFY2(again.request().path.endsWith(QStringLiteral("figure3.png")),
+                 qPrintable(again.request().path));
     }
 
     void ctrlEExportsFromASpinBox() {
@@ -289,8 +300,9 @@ class TestAppTrust : public QObject {
     }
 
     void aSearchResultOpensWithItsNumbersAndNamesWhatDoesNotFit() {
-        QCOMPARE(m_window->openPath(QStringLiteral(STAGECRAFT_SOURCE_DIR "/samples/bfpp-6.6b.stagecraft.json")),
-                 QString());
+        QCOMPARE(
+            m_window->openPath(QStringLiteral(STAGECRAFT_SOURCE_DIR "/samples/bfpp-6.6b.stagecraft.json")),
+            QString());
         SearchPanel* panel = m_window->searchPanel();
         panel->batchField()->setText(QStringLiteral("1"));
         panel->schedulesField()->setText(QStringLiteral("1f1b,breadth-first"));
@@ -330,7 +342,8 @@ class TestAppTrust : public QObject {
         m_window->document()->setField(QStringLiteral("parallel.dp"), QStringLiteral("1"));
         m_window->document()->setField(QStringLiteral("parallel.pp"), QStringLiteral("8"));
         m_window->flushAnalysis();
-        QVERIFY2(m_window->ganttView()->staleReason().isEmpty(), qPrintable(m_window->ganttView()->staleReason()));
+        QVERIFY2(m_window->ganttView()->staleReason().isEmpty(),
+                 qPrintable(m_window->ganttView()->staleReason()));
         QStringList shown;
         for (QLegendMarker* marker : m_window->memoryPanel()->chart()->legend()->markers())
             if (marker->isVisible()) shown << marker->label();
@@ -347,7 +360,8 @@ class TestAppTrust : public QObject {
         const QRect key = view->overlayLegendRect();
         QVERIFY(!key.isEmpty());
         const double firstRow = view->fromScene(QPointF(0, view->frame().rows.front().y)).y();
-        QVERIFY2(key.bottom() <= firstRow, qPrintable(QStringLiteral("%1 > %2").arg(key.bottom()).arg(firstRow)));
+        QVERIFY2(key.bottom() <= firstRow,
+                 qPrintable(QStringLiteral("%1 > %2").arg(key.bottom()).arg(firstRow)));
         QVERIFY(view->grab().save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/overlay-key.png")));
     }
 
@@ -387,7 +401,8 @@ class TestAppTrust : public QObject {
     }
 
     QSpinBox* intField(const char* path) {
-        auto* spin = qobject_cast<QSpinBox*>(m_window->parameterPanel()->editorFor(QString::fromLatin1(path)));
+        auto* spin =
+            qobject_cast<QSpinBox*>(m_window->parameterPanel()->editorFor(QString::fromLatin1(path)));
         if (!spin) qFatal("no spin box for %s", path);
         return spin;
     }

@@ -153,7 +153,9 @@ class TestGuiModels : public QObject {
                     proxy.index(r, MetricsModel::Iteration).data(MetricsModel::SortRole).toDouble());
         const QStringList lines = modelToCsv(proxy).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), proxy.rowCount() + 1);
-        QCOMPARE(lines[0], QStringLiteral("Schedule,Iteration,Bubble,Span bubble,Throughput,MFU,Peak memory,Fits limit"));
+        QCOMPARE(
+            lines[0],
+            QStringLiteral("Schedule,Iteration,Bubble,Span bubble,Throughput,MFU,Peak memory,Fits limit"));
         QVERIFY(lines[1].contains(proxy.index(0, 0).data().toString()));
         model.setResult(nullptr);
         QCOMPARE(model.rowCount(), 0);
@@ -177,7 +179,8 @@ class TestGuiModels : public QObject {
         const std::string costLine = "Costs — " + result.outcomes[0].prediction.report.costs.text;
         std::string lines;
         for (const SceneText& t : scene.texts)
-            if (t.text.rfind("Costs — ", 0) == 0 || !lines.empty()) lines += (lines.empty() ? "" : " ") + t.text;
+            if (t.text.rfind("Costs — ", 0) == 0 || !lines.empty())
+                lines += (lines.empty() ? "" : " ") + t.text;
         QVERIFY2(lines.find(costLine) == 0, lines.c_str());
         QVERIFY2(lines.find("backward not split in 1F1B") != std::string::npos, lines.c_str());
         QVERIFY2(lines.find("one box B+W = ") != std::string::npos, lines.c_str());

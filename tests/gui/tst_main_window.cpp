@@ -122,7 +122,8 @@ class TestMainWindow : public QObject {
         heads->setValue(12);
         m_window->flushAnalysis();
         const QString message = m_window->parameterPanel()->messageFor(QStringLiteral("model.heads"));
-        QVERIFY2(message.contains(QStringLiteral("Attention heads")), qPrintable(message)); // the form's words
+        QVERIFY2(message.contains(QStringLiteral("Attention heads")),
+                 qPrintable(message));                  // the form's words
         QCOMPARE(m_window->runner()->latest(), before); // last valid chart kept
         QCOMPARE(m_window->ganttView()->scene().rects.size(), sceneBefore.rects.size());
         QVERIFY(m_window->messageBar()->text().contains(QStringLiteral("last valid")));
@@ -264,7 +265,8 @@ class TestMainWindow : public QObject {
         bad.path = QStringLiteral("/nonexistent-dir/chart.svg");
         // Core's message (io.write) in words: what could not be written and why, without the id.
         const QString failed = m_window->exportTo(bad);
-        QVERIFY2(failed.contains(QStringLiteral("cannot write '/nonexistent-dir/chart.svg'")), qPrintable(failed));
+        QVERIFY2(failed.contains(QStringLiteral("cannot write '/nonexistent-dir/chart.svg'")),
+                 qPrintable(failed));
         QVERIFY(!failed.contains(QStringLiteral("[io.write]")));
     }
 

@@ -142,7 +142,9 @@ QVariant MetricsModel::csv(const ScheduleOutcome& o, int column) const {
     case PeakMemory: // multiples of M_a under unit costs
         return number(r.unitless ? peakBytes(r.memory) : peakBytes(r.memory) / (1024.0 * 1024 * 1024));
     case Fits:
-        return r.memory.limitBytes <= 0 ? QString() : r.memory.fits ? QStringLiteral("yes") : QStringLiteral("no");
+        return r.memory.limitBytes <= 0 ? QString()
+               : r.memory.fits          ? QStringLiteral("yes")
+                                        : QStringLiteral("no");
     }
     return {};
 }
@@ -226,8 +228,7 @@ QString modelToCsv(const QAbstractItemModel& model, int role) {
     lines << header.join(QLatin1Char(','));
     for (int r = 0; r < model.rowCount(); ++r) {
         QStringList row;
-        for (int c = 0; c < model.columnCount(); ++c)
-            row << cell(model.index(r, c).data(role).toString());
+        for (int c = 0; c < model.columnCount(); ++c) row << cell(model.index(r, c).data(role).toString());
         lines << row.join(QLatin1Char(','));
     }
     return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
