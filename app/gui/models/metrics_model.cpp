@@ -34,69 +34,35 @@ int MetricsModel::columnCount(const QModelIndex& parent) const {
 
 QVariant MetricsModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
-    if (role == Qt::DisplayRole) {
-        switch (section) {
-        case Schedule:
-            return tr("Schedule");
-        case Iteration:
-            return tr("Iteration");
-        case Bubble:
-            return tr("Bubble");
-        case SpanBubble:
-            return tr("Span bubble");
-        case Throughput:
-            return tr("Throughput");
-        case Mfu:
-            return tr("MFU");
-        case PeakMemory:
-            return tr("Peak memory");
-        case Fits:
-            return tr("Fits limit");
-        }
-    }
-    if (role == CsvRole) {
-        // Plain numbers for a spreadsheet: the unit is in the header, once.
-        switch (section) {
-        case Schedule:
-            return QStringLiteral("schedule");
-        case Iteration:
-            return QStringLiteral("iteration_us");
-        case Bubble:
-            return QStringLiteral("bubble_percent");
-        case SpanBubble:
-            return QStringLiteral("span_bubble_percent");
-        case Throughput:
-            return QStringLiteral("samples_per_s");
-        case Mfu:
-            return QStringLiteral("mfu_percent");
-        case PeakMemory:
-            return QStringLiteral("peak_memory_gib");
-        case Fits:
-            return QStringLiteral("fits_limit");
-        }
-    }
-    if (role == Qt::ToolTipRole) {
-        switch (section) {
-        case Iteration:
-            return tr("Simulated time of one training iteration (makespan)");
-        case Bubble:
-            return tr("Idle share of all device time from 0 to the makespan");
-        case SpanBubble:
-            return tr("The zero-bubble papers' measure, for schedules without a flush: over the longest "
-                      "device span (first start to last end), the share the busiest device is idle. Two "
-                      "schedules with equal iterations can differ here (ZB-H2 against ZB-H1)");
-        case Throughput:
-            return tr("Samples per second over all data-parallel replicas");
-        case Mfu:
-            return tr("Model FLOPs utilisation: achieved over peak FLOP/s");
-        case PeakMemory:
-            return tr("Highest memory of any device over the iteration");
-        case Fits:
-            return tr("Every device's peak within the memory limit");
-        default:
-            return {};
-        }
-    }
+    // Per column: its title, its CSV header (plain numbers for a spreadsheet: the unit is in the
+    // header, once) and what it measures.
+    struct ColumnText {
+        const char* title;
+        const char* csv;
+        const char* tip;
+    };
+    static constexpr ColumnText kColumns[ColumnCount] = {
+        {QT_TR_NOOP("Schedule"), "schedule", nullptr},
+        {QT_TR_NOOP("Iteration"), "iteration_us",
+         QT_TR_NOOP("Simulated time of one training iteration (makespan)")},
+        {QT_TR_NOOP("Bubble"), "bubble_percent",
+         QT_TR_NOOP("Idle share of all device time from 0 to the makespan")},
+        {QT_TR_NOOP("Span bubble"), "span_bubble_percent",
+         QT_TR_NOOP(
+             "The zero-bubble papers' measure, for schedules without a flush: over the longest device "
+             "span (first start to last end), the share the busiest device is idle. Two schedules with "
+             "equal iterations can differ here (ZB-H2 against ZB-H1)")},
+        {QT_TR_NOOP("Throughput"), "samples_per_s",
+         QT_TR_NOOP("Samples per second over all data-parallel replicas")},
+        {QT_TR_NOOP("MFU"), "mfu_percent", QT_TR_NOOP("Model FLOPs utilisation: achieved over peak FLOP/s")},
+        {QT_TR_NOOP("Peak memory"), "peak_memory_gib",
+         QT_TR_NOOP("Highest memory of any device over the iteration")},
+        {QT_TR_NOOP("Fits limit"), "fits_limit", QT_TR_NOOP("Every device's peak within the memory limit")},
+    };
+    const ColumnText& column = kColumns[section];
+    if (role == Qt::DisplayRole) return tr(column.title);
+    if (role == CsvRole) return QString::fromLatin1(column.csv);
+    if (role == Qt::ToolTipRole && column.tip) return tr(column.tip);
     return {};
 }
 
