@@ -8,6 +8,7 @@
 #include "render/scene_export.h"
 
 #include <QString>
+#include <QStringList>
 
 namespace stagecraft::gui {
 
@@ -21,6 +22,9 @@ struct ExportRequest {
     render::ExportSettings file;
     ChartSettings chart;
     double widthPt = 500; ///< chart width; the height follows from the rows
+    /// Draw every shown schedule, or only those `schedules` names (as the outcomes name them).
+    bool allSchedules = true;
+    QStringList schedules;
 };
 
 /// Build the scene and write the file. Throws stagecraft::Error: nothing to draw, bad size or

@@ -1,6 +1,7 @@
 #include "gui/export_dialog.h"
 
 #include "gui/models/constants.h"
+#include "render/scene_painter.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -11,8 +12,11 @@
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QImage>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
+#include <QPainter>
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
@@ -26,6 +30,7 @@ namespace stagecraft::gui {
 namespace {
 
 const char* const kSuffixes[] = {"svg", "pdf", "png", "tex"};
+constexpr int kPreviewWidth = 420; ///< pixels
 
 } // namespace
 
@@ -101,6 +106,15 @@ ExportDialog::ExportDialog(const ChartSettings& current, QWidget* parent) : QDia
     m_measuredRows->setEnabled(current.overlay);
     connect(m_overlay, &QCheckBox::toggled, m_measuredRows, &QWidget::setEnabled);
     m_standalone->setChecked(true);
+    m_schedules = new QListWidget(this);
+    m_schedules->setObjectName(QStringLiteral("exportSchedules"));
+    m_schedules->setMaximumHeight(96);
+    m_schedules->setToolTip(tr("The shown schedules; uncheck one to leave it out of this figure"));
+    m_preview = new QLabel(this);
+    m_preview->setObjectName(QStringLiteral("exportPreview"));
+    m_preview->setMinimumSize(kPreviewWidth, 200);
+    m_preview->setAlignment(Qt::AlignHCenter | Qt::AlignTop);
+    m_preview->setFrameShape(QFrame::StyledPanel);
 
     auto* form = new QFormLayout;
     form->addRow(tr("Format"), m_format);
@@ -109,6 +123,7 @@ ExportDialog::ExportDialog(const ChartSettings& current, QWidget* parent) : QDia
     form->addRow(tr("Resolution"), m_dpi);
     form->addRow(QString(), m_sizeHint);
     form->addRow(tr("Palette"), m_palette);
+    form->addRow(tr("Schedules"), m_schedules);
     auto* toggles = new QVBoxLayout;
     for (QCheckBox* box : {m_legend, m_axis, m_labels, m_title, m_subtitle, m_costLine, m_unitTime, m_comm,
                            m_overlay, m_measuredRows, m_standalone})
@@ -128,8 +143,11 @@ ExportDialog::ExportDialog(const ChartSettings& current, QWidget* parent) : QDia
         accept();
     });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    auto* body = new QHBoxLayout;
+    body->addLayout(form);
+    body->addWidget(m_preview, 1);
     auto* layout = new QVBoxLayout(this);
-    layout->addLayout(form);
+    layout->addLayout(body);
     layout->addWidget(buttons);
 
     connect(m_format, &QComboBox::currentIndexChanged, this, &ExportDialog::formatChanged);
@@ -152,6 +170,59 @@ ExportDialog::ExportDialog(const ChartSettings& current, QWidget* parent) : QDia
             m_format->setCurrentIndex(m_format->findData(int(*f)));
     });
     formatChanged();
+
+    // The preview follows every choice, a moment after the last one.
+    m_previewTimer.setSingleShot(true);
+    m_previewTimer.setInterval(120);
+    connect(&m_previewTimer, &QTimer::timeout, this, &ExportDialog::updatePreview);
+    const auto later = [this] { m_previewTimer.start(); };
+    for (QCheckBox* box : findChildren<QCheckBox*>()) connect(box, &QCheckBox::toggled, this, later);
+    for (QComboBox* combo : findChildren<QComboBox*>())
+        connect(combo, &QComboBox::currentIndexChanged, this, later);
+    connect(m_width, &QDoubleSpinBox::valueChanged, this, later);
+    connect(m_schedules, &QListWidget::itemChanged, this, later);
+}
+
+void ExportDialog::setSchedules(const QList<QPair<QString, QString>>& schedules) {
+    m_schedules->clear();
+    for (const auto& [name, title] : schedules) {
+        auto* item = new QListWidgetItem(title, m_schedules);
+        item->setData(Qt::UserRole, name);
+        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+        item->setCheckState(Qt::Checked);
+    }
+    m_previewTimer.start();
+}
+
+void ExportDialog::setPreview(std::function<Scene(const ExportRequest&)> build) {
+    m_build = std::move(build);
+    updatePreview();
+}
+
+QPixmap ExportDialog::preview() const {
+    return m_preview->pixmap();
+}
+
+void ExportDialog::updatePreview() {
+    if (!m_build) return;
+    const Scene scene = m_build(request());
+    if (scene.width <= 0 || scene.height <= 0) {
+        m_preview->setPixmap(QPixmap());
+        m_preview->setText(tr("Nothing to draw"));
+        return;
+    }
+    // The figure at the preview's width, as the export draws it (the same Scene and painter).
+    const double scale = double(kPreviewWidth) / scene.width;
+    QImage image(kPreviewWidth, std::max(1, int(scene.height * scale + 0.5)), QImage::Format_RGB32);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setRenderHint(QPainter::TextAntialiasing);
+    painter.scale(scale, scale);
+    render::paintScene(painter, scene, nullptr);
+    painter.end();
+    m_preview->setText(QString());
+    m_preview->setPixmap(QPixmap::fromImage(image));
 }
 
 void ExportDialog::setPath(const QString& path) {
@@ -211,6 +282,13 @@ ExportRequest ExportDialog::request() const {
     r.chart.overlay = m_overlay->isChecked();
     r.chart.measuredRows =
         m_measuredRows->isChecked() ? MeasuredRows::UnderPredicted : MeasuredRows::Overlaid;
+    // Every schedule when all are checked (the export then draws the shown chart as it is).
+    QStringList chosen;
+    for (int i = 0; i < m_schedules->count(); ++i)
+        if (m_schedules->item(i)->checkState() == Qt::Checked)
+            chosen << m_schedules->item(i)->data(Qt::UserRole).toString();
+    r.allSchedules = chosen.size() == m_schedules->count();
+    if (!r.allSchedules) r.schedules = chosen;
     return r;
 }
 

@@ -1,10 +1,14 @@
 #pragma once
-// File ▸ Export: format (SVG, PDF, PNG, TikZ), size in mm or pt, PNG resolution, palette and
-// what to draw. Every format renders the same Scene.
+// File ▸ Export: format (SVG, PDF, PNG, TikZ), size in mm or pt, PNG resolution, palette, which
+// of the shown schedules and what to draw, with a preview of the figure. Every format renders the
+// same Scene. The format and file name are kept for the next export.
 
 #include "gui/chart_export.h"
 
 #include <QDialog>
+#include <QPair>
+#include <QTimer>
+#include <functional>
 
 class QCheckBox;
 class QComboBox;
@@ -12,6 +16,7 @@ class QDoubleSpinBox;
 class QLineEdit;
 class QSpinBox;
 class QLabel;
+class QListWidget;
 
 namespace stagecraft::gui {
 
@@ -21,11 +26,18 @@ class ExportDialog : public QDialog {
     ExportDialog(const ChartSettings& current, QWidget* parent = nullptr);
     ExportRequest request() const;
     void setPath(const QString& path);
+    /// The shown schedules (name, title), all checked: unchecking one leaves it out of the export.
+    void setSchedules(const QList<QPair<QString, QString>>& schedules);
+    /// How to build the figure of a request, for the preview (the Scene the export will draw).
+    void setPreview(std::function<Scene(const ExportRequest&)> build);
+    /// The preview as last drawn (tests).
+    QPixmap preview() const;
 
   private:
     void browse();
     void formatChanged();
     void updateSizeHint();
+    void updatePreview();
 
     QComboBox* m_format;
     QLineEdit* m_path;
@@ -45,6 +57,10 @@ class ExportDialog : public QDialog {
     QCheckBox* m_measuredRows; ///< the trace in rows of its own, under each device's prediction
     QCheckBox* m_standalone;
     QLabel* m_sizeHint;
+    QListWidget* m_schedules;
+    QLabel* m_preview;
+    QTimer m_previewTimer;
+    std::function<Scene(const ExportRequest&)> m_build;
 };
 
 } // namespace stagecraft::gui

@@ -778,17 +778,26 @@ QString MainWindow::openTracePaths(const QStringList& paths) {
     return {};
 }
 
-QString MainWindow::exportTo(const ExportRequest& request) {
+AnalysisPtr MainWindow::exportResult(const ExportRequest& request) {
     flushAnalysis();
     AnalysisPtr result = m_runner->latest();
+    if (!result) throw ValidationError("export.empty", "schedules", "nothing has been simulated yet");
+    if (!request.chart.unitTime && request.allSchedules) return result;
+    // The papers' step grid (the same schedules timed with unit costs), or a subset of them.
+    AnalysisRequest again = m_document->request();
+    if (request.chart.unitTime) applyUnitTime(again);
+    if (!request.allSchedules) {
+        std::vector<std::string> names;
+        for (const QString& name : request.schedules) names.push_back(name.toStdString());
+        if (names.empty()) throw ValidationError("export.empty", "schedules", "no schedule chosen to draw");
+        keepSchedules(again, names);
+    }
+    return std::make_shared<const AnalysisResult>(analyze(again));
+}
+
+QString MainWindow::exportTo(const ExportRequest& request) {
     try {
-        if (!result) throw ValidationError("export.empty", "schedules", "nothing has been simulated yet");
-        if (request.chart.unitTime) {
-            // The papers' step grid: the same schedules timed with unit costs.
-            AnalysisRequest unit = m_document->request();
-            applyUnitTime(unit);
-            result = std::make_shared<const AnalysisResult>(analyze(unit));
-        }
+        const AnalysisPtr result = exportResult(request);
         gui::exportChart(*result, request);
     } catch (const std::exception& e) {
         const QString message = tr("Export failed: %1").arg(errorText(e));
@@ -801,6 +810,19 @@ QString MainWindow::exportTo(const ExportRequest& request) {
 
 void MainWindow::exportChart() {
     ExportDialog dialog(m_chartSettings, this);
+    QList<QPair<QString, QString>> shown;
+    if (const AnalysisPtr latest = m_runner->latest())
+        for (const ScheduleOutcome& o : latest->outcomes)
+            shown.append({QString::fromStdString(o.name), QString::fromStdString(o.title)});
+    dialog.setSchedules(shown);
+    dialog.setPreview([this](const ExportRequest& request) {
+        try {
+            const AnalysisPtr result = exportResult(request);
+            return buildChartScene(*result, request.chart, request.widthPt);
+        } catch (const std::exception&) {
+            return Scene{}; // the export itself says why
+        }
+    });
     if (dialog.exec() != QDialog::Accepted) return;
     exportTo(dialog.request());
 }

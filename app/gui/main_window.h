@@ -111,6 +111,9 @@ class MainWindow : public QMainWindow {
     /// edits on top as one undo step, under the file's name.
     void recover(const QString& autosaveFile);
     void setChartSettings(const ChartSettings& settings);
+    /// What an export of `request` draws: the latest analysis, or the project analysed again in
+    /// unit time or for a subset of its schedules. Throws stagecraft::Error.
+    AnalysisPtr exportResult(const ExportRequest& request);
     QString openTracePath(const QString& path);
     QString openTracePaths(const QStringList& paths);
     QString importSchedulePath(const QString& path);

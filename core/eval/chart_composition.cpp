@@ -194,6 +194,18 @@ void applyUnitTime(AnalysisRequest& request) {
     request.trace.reset();
 }
 
+void keepSchedules(AnalysisRequest& request, const std::vector<std::string>& names) {
+    if (names.empty()) return;
+    const auto named = [&](const std::string& name) {
+        return std::find(names.begin(), names.end(), name) != names.end();
+    };
+    std::vector<std::string>& shown = request.project.schedules;
+    shown.erase(std::remove_if(shown.begin(), shown.end(), [&](const std::string& s) { return !named(s); }),
+                shown.end());
+    for (ImportedSchedule& imported : request.imported)
+        imported.checked = imported.checked && named(imported.name);
+}
+
 Scene buildChartScene(const AnalysisResult& result, const ChartSettings& settings, double widthPt) {
     if (result.outcomes.empty()) return Scene{};
     const ChartComposition chart = composeChart(result, settings);

@@ -65,6 +65,10 @@ Scene buildChartScene(const AnalysisResult& result, const ChartSettings& setting
 /// dropped, since it cannot be drawn on a unit axis.
 void applyUnitTime(AnalysisRequest& request);
 
+/// The request reduced to the schedules named in `names` (registered ones by name, imported ones
+/// by file name; every schedule when `names` is empty), for a chart of a subset of them.
+void keepSchedules(AnalysisRequest& request, const std::vector<std::string>& names);
+
 /// The panels of a chart and what they point to besides the result.
 struct ChartComposition {
     std::vector<ChartPanel> panels; ///< one per outcome, in order: panel i is outcome i

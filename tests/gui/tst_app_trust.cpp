@@ -28,6 +28,7 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -363,6 +364,41 @@ class TestAppTrust : public QObject {
         QVERIFY2(key.bottom() <= firstRow,
                  qPrintable(QStringLiteral("%1 > %2").arg(key.bottom()).arg(firstRow)));
         QVERIFY(view->grab().save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/overlay-key.png")));
+    }
+
+    void theExportDialogPreviewsAChosenSubset() {
+        m_window->flushAnalysis();
+        QSize previewSize;
+        int listed = 0;
+        ExportRequest chosen;
+        QTimer::singleShot(0, [&] {
+            auto* dialog = qobject_cast<ExportDialog*>(QApplication::activeModalWidget());
+            if (!dialog) return;
+            previewSize = dialog->preview().size();
+            auto* list = dialog->findChild<QListWidget*>(QStringLiteral("exportSchedules"));
+            listed = list ? list->count() : 0;
+            for (int i = 1; list && i < list->count(); ++i) list->item(i)->setCheckState(Qt::Unchecked);
+            chosen = dialog->request();
+            dialog->grab().save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/export-dialog.png"));
+            dialog->reject();
+        });
+        m_window->exportChart();
+        QCOMPARE(listed, int(m_window->runner()->latest()->outcomes.size()));
+        QVERIFY(listed >= 2);
+        QCOMPARE(previewSize.width(), 420); // the figure, drawn at the preview's width
+        QVERIFY(previewSize.height() > 100);
+        QVERIFY(!chosen.allSchedules);
+        QCOMPARE(chosen.schedules,
+                 QStringList{QString::fromStdString(m_window->runner()->latest()->outcomes.front().name)});
+        // The export draws that subset only.
+        chosen.path = m_dir->filePath(QStringLiteral("subset.svg"));
+        chosen.file.format = render::ExportFormat::Svg;
+        QCOMPARE(m_window->exportTo(chosen), QString());
+        const QByteArray svg = readAll(chosen.path);
+        const auto& outcomes = m_window->runner()->latest()->outcomes;
+        QVERIFY(svg.contains(QString::fromStdString(outcomes.front().title).toHtmlEscaped().toUtf8()));
+        for (std::size_t i = 1; i < outcomes.size(); ++i)
+            QVERIFY2(!svg.contains(QByteArray::fromStdString(outcomes[i].title)), outcomes[i].title.c_str());
     }
 
   private:
