@@ -330,12 +330,12 @@ void MainWindow::createActions() {
     auto* searchAct = toolsMenu->addAction(tr("&Search Configurations…"), this, [this] {
         m_searchDock->show();
         m_searchDock->raise();
-        // Room for its table and charts: docked, it takes about half the window each way.
-        if (!m_searchDock->isFloating()) {
-            resizeDocks({m_searchDock}, {height() * 45 / 100}, Qt::Vertical);
-            resizeDocks({m_searchDock}, {width() * 55 / 100}, Qt::Horizontal);
-        }
+        giveSearchRoom();
         m_search->start();
+    });
+    // Docked, the Search needs room for its table and charts whenever it comes to the front.
+    connect(m_searchDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (visible) QTimer::singleShot(0, this, &MainWindow::giveSearchRoom);
     });
     searchAct->setObjectName(QStringLiteral("searchAction"));
     searchAct->setToolTip(tr("Search pp, dp, tp, micro-batches, chunks, schedule and ZeRO stage for the "
@@ -386,6 +386,15 @@ void MainWindow::createActions() {
     tools->addAction(traceAct);
     tools->addAction(measuredRows);
     connect(&Settings::instance(), &Settings::recentFilesChanged, this, &MainWindow::updateRecentMenu);
+}
+
+void MainWindow::giveSearchRoom() {
+    // About half the window each way, unless it is floating or already that big: its table's six
+    // columns and its two charts are unreadable at the bottom dock's default 420 x 230 px.
+    if (m_searchDock->isFloating() || !m_searchDock->isVisible()) return;
+    const int wide = width() * 55 / 100, tall = height() * 45 / 100;
+    if (m_searchDock->width() < wide * 9 / 10) resizeDocks({m_searchDock}, {wide}, Qt::Horizontal);
+    if (m_searchDock->height() < tall * 9 / 10) resizeDocks({m_searchDock}, {tall}, Qt::Vertical);
 }
 
 void MainWindow::showShortcuts() {

@@ -107,6 +107,8 @@ class MainWindow : public QMainWindow {
     void updateRecentMenu();
     bool maybeSave();
     void offerRecovery();
+    /// Give the docked Search about half the window each way (its table and charts need it).
+    void giveSearchRoom();
     /// Recover an autosave: the project of its file (when it still reads) with the autosaved
     /// edits on top as one undo step, under the file's name.
     void recover(const QString& autosaveFile);

@@ -113,8 +113,11 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     m_table->verticalHeader()->hide();
     m_table->setToolTip(tr("Double-click a configuration to open it in the project"));
     auto* results = new QHBoxLayout;
-    results->addWidget(m_table, 2);
-    results->addWidget(m_chart, 3);
+    // The table's six columns read at half the panel; the charts take the other half.
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    results->addWidget(m_table, 1);
+    results->addWidget(m_chart, 1);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(m_status);

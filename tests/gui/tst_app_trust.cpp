@@ -23,6 +23,7 @@
 #include <QChart>
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QDockWidget>
 #include <QFile>
 #include <QGroupBox>
 #include <QLegend>
@@ -399,6 +400,19 @@ class TestAppTrust : public QObject {
         QVERIFY(svg.contains(QString::fromStdString(outcomes.front().title).toHtmlEscaped().toUtf8()));
         for (std::size_t i = 1; i < outcomes.size(); ++i)
             QVERIFY2(!svg.contains(QByteArray::fromStdString(outcomes[i].title)), outcomes[i].title.c_str());
+    }
+
+    void theSearchDockHasRoomWhenItComesToTheFront() {
+        m_window->resize(1600, 1000);
+        QTest::qWait(20);
+        auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("searchDock"));
+        QVERIFY(dock);
+        dock->show();
+        dock->raise();
+        // By default it shares the bottom right with Memory: 420 x 230 px.
+        QTRY_VERIFY2(dock->width() >= 1600 * 45 / 100 && dock->height() >= 1000 * 4 / 10,
+                     qPrintable(QStringLiteral("%1 x %2").arg(dock->width()).arg(dock->height())));
+        QVERIFY(m_window->grab().save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/search-dock.png")));
     }
 
   private:
