@@ -172,6 +172,9 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     connect(m_metrics, &MetricsPanel::scheduleActivated, m_memory, &MemoryPanel::showOutcome);
     connect(m_overlay, &OverlayPanel::closeTraceRequested, m_document, &ProjectDocument::clearTrace);
     connect(m_overlay, &OverlayPanel::eventActivated, m_gantt, &GanttView::revealEvent);
+    connect(m_search, &SearchPanel::message, this, [this](const QString& text) {
+        m_messages->showMessage(text.toHtmlEscaped(), MessageBar::Kind::Info);
+    });
     connect(m_parameters, &ParameterPanel::fieldMessage, this,
             [this](const QString&, const QString& message) {
                 // The message names the field in the form's words.

@@ -81,6 +81,21 @@ namespace {
 
 enum Column { Schedule, Batch, Mfu, Tokens, Memory, Config, Columns };
 
+/// The search replays ZeRO's weight all-gathers over the timeline; the project's own prediction
+/// (what opening a row shows) leaves them out. Where they stall the iteration, the difference in
+/// words; "" otherwise.
+QString gatherNote(const ConfigResult& c) {
+    if (!(c.iterationUs > c.predictedIterationUs * (1 + 1e-9))) return {};
+    return SearchPanel::tr("The search's MFU %1 % includes ZeRO-%2 weight all-gathers, which stall the "
+                           "iteration by %3. The project's own prediction leaves them out: opened, this "
+                           "configuration shows MFU %4 % and %5 tokens/s.")
+        .arg(QString::number(100 * c.mfu, 'f', 1))
+        .arg(c.config.zeroStage)
+        .arg(formatMicros(c.iterationUs - c.predictedIterationUs))
+        .arg(QString::number(100 * c.predictedMfu, 'f', 1))
+        .arg(QString::number(c.tokensPerSecond * c.iterationUs / c.predictedIterationUs, 'f', 0));
+}
+
 } // namespace
 
 SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
@@ -231,16 +246,7 @@ void SearchPanel::onFinished() {
         m_table->setItem(row, Batch, new QTableWidgetItem(QString::number(c.config.batchPerGpu)));
         auto* mfu = new QTableWidgetItem(QString::number(100 * c.mfu, 'f', 1) + QLatin1Char('%'));
         auto* tokens = new QTableWidgetItem(QString::number(c.tokensPerSecond, 'f', 0));
-        if (c.iterationUs > c.predictedIterationUs * (1 + 1e-9)) {
-            // The search replays ZeRO's weight all-gathers over the timeline; the project's own
-            // prediction (what opening this row shows) leaves them out. Name the difference.
-            const QString why =
-                tr("Includes ZeRO-%1 weight all-gathers, which stall the iteration by %2. The project's own "
-                   "prediction leaves them out: opened, this configuration shows MFU %3 % and %4 tokens/s.")
-                    .arg(c.config.zeroStage)
-                    .arg(formatMicros(c.iterationUs - c.predictedIterationUs))
-                    .arg(QString::number(100 * c.predictedMfu, 'f', 1))
-                    .arg(QString::number(c.tokensPerSecond * c.iterationUs / c.predictedIterationUs, 'f', 0));
+        if (const QString why = gatherNote(c); !why.isEmpty()) {
             for (QTableWidgetItem* item : {mfu, tokens}) {
                 item->setToolTip(why);
                 item->setText(item->text() + QStringLiteral(" *"));
@@ -274,6 +280,9 @@ void SearchPanel::openResult(std::size_t index) {
     if (std::find(p.schedules.begin(), p.schedules.end(), c.schedule) == p.schedules.end())
         p.schedules.push_back(c.schedule);
     m_document->applyProject(p, tr("Open %1").arg(QString::fromStdString(configLabel(c))));
+    // The numbers the project now shows differ from the row's where the gathers stall: say why.
+    const QString why = gatherNote(m_result->results[index]);
+    if (!why.isEmpty()) emit message(tr("Opened %1. %2").arg(QString::fromStdString(configLabel(c)), why));
 }
 
 } // namespace stagecraft::gui

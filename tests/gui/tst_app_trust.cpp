@@ -329,6 +329,11 @@ class TestAppTrust : public QObject {
                              cell->toolTip().contains(QStringLiteral("all-gathers")),
                          qPrintable(cell->toolTip()));
             QCOMPARE(QString::number(100 * found.predictedMfu, 'f', 1), opened);
+            // ... and the window says so once it is opened.
+            if (opened != QString::number(100 * found.mfu, 'f', 1))
+                QVERIFY2(
+                    m_window->messageBar()->text().contains(QStringLiteral("shows MFU %1 %").arg(opened)),
+                    qPrintable(m_window->messageBar()->text()));
         }
         QVERIFY(seen);
 
