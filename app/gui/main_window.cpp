@@ -167,6 +167,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
         m_messages->showMessage(tr("Simulation cancelled; the chart shows the last finished one."),
                                 MessageBar::Kind::Info, MessageBar::Source::Analysis);
         m_statusLabel->setText(tr("Cancelled"));
+        setNotAnalysed(tr("its simulation was cancelled"));
     });
     connect(m_gantt, &GanttView::panelActivated, m_memory, &MemoryPanel::showOutcome);
     connect(m_metrics, &MetricsPanel::scheduleActivated, m_memory, &MemoryPanel::showOutcome);

@@ -8,6 +8,7 @@
 #include "gui/export_dialog.h"
 #include "gui/gantt_view.h"
 #include "gui/main_window.h"
+#include "gui/models/analysis_runner.h"
 #include "gui/models/autosave.h"
 #include "gui/models/metrics_model.h"
 #include "gui/models/project_document.h"
@@ -98,6 +99,21 @@ class TestAppTrust : public QObject {
         m_window->flushAnalysis();
         QVERIFY(m_window->ganttView()->staleReason().isEmpty());
         QVERIFY(m_window->metricsPanel()->isEnabled());
+    }
+
+    void aCancelledSimulationGreysTheChart() {
+        AnalysisRunner* runner = m_window->runner();
+        runner->setWorkerThreshold(0);                        // every analysis goes to the worker
+        intField("parallel.microbatches")->setValue(1 << 16); // seconds of work
+        QTRY_VERIFY(runner->isBusy());
+        runner->cancel();
+        QTRY_VERIFY(!runner->isBusy());
+        const QString reason = m_window->ganttView()->staleReason();
+        QVERIFY2(reason.contains(QStringLiteral("cancelled")), qPrintable(reason));
+        QVERIFY(!m_window->metricsPanel()->isEnabled());
+        intField("parallel.microbatches")->setValue(16);
+        m_window->flushAnalysis();
+        QVERIFY(m_window->ganttView()->staleReason().isEmpty());
     }
 
     void aRecoveredProjectKeepsItsNameAndIsNeverShownUnderAnotherChart() {
