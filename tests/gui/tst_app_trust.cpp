@@ -47,7 +47,11 @@ using namespace stagecraft::gui;
 class TestAppTrust : public QObject {
     Q_OBJECT
   private slots:
-    void initTestCase() { test::isolateSettings(); }
+    void initTestCase() {
+        test::isolateSettings();
+        // Settings of its own: it saves export choices, and CTest runs the GUI suites side by side.
+        QCoreApplication::setApplicationName(QStringLiteral("stagecraft-tests-trust"));
+    }
 
     void init() {
         m_dir = std::make_unique<QTemporaryDir>();
