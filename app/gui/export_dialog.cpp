@@ -110,6 +110,21 @@ ExportDialog::ExportDialog(const ChartSettings& current, QWidget* parent) : QDia
     m_schedules->setObjectName(QStringLiteral("exportSchedules"));
     m_schedules->setMaximumHeight(96);
     m_schedules->setToolTip(tr("The shown schedules; uncheck one to leave it out of this figure"));
+    // A time range, in the chart's time: µs, or units with the unit-time grid.
+    m_from = new QDoubleSpinBox(this);
+    m_to = new QDoubleSpinBox(this);
+    for (QDoubleSpinBox* spin : {m_from, m_to}) {
+        spin->setRange(0, 1e12);
+        spin->setDecimals(3);
+        spin->setToolTip(tr("µs, or units with the unit-time step grid; from 0 to end: the whole iteration"));
+    }
+    m_from->setObjectName(QStringLiteral("exportFrom"));
+    m_to->setObjectName(QStringLiteral("exportTo"));
+    m_to->setSpecialValueText(tr("end"));
+    auto* rangeRow = new QHBoxLayout;
+    rangeRow->addWidget(m_from, 1);
+    rangeRow->addWidget(new QLabel(tr("to"), this));
+    rangeRow->addWidget(m_to, 1);
     m_preview = new QLabel(this);
     m_preview->setObjectName(QStringLiteral("exportPreview"));
     m_preview->setMinimumSize(kPreviewWidth, 200);
@@ -124,6 +139,7 @@ ExportDialog::ExportDialog(const ChartSettings& current, QWidget* parent) : QDia
     form->addRow(QString(), m_sizeHint);
     form->addRow(tr("Palette"), m_palette);
     form->addRow(tr("Schedules"), m_schedules);
+    form->addRow(tr("Time range"), rangeRow);
     auto* toggles = new QVBoxLayout;
     for (QCheckBox* box : {m_legend, m_axis, m_labels, m_title, m_subtitle, m_costLine, m_unitTime, m_comm,
                            m_overlay, m_measuredRows, m_standalone})
@@ -179,7 +195,8 @@ ExportDialog::ExportDialog(const ChartSettings& current, QWidget* parent) : QDia
     for (QCheckBox* box : findChildren<QCheckBox*>()) connect(box, &QCheckBox::toggled, this, later);
     for (QComboBox* combo : findChildren<QComboBox*>())
         connect(combo, &QComboBox::currentIndexChanged, this, later);
-    connect(m_width, &QDoubleSpinBox::valueChanged, this, later);
+    for (QDoubleSpinBox* spin : {m_width, m_from, m_to})
+        connect(spin, &QDoubleSpinBox::valueChanged, this, later);
     connect(m_schedules, &QListWidget::itemChanged, this, later);
 }
 
@@ -288,6 +305,8 @@ ExportRequest ExportDialog::request() const {
         if (m_schedules->item(i)->checkState() == Qt::Checked)
             chosen << m_schedules->item(i)->data(Qt::UserRole).toString();
     r.allSchedules = chosen.size() == m_schedules->count();
+    r.chart.timeStart = m_from->value();
+    r.chart.timeEnd = m_to->value();
     if (!r.allSchedules) r.schedules = chosen;
     return r;
 }

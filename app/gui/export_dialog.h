@@ -1,7 +1,7 @@
 #pragma once
 // File ▸ Export: format (SVG, PDF, PNG, TikZ), size in mm or pt, PNG resolution, palette, which
-// of the shown schedules and what to draw, with a preview of the figure. Every format renders the
-// same Scene. The format and file name are kept for the next export.
+// of the shown schedules, a time range and what to draw, with a preview of the figure. Every format renders
+// the same Scene. The format and file name are kept for the next export.
 
 #include "gui/chart_export.h"
 
@@ -58,6 +58,8 @@ class ExportDialog : public QDialog {
     QCheckBox* m_standalone;
     QLabel* m_sizeHint;
     QListWidget* m_schedules;
+    QDoubleSpinBox* m_from; ///< time range, µs (units at unit costs)
+    QDoubleSpinBox* m_to;   ///< 0: to the end
     QLabel* m_preview;
     QTimer m_previewTimer;
     std::function<Scene(const ExportRequest&)> m_build;

@@ -85,6 +85,8 @@ ChartOptions layoutOptions(const ChartSettings& settings, double widthPt) {
     options.subtitle = settings.subtitle;
     options.stepGrid = settings.unitTime;
     options.tooltips = settings.tooltips;
+    options.timeStart = settings.timeStart;
+    options.timeEnd = settings.timeEnd;
     return options;
 }
 
@@ -99,6 +101,7 @@ ChartOptions chartOptions(const AnalysisResult& result, const ChartSettings& set
         for (const ScheduleOutcome& other : result.outcomes)
             options.timeEnd = std::max(options.timeEnd, other.prediction.timeline.makespan());
         options.timeEnd = std::max(options.timeEnd, result.overlay->report.makespanMeasured);
+        if (settings.timeEnd > 0) options.timeEnd = settings.timeEnd; // a time range cuts it
     }
     return options;
 }

@@ -48,6 +48,10 @@ struct ChartSettings {
     bool overlay = true;                                ///< draw the measured trace, when there is one
     MeasuredRows measuredRows = MeasuredRows::Overlaid; ///< how it is drawn
     bool tooltips = true; ///< tooltip strings on the bars (the screen builds its own on hover)
+    /// A figure of a time range: the axis from timeStart to timeEnd (µs, or units at unit costs),
+    /// bars cut at both ends. 0 and 0: the whole iteration; timeEnd 0: to the end.
+    double timeStart = 0;
+    double timeEnd = 0;
 };
 
 /// `kind` of the outline rects core draws for measured events (role Op, no fill).

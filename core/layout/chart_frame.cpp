@@ -104,6 +104,9 @@ void checkOptions(std::span<const ChartPanel> panels, const ChartOptions& option
     if (!(options.timeEnd >= 0) || !std::isfinite(options.timeEnd))
         throw ValidationError("chart.time", "timeEnd",
                               "time end " + formatNumber(options.timeEnd) + " must be finite and >= 0");
+    if (!(options.timeStart >= 0) || !std::isfinite(options.timeStart))
+        throw ValidationError("chart.time", "timeStart",
+                              "time start " + formatNumber(options.timeStart) + " must be finite and >= 0");
 }
 
 } // namespace
@@ -113,10 +116,10 @@ bool isValidChartEvent(const TimelineEvent& e) {
            int(e.op.kind) < kOpKindCount && int(e.comm) <= int(CommKind::Collective);
 }
 
-bool isDrawnChartEvent(const TimelineEvent& e, int rows, double timeEnd, bool showComm) {
+bool isDrawnChartEvent(const TimelineEvent& e, int rows, double timeEnd, bool showComm, double timeStart) {
     // Zero-length events draw nothing and stay out of the legend.
-    return isValidChartEvent(e) && e.device < rows && e.start < timeEnd && e.end > e.start &&
-           (e.lane == Lane::Compute || showComm);
+    return isValidChartEvent(e) && e.device < rows && e.start < timeEnd && e.end > timeStart &&
+           e.end > e.start && (e.lane == Lane::Compute || showComm);
 }
 
 ChartContent scanChart(std::span<const ChartPanel> panels, const ChartOptions& options) {
@@ -153,6 +156,11 @@ ChartContent scanChart(std::span<const ChartPanel> panels, const ChartOptions& o
         content.panels.push_back(std::move(panel));
     }
     content.timeEnd = options.timeEnd > 0 ? options.timeEnd : (longest > 0 ? longest : 1.0);
+    content.timeStart = options.timeStart;
+    if (content.timeStart >= content.timeEnd)
+        throw ValidationError("chart.time", "timeStart",
+                              "time range " + formatNumber(content.timeStart) + " to " +
+                                  formatNumber(content.timeEnd) + ": the start must be before the end");
 
     // What the legend lists: what is drawn, and whether a device idles before its makespan.
     ChartLegendContent& seen = content.legend;
@@ -169,7 +177,8 @@ ChartContent scanChart(std::span<const ChartPanel> panels, const ChartOptions& o
         seen.chunks = std::max(seen.chunks, chunksPerPipe(shape));
         busy.assign(std::size_t(panel.rows), 0.0);
         for (const TimelineEvent& e : timeline.events) {
-            if (!isDrawnChartEvent(e, panel.rows, content.timeEnd, options.showComm)) continue;
+            if (!isDrawnChartEvent(e, panel.rows, content.timeEnd, options.showComm, content.timeStart))
+                continue;
             if (e.lane == Lane::Compute) {
                 busy[std::size_t(e.device)] += e.duration();
                 seen.kind[e.op.pipe > 0 ? 1 : 0][int(e.op.kind)] = true;
@@ -189,7 +198,7 @@ ChartContent scanChart(std::span<const ChartPanel> panels, const ChartOptions& o
 }
 
 TimeMapping ChartFrame::fitMapping() const {
-    return TimeMapping::fit(0, timeEnd, plotLeft, plotWidth);
+    return TimeMapping::fit(timeStart, timeEnd, plotLeft, plotWidth);
 }
 
 int ChartFrame::rowAt(double y, int& lane) const {
@@ -229,6 +238,7 @@ ChartFrame layoutChartFrame(const ChartContent& content, const ChartOptions& opt
     frame.axis = options.axis;
     frame.timeUnit = options.timeUnit;
     frame.timeEnd = content.timeEnd;
+    frame.timeStart = content.timeStart;
 
     // Horizontal geometry: row labels, then the plot; room on the right for half a tick label.
     const double fs = pal.fontSize;
@@ -375,7 +385,7 @@ void appendPanelDecor(Scene& scene, const ChartFrame& frame, std::size_t panel) 
 }
 
 double chartX(const ChartFrame& frame, const TimeMapping& mapping, double t) {
-    return mapping.timeToX(std::clamp(t, 0.0, frame.timeEnd));
+    return mapping.timeToX(std::clamp(t, frame.timeStart, frame.timeEnd));
 }
 
 void appendIdleRows(Scene& scene, const ChartFrame& frame, std::size_t panel, const TimeMapping& mapping) {
@@ -507,8 +517,8 @@ void appendOverlapFrames(Scene& scene, const ChartFrame& frame, const Timeline& 
 SceneRect measuredOutlineRect(const ChartFrame& frame, int row, int lane, double start, double end, int panel,
                               int event, const TimeMapping& mapping) {
     SceneRect o;
-    o.x = mapping.timeToX(start);
-    o.w = (end - start) * mapping.pxPerUs;
+    o.x = chartX(frame, mapping, start); // cut at the axis's ends, as the bars are
+    o.w = chartX(frame, mapping, end) - o.x;
     o.y = frame.laneTop(row, lane) - 0.5;
     o.h = frame.laneHeight(lane) + 1.0;
     o.fill = Color{0, 0, 0, 0};

@@ -48,8 +48,9 @@ struct ChartLegendContent {
 
 struct ChartContent {
     std::vector<ChartPanelContent> panels;
-    int maxRows = 1;    ///< most rows of any panel (at least 1): sizes the row labels
-    double timeEnd = 1; ///< right end of the axis
+    int maxRows = 1;      ///< most rows of any panel (at least 1): sizes the row labels
+    double timeEnd = 1;   ///< right end of the axis
+    double timeStart = 0; ///< left end of the axis (ChartOptions::timeStart)
     bool showComm = false;
     ChartLegendContent legend;
 };
@@ -58,9 +59,10 @@ struct ChartContent {
 /// backward times, an unknown kind or comm kind (timelines read from files may hold anything).
 bool isValidChartEvent(const TimelineEvent& e);
 
-/// True for an event drawn on a panel of `rows` rows with the axis ending at `timeEnd`: valid,
-/// on a row, starting before the end, not of zero length; a comm event only with showComm.
-bool isDrawnChartEvent(const TimelineEvent& e, int rows, double timeEnd, bool showComm);
+/// True for an event drawn on a panel of `rows` rows with the axis ending at `timeEnd` (and
+/// starting at `timeStart`): valid, on a row, starting before the end and ending after the start,
+/// not of zero length; a comm event only with showComm.
+bool isDrawnChartEvent(const TimelineEvent& e, int rows, double timeEnd, bool showComm, double timeStart = 0);
 
 /// Checks the options and panels as layoutGantt documents (palette, panels, width range,
 /// timeEnd, devices) and scans every panel: linear in events.
@@ -93,6 +95,7 @@ struct ChartFrame {
     double plotLeft = 0;  ///< x of time 0 at fit
     double plotWidth = 0; ///< x extent of [0, timeEnd] at fit
     double timeEnd = 1;
+    double timeStart = 0; ///< left end of the axis: 0 but in a figure of a time range
     double rowHeight = 0, commHeight = 0;
     TimeAxis axisAtFit;               ///< the axis of [0, timeEnd]; its unit is the chart's at every zoom
     int maxTicks = 1;                 ///< tick intervals across the plot
@@ -103,7 +106,7 @@ struct ChartFrame {
     std::vector<SceneRect> legendRects;
     std::vector<SceneText> legendTexts;
 
-    /// Time 0 at plotLeft, timeEnd at plotLeft + plotWidth: the export's mapping.
+    /// timeStart (0) at plotLeft, timeEnd at plotLeft + plotWidth: the export's mapping.
     TimeMapping fitMapping() const;
     /// Index into `rows` of the row whose compute bars (lane 0) or comm lane (lane 1) span y, or
     /// -1. Logarithmic in rows.

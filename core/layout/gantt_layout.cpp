@@ -171,7 +171,9 @@ Scene layoutGantt(std::span<const ChartPanel> panels, const ChartOptions& option
         const std::vector<TimelineEvent>& events = panel.timeline->events;
         const ComparedRows* compared = panels[p].compared;
         for (std::size_t k = 0; k < events.size(); ++k) {
-            if (!isDrawnChartEvent(events[k], panel.rows, content.timeEnd, options.showComm)) continue;
+            if (!isDrawnChartEvent(events[k], panel.rows, content.timeEnd, options.showComm,
+                                   content.timeStart))
+                continue;
             const std::size_t bar = scene.rects.size();
             appendEventBar(scene, frame, *panel.timeline, int(p), k, mapping, options.tooltips && !compared);
             // Paired rows: the bar's tooltip says both sides and their difference.
@@ -190,7 +192,7 @@ Scene layoutGantt(std::span<const ChartPanel> panels, const ChartOptions& option
                 d.measuredEvent >= in.measured->events.size())
                 continue;
             if (!isDrawnChartEvent(panel.timeline->events[d.predictedEvent], panel.rows, content.timeEnd,
-                                   options.showComm))
+                                   options.showComm, content.timeStart))
                 continue;
             const TimelineEvent& m = in.measured->events[d.measuredEvent];
             if (!std::isfinite(m.start) || !std::isfinite(m.end) || m.end < m.start) continue;
@@ -203,12 +205,12 @@ Scene layoutGantt(std::span<const ChartPanel> panels, const ChartOptions& option
         frame.timeEnd <= kMaxStepGridLines) {
         const Color grid = frame.palette->grid;
         for (const ChartFramePanel& panel : frame.panels)
-            for (int t = 0; t <= int(std::floor(frame.timeEnd)); ++t) {
+            for (int t = int(std::ceil(frame.timeStart)); t <= int(std::floor(frame.timeEnd)); ++t) {
                 const double x = mapping.timeToX(t);
                 scene.lines.push_back({x, panel.top, x, panel.bottom, grid, 0.3, false});
             }
     }
-    appendAxis(scene, frame, mapping, 0, frame.timeEnd);
+    appendAxis(scene, frame, mapping, frame.timeStart, frame.timeEnd);
     if (options.legend) appendLegend(scene, frame);
     return scene;
 }

@@ -57,16 +57,19 @@ struct ChartOptions {
     /// themselves: building the strings is a large share of laying out a big chart.
     bool tooltips = true;
     double timeEnd = 0; ///< right end of the axis; 0 = the longest panel's makespan
+    /// Left end of the axis (a figure of a time range, [timeStart, timeEnd]); 0 = from the start.
+    /// Bars are cut at both ends.
+    double timeStart = 0;
     TimeUnit timeUnit = TimeUnit::Microseconds;
 };
 
 /// The frame (headers, rows, axis, legend) is layoutChartFrame's (chart_frame.h), shared with the
 /// windowed screen chart (chart_rows.h).
 /// Throws ValidationError: "chart.panels" (none, or one without a timeline), "chart.width"
-/// (width not in [100, 100000] pt or too narrow for the labels), "chart.time" (timeEnd negative or
-/// not finite), "chart.devices" (a device index beyond 4096 rows), "chart.palette".
-/// Events with a negative device, non-finite or backward times, an unknown kind, or zero length
-/// draw nothing. Linear in events.
+/// (width not in [100, 100000] pt or too narrow for the labels), "chart.time" (timeEnd or
+/// timeStart negative or not finite, or timeStart not before the axis end), "chart.devices" (a device index
+/// beyond 4096 rows), "chart.palette". Events with a negative device, non-finite or backward times, an
+/// unknown kind, or zero length draw nothing. Linear in events.
 Scene layoutGantt(std::span<const ChartPanel> panels, const ChartOptions& options);
 
 /// Label of an op in a chart bar, from the timeline's shape alone (same text as opLabel of the

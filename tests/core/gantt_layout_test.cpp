@@ -527,3 +527,30 @@ TEST_CASE("Many chunks share one legend entry", "[layout]") {
     CHECK(legend.count("chunk a") == 0);
     CHECK(legend.count("chunk c") == 0);
 }
+
+TEST_CASE("A figure of a time range: the axis from start to end, bars cut at both ends", "[layout]") {
+    const Simulated s = simulated("1f1b", 4, 8); // 33 units
+    const std::vector<ChartPanel> panels{{&s.timeline, "", ""}};
+    ChartOptions options = unitOptions();
+    options.timeStart = 10;
+    options.timeEnd = 20;
+    const Scene scene = layoutGantt(panels, options);
+    const ChartFrame frame = layoutChartFrame(scanChart(panels, options), options);
+    const double left = frame.plotLeft, right = frame.plotLeft + frame.plotWidth;
+    std::size_t inRange = 0;
+    for (const TimelineEvent& e : s.timeline.events)
+        inRange += e.lane == Lane::Compute && e.end > 10 && e.start < 20;
+    const auto bars = rectsOf(scene, RectRole::Op);
+    CHECK(bars.size() == inRange);
+    for (const SceneRect* r : bars) {
+        CHECK(r->x >= left - 1e-9);
+        CHECK(r->x + r->w <= right + 1e-9);
+    }
+    // The axis's ticks are in the range.
+    const std::set<std::string> t = texts(scene);
+    CHECK(t.count("10") == 1);
+    CHECK(t.count("20") == 1);
+    CHECK(t.count("30") == 0);
+    options.timeStart = 20;
+    CHECK_THROWS_WITH(layoutGantt(panels, options), Catch::Contains("the start must be before the end"));
+}

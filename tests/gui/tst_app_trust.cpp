@@ -25,6 +25,7 @@
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QGroupBox>
 #include <QLegend>
@@ -425,6 +426,44 @@ class TestAppTrust : public QObject {
         QVERIFY(svg.contains(QString::fromStdString(outcomes.front().title).toHtmlEscaped().toUtf8()));
         for (std::size_t i = 1; i < outcomes.size(); ++i)
             QVERIFY2(!svg.contains(QByteArray::fromStdString(outcomes[i].title)), outcomes[i].title.c_str());
+    }
+
+    void anExportOfATimeRange() {
+        m_window->flushAnalysis();
+        double makespan = 0;
+        for (const ScheduleOutcome& o : m_window->runner()->latest()->outcomes)
+            makespan = std::max(makespan, o.prediction.timeline.makespan());
+        ExportRequest whole;
+        whole.file.format = render::ExportFormat::Svg;
+        whole.path = m_dir->filePath(QStringLiteral("whole.svg"));
+        ExportRequest range = whole;
+        range.path = m_dir->filePath(QStringLiteral("range.svg"));
+        range.chart.timeStart = makespan * 0.25;
+        range.chart.timeEnd = makespan * 0.5;
+        QCOMPARE(m_window->exportTo(whole), QString());
+        QCOMPARE(m_window->exportTo(range), QString());
+        const int wholeRects = int(readAll(whole.path).count("<rect")),
+                  rangeRects = int(readAll(range.path).count("<rect"));
+        QVERIFY2(rangeRects < wholeRects * 3 / 4,
+                 qPrintable(QStringLiteral("%1 of %2").arg(rangeRects).arg(wholeRects)));
+        ExportRequest paper = range; // kept in the test output to look at
+        paper.path = QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/export-time-range.png");
+        paper.file.format = render::ExportFormat::Png;
+        paper.file.dpi = 150;
+        QCOMPARE(m_window->exportTo(paper), QString());
+        // A range that ends before it starts is refused with its reason.
+        range.chart.timeStart = makespan * 0.5;
+        range.chart.timeEnd = makespan * 0.25;
+        QVERIFY(m_window->exportTo(range).contains(QStringLiteral("the start must be before the end")));
+        // The dialog has the range.
+        ExportDialog dialog(m_window->chartSettings(), m_window.get());
+        auto* from = dialog.findChild<QDoubleSpinBox*>(QStringLiteral("exportFrom"));
+        auto* to = dialog.findChild<QDoubleSpinBox*>(QStringLiteral("exportTo"));
+        QVERIFY(from && to);
+        from->setValue(100);
+        to->setValue(200);
+        QCOMPARE(dialog.request().chart.timeStart, 100.0);
+        QCOMPARE(dialog.request().chart.timeEnd, 200.0);
     }
 
     void theSearchDockHasRoomWhenItComesToTheFront() {
