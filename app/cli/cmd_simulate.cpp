@@ -46,13 +46,14 @@ void addSimulateCommand(CLI::App& app, CommandResult& result) {
     options->project.addTo(*command);
     addFormatFlags(*command, *options);
     command->callback([&result, options] {
-        const AnalysisRequest request = loadRequest(options->project);
+        AnalysisRequest request = loadRequest(options->project);
+        request.memory = MemoryDetail::PeaksOnly; // every format prints peaks, never curves
         if (request.project.schedules.size() + request.imported.size() > 1)
             throw ValidationError("cli.schedule", "--schedule",
                                   "simulate takes one schedule; use `compare` for several");
         AnalysisResult evaluated = analyze(request);
         onlyOutcome(evaluated); // throws the refusal, if any
-        // Moved, not copied: a report holds every device's memory curve (16 MB at a million ops).
+        // Moved, not copied: the report is all that is printed.
         std::vector<ScheduleReport> reports;
         reports.push_back(std::move(evaluated.outcomes.front().prediction.report));
         print(reports, *options, true);
@@ -67,7 +68,8 @@ void addCompareCommand(CLI::App& app, CommandResult& result) {
     options->project.addTo(*command);
     addFormatFlags(*command, *options);
     command->callback([&result, options] {
-        const AnalysisRequest request = loadRequest(options->project);
+        AnalysisRequest request = loadRequest(options->project);
+        request.memory = MemoryDetail::PeaksOnly;
         if (request.project.schedules.empty() && request.imported.empty())
             throw ValidationError("cli.schedule", "--schedule",
                                   "no schedule to compare: pass --schedule a,b,c");

@@ -46,12 +46,12 @@ std::optional<ScheduleRefusal> problemOf(const Project& project, const Generator
 
 template <typename ScheduleRef>
 ScheduleOutcome outcomeOf(std::string name, std::string title, bool imported, const Project& project,
-                          ScheduleRef&& schedule, const WorkControl* control) {
+                          ScheduleRef&& schedule, const WorkControl* control, MemoryDetail memory) {
     ScheduleOutcome o;
     o.name = std::move(name);
     o.title = std::move(title);
     o.imported = imported;
-    o.prediction = predict(project, std::forward<ScheduleRef>(schedule), control);
+    o.prediction = predict(project, std::forward<ScheduleRef>(schedule), control, memory);
     o.prediction.report.schedule = o.name; // an imported file is known by its file name
     o.index = o.prediction.index;
     return o;
@@ -207,7 +207,8 @@ AnalysisResult analyze(const AnalysisRequest& request) {
             checkRequest(*info, generate);
             generate.control = &generation;
             result.outcomes.push_back(outcomeOf(std::string(info->name), std::string(info->title), false,
-                                                project, generateChecked(*info, generate), &prediction));
+                                                project, generateChecked(*info, generate), &prediction,
+                                                request.memory));
         } catch (const Error& e) {
             if (e.id() == "work.cancelled") {
                 result.cancelled = true;
@@ -228,8 +229,8 @@ AnalysisResult analyze(const AnalysisRequest& request) {
         const WorkControl prediction = controlOf(imported.name, effort);
         try {
             const Project fitted = projectForSchedule(project, imported.schedule);
-            result.outcomes.push_back(
-                outcomeOf(imported.name, imported.name, true, fitted, imported.schedule, &prediction));
+            result.outcomes.push_back(outcomeOf(imported.name, imported.name, true, fitted, imported.schedule,
+                                                &prediction, request.memory));
         } catch (const Error& e) {
             if (e.id() == "work.cancelled") {
                 result.cancelled = true;

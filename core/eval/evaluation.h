@@ -55,6 +55,9 @@ struct AnalysisRequest {
     /// Called on the analysing thread with the share of the work done (0..1, by each schedule's
     /// estimated effort, estimateWork) and the schedule being worked on.
     std::function<void(double fraction, const std::string& schedule)> progress;
+    /// Whether the reports keep every device's memory curve (charts, exports) or only the
+    /// figures (the CLI's tables and JSON print peaks: a curve costs 16 bytes per op).
+    MemoryDetail memory = MemoryDetail::Curves;
 };
 
 /// At which step a schedule was refused.

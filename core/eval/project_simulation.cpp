@@ -22,7 +22,8 @@ std::string runtimeFitNote(const RuntimeFitRecord& fit, const ScheduleTiming& ti
     return note;
 }
 
-Prediction predictTailed(const Project& project, Schedule&& tailed, const WorkControl* control) {
+Prediction predictTailed(const Project& project, Schedule&& tailed, const WorkControl* control,
+                         MemoryDetail memory) {
     Prediction out;
     out.schedule = std::move(tailed);
     // Rough shares of the time after each step (simulation and index dominate).
@@ -59,7 +60,7 @@ Prediction predictTailed(const Project& project, Schedule&& tailed, const WorkCo
     }
     r.time = computeTimeMetrics(s, index, out.timeline, project.runtimeFit ? nullptr : &out.setup.costs);
     step(0.75);
-    r.memory = computeMemory(s, out.timeline, out.setup.memory);
+    r.memory = computeMemory(s, out.timeline, out.setup.memory, memory);
     step(1.0);
     r.iterationUs = r.time.makespan;
     if (project.costs.optimizerSync == OptimizerSync::PostValidation) {
@@ -106,12 +107,15 @@ Prediction predictTailed(const Project& project, Schedule&& tailed, const WorkCo
 
 } // namespace
 
-Prediction predict(const Project& project, const Schedule& schedule, const WorkControl* control) {
-    return predictTailed(project, addIterationTail(schedule, IterationTailOptions{}), control);
+Prediction predict(const Project& project, const Schedule& schedule, const WorkControl* control,
+                   MemoryDetail memory) {
+    return predictTailed(project, addIterationTail(schedule, IterationTailOptions{}), control, memory);
 }
 
-Prediction predict(const Project& project, Schedule&& schedule, const WorkControl* control) {
-    return predictTailed(project, addIterationTail(std::move(schedule), IterationTailOptions{}), control);
+Prediction predict(const Project& project, Schedule&& schedule, const WorkControl* control,
+                   MemoryDetail memory) {
+    return predictTailed(project, addIterationTail(std::move(schedule), IterationTailOptions{}), control,
+                         memory);
 }
 
 } // namespace stagecraft

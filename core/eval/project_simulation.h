@@ -62,8 +62,11 @@ struct Prediction {
 /// "schedule.deadlock" for a schedule that cannot run.
 /// `control` (optional) gets the share done after each step and stops the work between steps
 /// (Error "work.cancelled"): a million-op prediction takes about a second.
-Prediction predict(const Project& project, const Schedule& schedule, const WorkControl* control = nullptr);
+/// `memory` says whether the report keeps every device's memory curve or its peak only.
+Prediction predict(const Project& project, const Schedule& schedule, const WorkControl* control = nullptr,
+                   MemoryDetail memory = MemoryDetail::Curves);
 /// The same, consuming `schedule` (it is not held twice while its tail is added).
-Prediction predict(const Project& project, Schedule&& schedule, const WorkControl* control = nullptr);
+Prediction predict(const Project& project, Schedule&& schedule, const WorkControl* control = nullptr,
+                   MemoryDetail memory = MemoryDetail::Curves);
 
 } // namespace stagecraft

@@ -79,7 +79,7 @@ Schedule bitpipeOrder(const ScheduleParams& params, bool figure) {
     const int p = params.pp, m = params.microbatches, nu = p / 2;
     Schedule s = makeSchedule(figure ? "bitpipe-figure" : "bitpipe", p, m, bitpipePlacement(p), false);
     for (int r = 0; r < p; ++r) {
-        s.order[r].reserve(4 * std::size_t(m) + 4);
+        reserveOrder(s, r, 4 * std::size_t(m) + 4);
         const int ih = r / nu;
         const auto fwd = unitChunkOrder(p, r, {ih, 1 - ih, 3 - ih, 2 + ih});
         const auto bwd = unitChunkOrder(p, r, {2 + ih, 3 - ih, 1 - ih, ih});

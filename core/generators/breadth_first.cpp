@@ -12,7 +12,7 @@ Schedule breadthFirst(const ScheduleParams& params) {
     const int p = params.pp, m = params.microbatches, v = params.chunks;
     Schedule s = makeSchedule("breadth-first", p, m, {loopedPlacement(p, p * v)}, false);
     for (int r = 0; r < p; ++r) {
-        s.order[r].reserve(2 * std::size_t(m) * v);
+        reserveOrder(s, r, 2 * std::size_t(m) * v);
         for (int c = 0; c < v; ++c)
             for (int j = 0; j < m; ++j) pushOp(s, r, OpKind::F, 0, c * p + r, j);
         for (int c = v - 1; c >= 0; --c)

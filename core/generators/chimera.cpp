@@ -103,7 +103,7 @@ Schedule chimera(const ScheduleParams& params) {
     const int p = params.pp, m = params.microbatches;
     Schedule s = makeSchedule("chimera", p, m, chimeraPlacement(p), false);
     for (int d = 0; d < p; ++d) {
-        s.order[d].reserve(2 * std::size_t(m) + 2);
+        reserveOrder(s, d, 2 * std::size_t(m) + 2);
         emitRow(s, d, gridRow(p, m, d));
     }
     return s;

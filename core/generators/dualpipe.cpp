@@ -123,7 +123,7 @@ Schedule dualPipeV(const ScheduleParams& params) {
     const int p = params.pp, m = params.microbatches;
     Schedule s = makeSchedule("dualpipev", p, m, {vShapePlacement(p)}, true);
     for (int r = 0; r < p; ++r) {
-        s.order[std::size_t(r)].reserve(6 * std::size_t(m));
+        reserveOrder(s, r, 6 * std::size_t(m));
         RankSteps(s, r, Phase{0, r, 0}, Phase{0, 2 * p - 1 - r, 0}).run(p, r, m, r == p - 1);
     }
     return s;
@@ -143,7 +143,7 @@ Schedule dualPipe(const ScheduleParams& params) {
     const int p = params.pp, m = params.microbatches, half = p / 2;
     Schedule s = makeSchedule("dualpipe", p, m, dualPipePlacement(p), true);
     for (int r = 0; r < p; ++r) {
-        s.order[std::size_t(r)].reserve(3 * std::size_t(m));
+        reserveOrder(s, r, 3 * std::size_t(m));
         const Phase down{0, r, 0}, up{1, p - 1 - r, m / 2};
         const bool secondHalf = r >= half;
         const int h = secondHalf ? p - 1 - r : r;

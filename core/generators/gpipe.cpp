@@ -11,7 +11,7 @@ Schedule gpipe(const ScheduleParams& params) {
     const int p = params.pp, m = params.microbatches;
     Schedule s = makeSchedule("gpipe", p, m, {loopedPlacement(p, p)}, false);
     for (int r = 0; r < p; ++r) {
-        s.order[r].reserve(2 * std::size_t(m));
+        reserveOrder(s, r, 2 * std::size_t(m));
         for (int j = 0; j < m; ++j) pushOp(s, r, OpKind::F, 0, r, j);
         for (int j = 0; j < m; ++j) pushOp(s, r, OpKind::B, 0, r, j);
     }

@@ -47,7 +47,7 @@ Schedule interleaved(const ScheduleParams& params) {
     auto forwardChunk = [&](int k) { return (k / group) % v; };
     auto microbatch = [&](int k) { return (k / (group * v)) * group + (k % group); };
     for (int r = 0; r < p; ++r) {
-        s.order[r].reserve(2 * std::size_t(total));
+        reserveOrder(s, r, 2 * std::size_t(total));
         const int warm = m == p ? total : std::min((p - r - 1) * 2 + (v - 1) * group, total);
         auto forward = [&](int k) { pushOp(s, r, OpKind::F, 0, forwardChunk(k) * p + r, microbatch(k)); };
         auto backward = [&](int k) {

@@ -53,7 +53,7 @@ Schedule interleavedZb(const ScheduleParams& params) {
             backwardSteps.push_back(step);
             if (step - warmup >= r) weight();
         };
-        s.order[std::size_t(r)].reserve(3 * std::size_t(v) * std::size_t(m));
+        reserveOrder(s, r, 3 * std::size_t(v) * std::size_t(m));
         for (int step = 0; step < warmup + steady + warmup; ++step) {
             if (step < warmup) {
                 push(OpKind::F, forwardStage(step), f);

@@ -13,7 +13,7 @@ Schedule oneFOneB(const ScheduleParams& params) {
     const int p = params.pp, m = params.microbatches;
     Schedule s = makeSchedule("1f1b", p, m, {loopedPlacement(p, p)}, false);
     for (int r = 0; r < p; ++r) {
-        s.order[r].reserve(2 * std::size_t(m));
+        reserveOrder(s, r, 2 * std::size_t(m));
         const int warm = std::min(p - r - 1, m);
         for (int j = 0; j < warm; ++j) pushOp(s, r, OpKind::F, 0, r, j);
         for (int i = 0; i < m - warm; ++i) {

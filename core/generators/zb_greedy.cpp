@@ -325,7 +325,7 @@ Schedule Evaluator::schedule(const Schedule& shape) const {
     for (auto& ops : s.order) ops.clear();
     std::vector<int> next(std::size_t(P.stages()) * 3, 0);
     for (int d = 0; d < P.devices; ++d) {
-        s.order[d].reserve(offset[d + 1] - offset[d]);
+        reserveOrder(s, d, offset[d + 1] - offset[d]);
         for (std::size_t i = offset[d]; i < offset[d + 1]; ++i) {
             const int stage = int(codes[i] / 4), kind = int(codes[i] % 4);
             const OpKind op = kind == kF ? OpKind::F : kind == kB ? OpKind::B : OpKind::W;
@@ -398,8 +398,7 @@ Pipe pipeOf(const GenerateRequest& request, const std::vector<StageSlot>& placem
     return P;
 }
 
-Found search(const Pipe& P, const Schedule& shape, const SearchOptions& options,
-             const WorkControl& control) {
+Found search(const Pipe& P, const Schedule& shape, const SearchOptions& options, const WorkControl& control) {
     Evaluator evaluator(P);
     Found found;
     const double ops = 3.0 * P.stages() * P.microbatches;

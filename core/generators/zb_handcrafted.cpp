@@ -17,7 +17,7 @@ Schedule handcrafted(const char* name, const ScheduleParams& params, int factor)
     const int p = params.pp, m = params.microbatches;
     Schedule s = makeSchedule(name, p, m, {loopedPlacement(p, p)}, true);
     for (int r = 0; r < p; ++r) {
-        s.order[r].reserve(3 * std::size_t(m));
+        reserveOrder(s, r, 3 * std::size_t(m));
         const int warm = std::min(factor * (p - r - 1), m);
         int nextW = 0;
         for (int j = 0; j < warm; ++j) pushOp(s, r, OpKind::F, 0, r, j);
@@ -35,7 +35,9 @@ Schedule handcrafted(const char* name, const ScheduleParams& params, int factor)
 
 void checkZbH1(const ScheduleParams&) {}
 
-Schedule zbH1(const ScheduleParams& params) { return handcrafted("zb-h1", params, 1); }
+Schedule zbH1(const ScheduleParams& params) {
+    return handcrafted("zb-h1", params, 1);
+}
 
 void checkZbH2(const ScheduleParams& params) {
     if (params.microbatches < 2 * params.pp)
@@ -45,6 +47,8 @@ void checkZbH2(const ScheduleParams& params) {
                                   " to fill its warm-up");
 }
 
-Schedule zbH2(const ScheduleParams& params) { return handcrafted("zb-h2", params, 2); }
+Schedule zbH2(const ScheduleParams& params) {
+    return handcrafted("zb-h2", params, 2);
+}
 
 } // namespace stagecraft::gen

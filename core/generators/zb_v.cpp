@@ -15,7 +15,7 @@ Schedule zbV(const ScheduleParams& params) {
     Schedule s = makeSchedule("zb-v", p, m, {vShapePlacement(p)}, true);
     const int n = std::max(2 * p - 1, m);
     for (int r = 0; r < p; ++r) {
-        s.order[r].reserve(6 * std::size_t(m));
+        reserveOrder(s, r, 6 * std::size_t(m));
         const int stage[2] = {r, 2 * p - 1 - r};
         int f[2] = {0, 0}, b[2] = {0, 0}, w[2] = {0, 0};
         auto emit = [&](OpKind kind, int chunk, int& counter) {

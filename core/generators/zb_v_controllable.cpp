@@ -324,7 +324,7 @@ Schedule controllableV(const char* name, bool half, const ScheduleParams& params
                                   what[std::size_t(lane)].second, mb});
         std::sort(placed.begin(), placed.end(),
                   [](const Placed& a, const Placed& b) { return a.slot < b.slot; });
-        s.order[std::size_t(d)].reserve(placed.size());
+        reserveOrder(s, d, placed.size());
         for (const Placed& op : placed) pushOp(s, d, op.kind, 0, op.stage, op.mb);
     }
     return s;

@@ -1,5 +1,7 @@
 #include "ir/schedule.h"
 
+#include "ir/large_array.h"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -55,6 +57,11 @@ void pushOp(Schedule& schedule, int device, OpKind kind, int pipe, int stage, in
     op.stage = stage;
     op.mb = mb;
     schedule.order[device].push_back(op);
+}
+
+void reserveOrder(Schedule& schedule, int device, std::size_t ops) {
+    reserveLarge(schedule.order[std::size_t(device)],
+                 ops + 2 * std::size_t(std::max(schedule.chunksPerDevice, 1)));
 }
 
 } // namespace stagecraft

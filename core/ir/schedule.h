@@ -66,4 +66,9 @@ Schedule makeSchedule(std::string name, int devices, int microbatches,
 /// one the placement names (a generator bug otherwise: std::logic_error).
 void pushOp(Schedule& schedule, int device, OpKind kind, int pipe, int stage, int mb);
 
+/// Reserve `device`'s order for `ops` ops plus the iteration tail (a gradient sync and an
+/// optimizer step per chunk it holds), so predict() adds the tail without moving the order; a
+/// large order gets the huge-page hint (ir/large_array.h).
+void reserveOrder(Schedule& schedule, int device, std::size_t ops);
+
 } // namespace stagecraft

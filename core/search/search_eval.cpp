@@ -110,7 +110,9 @@ ConfigResult evaluateConfig(const Project& base, const SearchConfig& config) {
         validateProject(project);
         const GeneratorInfo& info = findGenerator(config.schedule);
         checkLayersFit(project, info);
-        const Prediction prediction = predict(project, orderFromProject(project, config.schedule));
+        // A search compares peaks: the curves are not kept.
+        const Prediction prediction =
+            predict(project, orderFromProject(project, config.schedule), nullptr, MemoryDetail::PeaksOnly);
         const ScheduleReport& report = prediction.report;
         r.bubbleRatio = report.time.bubbleRatio;
         r.iterationUs = report.iterationUs;

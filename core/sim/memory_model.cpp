@@ -1,6 +1,7 @@
 #include "sim/memory_model.h"
 
 #include "error.h"
+#include "ir/large_array.h"
 
 #include <algorithm>
 
@@ -14,7 +15,72 @@ MemoryInputs unitMemoryInputs(const Schedule& s) {
     return inputs;
 }
 
-MemoryReport computeMemory(const Schedule& s, const Timeline& timeline, const MemoryInputs& inputs) {
+namespace {
+
+using Change = std::pair<double, double>; // (time, delta bytes)
+
+/// The running state of one device's curve while its changes are applied in time order.
+struct DeviceRun {
+    double bytes = 0;
+    Change last = {};
+    std::size_t changes = 0;
+    bool keepCurve = true;
+    bool unordered = false;
+
+    void start(DeviceMemory& dm, bool curve, std::size_t capacityHint) {
+        bytes = dm.staticBytes;
+        dm.peakBytes = bytes;
+        dm.peakTime = 0;
+        changes = 0;
+        keepCurve = curve;
+        dm.curve.clear();
+        if (!keepCurve) return;
+        reserveLarge(dm.curve, capacityHint);
+        dm.curve.emplace_back(0.0, bytes);
+    }
+    void apply(DeviceMemory& dm, const Change& c) {
+        const auto& [time, delta] = c;
+        bytes += delta;
+        if (keepCurve) {
+            if (dm.curve.back().first == time)
+                dm.curve.back().second = bytes;
+            else
+                dm.curve.emplace_back(time, bytes);
+        }
+        if (bytes > dm.peakBytes) dm.peakBytes = bytes, dm.peakTime = time;
+        last = c;
+        ++changes;
+    }
+};
+
+/// Calls `f(device, change)` for every memory change of the compute events, in timeline order.
+template <typename F>
+void forEachChange(const Schedule& s, const Timeline& timeline, const MemoryInputs& inputs, F&& f) {
+    for (const TimelineEvent& e : timeline.events) {
+        if (e.lane != Lane::Compute || e.device < 0 || e.device >= s.devices) continue;
+        if (e.op.pipe >= s.pipes || e.op.stage < 0 || e.op.stage >= s.stagesPerPipe) continue;
+        const StageMemory& m = inputs.stages[std::size_t(e.op.pipe) * s.stagesPerPipe + e.op.stage];
+        switch (e.op.kind) {
+        case OpKind::F:
+            f(e.device, Change{e.start, m.activationBytes});
+            break;
+        case OpKind::B:
+            f(e.device,
+              Change{e.end, -(s.splitBackward ? m.activationBytes - m.keptForWBytes : m.activationBytes)});
+            break;
+        case OpKind::W:
+            f(e.device, Change{e.end, -m.keptForWBytes});
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+} // namespace
+
+MemoryReport computeMemory(const Schedule& s, const Timeline& timeline, const MemoryInputs& inputs,
+                           MemoryDetail detail) {
     const std::size_t slots = std::size_t(s.pipes) * s.stagesPerPipe;
     if (inputs.stages.size() != slots)
         throw ValidationError("memory.inputs", "stages",
@@ -30,58 +96,50 @@ MemoryReport computeMemory(const Schedule& s, const Timeline& timeline, const Me
                 inputs.stages[std::size_t(pipe) * s.stagesPerPipe + stage].staticBytes;
 
     // Changes per device: (time, delta). Allocation at an op's start, release at its end; at
-    // equal times releases go first so back-to-back ops do not double count.
-    std::vector<std::vector<std::pair<double, double>>> changes(std::size_t(s.devices));
-    // At most one change per op of the device in a timeline of this schedule (a hint only).
-    for (std::size_t d = 0; d < changes.size() && d < s.order.size(); ++d)
-        changes[d].reserve(s.order[d].size());
-    for (const TimelineEvent& e : timeline.events) {
-        if (e.lane != Lane::Compute || e.device < 0 || e.device >= s.devices) continue;
-        if (e.op.pipe >= s.pipes || e.op.stage < 0 || e.op.stage >= s.stagesPerPipe) continue;
-        const StageMemory& m = inputs.stages[std::size_t(e.op.pipe) * s.stagesPerPipe + e.op.stage];
-        auto& c = changes[e.device];
-        switch (e.op.kind) {
-        case OpKind::F:
-            c.emplace_back(e.start, m.activationBytes);
-            break;
-        case OpKind::B:
-            c.emplace_back(e.end,
-                           -(s.splitBackward ? m.activationBytes - m.keptForWBytes : m.activationBytes));
-            break;
-        case OpKind::W:
-            c.emplace_back(e.end, -m.keptForWBytes);
-            break;
-        default:
-            break;
-        }
-    }
+    // equal times releases go first so back-to-back ops do not double count. A simulated device
+    // runs one compute op at a time, so its changes arrive in that order already: they are
+    // applied as they come, one pass over the events and no per-change array. A device whose
+    // changes do not arrive in order (a measured trace) is redone from its sorted changes.
+    const auto byTimeReleasesFirst = [](const Change& a, const Change& b) {
+        return a.first < b.first || (a.first == b.first && a.second < b.second);
+    };
+    std::vector<DeviceRun> runs(std::size_t(s.devices));
     for (int d = 0; d < s.devices; ++d) {
-        auto& c = changes[d];
-        const auto byTimeReleasesFirst = [](const auto& a, const auto& b) {
-            return a.first < b.first || (a.first == b.first && a.second < b.second);
-        };
-        // A simulated device runs one compute op at a time, so its changes usually arrive in
-        // order already; sorting a sorted range stably would leave it as it is.
-        if (!std::is_sorted(c.begin(), c.end(), byTimeReleasesFirst))
-            std::stable_sort(c.begin(), c.end(), byTimeReleasesFirst);
-        DeviceMemory& dm = report.devices[d];
-        double bytes = dm.staticBytes;
-        dm.peakBytes = bytes;
-        dm.curve.reserve(c.size() + 1);
-        dm.curve.emplace_back(0.0, bytes);
-        for (const auto& [time, delta] : c) {
-            bytes += delta;
-            if (!dm.curve.empty() && dm.curve.back().first == time)
-                dm.curve.back().second = bytes;
-            else
-                dm.curve.emplace_back(time, bytes);
-            if (bytes > dm.peakBytes) dm.peakBytes = bytes, dm.peakTime = time;
-        }
-        if (dm.peakBytes > report.devices[report.worstDevice].peakBytes) report.worstDevice = d;
-        // Released as soon as its curve exists: the changes and the curves of a million-op
-        // schedule are never all held at once.
-        std::vector<std::pair<double, double>>().swap(c);
+        DeviceMemory& dm = report.devices[std::size_t(d)];
+        runs[std::size_t(d)].start(dm, detail == MemoryDetail::Curves,
+                                   std::size_t(d) < s.order.size() ? s.order[std::size_t(d)].size() + 1 : 1);
     }
+    bool anyUnordered = false;
+    forEachChange(s, timeline, inputs, [&](int device, const Change& c) {
+        DeviceRun& run = runs[std::size_t(device)];
+        if (run.unordered) return;
+        if (run.changes > 0 && byTimeReleasesFirst(c, run.last)) {
+            run.unordered = anyUnordered = true;
+            return;
+        }
+        run.apply(report.devices[std::size_t(device)], c);
+    });
+    if (anyUnordered) {
+        // Rare: collect the changes of the unordered devices only, sort them, apply them again.
+        std::vector<std::vector<Change>> changes(std::size_t(s.devices));
+        forEachChange(s, timeline, inputs, [&](int device, const Change& c) {
+            if (runs[std::size_t(device)].unordered) changes[std::size_t(device)].push_back(c);
+        });
+        for (int d = 0; d < s.devices; ++d) {
+            if (!runs[std::size_t(d)].unordered) continue;
+            auto& c = changes[std::size_t(d)];
+            std::stable_sort(c.begin(), c.end(), byTimeReleasesFirst);
+            DeviceMemory& dm = report.devices[std::size_t(d)];
+            DeviceRun& run = runs[std::size_t(d)];
+            run.start(dm, detail == MemoryDetail::Curves, c.size() + 1);
+            for (const Change& change : c) run.apply(dm, change);
+            std::vector<Change>().swap(c);
+        }
+    }
+    for (int d = 0; d < s.devices; ++d)
+        if (report.devices[std::size_t(d)].peakBytes >
+            report.devices[std::size_t(report.worstDevice)].peakBytes)
+            report.worstDevice = d;
     if (inputs.limitBytes > 0) {
         const double worst = report.devices[report.worstDevice].peakBytes;
         report.fits = worst <= inputs.limitBytes;

@@ -7,6 +7,7 @@
 #include "ir/schedule.h"
 #include "sim/timeline.h"
 
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -38,13 +39,20 @@ struct MemoryReport {
     std::vector<DeviceMemory> devices;
     double limitBytes = 0;
     bool limitIsGpuMemory = false; ///< see MemoryInputs
-    bool fits = true;     ///< every device's peak within the limit (always true without a limit)
-    int worstDevice = 0;  ///< the device with the highest peak
-    double overBytes = 0; ///< how far the worst device exceeds the limit (0 when it fits)
+    bool fits = true;              ///< every device's peak within the limit (always true without a limit)
+    int worstDevice = 0;           ///< the device with the highest peak
+    double overBytes = 0;          ///< how far the worst device exceeds the limit (0 when it fits)
 };
 
-/// Memory curves of `timeline` (a timeline of `schedule`). Linear in the number of events.
-MemoryReport computeMemory(const Schedule& schedule, const Timeline& timeline, const MemoryInputs& inputs);
+/// What computeMemory keeps per device: the whole curve (charts, exports, the op inspector), or
+/// only the static memory and the peak (reports and searches that print figures: a curve costs
+/// 16 bytes per op).
+enum class MemoryDetail : std::uint8_t { Curves, PeaksOnly };
+
+/// Memory curves of `timeline` (a timeline of `schedule`). Linear in the number of events. Under
+/// PeaksOnly every figure is the same and `DeviceMemory::curve` stays empty.
+MemoryReport computeMemory(const Schedule& schedule, const Timeline& timeline, const MemoryInputs& inputs,
+                           MemoryDetail detail = MemoryDetail::Curves);
 
 /// The papers' units: no static memory, one M_a (a full stage's activations) per micro-batch
 /// and stage fraction, and for split schedules everything kept until W (the ZB paper's peak

@@ -1,10 +1,13 @@
 // The simulator's fast paths against their general counterparts: list scheduling into timeline
-// events, the index's count of cross-device dependencies, and the metrics' reading of the
-// simulator's layout against the general path on a reordered timeline.
+// events, the index's count of cross-device dependencies, the metrics' reading of the
+// simulator's layout against the general path on a reordered timeline, the memory curves built
+// in one pass against those of a reordered timeline, and the iteration tail added in place.
+#include "error.h"
 #include "generators/registry.h"
 #include "ir/op_index.h"
 #include "passes/iteration_tail.h"
 #include "sim/list_scheduler.h"
+#include "sim/memory_model.h"
 #include "sim/metrics.h"
 #include "sim/simulator.h"
 
@@ -101,4 +104,73 @@ TEST_CASE("Metrics of the simulator's layout equal those of the same timeline re
     std::swap(broken.events[0], broken.events[1]);
     CHECK_THROWS_WITH(computeTimeMetrics(s, index, broken, &costs),
                       Catch::Contains("[timeline.mismatch]") && Catch::Contains("device 0 position 0"));
+}
+
+TEST_CASE("Memory curves in one pass equal those of a reordered timeline, peaks alone too",
+          "[perf][memory]") {
+    for (const char* name : {"1f1b", "interleaved", "zb-v", "chimera", "dualpipe"}) {
+        INFO(name);
+        const Schedule s =
+            addIterationTail(generateSchedule(name, ScheduleParams{4, 8, 2}), IterationTailOptions{});
+        const Timeline t = simulate(s, fullStageCosts(s, 1.0, 2.0, 1.0, 0.25));
+        MemoryInputs inputs = unitMemoryInputs(s);
+        for (std::size_t i = 0; i < inputs.stages.size(); ++i) inputs.stages[i].staticBytes = double(i);
+        // Reversed: every device's changes arrive out of order and are sorted instead.
+        Timeline reversed = t;
+        std::reverse(reversed.events.begin(), reversed.events.end());
+        const MemoryReport fast = computeMemory(s, t, inputs);
+        const MemoryReport sorted = computeMemory(s, reversed, inputs);
+        const MemoryReport peaks = computeMemory(s, t, inputs, MemoryDetail::PeaksOnly);
+        CHECK(fast.worstDevice == sorted.worstDevice);
+        CHECK(peaks.worstDevice == fast.worstDevice);
+        REQUIRE(fast.devices.size() == sorted.devices.size());
+        REQUIRE(peaks.devices.size() == fast.devices.size());
+        for (std::size_t d = 0; d < fast.devices.size(); ++d) {
+            INFO("device " << d);
+            CHECK(fast.devices[d].curve.size() > 1);
+            CHECK(fast.devices[d].curve == sorted.devices[d].curve);
+            CHECK(fast.devices[d].peakBytes == sorted.devices[d].peakBytes);
+            CHECK(fast.devices[d].peakTime == sorted.devices[d].peakTime);
+            CHECK(peaks.devices[d].curve.empty());
+            CHECK(peaks.devices[d].staticBytes == fast.devices[d].staticBytes);
+            CHECK(peaks.devices[d].peakBytes == fast.devices[d].peakBytes);
+            CHECK(peaks.devices[d].peakTime == fast.devices[d].peakTime);
+        }
+    }
+}
+
+TEST_CASE("The iteration tail added in place equals the copied one", "[perf]") {
+    for (const GeneratorInfo& info : generators()) {
+        INFO(info.name);
+        Schedule s;
+        try {
+            s = generateSchedule(info.name, ScheduleParams{4, 8, 2});
+        } catch (const Error&) {
+            continue; // parameters this generator refuses
+        }
+        const Schedule copied = addIterationTail(s, IterationTailOptions{});
+        Schedule moved = s;
+        const Schedule inPlace = addIterationTail(std::move(moved), IterationTailOptions{});
+        CHECK(inPlace == copied);
+        CHECK(inPlace.notes == copied.notes);
+        // Every stage replica syncs right after its last backward op, and steps close each order.
+        const OpKind last = s.splitBackward ? OpKind::W : OpKind::B;
+        for (std::size_t d = 0; d < copied.order.size(); ++d) {
+            const std::vector<Op>& ops = copied.order[d];
+            for (std::size_t i = 0; i < ops.size(); ++i) {
+                if (ops[i].kind != OpKind::GradSync) continue;
+                const bool hadSync = std::any_of(s.order[d].begin(), s.order[d].end(), [&](const Op& op) {
+                    return op.kind == OpKind::GradSync && op.pipe == ops[i].pipe && op.stage == ops[i].stage;
+                });
+                if (hadSync) continue;
+                REQUIRE(i > 0);
+                CHECK(ops[i - 1].kind == last);
+                CHECK(std::none_of(ops.begin() + std::ptrdiff_t(i), ops.end(), [&](const Op& op) {
+                    return op.kind == last && op.pipe == ops[i].pipe && op.stage == ops[i].stage;
+                }));
+            }
+            CHECK(ops.back().kind == OpKind::Optimizer);
+            CHECK(ops.size() >= s.order[d].size());
+        }
+    }
 }
