@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Whole-process pair: `stagecraft-cli simulate` of 1F1B p=64 m=8192 (1,048,576 ops, unit costs),
-# start-up and output included, against the minimal native list scheduler that records every
-# op's start and end (baseline_1f1b_process). Runs both alternately N times and prints the
-# median wall time and peak resident memory of each and their ratios.
-#   bash bench/simulate_process_pair.sh [BUILD_DIR] [N]
+# Whole-process pair: `stagecraft-cli simulate` of 1F1B p=64 m=M (128 x M ops: M = 8192 gives
+# 1,048,576, the default; M = 131072 gives 16,777,216), unit costs, start-up and output included,
+# against the minimal native list scheduler that records every op's start and end
+# (baseline_1f1b_process). Runs both alternately N times and prints the median wall time and peak
+# resident memory of each and their ratios.
+#   bash bench/simulate_process_pair.sh [BUILD_DIR] [N] [M]
 set -euo pipefail
 build="${1:-build}"
 runs="${2:-9}"
+microbatches="${3:-8192}"
 cli="$build/app/cli/stagecraft-cli"
 base="$build/bench/baseline_1f1b_process"
 for exe in "$cli" "$base"; do
@@ -20,9 +22,9 @@ measure() { # label command...: appends "seconds kib" to $tmp/label
   cat "$tmp/one" >> "$tmp/$label"
 }
 for _ in $(seq "$runs"); do
-  measure cli "$cli" simulate -s 1f1b --set parallel.pp=64 --set parallel.microbatches=8192 \
+  measure cli "$cli" simulate -s 1f1b --set parallel.pp=64 --set parallel.microbatches="$microbatches" \
     --set costs.mode=unit --set parallel.dp=1 --set model.layers=64
-  measure base "$base" 64 8192
+  measure base "$base" 64 "$microbatches"
 done
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 cli_s=$(cut -d' ' -f1 "$tmp/cli" | median); cli_k=$(cut -d' ' -f2 "$tmp/cli" | median)
