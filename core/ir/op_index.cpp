@@ -9,7 +9,10 @@ namespace stagecraft {
 
 OpIndex::OpIndex(const Schedule& schedule)
     : m_pipes(schedule.pipes), m_stages(schedule.stagesPerPipe), m_microbatches(schedule.microbatches) {
-    assignLarge(m_slots, 3ull * m_pipes * m_stages * m_microbatches, std::int32_t(-1));
+    // W's slots only where W can occur: a schedule that does not split its backward has none
+    // (2 instead of 3 slots per (pipe, stage, micro-batch)), unless it is malformed.
+    m_kinds = schedule.splitBackward ? 3 : 2;
+    assignLarge(m_slots, std::size_t(m_kinds) * kindStride(), std::int32_t(-1));
     m_mbPipe.assign(static_cast<std::size_t>(m_microbatches), -1);
     m_deviceOffset.assign(schedule.order.size() + 1, 0);
     for (std::size_t d = 0; d < schedule.order.size(); ++d)
@@ -39,6 +42,11 @@ OpIndex::OpIndex(const Schedule& schedule)
                                                 std::to_string(m_microbatches - 1)});
                 continue;
             }
+            if (std::size_t(op.kind) >= std::size_t(m_kinds)) {
+                // A W in a schedule that does not split its backward: indexed like any other.
+                m_kinds = 3;
+                m_slots.resize(std::size_t(m_kinds) * kindStride(), std::int32_t(-1));
+            }
             int& pipe = m_mbPipe[static_cast<std::size_t>(op.mb)];
             if (pipe < 0) pipe = op.pipe;
             if (pipe != op.pipe) {
@@ -66,7 +74,7 @@ void OpIndex::resolveDependencies(const Schedule& schedule) {
     // Every op below passed the range checks of the constructor or is skipped here, so the
     // slots can be computed without bounds checks.
     auto gidAt = [&](std::size_t slot) { return m_slots[slot] >= 0 ? m_slots[slot] : OpDeps::kMissing; };
-    const std::size_t kindStride = std::size_t(m_pipes) * m_stages * m_microbatches;
+    const std::size_t kindStride = this->kindStride();
     const std::size_t stageStride = std::size_t(m_microbatches);
     std::size_t crossDevice = 0;
     for (std::size_t d = 0; d < schedule.order.size(); ++d) {
@@ -106,8 +114,8 @@ std::size_t OpIndex::slotOf(OpKind kind, int pipe, int stage, int mb) const {
 }
 
 OpRef OpIndex::find(OpKind kind, int pipe, int stage, int mb) const {
-    if (!isComputeKind(kind) || pipe < 0 || pipe >= m_pipes || stage < 0 || stage >= m_stages || mb < 0 ||
-        mb >= m_microbatches)
+    if (!isComputeKind(kind) || int(kind) >= m_kinds || pipe < 0 || pipe >= m_pipes || stage < 0 ||
+        stage >= m_stages || mb < 0 || mb >= m_microbatches)
         return {};
     const std::int32_t gid = m_slots[slotOf(kind, pipe, stage, mb)];
     return gid >= 0 ? refOf(std::size_t(gid)) : OpRef{};

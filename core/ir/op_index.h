@@ -65,7 +65,10 @@ class OpIndex {
     std::size_t slotOf(OpKind kind, int pipe, int stage, int mb) const;
     void resolveDependencies(const Schedule& schedule);
 
+    std::size_t kindStride() const { return std::size_t(m_pipes) * m_stages * m_microbatches; }
+
     int m_pipes, m_stages, m_microbatches;
+    int m_kinds = 3;                      // kinds with slots: F, B (and W when the schedule has any)
     std::vector<std::int32_t> m_slots;    // [kind F/B/W][pipe][stage][mb] -> global id, -1 absent
     std::vector<std::int32_t> m_deviceOf; // [gid]
     std::vector<int> m_mbPipe;            // [mb]

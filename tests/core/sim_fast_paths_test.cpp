@@ -174,3 +174,18 @@ TEST_CASE("The iteration tail added in place equals the copied one", "[perf]") {
         }
     }
 }
+
+TEST_CASE("The index of a schedule without W keeps no W slots, yet finds a stray W", "[perf]") {
+    Schedule s = generateSchedule("1f1b", ScheduleParams{2, 2, 1});
+    const OpIndex plain(s);
+    CHECK_FALSE(plain.find(OpKind::W, 0, 0, 0).valid());
+    CHECK(plain.find(OpKind::B, 0, 1, 1).valid());
+    CHECK(plain.problems().empty());
+    // A malformed file may hold a W although the schedule does not split: it is indexed too.
+    s.order[1].push_back(Op{OpKind::W, 0, 0, 1, 0});
+    const OpIndex stray(s);
+    CHECK(stray.find(OpKind::W, 0, 1, 0) == OpRef{1, std::int32_t(s.order[1].size() - 1)});
+    CHECK(stray.find(OpKind::B, 0, 1, 1) == plain.find(OpKind::B, 0, 1, 1));
+    CHECK(stray.depsOf(stray.globalId(stray.find(OpKind::W, 0, 1, 0))).first ==
+          std::int32_t(stray.globalId(stray.find(OpKind::B, 0, 1, 0))));
+}
