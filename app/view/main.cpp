@@ -6,7 +6,9 @@
 
 #include "error.h"
 #include "view/frame_capture.h"
+#include "view/loading_panel.h"
 #include "view/side_panel.h"
+#include "view/source_loader.h"
 #include "view/timeline_view.h"
 #include "view/view_chart.h"
 #include "view/view_sources.h"
@@ -21,6 +23,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <imgui.h>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -112,6 +115,7 @@ std::vector<BenchStep> benchScript() {
 } // namespace
 
 int main(int argc, char** argv) {
+    const auto started = Clock::now();
     Options o;
     CLI::App app{"stagecraft-view: a fast timeline of Stagecraft traces, schedule files and projects"};
     app.add_option("files", o.files,
@@ -184,23 +188,11 @@ int main(int argc, char** argv) {
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 330");
 
-    // Read every file; a bad one is reported here and in the window, the others still show.
-    std::vector<ViewSource> sources = loadSources(o.files, o.load);
+    // Every file is read on a worker thread: the first frame shows at once, with a progress bar,
+    // and the chart follows when the files are read.
+    auto loader = std::make_unique<SourceLoader>(o.files, o.load);
+    std::vector<ViewSource> sources;
     bool anyBad = false;
-    for (const ViewSource& s : sources) {
-        if (!s.error.empty()) {
-            std::fprintf(stderr, "stagecraft-view: %s\n", s.error.c_str());
-            anyBad = true;
-        } else {
-            std::string read = s.path;
-            for (std::size_t i = 1; i < s.runFiles.size(); ++i) read += " + " + s.runFiles[i];
-            std::fprintf(stderr, "stagecraft-view: read %s in %.3f s", read.c_str(), s.loadSeconds);
-            if (s.trace)
-                std::fprintf(stderr, " (%zu events; timeline %.3f s, counters %.3f s)",
-                             s.trace->events.size(), s.loadSeconds - s.counterSeconds, s.counterSeconds);
-            std::fprintf(stderr, "\n");
-        }
-    }
     ViewChart chart;
     std::string chartError;
     auto rebuild = [&]() {
@@ -213,13 +205,34 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "stagecraft-view: %s\n", chartError.c_str());
         }
     };
-    rebuild();
     TimelineView view;
     view.setChart(&chart, false);
     view.setMouseEnabled(!scripted || o.hover.size() == 2);
     SidePanel side;
+    // A bad file is reported here and in the window; the others still show.
+    auto finishLoading = [&] {
+        sources = loader->take();
+        loader.reset();
+        for (const ViewSource& s : sources) {
+            if (!s.error.empty()) {
+                std::fprintf(stderr, "stagecraft-view: %s\n", s.error.c_str());
+                anyBad = true;
+            } else {
+                std::string read = s.path;
+                for (std::size_t i = 1; i < s.runFiles.size(); ++i) read += " + " + s.runFiles[i];
+                std::fprintf(stderr, "stagecraft-view: read %s in %.3f s", read.c_str(), s.loadSeconds);
+                if (s.trace)
+                    std::fprintf(stderr, " (%zu events; timeline %.3f s, counters %.3f s)",
+                                 s.trace->events.size(), s.loadSeconds - s.counterSeconds, s.counterSeconds);
+                std::fprintf(stderr, "\n");
+            }
+        }
+        rebuild();
+        view.setChart(&chart, false);
+    };
 
-    int frame = 0;
+    int frame = 0; ///< frames drawn since the files were read
+    bool firstFrame = true;
     const std::vector<BenchStep> script = o.bench ? benchScript() : std::vector<BenchStep>{};
     std::vector<double> frameMs;
     std::vector<double> buildMsAll; ///< the CPU part: events, core's draw lists, ImGui's vertices
@@ -230,15 +243,19 @@ int main(int argc, char** argv) {
 
     while (!glfwWindowShouldClose(window)) {
         // Interactive: sleep until input (or, with --follow, the next look at the files), so an idle
-        // viewer costs nothing; scripted runs draw as fast as they can.
-        if (scripted && o.follow)
+        // viewer costs nothing; scripted runs draw as fast as they can. While the files load, the
+        // progress bar moves a few times a second and leaves the cores to the reader.
+        if (loader)
+            glfwWaitEventsTimeout(0.05);
+        else if (scripted && o.follow)
             glfwWaitEventsTimeout(0.01); // a screenshot of a followed file: frames are time, not speed
         else if (scripted)
             glfwPollEvents();
         else
             glfwWaitEventsTimeout(o.follow ? 0.5 : 1.0);
         const auto t0 = Clock::now();
-        if (o.follow && t0 - lastPoll > std::chrono::milliseconds(500)) {
+        if (loader && loader->done()) finishLoading();
+        if (!loader && o.follow && t0 - lastPoll > std::chrono::milliseconds(500)) {
             lastPoll = t0;
             bool changed = false;
             for (ViewSource& s : sources)
@@ -288,7 +305,9 @@ int main(int argc, char** argv) {
         const float sideWidth = std::min(340.0f, vp->WorkSize.x * 0.3f);
         const ImVec2 avail = ImGui::GetContentRegionAvail();
         ImGui::BeginGroup();
-        if (chart.empty()) {
+        if (loader) {
+            drawLoadingPanel(*loader, o.files, ImVec2(avail.x, avail.y));
+        } else if (chart.empty()) {
             ImGui::BeginChild("##empty", ImVec2(avail.x - sideWidth - 8, avail.y), true);
             ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.75f, 0.1f, 0.1f, 1));
             ImGui::TextWrapped("Nothing to draw.");
@@ -313,9 +332,12 @@ int main(int argc, char** argv) {
             }
         }
         ImGui::EndGroup();
-        ImGui::SameLine();
-        bool switchRows = side.draw(sources, chart, view, sideWidth, lastFrameMs, o.chart.measuredRows);
-        if (!ImGui::GetIO().WantTextInput && ImGui::IsKeyPressed(GLFW_KEY_R, false)) {
+        bool switchRows = false;
+        if (!loader) {
+            ImGui::SameLine();
+            switchRows = side.draw(sources, chart, view, sideWidth, lastFrameMs, o.chart.measuredRows);
+        }
+        if (!loader && !ImGui::GetIO().WantTextInput && ImGui::IsKeyPressed(GLFW_KEY_R, false)) {
             o.chart.measuredRows = o.chart.measuredRows == MeasuredRows::UnderPredicted
                                        ? MeasuredRows::Overlaid
                                        : MeasuredRows::UnderPredicted;
@@ -338,7 +360,12 @@ int main(int argc, char** argv) {
         glClearColor(bg.r / 255.0f, bg.g / 255.0f, bg.b / 255.0f, 1);
         glClear(GL_COLOR_BUFFER_BIT);
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-        ++frame;
+        if (firstFrame) {
+            firstFrame = false;
+            std::fprintf(stderr, "stagecraft-view: first frame %.3f s after start\n",
+                         std::chrono::duration<double>(Clock::now() - started).count());
+        }
+        if (!loader) ++frame; // screenshots and the bench count the frames of the chart
         if (!o.screenshot.empty() && frame >= o.frames) {
             try {
                 saveFramebufferPng(o.screenshot, fbw, fbh);

@@ -60,14 +60,6 @@ void guarded(ViewSource& s, const std::string& name, Read&& read) {
     }
 }
 
-/// A trace of another tool (torch profiler, torch's _dump_chrometrace, Nsight Systems): read with
-/// the other per-rank files of its run, never alone by the Stagecraft trace reader.
-bool isForeignTrace(const std::string& path) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec) || isScheduleFile(path)) return false;
-    return detectTraceFormat(path) != TraceFormat::Stagecraft;
-}
-
 MeasuredTraceOptions runOptions(const LoadOptions& options) {
     MeasuredTraceOptions o;
     o.run.pick = IterationPick::One;
@@ -99,6 +91,12 @@ ViewSource assembleRun(const std::vector<std::string>& files, std::vector<RankTr
 }
 
 } // namespace
+
+bool isForeignTrace(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec) || isScheduleFile(path)) return false;
+    return detectTraceFormat(path) != TraceFormat::Stagecraft;
+}
 
 SourceKind classifySource(const std::string& path) {
     if (isScheduleFile(path)) return SourceKind::Schedule;

@@ -59,6 +59,10 @@ struct LoadOptions {
 /// project.
 SourceKind classifySource(const std::string& path);
 
+/// A trace of another tool (torch profiler, torch's _dump_chrometrace, Nsight Systems), read with
+/// the other per-rank files of its run, never alone by the Stagecraft trace reader.
+bool isForeignTrace(const std::string& path);
+
 /// Reads one file. Never throws: errors (core's, the file system's, out of memory) land in
 /// `error`, prefixed with the file name.
 ViewSource loadSource(const std::string& path, const LoadOptions& options);

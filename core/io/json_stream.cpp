@@ -1,6 +1,7 @@
 #include "io/json_stream.h"
 
 #include "error.h"
+#include "io/read_progress.h"
 #include "utf8.h"
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace stagecraft {
@@ -30,6 +32,8 @@ ByteSource::ByteSource(const std::filesystem::path& path, std::size_t blockBytes
         throw Error("io.read", "cannot read '" + path.string() + "': it is a directory");
     m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (m_fd < 0) throw Error("io.read", "cannot read '" + path.string() + "': " + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(m_fd, &st) == 0 && st.st_size > 0) m_size = std::uint64_t(st.st_size);
     m_buffer.resize(blockBytes);
     m_data = m_buffer.data();
     m_eof = false;
@@ -81,6 +85,7 @@ bool ByteSource::refill() {
             return m_pos < m_end;
         }
         m_end += std::size_t(n);
+        ReadProgress::report(m_base + m_end, m_size);
         return true;
     }
 }

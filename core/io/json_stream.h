@@ -77,6 +77,7 @@ class ByteSource {
     std::size_t m_pos = 0, m_end = 0;
     std::uint64_t m_base = 0; ///< offset in the text of m_data[0]
     int m_fd = -1;
+    std::uint64_t m_size = 0; ///< of the file, for read_progress.h
     bool m_eof = true;
     std::filesystem::path m_path;
     std::vector<char> m_buffer;

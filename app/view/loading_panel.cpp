@@ -1,0 +1,21 @@
+#include "view/loading_panel.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+namespace stagecraft::view {
+
+void drawLoadingPanel(const SourceLoader& loader, const std::vector<std::string>& files, ImVec2 size) {
+    ImGui::BeginChild("##loading", size, true);
+    ImGui::TextUnformatted(files.size() == 1 ? "Reading" : "Reading, in order");
+    for (const std::string& f : files)
+        ImGui::BulletText("%s", std::filesystem::path(f).filename().string().c_str());
+    const double fraction = loader.progress();
+    char label[32];
+    std::snprintf(label, sizeof label, "%.0f %%", 100 * fraction);
+    ImGui::ProgressBar(float(fraction), ImVec2(std::min(480.0f, std::max(120.0f, size.x - 16)), 0), label);
+    ImGui::EndChild();
+}
+
+} // namespace stagecraft::view

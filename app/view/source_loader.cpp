@@ -1,0 +1,61 @@
+#include "view/source_loader.h"
+
+#include "io/read_progress.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+#include <utility>
+
+namespace stagecraft::view {
+
+std::uint64_t bytesToRead(const std::vector<std::string>& paths) {
+    std::uint64_t total = 0;
+    for (const std::string& path : paths) {
+        std::error_code ec;
+        const std::uint64_t size = std::filesystem::file_size(path, ec);
+        if (ec) continue;
+        total += size * (classifySource(path) == SourceKind::Trace && !isForeignTrace(path) ? 2 : 1);
+    }
+    return std::max<std::uint64_t>(total, 1);
+}
+
+SourceLoader::SourceLoader(std::vector<std::string> paths, LoadOptions options) {
+    m_total = bytesToRead(paths);
+    m_thread = std::thread([this, paths = std::move(paths), options = std::move(options)]() mutable {
+        run(std::move(paths), options);
+    });
+}
+
+SourceLoader::~SourceLoader() {
+    m_stop.store(true, std::memory_order_relaxed);
+    if (m_thread.joinable()) m_thread.join();
+}
+
+void SourceLoader::run(std::vector<std::string> paths, const LoadOptions& options) {
+    // Each ByteSource reports its own file's bytes; a report below the last one is a new file
+    // (or the counter pass over the same one), whose bytes count from zero.
+    std::uint64_t last = 0;
+    const ReadProgress progress([&](std::uint64_t read, std::uint64_t) {
+        m_read.fetch_add(read >= last ? read - last : read, std::memory_order_relaxed);
+        last = read;
+        return !m_stop.load(std::memory_order_relaxed);
+    });
+    std::vector<ViewSource> sources = loadSources(paths, options);
+    {
+        const std::lock_guard<std::mutex> lock(m_mutex);
+        m_sources = std::move(sources);
+    }
+    m_done.store(true, std::memory_order_release);
+}
+
+double SourceLoader::progress() const {
+    return std::min(1.0, double(m_read.load(std::memory_order_relaxed)) / double(m_total));
+}
+
+std::vector<ViewSource> SourceLoader::take() {
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    return std::move(m_sources);
+}
+
+} // namespace stagecraft::view

@@ -1,0 +1,50 @@
+#pragma once
+// The command line's files read on a worker thread (loadSources), so that the window shows its
+// first frame at once and a progress bar while a trace of a gigabyte loads, instead of a blank
+// window until every file is read.
+
+#include "view/view_sources.h"
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace stagecraft::view {
+
+class SourceLoader {
+  public:
+    /// Starts reading `paths` (loadSources) on a thread of its own.
+    SourceLoader(std::vector<std::string> paths, LoadOptions options);
+    /// Stops a read still under way (at its next block) and waits for the thread.
+    ~SourceLoader();
+    SourceLoader(const SourceLoader&) = delete;
+    SourceLoader& operator=(const SourceLoader&) = delete;
+
+    /// The share of the bytes to read that were read, 0..1 (an estimate: see bytesToRead).
+    double progress() const;
+    /// Every file is read: take() hands the sources over.
+    bool done() const { return m_done.load(std::memory_order_acquire); }
+    /// The sources, in the order of the command line (loadSources); once, after done().
+    std::vector<ViewSource> take();
+
+  private:
+    void run(std::vector<std::string> paths, const LoadOptions& options);
+
+    std::atomic<bool> m_done{false};
+    std::atomic<bool> m_stop{false};
+    std::atomic<std::uint64_t> m_read{0};
+    std::uint64_t m_total = 1;
+    std::mutex m_mutex; // guards m_sources
+    std::vector<ViewSource> m_sources;
+    std::thread m_thread;
+};
+
+/// The bytes a load of `paths` reads, to scale its progress: a Stagecraft trace is read twice
+/// (its timeline, then its counters), every other file once. Traces of several iterations skip
+/// the counter pass, so their bar ends early; it is an estimate for the eye.
+std::uint64_t bytesToRead(const std::vector<std::string>& paths);
+
+} // namespace stagecraft::view
