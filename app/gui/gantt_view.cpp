@@ -35,8 +35,9 @@ GanttView::GanttView(QWidget* parent) : QAbstractScrollArea(parent) {
     setMinimumSize(320, 200);
 }
 
-void GanttView::setResult(AnalysisPtr result) {
+void GanttView::setResult(AnalysisPtr result, std::shared_ptr<WindowedChart> prepared) {
     m_result = std::move(result);
+    m_prepared = std::move(prepared);
     m_dependencies.clear();
     m_criticalPaths.clear();
     m_idleGaps.clear();
@@ -80,17 +81,21 @@ void GanttView::rebuild() {
     m_rows = ChartRows{};
     if (m_result && !m_result->outcomes.empty()) {
         try {
-            m_chart = composeChart(*m_result, m_settings);
-            // Hover text comes from the events (toolTipAt), not from strings on every bar.
-            m_options = chartOptions(*m_result, m_settings, 500);
-            m_options.tooltips = false;
-            m_content = scanChart(m_chart.panels, m_options);
-            m_rows = ChartRows(m_chart.panels, m_content);
+            // The worker's, when it drew this result under these settings; moving it keeps the
+            // rows' pointers valid (they point into vectors and the result).
+            std::shared_ptr<WindowedChart> w = std::move(m_prepared);
+            if (!w || w->result != m_result || !(w->settings == m_settings))
+                w = buildWindowedChart(m_result, m_settings);
+            m_chart = std::move(w->chart);
+            m_options = w->options;
+            m_content = std::move(w->content);
+            m_rows = std::move(w->rows);
             m_hasChart = true;
         } catch (const Error& e) {
             m_layoutError = QString::fromStdString(e.message());
         }
     }
+    m_prepared.reset();
     relayoutFrame(1.0, leftTime, pxPerUs);
 }
 

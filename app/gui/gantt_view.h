@@ -15,6 +15,7 @@
 #include "gui/models/analysis_runner.h"
 #include "gui/models/chart_overlays.h"
 #include "gui/models/op_details.h"
+#include "gui/models/windowed_chart.h"
 #include "layout/chart_frame.h"
 #include "layout/chart_rows.h"
 #include "layout/scene.h"
@@ -34,7 +35,9 @@ class GanttView : public QAbstractScrollArea {
   public:
     explicit GanttView(QWidget* parent = nullptr);
 
-    void setResult(AnalysisPtr result);
+    /// `prepared`: the windowed chart the analysis worker built of `result`, used when it was
+    /// built under the view's settings (otherwise the view builds its own).
+    void setResult(AnalysisPtr result, std::shared_ptr<WindowedChart> prepared = nullptr);
     const AnalysisPtr& result() const { return m_result; }
     void setSettings(const ChartSettings& settings);
     const ChartSettings& settings() const { return m_settings; }
@@ -170,6 +173,7 @@ class GanttView : public QAbstractScrollArea {
     ChartOptions m_options;
     ChartContent m_content;
     ChartRows m_rows;
+    std::shared_ptr<WindowedChart> m_prepared; ///< from setResult, until rebuild() takes it
     ChartFrame m_frame;
     Scene m_decor; ///< background, headers, row labels, legend, notes: what does not move
     bool m_hasChart = false;

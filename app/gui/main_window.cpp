@@ -502,7 +502,8 @@ void MainWindow::runAnalysis() {
         }
     }
     setNotAnalysed({});
-    m_runner->submit(std::move(request));
+    // A large result comes back with the chart's rows built on the worker, under these settings.
+    m_runner->submit(std::move(request), m_gantt->settings());
 }
 
 void MainWindow::setNotAnalysed(const QString& reason) {
@@ -537,7 +538,7 @@ void MainWindow::flushAnalysis() {
 }
 
 void MainWindow::onAnalysis(const AnalysisPtr& result) {
-    m_gantt->setResult(result);
+    m_gantt->setResult(result, m_runner->takeLatestChart());
     m_metrics->setResult(result);
     m_memory->setResult(result);
     const QString tracePath =

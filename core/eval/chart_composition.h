@@ -52,6 +52,7 @@ struct ChartSettings {
     /// bars cut at both ends. 0 and 0: the whole iteration; timeEnd 0: to the end.
     double timeStart = 0;
     double timeEnd = 0;
+    friend bool operator==(const ChartSettings&, const ChartSettings&) = default;
 };
 
 /// `kind` of the outline rects core draws for measured events (role Op, no fill).

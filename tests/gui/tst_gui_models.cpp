@@ -10,6 +10,7 @@
 #include "gui/models/op_details.h"
 #include "gui/models/project_document.h"
 #include "gui/models/schedule_list_model.h"
+#include "gui/models/windowed_chart.h"
 #include "gui_test_support.h"
 
 #include <QAbstractItemModelTester>
@@ -320,6 +321,31 @@ class TestGuiModels : public QObject {
         QCOMPARE(busy.count(), 2);
         QTest::qWait(20); // a late queued signal must not deliver twice
         QCOMPARE(finished.count(), 2);
+        QVERIFY(!runner.takeLatestChart()); // no chart settings given: no rows built
+    }
+
+    void runnerBuildsTheChartRowsOnItsWorker() {
+        AnalysisRunner runner;
+        AnalysisRequest request;
+        request.project = defaultProject();
+        ChartSettings settings;
+        settings.palette = "slides";
+        runner.submit(request, settings); // small: in place, the view builds its rows itself
+        QVERIFY(!runner.takeLatestChart());
+        runner.setWorkerThreshold(0);
+        runner.submit(request, settings);
+        runner.waitForIdle();
+        std::shared_ptr<WindowedChart> chart = runner.takeLatestChart();
+        QVERIFY(chart);
+        QVERIFY(chart->result == runner.latest());
+        QVERIFY(chart->settings == settings);
+        QVERIFY(!chart->options.tooltips);
+        // The same rows the view would build on its own thread.
+        const std::shared_ptr<WindowedChart> here = buildWindowedChart(runner.latest(), settings);
+        QCOMPARE(chart->rows.rowCount(), here->rows.rowCount());
+        QCOMPARE(chart->rows.eventCount(), here->rows.eventCount());
+        QVERIFY(chart->rows.eventCount() > 0);
+        QVERIFY(!runner.takeLatestChart()); // handed over once
     }
 
     void autosaveWritesAndFindsOrphans() {

@@ -1,14 +1,17 @@
 #include "gui/models/analysis_runner.h"
 
+#include "error.h"
 #include "eval/work_estimate.h"
+#include "gui/models/windowed_chart.h"
 
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
+#include <utility>
 
 namespace stagecraft::gui {
 
 AnalysisRunner::AnalysisRunner(QObject* parent) : QObject(parent) {
-    connect(&m_watcher, &QFutureWatcher<AnalysisPtr>::finished, this, &AnalysisRunner::onWorkerFinished);
+    connect(&m_watcher, &QFutureWatcher<Delivery>::finished, this, &AnalysisRunner::onWorkerFinished);
 }
 
 AnalysisRunner::~AnalysisRunner() {
@@ -17,20 +20,22 @@ AnalysisRunner::~AnalysisRunner() {
     m_watcher.waitForFinished();
 }
 
-void AnalysisRunner::submit(AnalysisRequest request) {
+void AnalysisRunner::submit(AnalysisRequest request, std::optional<ChartSettings> chart) {
     if (m_watcher.isRunning() || !m_delivered) {
         m_pending = std::move(request); // the running one will be outdated; run only the newest
+        m_pendingChart = std::move(chart);
         return;
     }
     if (estimateWork(request).effortOps <= double(m_threshold)) {
         m_latest = std::make_shared<const AnalysisResult>(analyze(request));
+        m_latestChart.reset(); // small: the view builds its chart itself
         emit finished(m_latest);
         return;
     }
-    startWorker(std::move(request));
+    startWorker(std::move(request), std::move(chart));
 }
 
-void AnalysisRunner::startWorker(AnalysisRequest request) {
+void AnalysisRunner::startWorker(AnalysisRequest request, std::optional<ChartSettings> chart) {
     if (m_delivered) emit busyChanged(true); // not when chaining from a finished worker
     m_delivered = false;
     m_dropResult = false;
@@ -50,8 +55,17 @@ void AnalysisRunner::startWorker(AnalysisRequest request) {
             },
             Qt::QueuedConnection);
     };
-    m_watcher.setFuture(QtConcurrent::run([request = std::move(request)]() -> AnalysisPtr {
-        return std::make_shared<const AnalysisResult>(analyze(request));
+    m_watcher.setFuture(QtConcurrent::run([request = std::move(request), chart = std::move(chart)]() {
+        Delivery d;
+        d.result = std::make_shared<const AnalysisResult>(analyze(request));
+        if (chart && !d.result->cancelled && !d.result->outcomes.empty()) {
+            try {
+                d.chart = buildWindowedChart(d.result, *chart);
+            } catch (const Error&) {
+                // The view builds it again on its thread and shows the layout's message.
+            }
+        }
+        return d;
     }));
 }
 
@@ -63,23 +77,25 @@ void AnalysisRunner::onWorkerFinished() {
         if (m_pending) { // a request made after the cancel runs as usual
             AnalysisRequest next = std::move(*m_pending);
             m_pending.reset();
-            submit(std::move(next));
+            submit(std::move(next), std::exchange(m_pendingChart, std::nullopt));
         }
         return;
     }
-    AnalysisPtr result = m_watcher.result();
+    Delivery delivery = m_watcher.result();
     if (m_pending) {
         AnalysisRequest next = std::move(*m_pending);
         m_pending.reset();
+        std::optional<ChartSettings> chart = std::exchange(m_pendingChart, std::nullopt);
         // The finished result is already outdated; go straight to the newest request.
         if (estimateWork(next).effortOps > double(m_threshold)) {
             m_delivered = false; // still busy: no busyChanged(false) in between
-            startWorker(std::move(next));
+            startWorker(std::move(next), std::move(chart));
             return;
         }
-        result = std::make_shared<const AnalysisResult>(analyze(next));
+        delivery = {std::make_shared<const AnalysisResult>(analyze(next)), nullptr};
     }
-    m_latest = result;
+    m_latest = std::move(delivery.result);
+    m_latestChart = std::move(delivery.chart);
     emit busyChanged(false);
     emit finished(m_latest);
 }
@@ -88,6 +104,7 @@ void AnalysisRunner::cancel() {
     if (m_delivered || m_dropResult) return;
     m_cancel->store(true);
     m_pending.reset();
+    m_pendingChart.reset();
     m_dropResult = true;
     emit busyChanged(false);
     emit cancelled();

@@ -3,8 +3,11 @@
 // milliseconds), on a worker thread (QtConcurrent) when it is big, so the UI thread never waits
 // on a big schedule. Requests that arrive while a worker runs are coalesced: only the newest
 // one runs next, and results of outdated requests are dropped. A worker reports its progress in
-// percent and stops within one step of its work when cancelled (core's WorkControl).
+// percent and stops within one step of its work when cancelled (core's WorkControl). Given chart
+// settings, a worker also builds the Gantt view's windowed chart of its result
+// (windowed_chart.h), so a result of millions of ops reaches the window ready to draw.
 
+#include "eval/chart_composition.h"
 #include "eval/evaluation.h"
 
 #include <QFutureWatcher>
@@ -16,6 +19,7 @@
 namespace stagecraft::gui {
 
 using AnalysisPtr = std::shared_ptr<const AnalysisResult>;
+struct WindowedChart;
 
 class AnalysisRunner : public QObject {
     Q_OBJECT
@@ -28,7 +32,8 @@ class AnalysisRunner : public QObject {
     void setWorkerThreshold(std::size_t ops) { m_threshold = ops; }
     std::size_t workerThreshold() const { return m_threshold; }
 
-    void submit(AnalysisRequest request);
+    /// `chart`: the settings under which a worker also builds the windowed chart of its result.
+    void submit(AnalysisRequest request, std::optional<ChartSettings> chart = std::nullopt);
     bool isBusy() const { return !m_delivered; }
     /// Stop the running worker (it stops before its next schedule) and drop its result and any
     /// queued request: the last delivered result stays the latest.
@@ -37,6 +42,9 @@ class AnalysisRunner : public QObject {
     void waitForIdle();
 
     const AnalysisPtr& latest() const { return m_latest; }
+    /// The windowed chart a worker built with the latest result, handed over once (null when the
+    /// result was analysed in place, no settings were given, or the build failed).
+    std::shared_ptr<WindowedChart> takeLatestChart() { return std::move(m_latestChart); }
 
   signals:
     void finished(const stagecraft::gui::AnalysisPtr& result);
@@ -47,13 +55,21 @@ class AnalysisRunner : public QObject {
     void cancelled();
 
   private:
-    void startWorker(AnalysisRequest request);
+    /// What a worker hands back.
+    struct Delivery {
+        AnalysisPtr result;
+        std::shared_ptr<WindowedChart> chart;
+    };
+
+    void startWorker(AnalysisRequest request, std::optional<ChartSettings> chart);
     void onWorkerFinished();
 
     std::size_t m_threshold = 60000;
-    QFutureWatcher<AnalysisPtr> m_watcher;
+    QFutureWatcher<Delivery> m_watcher;
     std::optional<AnalysisRequest> m_pending;
+    std::optional<ChartSettings> m_pendingChart;
     AnalysisPtr m_latest;
+    std::shared_ptr<WindowedChart> m_latestChart;
     bool m_delivered = true;   ///< the current future's result has been handled
     bool m_dropResult = false; ///< the current future was cancelled: its result is not delivered
     std::shared_ptr<std::atomic<bool>> m_cancel; ///< the current worker's cancel flag

@@ -1,0 +1,20 @@
+#include "gui/models/windowed_chart.h"
+
+#include <utility>
+
+namespace stagecraft::gui {
+
+std::shared_ptr<WindowedChart> buildWindowedChart(AnalysisPtr result, const ChartSettings& settings) {
+    auto w = std::make_shared<WindowedChart>();
+    w->result = std::move(result);
+    w->settings = settings;
+    w->chart = composeChart(*w->result, settings);
+    // Hover text comes from the events (GanttView::toolTipAt), not from strings on every bar.
+    w->options = chartOptions(*w->result, settings, 500);
+    w->options.tooltips = false;
+    w->content = scanChart(w->chart.panels, w->options);
+    w->rows = ChartRows(w->chart.panels, w->content);
+    return w;
+}
+
+} // namespace stagecraft::gui
