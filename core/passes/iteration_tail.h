@@ -15,8 +15,9 @@ struct IterationTailOptions {
 };
 
 Schedule addIterationTail(const Schedule& schedule, const IterationTailOptions& options);
-/// The same, consuming `schedule`: each device's input order is released as soon as its output
-/// is built, so a million-op schedule is not held twice.
+/// The same, consuming `schedule`: the tail is added to its orders in place (from the back, so ops
+/// before the last sync do not move; with the room generators reserve, nothing is reallocated), so
+/// a million-op schedule is neither held twice nor copied.
 Schedule addIterationTail(Schedule&& schedule, const IterationTailOptions& options);
 
 } // namespace stagecraft
