@@ -14,7 +14,13 @@ void drawLoadingPanel(const SourceLoader& loader, const std::vector<std::string>
     const double fraction = loader.progress();
     char label[32];
     std::snprintf(label, sizeof label, "%.0f %%", 100 * fraction);
-    ImGui::ProgressBar(float(fraction), ImVec2(std::min(480.0f, std::max(120.0f, size.x - 16)), 0), label);
+    const ImVec2 bar(std::min(480.0f, std::max(120.0f, size.x - 16)), 0);
+    ImGui::ProgressBar(float(fraction), bar, label);
+    if (const double evaluated = loader.evaluation(); evaluated >= 0) {
+        ImGui::TextUnformatted("Evaluating");
+        std::snprintf(label, sizeof label, "%.0f %%", 100 * evaluated);
+        ImGui::ProgressBar(float(evaluated), bar, label);
+    }
     ImGui::EndChild();
 }
 

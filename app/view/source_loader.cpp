@@ -28,7 +28,7 @@ SourceLoader::SourceLoader(std::vector<std::string> paths, LoadOptions options) 
 }
 
 SourceLoader::~SourceLoader() {
-    m_stop.store(true, std::memory_order_relaxed);
+    m_stop->store(true, std::memory_order_relaxed);
     if (m_thread.joinable()) m_thread.join();
 }
 
@@ -39,9 +39,14 @@ void SourceLoader::run(std::vector<std::string> paths, const LoadOptions& option
     const ReadProgress progress([&](std::uint64_t read, std::uint64_t) {
         m_read.fetch_add(read >= last ? read - last : read, std::memory_order_relaxed);
         last = read;
-        return !m_stop.load(std::memory_order_relaxed);
+        return !m_stop->load(std::memory_order_relaxed);
     });
-    std::vector<ViewSource> sources = loadSources(paths, options);
+    LoadOptions evaluated = options;
+    evaluated.cancel = m_stop;
+    evaluated.evaluation = [this](double fraction, const std::string&) {
+        m_evaluation.store(fraction, std::memory_order_relaxed);
+    };
+    std::vector<ViewSource> sources = loadSources(paths, evaluated);
     {
         const std::lock_guard<std::mutex> lock(m_mutex);
         m_sources = std::move(sources);

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -25,6 +26,9 @@ class SourceLoader {
 
     /// The share of the bytes to read that were read, 0..1 (an estimate: see bytesToRead).
     double progress() const;
+    /// The share of the evaluation of a schedule file or project under way, 0..1; -1 when none
+    /// is (their bytes are read first, then they are evaluated).
+    double evaluation() const { return m_evaluation.load(std::memory_order_relaxed); }
     /// Every file is read: take() hands the sources over.
     bool done() const { return m_done.load(std::memory_order_acquire); }
     /// The sources, in the order of the command line (loadSources); once, after done().
@@ -34,7 +38,8 @@ class SourceLoader {
     void run(std::vector<std::string> paths, const LoadOptions& options);
 
     std::atomic<bool> m_done{false};
-    std::atomic<bool> m_stop{false};
+    std::shared_ptr<std::atomic<bool>> m_stop = std::make_shared<std::atomic<bool>>(false);
+    std::atomic<double> m_evaluation{-1};
     std::atomic<std::uint64_t> m_read{0};
     std::uint64_t m_total = 1;
     std::mutex m_mutex; // guards m_sources

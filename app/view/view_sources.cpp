@@ -140,7 +140,11 @@ ViewSource loadSource(const std::string& path, const LoadOptions& options) {
         input.path = path;
         if (s.kind == SourceKind::Schedule) input.projectPath = options.costsProject;
         input.sets = options.sets;
-        s.analysis = std::make_shared<AnalysisResult>(analyze(loadAnalysisRequest(input)));
+        AnalysisRequest request = loadAnalysisRequest(input);
+        request.cancel = options.cancel;
+        request.progress = options.evaluation;
+        s.analysis = std::make_shared<AnalysisResult>(analyze(request));
+        if (s.analysis->cancelled) throw Error("work.cancelled", "the evaluation was cancelled");
         if (s.analysis->outcomes.empty()) {
             std::string why;
             for (const ScheduleRefusal& r : s.analysis->refusals)

@@ -9,7 +9,9 @@
 #include "eval/evaluation.h"
 #include "sim/timeline.h"
 
+#include <atomic>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,6 +54,11 @@ struct LoadOptions {
     std::string costsProject; ///< --project: costs, model and cluster for schedule files
     std::vector<std::string> sets;
     int traceIteration = -1;
+    /// Set to stop an evaluation of a schedule file or project between its steps (the source then
+    /// holds the error "cancelled"); trace reads stop through io/read_progress.h.
+    std::shared_ptr<const std::atomic<bool>> cancel;
+    /// Told the share of an evaluation done (AnalysisRequest::progress), on the reading thread.
+    std::function<void(double fraction, const std::string& schedule)> evaluation;
 };
 
 /// Which kind `path` is: a schedule file (core's isScheduleFile), a trace (a trace of another tool
