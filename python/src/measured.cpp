@@ -64,10 +64,11 @@ void bindMeasured(py::module_& m) {
     m.def(
         "calibrate",
         [](const Project& project, const std::string& schedule, const std::vector<std::string>& traces,
-           int iteration, bool median, double inputShare) {
+           int iteration, bool median, double inputShare, bool runtimeModel) {
             const AnalysisRequest request = requestWithTrace(project, schedule, traces, iteration, median);
             CalibrationOptions options;
             options.inputShare = inputShare;
+            options.runtimeModel = runtimeModel;
             CalibrationReport report;
             {
                 py::gil_scoped_release release;
@@ -81,13 +82,23 @@ void bindMeasured(py::module_& m) {
                 py::arg("after") = py::dict(py::arg("makespan_error") = report.after.makespanError,
                                             py::arg("bubble_predicted") = report.after.bubblePredicted,
                                             py::arg("bubble_measured") = report.after.bubbleMeasured),
+                py::arg("after_list_scheduler") =
+                    py::dict(py::arg("makespan_error") = report.listAfter.makespanError,
+                             py::arg("bubble_predicted") = report.listAfter.bubblePredicted,
+                             py::arg("bubble_measured") = report.listAfter.bubbleMeasured),
+                py::arg("runtime_fit") = report.runtime ? py::object(py::str(describeRuntimeFit(*report.runtime)))
+                                                        : py::object(py::none()),
+                py::arg("runtime_refusal") = report.runtimeRefusal.empty() ? py::object(py::none())
+                                                                           : py::object(py::str(report.runtimeRefusal)),
                 py::arg("note") = report.project.costs.note);
             return py::make_tuple(report.project, summary);
         },
         py::arg("project"), py::arg("schedule"), py::arg("traces"), py::arg("iteration") = -1,
-        py::arg("median") = false, py::arg("input_share") = 0.5,
-        "Fits the project's manual costs to a measured trace of `schedule` (as `stagecraft-cli "
-        "calibrate`): returns (calibrated Project, {before, after, note}).");
+        py::arg("median") = false, py::arg("input_share") = 0.5, py::arg("runtime_model") = true,
+        "Fits the project's manual costs to a measured trace of `schedule` and, from a torch profiler "
+        "run, the runtime model, which the calibrated project keeps and times every schedule with (as "
+        "`stagecraft-cli calibrate`; runtime_model=False: the list scheduler only): returns (calibrated "
+        "Project, {before, after, after_list_scheduler, runtime_fit, runtime_refusal, note}).");
 }
 
 } // namespace stagecraft::python

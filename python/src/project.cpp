@@ -71,6 +71,21 @@ void bindProject(py::module_& m) {
             py::arg("path"), "Writes the project file atomically (a temporary file, then a rename).")
         .def_readwrite("name", &Project::name)
         .def_readwrite("schedules", &Project::schedules, "registry names evaluated by default")
+        .def_property_readonly(
+            "runtime_fit",
+            [](const Project& p) {
+                return p.runtimeFit ? py::object(py::str(describeRuntimeFit(*p.runtimeFit))) : py::object(py::none());
+            },
+            "What the runtime fit a calibration from a torch run keeps rests on (it then times every schedule), "
+            "or None.")
+        .def(
+            "without_runtime_fit",
+            [](const Project& p) {
+                Project copy = p;
+                copy.runtimeFit.reset();
+                return copy;
+            },
+            "A copy whose schedules are timed by the list scheduler with its costs again.")
         .def(
             "get", [](const Project& p, const std::string& path) { return fieldValue(p, fieldNamed(path)); },
             py::arg("field"), "The value of a field ('model.layers').")

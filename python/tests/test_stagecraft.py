@@ -217,6 +217,29 @@ class Fidelity(unittest.TestCase):
             self.assertAlmostEqual(report["residual"]["makespan_error"], fit.residual["makespan_error"], places=12)
             self.assertAlmostEqual(report["checks"][0]["makespan_error"], check["makespan_error"], places=12)
 
+    def test_a_project_calibrated_on_a_torch_run_times_every_schedule_with_its_fit(self):
+        project = sc.Project().with_overrides(
+            {"parallel.pp": 2, "parallel.microbatches": 8, "parallel.chunks": 2, "parallel.dp": 1,
+             "model.layers": 8, "costs.mode": "manual"})
+        run = self.run_of("ZBVZeroBubble")[0]
+        traces = [run + "_rank0.json", run + "_rank1.json"]
+        calibrated, report = sc.calibrate(project, "zb-v", traces, median=True)
+        self.assertIn("torch-gloo runtime model", calibrated.runtime_fit)
+        self.assertEqual(report["runtime_fit"], calibrated.runtime_fit)
+        self.assertIsNone(report["runtime_refusal"])
+        self.assertLess(abs(report["after"]["makespan_error"]), 0.1)
+        # The fit is kept in the file and times every schedule; dropping it goes back to the costs.
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "calibrated.stagecraft.json")
+            calibrated.save(path)
+            self.assertEqual(sc.Project.load(path), calibrated)
+        timed = sc.simulate(calibrated, "1f1b").makespan
+        listed = sc.simulate(calibrated.without_runtime_fit(), "1f1b").makespan
+        self.assertNotEqual(timed, listed)
+        self.assertIsNone(calibrated.without_runtime_fit().runtime_fit)
+        only_list, report = sc.calibrate(project, "zb-v", traces, median=True, runtime_model=False)
+        self.assertIsNone(only_list.runtime_fit)
+
     def test_calibrate_once_choose_a_schedule(self):
         fit = sc.fit_torch_run(self.run_of("ZBVZeroBubble"))
         names = ["1f1b", "zb-v", "chimera", "no-such"]
@@ -265,6 +288,9 @@ class MeasuredTraces(unittest.TestCase):
         self.assertEqual(calibrated.get("costs.mode"), "manual")
         self.assertLess(abs(report["after"]["makespan_error"]), abs(report["before"]["makespan_error"]))
         self.assertIn("zb-h1_pp2_m4_host.json", report["note"])
+        # A Stagecraft trace is not a torch run: no runtime model, and the report says why.
+        self.assertIsNone(calibrated.runtime_fit)
+        self.assertIn("torch profiler", report["runtime_refusal"])
         with self.assertRaises(sc.Error):
             sc.overlay(self.project, "1f1b", [self.trace])  # a trace of another schedule
 
