@@ -43,7 +43,9 @@ Prediction predictTailed(const Project& project, Schedule&& tailed, const WorkCo
     if (project.runtimeFit) {
         // Timed as the fitted runtime runs it: its waits are its own, not the cost model's
         // transfers, so the metrics read them as a measurement's.
-        ScheduleTiming timed = timeScheduleLikeTorch(project.runtimeFit->costs, s, s.name);
+        const WorkControl draws = control ? control->part(0.25, 0.6) : WorkControl{};
+        ScheduleTiming timed = timeScheduleLikeTorch(project.runtimeFit->costs, s, s.name, kFittedInputShare,
+                                                     control ? &draws : nullptr);
         out.timeline = std::move(timed.timeline);
         r.notes += std::string(r.notes.empty() ? "" : "; ") + runtimeFitNote(*project.runtimeFit, timed);
     } else {

@@ -41,6 +41,9 @@ constexpr std::size_t kSpreadQuantiles = 256;
 
 /// Timings a prediction is the median of (the headers' default).
 constexpr int kReplications = 33;
+/// Above this many instructions a schedule's timing takes fewer draws, at least kMinReplications.
+constexpr std::size_t kManyInstructions = 200'000;
+constexpr int kMinReplications = 3;
 
 /// One iteration of a measured run.
 RunSummary summarizeIteration(const std::vector<RankTrace>& ranks, int k) {
@@ -679,12 +682,15 @@ struct Replicated {
     std::uint64_t representativeSeed = 0;
 };
 
-Replicated replicate(const Lowered& programs, const RuntimeCosts& costs, int replications) {
+Replicated replicate(const Lowered& programs, const RuntimeCosts& costs, int replications,
+                     const WorkControl* control = nullptr) {
     const CostSpread& d = costs.spread;
     const bool spread = !d.compute.empty() || !d.gap.empty() || !d.post.empty() || !d.transfer.empty();
     if (!spread || replications <= 1) return {summarizePredicted(programs, timePrograms(programs, costs)), 0};
     std::vector<RunSummary> runs;
     for (int k = 1; k <= replications; ++k) {
+        throwIfCancelled(control, "the runtime model's timing");
+        if (control) control->report(double(k - 1) / replications);
         TimingOptions options;
         options.seed = std::uint64_t(k);
         runs.push_back(summarizePredicted(programs, timePrograms(programs, costs, options)));
@@ -838,7 +844,8 @@ Timeline timelineOfSchedule(const Schedule& schedule, const Lowered& programs, c
 } // namespace
 
 ScheduleTiming timeScheduleLikeTorch(const RuntimeCosts& costs, const Schedule& schedule,
-                                     std::string_view registryName, double inputShare) {
+                                     std::string_view registryName, double inputShare,
+                                     const WorkControl* control) {
     ScheduleTiming out;
     RuntimeCosts mapped = remapStages(costs, schedule.stagesPerPipe);
     if (schedule.stagesPerPipe != int(costs.stages.size()))
@@ -876,7 +883,15 @@ ScheduleTiming timeScheduleLikeTorch(const RuntimeCosts& costs, const Schedule& 
                                                            : lowerLikeTorch(order);
         out.runtime = torchRuntimeName(runtime);
     }
-    const Replicated timed = replicate(programs, mapped, kReplications);
+    // A long iteration varies less from draw to draw (its ops' variations average out): fewer
+    // draws keep a million-op prediction to a few timings, with cancellation between them.
+    std::size_t instructions = 0;
+    for (const Program& p : programs.programs) instructions += p.instructions.size();
+    const int draws =
+        instructions <= kManyInstructions
+            ? kReplications
+            : std::max(kMinReplications, int(kReplications * kManyInstructions / instructions) | 1);
+    const Replicated timed = replicate(programs, mapped, draws, control);
     out.summary = timed.summary;
     out.timeline =
         timelineOfSchedule(schedule, programs, timingWithSeed(programs, mapped, timed.representativeSeed));

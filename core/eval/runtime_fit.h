@@ -19,6 +19,7 @@
 #include "passes/program_timing.h"
 #include "project/runtime_costs.h"
 #include "project/runtime_fit_file.h"
+#include "work_control.h"
 
 #include <filesystem>
 #include <string>
@@ -146,9 +147,13 @@ struct ScheduleTiming {
 /// 0's I = 0 and W = B, as torch's first stage does). torch runs one pipe: a schedule of two
 /// (Chimera, BitPipe) is lowered Stagecraft's way (passes/lower.h) and timed with the same costs,
 /// which says so in the notes. `schedule` has no GradSync or Optimizer ops (torch's step has
-/// none). Throws what the lowering throws (ValidationError "lower.torch") and what timing throws.
+/// none). Above 200,000 instructions fewer draws of the spread are timed (at least 3): a long
+/// iteration's draws differ less. `control` (optional) gets the share of the draws done and stops
+/// the work between draws (Error "work.cancelled"). Throws what the lowering throws (ValidationError
+/// "lower.torch") and what timing throws.
 ScheduleTiming timeScheduleLikeTorch(const RuntimeCosts& costs, const Schedule& schedule,
-                                     std::string_view registryName, double inputShare = kFittedInputShare);
+                                     std::string_view registryName, double inputShare = kFittedInputShare,
+                                     const WorkControl* control = nullptr);
 
 /// A registered schedule as torch would run it on the fitted machine.
 struct SchedulePrediction {

@@ -10,6 +10,8 @@
 #include "torch_runs.h"
 
 #include <catch2/catch.hpp>
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -158,5 +160,25 @@ TEST_CASE("a project's runtime fit is checked field by field", "[project][calibr
         CHECK(e.id() == "project.field");
         CHECK(std::string(e.what()).find("runtime_fit.stages_us[0].f = -3: must be finite and >= 0") !=
               std::string::npos);
+    }
+}
+
+TEST_CASE("a prediction under a runtime fit stops when cancelled and reports its draws",
+          "[torch_runs][calibrate]") {
+    const CalibrationReport report = calibrateOn("pp2_h512", "ZBVZeroBubble", scratch("cancel.stagecraft.json"));
+    const Schedule order = orderFromProject(report.project, "zb-h1");
+    std::vector<double> shares;
+    WorkControl control;
+    control.progress = [&](double f) { shares.push_back(f); };
+    CHECK(predict(report.project, order, &control).report.time.makespan > 0);
+    CHECK(shares.size() > 10); // one report per draw of the spread, between the steps
+    CHECK(std::is_sorted(shares.begin(), shares.end()));
+    const std::atomic<bool> stop{true};
+    control.cancel = &stop;
+    try {
+        predict(report.project, order, &control);
+        FAIL("a cancelled prediction finished");
+    } catch (const Error& e) {
+        CHECK(e.id() == "work.cancelled");
     }
 }
