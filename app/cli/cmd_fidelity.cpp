@@ -9,8 +9,8 @@
 #include "error.h"
 #include "eval/runtime_fit.h"
 #include "eval/runtime_fit_chart.h"
-#include "project/runtime_fit_file.h"
 #include "file_io.h"
+#include "project/runtime_fit_file.h"
 #include "report_format.h"
 
 #include <iostream>
@@ -91,8 +91,11 @@ Check check(const Fitted& fit, const std::string& list) {
 }
 
 std::vector<std::string> row(const std::string& name, const FidelityReport& r) {
+    // The measured median's own 95 % interval: an error inside it is inside the run's noise.
+    const std::string noise = r.measuredNoise > 0 ? "\u00b1" + fixed(100 * r.measuredNoise, 0) + "%" : "-";
     return {name,
             ms(r.measured.makespan),
+            noise,
             ms(r.predicted.makespan),
             signedPct(r.makespanError),
             fixed(100 * r.measured.bubble, 1),
@@ -158,8 +161,9 @@ std::string text(const Fitted& fit, const std::vector<Check>& checks) {
         out += shared.str();
     }
     for (const std::string& n : fit.record.notes) out += "note: " + n + "\n";
-    std::vector<std::vector<std::string>> rows{{"run", "makespan ms", "predicted", "error", "bubble %",
-                                                "predicted", "points", "op MAPE", "start MAE ms"}};
+    std::vector<std::vector<std::string>> rows{{"run", "makespan ms", "run's own", "predicted", "error",
+                                                "bubble %", "predicted", "points", "op MAPE",
+                                                "start MAE ms"}};
     if (fit.residual) rows.push_back(row("fit (residual)", *fit.residual));
     for (std::size_t i = 0; i < checks.size(); ++i)
         rows.push_back(row("check " + std::to_string(i + 1), checks[i].report));
@@ -185,17 +189,20 @@ nlohmann::ordered_json reportJson(const FidelityReport& r) {
                            {"gaps_us", t.gaps}});
         return out;
     };
-    return Json{{"measured_makespan_us", r.measured.makespan},
-                {"predicted_makespan_us", r.predicted.makespan},
-                {"makespan_error", r.makespanError},
-                {"measured_bubble", r.measured.bubble},
-                {"predicted_bubble", r.predicted.bubble},
-                {"bubble_error", r.bubbleError},
-                {"op_mape", r.opMape},
-                {"start_mae_us", r.startMae},
-                {"matched_ops", r.matchedOps},
-                {"measured_ranks", ranks(r.measured)},
-                {"predicted_ranks", ranks(r.predicted)}};
+    return Json{
+        {"measured_makespan_us", r.measured.makespan},
+        {"predicted_makespan_us", r.predicted.makespan},
+        {"makespan_error", r.makespanError},
+        {"measured_makespan_interval_us", Json::array({r.measured.makespanLow, r.measured.makespanHigh})},
+        {"measured_noise", r.measuredNoise},
+        {"measured_bubble", r.measured.bubble},
+        {"predicted_bubble", r.predicted.bubble},
+        {"bubble_error", r.bubbleError},
+        {"op_mape", r.opMape},
+        {"start_mae_us", r.startMae},
+        {"matched_ops", r.matchedOps},
+        {"measured_ranks", ranks(r.measured)},
+        {"predicted_ranks", ranks(r.predicted)}};
 }
 
 std::string json(const Fitted& fit, const std::vector<Check>& checks,

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <random>
 #include <sstream>
 #include <tuple>
 
@@ -84,6 +85,22 @@ RunSummary summarizeIteration(const std::vector<RankTrace>& ranks, int k) {
 }
 
 /// The median of each field over the iterations.
+/// The 95 % percentile-bootstrap interval of the median of `values` (2,000 resamples, a fixed
+/// seed: deterministic).
+std::pair<double, double> medianInterval(const std::vector<double>& values) {
+    constexpr int kResamples = 2000;
+    std::mt19937_64 random(20261125);
+    std::uniform_int_distribution<std::size_t> pick(0, values.size() - 1);
+    std::vector<double> medians, sample(values.size());
+    medians.reserve(kResamples);
+    for (int k = 0; k < kResamples; ++k) {
+        for (double& v : sample) v = values[pick(random)];
+        medians.push_back(median(sample));
+    }
+    std::sort(medians.begin(), medians.end());
+    return {medians[kResamples / 40], medians[kResamples - 1 - kResamples / 40]};
+}
+
 RunSummary medianOf(const std::vector<RunSummary>& runs) {
     RunSummary out;
     std::vector<double> v;
@@ -385,7 +402,13 @@ RunSummary summarizeMeasured(const std::vector<RankTrace>& ranks) {
     std::vector<RunSummary> runs;
     runs.reserve(std::size_t(iterations));
     for (int k = 0; k < iterations; ++k) runs.push_back(summarizeIteration(ranks, k));
-    return medianOf(runs);
+    RunSummary out = medianOf(runs);
+    if (iterations >= 3) {
+        std::vector<double> makespans;
+        for (const RunSummary& r : runs) makespans.push_back(r.makespan);
+        std::tie(out.makespanLow, out.makespanHigh) = medianInterval(makespans);
+    }
+    return out;
 }
 
 RunSummary summarizePredicted(const Lowered& programs, const ProgramTiming& timing) {
@@ -446,6 +469,8 @@ FidelityReport compareRuns(const RunSummary& measured, const RunSummary& predict
     f.makespanError =
         measured.makespan > 0 ? (predicted.makespan - measured.makespan) / measured.makespan : 0.0;
     f.bubbleError = predicted.bubble - measured.bubble;
+    if (measured.makespan > 0 && measured.makespanHigh > measured.makespanLow)
+        f.measuredNoise = (measured.makespanHigh - measured.makespanLow) / 2 / measured.makespan;
     std::map<OpKey, const RunSummary::Op*> byKey;
     for (const RunSummary::Op& op : measured.ops) byKey[{int(op.kind), op.stage, op.mb}] = &op;
     // A whole backward of a split program (DualPipeV's) is its input half and its W, one after

@@ -49,8 +49,12 @@ struct RankTime {
 /// One iteration of a run (measured, or predicted by timing programs), reduced to what the
 /// fidelity checks compare.
 struct RunSummary {
-    double makespan = 0;         ///< from the first action of any rank to the last one's end, µs
-    double bubble = 0;           ///< 1 - compute / (ranks x makespan)
+    double makespan = 0; ///< from the first action of any rank to the last one's end, µs
+    double bubble = 0;   ///< 1 - compute / (ranks x makespan)
+    /// A measured run's median makespan is of a few iterations that vary: the 95 % interval of that
+    /// median (a bootstrap over its iterations, seeded, so the same run always gives the same
+    /// interval), µs. Both 0 for a prediction or a run of fewer than 3 iterations.
+    double makespanLow = 0, makespanHigh = 0;
     std::vector<RankTime> ranks; ///< [rank]
     /// Each compute op: (kind, stage, mb) -> its start and end from the iteration's start.
     struct Op {
@@ -77,9 +81,12 @@ RunSummary predictSummary(const Lowered& programs, const RuntimeCosts& costs, in
 struct FidelityReport {
     RunSummary measured, predicted;
     double makespanError = 0; ///< (predicted - measured) / measured
-    double bubbleError = 0;   ///< predicted - measured, in points of a fraction (0.03 = 3 points)
-    double opMape = 0;        ///< mean absolute percentage error of the op durations
-    double startMae = 0;      ///< mean absolute error of the op starts, µs
+    /// Half the width of the measured median's interval over the median (0 when not known): an
+    /// error within it is within the run's own noise.
+    double measuredNoise = 0;
+    double bubbleError = 0; ///< predicted - measured, in points of a fraction (0.03 = 3 points)
+    double opMape = 0;      ///< mean absolute percentage error of the op durations
+    double startMae = 0;    ///< mean absolute error of the op starts, µs
     std::size_t matchedOps = 0;
     /// The share of the makespan error each part of the rank that ends last makes up: its compute,
     /// input waits, communication actions, bookkeeping and gaps (predicted - measured, µs).
