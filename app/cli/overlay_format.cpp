@@ -185,6 +185,8 @@ std::string runText(const OverlayView& v, const MeasuredTrace& trace) {
                (run.iteration >= 0 ? "iteration " + std::to_string(run.iteration)
                                    : std::string("median over iterations")) +
                " of " + std::to_string(run.iterations) + '\n';
+        if (const std::string spread = iterationSpreadText(run); !spread.empty())
+            out += "makespan: " + spread + "\n";
         if (run.commTime > 0)
             out += "communication: " + fixed(run.commTime / 1000, 3) + " ms measured, " +
                    percent(run.commWaitTime / run.commTime) + " of it waiting for the peer\n";
@@ -254,6 +256,7 @@ std::string overlayAsJson(const AnalysisResult& evaluated, const MeasuredTrace& 
         runJson = {{"ranks", trace.run->ranks},
                    {"clock", trace.run->clock},
                    {"iterations", trace.run->iterations},
+                   {"iteration_makespans_us", trace.run->iterationMakespans},
                    {"iteration", trace.run->iteration >= 0 ? Json(trace.run->iteration) : Json("median")},
                    {"clock_shift_us", trace.run->clockShift},
                    {"comm_us", trace.run->commTime},

@@ -349,23 +349,31 @@ void OverlayPanel::setResult(AnalysisPtr result, const QString& tracePath) {
                     .arg(e.device)
                     .arg(d.durationError >= 0 ? QStringLiteral("+") : QString(), t(d.durationError));
     }
-    m_label->setText(tr("<b>Trace</b> %1 against <b>%2</b><table cellspacing='4'>"
-                        "<tr><td>Predicted makespan</td><td align='right'>%3</td></tr>"
-                        "<tr><td>Measured makespan</td><td align='right'>%4</td></tr>"
-                        "<tr><td>Makespan error</td><td align='right'><b>%5</b></td></tr>"
-                        "<tr><td>Op duration error |mean| / max</td><td align='right'>%6 / %7</td></tr>"
-                        "<tr><td>Op start deviation |mean| / max</td><td align='right'>%8 / %9</td></tr>"
-                        "<tr><td>Ops matched</td><td align='right'>%10</td></tr>"
-                        "<tr><td>Worst op</td><td align='right'><b>%11</b></td></tr></table>"
-                        "<span style='color:#d62728'>▭</span> measured bars are outlined over the predicted "
-                        "ones, coloured by their duration error (grey as predicted, red slower, blue "
-                        "faster). Click an op below to show it in the chart.")
-                         .arg(tracePath.toHtmlEscaped(), QString::fromStdString(o.title).toHtmlEscaped(),
-                              t(r.makespanPredicted), t(r.makespanMeasured),
-                              formatSignedPercent(r.makespanError), t(r.meanAbsDurationError),
-                              t(r.maxAbsDurationError), t(r.meanAbsStartError), t(r.maxAbsStartError))
-                         .arg(qulonglong(r.ops.size()))
-                         .arg(worst));
+    m_label->setText(
+        tr("<b>Trace</b> %1 against <b>%2</b><table cellspacing='4'>"
+           "<tr><td>Predicted makespan</td><td align='right'>%3</td></tr>"
+           "<tr><td>Measured makespan</td><td align='right'>%4</td></tr>"
+           "<tr><td>Makespan error</td><td align='right'><b>%5</b></td></tr>"
+           "<tr><td>Op duration error |mean| / max</td><td align='right'>%6 / %7</td></tr>"
+           "<tr><td>Op start deviation |mean| / max</td><td align='right'>%8 / %9</td></tr>"
+           "<tr><td>Ops matched</td><td align='right'>%10</td></tr>"
+           "<tr><td>Worst op</td><td align='right'><b>%11</b></td></tr></table>"
+           "%12"
+           "<span style='color:#d62728'>▭</span> measured bars are outlined over the predicted "
+           "ones, coloured by their duration error (grey as predicted, red slower, blue "
+           "faster). Click an op below to show it in the chart.")
+            .arg(tracePath.toHtmlEscaped(), QString::fromStdString(o.title).toHtmlEscaped(),
+                 t(r.makespanPredicted), t(r.makespanMeasured), formatSignedPercent(r.makespanError),
+                 t(r.meanAbsDurationError), t(r.maxAbsDurationError), t(r.meanAbsStartError),
+                 t(r.maxAbsStartError))
+            .arg(qulonglong(r.ops.size()))
+            .arg(worst)
+            // How much the run itself varied: an error inside its median's interval is
+            // inside the run's own noise.
+            .arg(result->measuredSpread.empty()
+                     ? QString()
+                     : tr("The run's makespan: %1.<br>")
+                           .arg(QString::fromStdString(result->measuredSpread).toHtmlEscaped())));
 }
 
 void OverlayPanel::fillLists(const AnalysisResult& result) {

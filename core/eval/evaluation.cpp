@@ -106,6 +106,7 @@ void matchTrace(const MeasuredTrace& trace, AnalysisResult& result) {
             OverlayOutcome{*match, compareTimelines(result.outcomes[*match].prediction.timeline, measured)};
         result.measured = trace.timeline;
         result.measuredPath = trace.path;
+        if (trace.run) result.measuredSpread = iterationSpreadText(*trace.run);
     } catch (const Error& e) {
         result.overlayError = e.message();
     }

@@ -35,8 +35,8 @@ struct ImportedSchedule {
 
 /// A measured trace to overlay on the prediction of the schedule it belongs to.
 struct MeasuredTrace {
-    std::string path;                              ///< its files, ", " between them
-    std::shared_ptr<const Timeline> timeline;      ///< shared: requests are copied on every edit
+    std::string path;                         ///< its files, ", " between them
+    std::shared_ptr<const Timeline> timeline; ///< shared: requests are copied on every edit
     TraceInfo info = {}; ///< the iterations the file holds, the one read, the run that measured it
     /// Traces of other tools (torch profiler, Nsight Systems): ranks, clocks and the time the
     /// communication spent waiting for the peer.
@@ -99,9 +99,11 @@ struct AnalysisResult {
     std::optional<OverlayOutcome> overlay;
     std::shared_ptr<const Timeline> measured; ///< the matched trace (set with `overlay`)
     std::string measuredPath;                 ///< its file(s), ", " between them
-    std::string overlayError;                 ///< why the trace matched no shown schedule ("" when it did)
-    std::size_t opCount = 0;                  ///< compute ops over all outcomes
-    bool cancelled = false;                   ///< the request's cancel flag stopped it
+    /// How the run's iterations varied (io/measured_run.h's iterationSpreadText; "" when unknown).
+    std::string measuredSpread;
+    std::string overlayError; ///< why the trace matched no shown schedule ("" when it did)
+    std::size_t opCount = 0;  ///< compute ops over all outcomes
+    bool cancelled = false;   ///< the request's cancel flag stopped it
 
     /// The refusal of `name`, or nullptr.
     const ScheduleRefusal* refusalOf(const std::string& name) const;
@@ -132,7 +134,6 @@ Project projectForSchedule(const Project& project, const Schedule& schedule);
 /// the cluster's size nor the layer count, so neither is checked (analyze() checks the layer split
 /// before it times the order). Throws ValidationError naming the rule that failed.
 Schedule orderFromProject(const Project& project, std::string_view name);
-
 
 /// Generate, simulate and measure every schedule the request names; match the trace, if any,
 /// with the schedule of the same name. Never throws for a bad schedule: it becomes a refusal.

@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <random>
 #include <sstream>
 #include <tuple>
 
@@ -85,22 +84,6 @@ RunSummary summarizeIteration(const std::vector<RankTrace>& ranks, int k) {
 }
 
 /// The median of each field over the iterations.
-/// The 95 % percentile-bootstrap interval of the median of `values` (2,000 resamples, a fixed
-/// seed: deterministic).
-std::pair<double, double> medianInterval(const std::vector<double>& values) {
-    constexpr int kResamples = 2000;
-    std::mt19937_64 random(20261125);
-    std::uniform_int_distribution<std::size_t> pick(0, values.size() - 1);
-    std::vector<double> medians, sample(values.size());
-    medians.reserve(kResamples);
-    for (int k = 0; k < kResamples; ++k) {
-        for (double& v : sample) v = values[pick(random)];
-        medians.push_back(median(sample));
-    }
-    std::sort(medians.begin(), medians.end());
-    return {medians[kResamples / 40], medians[kResamples - 1 - kResamples / 40]};
-}
-
 RunSummary medianOf(const std::vector<RunSummary>& runs) {
     RunSummary out;
     std::vector<double> v;
@@ -403,11 +386,9 @@ RunSummary summarizeMeasured(const std::vector<RankTrace>& ranks) {
     runs.reserve(std::size_t(iterations));
     for (int k = 0; k < iterations; ++k) runs.push_back(summarizeIteration(ranks, k));
     RunSummary out = medianOf(runs);
-    if (iterations >= 3) {
-        std::vector<double> makespans;
-        for (const RunSummary& r : runs) makespans.push_back(r.makespan);
-        std::tie(out.makespanLow, out.makespanHigh) = medianInterval(makespans);
-    }
+    std::vector<double> makespans;
+    for (const RunSummary& r : runs) makespans.push_back(r.makespan);
+    std::tie(out.makespanLow, out.makespanHigh) = medianInterval(makespans);
     return out;
 }
 

@@ -2,11 +2,13 @@
 
 #include "error.h"
 #include "io/measured_slots.h"
+#include "sim/statistics.h"
 
 #include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -42,15 +44,6 @@ std::string where(const RankTrace& t, const ActionRange& r) {
 
 [[noreturn]] void shapeError(const std::string& field, const std::string& message) {
     throw ParseError("trace.shape", field, 0, 0, message);
-}
-
-double median(std::vector<double>& v) {
-    const std::size_t n = v.size();
-    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(n / 2), v.end());
-    const double hi = v[n / 2];
-    if (n % 2 == 1) return hi;
-    const double lo = *std::max_element(v.begin(), v.begin() + std::ptrdiff_t(n / 2));
-    return 0.5 * (lo + hi);
 }
 
 /// One rank's ranges grouped by action: occurrences[key] = indices into ranges, in time order.
@@ -397,6 +390,18 @@ Timeline assembleMeasuredRun(std::vector<RankTrace> ranks, const MeasuredRunOpti
                         iterStart[std::size_t(k)],
                         opStart(ranks[std::size_t(d)].ranges[list[std::size_t(k)]]) + shift[std::size_t(d)]);
 
+    std::vector<double> iterEnd(std::size_t(iterations), -INFINITY);
+    for (int d = 0; d < devices; ++d)
+        for (const auto& [key, list] : index[std::size_t(d)].occurrences)
+            if (isCompute(RangeKind(key & 0xF)))
+                for (int k = 0; k < iterations; ++k)
+                    iterEnd[std::size_t(k)] = std::max(
+                        iterEnd[std::size_t(k)],
+                        ranks[std::size_t(d)].ranges[list[std::size_t(k)]].end + shift[std::size_t(d)]);
+    info.iterationMakespans.clear();
+    for (int k = 0; k < iterations; ++k)
+        info.iterationMakespans.push_back(iterEnd[std::size_t(k)] - iterStart[std::size_t(k)]);
+
     // The time of one action (rank, key) in the timeline: of the chosen iteration, or the median.
     auto timesOf = [&](int d, std::uint64_t key) -> std::optional<std::pair<double, double>> {
         const auto& occ = index[std::size_t(d)].occurrences;
@@ -530,6 +535,21 @@ Timeline assembleMeasuredRun(std::vector<RankTrace> ranks, const MeasuredRunOpti
     timeline.events.insert(timeline.events.end(), transfers.begin(), transfers.end());
     if (infoOut) *infoOut = std::move(info);
     return timeline;
+}
+
+std::string iterationSpreadText(const MeasuredRunInfo& info) {
+    const std::vector<double>& m = info.iterationMakespans;
+    const auto [low, high] = medianInterval(m);
+    if (m.size() < 3 || high <= low) return {};
+    const double mid = median(m);
+    const auto [shortest, longest] = std::minmax_element(m.begin(), m.end());
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "%zu iterations of %.1f to %.1f ms; their median %.1f ms, within %.1f to %.1f ms (95 %%, "
+                  "\u00b1%.0f %%)",
+                  m.size(), *shortest / 1000, *longest / 1000, mid / 1000, low / 1000, high / 1000,
+                  100 * (high - low) / 2 / mid);
+    return text;
 }
 
 } // namespace stagecraft

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <utility>
 
 namespace stagecraft {
@@ -42,6 +43,21 @@ std::vector<double> quantiles(std::vector<double> samples, std::size_t count) {
 
 double median(std::vector<double> samples) {
     return quantile(std::move(samples), 0.5);
+}
+
+std::pair<double, double> medianInterval(const std::vector<double>& samples) {
+    if (samples.size() < 3) return {0.0, 0.0};
+    constexpr int kResamples = 2000;
+    std::mt19937_64 random(20261125);
+    std::uniform_int_distribution<std::size_t> pick(0, samples.size() - 1);
+    std::vector<double> medians, draw(samples.size());
+    medians.reserve(kResamples);
+    for (int k = 0; k < kResamples; ++k) {
+        for (double& v : draw) v = samples[pick(random)];
+        medians.push_back(median(draw));
+    }
+    std::sort(medians.begin(), medians.end());
+    return {medians[kResamples / 40], medians[kResamples - 1 - kResamples / 40]};
 }
 
 } // namespace stagecraft

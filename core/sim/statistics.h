@@ -3,6 +3,7 @@
 // measurements with.
 
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 namespace stagecraft {
@@ -20,5 +21,10 @@ std::vector<double> quantiles(std::vector<double> samples, std::size_t count);
 
 /// quantile(samples, 0.5).
 double median(std::vector<double> samples);
+
+/// The 95 % percentile-bootstrap interval of the median of `samples` (2,000 resamples with a fixed
+/// seed: the same samples always give the same interval); (0, 0) for fewer than 3 samples. How far
+/// the median of a few noisy repetitions (a run's iterations) could be from the one more would give.
+std::pair<double, double> medianInterval(const std::vector<double>& samples);
 
 } // namespace stagecraft

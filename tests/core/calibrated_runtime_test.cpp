@@ -7,6 +7,7 @@
 #include "eval/calibration.h"
 #include "eval/evaluation_input.h"
 #include "project/project_json.h"
+#include "sim/statistics.h"
 #include "torch_runs.h"
 
 #include <catch2/catch.hpp>
@@ -115,6 +116,8 @@ TEST_CASE("held out through the project: the runtime model predicts the other cl
                 const AnalysisResult list = analyze(runRequest(set, other, listFile.string()));
                 REQUIRE(runtime.overlay);
                 REQUIRE(list.overlay);
+                // How much the run's 8 iterations varied is said with the overlay.
+                CHECK(runtime.measuredSpread.find("8 iterations of ") == 0);
                 const OverlayReport& r = runtime.overlay->report;
                 // A regression guard at today's residual with room for the runs' noise (the
                 // acceptance, 10 % and 5 points, is met on part of the matrix: docs/fidelity.md).
@@ -181,4 +184,20 @@ TEST_CASE("a prediction under a runtime fit stops when cancelled and reports its
     } catch (const Error& e) {
         CHECK(e.id() == "work.cancelled");
     }
+}
+
+TEST_CASE("the interval of a median of few samples is seeded and holds the median", "[statistics]") {
+    const std::vector<double> steps{57.0, 58.1, 62.8, 66.6, 71.4, 81.5, 85.0, 117.0};
+    const auto [low, high] = medianInterval(steps);
+    CHECK(low < median(steps));
+    CHECK(median(steps) < high);
+    CHECK(low >= 57.0);
+    CHECK(high <= 117.0);
+    CHECK(medianInterval(steps) == std::pair{low, high}); // the same samples, the same interval
+    CHECK(medianInterval({1.0, 2.0}) == std::pair{0.0, 0.0}); // too few to say
+    // More samples of the same spread: a narrower interval.
+    std::vector<double> more;
+    for (int k = 0; k < 8; ++k) more.insert(more.end(), steps.begin(), steps.end());
+    const auto [moreLow, moreHigh] = medianInterval(more);
+    CHECK(moreHigh - moreLow < high - low);
 }
