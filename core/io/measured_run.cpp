@@ -380,24 +380,19 @@ Timeline assembleMeasuredRun(std::vector<RankTrace> ranks, const MeasuredRunOpti
     }
     info.clockShift = shift;
 
-    // Iteration starts (shifted clocks): the earliest compute range of the iteration on any rank.
-    std::vector<double> iterStart(std::size_t(iterations), INFINITY);
+    // Iteration starts and ends (shifted clocks): the earliest compute range of the iteration on
+    // any rank, and the latest end of one.
+    std::vector<double> iterStart(std::size_t(iterations), INFINITY),
+        iterEnd(std::size_t(iterations), -INFINITY);
     for (int d = 0; d < devices; ++d)
         for (const auto& [key, list] : index[std::size_t(d)].occurrences)
             if (isCompute(RangeKind(key & 0xF)))
-                for (int k = 0; k < iterations; ++k)
-                    iterStart[std::size_t(k)] = std::min(
-                        iterStart[std::size_t(k)],
-                        opStart(ranks[std::size_t(d)].ranges[list[std::size_t(k)]]) + shift[std::size_t(d)]);
-
-    std::vector<double> iterEnd(std::size_t(iterations), -INFINITY);
-    for (int d = 0; d < devices; ++d)
-        for (const auto& [key, list] : index[std::size_t(d)].occurrences)
-            if (isCompute(RangeKind(key & 0xF)))
-                for (int k = 0; k < iterations; ++k)
-                    iterEnd[std::size_t(k)] = std::max(
-                        iterEnd[std::size_t(k)],
-                        ranks[std::size_t(d)].ranges[list[std::size_t(k)]].end + shift[std::size_t(d)]);
+                for (int k = 0; k < iterations; ++k) {
+                    const ActionRange& r = ranks[std::size_t(d)].ranges[list[std::size_t(k)]];
+                    const double shifted = shift[std::size_t(d)];
+                    iterStart[std::size_t(k)] = std::min(iterStart[std::size_t(k)], opStart(r) + shifted);
+                    iterEnd[std::size_t(k)] = std::max(iterEnd[std::size_t(k)], r.end + shifted);
+                }
     info.iterationMakespans.clear();
     for (int k = 0; k < iterations; ++k)
         info.iterationMakespans.push_back(iterEnd[std::size_t(k)] - iterStart[std::size_t(k)]);
