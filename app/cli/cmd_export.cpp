@@ -7,6 +7,7 @@
 #include "eval/chart_composition.h"
 #include "file_io.h"
 #include "io/chrome_trace.h"
+#include "io/perfetto_trace.h"
 #include "io/schedule_file.h"
 #include "report_format.h"
 
@@ -44,8 +45,9 @@ std::vector<CounterTrack> memoryCounters(const MemoryReport& memory, bool unitle
 } // namespace
 
 void addExportCommand(CLI::App& app, CommandResult& result) {
-    auto* command = app.add_subcommand("export", "Export a schedule: .json (Perfetto trace), .svg, .pdf, "
-                                                 ".png, .tex/.tikz (TikZ), .csv (torch), .metrics.json/.csv");
+    auto* command = app.add_subcommand(
+        "export", "Export a schedule: .json (Perfetto JSON trace), .pftrace (Perfetto protobuf), .svg, .pdf, "
+                  ".png, .tex/.tikz (TikZ), .csv (torch), .metrics.json/.csv");
     auto options = std::make_shared<ExportOptions>();
     options->project.addTo(*command);
     command->add_option("--trace", options->project.tracePath,
@@ -72,6 +74,8 @@ void addExportCommand(CLI::App& app, CommandResult& result) {
                 writeFileAtomically(out, reportsAsJson({prediction.report}));
             } else if (endsWith(out, ".metrics.csv")) {
                 writeFileAtomically(out, reportsAsCsv({prediction.report}));
+            } else if (endsWith(out, ".pftrace") || endsWith(out, ".perfetto-trace")) {
+                writePerfettoTrace(prediction.timeline, out, request.project.name + ": " + outcome.name);
             } else if (endsWith(out, ".json")) {
                 ChromeTraceOptions trace;
                 trace.title = request.project.name + ": " + outcome.name;
@@ -81,7 +85,9 @@ void addExportCommand(CLI::App& app, CommandResult& result) {
                 writeChartFile(evaluated, options->chart, out);
             } else {
                 throw ValidationError("cli.format", "--output",
-                                      "'" + out + "': unknown extension; use .json (Perfetto trace), " +
+                                      "'" + out +
+                                          "': unknown extension; use .json (Chrome/Perfetto JSON trace), "
+                                          ".pftrace (Perfetto protobuf trace), " +
                                           chartExtensions() +
                                           ", .csv (torch schedule), .metrics.json or .metrics.csv");
             }
