@@ -6,9 +6,11 @@
 #include "error.h"
 #include "eval/chart_composition.h"
 #include "file_io.h"
+#include "io/chakra_trace.h"
 #include "io/chrome_trace.h"
 #include "io/perfetto_trace.h"
 #include "io/schedule_file.h"
+#include "passes/lower.h"
 #include "report_format.h"
 
 #include <cstdio>
@@ -45,9 +47,10 @@ std::vector<CounterTrack> memoryCounters(const MemoryReport& memory, bool unitle
 } // namespace
 
 void addExportCommand(CLI::App& app, CommandResult& result) {
-    auto* command = app.add_subcommand(
-        "export", "Export a schedule: .json (Perfetto JSON trace), .pftrace (Perfetto protobuf), .svg, .pdf, "
-                  ".png, .tex/.tikz (TikZ), .csv (torch), .metrics.json/.csv");
+    auto* command =
+        app.add_subcommand("export", "Export a schedule: .json (Perfetto JSON trace), .pftrace (Perfetto "
+                                     "protobuf), .et (Chakra, one per rank), .svg, .pdf, "
+                                     ".png, .tex/.tikz (TikZ), .csv (torch), .metrics.json/.csv");
     auto options = std::make_shared<ExportOptions>();
     options->project.addTo(*command);
     command->add_option("--trace", options->project.tracePath,
@@ -74,6 +77,14 @@ void addExportCommand(CLI::App& app, CommandResult& result) {
                 writeFileAtomically(out, reportsAsJson({prediction.report}));
             } else if (endsWith(out, ".metrics.csv")) {
                 writeFileAtomically(out, reportsAsCsv({prediction.report}));
+            } else if (endsWith(out, ".et")) {
+                // Chakra: one file per rank, OUT's stem with the rank (`zb.et` -> zb.0.et, zb.1.et ...).
+                const std::string prefix = out.substr(0, out.size() - 3);
+                const auto paths = writeChakraTraces(lower(prediction.schedule), prediction.timeline, prefix);
+                std::cout << "wrote " << paths.size() << " Chakra traces, " << prefix << ".0.et ... "
+                          << prefix << "." << paths.size() - 1 << ".et\n";
+                result.status = kExitOk;
+                return;
             } else if (endsWith(out, ".pftrace") || endsWith(out, ".perfetto-trace")) {
                 writePerfettoTrace(prediction.timeline, out, request.project.name + ": " + outcome.name);
             } else if (endsWith(out, ".json")) {
@@ -84,12 +95,12 @@ void addExportCommand(CLI::App& app, CommandResult& result) {
             } else if (isChartFile(out)) {
                 writeChartFile(evaluated, options->chart, out);
             } else {
-                throw ValidationError("cli.format", "--output",
-                                      "'" + out +
-                                          "': unknown extension; use .json (Chrome/Perfetto JSON trace), "
-                                          ".pftrace (Perfetto protobuf trace), " +
-                                          chartExtensions() +
-                                          ", .csv (torch schedule), .metrics.json or .metrics.csv");
+                throw ValidationError(
+                    "cli.format", "--output",
+                    "'" + out +
+                        "': unknown extension; use .json (Chrome/Perfetto JSON trace), "
+                        ".pftrace (Perfetto protobuf trace), .et (Chakra execution traces, one per rank), " +
+                        chartExtensions() + ", .csv (torch schedule), .metrics.json or .metrics.csv");
             }
         }
         std::cout << "wrote " << out << '\n';

@@ -16,7 +16,8 @@ inline std::map<int, std::string> readGoldenRows(const std::string& name) {
     for (std::string line; std::getline(in, line);) {
         if (line.empty() || line[0] == '#') continue;
         const auto colon = line.find(": ");
-        if (line[0] != 'D' || colon == std::string::npos) throw std::runtime_error("bad golden line: " + line);
+        if (line[0] != 'D' || colon == std::string::npos)
+            throw std::runtime_error("bad golden line: " + line);
         rows[std::stoi(line.substr(1, colon - 1))] = line.substr(colon + 2);
     }
     return rows;

@@ -1,11 +1,12 @@
-// The Perfetto protobuf export read back by a decoder of protobuf's wire format written here from
-// the format's specification (varints and length-delimited fields), independent of the writer:
+// The Perfetto protobuf export read back by a decoder of protobuf's wire format written from the
+// format's specification (protobuf_wire.h), independent of the writer:
 // every event of the timeline is one slice on its device's track, named and timed as the JSON
 // trace has it. scripts/perfetto/check_pftrace.py reads the same files with Perfetto's own schema.
 #include "error.h"
 #include "generators/registry.h"
 #include "io/perfetto_trace.h"
 #include "ir/op_name.h"
+#include "protobuf_wire.h"
 #include "sim/list_scheduler.h"
 #include "sim/simulator.h"
 
@@ -20,49 +21,9 @@ using namespace stagecraft;
 
 namespace {
 
-/// One field of a protobuf message: a varint or a length-delimited payload.
-struct Field {
-    std::uint32_t number = 0;
-    std::uint64_t varint = 0;
-    std::string bytes;
-};
-
-std::vector<Field> decode(const std::string& message) {
-    std::vector<Field> fields;
-    std::size_t at = 0;
-    auto varint = [&] {
-        std::uint64_t value = 0;
-        for (int shift = 0;; shift += 7) {
-            REQUIRE(at < message.size());
-            const auto byte = std::uint8_t(message[at++]);
-            value |= std::uint64_t(byte & 0x7f) << shift;
-            if (!(byte & 0x80)) return value;
-        }
-    };
-    while (at < message.size()) {
-        const std::uint64_t key = varint();
-        Field f;
-        f.number = std::uint32_t(key >> 3);
-        const auto wire = std::uint32_t(key & 7);
-        REQUIRE((wire == 0 || wire == 2));
-        if (wire == 0) {
-            f.varint = varint();
-        } else {
-            const std::uint64_t length = varint();
-            REQUIRE(at + length <= message.size());
-            f.bytes = message.substr(at, std::size_t(length));
-            at += std::size_t(length);
-        }
-        fields.push_back(std::move(f));
-    }
-    return fields;
-}
-
-const Field* find(const std::vector<Field>& fields, std::uint32_t number) {
-    for (const Field& f : fields)
-        if (f.number == number) return &f;
-    return nullptr;
-}
+using test::decode;
+using test::Field;
+using test::find;
 
 struct Slice {
     std::string track, name;

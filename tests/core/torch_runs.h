@@ -27,7 +27,8 @@ inline std::filesystem::path torchRunPrefix(const std::string& set, const std::s
 inline std::vector<std::filesystem::path> torchRunFiles(const std::string& set, const std::string& cls) {
     std::vector<std::filesystem::path> files;
     const std::string prefix = torchRunPrefix(set, cls).string();
-    for (int r = 0; r < torchRunWorld(set); ++r) files.emplace_back(prefix + "_rank" + std::to_string(r) + ".json");
+    for (int r = 0; r < torchRunWorld(set); ++r)
+        files.emplace_back(prefix + "_rank" + std::to_string(r) + ".json");
     return files;
 }
 
