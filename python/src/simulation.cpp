@@ -6,7 +6,11 @@
 #include "bindings.h"
 #include "error.h"
 #include "eval/evaluation.h"
+#include "io/chakra_trace.h"
+#include "io/chrome_trace.h"
+#include "io/perfetto_trace.h"
 #include "op_columns.h"
+#include "passes/lower.h"
 
 #include <memory>
 #include <pybind11/numpy.h>
@@ -137,6 +141,32 @@ void bindSimulation(py::module_& m) {
             },
             "Per device: busy and idle time, and the idle time by cause (warm-up, cool-down, "
             "transfers, waiting on each other device, other).")
+        .def(
+            "save_trace",
+            [](const Simulation& s, const std::string& path) {
+                // The extension picks the format, as `stagecraft-cli export` does.
+                const auto ends = [&](std::string_view suffix) {
+                    return path.size() >= suffix.size() &&
+                           path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+                };
+                const Prediction& p = s.outcome.prediction;
+                if (ends(".pftrace")) {
+                    writePerfettoTrace(p.timeline, path, s.outcome.name);
+                } else if (ends(".et")) {
+                    writeChakraTraces(lower(p.schedule), p.timeline, path.substr(0, path.size() - 3));
+                } else if (ends(".json")) {
+                    writeChromeTrace(p.timeline, path, ChromeTraceOptions{});
+                } else {
+                    throw ValidationError("cli.format", "path",
+                                          "'" + path +
+                                              "': use .json (Perfetto JSON trace), .pftrace (Perfetto "
+                                              "protobuf) or .et (Chakra, one file per rank)");
+                }
+            },
+            py::arg("path"),
+            "Writes the prediction as a trace: .json (Chrome/Perfetto JSON), .pftrace (Perfetto's protobuf "
+            "format, for big schedules) or .et (Chakra execution traces of the lowered programs, PATH.0.et "
+            "... one per rank).")
         .def("__repr__", [](const Simulation& s) {
             return "<stagecraft.Simulation '" + s.outcome.name +
                    "' makespan=" + std::to_string(s.report().time.makespan) +

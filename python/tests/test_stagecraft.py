@@ -79,6 +79,17 @@ class Schedules(unittest.TestCase):
 
 
 class Simulation(unittest.TestCase):
+    def test_a_simulation_saves_perfetto_and_chakra_traces(self):
+        sim = sc.simulate(sc.Project().with_overrides({"parallel.pp": 4, "parallel.microbatches": 8}), "zb-h1")
+        with tempfile.TemporaryDirectory() as folder:
+            for name in ("t.json", "t.pftrace", "t.et"):
+                sim.save_trace(os.path.join(folder, name))
+            self.assertTrue(os.path.getsize(os.path.join(folder, "t.pftrace")) > 0)
+            self.assertEqual(sorted(f for f in os.listdir(folder) if f.endswith(".et")),
+                             ["t.0.et", "t.1.et", "t.2.et", "t.3.et"])
+            with self.assertRaises(sc.Error):
+                sim.save_trace(os.path.join(folder, "t.txt"))
+
     def test_unit_costs_give_the_papers_makespans(self):
         # ZB-H1 at p = 4, m = 8: 27 units, bubble (p - 1) / 27 per device = 1/9; 1F1B: 33.
         zb = sc.simulate(unit_project(), "zb-h1")
