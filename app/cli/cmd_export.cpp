@@ -5,12 +5,10 @@
 #include "commands.h"
 #include "error.h"
 #include "eval/chart_composition.h"
+#include "eval/trace_export.h"
 #include "file_io.h"
-#include "io/chakra_trace.h"
 #include "io/chrome_trace.h"
-#include "io/perfetto_trace.h"
 #include "io/schedule_file.h"
-#include "passes/lower.h"
 #include "report_format.h"
 
 #include <cstdio>
@@ -29,19 +27,6 @@ struct ExportOptions {
 
 bool endsWith(const std::string& text, const std::string& suffix) {
     return text.ends_with(suffix);
-}
-
-std::vector<CounterTrack> memoryCounters(const MemoryReport& memory, bool unitless) {
-    std::vector<CounterTrack> tracks;
-    for (std::size_t d = 0; d < memory.devices.size(); ++d) {
-        CounterTrack track;
-        track.device = int(d);
-        track.name = unitless ? "activations (M_a)" : "memory (GiB)";
-        for (const auto& [time, bytes] : memory.devices[d].curve)
-            track.points.emplace_back(time, unitless ? bytes : bytes / double(1ull << 30));
-        tracks.push_back(std::move(track));
-    }
-    return tracks;
 }
 
 } // namespace
@@ -77,30 +62,19 @@ void addExportCommand(CLI::App& app, CommandResult& result) {
                 writeFileAtomically(out, reportsAsJson({prediction.report}));
             } else if (endsWith(out, ".metrics.csv")) {
                 writeFileAtomically(out, reportsAsCsv({prediction.report}));
-            } else if (endsWith(out, ".et")) {
-                // Chakra: one file per rank, OUT's stem with the rank (`zb.et` -> zb.0.et, zb.1.et ...).
-                const std::string prefix = out.substr(0, out.size() - 3);
-                const auto paths = writeChakraTraces(lower(prediction.schedule), prediction.timeline, prefix);
-                std::cout << "wrote " << paths.size() << " Chakra traces, " << prefix << ".0.et ... "
-                          << prefix << "." << paths.size() - 1 << ".et\n";
+            } else if (const auto format = traceExportOf(out)) {
+                const auto paths =
+                    writeTraceExport(prediction, out, *format, request.project.name + ": " + outcome.name);
+                for (const auto& path : paths) std::cout << "wrote " << path.string() << '\n';
                 result.status = kExitOk;
                 return;
-            } else if (endsWith(out, ".pftrace") || endsWith(out, ".perfetto-trace")) {
-                writePerfettoTrace(prediction.timeline, out, request.project.name + ": " + outcome.name);
-            } else if (endsWith(out, ".json")) {
-                ChromeTraceOptions trace;
-                trace.title = request.project.name + ": " + outcome.name;
-                trace.counters = memoryCounters(prediction.report.memory, prediction.setup.unitless);
-                writeChromeTrace(prediction.timeline, out, trace);
             } else if (isChartFile(out)) {
                 writeChartFile(evaluated, options->chart, out);
             } else {
-                throw ValidationError(
-                    "cli.format", "--output",
-                    "'" + out +
-                        "': unknown extension; use .json (Chrome/Perfetto JSON trace), "
-                        ".pftrace (Perfetto protobuf trace), .et (Chakra execution traces, one per rank), " +
-                        chartExtensions() + ", .csv (torch schedule), .metrics.json or .metrics.csv");
+                throw ValidationError("cli.format", "--output",
+                                      "'" + out + "': unknown extension; use " + traceExtensions() + ", " +
+                                          chartExtensions() +
+                                          ", .csv (torch schedule), .metrics.json or .metrics.csv");
             }
         }
         std::cout << "wrote " << out << '\n';

@@ -6,11 +6,8 @@
 #include "bindings.h"
 #include "error.h"
 #include "eval/evaluation.h"
-#include "io/chakra_trace.h"
-#include "io/chrome_trace.h"
-#include "io/perfetto_trace.h"
+#include "eval/trace_export.h"
 #include "op_columns.h"
-#include "passes/lower.h"
 
 #include <memory>
 #include <pybind11/numpy.h>
@@ -144,24 +141,10 @@ void bindSimulation(py::module_& m) {
         .def(
             "save_trace",
             [](const Simulation& s, const std::string& path) {
-                // The extension picks the format, as `stagecraft-cli export` does.
-                const auto ends = [&](std::string_view suffix) {
-                    return path.size() >= suffix.size() &&
-                           path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
-                };
-                const Prediction& p = s.outcome.prediction;
-                if (ends(".pftrace")) {
-                    writePerfettoTrace(p.timeline, path, s.outcome.name);
-                } else if (ends(".et")) {
-                    writeChakraTraces(lower(p.schedule), p.timeline, path.substr(0, path.size() - 3));
-                } else if (ends(".json")) {
-                    writeChromeTrace(p.timeline, path, ChromeTraceOptions{});
-                } else {
-                    throw ValidationError("cli.format", "path",
-                                          "'" + path +
-                                              "': use .json (Perfetto JSON trace), .pftrace (Perfetto "
-                                              "protobuf) or .et (Chakra, one file per rank)");
-                }
+                const auto format = traceExportOf(path);
+                if (!format)
+                    throw ValidationError("cli.format", "path", "'" + path + "': use " + traceExtensions());
+                writeTraceExport(s.outcome.prediction, path, *format, s.outcome.name);
             },
             py::arg("path"),
             "Writes the prediction as a trace: .json (Chrome/Perfetto JSON), .pftrace (Perfetto's protobuf "
