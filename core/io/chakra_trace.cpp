@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "file_io.h"
+#include "io/protobuf_writer.h"
 #include "ir/op.h"
 #include "ir/op_name.h"
 
@@ -43,36 +44,7 @@ enum : std::uint32_t {
 enum : std::uint64_t { kCompNode = 4, kSendNode = 5, kRecvNode = 6, kCollNode = 7, kAllReduce = 0 };
 constexpr std::string_view kSchema = "1.0.2-chakra.1.0.0";
 
-class Message {
-  public:
-    void varint(std::uint32_t field, std::uint64_t value) {
-        key(field, 0);
-        raw(value);
-    }
-    void bytes(std::uint32_t field, std::string_view value) {
-        key(field, 2);
-        raw(value.size());
-        m_out.append(value);
-    }
-    void message(std::uint32_t field, const Message& inner) { bytes(field, inner.m_out); }
-    /// Appends `message` as one record of a Chakra file: its size, then its bytes.
-    void record(const Message& message) {
-        raw(message.m_out.size());
-        m_out.append(message.m_out);
-    }
-    const std::string& data() const { return m_out; }
-
-  private:
-    void key(std::uint32_t field, std::uint32_t wireType) { raw((std::uint64_t(field) << 3) | wireType); }
-    void raw(std::uint64_t value) {
-        while (value >= 0x80) {
-            m_out.push_back(char(value | 0x80));
-            value >>= 7;
-        }
-        m_out.push_back(char(value));
-    }
-    std::string m_out;
-};
+using Message = ProtobufMessage;
 
 Message attribute(std::string_view name, std::uint32_t field, std::uint64_t value) {
     Message a;
@@ -120,11 +92,7 @@ std::vector<std::string> programsToChakra(const Lowered& programs, const Timelin
             attrs.push_back(attribute("is_cpu_op", kBool, 0));
             switch (in.kind) {
             case InstrKind::Compute: {
-                Op op;
-                op.kind = in.op;
-                op.pipe = in.pipe;
-                op.stage = in.stage;
-                op.mb = in.mb;
+                const Op op = programs.opOf(in);
                 const auto it = duration.find({rank, opIdentity(op)});
                 if (it == duration.end())
                     throw ValidationError("trace.write", "timeline",

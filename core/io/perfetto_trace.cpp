@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "file_io.h"
+#include "io/protobuf_writer.h"
 #include "ir/op_name.h"
 
 #include <algorithm>
@@ -47,32 +48,7 @@ constexpr std::uint32_t kSequence = 1;
 constexpr std::int32_t kPidOfSchedule = 1;
 constexpr std::uint64_t kProcessUuid = 1;
 
-/// Protobuf's wire format: varints and length-delimited fields.
-class Message {
-  public:
-    void varint(std::uint32_t field, std::uint64_t value) {
-        key(field, 0);
-        raw(value);
-    }
-    void bytes(std::uint32_t field, std::string_view value) {
-        key(field, 2);
-        raw(value.size());
-        m_out.append(value);
-    }
-    void message(std::uint32_t field, const Message& inner) { bytes(field, inner.m_out); }
-    const std::string& data() const { return m_out; }
-
-  private:
-    void key(std::uint32_t field, std::uint32_t wireType) { raw((std::uint64_t(field) << 3) | wireType); }
-    void raw(std::uint64_t value) {
-        while (value >= 0x80) {
-            m_out.push_back(char(value | 0x80));
-            value >>= 7;
-        }
-        m_out.push_back(char(value));
-    }
-    std::string m_out;
-};
+using Message = ProtobufMessage;
 
 void describeThread(Message& trace, std::uint64_t uuid, const std::string& name) {
     Message thread;

@@ -5,6 +5,16 @@
 
 namespace stagecraft {
 
+Op Lowered::opOf(const Instruction& in) const {
+    Op op;
+    op.kind = in.op;
+    op.pipe = in.pipe;
+    op.stage = in.stage;
+    op.mb = in.mb;
+    op.chunk = std::uint16_t(placement[in.pipe][std::size_t(in.stage)].chunk);
+    return op;
+}
+
 std::size_t Lowered::instructionCount() const {
     return std::accumulate(programs.begin(), programs.end(), std::size_t(0),
                            [](std::size_t sum, const Program& p) { return sum + p.instructions.size(); });

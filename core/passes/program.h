@@ -98,6 +98,8 @@ struct Lowered {
     std::vector<Match> matches;
 
     std::size_t instructionCount() const;
+    /// The op a Compute instruction runs, its chunk from the placement.
+    Op opOf(const Instruction& in) const;
     friend bool operator==(const Lowered&, const Lowered&) = default;
 };
 

@@ -340,15 +340,7 @@ class Timer {
             }
     }
 
-    Op opOf(const Instruction& in) const {
-        Op op;
-        op.kind = in.op;
-        op.pipe = in.pipe;
-        op.stage = in.stage;
-        op.mb = in.mb;
-        op.chunk = std::uint16_t(m_l.placement[in.pipe][std::size_t(in.stage)].chunk);
-        return op;
-    }
+    Op opOf(const Instruction& in) const { return m_l.opOf(in); }
 };
 
 } // namespace

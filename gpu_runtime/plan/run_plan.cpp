@@ -25,17 +25,12 @@ std::uint64_t bufferKey(int pipe, int stage, int mb) {
 }
 
 /// torch's profiler names: "PP:" + the action string ("2F0", "0SEND_F1", "0REDUCE_GRAD").
-std::string labelOf(const Instruction& in, bool splitBackward) {
+std::string labelOf(const Lowered& lowered, const Instruction& in) {
+    const bool splitBackward = lowered.splitBackward;
     const std::string pipe = in.pipe != 0 ? "p" + std::to_string(in.pipe) + ":" : "";
     switch (in.kind) {
-    case InstrKind::Compute: {
-        Op op;
-        op.kind = in.op;
-        op.pipe = in.pipe;
-        op.stage = in.stage;
-        op.mb = in.mb;
-        return "PP:" + actionString(op, splitBackward);
-    }
+    case InstrKind::Compute:
+        return "PP:" + actionString(lowered.opOf(in), splitBackward);
     case InstrKind::Send:
     case InstrKind::Recv:
         return "PP:" + pipe + std::to_string(in.stage) + transferName(in.kind, in.dir) +
@@ -220,7 +215,7 @@ RankPlan makeRankPlan(const RunPlan& plan, int rank) {
         const Instruction& in = program[i];
         Step& step = out.steps[i];
         step.instr = in;
-        step.label = labelOf(in, schedule.splitBackward);
+        step.label = labelOf(lowered, in);
         const std::uint64_t stageKey = std::uint64_t(in.pipe) << 32 | std::uint32_t(in.stage);
         if (in.kind == InstrKind::Compute || in.kind == InstrKind::GradSync ||
             in.kind == InstrKind::Optimizer || in.kind == InstrKind::Send || in.kind == InstrKind::Recv ||
