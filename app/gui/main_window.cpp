@@ -2,9 +2,9 @@
 
 #include "error.h"
 #include "eval/calibration.h"
+#include "eval/evaluation_input.h"
 #include "eval/trace_shape.h"
 #include "eval/work_estimate.h"
-#include "file_kind.h"
 #include "generators/registry.h"
 #include "gui/chart_export.h"
 #include "gui/export_dialog.h"
@@ -54,25 +54,10 @@ static void initResources() {
 namespace stagecraft::gui {
 namespace {
 
-/// What File > Open (and a dropped or named file) opens a file as.
-enum class OpenAs { Project, Schedule, Trace };
-
-// Tell a project, a schedule and a trace apart by content: all three may be .json.
 /// Physical memory of this machine (0 when unknown): the big-input guard's bound.
 double machineMemoryBytes() {
     const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
     return pages > 0 && pageSize > 0 ? double(pages) * double(pageSize) : 0.0;
-}
-
-OpenAs openAs(const QString& path) {
-    // What the first bytes say (core's sniffer, as the CLI reads them); a file they do not tell
-    // goes by its name, and the reader it reaches explains what is wrong with it.
-    const FileKind kind = sniffFileKind(path.toStdString());
-    if (kind == FileKind::Project) return OpenAs::Project;
-    if (isTraceKind(kind) || kind == FileKind::Gzip) return OpenAs::Trace;
-    if (kind != FileKind::Unknown) return OpenAs::Schedule; // schedule JSON or CSV, programs
-    if (path.endsWith(QLatin1String(".stagecraft.json"), Qt::CaseInsensitive)) return OpenAs::Project;
-    return OpenAs::Schedule;
 }
 
 /// Where to save a project derived from the one in `path` (a calibration of it): beside it, with
@@ -612,12 +597,13 @@ void MainWindow::open() {
 }
 
 QString MainWindow::openPath(const QString& path) {
-    switch (openAs(path)) {
-    case OpenAs::Schedule:
+    // Core's rule, as the viewer opens a file: what its first bytes say, else its name.
+    switch (inputKind(path.toStdString())) {
+    case InputKind::Schedule:
         return importSchedulePath(path);
-    case OpenAs::Trace:
+    case InputKind::Trace:
         return openTracePath(path);
-    case OpenAs::Project:
+    case InputKind::Project:
         break;
     }
     try {
@@ -904,7 +890,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
     for (const QUrl& url : event->mimeData()->urls()) {
         if (!url.isLocalFile()) continue;
         const QString path = url.toLocalFile();
-        if (openAs(path) == OpenAs::Trace)
+        if (inputKind(path.toStdString()) == InputKind::Trace)
             traces << path;
         else
             openPath(path);

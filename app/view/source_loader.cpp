@@ -15,7 +15,7 @@ std::uint64_t bytesToRead(const std::vector<std::string>& paths) {
         std::error_code ec;
         const std::uint64_t size = std::filesystem::file_size(path, ec);
         if (ec) continue;
-        total += size * (classifySource(path) == SourceKind::Trace && !isForeignTrace(path) ? 2 : 1);
+        total += size * (inputKind(path) == SourceKind::Trace && !isForeignTrace(path) ? 2 : 1);
     }
     return std::max<std::uint64_t>(total, 1);
 }

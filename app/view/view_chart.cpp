@@ -100,30 +100,39 @@ void ViewChart::build(const std::vector<ViewSource>& sources, const ViewChartOpt
         anyMicroseconds = true;
         m_panels.push_back(std::move(p));
     }
-    // Pair every trace with the first prediction it matches op by op; the trace then sits right
-    // under its prediction, so a measurement reads against what was expected.
+    // Pair every trace with its prediction by eval's rule (matchTraceOutcome: the schedule it
+    // names, else the first of its shape, else the one prediction), as the app and the CLI pair a
+    // trace with a project's schedules; the trace then sits right under its prediction.
     for (std::size_t t = 0; t < m_panels.size(); ++t) {
         if (m_panels[t].prediction) continue;
+        std::vector<std::size_t> panelOf;
+        std::vector<const ScheduleOutcome*> candidates;
         for (std::size_t p = 0; p < m_panels.size(); ++p) {
-            ViewPanel& pred = m_panels[p];
+            const ViewPanel& pred = m_panels[p];
             if (!pred.prediction || pred.partner >= 0) continue;
-            try {
-                auto report = std::make_shared<const OverlayReport>(
-                    compareTimelines(*pred.timeline, *m_panels[t].timeline));
-                pred.partner = int(t);
-                m_panels[t].partner = int(p);
-                pred.overlay = m_panels[t].overlay = report;
-                m_panels[t].counterpart =
-                    predictedEventOfMeasured(*report, m_panels[t].timeline->events.size());
-                pred.counterpart.assign(pred.timeline->events.size(), -1);
-                for (const OpDeviation& d : report->ops)
-                    if (d.predictedEvent < pred.counterpart.size())
-                        pred.counterpart[d.predictedEvent] = std::int32_t(d.measuredEvent);
-                m_panels[t].matchNote.clear();
-                break;
-            } catch (const Error& e) {
-                if (m_panels[t].matchNote.empty()) m_panels[t].matchNote = e.message();
-            }
+            panelOf.push_back(p);
+            candidates.push_back(&sources[pred.source].analysis->outcomes[std::size_t(pred.outcome)]);
+        }
+        const TraceMatch match = matchTraceOutcome(*m_panels[t].timeline, candidates);
+        if (!match.outcome) {
+            m_panels[t].matchNote = candidates.empty() ? std::string() : match.error;
+            continue;
+        }
+        ViewPanel& pred = m_panels[panelOf[*match.outcome]];
+        try {
+            auto report = std::make_shared<const OverlayReport>(
+                compareTimelines(*pred.timeline, *m_panels[t].timeline));
+            pred.partner = int(t);
+            m_panels[t].partner = int(panelOf[*match.outcome]);
+            pred.overlay = m_panels[t].overlay = report;
+            m_panels[t].counterpart = predictedEventOfMeasured(*report, m_panels[t].timeline->events.size());
+            pred.counterpart.assign(pred.timeline->events.size(), -1);
+            for (const OpDeviation& d : report->ops)
+                if (d.predictedEvent < pred.counterpart.size())
+                    pred.counterpart[d.predictedEvent] = std::int32_t(d.measuredEvent);
+            m_panels[t].matchNote.clear();
+        } catch (const Error& e) {
+            m_panels[t].matchNote = e.message();
         }
     }
     // Order: each prediction followed by its trace, unmatched panels in file order.

@@ -1,11 +1,11 @@
 #pragma once
 // The viewer's chart: every loaded file's timelines as panels of core's windowed chart
 // (chart_frame.h + chart_rows.h), stacked on one time axis. A measured trace that matches a
-// shown prediction (core's compareTimelines) is paired with it: its bars are coloured by their
-// duration error (core's durationErrorColor) and hovering either names its counterpart; or, with
-// MeasuredRows::UnderPredicted, the two become one panel of core's paired rows (compared_rows.h):
-// each device's measured row directly under its predicted row, as the app and the exports draw
-// them. Layout, folding and hit-testing are core's; this only decides which timelines are panels.
+// shown prediction (eval's matchTraceOutcome, as the app and CLI pair them) is paired with it: its bars are
+// coloured by their duration error (core's durationErrorColor) and hovering either names its counterpart; or,
+// with MeasuredRows::UnderPredicted, the two become one panel of core's paired rows (compared_rows.h): each
+// device's measured row directly under its predicted row, as the app and the exports draw them. Layout,
+// folding and hit-testing are core's; this only decides which timelines are panels.
 
 #include "eval/chart_composition.h"
 #include "eval/evaluation.h"

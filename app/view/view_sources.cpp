@@ -15,19 +15,6 @@
 namespace stagecraft::view {
 namespace {
 
-bool endsWith(const std::string& s, const std::string& suffix) {
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-/// The first bytes of a file, to tell a trace from a project without parsing either.
-std::string head(const std::string& path, std::size_t bytes) {
-    std::ifstream in(path, std::ios::binary);
-    std::string text(bytes, '\0');
-    in.read(text.data(), std::streamsize(bytes));
-    text.resize(std::size_t(in.gcount()));
-    return text;
-}
-
 FileStamp stampOf(const std::string& path) {
     FileStamp f;
     std::error_code ec;
@@ -67,6 +54,16 @@ MeasuredTraceOptions runOptions(const LoadOptions& options) {
     return o;
 }
 
+/// A measured trace (core's MeasuredTrace) as the source of `files`.
+void takeTrace(ViewSource& s, const MeasuredTrace& trace) {
+    s.trace = trace.timeline;
+    s.traceInfo = trace.info;
+}
+
+std::vector<std::filesystem::path> pathsOf(const std::vector<std::string>& files) {
+    return {files.begin(), files.end()};
+}
+
 /// The source of one run from its files' ranks, read already.
 ViewSource assembleRun(const std::vector<std::string>& files, std::vector<RankTrace> ranks,
                        const LoadOptions& options, double readSeconds) {
@@ -78,14 +75,8 @@ ViewSource assembleRun(const std::vector<std::string>& files, std::vector<RankTr
     const auto t0 = std::chrono::steady_clock::now();
     std::string name;
     for (const std::string& f : files) name += (name.empty() ? "" : ", ") + f;
-    guarded(s, name, [&] {
-        MeasuredRunInfo info;
-        s.trace = std::make_shared<const Timeline>(
-            assembleMeasuredRun(std::move(ranks), runOptions(options).run, &info));
-        s.traceInfo.iterations = info.iterations;
-        s.traceInfo.iteration = info.iteration;
-        for (int k = 0; k < info.iterations; ++k) s.traceInfo.iterationIds.push_back(k);
-    });
+    guarded(s, name,
+            [&] { takeTrace(s, loadMeasuredTrace(pathsOf(files), std::move(ranks), runOptions(options))); });
     s.loadSeconds = readSeconds + secondsSince(t0);
     return s;
 }
@@ -94,20 +85,8 @@ ViewSource assembleRun(const std::vector<std::string>& files, std::vector<RankTr
 
 bool isForeignTrace(const std::string& path) {
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec) || isScheduleFile(path)) return false;
+    if (!std::filesystem::is_regular_file(path, ec) || inputKind(path) != InputKind::Trace) return false;
     return detectTraceFormat(path) != TraceFormat::Stagecraft;
-}
-
-SourceKind classifySource(const std::string& path) {
-    if (isScheduleFile(path)) return SourceKind::Schedule;
-    if (endsWith(path, ".stagecraft.json")) return SourceKind::Project;
-    if (isForeignTrace(path)) return SourceKind::Trace;
-    const std::string start = head(path, 1 << 16);
-    const std::size_t first = start.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
-    if (first != std::string::npos && start[first] == '[') return SourceKind::Trace;
-    if (start.find("\"traceEvents\"") != std::string::npos) return SourceKind::Trace;
-    if (endsWith(path, ".json") && start.find("\"model\"") == std::string::npos) return SourceKind::Trace;
-    return SourceKind::Project;
 }
 
 ViewSource loadSource(const std::string& path, const LoadOptions& options) {
@@ -117,16 +96,14 @@ ViewSource loadSource(const std::string& path, const LoadOptions& options) {
     guarded(s, path, [&] {
         if (!std::filesystem::exists(path)) throw Error("io.read", "cannot open " + path + ": no such file");
         s.stamps = {stampOf(path)};
-        s.kind = classifySource(path);
+        s.kind = inputKind(path);
         if (s.kind == SourceKind::Trace && isForeignTrace(path)) {
             // One file of another tool: a run of one file (or of every rank one file holds).
             s = assembleRun({path}, readTraceRanks(path, runOptions(options)), options, 0);
             return;
         }
         if (s.kind == SourceKind::Trace) {
-            TraceReadOptions read;
-            read.iteration = options.traceIteration;
-            s.trace = std::make_shared<Timeline>(readChromeTrace(path, read, &s.traceInfo));
+            takeTrace(s, loadMeasuredTrace({path}, runOptions(options)));
             // Counters are on the trace's own clock; a trace of several iterations is read as one
             // iteration moved to time 0, so its counters would not line up: they are left out.
             if (s.traceInfo.iterations <= 1) {

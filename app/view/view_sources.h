@@ -1,12 +1,13 @@
 #pragma once
-// What stagecraft-view was asked to open, read through core: Stagecraft's Chrome traces
-// (readChromeTrace), the per-rank traces of other tools (torch profiler, torch's
-// _dump_chrometrace, Nsight Systems) as one run each (readTraceRanks + assembleMeasuredRun, what
-// readMeasuredTrace does for the CLI), schedule files and projects (core's evaluation:
-// loadAnalysisRequest + analyze). No drawing here; a file that cannot be read keeps its message
+// What stagecraft-view was asked to open, read through core/eval as the app and the CLI read it:
+// what a file is by core's inputKind; traces by loadMeasuredTrace (a Stagecraft trace alone; the
+// per-rank files of another tool's run, torch profiler, torch's _dump_chrometrace, Nsight Systems,
+// as one run, assembled by core's one assembler); schedule files and projects by
+// loadAnalysisRequest + analyze. No drawing here; a file that cannot be read keeps its message
 // for the window and stderr.
 
 #include "eval/evaluation.h"
+#include "eval/evaluation_input.h"
 #include "sim/timeline.h"
 
 #include <atomic>
@@ -19,7 +20,8 @@
 
 namespace stagecraft::view {
 
-enum class SourceKind { Trace, Schedule, Project };
+/// What a file opens as: core's rule (inputKind), the one the app's File > Open follows.
+using SourceKind = InputKind;
 
 /// What a file looked like when it was read (--follow re-reads it when this changes).
 struct FileStamp {
@@ -60,11 +62,6 @@ struct LoadOptions {
     /// Told the share of an evaluation done (AnalysisRequest::progress), on the reading thread.
     std::function<void(double fraction, const std::string& schedule)> evaluation;
 };
-
-/// Which kind `path` is: a schedule file (core's isScheduleFile), a trace (a trace of another tool
-/// by core's format sniffer, or a .json whose start holds "traceEvents" or opens an array), or a
-/// project.
-SourceKind classifySource(const std::string& path);
 
 /// A trace of another tool (torch profiler, torch's _dump_chrometrace, Nsight Systems), read with
 /// the other per-rank files of its run, never alone by the Stagecraft trace reader.

@@ -58,52 +58,17 @@ ScheduleOutcome outcomeOf(std::string name, std::string title, bool imported, co
 }
 
 void matchTrace(const MeasuredTrace& trace, AnalysisResult& result) {
-    const Timeline& measured = *trace.timeline;
-    const std::string& wanted = measured.shape.schedule;
-    std::optional<std::size_t> match;
-    for (std::size_t i = 0; i < result.outcomes.size() && !match; ++i)
-        if (result.outcomes[i].name == wanted || result.outcomes[i].prediction.schedule.name == wanted)
-            match = i;
-    // A trace of another tool names no schedule: it goes with the one schedule evaluated, or with
-    // the first whose shape it has.
-    if (!match && wanted.empty()) {
-        for (std::size_t i = 0; i < result.outcomes.size() && !match; ++i) {
-            TimelineShape shape = result.outcomes[i].prediction.timeline.shape;
-            shape.schedule.clear();
-            if (shape == measured.shape) match = i;
-        }
-        if (!match && result.outcomes.size() == 1) match = 0;
-    }
-    if (!match && wanted.empty()) {
-        // A run of another tool: say which shape it has and which the schedules have.
-        auto shapeText = [](const TimelineShape& t) {
-            return std::to_string(t.devices) + " devices, " + std::to_string(t.stagesPerPipe) + " stages, " +
-                   std::to_string(t.microbatches) + " micro-batches, " +
-                   (t.splitBackward ? "split" : "whole") + " backward";
-        };
-        std::string shapes;
-        for (const ScheduleOutcome& o : result.outcomes)
-            shapes += (shapes.empty() ? "" : "; ") + o.name + ": " + shapeText(o.prediction.timeline.shape);
-        result.overlayError =
-            "the measured run (" + shapeText(measured.shape) +
-            ") has the shape of none of the schedules evaluated (" +
-            (shapes.empty() ? std::string("none") : shapes) +
-            "); pick one of its shape with --schedule and --set parallel.pp/microbatches/chunks";
-        return;
-    }
-    if (!match) {
-        // Worded for every front end: the window's picker and the command line's --schedule alike.
-        std::string evaluated;
-        for (const ScheduleOutcome& o : result.outcomes)
-            evaluated += (evaluated.empty() ? "" : ", ") + o.name;
-        result.overlayError = "the trace is of schedule '" + wanted +
-                              "', which is not among the schedules evaluated (" +
-                              (evaluated.empty() ? std::string("none") : evaluated) + ")";
+    std::vector<const ScheduleOutcome*> candidates;
+    for (const ScheduleOutcome& o : result.outcomes) candidates.push_back(&o);
+    const TraceMatch match = matchTraceOutcome(*trace.timeline, candidates);
+    if (!match.outcome) {
+        result.overlayError = match.error;
         return;
     }
     try {
-        result.overlay =
-            OverlayOutcome{*match, compareTimelines(result.outcomes[*match].prediction.timeline, measured)};
+        result.overlay = OverlayOutcome{
+            *match.outcome,
+            compareTimelines(result.outcomes[*match.outcome].prediction.timeline, *trace.timeline)};
         result.measured = trace.timeline;
         result.measuredPath = trace.path;
         if (trace.run) result.measuredSpread = iterationSpreadText(*trace.run);
@@ -113,6 +78,46 @@ void matchTrace(const MeasuredTrace& trace, AnalysisResult& result) {
 }
 
 } // namespace
+
+TraceMatch matchTraceOutcome(const Timeline& measured, std::span<const ScheduleOutcome* const> candidates) {
+    const std::string& wanted = measured.shape.schedule;
+    TraceMatch m;
+    for (std::size_t i = 0; i < candidates.size() && !m.outcome; ++i)
+        if (candidates[i]->name == wanted || candidates[i]->prediction.schedule.name == wanted) m.outcome = i;
+    // A trace of another tool names no schedule: it goes with the one schedule evaluated, or with
+    // the first whose shape it has.
+    if (!m.outcome && wanted.empty()) {
+        for (std::size_t i = 0; i < candidates.size() && !m.outcome; ++i) {
+            TimelineShape shape = candidates[i]->prediction.timeline.shape;
+            shape.schedule.clear();
+            if (shape == measured.shape) m.outcome = i;
+        }
+        if (!m.outcome && candidates.size() == 1) m.outcome = 0;
+    }
+    if (m.outcome) return m;
+    if (wanted.empty()) {
+        // A run of another tool: say which shape it has and which the schedules have.
+        auto shapeText = [](const TimelineShape& t) {
+            return std::to_string(t.devices) + " devices, " + std::to_string(t.stagesPerPipe) + " stages, " +
+                   std::to_string(t.microbatches) + " micro-batches, " +
+                   (t.splitBackward ? "split" : "whole") + " backward";
+        };
+        std::string shapes;
+        for (const ScheduleOutcome* o : candidates)
+            shapes += (shapes.empty() ? "" : "; ") + o->name + ": " + shapeText(o->prediction.timeline.shape);
+        m.error = "the measured run (" + shapeText(measured.shape) +
+                  ") has the shape of none of the schedules evaluated (" +
+                  (shapes.empty() ? std::string("none") : shapes) +
+                  "); pick one of its shape with --schedule and --set parallel.pp/microbatches/chunks";
+        return m;
+    }
+    // Worded for every front end: the window's picker and the command line's --schedule alike.
+    std::string evaluated;
+    for (const ScheduleOutcome* o : candidates) evaluated += (evaluated.empty() ? "" : ", ") + o->name;
+    m.error = "the trace is of schedule '" + wanted + "', which is not among the schedules evaluated (" +
+              (evaluated.empty() ? std::string("none") : evaluated) + ")";
+    return m;
+}
 
 const ScheduleRefusal* AnalysisResult::refusalOf(const std::string& name) const {
     const auto it = std::find_if(refusals.begin(), refusals.end(),

@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -134,6 +135,16 @@ Project projectForSchedule(const Project& project, const Schedule& schedule);
 /// the cluster's size nor the layer count, so neither is checked (analyze() checks the layer split
 /// before it times the order). Throws ValidationError naming the rule that failed.
 Schedule orderFromProject(const Project& project, std::string_view name);
+
+/// Which prediction a measured timeline belongs to: the schedule it names (an outcome's name or its
+/// schedule's); a trace of another tool, which names none, goes with the first of its shape, or
+/// with the one candidate when there is one. `error` says why none matched (worded for every
+/// front end). analyze() matches a request's trace by it; the viewer pairs its files by it.
+struct TraceMatch {
+    std::optional<std::size_t> outcome; ///< index into the candidates
+    std::string error;                  ///< "" when matched
+};
+TraceMatch matchTraceOutcome(const Timeline& measured, std::span<const ScheduleOutcome* const> candidates);
 
 /// Generate, simulate and measure every schedule the request names; match the trace, if any,
 /// with the schedule of the same name. Never throws for a bad schedule: it becomes a refusal.

@@ -9,10 +9,21 @@
 #include "project/project_json.h"
 #include "project/project_validate.h"
 
+#include <cctype>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 namespace stagecraft {
+
+InputKind inputKind(const std::filesystem::path& path) {
+    const FileKind kind = sniffFileKind(path);
+    if (kind == FileKind::Project) return InputKind::Project;
+    if (isTraceKind(kind) || kind == FileKind::Gzip) return InputKind::Trace;
+    if (kind != FileKind::Unknown) return InputKind::Schedule; // schedule JSON or CSV, programs
+    std::string name = path.filename().string();
+    for (char& c : name) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return name.ends_with(".stagecraft.json") ? InputKind::Project : InputKind::Schedule;
+}
 
 bool isScheduleFile(const std::string& path) {
     const std::filesystem::path p(path);
@@ -93,17 +104,34 @@ AnalysisRequest loadAnalysisRequest(const EvaluationInput& input) {
     return request;
 }
 
+namespace {
+
+MeasuredTrace measuredTrace(const std::vector<std::filesystem::path>& paths, Timeline timeline,
+                            TraceInfo info, MeasuredRunInfo run) {
+    std::string path;
+    for (const auto& t : paths) path += (path.empty() ? "" : ", ") + t.string();
+    MeasuredTrace trace{path, std::make_shared<const Timeline>(std::move(timeline)), std::move(info)};
+    if (run.ranks > 0) trace.run = std::move(run);
+    trace.files = paths;
+    return trace;
+}
+
+} // namespace
+
 MeasuredTrace loadMeasuredTrace(const std::vector<std::filesystem::path>& paths,
                                 const MeasuredTraceOptions& options) {
     TraceInfo info;
     MeasuredRunInfo run;
-    auto timeline = std::make_shared<const Timeline>(readMeasuredTrace(paths, options, &info, &run));
-    std::string path;
-    for (const auto& t : paths) path += (path.empty() ? "" : ", ") + t.string();
-    MeasuredTrace trace{path, std::move(timeline), std::move(info)};
-    if (run.ranks > 0) trace.run = std::move(run);
-    trace.files = paths;
-    return trace;
+    Timeline timeline = readMeasuredTrace(paths, options, &info, &run);
+    return measuredTrace(paths, std::move(timeline), std::move(info), std::move(run));
+}
+
+MeasuredTrace loadMeasuredTrace(const std::vector<std::filesystem::path>& paths, std::vector<RankTrace> ranks,
+                                const MeasuredTraceOptions& options) {
+    TraceInfo info;
+    MeasuredRunInfo run;
+    Timeline timeline = assembleMeasuredTrace(std::move(ranks), options, &info, &run);
+    return measuredTrace(paths, std::move(timeline), std::move(info), std::move(run));
 }
 
 } // namespace stagecraft

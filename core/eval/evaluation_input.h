@@ -6,6 +6,7 @@
 #include "eval/evaluation.h"
 #include "io/measured_trace.h"
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,16 @@ struct EvaluationInput {
     bool orderOnly = false;
 };
 
+/// What a front end opens a file as. Every front end asks this (the window's File > Open, the
+/// viewer's command line), so a file opens as the same thing everywhere.
+enum class InputKind { Project, Schedule, Trace };
+
+/// From the first bytes (core's sniffer: file_kind.h); a file they do not tell goes by its name
+/// (*.stagecraft.json a project, anything else a schedule file), and the reader it reaches says
+/// what is wrong with it. Gzip counts as a trace (compressed traces are common; their reader says
+/// to decompress).
+InputKind inputKind(const std::filesystem::path& path);
+
 /// True when `path` names a schedule file rather than a project: a .csv, or a .json that is not
 /// *.stagecraft.json and carries the key "stagecraft_schedule".
 bool isScheduleFile(const std::string& path);
@@ -65,6 +76,11 @@ AnalysisRequest loadAnalysisRequest(const EvaluationInput& input);
 
 /// `paths` read as one measured run (per-rank files of one run together) for a request's trace.
 MeasuredTrace loadMeasuredTrace(const std::vector<std::filesystem::path>& paths,
+                                const MeasuredTraceOptions& options);
+
+/// The same from the ranks of `paths` read already (readTraceRanks of each): the run assembled as
+/// loadMeasuredTrace assembles it (assembleMeasuredTrace).
+MeasuredTrace loadMeasuredTrace(const std::vector<std::filesystem::path>& paths, std::vector<RankTrace> ranks,
                                 const MeasuredTraceOptions& options);
 
 } // namespace stagecraft

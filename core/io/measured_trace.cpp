@@ -111,6 +111,11 @@ Timeline readMeasuredTrace(const std::vector<std::filesystem::path>& paths,
     std::vector<RankTrace> ranks;
     for (const auto& path : paths)
         for (RankTrace& t : readTraceRanks(path, options)) ranks.push_back(std::move(t));
+    return assembleMeasuredTrace(std::move(ranks), options, traceInfo, runInfo);
+}
+
+Timeline assembleMeasuredTrace(std::vector<RankTrace> ranks, const MeasuredTraceOptions& options,
+                               TraceInfo* traceInfo, MeasuredRunInfo* runInfo) {
     MeasuredRunInfo info;
     Timeline timeline = assembleMeasuredRun(std::move(ranks), options.run, &info);
     if (traceInfo) {

@@ -36,6 +36,13 @@ Timeline medianTimeline(const std::vector<Timeline>& iterations);
 /// run and is read by readChromeTrace.
 std::vector<RankTrace> readTraceRanks(const std::filesystem::path& path, const MeasuredTraceOptions& options);
 
+/// The ranks of one run's files (readTraceRanks of each) as its timeline: assembleMeasuredRun,
+/// with `traceInfo` told the iterations the run holds and the one read. The one assembly of a run
+/// of another tool, for readMeasuredTrace and for front ends that read the files' ranks first
+/// (the viewer splits a command line into runs by them).
+Timeline assembleMeasuredTrace(std::vector<RankTrace> ranks, const MeasuredTraceOptions& options,
+                               TraceInfo* traceInfo = nullptr, MeasuredRunInfo* runInfo = nullptr);
+
 /// Reads `paths` as one measured run. A single Stagecraft trace is read by readChromeTrace (with
 /// the median pick, each iteration, then medianTimeline); every other format is
 /// read into ranks, and the ranks of all files are assembled together (assembleMeasuredRun).

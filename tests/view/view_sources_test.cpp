@@ -1,0 +1,139 @@
+// The viewer, the app and the CLI open the same files with the same results: every kind of file
+// the viewer takes is read by stagecraft-view's loadSources (through core/eval) and by what the
+// app's File > Open and the CLI call (inputKind, loadMeasuredTrace, loadAnalysisRequest +
+// analyze), and the two agree: the kind, the timeline event by event, the iterations, the
+// outcomes, and which prediction a trace is paired with (eval's matchTraceOutcome). No display.
+#include "eval/evaluation.h"
+#include "eval/evaluation_input.h"
+#include "view/view_chart.h"
+#include "view/view_sources.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+using namespace stagecraft;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kSource = STAGECRAFT_SOURCE_DIR;
+const std::string kRuns = std::string(STAGECRAFT_TORCH_RUNS_DIR) + "/pp2_h512/";
+const std::string kTraces = kSource + "/tests/data/torch-traces/";
+
+/// The app's and the CLI's read of a trace: loadMeasuredTrace with the CLI's default options.
+MeasuredTrace appTrace(const std::vector<std::string>& files) {
+    MeasuredTraceOptions options;
+    options.run.pick = IterationPick::One;
+    options.run.iteration = -1;
+    return loadMeasuredTrace(std::vector<fs::path>(files.begin(), files.end()), options);
+}
+
+void requireSameTrace(const std::vector<std::string>& files) {
+    INFO(files.front());
+    for (const std::string& f : files) CHECK(inputKind(f) == InputKind::Trace);
+    const std::vector<view::ViewSource> sources = view::loadSources(files, view::LoadOptions{});
+    REQUIRE(sources.size() == 1);
+    const view::ViewSource& s = sources.front();
+    INFO(s.error);
+    REQUIRE(s.error.empty());
+    CHECK(s.kind == view::SourceKind::Trace);
+    const MeasuredTrace app = appTrace(files);
+    REQUIRE(s.trace);
+    CHECK(s.trace->events.size() == app.timeline->events.size());
+    CHECK(*s.trace == *app.timeline);
+    CHECK(s.traceInfo.iterations == app.info.iterations);
+    CHECK(s.traceInfo.iteration == app.info.iteration);
+    CHECK(s.traceInfo.iterationIds == app.info.iterationIds);
+}
+
+AnalysisResult cliAnalysis(const std::string& path, const std::vector<std::string>& traces = {}) {
+    EvaluationInput input;
+    input.path = path;
+    input.tracePaths = traces;
+    return analyze(loadAnalysisRequest(input));
+}
+
+void requireSameAnalysis(const std::string& path, InputKind kind) {
+    INFO(path);
+    CHECK(inputKind(path) == kind);
+    const std::vector<view::ViewSource> sources = view::loadSources({path}, view::LoadOptions{});
+    REQUIRE(sources.size() == 1);
+    const view::ViewSource& s = sources.front();
+    INFO(s.error);
+    REQUIRE(s.error.empty());
+    CHECK(s.kind == kind);
+    REQUIRE(s.analysis);
+    const AnalysisResult cli = cliAnalysis(path);
+    REQUIRE(s.analysis->outcomes.size() == cli.outcomes.size());
+    for (std::size_t k = 0; k < cli.outcomes.size(); ++k) {
+        CHECK(s.analysis->outcomes[k].name == cli.outcomes[k].name);
+        CHECK(s.analysis->outcomes[k].prediction.timeline == cli.outcomes[k].prediction.timeline);
+    }
+}
+
+} // namespace
+
+TEST_CASE("per-rank torch profiler traces of several iterations read as the app and the CLI read them",
+          "[sources]") {
+    for (const std::string base : {"DualPipeV_pp2_v2_m8_h512", "Interleaved1F1B_pp2_v2_m8_h512"}) {
+        requireSameTrace({kRuns + base + "_rank0.json", kRuns + base + "_rank1.json"});
+        const MeasuredTrace app = appTrace({kRuns + base + "_rank0.json", kRuns + base + "_rank1.json"});
+        CHECK(app.info.iterations > 1); // several iterations, the last one shown by all three
+    }
+    requireSameTrace(
+        {kTraces + "Interleaved1F1B_pp2_m4_rank0.json", kTraces + "Interleaved1F1B_pp2_m4_rank1.json"});
+    requireSameTrace({kTraces + "ZBVZeroBubble_pp2_m4_chrometrace.json"});
+}
+
+TEST_CASE("a Stagecraft trace reads as the app and the CLI read it", "[sources]") {
+    requireSameTrace({kSource + "/tests/fuzz/corpus/chrome_trace/stagecraft_1f1b.json"});
+    requireSameTrace({kSource + "/tests/fuzz/corpus/chrome_trace/stagecraft_zbv.json"});
+}
+
+TEST_CASE("schedule files and projects evaluate as the app and the CLI evaluate them", "[sources]") {
+    requireSameAnalysis(kSource + "/tests/fuzz/corpus/schedule_json/1f1b.json", InputKind::Schedule);
+    requireSameAnalysis(kRuns + "DualPipeV_pp2_v2_m8_h512.csv", InputKind::Schedule);
+    requireSameAnalysis(kSource + "/samples/zb-1.5b.stagecraft.json", InputKind::Project);
+}
+
+TEST_CASE("a trace is paired with the prediction the CLI's overlay matches it with", "[sources]") {
+    const std::string csv = kRuns + "DualPipeV_pp2_v2_m8_h512.csv";
+    const std::vector<std::string> ranks = {kRuns + "DualPipeV_pp2_v2_m8_h512_rank0.json",
+                                            kRuns + "DualPipeV_pp2_v2_m8_h512_rank1.json"};
+    const AnalysisResult cli = cliAnalysis(csv, ranks);
+    REQUIRE(cli.overlay);
+
+    std::vector<std::string> files{csv};
+    files.insert(files.end(), ranks.begin(), ranks.end());
+    const std::vector<view::ViewSource> sources = view::loadSources(files, view::LoadOptions{});
+    REQUIRE(sources.size() == 2);
+    view::ViewChart chart;
+    chart.build(sources, view::ViewChartOptions{});
+    REQUIRE(chart.panels().size() == 2);
+    const view::ViewPanel& prediction = chart.panels()[0];
+    const view::ViewPanel& trace = chart.panels()[1];
+    CHECK(prediction.outcome == int(cli.overlay->outcome));
+    CHECK(trace.partner == 0);
+    REQUIRE(trace.overlay);
+    CHECK(trace.overlay->ops.size() == cli.overlay->report.ops.size());
+    CHECK(trace.matchNote.empty());
+}
+
+TEST_CASE("a trace of a schedule that is not shown says why, in eval's words", "[sources]") {
+    // The GPipe run beside the DualPipeV schedule: neither names a schedule, and their shapes differ.
+    const std::string csv = kRuns + "DualPipeV_pp2_v2_m8_h512.csv";
+    const std::vector<std::string> ranks = {kRuns + "GPipe_pp2_v1_m8_h512_rank0.json",
+                                            kRuns + "GPipe_pp2_v1_m8_h512_rank1.json"};
+    const AnalysisResult cli = cliAnalysis(csv, ranks);
+    std::vector<std::string> files{csv};
+    files.insert(files.end(), ranks.begin(), ranks.end());
+    view::ViewChart chart;
+    chart.build(view::loadSources(files, view::LoadOptions{}), view::ViewChartOptions{});
+    REQUIRE(chart.panels().size() == 2);
+    REQUIRE_FALSE(cli.overlay);
+    CHECK_FALSE(cli.overlayError.empty());
+    CHECK(chart.panels()[1].partner == -1);
+    CHECK(chart.panels()[1].matchNote == cli.overlayError);
+}
