@@ -71,8 +71,8 @@ void GanttView::rebuild() {
     // A new result keeps the window (scale and the time at the left edge) so edits compare in
     // place; a chart at fit stays at fit.
     const bool atFit = zoom() == 1.0;
-    const double pxPerUs = m_hasChart && !atFit ? m_mapping.pxPerUs : 0.0;
-    const double leftTime = m_hasChart && !atFit ? m_mapping.originTime : 0.0;
+    const double pxPerUs = m_hasChart && !atFit ? m_view.mapping().pxPerUs : 0.0;
+    const double leftTime = m_hasChart && !atFit ? m_view.mapping().originTime : 0.0;
     m_layoutError.clear();
     m_hasChart = false;
     m_scene.reset();
@@ -122,40 +122,29 @@ void GanttView::relayoutFrame(double zoom, double leftTime, double pxPerUs) {
         }
     }
     if (m_hasChart) {
-        TimeMapping m = fitMapping();
-        m.pxPerUs = pxPerUs > 0 ? pxPerUs : m.pxPerUs * zoom;
-        m.originTime = leftTime;
-        setMapping(m);
+        m_view.setFrame(m_frame, zoom, leftTime);
+        if (pxPerUs > 0) {
+            TimeMapping m = m_view.mapping();
+            m.pxPerUs = pxPerUs;
+            m.originTime = leftTime;
+            m_view.setMapping(m);
+        }
     } else {
-        m_mapping = TimeMapping{};
-        updateScrollBars();
+        m_view.clear();
     }
-    viewport()->update();
-}
-
-TimeMapping GanttView::fitMapping() const {
-    TimeMapping fit = m_frame.fitMapping();
-    fit.minPxPerUs = fit.pxPerUs;
-    fit.maxPxPerUs = fit.pxPerUs * kMaxZoom;
-    return fit;
+    viewChanged();
 }
 
 double GanttView::zoom() const {
-    if (!m_hasChart) return 1.0;
-    // Exactly 1 at fit (the same division), so callers can compare with 1.
-    const double fit = m_frame.plotWidth / m_frame.timeEnd;
-    return m_mapping.pxPerUs == fit ? 1.0 : m_mapping.pxPerUs / fit;
+    return m_hasChart ? m_view.zoom() : 1.0;
 }
 
 void GanttView::setMapping(const TimeMapping& mapping) {
-    const TimeMapping fit = fitMapping();
-    TimeMapping m = mapping;
-    m.xOffset = fit.xOffset;
-    m.minPxPerUs = fit.minPxPerUs;
-    m.maxPxPerUs = fit.maxPxPerUs;
-    m.pxPerUs = std::clamp(m.pxPerUs, m.minPxPerUs, m.maxPxPerUs);
-    if (std::abs(m.pxPerUs / fit.pxPerUs - 1) < 1e-12) m.pxPerUs = fit.pxPerUs; // fit is fit
-    m_mapping = m.clampedTo(0, m_frame.timeEnd, m_frame.plotWidth);
+    m_view.setMapping(mapping);
+    viewChanged();
+}
+
+void GanttView::viewChanged() {
     updateScrollBars();
     viewport()->update();
 }
@@ -167,12 +156,15 @@ void GanttView::updateScrollBars() {
     const QSize vp = viewport()->size();
     QScrollBar* h = horizontalScrollBar();
     if (m_hasChart) {
-        const double pxPerUs = m_mapping.pxPerUs * m_k;
+        const double pxPerUs = m_view.mapping().pxPerUs * m_k;
         const double total = m_frame.timeEnd * pxPerUs;
         const double page = m_frame.plotWidth * m_k;
-        h->setRange(0, std::max(0, int(std::lround(total - page))));
-        h->setPageStep(std::max(1, int(page)));
-        h->setValue(int(std::lround(m_mapping.originTime * pxPerUs)));
+        // Deep zooms on a wide plot pass an int's range in pixels: the bar then counts in larger
+        // steps (a step of a pixel or more is still finer than a hand moves it).
+        m_scrollUnit = std::max(1.0, std::ceil(total / 1e9));
+        h->setRange(0, std::max(0, int(std::lround((total - page) / m_scrollUnit))));
+        h->setPageStep(std::max(1, int(page / m_scrollUnit)));
+        h->setValue(int(std::lround(m_view.mapping().originTime * pxPerUs / m_scrollUnit)));
     } else {
         h->setRange(0, 0);
     }
@@ -187,8 +179,7 @@ void GanttView::updateScrollBars() {
 void GanttView::scrollContentsBy(int dx, int) {
     if (!m_syncingScroll && dx != 0 && m_hasChart) {
         // The user moved the horizontal bar: its value is the left edge's time in pixels.
-        m_mapping.originTime = horizontalScrollBar()->value() / (m_mapping.pxPerUs * m_k);
-        m_mapping = m_mapping.clampedTo(0, m_frame.timeEnd, m_frame.plotWidth);
+        m_view.setLeftTime(horizontalScrollBar()->value() * m_scrollUnit / (m_view.mapping().pxPerUs * m_k));
     }
     viewport()->update();
 }
@@ -212,19 +203,20 @@ const Scene& GanttView::scene() const {
 QPointF GanttView::toScene(const QPoint& p) const {
     const double y = (p.y() + verticalScrollBar()->value()) / m_k;
     if (!m_hasChart) return QPointF(p.x() / m_k, y);
-    return QPointF(fitMapping().timeToX(m_mapping.xToTime(p.x() / m_k)), y);
+    return QPointF(fitMapping().timeToX(m_view.mapping().xToTime(p.x() / m_k)), y);
 }
 
 QPointF GanttView::fromScene(const QPointF& p) const {
     const double y = p.y() * m_k - verticalScrollBar()->value();
     if (!m_hasChart) return QPointF(p.x() * m_k, y);
-    return QPointF(m_mapping.timeToX(fitMapping().xToTime(p.x())) * m_k, y);
+    return QPointF(m_view.mapping().timeToX(fitMapping().xToTime(p.x())) * m_k, y);
 }
 
 void GanttView::zoomBy(double factor, double anchorX) {
-    if (!m_hasChart || !(factor > 0) || !std::isfinite(factor)) return;
+    if (!m_hasChart) return;
     const double before = zoom();
-    setMapping(m_mapping.zoomedAbout(anchorX / m_k, factor));
+    if (!m_view.zoomAbout(anchorX / m_k, factor)) return;
+    viewChanged();
     if (zoom() != before) emit zoomChanged(zoom());
 }
 
@@ -236,19 +228,22 @@ void GanttView::zoomOut() {
 }
 
 void GanttView::fit() {
-    if (m_hasChart) setMapping(fitMapping());
+    if (m_hasChart) {
+        m_view.fit();
+        viewChanged();
+    }
     verticalScrollBar()->setValue(0);
     emit zoomChanged(zoom());
 }
 
 void GanttView::resizeEvent(QResizeEvent* event) {
     QAbstractScrollArea::resizeEvent(event);
-    relayoutFrame(zoom(), m_hasChart ? m_mapping.originTime : 0.0);
+    relayoutFrame(zoom(), m_hasChart ? m_view.mapping().originTime : 0.0);
 }
 
 QRectF GanttView::boxOf(int panel, int event) const {
     if (!m_hasChart) return {};
-    const auto box = m_rows.eventBox(m_frame, m_mapping, panel, event);
+    const auto box = m_rows.eventBox(m_frame, m_view.mapping(), panel, event);
     return box ? QRectF(box->x, box->y, box->w, box->h) : QRectF();
 }
 
@@ -257,7 +252,7 @@ std::optional<ChartHit> GanttView::eventAt(const QPoint& viewportPos) const {
     const double x = viewportPos.x() / m_k;
     if (x < plotLeft() || x > plotRight()) return std::nullopt;
     const double y = (viewportPos.y() + verticalScrollBar()->value()) / m_k;
-    return m_rows.eventAt(m_frame, m_mapping, x, y, kMinBarPx / m_k);
+    return m_rows.eventAt(m_frame, m_view.mapping(), x, y, kMinBarPx / m_k);
 }
 
 QString GanttView::toolTipAt(const QPoint& viewportPos) const {
@@ -332,7 +327,7 @@ void GanttView::revealEvent(int panel, int event) {
     const QRectF box = boxOf(panel, event); // in chart coordinates at the current mapping
     if (box.isNull()) return;
     const double centre = (plotLeft() + plotRight()) / 2;
-    setMapping(m_mapping.panned(centre - box.center().x()));
+    setMapping(m_view.mapping().panned(centre - box.center().x()));
     const QRectF moved = boxOf(panel, event);
     const int y = int(moved.center().y() * m_k) - viewport()->height() / 2;
     verticalScrollBar()->setValue(
@@ -418,7 +413,7 @@ void GanttView::paintEvent(QPaintEvent*) {
 
     // The plot: the visible window's bars through core's draw lists, clipped to the plot.
     ChartWindow window;
-    window.mapping = m_mapping;
+    window.mapping = m_view.mapping();
     window.x0 = plotLeft();
     window.x1 = plotRight();
     window.y0 = visible.top();
@@ -430,7 +425,7 @@ void GanttView::paintEvent(QPaintEvent*) {
     const ChartWindowStats stats = m_rows.appendVisible(plot, m_frame, window);
     m_lastPaintFolded = stats.folds > 0;
     m_lastPaintItems = stats.bars + stats.folds;
-    const double t0 = m_mapping.xToTime(window.x0), t1 = m_mapping.xToTime(window.x1);
+    const double t0 = m_view.mapping().xToTime(window.x0), t1 = m_view.mapping().xToTime(window.x1);
     painter.save();
     painter.setClipRect(QRectF(window.x0, visible.top(), window.x1 - window.x0, visible.height()));
     render::paintScene(painter, plot, &visible, screen);
@@ -442,7 +437,7 @@ void GanttView::paintEvent(QPaintEvent*) {
     // view, the ruler sticks to the view's bottom edge instead of scrolling out of sight.
     Scene axis;
     axis.fontFamily = m_decor.fontFamily;
-    appendAxis(axis, m_frame, m_mapping, t0, t1);
+    appendAxis(axis, m_frame, m_view.mapping(), t0, t1);
     const double axisHeight = 4 + 2.8 * m_frame.palette->fontSize;
     if (m_frame.axisY + axisHeight > visible.bottom()) {
         const double dy = visible.bottom() - axisHeight - m_frame.axisY;
@@ -607,7 +602,7 @@ QRectF GanttView::idleRect(int panel, const IdleInterval& iv) const {
     const int r = rowOfDevice(panel, iv.device);
     if (r < 0 || r >= fp.rows) return {};
     const ChartFrameRow& row = m_frame.rows[std::size_t(fp.firstRow + r)];
-    const TimeMapping fit = fitMapping();
+    const TimeMapping& fit = fitMapping();
     return QRectF(fit.timeToX(iv.start), row.y, fit.pxPerUs * iv.duration(), m_frame.rowHeight);
 }
 
@@ -629,8 +624,8 @@ void GanttView::paintOverlays(QPainter& painter, double t0, double t1, double y0
                                                [&](std::size_t i) { return gaps[i].end <= t0; });
                 for (; it != list.end() && gaps[*it].start < t1; ++it) {
                     const IdleInterval& iv = gaps[*it];
-                    const QRectF r(m_mapping.timeToX(iv.start), row.y, m_mapping.pxPerUs * iv.duration(),
-                                   m_frame.rowHeight);
+                    const QRectF r(m_view.mapping().timeToX(iv.start), row.y,
+                                   m_view.mapping().pxPerUs * iv.duration(), m_frame.rowHeight);
                     QColor tint = idleColor(iv.cause);
                     tint.setAlpha(40);
                     painter.fillRect(r, tint);
@@ -659,8 +654,8 @@ void GanttView::paintOverlays(QPainter& painter, double t0, double t1, double y0
             for (auto it = first; it != path.end(); ++it) {
                 const QRectF box = boxOf(int(panel), int(*it));
                 if (box.isNull()) continue;
-                if (box.right() >= m_mapping.timeToX(t0) && box.left() <= m_mapping.timeToX(t1) &&
-                    box.bottom() >= y0 && box.top() <= y1) {
+                if (box.right() >= m_view.mapping().timeToX(t0) &&
+                    box.left() <= m_view.mapping().timeToX(t1) && box.bottom() >= y0 && box.top() <= y1) {
                     painter.drawRect(box);
                     ++m_lastPaintCriticalBars;
                 }
@@ -682,7 +677,7 @@ QString GanttView::idleToolTipAt(const QPoint& viewportPos) const {
     const int row = m_frame.rowAt(p.y(), lane);
     if (row < 0 || lane != 0) return {};
     const ChartFrameRow& r = m_frame.rows[std::size_t(row)];
-    const double t = m_mapping.xToTime(p.x());
+    const double t = m_view.mapping().xToTime(p.x());
     const std::vector<IdleInterval>& gaps = idleGaps(r.panel);
     const int device = deviceOfRow(r.panel, r.device);
     if (device < 0) return {}; // a measured row: its gaps are the run's, not the schedule's
@@ -764,7 +759,7 @@ void GanttView::mouseMoveEvent(QMouseEvent* event) {
     if ((event->pos() - m_pressPos).manhattanLength() > 3) m_moved = true;
     if (m_drag == Drag::Pan) {
         const QPoint d = event->pos() - m_lastPos;
-        if (m_hasChart && d.x() != 0) setMapping(m_mapping.panned(d.x() / m_k));
+        if (m_hasChart && d.x() != 0) setMapping(m_view.mapping().panned(d.x() / m_k));
         verticalScrollBar()->setValue(verticalScrollBar()->value() - d.y());
     } else if (m_drag == Drag::Band && m_band) {
         const QRect r = QRect(m_pressPos, event->pos()).normalized();
@@ -784,11 +779,8 @@ void GanttView::mouseReleaseEvent(QMouseEvent* event) {
         const int x1 = std::max(m_pressPos.x(), event->pos().x());
         if (x1 - x0 >= 4 && m_hasChart) {
             // The band's time range fills the plot, its start at the plot's left edge.
-            const double t0 = m_mapping.xToTime(x0 / m_k), t1 = m_mapping.xToTime(x1 / m_k);
-            TimeMapping m = m_mapping;
-            m.pxPerUs = m_frame.plotWidth / (t1 - t0);
-            m.originTime = t0;
-            setMapping(m);
+            m_view.showSpan(m_view.mapping().xToTime(x0 / m_k), m_view.mapping().xToTime(x1 / m_k));
+            viewChanged();
             emit zoomChanged(zoom());
         }
     } else if (drag == Drag::Pan && !m_moved) {

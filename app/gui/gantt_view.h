@@ -18,6 +18,7 @@
 #include "gui/models/windowed_chart.h"
 #include "layout/chart_frame.h"
 #include "layout/chart_rows.h"
+#include "layout/chart_view.h"
 #include "layout/scene.h"
 #include "layout/time_mapping.h"
 
@@ -57,7 +58,7 @@ class GanttView : public QAbstractScrollArea {
     QPointF fromScene(const QPointF& scenePos) const;
     /// The frame and time mapping on screen, and the windowed rows (for tests and tools).
     const ChartFrame& frame() const { return m_frame; }
-    const TimeMapping& mapping() const { return m_mapping; }
+    const TimeMapping& mapping() const { return m_view.mapping(); }
     const ChartRows& chartRows() const { return m_rows; }
     /// True when the last paint folded sub-pixel bars (level of detail).
     bool lastPaintFolded() const { return m_lastPaintFolded; }
@@ -107,8 +108,8 @@ class GanttView : public QAbstractScrollArea {
     /// Where the last paint drew the overlays' key (viewport pixels; empty without overlays).
     QRect overlayLegendRect() const { return m_overlayLegendRect; }
 
-    /// Deepest zoom, relative to fit.
-    static constexpr double kMaxZoom = 65536.0;
+    /// Deepest zoom, relative to fit: core's, the viewer's too.
+    static constexpr double kMaxZoom = kChartMaxZoom;
 
   public slots:
     void zoomIn();
@@ -139,10 +140,12 @@ class GanttView : public QAbstractScrollArea {
     /// Per width: the frame and its decoration, then the mapping at `zoom` (relative to fit),
     /// or at `pxPerUs` when positive, with `leftTime` at the plot's left edge.
     void relayoutFrame(double zoom, double leftTime, double pxPerUs = 0);
-    /// Sets the mapping (clamped to the axis and the zoom range) and the scroll bars.
+    /// Sets the mapping (clamped to the axis and the zoom range: ChartView) and the scroll bars.
     void setMapping(const TimeMapping& mapping);
+    /// After m_view changed: the scroll bars and a repaint.
+    void viewChanged();
     void updateScrollBars();
-    TimeMapping fitMapping() const;
+    const TimeMapping& fitMapping() const { return m_view.fitMapping(); }
     /// The plot's x range on screen, in points, and the times it shows.
     double plotLeft() const { return m_frame.plotLeft - 1; }
     double plotRight() const { return m_frame.plotLeft + m_frame.plotWidth + 1; }
@@ -177,7 +180,8 @@ class GanttView : public QAbstractScrollArea {
     ChartFrame m_frame;
     Scene m_decor; ///< background, headers, row labels, legend, notes: what does not move
     bool m_hasChart = false;
-    TimeMapping m_mapping; ///< time to x in points of the frame
+    ChartView m_view;        ///< time to x in points of the frame; fit, zoom limits, pan (core's)
+    double m_scrollUnit = 1; ///< pixels per step of the horizontal bar (its range is an int)
     bool m_syncingScroll = false;
     mutable std::optional<Scene> m_scene; ///< scene(), built on demand
     std::vector<int> m_measuredOf;        ///< overlay panel: predicted event -> measured event, -1

@@ -107,7 +107,7 @@ struct BenchStep {
 
 std::vector<BenchStep> benchScript() {
     std::vector<BenchStep> steps;
-    for (double z = 1; z <= TimelineView::kMaxZoom; z *= 4)
+    for (double z = 1; z <= kChartMaxZoom; z *= 4)
         for (int i = 0; i <= 40; ++i) steps.push_back({z, i / 40.0});
     return steps;
 }

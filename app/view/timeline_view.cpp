@@ -18,12 +18,6 @@ namespace {
 constexpr double kWheelStep = 1.25;
 constexpr double kMinBarPx = 3; ///< bars narrower fold into counted boxes; hover reaches them within half
 
-std::string eventName(const Timeline& timeline, const TimelineEvent& e) {
-    std::string name = opName(e.op, timeline.shape.splitBackward);
-    if (e.lane == Lane::Comm) name = std::string(commKindName(e.comm)) + " transfer of " + name;
-    return name;
-}
-
 constexpr double kStripGap = 2;    ///< points between memory strips
 constexpr double kStripTitle = 16; ///< points for a panel's memory title
 constexpr double kMemoryTop = 6;   ///< points between the chart and its memory strips
@@ -43,7 +37,7 @@ void TimelineView::drawMemory(ImDrawList* list, ImFont* font, ImVec2 origin, dou
     const ChartFrame& f = m_chart->frame();
     const float k = float(m_k);
     const double strip = f.rowHeight;
-    const double t0 = m_mapping.xToTime(x0), t1 = m_mapping.xToTime(x1);
+    const double t0 = m_view.mapping().xToTime(x0), t1 = m_view.mapping().xToTime(x1);
     const auto columns = std::size_t(std::max(1.0, std::floor((x1 - x0) * m_k)));
     double y = f.height + kMemoryTop;
     const ImU32 fill = IM_COL32(94, 158, 196, 255), track = IM_COL32(236, 240, 244, 255);
@@ -101,7 +95,7 @@ void TimelineView::drawMemory(ImDrawList* list, ImFont* font, ImVec2 origin, dou
 void TimelineView::setChart(ViewChart* chart, bool keepWindow) {
     // A view at fit stays at fit (a growing trace stays whole on screen); a zoomed one stays put.
     if (keepWindow && m_chart && !m_fitPending && std::abs(zoom() - 1.0) > 1e-9) {
-        m_keep = std::make_pair(m_mapping.pxPerUs, m_mapping.originTime);
+        m_keep = std::make_pair(m_view.mapping().pxPerUs, m_view.mapping().originTime);
     } else {
         m_keep.reset();
         m_fitPending = true;
@@ -112,16 +106,9 @@ void TimelineView::setChart(ViewChart* chart, bool keepWindow) {
     clearSelection(); // event indices of the old chart mean nothing in the new one
 }
 
-TimeMapping TimelineView::fitMapping() const {
-    TimeMapping fit = m_chart->frame().fitMapping();
-    fit.minPxPerUs = fit.pxPerUs;
-    fit.maxPxPerUs = fit.pxPerUs * kMaxZoom;
-    return fit;
-}
-
 void TimelineView::relayout(double widthPx) {
     const bool hadFrame = m_widthPx > 0;
-    const double pxPerUs = m_mapping.pxPerUs, left = m_mapping.originTime;
+    const double left = m_view.mapping().originTime;
     const double zoomBefore = hadFrame ? zoom() : 1.0;
     m_widthPx = widthPx;
     m_chart->layout(widthPx / m_k);
@@ -131,36 +118,26 @@ void TimelineView::relayout(double widthPx) {
     // software rasterizer does not fill the whole chart twice every frame.
     for (std::size_t p = 0; p < f.panels.size(); ++p) appendPanelDecor(m_decor, f, p);
     appendLegend(m_decor, f);
-    TimeMapping m = fitMapping();
+    if (m_chart->empty()) return;
+    m_view.setFrame(f);
     if (m_keep) {
+        TimeMapping m = m_view.mapping();
         m.pxPerUs = m_keep->first;
         m.originTime = m_keep->second;
+        m_view.setMapping(m);
         m_keep.reset();
         m_fitPending = false;
     } else if (m_fitPending) {
         m_fitPending = false;
     } else if (hadFrame) {
         // A resize keeps the zoom relative to fit and the time at the left edge.
-        m.pxPerUs *= zoomBefore;
-        m.originTime = left;
-        (void)pxPerUs;
+        m_view.setFrame(f, zoomBefore, left);
     }
-    setMapping(m);
-}
-
-void TimelineView::setMapping(TimeMapping m) {
-    if (!m_chart || m_chart->empty()) return;
-    const TimeMapping fit = fitMapping();
-    m.xOffset = fit.xOffset;
-    m.minPxPerUs = fit.minPxPerUs;
-    m.maxPxPerUs = fit.maxPxPerUs;
-    m.pxPerUs = std::clamp(m.pxPerUs, m.minPxPerUs, m.maxPxPerUs);
-    m_mapping = m.clampedTo(0, m_chart->frame().timeEnd, m_chart->frame().plotWidth);
 }
 
 double TimelineView::zoom() const {
-    if (!m_chart || m_chart->empty() || m_chart->frame().timeEnd <= 0) return 1.0;
-    return m_mapping.pxPerUs / (m_chart->frame().plotWidth / m_chart->frame().timeEnd);
+    if (!m_chart || m_chart->empty()) return 1.0;
+    return m_view.zoom();
 }
 
 Color TimelineView::backgroundColor() const {
@@ -169,7 +146,7 @@ Color TimelineView::backgroundColor() const {
 }
 
 double TimelineView::visibleSpan() const {
-    return m_chart ? m_chart->frame().plotWidth / m_mapping.pxPerUs : 0;
+    return m_chart ? m_view.visibleSpan() : 0;
 }
 
 void TimelineView::fit() {
@@ -177,21 +154,18 @@ void TimelineView::fit() {
         m_fitPending = true;
         return;
     }
-    setMapping(fitMapping());
+    m_view.fit();
 }
 
 void TimelineView::zoomAbout(double factor, double anchorPx) {
+    // A non-finite factor or anchor (a wild wheel event) leaves the view where it was.
     if (!m_chart || m_chart->empty() || m_widthPx <= 0) return;
-    try {
-        setMapping(m_mapping.zoomedAbout(anchorPx / m_k, factor));
-    } catch (const Error&) {
-        // A non-finite factor or anchor (a wild wheel event): the view stays where it was.
-    }
+    m_view.zoomAbout(anchorPx / m_k, factor);
 }
 
 void TimelineView::pan(double dxPx) {
     if (!m_chart || m_chart->empty() || m_widthPx <= 0) return;
-    setMapping(m_mapping.panned(dxPx / m_k));
+    m_view.pan(dxPx / m_k);
 }
 
 void TimelineView::clearSelection() {
@@ -250,17 +224,15 @@ void TimelineView::jumpTo(int panel, int event) {
     if (event < 0 || std::size_t(event) >= tl.events.size()) return;
     const TimelineEvent& e = tl.events[std::size_t(event)];
     const double span = std::max(e.duration() * 30, 1e-9);
-    TimeMapping m = m_mapping;
-    m.pxPerUs = m_chart->frame().plotWidth / span;
-    m.originTime = (e.start + e.end) / 2 - span / 2;
-    setMapping(m);
+    const double centre = (e.start + e.end) / 2;
+    m_view.showSpan(centre - span / 2, centre + span / 2);
     select(panel, event);
-    if (const auto box = m_chart->rows().eventBox(m_chart->frame(), m_mapping, panel, event))
+    if (const auto box = m_chart->rows().eventBox(m_chart->frame(), m_view.mapping(), panel, event))
         m_scrollRequest = std::max(0.0, box->y - 80);
 }
 
 std::optional<ImVec4> TimelineView::boxOnScreen(ImVec2 origin, int panel, int event) const {
-    const auto box = m_chart->rows().eventBox(m_chart->frame(), m_mapping, panel, event);
+    const auto box = m_chart->rows().eventBox(m_chart->frame(), m_view.mapping(), panel, event);
     if (!box) return std::nullopt;
     const float k = float(m_k);
     return ImVec4(origin.x + float(box->x) * k, origin.y + float(box->y) * k,
@@ -316,7 +288,7 @@ void TimelineView::drawTooltip(int panel, int event) const {
     const TimelineEvent& e = vp.timeline->events[std::size_t(event)];
     const bool u = vp.unitless;
     ImGui::BeginTooltip();
-    ImGui::TextUnformatted(eventName(*vp.timeline, e).c_str());
+    ImGui::TextUnformatted(eventTitle(e, vp.timeline->shape.splitBackward).c_str());
     ImGui::TextDisabled("%s · device %d", vp.title.c_str(), e.device);
     ImGui::Text("start %s   end %s", durationText(e.start, u).c_str(), durationText(e.end, u).c_str());
     ImGui::Text("duration %s", durationText(e.duration(), u).c_str());
@@ -418,7 +390,7 @@ void TimelineView::draw(ImFont* font, ImVec2 size) {
 
     // The plot: the visible window's bars through core's draw lists, clipped to the plot.
     ChartWindow window;
-    window.mapping = m_mapping;
+    window.mapping = m_view.mapping();
     window.x0 = f.plotLeft - 1;
     window.x1 = f.plotLeft + f.plotWidth + 1;
     window.y0 = top;
@@ -454,9 +426,9 @@ void TimelineView::draw(ImFont* font, ImVec2 size) {
 
     // The time ruler: core's axis for the window, pinned to the pane's bottom when the chart is
     // taller than the pane.
-    const double t0 = m_mapping.xToTime(window.x0), t1 = m_mapping.xToTime(window.x1);
+    const double t0 = m_view.mapping().xToTime(window.x0), t1 = m_view.mapping().xToTime(window.x1);
     Scene axis;
-    appendAxis(axis, f, m_mapping, t0, t1);
+    appendAxis(axis, f, m_view.mapping(), t0, t1);
     const double axisBottom = f.height;
     SceneTransform axisTf = tf;
     if (axisBottom > bottom) {
@@ -472,7 +444,7 @@ void TimelineView::draw(ImFont* font, ImVec2 size) {
         const double x = (io.MousePos.x - origin.x) / k, y = (io.MousePos.y - origin.y) / k;
         ChartHit hit; // panel -1: nothing under the mouse
         if (x >= window.x0 && x <= window.x1)
-            if (const auto h = m_chart->rows().eventAt(f, m_mapping, x, y, kMinBarPx / m_k)) hit = *h;
+            if (const auto h = m_chart->rows().eventAt(f, m_view.mapping(), x, y, kMinBarPx / m_k)) hit = *h;
         const FoldBox* fold = nullptr;
         for (const FoldBox& b : m_folds)
             if (x >= b.x0 && x <= b.x1 && y >= b.y0 && y <= b.y1) fold = &b;
@@ -480,8 +452,8 @@ void TimelineView::draw(ImFont* font, ImVec2 size) {
             const bool u = m_chart->panels()[std::size_t(fold->panel)].unitless;
             ImGui::BeginTooltip();
             ImGui::Text("%s folded: each narrower than %.0f pixels", fold->text.c_str(), kMinBarPx);
-            ImGui::Text("%s to %s", durationText(m_mapping.xToTime(fold->x0), u).c_str(),
-                        durationText(m_mapping.xToTime(fold->x1), u).c_str());
+            ImGui::Text("%s to %s", durationText(m_view.mapping().xToTime(fold->x0), u).c_str(),
+                        durationText(m_view.mapping().xToTime(fold->x1), u).c_str());
             ImGui::TextDisabled("zoom in (wheel) to see them one by one");
             ImGui::EndTooltip();
         } else if (hit.panel >= 0) {

@@ -2,12 +2,13 @@
 // The timeline pane: the chart of ViewChart drawn through core's windowed model. Per frame it
 // asks core's ChartRows for the visible window's bars (narrow runs folded into counted boxes),
 // the axis for the window (appendAxis) and the bar under the mouse (eventAt); it keeps only the
-// view state: the time mapping, the vertical scroll, the selection.
+// view state: core's ChartView (time mapping, fit, zoom limits, pan), the vertical scroll, the
+// selection.
 //
 // Wheel zooms about the cursor, drag pans (both directions), F fits, Escape clears the selection;
 // hover shows the op, click selects it and outlines what it waits for and what waits for it.
 
-#include "layout/time_mapping.h"
+#include "layout/chart_view.h"
 #include "view/view_chart.h"
 
 #include <imgui.h>
@@ -23,9 +24,6 @@ struct ViewFrameStats {
 
 class TimelineView {
   public:
-    /// Deepest zoom relative to fit.
-    static constexpr double kMaxZoom = 1 << 20;
-
     /// A new chart; `keepWindow` keeps the zoom and the time at the left edge (--follow reloads).
     void setChart(ViewChart* chart, bool keepWindow);
     /// Draws the pane into the current ImGui window, filling `size` pixels.
@@ -47,7 +45,7 @@ class TimelineView {
     /// Scripted runs (screenshots, bench) ignore the mouse: the pointer of a virtual display
     /// sits wherever it was left.
     void setMouseEnabled(bool on) { m_mouse = on; }
-    const TimeMapping& mapping() const { return m_mapping; }
+    const TimeMapping& mapping() const { return m_view.mapping(); }
     const ViewFrameStats& lastStats() const { return m_stats; }
     std::optional<std::pair<int, int>> selection() const { return m_selection; }
     /// The chart's background (the palette's), which the window clears to.
@@ -57,8 +55,6 @@ class TimelineView {
 
   private:
     void relayout(double widthPx);
-    void setMapping(TimeMapping m);
-    TimeMapping fitMapping() const;
     void drawHighlights(ImDrawList* list, ImVec2 origin) const;
     void drawTooltip(int panel, int event) const;
     /// Memory strips under the chart, one per device of every panel that has memory: height in
@@ -73,8 +69,8 @@ class TimelineView {
     double m_widthPx = 0;                            ///< pane width the frame was laid out for
     bool m_fitPending = true;                        ///< fit once the pane has a width
     std::optional<std::pair<double, double>> m_keep; ///< (pxPerUs, originTime) to restore after relayout
-    TimeMapping m_mapping;
-    Scene m_decor; ///< background, headers, row labels, legend
+    ChartView m_view;                                ///< core's time mapping, fit, zoom limits and pan
+    Scene m_decor;                                   ///< background, headers, row labels, legend
     ViewFrameStats m_stats;
     std::optional<std::pair<int, int>> m_selection;
     std::vector<int> m_producers, m_consumers;

@@ -5,11 +5,14 @@
 // outcomes, and which prediction a trace is paired with (eval's matchTraceOutcome). No display.
 #include "eval/evaluation.h"
 #include "eval/evaluation_input.h"
+#include "layout/chart_view.h"
+#include "view/timeline_view.h"
 #include "view/view_chart.h"
 #include "view/view_sources.h"
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <imgui.h>
 #include <string>
 #include <vector>
 
@@ -129,11 +132,50 @@ TEST_CASE("a trace of a schedule that is not shown says why, in eval's words", "
     const AnalysisResult cli = cliAnalysis(csv, ranks);
     std::vector<std::string> files{csv};
     files.insert(files.end(), ranks.begin(), ranks.end());
+    const std::vector<view::ViewSource> sources = view::loadSources(files, view::LoadOptions{});
     view::ViewChart chart;
-    chart.build(view::loadSources(files, view::LoadOptions{}), view::ViewChartOptions{});
+    chart.build(sources, view::ViewChartOptions{});
     REQUIRE(chart.panels().size() == 2);
     REQUIRE_FALSE(cli.overlay);
     CHECK_FALSE(cli.overlayError.empty());
     CHECK(chart.panels()[1].partner == -1);
     CHECK(chart.panels()[1].matchNote == cli.overlayError);
+}
+
+TEST_CASE("the viewer zooms as far as the app: core's ChartView limits", "[sources]") {
+    // Headless ImGui (no window, no texture upload), as bench/view_frame_bench.cpp draws.
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(1000, 640);
+    io.DeltaTime = 1.0f / 60;
+    ImFont* font = io.Fonts->AddFontDefault();
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+    auto frame = [&](view::TimelineView& v) {
+        ImGui::NewFrame();
+        ImGui::SetNextWindowPos(ImVec2(0, 0));
+        ImGui::SetNextWindowSize(ImVec2(1000, 640));
+        ImGui::Begin("##main", nullptr, ImGuiWindowFlags_NoDecoration);
+        v.draw(font, ImVec2(900, 600));
+        ImGui::End();
+        ImGui::Render();
+    };
+    view::ViewChart chart;
+    // The chart points into the sources: they outlive it.
+    const std::vector<view::ViewSource> sources =
+        view::loadSources({kSource + "/tests/fuzz/corpus/schedule_json/1f1b.json"}, {});
+    chart.build(sources, {});
+    view::TimelineView v;
+    v.setMouseEnabled(false);
+    v.setChart(&chart, false);
+    frame(v);
+    CHECK(v.zoom() == 1.0);
+    v.zoomAbout(1e12, 0);
+    CHECK(v.zoom() == kChartMaxZoom);
+    v.zoomAbout(1e-12, 0);
+    CHECK(v.zoom() == 1.0);
+    frame(v);
+    ImGui::DestroyContext();
 }

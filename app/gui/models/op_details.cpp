@@ -1,7 +1,7 @@
 #include "gui/models/op_details.h"
 
 #include "gui/models/format.h"
-#include "ir/op_name.h"
+#include "layout/chart_view.h"
 
 #include <QStringList>
 #include <algorithm>
@@ -16,25 +16,9 @@ QString timeText(double t, bool unitless) {
 } // namespace
 
 QString describeEvent(const TimelineEvent& e, bool splitBackward, bool unitless) {
-    // The op's one name (opName), as the CLI, the viewer and error messages write it.
-    const QString name = QString::fromStdString(opName(e.op, splitBackward));
-    QString head = name;
-    if (e.lane == Lane::Comm) {
-        switch (e.comm) {
-        case CommKind::Activation:
-            head = QStringLiteral("Send activation of ") + name;
-            break;
-        case CommKind::Gradient:
-            head = QStringLiteral("Send gradient of ") + name;
-            break;
-        case CommKind::Collective:
-            head = QStringLiteral("Gradient all-reduce ") + name;
-            break;
-        case CommKind::None:
-            head = QStringLiteral("Transfer of ") + name;
-            break;
-        }
-    }
+    // The op's one name (opName) and what a transfer carries: core's eventTitle, as the viewer's
+    // hover says it.
+    const QString head = QString::fromStdString(eventTitle(e, splitBackward));
     QStringList parts{head};
     if (e.peer >= 0)
         parts << QStringLiteral("device %1 → %2").arg(e.device).arg(e.peer);
