@@ -111,17 +111,6 @@ void checkOptions(std::span<const ChartPanel> panels, const ChartOptions& option
 
 } // namespace
 
-bool isValidChartEvent(const TimelineEvent& e) {
-    return e.device >= 0 && std::isfinite(e.start) && std::isfinite(e.end) && e.end >= e.start &&
-           int(e.op.kind) < kOpKindCount && int(e.comm) <= int(CommKind::Collective);
-}
-
-bool isDrawnChartEvent(const TimelineEvent& e, int rows, double timeEnd, bool showComm, double timeStart) {
-    // Zero-length events draw nothing and stay out of the legend.
-    return isValidChartEvent(e) && e.device < rows && e.start < timeEnd && e.end > timeStart &&
-           e.end > e.start && (e.lane == Lane::Compute || showComm);
-}
-
 ChartContent scanChart(std::span<const ChartPanel> panels, const ChartOptions& options) {
     checkOptions(panels, options);
     ChartContent content;

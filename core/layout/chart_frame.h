@@ -8,7 +8,7 @@
 // Two steps: scanChart reads the panels once (linear in events: rows, makespans, what the legend
 // lists), layoutChartFrame places everything for one width (linear in rows and legend entries).
 
-#include "layout/gantt_layout.h"
+#include "layout/chart_common.h"
 #include "layout/palette.h"
 #include "layout/scene.h"
 #include "layout/time_mapping.h"
@@ -54,15 +54,6 @@ struct ChartContent {
     bool showComm = false;
     ChartLegendContent legend;
 };
-
-/// False for events a chart leaves out rather than guess at: a negative device, non-finite or
-/// backward times, an unknown kind or comm kind (timelines read from files may hold anything).
-bool isValidChartEvent(const TimelineEvent& e);
-
-/// True for an event drawn on a panel of `rows` rows with the axis ending at `timeEnd` (and
-/// starting at `timeStart`): valid, on a row, starting before the end and ending after the start,
-/// not of zero length; a comm event only with showComm.
-bool isDrawnChartEvent(const TimelineEvent& e, int rows, double timeEnd, bool showComm, double timeStart = 0);
 
 /// Checks the options and panels as layoutGantt documents (palette, panels, width range,
 /// timeEnd, devices) and scans every panel: linear in events.

@@ -10,9 +10,9 @@
 //   - eventBox gives the box of one event in O(1).
 // The full Scene (layoutGantt) stays what SVG, TikZ, PDF and PNG exports draw.
 
+#include "layout/chart_common.h"
 #include "layout/chart_frame.h"
 #include "layout/draw_list.h"
-#include "layout/gantt_layout.h"
 #include "layout/scene.h"
 #include "layout/time_mapping.h"
 

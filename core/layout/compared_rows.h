@@ -11,7 +11,7 @@
 // and every measured event is drawn, matched or not: ops the prediction lacks get their box and
 // label too.
 
-#include "layout/gantt_layout.h"
+#include "layout/chart_common.h"
 #include "sim/overlay.h"
 #include "sim/timeline.h"
 

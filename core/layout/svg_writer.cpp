@@ -1,6 +1,6 @@
 #include "layout/svg_writer.h"
 
-#include "layout/gantt_layout.h"
+#include "layout/chart_common.h"
 #include "utf8.h"
 
 #include <cstdio>

@@ -1,7 +1,7 @@
 #include "layout/time_mapping.h"
 
 #include "error.h"
-#include "layout/gantt_layout.h"
+#include "layout/chart_common.h"
 
 #include <algorithm>
 #include <cmath>
