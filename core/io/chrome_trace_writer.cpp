@@ -17,6 +17,7 @@
 #include <charconv>
 #include <cmath>
 #include <deque>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -24,6 +25,7 @@
 #include <queue>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 
 namespace stagecraft {
 
@@ -423,22 +425,20 @@ void appendOtherData(std::string& out, const Timeline& t, const ChromeTraceOptio
     const TimelineShape& shape = t.shape;
     out += "{\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"stagecraft_trace\":";
     appendInt(out, kFormatVersion);
-    appendKey(out, "schedule");
-    appendString(out, shape.schedule);
-    appendKey(out, "origin");
-    appendString(out, t.origin);
-    appendKey(out, "title");
-    appendString(out, options.title);
-    appendKey(out, "devices");
-    appendInt(out, shape.devices);
-    appendKey(out, "pipes");
-    appendInt(out, shape.pipes);
-    appendKey(out, "stages_per_pipe");
-    appendInt(out, shape.stagesPerPipe);
-    appendKey(out, "microbatches");
-    appendInt(out, shape.microbatches);
-    appendKey(out, "chunks_per_device");
-    appendInt(out, shape.chunksPerDevice);
+    for (const auto& [key, text] : {std::pair<const char*, const std::string&>{"schedule", shape.schedule},
+                                    {"origin", t.origin},
+                                    {"title", options.title}}) {
+        appendKey(out, key);
+        appendString(out, text);
+    }
+    for (const auto& [key, value] : {std::pair<const char*, int>{"devices", shape.devices},
+                                     {"pipes", shape.pipes},
+                                     {"stages_per_pipe", shape.stagesPerPipe},
+                                     {"microbatches", shape.microbatches},
+                                     {"chunks_per_device", shape.chunksPerDevice}}) {
+        appendKey(out, key);
+        appendInt(out, value);
+    }
     appendKey(out, "split_backward");
     out += shape.splitBackward ? "true" : "false";
     if (!shape.overlapped.empty()) {
