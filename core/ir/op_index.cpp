@@ -2,6 +2,7 @@
 
 #include "ir/large_array.h"
 #include "ir/op_name.h"
+#include "ir/stage_flow.h"
 
 #include <algorithm>
 
@@ -75,7 +76,6 @@ void OpIndex::resolveDependencies(const Schedule& schedule) {
     // slots can be computed without bounds checks.
     auto gidAt = [&](std::size_t slot) { return m_slots[slot] >= 0 ? m_slots[slot] : OpDeps::kMissing; };
     const std::size_t kindStride = this->kindStride();
-    const std::size_t stageStride = std::size_t(m_microbatches);
     std::size_t crossDevice = 0;
     for (std::size_t d = 0; d < schedule.order.size(); ++d) {
         const std::vector<Op>& ops = schedule.order[d];
@@ -91,11 +91,13 @@ void OpIndex::resolveDependencies(const Schedule& schedule) {
             const std::size_t fSlot = slotOf(OpKind::F, op.pipe, op.stage, op.mb);
             switch (op.kind) {
             case OpKind::F:
-                if (op.stage > 0) deps.first = gidAt(fSlot - stageStride);
+                if (const int from = producerStage(OpKind::F, op.stage, m_stages); from >= 0)
+                    deps.first = gidAt(slotOf(OpKind::F, op.pipe, from, op.mb));
                 break;
             case OpKind::B:
                 deps.first = gidAt(fSlot);
-                if (op.stage + 1 < m_stages) deps.second = gidAt(fSlot + kindStride + stageStride);
+                if (const int from = producerStage(OpKind::B, op.stage, m_stages); from >= 0)
+                    deps.second = gidAt(slotOf(OpKind::B, op.pipe, from, op.mb));
                 break;
             case OpKind::W:
                 deps.first = gidAt(fSlot + kindStride);

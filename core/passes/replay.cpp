@@ -1,6 +1,7 @@
 #include "passes/replay.h"
 
 #include "error.h"
+#include "ir/stage_flow.h"
 
 #include <deque>
 #include <unordered_map>
@@ -144,23 +145,24 @@ class Replayer {
         auto name = [&](const char* what, int stage) {
             return std::string(what) + " " + stageName(in.pipe, stage) + " mb" + std::to_string(in.mb);
         };
-        const int last = int(m_stages) - 1;
         if (in.kind == InstrKind::Send) {
             const OpKind producer = in.dir == Direction::F ? OpKind::F : OpKind::B;
             return computed(producer, in.stage) ? "" : name(opKindName(producer), in.stage);
         }
         switch (in.op) {
-        case OpKind::F:
-            if (in.stage == 0) return "";
-            if (rankOf(in.pipe, in.stage - 1) == rank)
-                return computed(OpKind::F, in.stage - 1) ? "" : name("F", in.stage - 1);
+        case OpKind::F: {
+            const int from = producerStage(OpKind::F, in.stage, int(m_stages));
+            if (from < 0) return "";
+            if (rankOf(in.pipe, from) == rank) return computed(OpKind::F, from) ? "" : name("F", from);
             return received(Direction::F) ? "" : name("RECV_F", in.stage);
-        case OpKind::B:
+        }
+        case OpKind::B: {
             if (!computed(OpKind::F, in.stage)) return name("F", in.stage);
-            if (in.stage == last) return "";
-            if (rankOf(in.pipe, in.stage + 1) == rank)
-                return computed(OpKind::B, in.stage + 1) ? "" : name("B", in.stage + 1);
+            const int from = producerStage(OpKind::B, in.stage, int(m_stages));
+            if (from < 0) return "";
+            if (rankOf(in.pipe, from) == rank) return computed(OpKind::B, from) ? "" : name("B", from);
             return received(Direction::B) ? "" : name("RECV_B", in.stage);
+        }
         case OpKind::W:
             return computed(OpKind::B, in.stage) ? "" : name("B", in.stage);
         default:

@@ -1,6 +1,7 @@
 #include "sim/calibration.h"
 
 #include "error.h"
+#include "ir/stage_flow.h"
 #include "project/field_text.h"
 #include "project/layer_split.h"
 
@@ -131,12 +132,8 @@ CostFit fitCosts(const Timeline& measured, const Project& project, const Calibra
     std::vector<double> delays;
     for (const auto& [key, consumer] : byOp) {
         const auto [kind, pipe, stage, mb] = key;
-        int from = -1;
-        if (kind == int(OpKind::F))
-            from = stage - 1;
-        else if (kind == int(OpKind::B))
-            from = stage + 1;
-        if (from < 0 || from >= stages) continue;
+        const int from = producerStage(OpKind(kind), stage, stages);
+        if (from < 0) continue;
         const auto it = byOp.find({kind, pipe, from, mb});
         if (it == byOp.end()) continue;
         const TimelineEvent& producer = *it->second;
