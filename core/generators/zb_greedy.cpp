@@ -404,7 +404,7 @@ Found search(const Pipe& P, const Schedule& shape, const SearchOptions& options,
     const double ops = 3.0 * P.stages() * P.microbatches;
     const int budget = std::clamp(int(kDecisionBudget / ops), 4, kMaxEvaluations);
     const std::vector<Policy> candidates = grid(P);
-    const int planned = std::max(budget, int(candidates.size() + options.seeds.size()));
+    const int planned = int(options.seeds.size()) + std::max(budget, int(candidates.size()));
 
     Outcome best;
     bool haveBest = false;
@@ -439,8 +439,11 @@ Found search(const Pipe& P, const Schedule& shape, const SearchOptions& options,
             makespanCap = std::min(makespanCap, o.makespan);
         consider(o, label);
     }
+    // The budget is for the greedy policies and the moves: the seeds are timed on top of it.
+    const int seedEvaluations = found.evaluations;
+    auto spent = [&] { return found.evaluations - seedEvaluations; };
     for (const Policy& policy : candidates) {
-        if (reachedBound() || cancelled() || found.evaluations >= budget) break;
+        if (reachedBound() || cancelled() || spent() >= budget) break;
         const Outcome o = evaluator.greedy(policy);
         tick();
         if (o.betterThan(bestGreedy)) {
@@ -453,7 +456,7 @@ Found search(const Pipe& P, const Schedule& shape, const SearchOptions& options,
     // and all after it, by one; switch a device's F/B preference; change its W tolerance.
     const double tolerances[] = {0, 0.5, kInf};
     auto attempt = [&](Policy trial) {
-        if (reachedBound() || cancelled() || found.evaluations >= budget) return false;
+        if (reachedBound() || cancelled() || spent() >= budget) return false;
         const Outcome o = evaluator.greedy(trial);
         tick();
         if (!o.betterThan(bestGreedy)) return false;
@@ -464,7 +467,7 @@ Found search(const Pipe& P, const Schedule& shape, const SearchOptions& options,
         return true;
     };
     bool improved = !bestPolicy.cap.empty();
-    while (improved && !reachedBound() && found.evaluations < budget && !found.cancelled) {
+    while (improved && !reachedBound() && spent() < budget && !found.cancelled) {
         improved = false;
         for (int d = 0; d < P.devices && !improved; ++d) {
             for (int suffix = 0; suffix < 2 && !improved; ++suffix)
@@ -498,7 +501,7 @@ Found search(const Pipe& P, const Schedule& shape, const SearchOptions& options,
     // either way, and keep the move when the replayed order is better (within the limit).
     if (haveBest && !reachedBound() && !found.cancelled) {
         const long long swapBudget =
-            std::min<long long>(20 * (long long)ops, (long long)(kDecisionBudget / ops)) - found.evaluations;
+            std::min<long long>(20 * (long long)ops, (long long)(kDecisionBudget / ops)) - spent();
         long long swaps = 0;
         Schedule& order = found.schedule;
         bool moved = true;
