@@ -48,6 +48,10 @@ struct GenerateRequest {
     /// Share of a forward's activations that B keeps for W (M_W / M_B; B frees the rest, W frees
     /// this). 1 keeps everything until W, the papers' unit count.
     double keptForW = 1;
+    /// The iteration ends at each device's own last op (costs.optimizer_sync = post-validation):
+    /// searches then minimise the largest device span alone. With a flush (false) the makespan is
+    /// the iteration time, and zb-v keeps its handcrafted order's makespan as a cap.
+    bool postValidation = false;
     /// Progress and Cancel for generators that search (zb-auto, zb-v under unequal costs); they
     /// throw Error "work.cancelled" when its flag stops them. nullptr: run to the end.
     const WorkControl* control = nullptr;

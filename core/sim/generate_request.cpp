@@ -35,6 +35,7 @@ GenerateRequest generateRequest(const Project& project, const GeneratorInfo& inf
     GenerateRequest request;
     request.params = effectiveParams(info, scheduleParams(project));
     if (!info.usesCosts) return request;
+    request.postValidation = project.costs.optimizerSync == OptimizerSync::PostValidation;
 
     const Schedule probe = probeSchedule(info, request.params);
     const CostSetup setup = buildCostSetup(project, probe);

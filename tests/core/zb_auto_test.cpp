@@ -235,9 +235,8 @@ TEST_CASE("zb-auto refuses a limit below one activation and can be cancelled", "
     std::atomic<bool> cancel{true};
     WorkControl control;
     control.cancel = &cancel;
-    CHECK_THROWS_MATCHES(zbAutoSchedule(r, control), Error, Catch::Predicate<Error>([](const Error& e) {
-                             return e.id() == "work.cancelled";
-                         }));
+    CHECK_THROWS_MATCHES(zbAutoSchedule(r, control), Error,
+                         Catch::Predicate<Error>([](const Error& e) { return e.id() == "work.cancelled"; }));
     // Cancelled after the first candidate: the best so far comes back, marked.
     cancel = false;
     int calls = 0;

@@ -142,3 +142,37 @@ TEST_CASE("zb-v is never slower than the paper's ZB-V heuristic, whose orders ar
     }
     CHECK(heuristicOrders >= 20); // the heuristic completes on most of these pipes (25 orders here)
 }
+
+TEST_CASE("zb-v under post-validation reaches the paper's ZB-V bubble rates at p = 16", "[zb-v]") {
+    // The ZB paper's ZB-V setting for its 6.2B model on 16 GPUs (the per-chunk profiled times of
+    // efficiency.py's ZB-V table on the authors' arxiv branch, µs), activation memory p M_B. Its
+    // heuristic (v_schedule.py, run on those settings) gives the rates below; our port reproduces
+    // them. The handcrafted order's span is about 2 % higher (0.0712 / 0.0545 / 0.0280) but its
+    // makespan is shorter, so under a flush zb-v keeps it; under post-validation only the span
+    // counts and zb-v takes the heuristic's order (issue 28).
+    struct Row {
+        int m;
+        double f, b, w, comm, paper;
+    };
+    const double rho = 32 * 4096.0 / (34 * 4096.0 + 5 * 32 * 1024); // M_W / M_B, h = 4096, a = 32
+    for (const Row& row :
+         {Row{48, 14407, 14380, 9676, 1610, 0.0697}, Row{64, 14412, 14393, 9688, 1621, 0.0533},
+          Row{128, 14316, 14306, 9639, 1619, 0.0274}}) {
+        GenerateRequest r = chunkRequest(16, row.m, row.f, row.b, row.w, row.comm);
+        r.keptForW = rho;
+        const Measured hand = measure(gen::zbV(r.params), r);
+        r.postValidation = true;
+        const Schedule post = generateSchedule(findGenerator("zb-v"), r);
+        validate(post);
+        const Measured got = measure(post, r);
+        INFO("m=" << row.m << " rate " << got.rate() << " handcrafted " << hand.rate() << ": " << post.notes);
+        CHECK(got.rate() < row.paper + 5e-5);
+        CHECK(got.peak <= 16 + 1e-9);
+        CHECK(got.span <= hand.span);
+        // Under a flush the makespan stays the handcrafted order's or shorter.
+        r.postValidation = false;
+        const Measured flush = measure(generateSchedule(findGenerator("zb-v"), r), r);
+        CHECK(flush.makespan <= hand.makespan + 1e-9);
+        CHECK(flush.span <= hand.span + 1e-9);
+    }
+}
