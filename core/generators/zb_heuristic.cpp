@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 
 namespace stagecraft::zb {
 
@@ -38,6 +39,16 @@ class Heuristic {
         return true;
     }
 
+    /// The largest device span (first op's start to last op's end) and the makespan.
+    std::pair<double, double> spanAndMakespan() const {
+        double span = 0, makespan = 0;
+        for (int j = 0; j < p; ++j) {
+            span = std::max(span, m_free[std::size_t(j)] - (endF(j, 0) - P.f[j]));
+            makespan = std::max(makespan, m_free[std::size_t(j)]);
+        }
+        return {span, makespan};
+    }
+
     Schedule schedule(const Schedule& shape) const {
         Schedule s = shape;
         for (int d = 0; d < p; ++d) {
@@ -58,6 +69,7 @@ class Heuristic {
     std::vector<double> m_endF, m_endB;      // [stage * m + mb]
     std::vector<double> m_free, m_mem;       // per device: end of its last op, activations held
     std::vector<double> m_bubble;            // per device: idle time since its first forward
+    double m_maxBubble = 0;                  // the largest of them
     std::array<std::vector<int>, 3> m_count; // ops placed, by kind and device
     std::vector<std::vector<int>> m_order;   // per device: the kinds in order
 
@@ -68,7 +80,7 @@ class Heuristic {
         return kind == kF ? a : kind == kB ? -a * (1 - P.rho) : -a * P.rho;
     }
     bool fits(int j, double add) const { return m_mem[std::size_t(j)] + add <= P.limit + kEps; }
-    double maxBubble() const { return *std::max_element(m_bubble.begin(), m_bubble.end()); }
+    double maxBubble() const { return m_maxBubble; }
     double endF(int j, int mb) const { return m_endF[std::size_t(j) * m + mb]; }
     double endB(int j, int mb) const { return m_endB[std::size_t(j) * m + mb]; }
 
@@ -77,7 +89,10 @@ class Heuristic {
         double start = m_free[std::size_t(j)];
         if (kind == kF && j > 0) start = std::max(start, endF(j - 1, mb) + P.comm);
         if (kind == kB && j + 1 < p) start = std::max(start, endB(j + 1, mb) + P.comm);
-        if (count(kF, j) > 0) m_bubble[std::size_t(j)] += start - m_free[std::size_t(j)];
+        if (count(kF, j) > 0) {
+            m_bubble[std::size_t(j)] += start - m_free[std::size_t(j)];
+            m_maxBubble = std::max(m_maxBubble, m_bubble[std::size_t(j)]); // bubbles only grow
+        }
         const double end = start + cost(kind, j);
         if (kind == kF) m_endF[std::size_t(j) * m + mb] = end;
         if (kind == kB) m_endB[std::size_t(j) * m + mb] = end;
@@ -180,15 +195,24 @@ class Heuristic {
 
 } // namespace
 
-std::vector<Schedule> zbPaperHeuristic(const Pipe& pipe, const Schedule& shape) {
-    std::vector<Schedule> out;
+std::vector<HeuristicOrder> zbPaperHeuristic(const Pipe& pipe, const Schedule& shape, bool bestOnly) {
+    std::vector<HeuristicOrder> out;
     for (int s = 0; s < pipe.stages(); ++s)
         if (pipe.device[s] != s) return out; // one stage per device, in order
     for (int bubbleBeforeFirstB : {1, 0})
         for (int backwardPriority : {1, 0})
             for (int fillWithinBudget : {1, 0}) {
                 Heuristic h(pipe, bubbleBeforeFirstB, backwardPriority, fillWithinBudget);
-                if (h.run()) out.push_back(h.schedule(shape));
+                if (!h.run()) continue;
+                const auto [span, makespan] = h.spanAndMakespan();
+                // The paper keeps the first setting with the smallest span; ties here go to the
+                // shorter makespan.
+                const bool better = out.empty() || span < out.front().span ||
+                                    (span == out.front().span && makespan < out.front().makespan);
+                if (!bestOnly)
+                    out.push_back({h.schedule(shape), span, makespan});
+                else if (better)
+                    out.assign(1, {h.schedule(shape), span, makespan});
             }
     return out;
 }

@@ -14,9 +14,17 @@
 
 namespace stagecraft::zb {
 
+struct HeuristicOrder {
+    Schedule order;
+    double span = 0;     ///< as the heuristic timed it: the largest device span
+    double makespan = 0; ///< the end of its last op
+};
+
 /// The heuristic's orders for `pipe` (one stage per device), shaped as `shape`: one per setting of
 /// its three choices (a bubble allowed before the first B, backward priority, filling a gap that
-/// is within the bubble budget) whose order completes within the memory limit.
-std::vector<Schedule> zbPaperHeuristic(const Pipe& pipe, const Schedule& shape);
+/// is within the bubble budget) whose order completes within the memory limit. Each is timed as
+/// the simulator times it; the paper keeps the one with the smallest span. `bestOnly`: just that
+/// one (ties to the shorter makespan), the others never built as schedules.
+std::vector<HeuristicOrder> zbPaperHeuristic(const Pipe& pipe, const Schedule& shape, bool bestOnly = false);
 
 } // namespace stagecraft::zb

@@ -54,7 +54,11 @@ TEST_CASE("a cost-aware generator gets the cost model's stage costs and the memo
     CHECK(r.stageCosts[0] == StageCost{100, 120, 80});
     CHECK(r.stageCosts[3] == StageCost{200, 220, 180});
     CHECK(r.comm == 7);
-    CHECK(r.memoryLimit == 0); // no limit
+    CHECK(r.memoryLimit == 0);     // no limit
+    CHECK_FALSE(r.postValidation); // a flush ends the iteration
+    p.costs.optimizerSync = OptimizerSync::PostValidation;
+    CHECK(generateRequest(p, info).postValidation);
+    p.costs.optimizerSync = OptimizerSync::Flush;
 
     // The generator is driven through the registry's entry point and sees exactly the request.
     const Schedule s = generateSchedule(info, r);

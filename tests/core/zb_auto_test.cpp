@@ -142,13 +142,14 @@ TEST_CASE("the paper's heuristic, timed by the simulator, gives the paper's Tabl
                     request(p, row.m, row.f, row.b, row.w, row.comm, factor * p, keptForW(h, a, 1024));
                 const zb::Pipe pipe = zb::pipeOf(r, loopedPlacement(p, p), r.memoryLimit);
                 const Schedule shape = makeSchedule("zb-auto", p, row.m, {loopedPlacement(p, p)}, true);
-                const std::vector<Schedule> orders = zb::zbPaperHeuristic(pipe, shape);
+                const std::vector<zb::HeuristicOrder> orders = zb::zbPaperHeuristic(pipe, shape);
                 REQUIRE(orders.size() == 8);
                 double best = std::numeric_limits<double>::infinity();
-                for (const Schedule& order : orders) {
-                    validate(order);
-                    const Measured got = measure(order, r);
+                for (const zb::HeuristicOrder& h : orders) {
+                    validate(h.order);
+                    const Measured got = measure(h.order, r);
                     CHECK(got.peak <= factor * p + 1e-9);
+                    CHECK(got.span == Approx(h.span).epsilon(1e-9)); // its own timing is the simulator's
                     best = std::min(best, got.rate());
                 }
                 INFO("p=" << p << " m=" << row.m << " limit=" << factor << "p rate=" << best);
