@@ -431,7 +431,8 @@ Found search(const Pipe& P, const Schedule& shape, const SearchOptions& options,
     };
 
     for (const auto& [label, seed] : options.seeds) {
-        if (cancelled()) break;
+        // A seed at the lower bound ends the search: no later seed can have a shorter span.
+        if (reachedBound() || cancelled()) break;
         const Outcome o = evaluator.replay(seed);
         tick();
         if (o.span == kInf) continue;
