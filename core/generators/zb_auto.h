@@ -3,12 +3,14 @@
 // given each stage's F, B and W times, the transfer time and an activation-memory limit.
 //
 // The search (docs/zero-bubble.md gives the details):
-//  1. candidates: the handcrafted ZB-H1 and ZB-H2 orders when they fit the limit, and a grid of
-//     greedy list schedules. The greedy simulates all devices in time; a free device runs the next
-//     B when its gradient has arrived, else the next F when its input has arrived, its in-flight
-//     count is below the device's warm-up cap and the activation fits the limit, else a pending W
-//     when memory is full or when the W ends before (or at most a tolerance after) the next input
-//     can arrive. The grid varies the warm-up caps (cap_d = K - s*d) and the W tolerance.
+//  1. candidates: the handcrafted ZB-H1 and ZB-H2 orders when they fit the limit, the best order
+//     of the paper's own heuristic (zb_heuristic.h, so zb-auto is never slower than the paper),
+//     and a grid of greedy list schedules. The greedy simulates all devices in time; a free device
+//     runs the next B when its gradient has arrived, else the next F when its input has arrived,
+//     its in-flight count is below the device's warm-up cap and the activation fits the limit,
+//     else a pending W when memory is full or when the W ends before (or at most a tolerance
+//     after) the next input can arrive. The grid varies the warm-up caps (cap_d = K - s*d) and the
+//     W tolerance.
 //  2. local improvement: coordinate descent on the per-device caps of the best greedy candidate,
 //     each step evaluated by the same timing.
 //  3. the best order by the paper's cost (the largest per-device span from its first F to its last
