@@ -84,8 +84,9 @@ ZbAutoResult zbAutoSchedule(const GenerateRequest& request, const WorkControl& c
         makeSchedule("zb-auto", P.devices, P.microbatches, {loopedPlacement(P.devices, P.devices)}, true);
     // The paper's own heuristic, its best setting as the paper picks it (the smallest span; ties
     // to the shorter makespan): zb-auto is never slower than the paper.
+    // It is a finalist, not a seed: the search runs as without it, and the better order wins.
     for (zb::HeuristicOrder& h : zb::zbPaperHeuristic(P, shape, true))
-        options.seeds.emplace_back("paper heuristic", std::move(h.order));
+        options.finalists.emplace_back("paper heuristic", std::move(h.order));
     for (auto& [label, seed] : options.seeds) seed.name = "zb-auto";
     zb::Found found = zb::search(P, shape, options, control);
 

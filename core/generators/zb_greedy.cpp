@@ -404,7 +404,7 @@ Found search(const Pipe& P, const Schedule& shape, const SearchOptions& options,
     const double ops = 3.0 * P.stages() * P.microbatches;
     const int budget = std::clamp(int(kDecisionBudget / ops), 4, kMaxEvaluations);
     const std::vector<Policy> candidates = grid(P);
-    const int planned = int(options.seeds.size()) + std::max(budget, int(candidates.size()));
+    const int planned = std::max(budget, int(candidates.size() + options.seeds.size()));
 
     Outcome best;
     bool haveBest = false;
@@ -415,9 +415,11 @@ Found search(const Pipe& P, const Schedule& shape, const SearchOptions& options,
         if (control.stopRequested()) found.cancelled = true;
         return found.cancelled;
     };
+    int finalistEvaluations = 0; // outside the budget and the progress
+    auto spent = [&] { return found.evaluations - finalistEvaluations; };
     auto tick = [&] {
         ++found.evaluations;
-        control.report(std::min(1.0, double(found.evaluations) / planned));
+        control.report(std::min(1.0, double(spent()) / planned));
     };
     double makespanCap = options.makespanCap;
     auto consider = [&](const Outcome& o, const std::string& label) {
@@ -430,9 +432,27 @@ Found search(const Pipe& P, const Schedule& shape, const SearchOptions& options,
         }
     };
 
+    // Finalists: timed first, outside the budget and the progress; one at the lower bound is the
+    // answer at once, the others are taken at the end where they beat what the search found.
+    std::vector<std::pair<Outcome, const std::pair<std::string, Schedule>*>> finalists;
+    for (const auto& finalist : options.finalists) {
+        if (cancelled()) break;
+        const Outcome o = evaluator.replay(finalist.second);
+        ++found.evaluations;
+        ++finalistEvaluations;
+        if (o.span == kInf || o.makespan > options.makespanCap * (1 + 1e-12)) continue;
+        if (o.span <= options.goodEnough * (1 + 1e-12)) {
+            found.schedule = finalist.second;
+            found.winner = finalist.first;
+            found.outcome = o;
+            control.report(1.0);
+            return found;
+        }
+        finalists.emplace_back(o, &finalist);
+    }
+
     for (const auto& [label, seed] : options.seeds) {
-        // A seed at the lower bound ends the search: no later seed can have a shorter span.
-        if (reachedBound() || cancelled()) break;
+        if (cancelled()) break;
         const Outcome o = evaluator.replay(seed);
         tick();
         if (o.span == kInf) continue;
@@ -440,9 +460,6 @@ Found search(const Pipe& P, const Schedule& shape, const SearchOptions& options,
             makespanCap = std::min(makespanCap, o.makespan);
         consider(o, label);
     }
-    // The budget is for the greedy policies and the moves: the seeds are timed on top of it.
-    const int seedEvaluations = found.evaluations;
-    auto spent = [&] { return found.evaluations - seedEvaluations; };
     for (const Policy& policy : candidates) {
         if (reachedBound() || cancelled() || spent() >= budget) break;
         const Outcome o = evaluator.greedy(policy);
@@ -529,6 +546,13 @@ Found search(const Pipe& P, const Schedule& shape, const SearchOptions& options,
             }
         }
     }
+    for (const auto& [o, finalist] : finalists)
+        if (o.makespan <= makespanCap * (1 + 1e-12) && (!haveBest || o.betterThan(best))) {
+            best = o;
+            haveBest = true;
+            found.schedule = finalist->second;
+            found.winner = finalist->first;
+        }
     if (!haveBest) {
         if (found.cancelled)
             throw Error("work.cancelled",

@@ -56,6 +56,11 @@ struct Found {
 struct SearchOptions {
     /// Orders to time first (each must be an order of this pipe); kept when they fit the limit.
     std::vector<std::pair<std::string, Schedule>> seeds;
+    /// Orders timed besides the search, outside its budget (each an order of this pipe, shaped
+    /// and named as the search's result): one whose span reaches `goodEnough` is the result at
+    /// once; otherwise each is taken at the end when it beats what the search found (within
+    /// `makespanCap`), so the search's own course and result are what they are without them.
+    std::vector<std::pair<std::string, Schedule>> finalists;
     /// Stop as soon as an order's span is at most this (a lower bound).
     double goodEnough = 0;
     /// Candidates whose makespan exceeds this are not taken (keeps a seed's flush time).
