@@ -210,6 +210,16 @@ TEST_CASE("zb-auto with random costs and limits: never worse than ZB-H1 / ZB-H2,
                 const Schedule hand = generateSchedule(factor == 1 ? "zb-h1" : "zb-h2", r.params);
                 CHECK(got.span <= measure(hand, r).span + 1e-9);
             }
+            // Never worse than the paper's heuristic, whose orders are valid and within the limit.
+            const Schedule shape = makeSchedule("zb-auto", p, m, {loopedPlacement(p, p)}, true);
+            for (const zb::HeuristicOrder& h :
+                 zb::zbPaperHeuristic(zb::pipeOf(r, loopedPlacement(p, p), r.memoryLimit), shape)) {
+                validate(h.order);
+                const Measured paper = measure(h.order, r);
+                CHECK(paper.peak <= r.memoryLimit + 1e-9);
+                CHECK(paper.span == Approx(h.span).epsilon(1e-9));
+                CHECK(got.span <= paper.span * (1 + 1e-12));
+            }
         }
     }
 }
