@@ -50,18 +50,25 @@ constexpr std::uint64_t kProcessUuid = 1;
 
 using Message = ProtobufMessage;
 
+/// A TrackDescriptor packet: the process's track (`parent` 0) or a thread's under it.
+void describeTrack(Message& trace, std::uint64_t uuid, std::uint64_t parent, std::uint32_t kind,
+                   const Message& descriptor, std::string_view name = {}) {
+    Message track;
+    track.varint(kUuid, uuid);
+    if (!name.empty()) track.bytes(kName, name);
+    if (parent != 0) track.varint(kParentUuid, parent);
+    track.message(kind, descriptor);
+    Message packet;
+    packet.message(kTrackDescriptor, track);
+    trace.message(kTracePacket, packet);
+}
+
 void describeThread(Message& trace, std::uint64_t uuid, const std::string& name) {
     Message thread;
     thread.varint(kPid, kPidOfSchedule);
     thread.varint(kTid, uuid);
     thread.bytes(kThreadName, name);
-    Message track;
-    track.varint(kUuid, uuid);
-    track.varint(kParentUuid, kProcessUuid);
-    track.message(kThread, thread);
-    Message packet;
-    packet.message(kTrackDescriptor, track);
-    trace.message(kTracePacket, packet);
+    describeTrack(trace, uuid, kProcessUuid, kThread, thread);
 }
 
 void slice(Message& trace, std::uint64_t track, double startUs, double endUs, const std::string& name) {
@@ -104,18 +111,10 @@ std::string timelineToPerfettoTrace(const Timeline& timeline, const std::string&
                                       " is outside the timeline's " + std::to_string(devices) + " devices");
     }
     Message trace;
-    {
-        Message process;
-        process.varint(kPid, kPidOfSchedule);
-        process.bytes(kProcessName, title);
-        Message track;
-        track.varint(kUuid, kProcessUuid);
-        track.bytes(kName, title);
-        track.message(kProcess, process);
-        Message packet;
-        packet.message(kTrackDescriptor, track);
-        trace.message(kTracePacket, packet);
-    }
+    Message process;
+    process.varint(kPid, kPidOfSchedule);
+    process.bytes(kProcessName, title);
+    describeTrack(trace, kProcessUuid, 0, kProcess, process, title);
     // Slices of one track nest; transfers of one device overlap (several in flight), so each
     // device's communication gets as many tracks as it has transfers at once: an event goes to its
     // device's first track free at its start (by start time), the compute lane to one of its own.
