@@ -1,6 +1,7 @@
 #include "view/view_chart.h"
 
 #include "error.h"
+#include "layout/chart_frame.h"
 #include "layout/error_colors.h"
 #include "sim/timeline_merge.h"
 
@@ -171,7 +172,8 @@ void ViewChart::build(const std::vector<ViewSource>& sources, const ViewChartOpt
     m_options = ChartOptions{};
     m_options.palette = options.palette;
     m_options.showComm = options.showComm;
-    m_options.tooltips = false; // hover text is built from the event under the cursor
+    m_options.tooltips = false;                 // hover text is built from the event under the cursor
+    m_options.minLabelSize = kMinScreenLabelPt; // a label shrunk for print is unreadable on screen
     // Unit costs read as units only when nothing else is shown; mixed charts are in µs.
     m_options.timeUnit = anyUnitless && !anyMicroseconds ? TimeUnit::Units : TimeUnit::Microseconds;
     m_options.widthPt = 800;

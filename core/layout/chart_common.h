@@ -46,7 +46,10 @@ struct ChartOptions {
     bool showComm = false; ///< a thin lane per device with the transfers and collectives
     bool legend = true;
     bool axis = true;
-    bool labels = true;   ///< op labels inside bars wide enough for them
+    bool labels = true; ///< op labels inside bars wide enough for them
+    /// The smallest size (pt) a label shrinks to in a narrow bar before the bar goes without one:
+    /// kMinLabelPt in a figure for print; a screen view asks for more (what it can show legibly).
+    double minLabelSize = 3.5;
     bool title = true;    ///< panel headers
     bool subtitle = true; ///< the key figures beside (or under) each panel title
     /// Thin vertical lines at every time unit, as the papers' step grids; drawn only in unit

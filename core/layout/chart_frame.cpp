@@ -224,6 +224,7 @@ ChartFrame layoutChartFrame(const ChartContent& content, const ChartOptions& opt
     frame.fontFamily = std::string(pal.fontFamily);
     frame.showComm = options.showComm;
     frame.labels = options.labels;
+    frame.minLabelSize = options.minLabelSize;
     frame.axis = options.axis;
     frame.timeUnit = options.timeUnit;
     frame.timeEnd = content.timeEnd;
@@ -438,14 +439,14 @@ void appendEventBar(Scene& scene, const ChartFrame& frame, const Timeline& timel
                                tooltip ? tooltipOf(e, shape.splitBackward, frame.axisAtFit) : std::string()});
         if (!frame.labels || pal.labelSize > rowH - 2) return;
         // The label inside the box's border; in a box too narrow for it at the palette's size it
-        // shrinks, down to kMinLabelPt (a single-column figure of interleaved 1F1B numbers its
+        // shrinks, down to the frame's minLabelSize (a single-column figure of interleaved 1F1B numbers its
         // half-unit boxes), and below that the box has none.
         const double room = w - 2 * pal.opStrokeWidth; // the width estimate errs wide already
         if (room <= 0) return;                         // no label fits: skip building one
         std::string label = cellOpLabel(e.op);
         const double natural = estimateTextWidth(label, pal.labelSize);
         const double size = natural <= room ? pal.labelSize : pal.labelSize * room / natural;
-        if (size < std::min(kMinLabelPt, pal.labelSize)) return;
+        if (size < std::min(frame.minLabelSize, pal.labelSize)) return;
         scene.texts.push_back({x + w / 2, row.y + rowH / 2 + 0.35 * size, std::move(label), size,
                                labelColorOn(pal, fill), TextAnchor::Middle, false});
     } else {

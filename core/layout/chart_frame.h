@@ -82,6 +82,7 @@ struct ChartFrame {
     const Palette* palette = nullptr;
     std::string fontFamily;
     bool showComm = false, labels = true, axis = true;
+    double minLabelSize = 3.5; ///< ChartOptions::minLabelSize
     TimeUnit timeUnit = TimeUnit::Microseconds;
     double plotLeft = 0;  ///< x of time 0 at fit
     double plotWidth = 0; ///< x extent of [0, timeEnd] at fit
@@ -147,8 +148,11 @@ void appendMeasuredOutline(Scene& scene, const ChartFrame& frame, const Timeline
 /// `kind` of the frame drawn around an overlapped forward-backward slot (ir/overlap.h).
 inline constexpr char kOverlapSlotKind[] = "overlap";
 
-/// The smallest size, in points, a bar's label shrinks to before the bar goes without one.
+/// The smallest size, in points, a bar's label shrinks to before the bar goes without one in a
+/// figure for print (ChartOptions::minLabelSize's default); a view on screen keeps labels of at
+/// least kMinScreenLabelPt, below which a screen cannot show them legibly.
 inline constexpr double kMinLabelPt = 3.5;
+inline constexpr double kMinScreenLabelPt = 5.5;
 
 /// One overlapped forward-backward slot of a timeline (ir/overlap.h): its device, the time from
 /// its forward's start to its backward's end, and the forward's event index.

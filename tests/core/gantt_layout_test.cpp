@@ -177,6 +177,27 @@ TEST_CASE("Op labels appear where they fit and nowhere else", "[layout]") {
         }
     }
 
+    // A view on screen keeps only labels it can show legibly (ChartOptions::minLabelSize): a
+    // minimum above the smallest shrunk label drops that one and keeps the rest.
+    CHECK(kMinScreenLabelPt > kMinLabelPt);
+    double smallest = 1e9;
+    std::size_t printLabels = 0, screenLabels = 0;
+    for (const SceneRect* r : rectsOf(tight, RectRole::Op))
+        if (const SceneText* label = labelOn(tight, *r)) {
+            ++printLabels;
+            smallest = std::min(smallest, label->size);
+        }
+    REQUIRE(printLabels > 0);
+    ChartOptions screen = narrow;
+    screen.minLabelSize = smallest + 0.01;
+    const Scene onScreen = layoutGantt(panels, screen);
+    for (const SceneRect* r : rectsOf(onScreen, RectRole::Op))
+        if (const SceneText* label = labelOn(onScreen, *r)) {
+            ++screenLabels;
+            CHECK(label->size >= screen.minLabelSize);
+        }
+    CHECK(screenLabels < printLabels);
+
     ChartOptions off = unitOptions();
     off.labels = false;
     const Scene unlabelled = layoutGantt(panels, off);
