@@ -62,6 +62,18 @@ Project loadInputProject(const EvaluationInput& input) {
     return project;
 }
 
+namespace {
+
+/// The project's schedule list as `validate` checks it (unknown or repeated names): the rule of a
+/// project that holds whatever the command.
+void checkScheduleList(const Project& project) {
+    for (const FieldProblem& problem : findProjectProblems(project))
+        if (problem.field == "schedules")
+            throw ValidationError("project.field", problem.field, problem.message);
+}
+
+} // namespace
+
 AnalysisRequest loadAnalysisRequest(const EvaluationInput& input) {
     const bool scheduleFile = !input.path.empty() && isScheduleFile(input.path);
     if (!scheduleFile && !input.path.empty() && !input.projectPath.empty())
@@ -83,8 +95,13 @@ AnalysisRequest loadAnalysisRequest(const EvaluationInput& input) {
         request.imported.push_back(std::move(imported));
     } else {
         // The project is valid or not whatever the command: its own list (an unknown schedule in
-        // it) is checked as `validate` checks it, before --schedule picks what to run.
-        if (!input.orderOnly) validateProject(request.project);
+        // it) is checked as `validate` checks it, before --schedule picks what to run. An order
+        // needs neither the cluster nor the layer split, so `show`, `generate` and `lower` check the
+        // list alone.
+        if (!input.orderOnly)
+            validateProject(request.project);
+        else
+            checkScheduleList(request.project);
         if (!input.schedules.empty()) {
             request.project.schedules = input.schedules;
             if (!input.orderOnly) validateProject(request.project);

@@ -39,8 +39,9 @@ struct EvaluationInput {
     int traceIteration = -1;
     /// OVERLAP_F_B cells of torch CSVs are read as their sub-actions one after the other.
     bool serializeOverlap = false;
-    /// Only orders are wanted (show, generate): the project is not validated as a whole, since
-    /// an order depends on the schedule parameters alone, which orderFromProject checks.
+    /// Only orders are wanted (show, generate, lower): the project is not validated as a whole,
+    /// since an order depends on the schedule parameters alone, which orderFromProject checks; its
+    /// schedule list is (a project is valid or not whatever the command).
     bool orderOnly = false;
 };
 

@@ -129,8 +129,11 @@ TEST_CASE("A project is valid or not whatever the command: --schedule does not h
     const Run validate = cli("validate " + path);
     CHECK(validate.status == 2);
     CHECK_THAT(validate.out, Catch::Contains("schedules[1] = \"nope\": unknown schedule"));
-    for (const std::string& command : {"simulate " + path + " -s 1f1b", "compare " + path + " -s 1f1b,zb-h1",
-                                       "export " + path + " -s 1f1b -o " + (dir / "x.svg").string()}) {
+    // Commands that only need an order (show, generate, lower) check the list too.
+    for (const std::string& command :
+         {"simulate " + path + " -s 1f1b", "compare " + path + " -s 1f1b,zb-h1",
+          "export " + path + " -s 1f1b -o " + (dir / "x.svg").string(), "show " + path + " -s 1f1b",
+          "lower " + path + " -s 1f1b", "generate " + path + " -s 1f1b -o " + (dir / "x.json").string()}) {
         const Run run = cli(command);
         INFO(command << "\n" << run.out);
         CHECK(run.status == 2);
