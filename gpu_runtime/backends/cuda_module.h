@@ -6,8 +6,9 @@
 //
 // ABI rule. The module is C++ behind a C entry point: it hands back a DeviceLayer* whose vtable,
 // std::string and std::vector members and exceptions (BackendError, DeadlineExceeded) cross the
-// boundary. It must therefore be built from the same sources (exec/device_layer.h, this header)
-// with the same compiler and libstdc++ as the program that loads it, which the build guarantees
+// boundary. It must therefore be built from the same sources (exec/device_layer.h with
+// work/device_work.h, this header) with the same compiler and libstdc++ as the program that loads
+// it, which the build guarantees
 // by building both in one tree. The loader checks this: the module reports the build id below
 // (ABI version, compiler version, libstdc++ date) and a module that reports another is refused
 // with both ids in the message instead of crashing at the first virtual call.

@@ -9,6 +9,8 @@
 // that stagecraft-run loads when asked (backends/cuda_module.h), so a host run never needs a GPU
 // driver, and the executor's logic is the same line for line on both backends.
 
+#include "work/device_work.h"
+
 #include <chrono>
 #include <cstdint>
 #include <stdexcept>
@@ -16,33 +18,6 @@
 #include <vector>
 
 namespace stagecraft::runtime {
-
-using Buffer = std::int32_t;  ///< a buffer the layer owns; -1: none
-using Request = std::int32_t; ///< a posted transfer or collective; -1: none
-
-/// A place in a buffer, in elements of the layer's element type.
-struct Operand {
-    Buffer buffer = -1;
-    std::uint64_t offset = 0;
-};
-
-/// C = op(A) · op(B) (+ C when `accumulate`), `batch` times with the given element strides:
-/// row-major, A is m x k (k x m when transA), B is k x n (n x k when transB), C is m x n.
-struct Gemm {
-    std::int64_t m = 0, n = 0, k = 0;
-    bool transA = false, transB = false;
-    bool accumulate = false;
-    std::int32_t batch = 1;
-    std::int64_t strideA = 0, strideB = 0, strideC = 0;
-    Operand a, b, c;
-};
-
-/// y += alpha · x over n elements (the optimizer step: weights -= lr · gradients).
-struct Axpy {
-    std::uint64_t n = 0;
-    float alpha = 0;
-    Operand x, y;
-};
 
 /// One compute instruction of the program: the op's GEMMs (model workload) or a wait of its
 /// predicted duration (sleep workload), after the receives it consumes.

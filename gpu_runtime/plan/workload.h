@@ -12,7 +12,7 @@
 // gradients, the output a SEND_F sends and the input gradient a SEND_B sends), so the measured
 // memory follows the schedule.
 
-#include "exec/device_layer.h"
+#include "work/device_work.h"
 
 #include <cstdint>
 #include <vector>
