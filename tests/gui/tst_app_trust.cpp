@@ -20,6 +20,7 @@
 #include "search/search.h"
 
 #include <QAction>
+#include <cmath>
 #include <QApplication>
 #include <QChart>
 #include <QComboBox>
@@ -264,10 +265,11 @@ class TestAppTrust : public QObject {
                                 "mfu_percent,peak_memory_gib,fits_limit"));
         const QStringList cells = lines[1].split(QLatin1Char(','));
         QCOMPARE(cells.size(), 8);
+        // Every number is plain: it parses whole (no unit, no thousands separator) and is a real value.
         for (int c : {1, 2, 3, 4, 5, 6}) {
             bool ok = false;
-            cells[c].toDouble(&ok);
-            QVERIFY2(ok, qPrintable(lines[1]));
+            const double value = cells[c].toDouble(&ok);
+            QVERIFY2(ok && std::isfinite(value) && value >= 0, qPrintable(lines[1]));
         }
         const AnalysisPtr result = m_window->runner()->latest();
         const double iteration = cells[1].toDouble();
