@@ -215,7 +215,7 @@ class Fidelity(unittest.TestCase):
 
     def test_a_fit_predicts_another_run_as_the_cli_does(self):
         fit = sc.fit_torch_run(self.run_of("ZBVZeroBubble"))
-        self.assertEqual((fit.ranks, fit.microbatches, fit.iterations), (2, 8, 8))
+        self.assertEqual((fit.ranks, fit.microbatches, fit.iterations), (2, 8, 32))
         self.assertEqual(len(fit.stages), 4)
         self.assertIsNotNone(fit.stages[1]["i"])
         self.assertLess(abs(fit.residual["makespan_error"]), 0.15)

@@ -82,7 +82,7 @@ TEST_CASE("GPipe's Forward i / Backward i ranges overlay and calibrate onto gpip
         CHECK(t.shape.stagesPerPipe == world); // one stage per rank: chunk 0 of its rank
         CHECK(t.shape.microbatches == 8);
         CHECK_FALSE(t.shape.splitBackward);
-        CHECK(info.iterations == 8);
+        CHECK(info.iterations == 32);
         CHECK(computeEvents(t) == std::size_t(2 * 8 * world));
 
         const AnalysisRequest request = loadAnalysisRequest(overlayInput(

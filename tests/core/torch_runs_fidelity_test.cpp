@@ -74,7 +74,7 @@ TEST_CASE("a fit on one torch run predicts that run and the other classes' runs 
                 CHECK(std::abs(r.bubbleError) < kOtherRun.bubble);
                 CHECK(r.matchedOps == r.measured.ops.size());
                 const bool within = std::abs(r.makespanError) <= 0.10 && std::abs(r.bubbleError) <= 0.05;
-                // The measured median is of 8 iterations that vary: its own 95 % interval.
+                // The measured median is of 32 iterations that vary: its own 95 % interval.
                 CHECK(r.measured.makespanLow <= r.measured.makespan);
                 CHECK(r.measured.makespan <= r.measured.makespanHigh);
                 CHECK(r.measuredNoise > 0);

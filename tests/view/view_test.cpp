@@ -130,7 +130,7 @@ TEST_CASE("a Chrome trace opens and its bars are drawn", "[trace]") {
 }
 
 TEST_CASE("per-rank torch traces of several iterations open as one run each", "[trace]") {
-    // torch's profiler traces (tests/data/torch-runs), 8 iterations per rank: read through core's
+    // torch's profiler traces (tests/data/torch-runs), 32 iterations per rank: read through core's
     // reader of foreign runs, not as Stagecraft traces (which refused the repeats of each op).
     const std::string dir = std::string(STAGECRAFT_TORCH_RUNS_DIR) + "/pp2_h512/";
     auto files = [&](const std::string& base) {
