@@ -338,9 +338,16 @@ Timeline assembleMeasuredRun(std::vector<RankTrace> ranks, const MeasuredRunOpti
         return &ranks[std::size_t(d)].ranges[it->second[std::size_t(k)]];
     };
 
-    // Clock alignment: a consumer cannot start before its producer on another rank ended.
+    // Clock alignment: a consumer cannot start before its producer on another rank ended. Ranks
+    // whose files name one host share its clock and are not moved: there a consumer that seems to
+    // start early is a producer range that went on after its send (a rank descheduled between
+    // the post and the end of its range, ms on an oversubscribed machine), and the largest such
+    // gap over many iterations would shift whole ranks by it.
     std::vector<double> shift(std::size_t(devices), 0.0);
-    if (options.alignClocks && devices > 1) {
+    const bool oneHost = std::all_of(ranks.begin(), ranks.end(), [&](const RankTrace& t) {
+        return !t.host.empty() && t.host == ranks.front().host;
+    });
+    if (options.alignClocks && devices > 1 && !oneHost) {
         // Walk the consumers present (linear in the ranges, whatever the indices).
         // Consumers: forwards and the backwards that send an input gradient (I, or B when whole).
         auto consumes = [&](RangeKind kind) {

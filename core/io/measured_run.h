@@ -70,6 +70,9 @@ struct RankTrace {
     int rank = -1;      ///< from the file (distributedInfo, pid, TARGET_INFO), -1 unknown
     std::vector<ActionRange> ranges;
     std::string clock = "cpu"; ///< "cpu" host time or "gpu" kernel time
+    /// The machine whose clock stamped the file (Kineto's `host_name`); empty when the file does
+    /// not say. Ranks that name one host share its clock, so their times are not aligned.
+    std::string host;
     /// OVERLAP_F_B ranges whose halves were divided by the stand-alone rule because the trace did
     /// not show where the backward began (io/overlap_ranges.h).
     std::size_t overlapsByRule = 0;

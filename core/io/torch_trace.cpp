@@ -70,6 +70,7 @@ struct Collected {
     std::map<double, HostActivity> activity;
     std::map<double, std::size_t> transferRecords;
     int rank = -1;
+    std::string hostName;         ///< Kineto's host_name: the machine whose clock stamped the file
     bool dumpChrometrace = false; ///< bare action names in computation/communication slices
 };
 
@@ -354,6 +355,8 @@ std::vector<RankTrace> readRanks(JsonScanner& in, const std::string& source, Tra
                 sawEvents = true;
             } else if (key == "distributedInfo") {
                 readDistributedInfo(in, c);
+            } else if (key == "host_name" && in.peek() == '"') {
+                c.hostName = std::string(in.readString());
             } else {
                 in.skipValue();
             }
@@ -386,6 +389,7 @@ std::vector<RankTrace> readRanks(JsonScanner& in, const std::string& source, Tra
         // rank), or traces of several ranks merged into one (ranks in ascending process id).
         for (auto& [pid, t] : byPid) {
             t.source = source;
+            t.host = c.hostName;
             t.rank = c.dumpChrometrace && pid >= 0 && pid < 1e7 ? int(pid) : -1;
             t.clock = c.dumpChrometrace ? "steps" : clockName;
             if (const auto it = byRule.find(pid); it != byRule.end()) t.overlapsByRule = it->second;
@@ -397,6 +401,7 @@ std::vector<RankTrace> readRanks(JsonScanner& in, const std::string& source, Tra
     }
     RankTrace t;
     t.source = source;
+    t.host = c.hostName;
     t.rank = c.rank;
     for (const auto& [pid, n] : byRule) t.overlapsByRule += n;
     for (const auto& [pid, n] : c.transferRecords) t.transferRecords += n;

@@ -33,7 +33,7 @@ TEST_CASE("overlay and calibrate read GPipe's own labels with -s gpipe", "[cli][
     REQUIRE(overlay.status == 0);
     const auto json = nlohmann::json::parse(overlay.out);
     CHECK(json["ops"] == 32);
-    CHECK(json["run"]["iterations"] == 8);
+    CHECK(json["run"]["iterations"] == 32);
 
     const auto out = std::filesystem::temp_directory_path() /
                      ("stagecraft-gpipe-" + std::to_string(::getpid()) + ".stagecraft.json");

@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Prints the held-out fidelity tables of docs/fidelity.md from the recorded torch runs.
+
+    python3 scripts/torch/fidelity_tables.py build/app/cli/stagecraft-cli build/tests/data/torch-runs
+
+The runs are the matrix of tests/data/torch-runs (unpacked by the test build's configure step).
+Every figure comes from `stagecraft-cli` itself, the way a user gets it:
+
+- "project": `calibrate` on one class's run (the runtime model, and `--list-scheduler` for the
+  list scheduler's calibration), then `overlay --median` of every class's run on the calibrated
+  project, as the app and tests/core/calibrated_runtime_test.cpp do;
+- "pairs": `fidelity --fit RUN --check OTHER ... --json`, the fits and predictions of
+  tests/core/torch_runs_fidelity_test.cpp (a split target only from a split source);
+- "noise": each run's median makespan and its 95 % interval, from the same JSON.
+
+Only the Python standard library is used; nothing here is a build or test dependency.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+SETS = ["pp2_h1024", "pp2_h512", "pp4_h512"]
+FITTED = ["Interleaved1F1B", "LoopedBFS", "InterleavedZeroBubble", "ZBVZeroBubble"]
+PROJECT_FITTED = ["Interleaved1F1B", "LoopedBFS", "InterleavedZeroBubble", "ZBVZeroBubble"]
+TARGETS = FITTED + ["GPipe", "DualPipeV"]
+CLASSES = ["GPipe", "Interleaved1F1B", "LoopedBFS", "InterleavedZeroBubble", "ZBVZeroBubble", "DualPipeV"]
+
+
+def splits(cls):
+    return "ZeroBubble" in cls or cls == "DualPipeV"
+
+
+def run_prefix(runs, set_name, cls):
+    """The run's base path (without _rank<R>.json), or None when the set lacks the class."""
+    folder = os.path.join(runs, set_name)
+    for name in sorted(os.listdir(folder)):
+        if name.startswith(cls + "_pp") and name.endswith(".meta.json"):
+            return os.path.join(folder, name[: -len(".meta.json")])
+    return None
+
+
+def traces(prefix):
+    folder, base = os.path.split(prefix)
+    return sorted(os.path.join(folder, n) for n in os.listdir(folder)
+                  if n.startswith(base + "_rank") and n.endswith(".json"))
+
+
+def cli(exe, *args):
+    out = subprocess.run([exe, *args], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"{' '.join(args[:3])}...: {out.stderr.strip()}")
+    return out.stdout
+
+
+def pct(x, signed=True):
+    return f"{100 * x:+.1f} %" if signed else f"{100 * x:.1f} %"
+
+
+def within(makespan_error, bubble_points):
+    return abs(makespan_error) <= 0.10 and abs(bubble_points) <= 0.05
+
+
+def project_table(exe, runs):
+    print("| set | fitted on | same run: makespan, bubble | other runs within 10 % / 5 points "
+          "| other runs: mean abs makespan error | the same with the list scheduler's calibration |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    tmp = tempfile.mkdtemp(prefix="fidelity-tables-")
+    totals = {"within": 0, "others": 0, "runtime": [], "list": [], "pairs": 0, "pairs_within": 0}
+    for set_name in SETS:
+        for fitted in PROJECT_FITTED:
+            source = run_prefix(runs, set_name, fitted)
+            if source is None:
+                continue
+            errors = {}
+            for model in ("runtime", "list"):
+                project = os.path.join(tmp, f"{set_name}-{fitted}-{model}.stagecraft.json")
+                extra = ["--list-scheduler"] if model == "list" else []
+                cli(exe, "calibrate", source + ".csv", "--trace", *traces(source), "--median", "-o", project, *extra)
+                for other in CLASSES:
+                    target = run_prefix(runs, set_name, other)
+                    if target is None:
+                        continue
+                    o = json.loads(cli(exe, "overlay", target + ".csv", "--project", project,
+                                       "--trace", *traces(target), "--median", "--json"))
+                    errors[(model, other)] = (o["makespan"]["error"],
+                                              o["bubble"]["predicted"] - o["bubble"]["measured"])
+            same = errors[("runtime", fitted)]
+            others = [c for c in CLASSES if c != fitted and ("runtime", c) in errors]
+            inside = sum(within(*errors[("runtime", c)]) for c in others)
+            runtime_mean = sum(abs(errors[("runtime", c)][0]) for c in others) / len(others)
+            list_mean = sum(abs(errors[("list", c)][0]) for c in others) / len(others)
+            totals["within"] += inside
+            totals["others"] += len(others)
+            totals["runtime"] += [abs(errors[("runtime", c)][0]) for c in others]
+            totals["list"] += [abs(errors[("list", c)][0]) for c in others]
+            for c in others:
+                if splits(c) == splits(fitted) and c != "DualPipeV":
+                    totals["pairs"] += 1
+                    totals["pairs_within"] += within(*errors[("runtime", c)])
+            print(f"| {set_name} | {fitted} | {pct(same[0])}, {100 * same[1]:+.1f} points | {inside} of {len(others)} "
+                  f"| {pct(runtime_mean, False)} | {pct(list_mean, False)} |")
+    rt, ls = totals["runtime"], totals["list"]
+    print()
+    print(f"Over the matrix: {totals['within']} of {totals['others']} other runs within 10 % and 5 points "
+          f"(mean absolute makespan error {pct(sum(rt) / len(rt), False)}, worst {pct(max(rt), False)}) against "
+          f"the list scheduler's calibration at {pct(sum(ls) / len(ls), False)} mean and {pct(max(ls), False)} "
+          f"worst; of the {totals['pairs']} pairs whose op kinds the source measured, {totals['pairs_within']} "
+          f"are within.")
+
+
+def pairs_and_noise(exe, runs):
+    rows, noise = [], {}
+    counts = {"fits": 0, "fits_within": 0, "checks": 0, "checks_within": 0, "pairs": 0, "pairs_within": 0,
+              "in_noise": 0}
+    for set_name in SETS:
+        for fitted in FITTED:
+            source = run_prefix(runs, set_name, fitted)
+            if source is None:
+                continue
+            targets = [t for t in TARGETS if t != fitted and run_prefix(runs, set_name, t)
+                       and not (splits(t) and not splits(fitted))]
+            args = ["fidelity", "--fit", source, "--json"]
+            for t in targets:
+                args += ["--check", run_prefix(runs, set_name, t)]
+            d = json.loads(cli(exe, *args))
+            cores = d.get("shared_processors") or 0
+            label = fitted + (f" ({cores:g} processors)" if cores else "")
+            res = d["residual"]
+            busy = max(abs(p["compute_us"] / m["compute_us"] - 1)
+                       for m, p in zip(res["measured_ranks"], res["predicted_ranks"]))
+            ok = abs(res["makespan_error"]) <= 0.05 and abs(res["bubble_error"]) <= 0.03 and busy <= 0.05
+            counts["fits"] += 1
+            counts["fits_within"] += ok
+            rows.append((set_name, label, "(same run)", res, ok))
+            noise[(set_name, fitted)] = res
+            for t, check in zip(targets, d["checks"]):
+                ok = within(check["makespan_error"], check["bubble_error"])
+                counts["checks"] += 1
+                counts["checks_within"] += ok
+                counts["in_noise"] += abs(check["makespan_error"]) <= check["measured_noise"]
+                if splits(t) == splits(fitted) and t != "DualPipeV":
+                    counts["pairs"] += 1
+                    counts["pairs_within"] += ok
+                rows.append((set_name, fitted, t, check, ok))
+                noise[(set_name, t)] = check
+    print("| set | fitted on | predicted run | makespan measured (ms) | predicted | error | bubble measured "
+          "| predicted | points | op MAPE | |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for set_name, fitted, target, r, ok in rows:
+        print(f"| {set_name} | {fitted} | {target} | {r['measured_makespan_us'] / 1000:.1f} "
+              f"| {r['predicted_makespan_us'] / 1000:.1f} | {pct(r['makespan_error'])} "
+              f"| {pct(r['measured_bubble'], False)} | {pct(r['predicted_bubble'], False)} "
+              f"| {100 * r['bubble_error']:+.1f} | {100 * r['op_mape']:.0f} % | {'✓' if ok else ''} |")
+    print()
+    print(f"Fitted runs: {counts['fits_within']} of {counts['fits']} within 5 % and 3 points with each rank's busy "
+          f"time within 5 %. Other runs: {counts['checks_within']} of {counts['checks']} within 10 % and 5 points; "
+          f"of the {counts['pairs']} pairs whose op kinds the source measured, {counts['pairs_within']}; "
+          f"{counts['in_noise']} of {counts['checks']} within their target's own 95 % interval.")
+    print()
+    print("| set | class | median makespan (ms) | 95 % interval of the median (ms) | ± |")
+    print("| --- | --- | --- | --- | --- |")
+    for (set_name, cls), r in sorted(noise.items()):
+        lo, hi = r["measured_makespan_interval_us"]
+        print(f"| {set_name} | {cls} | {r['measured_makespan_us'] / 1000:.1f} | {lo / 1000:.1f} to {hi / 1000:.1f} "
+              f"| {100 * r['measured_noise']:.0f} % |")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("cli", help="the stagecraft-cli program")
+    parser.add_argument("runs", help="the unpacked recordings (<build>/tests/data/torch-runs)")
+    parser.add_argument("--table", choices=["project", "pairs", "all"], default="all")
+    args = parser.parse_args()
+    if args.table in ("project", "all"):
+        project_table(args.cli, args.runs)
+        print()
+    if args.table in ("pairs", "all"):
+        pairs_and_noise(args.cli, args.runs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
