@@ -5,6 +5,11 @@
 // every wait has a deadline and a dead or hung peer ends in a message, never a hang. MPI is also
 // progressed while the rank computes (between GEMMs) and sleeps (the sleep workload polls in short
 // sleeps), so a transfer takes its transfer time, not the time until this rank's next MPI call.
+// Between instructions it is not: any MPI call progresses every transfer, and the receiver of a
+// large message copies it inside that call (a 4 MiB copy takes about 200 µs). Ranks of a pipeline
+// end their ops together, so a tensor sent at the end of an op arrives as the receiver's op ends;
+// copied there, it would delay the receiver's next op, copied in that op's sleep it costs nothing.
+// So between instructions the layer only posts sends; receives wait for the next progress point.
 // Buffers are page-aligned, so that their resident memory can be measured (mincore).
 
 #include "exec/device_layer.h"
@@ -38,7 +43,8 @@ class HostLayer final : public DeviceLayer {
     Request recv(const Transfer& transfer) override;
     Request allReduce(const AllReduce& reduce) override;
     void wait(Request request, Clock::time_point deadline) override;
-    void progress() override;
+    /// Between instructions: nothing (see progressTransfers).
+    void progress() override {}
     bool completed(Request request) override;
     bool recordDone(std::int32_t record) override;
     std::string asyncError() override { return {}; }
@@ -54,6 +60,12 @@ class HostLayer final : public DeviceLayer {
         bool done = false;
         std::int32_t peer = -1; ///< -1: a collective
         bool isSend = false;
+        /// A receive not handed to MPI yet (postDeferred): between instructions its MPI_Irecv
+        /// would copy a tensor that has already arrived, on the path of the next instruction.
+        bool deferred = false;
+        void* data = nullptr;
+        int count = 0;
+        int tag = 0;
     };
     struct FreeDeleter {
         void operator()(float* p) const noexcept;
@@ -65,6 +77,11 @@ class HostLayer final : public DeviceLayer {
     /// and spins the last ~50 µs (nanosleep overshoots).
     void sleepProgressing(double until);
     float* data(const Operand& operand, std::uint64_t elements, const char* what);
+    /// Every deferred receive handed to MPI, then every open request tested: where a tensor's
+    /// copy costs nothing (inside an op's sleep, between GEMMs) or is what the rank waits for.
+    void progressTransfers();
+    /// Hands every deferred receive to MPI.
+    void postDeferred();
     Request post(Pending pending);
     Request postTransfer(const Transfer& transfer, bool isSend);
     bool test(Request request);
@@ -86,9 +103,10 @@ class HostLayer final : public DeviceLayer {
     std::vector<char> m_releaseLater; ///< [buffer]: released while a transfer still used it
     std::vector<Buffer> m_freeIds;
 
-    std::vector<Pending> m_pending; ///< this iteration's requests; Request indexes it
-    std::vector<Request> m_open;    ///< those not complete yet
-    std::vector<Stamp> m_stamps;    ///< [record]
+    std::vector<Pending> m_pending;  ///< this iteration's requests; Request indexes it
+    std::vector<Request> m_open;     ///< those not complete yet
+    std::vector<Request> m_deferred; ///< receives not handed to MPI yet, in program order
+    std::vector<Stamp> m_stamps;     ///< [record]
 };
 
 } // namespace stagecraft::runtime
