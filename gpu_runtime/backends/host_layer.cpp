@@ -42,6 +42,9 @@ void pollPause(int spins) {
 constexpr double kSleepPollUs = 100;
 constexpr double kSpinTailUs = 50;
 constexpr double kCopyGuardUs = 400;
+/// Within the copy guard, how often a sleeping rank looks for a tensor its next op needs: on a
+/// hop without slack it arrives one transfer time before the op ends, and is copied at once.
+constexpr double kNeededPollUs = 20;
 
 constexpr std::size_t kHugePage = std::size_t(2) << 20;
 
@@ -205,15 +208,23 @@ float* HostLayer::data(const Operand& operand, std::uint64_t elements, const cha
     return m_buffers[b].get() + operand.offset;
 }
 
-void HostLayer::sleepProgressing(double until) {
+void HostLayer::sleepProgressing(double until, const std::vector<Request>& next) {
     // Progress only while a transfer's copy (MPI_Test may copy a whole tensor) still fits: a copy
-    // started near the end would make the op late.
+    // started near the end would make the op late. Within that guard only the tensors the next
+    // op needs are looked for (and copied, late or not: the next op waits for them anyway).
     for (;;) {
         const double left = until - now();
         if (left <= kSpinTailUs) break;
-        if (left > kCopyGuardUs) progressTransfers();
+        double step = kSleepPollUs;
+        if (left > kCopyGuardUs) {
+            progressTransfers();
+        } else {
+            bool waiting = false;
+            for (const Request r : next) waiting = !testOne(r) || waiting;
+            if (waiting) step = kNeededPollUs;
+        }
         std::this_thread::sleep_for(
-            std::chrono::duration<double, std::micro>(std::min(kSleepPollUs, until - now() - kSpinTailUs)));
+            std::chrono::duration<double, std::micro>(std::min(step, until - now() - kSpinTailUs)));
     }
     while (now() < until) std::this_thread::yield();
 }
@@ -221,7 +232,7 @@ void HostLayer::sleepProgressing(double until) {
 void HostLayer::compute(const ComputeWork& work) {
     Stamp& stamp = m_stamps.at(std::size_t(work.record));
     stamp.start = now();
-    if (work.sleepUs >= 0) sleepProgressing(stamp.start + work.sleepUs);
+    if (work.sleepUs >= 0) sleepProgressing(stamp.start + work.sleepUs, work.next);
     for (const Gemm& g : work.gemms) {
         const std::uint64_t extentA = std::uint64_t((g.batch - 1) * g.strideA + g.m * g.k);
         const std::uint64_t extentB = std::uint64_t((g.batch - 1) * g.strideB + g.k * g.n);
@@ -281,12 +292,13 @@ Request HostLayer::postTransfer(const Transfer& t, bool isSend) {
     return id;
 }
 
+void HostLayer::handToMpi(Pending& p) {
+    p.deferred = false;
+    SC_MPI_CHECK(MPI_Irecv(p.data, p.count, MPI_FLOAT, p.peer, p.tag, m_p2p, &p.request));
+}
+
 void HostLayer::postDeferred() {
-    for (const Request id : m_deferred) {
-        Pending& p = m_pending[std::size_t(id)];
-        p.deferred = false;
-        SC_MPI_CHECK(MPI_Irecv(p.data, p.count, MPI_FLOAT, p.peer, p.tag, m_p2p, &p.request));
-    }
+    for (const Request id : m_deferred) handToMpi(m_pending[std::size_t(id)]);
     m_deferred.clear();
 }
 
@@ -313,11 +325,22 @@ Request HostLayer::allReduce(const AllReduce& r) {
 }
 
 bool HostLayer::test(Request id) {
-    Pending& p = m_pending[std::size_t(id)];
-    if (p.done) return true;
+    if (m_pending[std::size_t(id)].done) return true;
     // Every receive asked for is posted before MPI is progressed: a peer may wait for one of
     // them to complete its send before it sends what this rank waits for.
     postDeferred();
+    return testOne(id);
+}
+
+bool HostLayer::testOne(Request id) {
+    if (id < 0 || std::size_t(id) >= m_pending.size())
+        throw BackendError(mpiWhere() + ": test of unknown request " + std::to_string(id));
+    Pending& p = m_pending[std::size_t(id)];
+    if (p.done) return true;
+    if (p.deferred) {
+        m_deferred.erase(std::find(m_deferred.begin(), m_deferred.end(), id));
+        handToMpi(p);
+    }
     int flag = 0;
     SC_MPI_CHECK(MPI_Test(&p.request, &flag, MPI_STATUS_IGNORE));
     if (!flag) return false;

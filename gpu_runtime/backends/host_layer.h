@@ -74,17 +74,20 @@ class HostLayer final : public DeviceLayer {
     /// "PP:0RECV_B0 from rank 1": the record's label and its peer.
     std::string labelOf(const Pending& pending) const;
     /// Sleeps until `until` (µs since the anchor) in short steps, progressing MPI between them,
-    /// and spins the last ~50 µs (nanosleep overshoots).
-    void sleepProgressing(double until);
+    /// and spins the last ~50 µs (nanosleep overshoots). Near the end only `next` is progressed.
+    void sleepProgressing(double until, const std::vector<Request>& next);
     float* data(const Operand& operand, std::uint64_t elements, const char* what);
     /// Every deferred receive handed to MPI, then every open request tested: where a tensor's
     /// copy costs nothing (inside an op's sleep, between GEMMs) or is what the rank waits for.
     void progressTransfers();
     /// Hands every deferred receive to MPI.
     void postDeferred();
+    void handToMpi(Pending& receive);
     Request post(Pending pending);
     Request postTransfer(const Transfer& transfer, bool isSend);
     bool test(Request request);
+    /// test() of one request: a deferred receive is posted alone, the others stay deferred.
+    bool testOne(Request request);
     void freeBuffer(Buffer buffer);
     std::string pendingSummary() const;
 

@@ -28,6 +28,10 @@ struct ComputeWork {
     std::vector<Gemm> gemms;    ///< the model workload, in order
     std::vector<Axpy> axpys;    ///< the optimizer step
     std::vector<Request> after; ///< receives (and collectives) that must complete before it starts
+    /// Receives already posted that the rank's next compute waits for. A host rank that sleeps
+    /// through this op copies them as they arrive, even in the op's last moments, where it
+    /// copies nothing else (a copy there delays the next op unless that op needs it anyway).
+    std::vector<Request> next;
 };
 
 /// One point-to-point transfer (the layer knows its peers from LayerSetup::edges).

@@ -54,6 +54,12 @@ Executor::Executor(const RunPlan& plan, const RankPlan& rankPlan, DeviceLayer& l
         m_receivesByPeer[at].push_back(r);
     }
     m_nextReceive.assign(m_receivesByPeer.size(), 0);
+    m_nextCompute.assign(m_rank.steps.size(), -1);
+    for (std::size_t i = m_rank.steps.size(); i-- > 1;) {
+        const InstrKind kind = m_rank.steps[i].instr.kind;
+        const bool computes = kind == InstrKind::Compute || kind == InstrKind::Optimizer;
+        m_nextCompute[i - 1] = computes ? std::int32_t(i) : m_nextCompute[i];
+    }
     m_slotOwner.assign(std::size_t(m_rank.slots), -1);
     m_slotUsers.resize(std::size_t(m_rank.slots));
     // Reserved once: an iteration records into these without allocating.
@@ -330,6 +336,11 @@ void Executor::compute(const Step& s, std::size_t index) {
     m_work.gemms.clear();
     m_work.axpys.clear();
     m_work.after.clear();
+    m_work.next.clear();
+    if (const std::int32_t next = m_nextCompute[index]; next >= 0)
+        for (const std::int32_t dependency : m_rank.steps[std::size_t(next)].after)
+            if (m_requests[std::size_t(dependency)] >= 0)
+                m_work.next.push_back(m_requests[std::size_t(dependency)]);
     if (m_workload == Workload::Sleep) {
         m_work.sleepUs = s.sleepUs;
         m_layer.compute(m_work);

@@ -124,7 +124,8 @@ class Executor {
     std::size_t m_deviceDone = 0; ///< every instruction before it has finished on the device
     std::int32_t m_stuck = -1;    ///< the instruction being waited for, -1 none
     RankIteration m_current;
-    ComputeWork m_work; ///< reused: no allocation per op once warm
+    ComputeWork m_work;                      ///< reused: no allocation per op once warm
+    std::vector<std::int32_t> m_nextCompute; ///< [instruction]: the next compute after it, -1 none
     std::int64_t m_staticBytes = 0;
     std::int32_t m_openGroup = -1;
     int m_iteration = 0;
