@@ -72,6 +72,16 @@ void VirtualLayer::issued(std::int32_t record, double end) {
 }
 
 void VirtualLayer::compute(const ComputeWork& work) {
+    if (m_nextInputs.size() <= std::size_t(work.record)) {
+        m_nextInputs.resize(std::size_t(work.record) + 1);
+        m_postedBefore.resize(std::size_t(work.record) + 1);
+    }
+    std::vector<std::int32_t>& next = m_nextInputs[std::size_t(work.record)];
+    next.clear();
+    for (const Request r : work.next) next.push_back(m_requests.at(std::size_t(r)).record);
+    std::vector<std::int32_t>& posted = m_postedBefore[std::size_t(work.record)];
+    posted.clear();
+    for (const Pending& p : m_requests) posted.push_back(p.record);
     const double start = std::max(m_compute.busy, m_host);
     const double duration = work.sleepUs >= 0
                                 ? work.sleepUs

@@ -61,6 +61,10 @@ class VirtualLayer final : public DeviceLayer {
     /// Data races seen (each described), the most records issued and unfinished at once.
     const std::vector<std::string>& races() const { return m_races; }
     int mostInFlight() const { return m_mostInFlight; }
+    /// [record of a compute]: the records of the requests it was given as its next op's inputs
+    /// (ComputeWork::next), and of every request posted before it, in the last iteration.
+    const std::vector<std::vector<std::int32_t>>& nextInputs() const { return m_nextInputs; }
+    const std::vector<std::vector<std::int32_t>>& postedBefore() const { return m_postedBefore; }
     bool aborted() const { return m_aborted; }
 
   private:
@@ -96,6 +100,7 @@ class VirtualLayer final : public DeviceLayer {
     std::vector<double> m_recordEnd; ///< [record]: end in virtual time, NaN: not issued
     std::vector<Stamp> m_stamps;
     std::vector<std::string> m_races;
+    std::vector<std::vector<std::int32_t>> m_nextInputs, m_postedBefore;
     std::uint64_t m_allocations = 0;
     int m_groupDepth = 0;
     int m_mostInFlight = 0;
