@@ -324,8 +324,14 @@ Request HostLayer::allReduce(const AllReduce& r) {
     return post(std::move(pending));
 }
 
+HostLayer::Pending& HostLayer::pendingAt(Request id) {
+    if (id < 0 || std::size_t(id) >= m_pending.size())
+        throw BackendError(mpiWhere() + ": test of unknown request " + std::to_string(id));
+    return m_pending[std::size_t(id)];
+}
+
 bool HostLayer::test(Request id) {
-    if (m_pending[std::size_t(id)].done) return true;
+    if (pendingAt(id).done) return true;
     // Every receive asked for is posted before MPI is progressed: a peer may wait for one of
     // them to complete its send before it sends what this rank waits for.
     postDeferred();
@@ -333,12 +339,10 @@ bool HostLayer::test(Request id) {
 }
 
 bool HostLayer::testOne(Request id) {
-    if (id < 0 || std::size_t(id) >= m_pending.size())
-        throw BackendError(mpiWhere() + ": test of unknown request " + std::to_string(id));
-    Pending& p = m_pending[std::size_t(id)];
+    Pending& p = pendingAt(id);
     if (p.done) return true;
     if (p.deferred) {
-        m_deferred.erase(std::find(m_deferred.begin(), m_deferred.end(), id));
+        m_deferred.erase(std::remove(m_deferred.begin(), m_deferred.end(), id), m_deferred.end());
         handToMpi(p);
     }
     int flag = 0;
@@ -353,11 +357,9 @@ bool HostLayer::testOne(Request id) {
 
 bool HostLayer::completed(Request request) {
     if (request < 0) return true;
-    if (std::size_t(request) >= m_pending.size())
-        throw BackendError(mpiWhere() + ": test of unknown request " + std::to_string(request));
     // What the last progress point found: an MPI_Test here, between instructions, would progress
     // every transfer and could copy a tensor on the path of the next op.
-    return m_pending[std::size_t(request)].done;
+    return pendingAt(request).done;
 }
 
 bool HostLayer::recordDone(std::int32_t record) {

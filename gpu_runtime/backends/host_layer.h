@@ -85,6 +85,8 @@ class HostLayer final : public DeviceLayer {
     void handToMpi(Pending& receive);
     Request post(Pending pending);
     Request postTransfer(const Transfer& transfer, bool isSend);
+    /// The request's entry; BackendError for an unknown one.
+    Pending& pendingAt(Request request);
     bool test(Request request);
     /// test() of one request: a deferred receive is posted alone, the others stay deferred.
     bool testOne(Request request);
