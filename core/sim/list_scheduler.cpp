@@ -317,21 +317,8 @@ struct Run {
             BlockedDevice b;
             b.device = int(d);
             b.at = OpRef{int(d), int(head[d])};
-            const Op& op = schedule.order[d][head[d]];
-            const std::string here = "device " + std::to_string(d) + " waits at position " +
-                                     std::to_string(head[d]) + " (" + opName(op, schedule.splitBackward) +
-                                     ")";
-            if (waitingFor[d] != kNoOp) {
-                b.waitingFor = refOf(std::size_t(waitingFor[d]));
-                const Op& dep = schedule.order[b.waitingFor.device][b.waitingFor.index];
-                b.reason = here + " for " + opName(dep, schedule.splitBackward) + " at position " +
-                           std::to_string(b.waitingFor.index) + " of device " +
-                           std::to_string(b.waitingFor.device);
-                if (dep.kind == OpKind::GradSync)
-                    b.reason += ", a gradient sync whose other replicas never post it";
-            } else {
-                b.reason = here + " for an op that the schedule does not contain";
-            }
+            if (waitingFor[d] != kNoOp) b.waitingFor = refOf(std::size_t(waitingFor[d]));
+            b.reason = waitReason(schedule, b.at, b.waitingFor);
             result.blocked.push_back(std::move(b));
         }
         // Collectives that never started: some replica did not reach its sync.
@@ -346,31 +333,41 @@ struct Run {
                            std::to_string(syncMembers[stage].size()) + " replicas post it";
                 result.blocked.push_back(std::move(b));
             }
-        findCycle();
-    }
-
-    /// Follow "waits for an op on device k" edges from the first blocked device until a device
-    /// repeats: the devices on that loop wait on each other.
-    void findCycle() {
-        std::vector<int> next(schedule.order.size(), kNone);
-        for (const auto& b : result.blocked)
-            if (b.waitingFor.valid()) next[b.device] = b.waitingFor.device;
-        for (const auto& b : result.blocked) {
-            std::vector<int> seenAt(schedule.order.size(), kNone);
-            std::vector<int> path;
-            for (int d = b.device; d != kNone; d = next[d]) {
-                if (seenAt[d] != kNone) {
-                    result.cycle.assign(path.begin() + seenAt[d], path.end());
-                    return;
-                }
-                seenAt[d] = int(path.size());
-                path.push_back(d);
-            }
-        }
+        result.cycle = findWaitRing(result.blocked, schedule.order.size());
     }
 };
 
 } // namespace
+
+std::string waitReason(const Schedule& schedule, OpRef at, OpRef waitingFor) {
+    const Op& op = schedule.order[std::size_t(at.device)][std::size_t(at.index)];
+    const std::string here = "device " + std::to_string(at.device) + " waits at position " +
+                             std::to_string(at.index) + " (" + opName(op, schedule.splitBackward) + ")";
+    if (!waitingFor.valid()) return here + " for an op that the schedule does not contain";
+    const Op& dep = schedule.order[std::size_t(waitingFor.device)][std::size_t(waitingFor.index)];
+    std::string reason = here + " for " + opName(dep, schedule.splitBackward) + " at position " +
+                         std::to_string(waitingFor.index) + " of device " + std::to_string(waitingFor.device);
+    if (dep.kind == OpKind::GradSync) reason += ", a gradient sync whose other replicas never post it";
+    return reason;
+}
+
+std::vector<int> findWaitRing(std::span<const BlockedDevice> blocked, std::size_t devices) {
+    constexpr int kNoDevice = -1;
+    std::vector<int> next(devices, kNoDevice);
+    for (const auto& b : blocked)
+        if (b.waitingFor.valid()) next[std::size_t(b.device)] = b.waitingFor.device;
+    for (const auto& b : blocked) {
+        std::vector<int> seenAt(devices, kNoDevice);
+        std::vector<int> path;
+        for (int d = b.device; d != kNoDevice; d = next[std::size_t(d)]) {
+            if (seenAt[std::size_t(d)] != kNoDevice)
+                return std::vector<int>(path.begin() + seenAt[std::size_t(d)], path.end());
+            seenAt[std::size_t(d)] = int(path.size());
+            path.push_back(d);
+        }
+    }
+    return {};
+}
 
 void splitSlots(const Schedule& schedule, const ScheduleSlots& slots, const OpCosts& costs,
                 std::span<TimelineEvent> events) {

@@ -70,6 +70,16 @@ struct ListScheduleResult {
     const OpTime& time(int device, int index) const { return times[deviceOffset[device] + index]; }
 };
 
+/// "device 2 waits at position 5 (2F3) for 1F3 at position 4 of device 1": why the op at `at`
+/// cannot run; `waitingFor` invalid for an op the schedule does not contain.
+std::string waitReason(const Schedule& schedule, OpRef at, OpRef waitingFor);
+
+/// The devices that wait on each other in a ring (a deadlock), in the order they wait, found by
+/// following each blocked device to the device of the op it waits for until one repeats; empty
+/// when the waits end at a device that is not blocked. The list scheduler and the schedule editor
+/// (edit/) both report deadlocks through it.
+std::vector<int> findWaitRing(std::span<const BlockedDevice> blocked, std::size_t devices);
+
 /// The data dependencies of `op` (F/B/W only; GradSync and Optimizer are handled by the
 /// scheduler). Calls `visit(OpRef)` for each; absent producers are passed as invalid refs.
 template <typename Visit>

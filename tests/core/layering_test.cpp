@@ -12,9 +12,11 @@
 namespace {
 
 // Bottom to top. `eval` is the one entry point front ends call; `text` and `layout` draw;
-// `search` evaluates many configurations through `eval`.
-constexpr std::array<const char*, 11> kLayers{"ir", "generators", "project", "sim",  "validate", "passes",
-                                              "io", "layout",     "text",    "eval", "search"};
+// `search` evaluates many configurations through `eval`. `edit` (hand edits of an order) checks
+// its base with `validate` and re-times with `sim`'s list-scheduling rules and ring finder, and
+// knows no file: `io` reads and writes edit list files above it, and front ends reach it directly.
+constexpr std::array<const char*, 12> kLayers{"ir",   "generators", "project", "sim",  "validate", "passes",
+                                              "edit", "io",         "layout",  "text", "eval",     "search"};
 
 int layerOf(const std::string& module) {
     const auto it = std::find(kLayers.begin(), kLayers.end(), module);

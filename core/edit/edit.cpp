@@ -1,0 +1,275 @@
+#include "edit/edit.h"
+
+#include "error.h"
+#include "ir/op_name.h"
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+
+namespace stagecraft {
+
+namespace {
+
+constexpr const char* kGrammar =
+    "an edit is 'move OP after|before OP', 'move OP to INDEX', 'shift OP +N|-N', 'swap OP OP', "
+    "'split OP|all' or 'merge OP|all', with OP an op name such as 1W3";
+
+struct Word {
+    std::string_view text;
+    int column = 0; // 1-based
+};
+
+std::vector<Word> words(std::string_view text) {
+    std::vector<Word> out;
+    std::size_t i = 0;
+    while (i < text.size()) {
+        while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r')) ++i;
+        const std::size_t begin = i;
+        while (i < text.size() && text[i] != ' ' && text[i] != '\t' && text[i] != '\r') ++i;
+        if (i > begin) out.push_back({text.substr(begin, i - begin), int(begin) + 1});
+    }
+    return out;
+}
+
+const char* kindWord(EditKind kind) {
+    switch (kind) {
+    case EditKind::Move:
+        return "move";
+    case EditKind::Shift:
+        return "shift";
+    case EditKind::Swap:
+        return "swap";
+    case EditKind::Split:
+        return "split";
+    case EditKind::Merge:
+        return "merge";
+    }
+    return "?";
+}
+
+class EditReader {
+  public:
+    EditReader(std::string_view text, const std::string& source) : m_source(source), m_words(words(text)) {}
+
+    Edit read() {
+        if (m_words.empty()) fail(1, "an empty edit: " + std::string(kGrammar));
+        const Word& head = m_words[0];
+        Edit edit;
+        if (head.text == "move") {
+            edit.kind = EditKind::Move;
+            expectWords(4, "move OP after|before OP, or move OP to INDEX");
+            edit.op = op(1);
+            const Word& where = m_words[2];
+            if (where.text == "after" || where.text == "before") {
+                edit.anchor = where.text == "after" ? MoveAnchor::After : MoveAnchor::Before;
+                edit.other = op(3);
+            } else if (where.text == "to") {
+                edit.anchor = MoveAnchor::Index;
+                edit.index = number(3, false);
+            } else {
+                fail(where.column,
+                     "'" + std::string(where.text) + "': a move goes 'after', 'before' or 'to'");
+            }
+        } else if (head.text == "shift") {
+            edit.kind = EditKind::Shift;
+            expectWords(3, "shift OP +N or shift OP -N");
+            edit.op = op(1);
+            edit.index = number(2, true);
+        } else if (head.text == "swap") {
+            edit.kind = EditKind::Swap;
+            expectWords(3, "swap OP OP");
+            edit.op = op(1);
+            edit.other = op(2);
+        } else if (head.text == "split" || head.text == "merge") {
+            edit.kind = head.text == "split" ? EditKind::Split : EditKind::Merge;
+            expectWords(2, std::string(head.text) + " OP or " + std::string(head.text) + " all");
+            if (m_words[1].text == "all")
+                edit.all = true;
+            else
+                edit.op = op(1);
+        } else {
+            fail(head.column, "'" + std::string(head.text) + "' is not an edit: " + kGrammar);
+        }
+        return edit;
+    }
+
+  private:
+    [[noreturn]] void fail(int column, const std::string& message) const {
+        throw ParseError("edit.syntax", m_source, 1, column, message);
+    }
+
+    void expectWords(std::size_t count, const std::string& form) const {
+        if (m_words.size() == count) return;
+        const int column = m_words.size() > count ? m_words[count].column : m_words.back().column;
+        fail(column, "'" + std::string(m_words[0].text) + "' takes " + std::to_string(count - 1) +
+                         " word(s) after it (" + form + "), found " + std::to_string(m_words.size() - 1));
+    }
+
+    Op op(std::size_t i) const {
+        std::string why;
+        const std::optional<Op> parsed = parseOpName(m_words[i].text, &why);
+        if (!parsed) fail(m_words[i].column, why);
+        return *parsed;
+    }
+
+    std::int64_t number(std::size_t i, bool signedOffset) const {
+        std::string_view text = m_words[i].text;
+        const bool sign = !text.empty() && (text.front() == '+' || text.front() == '-');
+        if (signedOffset != sign)
+            fail(m_words[i].column, "'" + std::string(text) + "': " +
+                                        (signedOffset ? "a shift is a signed count of places, as +2 or -1"
+                                                      : "an index is a count from 0, as 7"));
+        const bool negative = sign && text.front() == '-';
+        if (sign) text.remove_prefix(1);
+        std::int64_t value = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (text.empty() || error != std::errc() || end != text.data() + text.size())
+            fail(m_words[i].column, "'" + std::string(m_words[i].text) + "' is not a whole number");
+        return negative ? -value : value;
+    }
+
+    const std::string& m_source;
+    std::vector<Word> m_words;
+};
+
+[[noreturn]] void jsonFail(const std::string& field, const std::string& message) {
+    throw ValidationError("edit.json", field, field + ": " + message);
+}
+
+Op jsonOp(const nlohmann::json& json, const std::string& key, const std::string& path) {
+    const std::string field = path + "." + key;
+    const auto it = json.find(key);
+    if (it == json.end() || !it->is_string()) jsonFail(field, "must be an op name such as \"1W3\"");
+    std::string why;
+    const std::optional<Op> op = parseOpName(it->get<std::string>(), &why);
+    if (!op) jsonFail(field, why);
+    return *op;
+}
+
+std::int64_t jsonInt(const nlohmann::json& json, const std::string& key, const std::string& path) {
+    const auto it = json.find(key);
+    if (it == json.end() || !it->is_number_integer()) jsonFail(path + "." + key, "must be a whole number");
+    return it->get<std::int64_t>();
+}
+
+} // namespace
+
+std::string formatEdit(const Edit& edit, bool splitBackward) {
+    std::string out = kindWord(edit.kind);
+    out += ' ';
+    if ((edit.kind == EditKind::Split || edit.kind == EditKind::Merge) && edit.all) return out + "all";
+    // A split or merge names the backward as a whole ("split 2B4"), whatever the schedule's form.
+    const bool whole = edit.kind == EditKind::Split || edit.kind == EditKind::Merge;
+    out += opName(edit.op, splitBackward && !whole);
+    switch (edit.kind) {
+    case EditKind::Move:
+        if (edit.anchor == MoveAnchor::Index) return out + " to " + std::to_string(edit.index);
+        return out + (edit.anchor == MoveAnchor::After ? " after " : " before ") +
+               opName(edit.other, splitBackward);
+    case EditKind::Shift:
+        return out + (edit.index >= 0 ? " +" : " ") + std::to_string(edit.index);
+    case EditKind::Swap:
+        return out + " " + opName(edit.other, splitBackward);
+    case EditKind::Split:
+    case EditKind::Merge:
+        return out;
+    }
+    return out;
+}
+
+std::string formatEdits(const std::vector<Edit>& edits, bool splitBackward) {
+    std::string out;
+    for (const Edit& edit : edits) {
+        if (!out.empty()) out += "; ";
+        out += formatEdit(edit, splitBackward);
+    }
+    return out;
+}
+
+Edit parseEdit(std::string_view text, const std::string& source) {
+    return EditReader(text, source).read();
+}
+
+nlohmann::json editToJson(const Edit& edit, bool splitBackward) {
+    nlohmann::json json = {{"edit", kindWord(edit.kind)}};
+    if ((edit.kind == EditKind::Split || edit.kind == EditKind::Merge) && edit.all) {
+        json["op"] = "all";
+        return json;
+    }
+    json["op"] =
+        opName(edit.op, splitBackward && edit.kind != EditKind::Split && edit.kind != EditKind::Merge);
+    switch (edit.kind) {
+    case EditKind::Move:
+        if (edit.anchor == MoveAnchor::Index)
+            json["to"] = edit.index;
+        else
+            json[edit.anchor == MoveAnchor::After ? "after" : "before"] = opName(edit.other, splitBackward);
+        break;
+    case EditKind::Shift:
+        json["by"] = edit.index;
+        break;
+    case EditKind::Swap:
+        json["with"] = opName(edit.other, splitBackward);
+        break;
+    case EditKind::Split:
+    case EditKind::Merge:
+        break;
+    }
+    return json;
+}
+
+Edit editFromJson(const nlohmann::json& json, const std::string& path) {
+    if (json.is_string()) {
+        try {
+            return parseEdit(json.get<std::string>(), path);
+        } catch (const ParseError& e) {
+            // The message names `path` and the column in the edit's text.
+            throw ValidationError("edit.json", path, e.message());
+        }
+    }
+    if (!json.is_object())
+        jsonFail(path, "an edit is an object such as {\"edit\": \"split\", \"op\": \"2B4\"} "
+                       "or a string such as \"split 2B4\"");
+    const auto kind = json.find("edit");
+    if (kind == json.end() || !kind->is_string())
+        jsonFail(path + ".edit", "must be one of \"move\", \"shift\", \"swap\", \"split\", \"merge\"");
+    const std::string word = kind->get<std::string>();
+    Edit edit;
+    if (word == "split" || word == "merge") {
+        edit.kind = word == "split" ? EditKind::Split : EditKind::Merge;
+        const auto op = json.find("op");
+        if (op != json.end() && op->is_string() && op->get<std::string>() == "all")
+            edit.all = true;
+        else
+            edit.op = jsonOp(json, "op", path);
+        return edit;
+    }
+    edit.op = jsonOp(json, "op", path);
+    if (word == "move") {
+        edit.kind = EditKind::Move;
+        const int given =
+            int(json.contains("after")) + int(json.contains("before")) + int(json.contains("to"));
+        if (given != 1) jsonFail(path, "a move has exactly one of \"after\", \"before\" and \"to\"");
+        if (json.contains("to")) {
+            edit.index = jsonInt(json, "to", path);
+            if (edit.index < 0)
+                jsonFail(path + ".to", "an index counts from 0, not " + std::to_string(edit.index));
+        } else {
+            edit.anchor = json.contains("after") ? MoveAnchor::After : MoveAnchor::Before;
+            edit.other = jsonOp(json, edit.anchor == MoveAnchor::After ? "after" : "before", path);
+        }
+    } else if (word == "shift") {
+        edit.kind = EditKind::Shift;
+        edit.index = jsonInt(json, "by", path);
+    } else if (word == "swap") {
+        edit.kind = EditKind::Swap;
+        edit.other = jsonOp(json, "with", path);
+    } else {
+        jsonFail(path + ".edit", "'" + word +
+                                     "' is not an edit: one of \"move\", \"shift\", \"swap\", "
+                                     "\"split\", \"merge\"");
+    }
+    return edit;
+}
+
+} // namespace stagecraft

@@ -1,0 +1,59 @@
+#pragma once
+// One hand edit of a schedule's order, as a value: what the chart's drag, a keyboard move, an undo
+// step, a CLI flag and a line of an edit list file all are. Ops are named by their one name
+// (ir/op_name.h: "1W3" is the W of micro-batch 3 on stage 1), so an edit reads the same in a
+// paper, a file and an error message. ScheduleEditor (edit/schedule_editor.h) applies them.
+//
+// The text form, one edit per line (docs/editing.md):
+//   move 1W3 after 1F5    move 1W3 before 1F5    move 1W3 to 7   (index in its device's order)
+//   shift 1W3 +2          shift 1W3 -1           (later / earlier by that many places)
+//   swap 1W3 1F5          (two neighbours on one device trade places)
+//   split 2B4             split all              (a whole backward becomes I then W)
+//   merge 2B4             merge all              (an I and the W right after it become one backward)
+
+#include "ir/op.h"
+
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stagecraft {
+
+enum class EditKind : std::uint8_t { Move, Shift, Swap, Split, Merge };
+
+/// Where a move puts its op: at an index of the device's order (the index the op has after the
+/// move), or right before / after another op of the same device.
+enum class MoveAnchor : std::uint8_t { Index, Before, After };
+
+struct Edit {
+    EditKind kind = EditKind::Move;
+    Op op;            ///< the op moved, shifted, swapped, split or merged (its chunk is ignored)
+    bool all = false; ///< split / merge: every backward, not one op
+    MoveAnchor anchor = MoveAnchor::Index;
+    Op other;               ///< move before / after it; swap with it
+    std::int64_t index = 0; ///< move to this index; shift by this many places (negative: earlier)
+
+    friend bool operator==(const Edit&, const Edit&) = default;
+};
+
+/// "move 1W3 after 1F5", the text form parseEdit reads back. `splitBackward` names B as I (the
+/// schedule's own naming); parseEdit reads either.
+std::string formatEdit(const Edit& edit, bool splitBackward);
+/// A list as formatEdit lines joined by "; " (reports, undo labels).
+std::string formatEdits(const std::vector<Edit>& edits, bool splitBackward);
+
+/// Reads one edit in the text form (blanks around words ignored). Throws ParseError "edit.syntax"
+/// naming `source`, the 1-based column of the word at fault, the word and the grammar.
+Edit parseEdit(std::string_view text, const std::string& source = "edit");
+
+/// The JSON form: {"edit": "move", "op": "1W3", "after": "1F5"} ("before", "to": index),
+/// {"edit": "shift", "op": "1W3", "by": 2}, {"edit": "swap", "op": "1W3", "with": "1F5"},
+/// {"edit": "split", "op": "2B4"} or {"edit": "split", "op": "all"}.
+nlohmann::json editToJson(const Edit& edit, bool splitBackward);
+/// Reads the JSON form, or a string in the text form. Throws ValidationError "edit.json" whose
+/// field is `path` plus the key ("edits[3].op") naming the value and the rule.
+Edit editFromJson(const nlohmann::json& json, const std::string& path);
+
+} // namespace stagecraft

@@ -1,0 +1,577 @@
+#include "edit/schedule_editor.h"
+
+#include "error.h"
+#include "ir/op_name.h"
+#include "ir/overlap.h"
+#include "sim/simulator.h"
+#include "validate/validator.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace stagecraft {
+
+namespace {
+
+constexpr std::int32_t kAbsent = -1;
+
+[[noreturn]] void refuse(const std::string& id, const std::string& field, const std::string& message) {
+    throw ValidationError(id, field, message);
+}
+
+} // namespace
+
+ScheduleEditor::ScheduleEditor(Schedule schedule, OpCosts costs)
+    : m_s(std::move(schedule)), m_costs(std::move(costs)) {
+    validate(m_s);
+    if (!m_s.overlapped.empty())
+        refuse("edit.schedule", m_s.name,
+               "schedule '" + m_s.name +
+                   "' has overlapped forward-backward slots, which hand edits do not "
+                   "keep yet");
+    for (int d = 0; d < m_s.devices; ++d)
+        for (const Op& op : m_s.order[std::size_t(d)])
+            if (!isComputeKind(op.kind))
+                refuse("edit.schedule", m_s.name,
+                       "schedule '" + m_s.name + "' holds " + opName(op, m_s.splitBackward) + " on device " +
+                           std::to_string(d) +
+                           ": hand edits work on compute orders (F, B, W); the "
+                           "iteration tail (syncs, optimizer) is added when the order is simulated");
+    const std::size_t slots = std::size_t(m_s.pipes) * std::size_t(m_s.stagesPerPipe);
+    for (int k = 0; k < 3; ++k)
+        if (m_costs.duration[std::size_t(k)].size() != slots)
+            refuse("edit.schedule", "costs",
+                   "the cost table holds " + std::to_string(m_costs.duration[std::size_t(k)].size()) + " " +
+                       opKindName(OpKind(k)) + " costs for " + std::to_string(slots) + " stages");
+    m_whole.assign(slots * std::size_t(m_s.microbatches), 0);
+    for (const Op& b : m_s.wholeBackward) setWhole(b, true);
+    // Busy time is the same whatever the order, and whether or not the backward is split.
+    for (const auto& ops : m_s.order)
+        for (const Op& op : ops) m_busy += durationOf(op);
+    rebuildPositions();
+    m_unresolved.assign(std::size_t(m_s.devices), 0);
+    retime(std::vector<std::size_t>(std::size_t(m_s.devices), 0));
+}
+
+std::size_t ScheduleEditor::slotOf(const Op& op) const {
+    return ((std::size_t(op.kind) * std::size_t(m_s.pipes) + op.pipe) * std::size_t(m_s.stagesPerPipe) +
+            std::size_t(op.stage)) *
+               std::size_t(m_s.microbatches) +
+           std::size_t(op.mb);
+}
+
+bool ScheduleEditor::isWhole(const Op& b) const {
+    return m_whole[(std::size_t(b.pipe) * std::size_t(m_s.stagesPerPipe) + std::size_t(b.stage)) *
+                       std::size_t(m_s.microbatches) +
+                   std::size_t(b.mb)] != 0;
+}
+
+void ScheduleEditor::setWhole(const Op& b, bool whole) {
+    m_whole[(std::size_t(b.pipe) * std::size_t(m_s.stagesPerPipe) + std::size_t(b.stage)) *
+                std::size_t(m_s.microbatches) +
+            std::size_t(b.mb)] = whole ? 1 : 0;
+}
+
+void ScheduleEditor::rebuildPositions() {
+    m_pos.assign(3 * std::size_t(m_s.pipes) * std::size_t(m_s.stagesPerPipe) * std::size_t(m_s.microbatches),
+                 kAbsent);
+    m_times.resize(std::size_t(m_s.devices));
+    m_wait.resize(std::size_t(m_s.devices));
+    for (std::size_t d = 0; d < m_s.order.size(); ++d) {
+        const auto& ops = m_s.order[d];
+        for (std::size_t i = 0; i < ops.size(); ++i) m_pos[slotOf(ops[i])] = std::int32_t(i);
+        m_times[d].resize(ops.size());
+        m_wait[d].assign(ops.size(), 0);
+    }
+}
+
+OpRef ScheduleEditor::find(const Op& op) const {
+    if (!isComputeKind(op.kind) || op.pipe >= m_s.pipes || op.stage < 0 || op.stage >= m_s.stagesPerPipe ||
+        op.mb < 0 || op.mb >= m_s.microbatches)
+        return {};
+    const std::int32_t index = m_pos[slotOf(op)];
+    if (index == kAbsent) return {};
+    const int device = deviceOf(op);
+    const Op& there = m_s.order[std::size_t(device)][std::size_t(index)];
+    if (there.kind != op.kind || there.pipe != op.pipe || there.stage != op.stage || there.mb != op.mb)
+        return {};
+    return {device, index};
+}
+
+OpRef ScheduleEditor::require(const Op& op, const char* role) const {
+    const OpRef ref = find(op);
+    if (ref.valid()) return ref;
+    const std::string name = opName(op, m_s.splitBackward);
+    std::string why = "the schedule has no such op";
+    if (op.kind == OpKind::W && !m_s.splitBackward)
+        why = "the schedule does not split its backward: split " +
+              opName(Op{OpKind::B, op.pipe, 0, op.stage, op.mb}, false) + " first";
+    else if (!isComputeKind(op.kind))
+        why = "hand edits move compute ops (F, B, W) only";
+    else if (op.pipe >= m_s.pipes || op.stage >= m_s.stagesPerPipe || op.mb >= m_s.microbatches)
+        why = "the schedule has " + std::to_string(m_s.pipes) + " pipe(s), stages 0.." +
+              std::to_string(m_s.stagesPerPipe - 1) + " and micro-batches 0.." +
+              std::to_string(m_s.microbatches - 1);
+    refuse("edit.op", role, std::string(role) + " " + name + ": " + why);
+}
+
+/// Both ops of a whole backward move together or not at all: a move that takes one of them
+/// away, or lands between them, is refused (split the backward first).
+void ScheduleEditor::checkMovable(const Op& op) const {
+    if (!m_s.splitBackward) return;
+    const Op b{OpKind::B, op.pipe, 0, op.stage, op.mb};
+    if ((op.kind == OpKind::B || op.kind == OpKind::W) && isWhole(b))
+        refuse(
+            "edit.slot", "op",
+            opName(op, true) + " runs with " +
+                opName(Op{op.kind == OpKind::B ? OpKind::W : OpKind::B, op.pipe, 0, op.stage, op.mb}, true) +
+                " as one whole backward: split " + opName(b, false) + " before moving either");
+}
+
+double ScheduleEditor::durationOf(const Op& op) const {
+    const std::size_t slot = std::size_t(op.pipe) * std::size_t(m_s.stagesPerPipe) + std::size_t(op.stage);
+    const double own = m_costs.duration[std::size_t(op.kind)][slot];
+    if (op.kind == OpKind::B && !m_s.splitBackward)
+        return own + m_costs.duration[std::size_t(OpKind::W)][slot];
+    return own;
+}
+
+OpCosts ScheduleEditor::costs() const {
+    OpCosts out = m_costs;
+    if (!m_s.splitBackward) {
+        for (std::size_t i = 0; i < out.duration[std::size_t(OpKind::B)].size(); ++i)
+            out.duration[std::size_t(OpKind::B)][i] += m_costs.duration[std::size_t(OpKind::W)][i];
+        std::fill(out.duration[std::size_t(OpKind::W)].begin(), out.duration[std::size_t(OpKind::W)].end(),
+                  0.0);
+    }
+    return out;
+}
+
+Timeline ScheduleEditor::timeline() const {
+    return simulate(m_s, costs());
+}
+
+double ScheduleEditor::makespan() const {
+    if (!runs()) return 0;
+    double end = 0;
+    for (const auto& times : m_times)
+        if (!times.empty()) end = std::max(end, times.back().end); // a device's last op ends last
+    return end;
+}
+
+double ScheduleEditor::bubbleRatio() const {
+    const double span = makespan();
+    return span > 0 ? 1.0 - m_busy / (double(m_s.devices) * span) : 0.0;
+}
+
+template <typename Visit>
+void ScheduleEditor::forEachProducer(const Op& op, Visit&& visit) const {
+    switch (op.kind) {
+    case OpKind::F:
+        if (op.stage > 0) visit(Op{OpKind::F, op.pipe, 0, op.stage - 1, op.mb});
+        break;
+    case OpKind::B:
+        visit(Op{OpKind::F, op.pipe, 0, op.stage, op.mb});
+        if (op.stage + 1 < m_s.stagesPerPipe) visit(Op{OpKind::B, op.pipe, 0, op.stage + 1, op.mb});
+        break;
+    case OpKind::W:
+        visit(Op{OpKind::B, op.pipe, 0, op.stage, op.mb});
+        break;
+    default:
+        break;
+    }
+}
+
+template <typename Visit>
+void ScheduleEditor::forEachConsumer(const Op& op, Visit&& visit) const {
+    switch (op.kind) {
+    case OpKind::F:
+        if (op.stage + 1 < m_s.stagesPerPipe) visit(Op{OpKind::F, op.pipe, 0, op.stage + 1, op.mb});
+        visit(Op{OpKind::B, op.pipe, 0, op.stage, op.mb});
+        break;
+    case OpKind::B:
+        if (op.stage > 0) visit(Op{OpKind::B, op.pipe, 0, op.stage - 1, op.mb});
+        if (m_s.splitBackward) visit(Op{OpKind::W, op.pipe, 0, op.stage, op.mb});
+        break;
+    default:
+        break;
+    }
+}
+
+std::size_t ScheduleEditor::retime(std::vector<std::size_t> from) {
+    const std::size_t devices = std::size_t(m_s.devices);
+    // Ops a broken order left untimed are re-timed too: the edit may have mended it.
+    for (std::size_t d = 0; d < devices; ++d) from[d] = std::min(from[d], m_unresolved[d]);
+    // The cone: for each device a suffix of its order, from cone[d] on. Lowering a device's start
+    // scans the newly covered ops for consumers on other devices; every op is scanned once.
+    std::vector<std::size_t> cone(devices);
+    for (std::size_t d = 0; d < devices; ++d) cone[d] = m_s.order[d].size();
+    struct Range {
+        std::size_t device, begin, end;
+    };
+    std::vector<Range> pending;
+    auto extend = [&](std::size_t d, std::size_t at) {
+        if (at >= cone[d]) return;
+        pending.push_back({d, at, cone[d]});
+        cone[d] = at;
+    };
+    for (std::size_t d = 0; d < devices; ++d) extend(d, from[d]);
+    while (!pending.empty()) {
+        const Range r = pending.back();
+        pending.pop_back();
+        for (std::size_t i = r.begin; i < r.end; ++i)
+            forEachConsumer(m_s.order[r.device][i], [&](const Op& c) {
+                const std::int32_t at = posOf(c);
+                if (at != kAbsent) extend(std::size_t(deviceOf(c)), std::size_t(at));
+            });
+    }
+    // Count each cone op's producers inside the cone (its device predecessor and its data
+    // producers); those with none are ready.
+    std::vector<OpRef> ready;
+    std::size_t total = 0;
+    for (std::size_t d = 0; d < devices; ++d) {
+        const auto& ops = m_s.order[d];
+        total += ops.size() - cone[d];
+        for (std::size_t i = cone[d]; i < ops.size(); ++i) {
+            std::int32_t waits = i > cone[d] ? 1 : 0;
+            forEachProducer(ops[i], [&](const Op& p) {
+                const std::int32_t at = posOf(p);
+                if (at != kAbsent && std::size_t(at) >= cone[std::size_t(deviceOf(p))]) ++waits;
+            });
+            m_wait[d][i] = waits;
+            if (waits == 0) ready.push_back({std::int32_t(d), std::int32_t(i)});
+        }
+    }
+    std::vector<std::size_t> done = cone; // [device] next op to time: the timed ops are a prefix
+    std::size_t timed = 0;
+    auto release = [&](std::size_t d, std::size_t i) {
+        if (i >= m_s.order[d].size() || i < cone[d]) return;
+        if (--m_wait[d][i] == 0) ready.push_back({std::int32_t(d), std::int32_t(i)});
+    };
+    while (!ready.empty()) {
+        const OpRef ref = ready.back();
+        ready.pop_back();
+        const std::size_t d = std::size_t(ref.device), i = std::size_t(ref.index);
+        const Op& op = m_s.order[d][i];
+        OpTime& t = m_times[d][i];
+        const bool wholeMember = op.kind == OpKind::W && m_s.splitBackward && isWhole(op);
+        if (wholeMember) {
+            t = m_times[d][i - 1]; // the slot's times: its B is right before it
+        } else {
+            double start = i > 0 ? m_times[d][i - 1].end : 0.0;
+            forEachProducer(op, [&](const Op& p) {
+                const std::int32_t at = posOf(p);
+                if (at == kAbsent) return;
+                const int pd = deviceOf(p);
+                start = std::max(start, m_times[std::size_t(pd)][std::size_t(at)].end +
+                                            m_costs.commBetween(pd, int(d)));
+            });
+            double duration = durationOf(op);
+            if (op.kind == OpKind::B && m_s.splitBackward && isWhole(op))
+                duration += durationOf(Op{OpKind::W, op.pipe, 0, op.stage, op.mb});
+            t = OpTime{start, start + duration};
+        }
+        ++timed;
+        done[d] = i + 1;
+        release(d, i + 1);
+        forEachConsumer(op, [&](const Op& c) {
+            const std::int32_t at = posOf(c);
+            if (at != kAbsent) release(std::size_t(deviceOf(c)), std::size_t(at));
+        });
+    }
+    for (std::size_t d = 0; d < devices; ++d) {
+        m_unresolved[d] = done[d] < m_s.order[d].size() ? done[d] : m_s.order[d].size();
+        for (std::size_t i = done[d]; i < m_s.order[d].size(); ++i) m_times[d][i] = OpTime{};
+    }
+    if (timed == total)
+        m_broken = EditBreak{};
+    else
+        describeBreak(done);
+    return total;
+}
+
+/// The cycle Kahn's algorithm could not enter: on every device with untimed ops, the first of
+/// them waits for a producer that is itself untimed. One waiting for an op of its own device is
+/// a broken dependency; otherwise the waits form a ring of devices.
+void ScheduleEditor::describeBreak(const std::vector<std::size_t>& done) {
+    std::vector<BlockedDevice> blocked;
+    const BlockedDevice* local = nullptr;
+    for (std::size_t d = 0; d < done.size(); ++d) {
+        if (done[d] >= m_s.order[d].size()) continue;
+        BlockedDevice b;
+        b.device = int(d);
+        b.at = {std::int32_t(d), std::int32_t(done[d])};
+        forEachProducer(m_s.order[d][done[d]], [&](const Op& p) {
+            const std::int32_t at = posOf(p);
+            const int pd = deviceOf(p);
+            if (b.waitingFor.valid() || at == kAbsent || std::size_t(at) < done[std::size_t(pd)]) return;
+            b.waitingFor = {std::int32_t(pd), at};
+        });
+        b.reason = waitReason(m_s, b.at, b.waitingFor);
+        blocked.push_back(std::move(b));
+    }
+    m_broken = EditBreak{};
+    for (const BlockedDevice& b : blocked)
+        if (b.waitingFor.valid() && b.waitingFor.device == b.device) {
+            local = &b;
+            break;
+        }
+    if (local) {
+        const Op& op = m_s.order[std::size_t(local->device)][std::size_t(local->at.index)];
+        const Op& dep = m_s.order[std::size_t(local->device)][std::size_t(local->waitingFor.index)];
+        m_broken.kind = BreakKind::Dependency;
+        m_broken.waits = {*local};
+        m_broken.message = "device " + std::to_string(local->device) + " position " +
+                           std::to_string(local->at.index) + ": " + opName(op, m_s.splitBackward) +
+                           " runs before its dependency " + opName(dep, m_s.splitBackward) + " at position " +
+                           std::to_string(local->waitingFor.index) + " of the same device";
+        return;
+    }
+    m_broken.kind = BreakKind::Deadlock;
+    const std::vector<int> ring = findWaitRing(blocked, done.size());
+    m_broken.message = "deadlock: devices wait on each other in a ring: ";
+    const char* separator = "";
+    for (const int d : ring)
+        for (const BlockedDevice& b : blocked)
+            if (b.device == d) {
+                m_broken.waits.push_back(b);
+                m_broken.message += separator + b.reason;
+                separator = "; ";
+            }
+}
+
+EditOutcome ScheduleEditor::moveTo(const Op& op, std::int64_t index, Edit inverse) {
+    const OpRef at = require(op, "op");
+    checkMovable(op);
+    auto& ops = m_s.order[std::size_t(at.device)];
+    const std::size_t i = std::size_t(at.index);
+    if (index < 0 || std::size_t(index) >= ops.size())
+        refuse("edit.target", "index",
+               opName(op, m_s.splitBackward) + " cannot go to index " + std::to_string(index) + ": device " +
+                   std::to_string(at.device) + " runs " + std::to_string(ops.size()) + " ops (indices 0.." +
+                   std::to_string(ops.size() - 1) + ")");
+    const std::size_t j = std::size_t(index);
+    // Without the op, the new place is between ops j-1 and j: not inside a whole backward.
+    if (m_s.splitBackward && j > 0 && j + 1 < ops.size()) {
+        const Op& before = ops[j - 1 + (j > i ? 1 : 0)];
+        if (before.kind == OpKind::B && isWhole(before))
+            refuse("edit.slot", "index",
+                   opName(op, true) + " cannot go between " + opName(before, true) +
+                       " and its W: they run as "
+                       "one whole backward (split " +
+                       opName(before, false) + " first)");
+    }
+    auto& times = m_times[std::size_t(at.device)];
+    if (j > i) {
+        std::rotate(ops.begin() + std::ptrdiff_t(i), ops.begin() + std::ptrdiff_t(i + 1),
+                    ops.begin() + std::ptrdiff_t(j + 1));
+        std::rotate(times.begin() + std::ptrdiff_t(i), times.begin() + std::ptrdiff_t(i + 1),
+                    times.begin() + std::ptrdiff_t(j + 1));
+    } else if (j < i) {
+        std::rotate(ops.begin() + std::ptrdiff_t(j), ops.begin() + std::ptrdiff_t(i),
+                    ops.begin() + std::ptrdiff_t(i + 1));
+        std::rotate(times.begin() + std::ptrdiff_t(j), times.begin() + std::ptrdiff_t(i),
+                    times.begin() + std::ptrdiff_t(i + 1));
+    }
+    const std::size_t lo = std::min(i, j), hi = std::max(i, j);
+    for (std::size_t k = lo; k <= hi; ++k) posOf(ops[k]) = std::int32_t(k);
+    std::vector<std::size_t> from(std::size_t(m_s.devices), std::size_t(-1));
+    from[std::size_t(at.device)] = lo;
+    EditOutcome out{{inverse}, 0, &m_broken};
+    out.retimed = retime(std::move(from));
+    return out;
+}
+
+void ScheduleEditor::toSplitForm() {
+    // Every backward becomes a whole backward, its W right after it: the same times, the other form.
+    m_s.splitBackward = true;
+    m_s.wholeBackward.clear();
+    for (auto& ops : m_s.order) {
+        std::vector<Op> split;
+        split.reserve(ops.size() + ops.size() / 2 + 1);
+        for (const Op& op : ops) {
+            split.push_back(op);
+            if (op.kind != OpKind::B) continue;
+            Op w = op;
+            w.kind = OpKind::W;
+            split.push_back(w);
+            m_s.wholeBackward.push_back(op);
+            setWhole(op, true);
+        }
+        ops = std::move(split);
+    }
+    sortSlotHeads(m_s);
+    rebuildPositions();
+    // Each W of a whole backward spans its slot, as its B does: timed once, like the rest.
+    std::fill(m_unresolved.begin(), m_unresolved.end(), 0);
+    retime(std::vector<std::size_t>(std::size_t(m_s.devices), 0));
+}
+
+void ScheduleEditor::toWholeForm() {
+    m_s.splitBackward = false;
+    m_s.wholeBackward.clear();
+    for (std::size_t d = 0; d < m_s.order.size(); ++d) {
+        auto& ops = m_s.order[d];
+        auto& times = m_times[d];
+        std::size_t kept = 0, unresolved = ops.size();
+        for (std::size_t i = 0; i < ops.size(); ++i) {
+            if (i == m_unresolved[d]) unresolved = kept;
+            if (ops[i].kind == OpKind::W) continue;
+            ops[kept] = ops[i];
+            times[kept] = times[i];
+            ++kept;
+        }
+        ops.resize(kept);
+        times.resize(kept);
+        m_unresolved[d] = std::min(unresolved, kept);
+    }
+    std::fill(m_whole.begin(), m_whole.end(), 0);
+    rebuildPositions();
+}
+
+EditOutcome ScheduleEditor::split(const Edit& edit) {
+    if (!edit.all) {
+        if (edit.op.kind != OpKind::B)
+            refuse("edit.op", "op",
+                   "split " + opName(edit.op, m_s.splitBackward) + ": only a backward (B) splits");
+        require(edit.op, "op");
+        if (m_s.splitBackward && !isWhole(edit.op))
+            refuse("edit.slot", "op", "split " + opName(edit.op, false) + ": its backward is split already");
+    }
+    const bool wasWhole = !m_s.splitBackward;
+    // Without the switch of form the whole schedule is not re-timed: a whole backward's times
+    // are the same in both forms. The switch itself re-times everything once.
+    if (wasWhole) toSplitForm();
+    std::vector<Op> split;
+    if (edit.all)
+        split = m_s.wholeBackward;
+    else
+        split.push_back(m_s.order[std::size_t(deviceOf(edit.op))][std::size_t(posOf(edit.op))]);
+    std::vector<std::size_t> from(std::size_t(m_s.devices), std::size_t(-1));
+    for (const Op& b : split) {
+        setWhole(b, false);
+        const std::size_t d = std::size_t(deviceOf(b));
+        from[d] = std::min(from[d], std::size_t(posOf(b)));
+    }
+    auto& heads = m_s.wholeBackward;
+    heads.erase(std::remove_if(heads.begin(), heads.end(), [&](const Op& b) { return !isWhole(b); }),
+                heads.end());
+    EditOutcome out{{}, 0, &m_broken};
+    if (wasWhole && edit.all) {
+        out.inverse.push_back(Edit{EditKind::Merge, {}, true, MoveAnchor::Index, {}, 0});
+    } else {
+        for (const Op& b : split)
+            out.inverse.push_back(Edit{EditKind::Merge, b, false, MoveAnchor::Index, {}, 0});
+    }
+    out.retimed = retime(std::move(from));
+    return out;
+}
+
+EditOutcome ScheduleEditor::merge(const Edit& edit) {
+    if (!m_s.splitBackward)
+        refuse("edit.slot", "op", "merge: the schedule does not split its backward; nothing to merge");
+    std::vector<Op> merged;
+    auto check = [&](const Op& b) {
+        const OpRef at = find(b);
+        const auto& ops = m_s.order[std::size_t(at.device)];
+        const Op w{OpKind::W, b.pipe, 0, b.stage, b.mb};
+        if (std::size_t(at.index) + 1 >= ops.size() ||
+            !(ops[std::size_t(at.index) + 1].kind == OpKind::W &&
+              ops[std::size_t(at.index) + 1].stage == b.stage &&
+              ops[std::size_t(at.index) + 1].pipe == b.pipe && ops[std::size_t(at.index) + 1].mb == b.mb))
+            refuse("edit.slot", "op",
+                   "merge " + opName(b, false) + ": its W must come right after it (device " +
+                       std::to_string(at.device) + " runs " + opName(w, true) + " at position " +
+                       std::to_string(posOf(w)) + "); move it there first");
+        merged.push_back(ops[std::size_t(at.index)]);
+    };
+    if (edit.all) {
+        for (const auto& ops : m_s.order)
+            for (const Op& op : ops)
+                if (op.kind == OpKind::B && !isWhole(op)) check(op);
+    } else {
+        if (edit.op.kind != OpKind::B)
+            refuse("edit.op", "op",
+                   "merge " + opName(edit.op, true) + ": name the backward (B or I) to merge");
+        require(edit.op, "op");
+        if (isWhole(edit.op))
+            refuse("edit.slot", "op",
+                   "merge " + opName(edit.op, false) + ": it is one whole backward already");
+        check(edit.op);
+    }
+    std::vector<std::size_t> from(std::size_t(m_s.devices), std::size_t(-1));
+    for (const Op& b : merged) {
+        setWhole(b, true);
+        m_s.wholeBackward.push_back(b);
+        const std::size_t d = std::size_t(deviceOf(b));
+        from[d] = std::min(from[d], std::size_t(posOf(b)));
+    }
+    sortSlotHeads(m_s);
+    EditOutcome out{{}, 0, &m_broken};
+    for (const Op& b : merged)
+        out.inverse.push_back(Edit{EditKind::Split, b, false, MoveAnchor::Index, {}, 0});
+    out.retimed = retime(std::move(from));
+    // Every backward whole again: the schedule goes back to the form that does not split (what a
+    // split of an unsplit schedule started from, so undo restores it exactly).
+    if (std::all_of(m_s.order.begin(), m_s.order.end(), [&](const std::vector<Op>& ops) {
+            return std::all_of(ops.begin(), ops.end(),
+                               [&](const Op& op) { return op.kind != OpKind::B || isWhole(op); });
+        }))
+        toWholeForm();
+    return out;
+}
+
+EditOutcome ScheduleEditor::apply(const Edit& edit) {
+    switch (edit.kind) {
+    case EditKind::Move: {
+        const OpRef at = require(edit.op, "op");
+        if (edit.anchor == MoveAnchor::Index)
+            return moveTo(edit.op, edit.index,
+                          Edit{EditKind::Move, edit.op, false, MoveAnchor::Index, {}, at.index});
+        const OpRef other = require(edit.other, edit.anchor == MoveAnchor::After ? "after" : "before");
+        if (other.device != at.device)
+            refuse("edit.target", edit.anchor == MoveAnchor::After ? "after" : "before",
+                   opName(edit.op, m_s.splitBackward) + " runs on device " + std::to_string(at.device) +
+                       ", " + opName(edit.other, m_s.splitBackward) + " on device " +
+                       std::to_string(other.device) + ": an op moves within its own device's order");
+        if (other == at)
+            refuse("edit.target", "after",
+                   opName(edit.op, m_s.splitBackward) + " cannot move relative to itself");
+        std::int64_t k = other.index > at.index ? other.index - 1 : other.index; // index without the op
+        const std::int64_t j = edit.anchor == MoveAnchor::After ? k + 1 : k;
+        return moveTo(edit.op, j, Edit{EditKind::Move, edit.op, false, MoveAnchor::Index, {}, at.index});
+    }
+    case EditKind::Shift: {
+        const OpRef at = require(edit.op, "op");
+        return moveTo(edit.op, at.index + edit.index,
+                      Edit{EditKind::Shift, edit.op, false, MoveAnchor::Index, {}, -edit.index});
+    }
+    case EditKind::Swap: {
+        const OpRef at = require(edit.op, "op");
+        const OpRef other = require(edit.other, "with");
+        if (other.device != at.device || std::abs(other.index - at.index) != 1)
+            refuse("edit.target", "with",
+                   "swap " + opName(edit.op, m_s.splitBackward) + " " +
+                       opName(edit.other, m_s.splitBackward) + ": they are at device " +
+                       std::to_string(at.device) + " position " + std::to_string(at.index) + " and device " +
+                       std::to_string(other.device) + " position " + std::to_string(other.index) +
+                       "; a swap trades two neighbours of one device");
+        checkMovable(edit.other);
+        return moveTo(edit.op, other.index, edit);
+    }
+    case EditKind::Split:
+        return split(edit);
+    case EditKind::Merge:
+        return merge(edit);
+    }
+    refuse("edit.op", "edit", "unknown edit kind");
+}
+
+std::vector<EditOutcome> ScheduleEditor::applyAll(const std::vector<Edit>& edits) {
+    std::vector<EditOutcome> out;
+    out.reserve(edits.size());
+    for (const Edit& edit : edits) out.push_back(apply(edit));
+    return out;
+}
+
+} // namespace stagecraft

@@ -1,0 +1,101 @@
+// Edits as values: the text form and the JSON form read back what they write, and refusals name
+// the word, the field and the rule.
+#include "edit/edit.h"
+#include "error.h"
+#include "io/edit_list.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using namespace stagecraft;
+
+std::string refusal(const std::string& text) {
+    try {
+        parseEdit(text, "--edit");
+    } catch (const ParseError& e) {
+        // The message starts "--edit line 1, column C: "; the column is checked on its own.
+        const std::string prefix = "--edit line 1, column " + std::to_string(e.column()) + ": ";
+        const std::string message =
+            e.message().starts_with(prefix) ? e.message().substr(prefix.size()) : e.message();
+        return e.id() + " " + std::to_string(e.column()) + " | " + message;
+    }
+    return "accepted";
+}
+
+} // namespace
+
+TEST_CASE("Edits print and read back in the text and JSON forms", "[edit]") {
+    for (const char* text :
+         {"move 1W3 after 1F5", "move 1W3 before 1F5", "move 2I4 to 7", "shift 1W3 +2", "shift 1W3 -1",
+          "swap 1W3 1F5", "split 2B4", "split all", "merge 2B4", "merge all", "move p1:3F2 after p1:3I0"}) {
+        INFO(text);
+        const Edit edit = parseEdit(text);
+        CHECK(formatEdit(edit, true) == text);
+        CHECK(editFromJson(editToJson(edit, true), "edits[0]") == edit);
+        CHECK(editFromJson(nlohmann::json(text), "edits[0]") == edit);
+    }
+    // I and B name the same op; split and merge always print B.
+    CHECK(parseEdit("split 2I4") == parseEdit("split 2B4"));
+    CHECK(editToJson(parseEdit("move 1W3 after 1F5"), true).dump() ==
+          R"({"after":"1F5","edit":"move","op":"1W3"})");
+}
+
+TEST_CASE("A malformed edit names the word and the grammar", "[edit]") {
+    CHECK(
+        refusal("mv 1W3 after 1F5").starts_with("edit.syntax 1 | 'mv' is not an edit: an edit is 'move OP"));
+    CHECK(refusal("move 1W3 beside 1F5") ==
+          "edit.syntax 10 | 'beside': a move goes 'after', 'before' or 'to'");
+    CHECK(refusal("move 1X3 after 1F5").starts_with("edit.syntax 6 | "));
+    CHECK(refusal("shift 1W3 2") == "edit.syntax 11 | '2': a shift is a signed count of places, as +2 or -1");
+    CHECK(refusal("move 1W3 to -1") == "edit.syntax 13 | '-1': an index is a count from 0, as 7");
+    CHECK(refusal("split") ==
+          "edit.syntax 1 | 'split' takes 1 word(s) after it (split OP or split all), found 0");
+    CHECK(refusal("swap 1W3 1F5 1F6") ==
+          "edit.syntax 14 | 'swap' takes 2 word(s) after it (swap OP OP), found 3");
+    CHECK(refusal("").starts_with("edit.syntax 1 | an empty edit"));
+    try {
+        editFromJson(nlohmann::json::parse(R"({"edit": "move", "op": "1W3", "after": "1F5", "to": 3})"),
+                     "edits[2]");
+        FAIL("accepted");
+    } catch (const ValidationError& e) {
+        CHECK(e.field() == "edits[2]");
+        CHECK(e.message() == "edits[2]: a move has exactly one of \"after\", \"before\" and \"to\"");
+    }
+}
+
+TEST_CASE("An edit list reads back what it writes and names a bad field", "[edit]") {
+    EditBase base;
+    base.schedule = "1f1b";
+    base.params = {4, 8, 1};
+    const std::string json = editListToJson(base, {"split all", "move 1W7 to 23"});
+    const EditList list = parseEditList(json, "list.json");
+    CHECK(list.base.schedule == "1f1b");
+    CHECK(list.base.params.pp == 4);
+    CHECK(list.base.params.microbatches == 8);
+    REQUIRE(list.edits.size() == 2);
+    CHECK(list.edits[1] == parseEdit("move 1W7 to 23"));
+    CHECK(editListToJson(list.base, list.texts) == json);
+
+    auto error = [](const std::string& text) {
+        try {
+            parseEditList(text, "list.json");
+        } catch (const Error& e) {
+            return e.id() + " | " + e.message();
+        }
+        return std::string("accepted");
+    };
+    CHECK(error(R"({"stagecraft_edits": 2, "base": {"schedule": "1f1b"}, "edits": []})") ==
+          "edit.list | stagecraft_edits: = 2: this is version 1 of the edit list format, the only one read");
+    CHECK(
+        error(R"({"stagecraft_edits": 1, "base": {"schedule": "1f1b", "params": {"pp": 0}}, "edits": []})") ==
+        "edit.list | base.params.pp: = 0: must be a whole number in 1..4096");
+    CHECK(error(R"({"stagecraft_edits": 1, "base": {"schedule": "1f1b"}, "edits": ["split 2F1x"]})")
+              .starts_with("edit.json | edits[0] line 1, column 7: "));
+    CHECK(error(R"({"stagecraft_edits": 1, "base": {}, "edits": []})") ==
+          "edit.list | base: names exactly one of \"schedule\" (a registered schedule) and \"file\"");
+    CHECK(error("{\"stagecraft_edits\": 1,") ==
+          "edit.list | list.json line 1, column 24: malformed JSON: syntax error while parsing object key - "
+          "unexpected end of input; expected string literal");
+}

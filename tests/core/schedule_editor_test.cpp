@@ -1,0 +1,246 @@
+// ScheduleEditor: hand edits of an order. The acceptance path of issue 24 (1F1B with a split
+// backward moved, W by W, into ZB-H1's order and its 27 units), what a broken edit names, exact
+// undo, and the incremental re-timing checked against a full list scheduling after every one of
+// many random moves on several schedules.
+#include "edit/schedule_editor.h"
+#include "error.h"
+#include "file_io.h"
+#include "generators/registry.h"
+#include "io/edit_list.h"
+#include "ir/op_name.h"
+#include "sim/memory_model.h"
+#include "validate/validator.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <random>
+
+namespace {
+
+using namespace stagecraft;
+
+/// Unit costs in the editor's convention: F = B = W = 1 per full stage, `comm` per transfer.
+OpCosts unitCosts(const Schedule& s, double comm = 0) {
+    Schedule split = s;
+    split.splitBackward = true;
+    return fullStageCosts(split, 1, 1, 1, comm);
+}
+
+Edit edit(const std::string& text) {
+    return parseEdit(text);
+}
+
+EditList acceptanceList() {
+    return parseEditList(
+        readTextFile(std::filesystem::path(STAGECRAFT_SOURCE_DIR) / "samples/edits/1f1b-to-zb-h1.edits.json"),
+        "1f1b-to-zb-h1.edits.json");
+}
+
+/// Every op's start and end equal a full list scheduling of the editor's order, or both say the
+/// order cannot run.
+void checkAgainstFullRun(const ScheduleEditor& editor) {
+    const Schedule& s = editor.schedule();
+    const OpIndex index(s);
+    const ListScheduleResult full = listSchedule(s, index, editor.costs());
+    REQUIRE(full.complete() == editor.runs());
+    if (!editor.runs()) {
+        CHECK_FALSE(findProblems(s).empty());
+        return;
+    }
+    for (int d = 0; d < s.devices; ++d)
+        for (std::size_t i = 0; i < s.order[std::size_t(d)].size(); ++i) {
+            INFO("device " << d << " position " << i << " "
+                           << opName(s.order[std::size_t(d)][i], s.splitBackward));
+            REQUIRE(editor.time(d, i).start == Approx(full.time(d, int(i)).start));
+            REQUIRE(editor.time(d, i).end == Approx(full.time(d, int(i)).end));
+        }
+}
+
+} // namespace
+
+TEST_CASE("Moves from 1F1B with a split backward reach ZB-H1's order and 27 units", "[edit]") {
+    const EditList list = acceptanceList();
+    REQUIRE(list.base.schedule == "1f1b");
+    const Schedule base = loadEditBase(list.base, {});
+    ScheduleEditor editor(base, unitCosts(base));
+    CHECK(editor.makespan() == Approx(33)); // 1F1B: (m + p - 1)(F + B + W)
+
+    std::vector<std::vector<Edit>> undo;
+    for (const Edit& e : list.edits) {
+        const EditOutcome outcome = editor.apply(e);
+        INFO(formatEdit(e, true));
+        REQUIRE(editor.runs());
+        undo.push_back(outcome.inverse);
+    }
+    const Schedule zbH1 = generateSchedule("zb-h1", list.base.params);
+    CHECK(editor.schedule().order == zbH1.order);
+    CHECK(editor.schedule().splitBackward);
+    CHECK(editor.schedule().wholeBackward.empty());
+    CHECK(editor.makespan() == Approx(27)); // ZB paper: 3m + (p - 1)(T_F + T_B - T_W) at unit costs
+    CHECK(editor.makespan() == Approx(editor.timeline().makespan()));
+    checkAgainstFullRun(editor);
+
+    // Undo, newest first, restores the original exactly: order, form, timing.
+    for (auto it = undo.rbegin(); it != undo.rend(); ++it) editor.applyAll(*it);
+    CHECK(editor.schedule() == base);
+    CHECK_FALSE(editor.schedule().splitBackward);
+    CHECK(editor.makespan() == Approx(33));
+    checkAgainstFullRun(editor);
+}
+
+TEST_CASE("An edit that creates a deadlock names the ring of waiting ops", "[edit]") {
+    const Schedule base = generateSchedule("1f1b", {4, 8, 1});
+    ScheduleEditor editor(base, unitCosts(base));
+    const EditOutcome outcome = editor.apply(edit("move 0B0 before 0F2"));
+    REQUIRE(outcome.broken->kind == BreakKind::Deadlock);
+    const EditBreak& broken = editor.broken();
+    REQUIRE(broken.waits.size() == 2);
+    CHECK(broken.message ==
+          "deadlock: devices wait on each other in a ring: device 0 waits at position 2 (0B0) for 1B0 at "
+          "position 3 of device 1; device 1 waits at position 2 (1F2) for 0F2 at position 3 of device 0");
+    CHECK(editor.makespan() == 0);
+    // The validator finds the same deadlock in the order the editor now holds.
+    const auto problems = findProblems(editor.schedule());
+    REQUIRE_FALSE(problems.empty());
+    CHECK(problems.front().id == "schedule.deadlock");
+    // Its inverse mends it.
+    editor.applyAll(outcome.inverse);
+    CHECK(editor.runs());
+    CHECK(editor.schedule() == base);
+    CHECK(editor.makespan() == Approx(33)); // 1F1B: (m + p - 1)(F + B + W)
+}
+
+TEST_CASE("An edit that breaks a dependency names it", "[edit]") {
+    Schedule base = generateSchedule("zb-h1", {4, 8, 1});
+    ScheduleEditor editor(base, unitCosts(base));
+    editor.apply(edit("move 1W3 before 1I3"));
+    REQUIRE(editor.broken().kind == BreakKind::Dependency);
+    CHECK(editor.broken().message ==
+          "device 1 position 11: 1W3 runs before its dependency 1I3 at position 12 of the same device");
+    const auto problems = findProblems(editor.schedule());
+    REQUIRE_FALSE(problems.empty());
+    CHECK(problems.front().id == "schedule.order");
+    editor.apply(edit("shift 1W3 +1"));
+    CHECK(editor.runs());
+    checkAgainstFullRun(editor);
+}
+
+TEST_CASE("Edits that cannot apply are refused and change nothing", "[edit]") {
+    const Schedule base = generateSchedule("zb-h1", {4, 8, 1});
+    ScheduleEditor editor(base, unitCosts(base));
+    auto refusal = [&](const std::string& text) {
+        try {
+            editor.apply(edit(text));
+        } catch (const ValidationError& e) {
+            CHECK(editor.schedule() == base);
+            return e.id() + " | " + e.message();
+        }
+        return std::string("applied");
+    };
+    CHECK(refusal("move 1W3 after 2F5") ==
+          "edit.target | 1W3 runs on device 1, 2F5 on device 2: an op moves within its own device's order");
+    CHECK(refusal("move 1W3 to 24") ==
+          "edit.target | 1W3 cannot go to index 24: device 1 runs 24 ops (indices 0..23)");
+    CHECK(refusal("move 1W9 to 0") ==
+          "edit.op | op 1W9: the schedule has 1 pipe(s), stages 0..3 and micro-batches 0..7");
+    CHECK(refusal("swap 1W3 1F6") ==
+          "edit.target | swap 1W3 1F6: they are at device 1 position 15 and device 1 position 13; a swap "
+          "trades two neighbours of one device");
+    CHECK(refusal("merge 1B3") ==
+          "edit.slot | merge 1B3: its W must come right after it (device 1 runs 1W3 at position 15); move it "
+          "there first");
+    CHECK(refusal("split 1F3") == "edit.op | split 1F3: only a backward (B) splits");
+}
+
+TEST_CASE("Split and merge keep whole backwards together and undo exactly", "[edit]") {
+    const Schedule base = generateSchedule("1f1b", {4, 8, 1});
+    ScheduleEditor editor(base, unitCosts(base));
+    const EditOutcome split = editor.apply(edit("split 2B4"));
+    CHECK(editor.schedule().splitBackward);
+    CHECK(editor.schedule().wholeBackward.size() == 31); // every other backward stays whole
+    checkAgainstFullRun(editor);
+    try {
+        editor.apply(edit("move 2W5 to 0"));
+        FAIL("a W of a whole backward moved alone");
+    } catch (const ValidationError& e) {
+        CHECK(e.id() == "edit.slot");
+    }
+    editor.apply(edit("shift 2W4 +1"));
+    checkAgainstFullRun(editor);
+    editor.apply(edit("shift 2W4 -1"));
+    editor.applyAll(split.inverse);
+    CHECK(editor.schedule() == base);
+
+    const EditOutcome all = editor.apply(edit("split all"));
+    CHECK(editor.schedule().wholeBackward.empty());
+    // Each I passes its gradient on after 1 unit instead of 2: the split alone gains 3 units.
+    CHECK(editor.makespan() == Approx(30));
+    checkAgainstFullRun(editor);
+    editor.applyAll(all.inverse);
+    CHECK(editor.schedule() == base);
+}
+
+TEST_CASE("Incremental re-timing equals a full list scheduling after random moves", "[edit]") {
+    struct Case {
+        const char* name;
+        ScheduleParams params;
+        double comm;
+    };
+    const Case cases[] = {{"1f1b", {4, 8, 1}, 0},        {"zb-h1", {4, 8, 1}, 0.25},
+                          {"interleaved", {4, 8, 2}, 0}, {"zb-v", {4, 8, 1}, 0.5},
+                          {"v-1f1b", {4, 8, 1}, 0.1},    {"breadth-first", {3, 6, 2}, 0},
+                          {"zb-h2", {5, 12, 1}, 0.2}};
+    std::mt19937 random(24);
+    for (const Case& c : cases) {
+        INFO(c.name);
+        const Schedule base = generateSchedule(c.name, c.params);
+        ScheduleEditor editor(base, unitCosts(base, c.comm));
+        checkAgainstFullRun(editor);
+        if (!base.splitBackward) editor.apply(edit("split all")); // W ops to move
+        std::vector<std::vector<Edit>> undo;
+        int broken = 0;
+        for (int step = 0; step < 300; ++step) {
+            const Schedule& s = editor.schedule();
+            const int d = int(random() % unsigned(s.devices));
+            const auto& ops = s.order[std::size_t(d)];
+            const Op op = ops[random() % ops.size()];
+            // Mostly short moves, as a drag makes them; now and then a long one.
+            const int span = step % 10 == 0 ? int(ops.size()) : 4;
+            const std::int64_t by = std::int64_t(random() % unsigned(2 * span + 1)) - span;
+            Edit e;
+            e.kind = EditKind::Shift;
+            e.op = op;
+            e.index = by;
+            try {
+                undo.push_back(editor.apply(e).inverse);
+            } catch (const ValidationError&) {
+                continue; // off the end of the order
+            }
+            broken += editor.runs() ? 0 : 1;
+            checkAgainstFullRun(editor);
+            // Undo broken moves most of the time, so the walk stays near runnable orders.
+            if (!editor.runs() && step % 3 != 0) {
+                editor.applyAll(undo.back());
+                undo.pop_back();
+                checkAgainstFullRun(editor);
+            }
+        }
+        CHECK(broken > 0); // the walk did break orders: those paths were checked too
+        for (auto it = undo.rbegin(); it != undo.rend(); ++it) editor.applyAll(*it);
+        CHECK(editor.runs());
+        checkAgainstFullRun(editor);
+    }
+}
+
+TEST_CASE("A move re-times only the ops downstream of it", "[edit]") {
+    const Schedule base = generateSchedule("zb-h1", {8, 32, 1});
+    ScheduleEditor editor(base, unitCosts(base));
+    // The last W of the last device: nothing waits on it.
+    const auto& last = editor.schedule().order[7];
+    const EditOutcome late =
+        editor.apply(edit("swap " + opName(last[last.size() - 2], true) + " " + opName(last.back(), true)));
+    CHECK(late.retimed == 2);
+    const EditOutcome early = editor.apply(edit("shift 0W0 +1"));
+    CHECK(early.retimed > 100);
+    CHECK(early.retimed < editor.schedule().opCount());
+}
