@@ -22,5 +22,6 @@ void addOverlayCommand(CLI::App& app, CommandResult& result);
 void addSearchCommand(CLI::App& app, CommandResult& result);
 void addCalibrateCommand(CLI::App& app, CommandResult& result);
 void addFidelityCommand(CLI::App& app, CommandResult& result);
+void addEditCommand(CLI::App& app, CommandResult& result);
 
 } // namespace stagecraft::cli

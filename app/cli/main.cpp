@@ -28,6 +28,7 @@ int run(int argc, char** argv) {
     addSearchCommand(app, result);
     addCalibrateCommand(app, result);
     addFidelityCommand(app, result);
+    addEditCommand(app, result);
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& e) {

@@ -1,0 +1,237 @@
+// `stagecraft-cli edit [PROJECT | SCHEDULE_FILE] [-s NAME] [--edits LIST] [--move ...] [--split ...]
+// ... [-o OUT.csv|OUT.json] [--save-edits LIST]`: hand edits of a schedule's order, applied in the
+// order given, each printed with what it changed (makespan, bubble, peak memory) or what it broke.
+// The edits and their rules are core's (edit/, docs/editing.md); this file reads flags and prints.
+#include "commands.h"
+#include "edit/schedule_editor.h"
+#include "error.h"
+#include "file_io.h"
+#include "io/edit_list.h"
+#include "io/schedule_file.h"
+#include "sim/cost_model.h"
+#include "sim/memory_model.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+
+namespace stagecraft::cli {
+
+namespace {
+
+constexpr const char* kEditHelp = R"(Edits, applied in the order given (docs/editing.md):
+  --move OP:after:OP | OP:before:OP | OP:to:INDEX   move an op within its device's order
+  --shift OP:+N | OP:-N                             move an op N places later / earlier
+  --swap OP:OP                                      two neighbours of one device trade places
+  --split OP | all                                  a whole backward becomes I then W
+  --merge OP | all                                  an I and the W right after it become one backward
+  -e, --edit TEXT                                   any edit in its text form: "move 1W3 after 1F5"
+OP is an op's name: <stage><kind><micro-batch>, as 1W3 (stage 1's W of micro-batch 3), 2I4 or 2B4
+(a backward), p1:3F2 on a second pipe.
+)";
+
+struct EditOptions {
+    ProjectOptions project;
+    std::string editsPath; ///< --edits: an edit list file (base and edits)
+    std::vector<std::string> moves, shifts, swaps, splits, merges, texts;
+    std::string output;
+    std::string saveEdits;
+    bool unit = false;
+};
+
+/// "1W3:after:1F5" -> "move 1W3 after 1F5". A ':' inside an op name ("p1:3F2") stays.
+std::string colonForm(const std::string& kind, const std::string& value) {
+    std::vector<std::string> parts;
+    std::size_t begin = 0;
+    while (true) {
+        const std::size_t colon = value.find(':', begin);
+        std::string part =
+            value.substr(begin, colon == std::string::npos ? std::string::npos : colon - begin);
+        const bool pipePrefix = part.size() >= 2 && part[0] == 'p' &&
+                                part.find_first_not_of("0123456789", 1) == std::string::npos;
+        if (pipePrefix && colon != std::string::npos) {
+            const std::size_t next = value.find(':', colon + 1);
+            part = value.substr(begin, next == std::string::npos ? std::string::npos : next - begin);
+            parts.push_back(part);
+            if (next == std::string::npos) break;
+            begin = next + 1;
+            continue;
+        }
+        parts.push_back(part);
+        if (colon == std::string::npos) break;
+        begin = colon + 1;
+    }
+    std::string text = kind;
+    for (const std::string& part : parts) text += " " + part;
+    return text;
+}
+
+/// The edits of the flags, in the order they were given on the command line.
+std::vector<std::pair<std::string, Edit>> flagEdits(CLI::App& command, const EditOptions& options) {
+    const std::map<std::string, std::pair<const char*, const std::vector<std::string>*>> flags{
+        {"--move", {"move", &options.moves}},    {"--shift", {"shift", &options.shifts}},
+        {"--swap", {"swap", &options.swaps}},    {"--split", {"split", &options.splits}},
+        {"--merge", {"merge", &options.merges}}, {"--edit", {"", &options.texts}}};
+    std::map<std::string, std::size_t> used;
+    std::vector<std::pair<std::string, Edit>> edits;
+    for (const CLI::Option* option : command.parse_order()) {
+        const auto flag = flags.find(option->get_name());
+        if (flag == flags.end()) continue;
+        const auto& [kind, values] = flag->second;
+        const std::size_t i = used[flag->first]++;
+        if (i >= values->size()) continue;
+        const std::string& value = (*values)[i];
+        const std::string text = *kind ? colonForm(kind, value) : value;
+        edits.emplace_back(text, parseEdit(text, flag->first + " " + value));
+    }
+    return edits;
+}
+
+struct Figures {
+    double makespan = 0, bubble = 0, peak = 0;
+};
+
+std::string number(double value) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.4g", value);
+    return buffer;
+}
+
+std::string change(const char* what, double before, double after, bool percent) {
+    const double scale = percent ? 100 : 1;
+    std::string out = std::string(what) + " " + number(before * scale) + (percent ? "%" : "") + " -> " +
+                      number(after * scale) + (percent ? "%" : "");
+    if (after != before)
+        out += " (" + std::string(after > before ? "+" : "") + number((after - before) * scale) +
+               (percent ? " pt" : "") + ")";
+    return out;
+}
+
+} // namespace
+
+void addEditCommand(CLI::App& app, CommandResult& result) {
+    auto* command = app.add_subcommand(
+        "edit", "Edit a schedule's order by hand (move, shift, swap, split, merge), print what each edit "
+                "changes or breaks, and write the result (.csv for torch, .json)");
+    command->footer(kEditHelp);
+    auto options = std::make_shared<EditOptions>();
+    options->project.scheduleRequired = false;
+    options->project.addTo(*command);
+    command->add_option("--edits", options->editsPath,
+                        "An edit list file (JSON: base schedule and edits, docs/editing.md); its edits "
+                        "come before those of the flags");
+    command->add_option("--move", options->moves, "OP:after:OP, OP:before:OP or OP:to:INDEX (repeatable)");
+    command->add_option("--shift", options->shifts, "OP:+N or OP:-N (repeatable)");
+    command->add_option("--swap", options->swaps, "OP:OP, two neighbours (repeatable)");
+    command->add_option("--split", options->splits, "OP or all (repeatable)");
+    command->add_option("--merge", options->merges, "OP or all (repeatable)");
+    command->add_option("-e,--edit", options->texts, "An edit in its text form (repeatable)");
+    command->add_option("-o,--output", options->output, "The edited schedule: .csv (torch) or .json");
+    command->add_option("--save-edits", options->saveEdits,
+                        "Write the base and every edit applied as an edit list file, to replay with --edits");
+    command->add_flag("--unit", options->unit,
+                      "Time at unit costs (F = B = W = 1, no transfer time) even with a project");
+    command->callback([&result, options, command] {
+        const ProjectOptions& in = options->project;
+        EditBase base;
+        std::vector<std::pair<std::string, Edit>> edits;
+        Schedule schedule;
+        if (!options->editsPath.empty()) {
+            if (!in.projectPath.empty() || !in.scheduleName.empty())
+                throw ValidationError("cli.schedule", "--edits",
+                                      "--edits names the schedule its edits start from: pass no project, "
+                                      "schedule file or --schedule with it");
+            const EditList list = parseEditList(readTextFile(options->editsPath), options->editsPath);
+            base = list.base;
+            schedule = loadEditBase(base, std::filesystem::path(options->editsPath).parent_path());
+            for (std::size_t i = 0; i < list.edits.size(); ++i)
+                edits.emplace_back(list.texts[i], list.edits[i]);
+        } else if (!in.projectPath.empty() && isScheduleFile(in.projectPath)) {
+            if (!in.scheduleName.empty())
+                throw ValidationError("cli.schedule", "--schedule",
+                                      "a schedule file is the schedule: pass no --schedule with it");
+            base.file = std::filesystem::absolute(in.projectPath).string();
+            schedule = readScheduleFile(in.projectPath);
+        } else {
+            if (splitNames(in.scheduleName).size() != 1)
+                throw ValidationError(
+                    "cli.schedule", "--schedule",
+                    "edit starts from one schedule: pass --schedule NAME or a schedule file");
+            const Project project = loadProject(in);
+            base.schedule = splitNames(in.scheduleName).front();
+            base.params = scheduleParams(project);
+            schedule = generateFromProject(project, base.schedule);
+        }
+        for (auto& edit : flagEdits(*command, *options)) edits.push_back(std::move(edit));
+
+        // Costs: the project's (a project given as input or with --project), else unit costs. The
+        // editor takes them in the split convention (B and W apart), so a split is timed right.
+        Schedule split = schedule;
+        split.splitBackward = true;
+        OpCosts costs = fullStageCosts(split, 1, 1, 1);
+        MemoryInputs memory = unitMemoryInputs(split);
+        std::string unit = "units";
+        const bool projectGiven = !in.costsProject.empty() || (!in.projectPath.empty() && base.file.empty() &&
+                                                               options->editsPath.empty());
+        if (projectGiven && !options->unit) {
+            ProjectOptions costsOptions = in;
+            if (!in.costsProject.empty()) costsOptions.projectPath = in.costsProject;
+            const CostSetup setup = buildCostSetup(loadProject(costsOptions), split);
+            costs = setup.costs;
+            memory = setup.memory;
+            if (!setup.unitless) unit = "us";
+        }
+
+        const std::string baseName = schedule.name;
+        ScheduleEditor editor(std::move(schedule), costs);
+        auto figures = [&] {
+            Figures f{editor.makespan(), editor.bubbleRatio(), 0};
+            const MemoryReport report =
+                computeMemory(editor.schedule(), editor.timeline(), memory, MemoryDetail::PeaksOnly);
+            for (const DeviceMemory& device : report.devices) f.peak = std::max(f.peak, device.peakBytes);
+            return f;
+        };
+        const Figures first = figures();
+        Figures last = first;
+        std::cout << baseName << ": makespan " << number(first.makespan) << " " << unit << ", bubble "
+                  << number(first.bubble * 100) << "%, peak memory " << number(first.peak)
+                  << (unit == "units" ? " activations" : " bytes") << "\n";
+        std::vector<std::string> applied;
+        for (std::size_t i = 0; i < edits.size(); ++i) {
+            const std::string text = formatEdit(edits[i].second, editor.schedule().splitBackward);
+            const EditOutcome outcome = editor.apply(edits[i].second);
+            if (!editor.runs())
+                throw ValidationError("edit.broken", "edits[" + std::to_string(i) + "]",
+                                      "edit " + std::to_string(i + 1) + " (" + text +
+                                          ") breaks the schedule: " + editor.broken().message);
+            applied.push_back(text);
+            const Figures now = figures();
+            std::cout << "  " << i + 1 << ". " << text << ": "
+                      << change("makespan", last.makespan, now.makespan, false) << ", "
+                      << change("bubble", last.bubble, now.bubble, true) << ", "
+                      << change("peak", last.peak, now.peak, false) << "  [re-timed " << outcome.retimed
+                      << " op(s)]\n";
+            last = now;
+        }
+        std::cout << baseName << " after " << edits.size()
+                  << " edit(s): " << change("makespan", first.makespan, last.makespan, false) << ", "
+                  << change("bubble", first.bubble, last.bubble, true) << ", "
+                  << change("peak", first.peak, last.peak, false) << "\n";
+        if (!options->saveEdits.empty()) {
+            writeFileAtomically(options->saveEdits, editListToJson(base, applied));
+            std::cout << "wrote " << options->saveEdits << ": " << applied.size() << " edit(s)\n";
+        }
+        if (!options->output.empty()) {
+            Schedule edited = editor.schedule();
+            edited.name = baseName + "-edited";
+            writeScheduleFile(edited, options->output);
+            std::cout << "wrote " << options->output << ": " << edited.name << ", " << edited.opCount()
+                      << " ops\n";
+        }
+        result.status = kExitOk;
+    });
+}
+
+} // namespace stagecraft::cli

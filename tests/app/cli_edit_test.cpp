@@ -1,0 +1,83 @@
+// stagecraft-cli edit: the acceptance path of issue 24 through the command line (the sample edit
+// list turns 1F1B into ZB-H1's order at 27 units, written as torch's CSV), the same edits given
+// as flags and saved as a list that replays to the same file, and broken edits named with exit 2.
+#include "cli_run.h"
+#include "file_io.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <string>
+#include <unistd.h>
+
+namespace {
+
+using stagecraft::test::cli;
+using stagecraft::test::Run;
+
+const std::string kSource = STAGECRAFT_SOURCE_DIR;
+const std::string kList = kSource + "/samples/edits/1f1b-to-zb-h1.edits.json";
+
+struct TempDir {
+    std::filesystem::path path =
+        std::filesystem::temp_directory_path() / ("stagecraft-edit-test-" + std::to_string(::getpid()));
+    TempDir() { std::filesystem::create_directories(path); }
+    ~TempDir() { std::filesystem::remove_all(path); }
+    std::string operator/(const std::string& name) const { return (path / name).string(); }
+};
+
+} // namespace
+
+TEST_CASE("edit replays the sample list from 1F1B to ZB-H1's order and 27 units", "[cli][edit]") {
+    const TempDir dir;
+    const Run edited = cli("edit --edits " + kList + " -o " + (dir / "edited.csv"));
+    INFO(edited.out);
+    REQUIRE(edited.status == 0);
+    CHECK_THAT(edited.out, Catch::Contains("1f1b: makespan 33 units"));
+    CHECK_THAT(edited.out, Catch::Contains("  1. split all: makespan 33 -> 30 (-3)"));
+    CHECK_THAT(edited.out, Catch::Contains("1f1b after 25 edit(s): makespan 33 -> 27 (-6)"));
+    const Run generated =
+        cli("generate -s zb-h1 --set parallel.pp=4 --set parallel.microbatches=8 -o " + (dir / "zb-h1.csv"));
+    REQUIRE(generated.status == 0);
+    CHECK(stagecraft::readTextFile(dir / "edited.csv") == stagecraft::readTextFile(dir / "zb-h1.csv"));
+    // The CSV is a schedule every command reads.
+    const Run valid = cli("validate " + (dir / "edited.csv"));
+    CHECK(valid.status == 0);
+}
+
+TEST_CASE("edit flags apply in order and save a list that replays to the same schedule", "[cli][edit]") {
+    const TempDir dir;
+    const Run flags =
+        cli("edit -s zb-h1 --set parallel.pp=4 --set parallel.microbatches=8 --unit --shift 3W7:-1 "
+            "-e 'swap 3W6 3W7' --move 3W7:after:3I7 --merge 3B7 --split 3B7 -o " +
+            (dir / "a.json") + " --save-edits " + (dir / "list.json"));
+    INFO(flags.out);
+    REQUIRE(flags.status == 0);
+    CHECK_THAT(flags.out, Catch::Contains("  1. shift 3W7 -1:"));
+    CHECK_THAT(flags.out, Catch::Contains("  2. swap 3W6 3W7:"));
+    CHECK_THAT(flags.out, Catch::Contains("  3. move 3W7 after 3I7:"));
+    CHECK_THAT(flags.out, Catch::Contains("  4. merge 3B7:"));
+    CHECK_THAT(flags.out, Catch::Contains("  5. split 3B7:"));
+    const Run replay = cli("edit --edits " + (dir / "list.json") + " -o " + (dir / "b.json"));
+    INFO(replay.out);
+    REQUIRE(replay.status == 0);
+    CHECK(stagecraft::readTextFile(dir / "a.json") == stagecraft::readTextFile(dir / "b.json"));
+}
+
+TEST_CASE("edit names the ring of a deadlock and a broken dependency, exit 2", "[cli][edit]") {
+    const Run ring =
+        cli("edit -s 1f1b --set parallel.pp=4 --set parallel.microbatches=8 --move 0B0:before:0F2");
+    CHECK(ring.status == 2);
+    CHECK_THAT(ring.out,
+               Catch::Contains("edit 1 (move 0B0 before 0F2) breaks the schedule: deadlock: devices wait "
+                               "on each other in a ring: device 0 waits at position 2 (0B0) for 1B0 at "
+                               "position 3 of device 1; device 1 waits at position 2 (1F2) for 0F2 at "
+                               "position 3 of device 0"));
+    const Run dependency =
+        cli("edit -s zb-h1 --set parallel.pp=4 --set parallel.microbatches=8 --move 1W3:before:1I3");
+    CHECK(dependency.status == 2);
+    CHECK_THAT(dependency.out,
+               Catch::Contains("1W3 runs before its dependency 1I3 at position 12 of the same device"));
+    const Run syntax = cli("edit -s 1f1b --move 1W3:beside:1F5");
+    CHECK(syntax.status == 2);
+    CHECK_THAT(syntax.out, Catch::Contains("'beside': a move goes 'after', 'before' or 'to'"));
+}
