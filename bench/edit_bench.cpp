@@ -30,12 +30,15 @@ OpCosts unitCosts(const Schedule& s) {
 /// the last device's last W that has an op after it (end), the middle W of the middle device
 /// (middle), device 0's first W (start).
 Op pick(const Schedule& s, Where where) {
-    const auto& ops = s.order[where == Where::End ? std::size_t(s.devices - 1)
-                                : where == Where::Middle ? std::size_t(s.devices / 2) : 0];
+    const auto& ops = s.order[where == Where::End      ? std::size_t(s.devices - 1)
+                              : where == Where::Middle ? std::size_t(s.devices / 2)
+                                                       : 0];
     std::vector<std::size_t> ws;
     for (std::size_t i = 0; i + 1 < ops.size(); ++i)
         if (ops[i].kind == OpKind::W) ws.push_back(i);
-    const std::size_t at = where == Where::End ? ws.back() : where == Where::Middle ? ws[ws.size() / 2] : ws.front();
+    const std::size_t at = where == Where::End      ? ws.back()
+                           : where == Where::Middle ? ws[ws.size() / 2]
+                                                    : ws.front();
     return ops[at];
 }
 

@@ -14,6 +14,10 @@ namespace stagecraft {
 namespace {
 
 constexpr std::int32_t kAbsent = -1;
+// Visits of one op after which propagation stops and the cone is re-timed from scratch (a cycle).
+constexpr std::int32_t kMaxVisits = 16;
+constexpr std::size_t kGaveUp = std::size_t(-1);
+constexpr std::int32_t kPending = std::int32_t(1) << 30;
 
 [[noreturn]] void refuse(const std::string& id, const std::string& field, const std::string& message) {
     throw ValidationError(id, field, message);
@@ -48,6 +52,10 @@ ScheduleEditor::ScheduleEditor(Schedule schedule, OpCosts costs)
     // Busy time is the same whatever the order, and whether or not the backward is split.
     for (const auto& ops : m_s.order)
         for (const Op& op : ops) m_busy += durationOf(op);
+    // Change propagation needs every op to take time, so that a cycle keeps changing times.
+    m_positiveCosts = true;
+    for (int k = 0; k < 3; ++k)
+        for (const double cost : m_costs.duration[std::size_t(k)]) m_positiveCosts &= cost > 0;
     rebuildPositions();
     m_unresolved.assign(std::size_t(m_s.devices), 0);
     retime(std::vector<std::size_t>(std::size_t(m_s.devices), 0));
@@ -198,6 +206,87 @@ void ScheduleEditor::forEachConsumer(const Op& op, Visit&& visit) const {
     }
 }
 
+OpTime ScheduleEditor::timeOf(std::size_t d, std::size_t i) const {
+    const Op& op = m_s.order[d][i];
+    // A W in a whole backward has the slot's times: its B is right before it.
+    if (op.kind == OpKind::W && m_s.splitBackward && isWhole(op)) return m_times[d][i - 1];
+    double start = i > 0 ? m_times[d][i - 1].end : 0.0;
+    forEachProducer(op, [&](const Op& p) {
+        const std::int32_t at = posOf(p);
+        if (at == kAbsent) return;
+        const int pd = deviceOf(p);
+        start =
+            std::max(start, m_times[std::size_t(pd)][std::size_t(at)].end + m_costs.commBetween(pd, int(d)));
+    });
+    double duration = durationOf(op);
+    if (op.kind == OpKind::B && m_s.splitBackward && isWhole(op))
+        duration += durationOf(Op{OpKind::W, op.pipe, 0, op.stage, op.mb});
+    return OpTime{start, start + duration};
+}
+
+std::size_t ScheduleEditor::update(const std::vector<OpRef>& seeds, std::vector<std::size_t> from) {
+    if (runs() && m_positiveCosts) {
+        const std::size_t pops = propagate(seeds);
+        if (pops != kGaveUp) return pops;
+    }
+    return retime(std::move(from));
+}
+
+/// Change propagation: recompute the seeds, and the successors (next op of the device, data
+/// consumers) of every op whose times changed, in the order of their times before the edit (a
+/// topological order of every edge the edit did not add), each as often as a producer changes.
+/// At the end every op's times satisfy the list scheduler's rule, so they equal a full run. An
+/// edit that made a cycle never settles, since with positive costs every round around the cycle
+/// pushes its times later: after kMaxVisits visits of one op the caller re-times the cone with
+/// Kahn's algorithm, which names the cycle.
+std::size_t ScheduleEditor::propagate(const std::vector<OpRef>& seeds) {
+    struct Entry {
+        double key;
+        std::int32_t device, index;
+        bool operator<(const Entry& o) const { // a min-heap on (key, index)
+            return key != o.key ? key > o.key : index > o.index;
+        }
+    };
+    std::vector<Entry> heap;
+    std::vector<OpRef> touched;
+    // m_wait holds, per op, whether it waits in the heap (kPending) and how often it was visited.
+    auto push = [&](std::size_t d, std::size_t i) {
+        if (i >= m_s.order[d].size() || (m_wait[d][i] & kPending) != 0) return;
+        if (m_wait[d][i] == 0) touched.push_back({std::int32_t(d), std::int32_t(i)});
+        m_wait[d][i] |= kPending;
+        // Never before the op that now precedes it on its device.
+        const double key = std::max(m_times[d][i].start, i > 0 ? m_times[d][i - 1].start : 0.0);
+        heap.push_back({key, std::int32_t(d), std::int32_t(i)});
+        std::push_heap(heap.begin(), heap.end());
+    };
+    for (const OpRef& seed : seeds) push(std::size_t(seed.device), std::size_t(seed.index));
+    std::size_t pops = 0;
+    bool gaveUp = false;
+    while (!heap.empty()) {
+        std::pop_heap(heap.begin(), heap.end());
+        const Entry e = heap.back();
+        heap.pop_back();
+        const std::size_t d = std::size_t(e.device), i = std::size_t(e.index);
+        ++pops;
+        m_wait[d][i] = (m_wait[d][i] & ~kPending) + 1;
+        if (m_wait[d][i] > kMaxVisits) {
+            gaveUp = true;
+            break;
+        }
+        const OpTime now = timeOf(d, i);
+        OpTime& stored = m_times[d][i];
+        if (now.start == stored.start && now.end == stored.end) continue;
+        stored = now;
+        push(d, i + 1);
+        forEachConsumer(m_s.order[d][i], [&](const Op& c) {
+            const std::int32_t at = posOf(c);
+            if (at != kAbsent) push(std::size_t(deviceOf(c)), std::size_t(at));
+        });
+    }
+    for (const OpRef& ref : touched) m_wait[std::size_t(ref.device)][std::size_t(ref.index)] = 0;
+    return gaveUp ? kGaveUp : pops;
+}
+
 std::size_t ScheduleEditor::retime(std::vector<std::size_t> from) {
     const std::size_t devices = std::size_t(m_s.devices);
     // Ops a broken order left untimed are re-timed too: the edit may have mended it.
@@ -253,24 +342,7 @@ std::size_t ScheduleEditor::retime(std::vector<std::size_t> from) {
         ready.pop_back();
         const std::size_t d = std::size_t(ref.device), i = std::size_t(ref.index);
         const Op& op = m_s.order[d][i];
-        OpTime& t = m_times[d][i];
-        const bool wholeMember = op.kind == OpKind::W && m_s.splitBackward && isWhole(op);
-        if (wholeMember) {
-            t = m_times[d][i - 1]; // the slot's times: its B is right before it
-        } else {
-            double start = i > 0 ? m_times[d][i - 1].end : 0.0;
-            forEachProducer(op, [&](const Op& p) {
-                const std::int32_t at = posOf(p);
-                if (at == kAbsent) return;
-                const int pd = deviceOf(p);
-                start = std::max(start, m_times[std::size_t(pd)][std::size_t(at)].end +
-                                            m_costs.commBetween(pd, int(d)));
-            });
-            double duration = durationOf(op);
-            if (op.kind == OpKind::B && m_s.splitBackward && isWhole(op))
-                duration += durationOf(Op{OpKind::W, op.pipe, 0, op.stage, op.mb});
-            t = OpTime{start, start + duration};
-        }
+        m_times[d][i] = timeOf(d, i);
         ++timed;
         done[d] = i + 1;
         release(d, i + 1);
@@ -377,8 +449,12 @@ EditOutcome ScheduleEditor::moveTo(const Op& op, std::int64_t index, Edit invers
     for (std::size_t k = lo; k <= hi; ++k) posOf(ops[k]) = std::int32_t(k);
     std::vector<std::size_t> from(std::size_t(m_s.devices), std::size_t(-1));
     from[std::size_t(at.device)] = lo;
+    // Every op of the stretch has a new neighbour before it, and so has the op after it.
+    std::vector<OpRef> seeds;
+    for (std::size_t k = lo; k <= hi + 1 && k < ops.size(); ++k)
+        seeds.push_back({at.device, std::int32_t(k)});
     EditOutcome out{{inverse}, 0, &m_broken};
-    out.retimed = retime(std::move(from));
+    out.retimed = update(seeds, std::move(from));
     return out;
 }
 
@@ -448,10 +524,12 @@ EditOutcome ScheduleEditor::split(const Edit& edit) {
     else
         split.push_back(m_s.order[std::size_t(deviceOf(edit.op))][std::size_t(posOf(edit.op))]);
     std::vector<std::size_t> from(std::size_t(m_s.devices), std::size_t(-1));
+    std::vector<OpRef> seeds;
     for (const Op& b : split) {
         setWhole(b, false);
         const std::size_t d = std::size_t(deviceOf(b));
         from[d] = std::min(from[d], std::size_t(posOf(b)));
+        seeds.push_back({std::int32_t(d), posOf(b)});
     }
     auto& heads = m_s.wholeBackward;
     heads.erase(std::remove_if(heads.begin(), heads.end(), [&](const Op& b) { return !isWhole(b); }),
@@ -463,7 +541,7 @@ EditOutcome ScheduleEditor::split(const Edit& edit) {
         for (const Op& b : split)
             out.inverse.push_back(Edit{EditKind::Merge, b, false, MoveAnchor::Index, {}, 0});
     }
-    out.retimed = retime(std::move(from));
+    out.retimed = update(seeds, std::move(from));
     return out;
 }
 
@@ -500,17 +578,19 @@ EditOutcome ScheduleEditor::merge(const Edit& edit) {
         check(edit.op);
     }
     std::vector<std::size_t> from(std::size_t(m_s.devices), std::size_t(-1));
+    std::vector<OpRef> seeds;
     for (const Op& b : merged) {
         setWhole(b, true);
         m_s.wholeBackward.push_back(b);
         const std::size_t d = std::size_t(deviceOf(b));
         from[d] = std::min(from[d], std::size_t(posOf(b)));
+        seeds.push_back({std::int32_t(d), posOf(b)});
     }
     sortSlotHeads(m_s);
     EditOutcome out{{}, 0, &m_broken};
     for (const Op& b : merged)
         out.inverse.push_back(Edit{EditKind::Split, b, false, MoveAnchor::Index, {}, 0});
-    out.retimed = retime(std::move(from));
+    out.retimed = update(seeds, std::move(from));
     // Every backward whole again: the schedule goes back to the form that does not split (what a
     // split of an unsplit schedule started from, so undo restores it exactly).
     if (std::all_of(m_s.order.begin(), m_s.order.end(), [&](const std::vector<Op>& ops) {

@@ -1,11 +1,12 @@
 #pragma once
 // A schedule being edited by hand: its order, where every op sits, and every op's start and end,
 // kept up to date edit by edit. An edit costs what it touches: moving an op rotates the stretch of
-// its device's order between its old and new place, and re-times only the ops downstream of the
-// first changed position (the ops after it on its device and everything that waits on them),
-// each once, in dependency order (Kahn's algorithm over that cone). Ops the re-timing cannot
-// reach form a cycle: the edit broke a dependency (an op before its own producer on one device)
-// or made devices wait on each other in a ring, found by the list scheduler's ring finder.
+// its device's order between its old and new place, then re-times the ops of that stretch and,
+// transitively, the successors of every op whose times changed (change propagation, in the order
+// of the times before the edit). An edit that made a cycle, or one on an order that is already
+// broken, re-times the ops downstream of it with Kahn's algorithm instead: the ops it cannot reach
+// form the cycle, named as a broken dependency (an op before its own producer on one device) or as
+// devices waiting on each other in a ring, found by the list scheduler's ring finder.
 //
 // Timing follows the list scheduler (sim/list_scheduler.h) exactly: an op starts when its device
 // is free and its inputs have arrived (producer end + transfer when it crosses devices); a whole
@@ -104,6 +105,12 @@ class ScheduleEditor {
     template <typename Visit>
     void forEachConsumer(const Op& op, Visit&& visit) const;
     double durationOf(const Op& op) const;
+    /// The times of the op at `index` of `device` from its neighbours' current times.
+    OpTime timeOf(std::size_t device, std::size_t index) const;
+    /// After an edit: propagate from `seeds` (the ops whose producers or cost changed) when the
+    /// order ran before it; else, or when propagation meets a cycle, re-time the cone from `from`.
+    std::size_t update(const std::vector<OpRef>& seeds, std::vector<std::size_t> from);
+    std::size_t propagate(const std::vector<OpRef>& seeds);
     /// Re-time every op from position `from[d]` of each device d and whatever depends on them.
     std::size_t retime(std::vector<std::size_t> from);
     void describeBreak(const std::vector<std::size_t>& done);
@@ -111,6 +118,7 @@ class ScheduleEditor {
     Schedule m_s;
     OpCosts m_costs; // split convention
     double m_busy = 0;
+    bool m_positiveCosts = false;             // every op takes time: change propagation applies
     std::vector<std::int32_t> m_pos;          // [kind F/B/W][pipe][stage][mb] -> index in its device's order
     std::vector<std::uint8_t> m_whole;        // [pipe][stage][mb]: B runs with its W as one whole backward
     std::vector<std::vector<OpTime>> m_times; // [device][index]

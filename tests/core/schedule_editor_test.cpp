@@ -232,15 +232,20 @@ TEST_CASE("Incremental re-timing equals a full list scheduling after random move
     }
 }
 
-TEST_CASE("A move re-times only the ops downstream of it", "[edit]") {
+TEST_CASE("A move re-times only the ops whose times it changes", "[edit]") {
     const Schedule base = generateSchedule("zb-h1", {8, 32, 1});
     ScheduleEditor editor(base, unitCosts(base));
-    // The last W of the last device: nothing waits on it.
+    // The last two W of the last device: nothing waits on them.
     const auto& last = editor.schedule().order[7];
     const EditOutcome late =
         editor.apply(edit("swap " + opName(last[last.size() - 2], true) + " " + opName(last.back(), true)));
-    CHECK(late.retimed == 2);
+    CHECK(late.retimed <= 3);
+    // Device 0's first W one place later: it fills the same time, only its neighbours are looked at.
     const EditOutcome early = editor.apply(edit("shift 0W0 +1"));
-    CHECK(early.retimed > 100);
-    CHECK(early.retimed < editor.schedule().opCount());
+    CHECK(early.retimed < 20);
+    // Micro-batch 1's forward before micro-batch 0's: micro-batch 0 and all that follows it shift.
+    const EditOutcome first = editor.apply(edit("swap 0F0 0F1"));
+    CHECK(first.retimed > 500);
+    CHECK(first.retimed < editor.schedule().opCount() * 2);
+    checkAgainstFullRun(editor);
 }
