@@ -119,13 +119,15 @@ class EditReader {
             fail(m_words[i].column, "'" + std::string(text) + "': " +
                                         (signedOffset ? "a shift is a signed count of places, as +2 or -1"
                                                       : "an index is a count from 0, as 7"));
-        const bool negative = sign && text.front() == '-';
-        if (sign) text.remove_prefix(1);
+        // from_chars reads a '-' (so the most negative number too) but not a '+'.
+        const bool plus = !text.empty() && text.front() == '+';
+        if (plus) text.remove_prefix(1);
         std::int64_t value = 0;
         const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-        if (text.empty() || error != std::errc() || end != text.data() + text.size())
+        const bool digits = !text.empty() && (text[0] == '-' ? !plus : text[0] >= '0' && text[0] <= '9');
+        if (!digits || error != std::errc() || end != text.data() + text.size())
             fail(m_words[i].column, "'" + std::string(m_words[i].text) + "' is not a whole number");
-        return negative ? -value : value;
+        return value;
     }
 
     const std::string& m_source;

@@ -18,6 +18,7 @@ constexpr std::int32_t kAbsent = -1;
 constexpr std::int32_t kMaxVisits = 16;
 constexpr std::size_t kGaveUp = std::size_t(-1);
 constexpr std::int32_t kPending = std::int32_t(1) << 30;
+constexpr std::int64_t kMaxShift = std::int64_t(1) << 40;
 
 [[noreturn]] void refuse(const std::string& id, const std::string& field, const std::string& message) {
     throw ValidationError(id, field, message);
@@ -623,8 +624,10 @@ EditOutcome ScheduleEditor::apply(const Edit& edit) {
     }
     case EditKind::Shift: {
         const OpRef at = require(edit.op, "op");
-        return moveTo(edit.op, at.index + edit.index,
-                      Edit{EditKind::Shift, edit.op, false, MoveAnchor::Index, {}, -edit.index});
+        // Orders hold fewer than 2^28 ops: a larger shift is out of range whatever its size.
+        const std::int64_t by = std::clamp<std::int64_t>(edit.index, -kMaxShift, kMaxShift);
+        return moveTo(edit.op, at.index + by,
+                      Edit{EditKind::Shift, edit.op, false, MoveAnchor::Index, {}, -by});
     }
     case EditKind::Swap: {
         const OpRef at = require(edit.op, "op");

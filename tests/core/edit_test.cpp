@@ -5,6 +5,7 @@
 #include "io/edit_list.h"
 
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 namespace {
@@ -50,6 +51,10 @@ TEST_CASE("A malformed edit names the word and the grammar", "[edit]") {
     CHECK(refusal("move 1X3 after 1F5").starts_with("edit.syntax 6 | "));
     CHECK(refusal("shift 1W3 2") == "edit.syntax 11 | '2': a shift is a signed count of places, as +2 or -1");
     CHECK(refusal("move 1W3 to -1") == "edit.syntax 13 | '-1': an index is a count from 0, as 7");
+    CHECK(refusal("shift 1W3 +-5") == "edit.syntax 11 | '+-5' is not a whole number");
+    CHECK(refusal("shift 1W3 +99999999999999999999") ==
+          "edit.syntax 11 | '+99999999999999999999' is not a whole number");
+    CHECK(parseEdit("shift 1W3 -9223372036854775808").index == INT64_MIN);
     CHECK(refusal("split") ==
           "edit.syntax 1 | 'split' takes 1 word(s) after it (split OP or split all), found 0");
     CHECK(refusal("swap 1W3 1F5 1F6") ==
