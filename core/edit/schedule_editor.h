@@ -75,6 +75,9 @@ class ScheduleEditor {
     double makespan() const;
     /// Idle over all device time, 1 - busy / (p * makespan) (0 when broken).
     double bubbleRatio() const;
+    /// Whether backward `b` (a B of a schedule that splits its backward) runs with its W as one
+    /// whole backward (ir/overlap.h): then neither moves alone.
+    bool isWhole(const Op& b) const;
     /// Where op `op` sits (by identity: kind, pipe, stage, micro-batch); invalid when absent.
     OpRef find(const Op& op) const;
     /// The cost table of the schedule as it is now, in fullStageCosts' convention (a backward that
@@ -89,7 +92,6 @@ class ScheduleEditor {
     std::int32_t& posOf(const Op& op) { return m_pos[slotOf(op)]; }
     std::int32_t posOf(const Op& op) const { return m_pos[slotOf(op)]; }
     int deviceOf(const Op& op) const { return m_s.slot(op.pipe, op.stage).device; }
-    bool isWhole(const Op& b) const;
     void setWhole(const Op& b, bool whole);
     OpRef require(const Op& op, const char* role) const;
     void checkMovable(const Op& op) const;

@@ -2,6 +2,7 @@
 // backward moved, W by W, into ZB-H1's order and its 27 units), what a broken edit names, exact
 // undo, and the incremental re-timing checked against a full list scheduling after every one of
 // many random moves on several schedules.
+#include "edit/fill_bubbles.h"
 #include "edit/schedule_editor.h"
 #include "error.h"
 #include "file_io.h"
@@ -248,4 +249,46 @@ TEST_CASE("A move re-times only the ops whose times it changes", "[edit]") {
     CHECK(first.retimed > 500);
     CHECK(first.retimed < editor.schedule().opCount() * 2);
     checkAgainstFullRun(editor);
+}
+
+TEST_CASE("Fill bubbles slides W into idle time: nothing later, no more memory, moves listed", "[edit]") {
+    // ZB-H1 with every W of the last three devices at the end of their orders: the cool-down
+    // bubbles ZB-H1 fills with W are idle again.
+    Schedule base = generateSchedule("zb-h1", {4, 8, 1});
+    ScheduleEditor editor(base, unitCosts(base));
+    for (int d = 1; d < 4; ++d)
+        for (int mb = 7; mb >= 0; --mb)
+            editor.apply(edit("move " + std::to_string(d) + "W" + std::to_string(mb) + " to 23"));
+    for (int d = 1; d < 4; ++d) // W0..W7 in order at the end
+        for (int mb = 0; mb < 8; ++mb)
+            editor.apply(edit("move " + std::to_string(d) + "W" + std::to_string(mb) + " to 23"));
+    REQUIRE(editor.runs());
+    const Schedule before = editor.schedule();
+    const double makespan = editor.makespan();
+    const MemoryInputs memory = unitMemoryInputs(before);
+    auto peak = [&](const ScheduleEditor& e) {
+        double most = 0;
+        for (const auto& d :
+             computeMemory(e.schedule(), e.timeline(), memory, MemoryDetail::PeaksOnly).devices)
+            most = std::max(most, d.peakBytes);
+        return most;
+    };
+    const double peakBefore = peak(editor);
+
+    const std::vector<Edit> moves = fillBubbles(editor);
+    REQUIRE_FALSE(moves.empty());
+    CHECK(editor.runs());
+    CHECK(editor.makespan() < makespan);
+    CHECK(peak(editor) <= peakBefore);
+    checkAgainstFullRun(editor);
+    for (const Edit& move : moves) {
+        CHECK(move.kind == EditKind::Move);
+        CHECK(move.op.kind == OpKind::W);
+    }
+    // The listed moves replay to the same order.
+    ScheduleEditor replay(before, unitCosts(before));
+    replay.applyAll(moves);
+    CHECK(replay.schedule().order == editor.schedule().order);
+    // Nothing left to fill: a second pass moves nothing.
+    CHECK(fillBubbles(editor).empty());
 }
