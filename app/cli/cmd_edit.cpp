@@ -3,6 +3,7 @@
 // order given, each printed with what it changed (makespan, bubble, peak memory) or what it broke.
 // The edits and their rules are core's (edit/, docs/editing.md); this file reads flags and prints.
 #include "commands.h"
+#include "edit/fill_bubbles.h"
 #include "edit/schedule_editor.h"
 #include "error.h"
 #include "file_io.h"
@@ -39,6 +40,7 @@ struct EditOptions {
     std::string output;
     std::string saveEdits;
     bool unit = false;
+    bool fillBubbles = false;
 };
 
 /// "1W3:after:1F5" -> "move 1W3 after 1F5". A ':' inside an op name ("p1:3F2") stays.
@@ -131,6 +133,8 @@ void addEditCommand(CLI::App& app, CommandResult& result) {
     command->add_option("-o,--output", options->output, "The edited schedule: .csv (torch) or .json");
     command->add_option("--save-edits", options->saveEdits,
                         "Write the base and every edit applied as an edit list file, to replay with --edits");
+    command->add_flag("--fill-bubbles", options->fillBubbles,
+                      "After the edits, slide W ops into the idle time of their device (each move listed)");
     command->add_flag("--unit", options->unit,
                       "Time at unit costs (F = B = W = 1, no transfer time) even with a project");
     command->callback([&result, options, command] {
@@ -215,7 +219,16 @@ void addEditCommand(CLI::App& app, CommandResult& result) {
                       << " op(s)]\n";
             last = now;
         }
-        std::cout << baseName << " after " << edits.size()
+        if (options->fillBubbles) {
+            const std::vector<Edit> moves = fillBubbles(editor);
+            std::cout << "fill bubbles: " << moves.size() << " W move(s)\n";
+            for (const Edit& move : moves) {
+                applied.push_back(formatEdit(move, true));
+                std::cout << "  " << applied.size() << ". " << applied.back() << "\n";
+            }
+            last = figures();
+        }
+        std::cout << baseName << " after " << applied.size()
                   << " edit(s): " << change("makespan", first.makespan, last.makespan, false) << ", "
                   << change("bubble", first.bubble, last.bubble, true) << ", "
                   << change("peak", first.peak, last.peak, false) << "\n";
