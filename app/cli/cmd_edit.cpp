@@ -205,7 +205,13 @@ void addEditCommand(CLI::App& app, CommandResult& result) {
         std::vector<std::string> applied;
         for (std::size_t i = 0; i < edits.size(); ++i) {
             const std::string text = formatEdit(edits[i].second, editor.schedule().splitBackward);
-            const EditOutcome outcome = editor.apply(edits[i].second);
+            EditOutcome outcome;
+            try {
+                outcome = editor.apply(edits[i].second);
+            } catch (const ValidationError& e) {
+                throw ValidationError(e.id(), e.field(),
+                                      "edit " + std::to_string(i + 1) + " (" + text + "): " + e.message());
+            }
             if (!editor.runs())
                 throw ValidationError("edit.broken", "edits[" + std::to_string(i) + "]",
                                       "edit " + std::to_string(i + 1) + " (" + text +

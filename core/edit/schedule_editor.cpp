@@ -454,7 +454,7 @@ EditOutcome ScheduleEditor::moveTo(const Op& op, std::int64_t index, Edit invers
     std::vector<OpRef> seeds;
     for (std::size_t k = lo; k <= hi + 1 && k < ops.size(); ++k)
         seeds.push_back({at.device, std::int32_t(k)});
-    EditOutcome out{{inverse}, 0, &m_broken};
+    EditOutcome out{{inverse}, 0, {}};
     out.retimed = update(seeds, std::move(from));
     return out;
 }
@@ -535,7 +535,7 @@ EditOutcome ScheduleEditor::split(const Edit& edit) {
     auto& heads = m_s.wholeBackward;
     heads.erase(std::remove_if(heads.begin(), heads.end(), [&](const Op& b) { return !isWhole(b); }),
                 heads.end());
-    EditOutcome out{{}, 0, &m_broken};
+    EditOutcome out{{}, 0, {}};
     if (wasWhole && edit.all) {
         out.inverse.push_back(Edit{EditKind::Merge, {}, true, MoveAnchor::Index, {}, 0});
     } else {
@@ -588,7 +588,7 @@ EditOutcome ScheduleEditor::merge(const Edit& edit) {
         seeds.push_back({std::int32_t(d), posOf(b)});
     }
     sortSlotHeads(m_s);
-    EditOutcome out{{}, 0, &m_broken};
+    EditOutcome out{{}, 0, {}};
     for (const Op& b : merged)
         out.inverse.push_back(Edit{EditKind::Split, b, false, MoveAnchor::Index, {}, 0});
     out.retimed = update(seeds, std::move(from));
@@ -603,6 +603,12 @@ EditOutcome ScheduleEditor::merge(const Edit& edit) {
 }
 
 EditOutcome ScheduleEditor::apply(const Edit& edit) {
+    EditOutcome out = dispatch(edit);
+    out.broken = m_broken;
+    return out;
+}
+
+EditOutcome ScheduleEditor::dispatch(const Edit& edit) {
     switch (edit.kind) {
     case EditKind::Move: {
         const OpRef at = require(edit.op, "op");

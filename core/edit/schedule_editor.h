@@ -44,7 +44,7 @@ struct EditBreak {
 struct EditOutcome {
     std::vector<Edit> inverse; ///< applied in order, restores the order before the edit exactly
     std::size_t retimed = 0;   ///< ops whose times were recomputed: what the edit touched
-    const EditBreak* broken;   ///< the editor's state after the edit (kind None when it runs)
+    EditBreak broken;          ///< what the order is after the edit (kind None when it runs)
 };
 
 class ScheduleEditor {
@@ -97,6 +97,7 @@ class ScheduleEditor {
     void checkMovable(const Op& op) const;
     void rebuildPositions();
 
+    EditOutcome dispatch(const Edit& edit);
     EditOutcome moveTo(const Op& op, std::int64_t index, Edit inverse);
     EditOutcome split(const Edit& edit);
     EditOutcome merge(const Edit& edit);

@@ -93,7 +93,7 @@ TEST_CASE("An edit that creates a deadlock names the ring of waiting ops", "[edi
     const Schedule base = generateSchedule("1f1b", {4, 8, 1});
     ScheduleEditor editor(base, unitCosts(base));
     const EditOutcome outcome = editor.apply(edit("move 0B0 before 0F2"));
-    REQUIRE(outcome.broken->kind == BreakKind::Deadlock);
+    REQUIRE(outcome.broken.kind == BreakKind::Deadlock);
     const EditBreak& broken = editor.broken();
     REQUIRE(broken.waits.size() == 2);
     CHECK(broken.message ==
