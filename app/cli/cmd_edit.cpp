@@ -11,6 +11,7 @@
 #include "io/schedule_file.h"
 #include "sim/cost_model.h"
 #include "sim/memory_model.h"
+#include "text/quantity_text.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -95,21 +96,42 @@ struct Figures {
     double makespan = 0, bubble = 0, peak = 0;
 };
 
-std::string number(double value) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.4g", value);
-    return buffer;
-}
+enum class Quantity { Time, Share, Memory };
 
-std::string change(const char* what, double before, double after, bool percent) {
-    const double scale = percent ? 100 : 1;
-    std::string out = std::string(what) + " " + number(before * scale) + (percent ? "%" : "") + " -> " +
-                      number(after * scale) + (percent ? "%" : "");
-    if (after != before)
-        out += " (" + std::string(after > before ? "+" : "") + number((after - before) * scale) +
-               (percent ? " pt" : "") + ")";
-    return out;
-}
+/// How figures print: in units and activations (unit costs), or in ms and GiB (a project's costs).
+struct Units {
+    bool physical = false;
+
+    std::string text(Quantity quantity, double value) const {
+        char buffer[48];
+        if (quantity == Quantity::Share)
+            std::snprintf(buffer, sizeof buffer, "%.4g%%", value * 100);
+        else if (quantity == Quantity::Memory && physical)
+            return gibText(value);
+        else if (quantity == Quantity::Time && physical)
+            std::snprintf(buffer, sizeof buffer, "%.3f ms", value / 1000);
+        else
+            std::snprintf(buffer, sizeof buffer, "%.4g", value);
+        return buffer;
+    }
+
+    /// "makespan 30 -> 29 (-1)"; a share's change in points.
+    std::string change(const char* what, Quantity quantity, double before, double after) const {
+        std::string out = std::string(what) + " " + text(quantity, before) + " -> " + text(quantity, after);
+        if (after == before) return out;
+        char points[48];
+        std::snprintf(points, sizeof points, "%.4g pt", (after - before) * 100);
+        const std::string delta =
+            quantity == Quantity::Share ? std::string(points) : text(quantity, after - before);
+        return out + " (" + (after > before ? "+" : "") + delta + ")";
+    }
+
+    std::string changes(const Figures& before, const Figures& after) const {
+        return change("makespan", Quantity::Time, before.makespan, after.makespan) + ", " +
+               change("bubble", Quantity::Share, before.bubble, after.bubble) + ", " +
+               change("peak", Quantity::Memory, before.peak, after.peak);
+    }
+};
 
 } // namespace
 
@@ -176,7 +198,7 @@ void addEditCommand(CLI::App& app, CommandResult& result) {
         split.splitBackward = true;
         OpCosts costs = fullStageCosts(split, 1, 1, 1);
         MemoryInputs memory = unitMemoryInputs(split);
-        std::string unit = "units";
+        Units units;
         const bool projectGiven = !in.costsProject.empty() || (!in.projectPath.empty() && base.file.empty() &&
                                                                options->editsPath.empty());
         if (projectGiven && !options->unit) {
@@ -185,7 +207,7 @@ void addEditCommand(CLI::App& app, CommandResult& result) {
             const CostSetup setup = buildCostSetup(loadProject(costsOptions), split);
             costs = setup.costs;
             memory = setup.memory;
-            if (!setup.unitless) unit = "us";
+            units.physical = !setup.unitless;
         }
 
         const std::string baseName = schedule.name;
@@ -199,9 +221,11 @@ void addEditCommand(CLI::App& app, CommandResult& result) {
         };
         const Figures first = figures();
         Figures last = first;
-        std::cout << baseName << ": makespan " << number(first.makespan) << " " << unit << ", bubble "
-                  << number(first.bubble * 100) << "%, peak memory " << number(first.peak)
-                  << (unit == "units" ? " activations" : " bytes") << "\n";
+        std::cout << baseName << ": makespan " << units.text(Quantity::Time, first.makespan)
+                  << (units.physical ? "" : " units") << ", bubble "
+                  << units.text(Quantity::Share, first.bubble) << ", peak memory "
+                  << units.text(Quantity::Memory, first.peak) << (units.physical ? "" : " activations")
+                  << "\n";
         std::vector<std::string> applied;
         for (std::size_t i = 0; i < edits.size(); ++i) {
             const std::string text = formatEdit(edits[i].second, editor.schedule().splitBackward);
@@ -218,11 +242,8 @@ void addEditCommand(CLI::App& app, CommandResult& result) {
                                           ") breaks the schedule: " + editor.broken().message);
             applied.push_back(text);
             const Figures now = figures();
-            std::cout << "  " << i + 1 << ". " << text << ": "
-                      << change("makespan", last.makespan, now.makespan, false) << ", "
-                      << change("bubble", last.bubble, now.bubble, true) << ", "
-                      << change("peak", last.peak, now.peak, false) << "  [re-timed " << outcome.retimed
-                      << " op(s)]\n";
+            std::cout << "  " << i + 1 << ". " << text << ": " << units.changes(last, now) << "  [re-timed "
+                      << outcome.retimed << " op(s)]\n";
             last = now;
         }
         if (options->fillBubbles) {
@@ -234,10 +255,8 @@ void addEditCommand(CLI::App& app, CommandResult& result) {
             }
             last = figures();
         }
-        std::cout << baseName << " after " << applied.size()
-                  << " edit(s): " << change("makespan", first.makespan, last.makespan, false) << ", "
-                  << change("bubble", first.bubble, last.bubble, true) << ", "
-                  << change("peak", first.peak, last.peak, false) << "\n";
+        std::cout << baseName << " after " << applied.size() << " edit(s): " << units.changes(first, last)
+                  << "\n";
         if (!options->saveEdits.empty()) {
             writeFileAtomically(options->saveEdits, editListToJson(base, applied));
             std::cout << "wrote " << options->saveEdits << ": " << applied.size() << " edit(s)\n";
