@@ -42,6 +42,7 @@ struct EditOptions {
     std::string saveEdits;
     bool unit = false;
     bool fillBubbles = false;
+    bool compact = false;
 };
 
 /// "1W3:after:1F5" -> "move 1W3 after 1F5". A ':' inside an op name ("p1:3F2") stays.
@@ -157,6 +158,9 @@ void addEditCommand(CLI::App& app, CommandResult& result) {
                         "Write the base and every edit applied as an edit list file, to replay with --edits");
     command->add_flag("--fill-bubbles", options->fillBubbles,
                       "After the edits, slide W ops into the idle time of their device (each move listed)");
+    command->add_flag("--compact", options->compact,
+                      "After the edits (and --fill-bubbles), pull ops of every kind into the idle time of "
+                      "their device (each move listed; memory may rise)");
     command->add_flag("--unit", options->unit,
                       "Time at unit costs (F = B = W = 1, no transfer time) even with a project");
     command->callback([&result, options, command] {
@@ -246,15 +250,17 @@ void addEditCommand(CLI::App& app, CommandResult& result) {
                       << outcome.retimed << " op(s)]\n";
             last = now;
         }
-        if (options->fillBubbles) {
-            const std::vector<Edit> moves = fillBubbles(editor);
-            std::cout << "fill bubbles: " << moves.size() << " W move(s)\n";
+        auto helper = [&](const char* title, std::vector<Edit> (*run)(ScheduleEditor&)) {
+            const std::vector<Edit> moves = run(editor);
+            std::cout << title << ": " << moves.size() << " move(s)\n";
             for (const Edit& move : moves) {
-                applied.push_back(formatEdit(move, true));
+                applied.push_back(formatEdit(move, editor.schedule().splitBackward));
                 std::cout << "  " << applied.size() << ". " << applied.back() << "\n";
             }
             last = figures();
-        }
+        };
+        if (options->fillBubbles) helper("fill bubbles", &fillBubbles);
+        if (options->compact) helper("compact", &compact);
         std::cout << baseName << " after " << applied.size() << " edit(s): " << units.changes(first, last)
                   << "\n";
         if (!options->saveEdits.empty()) {

@@ -1,7 +1,8 @@
 #pragma once
-// "Fill bubbles", a designer's helper: slide W ops into the idle time of their device. The zero-
-// bubble papers' observation as a tool: a W has no consumer on another device, so it can run in
-// any gap after its B, and running it earlier frees the activations it keeps (M_W) earlier.
+// Designer's helpers that fill the idle time of each device with ops later in its order, as edits.
+// "Fill bubbles" is the zero-bubble papers' observation as a tool: a W has no consumer on another
+// device, so it can run in any gap after its B, and running it earlier frees the activations it
+// keeps (M_W) earlier. "Compact" does the same with every kind of op.
 
 #include "edit/schedule_editor.h"
 
@@ -17,5 +18,11 @@ namespace stagecraft {
 /// out of its old place only lets later ops start earlier. Memory never rises: a W only moves
 /// earlier, and W frees memory. Does nothing on a broken order or one without W ops.
 std::vector<Edit> fillBubbles(ScheduleEditor& editor);
+
+/// "Compact": the same for ops of every kind, so every op is pulled into the earliest idle gap of
+/// its device where its inputs have arrived and it fits. Nothing starts later (the same argument:
+/// a moved op ends within its gap, and its consumers can only start earlier), but memory may rise:
+/// a forward pulled earlier holds its activations longer.
+std::vector<Edit> compact(ScheduleEditor& editor);
 
 } // namespace stagecraft

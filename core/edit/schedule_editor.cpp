@@ -225,6 +225,17 @@ OpTime ScheduleEditor::timeOf(std::size_t d, std::size_t i) const {
     return OpTime{start, start + duration};
 }
 
+double ScheduleEditor::inputsReadyAt(int device, std::size_t index) const {
+    double at = 0;
+    forEachProducer(m_s.order[std::size_t(device)][index], [&](const Op& p) {
+        const std::int32_t pos = posOf(p);
+        if (pos == kAbsent) return;
+        const int pd = deviceOf(p);
+        at = std::max(at, m_times[std::size_t(pd)][std::size_t(pos)].end + m_costs.commBetween(pd, device));
+    });
+    return at;
+}
+
 std::size_t ScheduleEditor::update(const std::vector<OpRef>& seeds, std::vector<std::size_t> from) {
     if (runs() && m_positiveCosts) {
         const std::size_t pops = propagate(seeds);

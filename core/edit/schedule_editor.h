@@ -78,6 +78,9 @@ class ScheduleEditor {
     /// Whether backward `b` (a B of a schedule that splits its backward) runs with its W as one
     /// whole backward (ir/overlap.h): then neither moves alone.
     bool isWhole(const Op& b) const;
+    /// When the inputs of the op at `index` of `device` arrive: the latest end of its data
+    /// producers plus the transfer from their devices (0 for an op without producers).
+    double inputsReadyAt(int device, std::size_t index) const;
     /// Where op `op` sits (by identity: kind, pipe, stage, micro-batch); invalid when absent.
     OpRef find(const Op& op) const;
     /// The cost table of the schedule as it is now, in fullStageCosts' convention (a backward that

@@ -87,11 +87,13 @@ TEST_CASE("edit --fill-bubbles lists the W moves it makes and saves them", "[cli
     // 1F1B split with device 3's W at the end of its order: its cool-down is idle again.
     std::string moves;
     for (int mb = 0; mb < 8; ++mb) moves += " --move 3W" + std::to_string(mb) + ":to:23";
-    const Run run = cli("edit -s 1f1b --set parallel.pp=4 --set parallel.microbatches=8 --split all" + moves +
-                        " --fill-bubbles --save-edits " + (dir / "list.json") + " -o " + (dir / "a.csv"));
+    const Run run =
+        cli("edit -s 1f1b --set parallel.pp=4 --set parallel.microbatches=8 --split all" + moves +
+            " --fill-bubbles --compact --save-edits " + (dir / "list.json") + " -o " + (dir / "a.csv"));
     INFO(run.out);
     REQUIRE(run.status == 0);
     CHECK_THAT(run.out, Catch::Contains("fill bubbles: "));
+    CHECK_THAT(run.out, Catch::Contains("compact: "));
     CHECK_THAT(run.out, Catch::Contains(". move 3W"));
     const Run replay = cli("edit --edits " + (dir / "list.json") + " -o " + (dir / "b.csv"));
     REQUIRE(replay.status == 0);
