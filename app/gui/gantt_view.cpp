@@ -84,8 +84,10 @@ void GanttView::rebuild() {
             // The worker's, when it drew this result under these settings; moving it keeps the
             // rows' pointers valid (they point into vectors and the result).
             std::shared_ptr<WindowedChart> w = std::move(m_prepared);
-            if (!w || w->result != m_result || !(w->settings == m_settings))
+            if (!w || w->result != m_result || !(w->settings == m_settings)) {
                 w = buildWindowedChart(m_result, m_settings);
+                ++m_chartsBuiltHere;
+            }
             m_chart = std::move(w->chart);
             m_options = w->options;
             m_content = std::move(w->content);

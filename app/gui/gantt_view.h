@@ -64,6 +64,9 @@ class GanttView : public QAbstractScrollArea {
     bool lastPaintFolded() const { return m_lastPaintFolded; }
     /// Draw items painted last time (bars and folds), for tests of the level of detail.
     std::size_t lastPaintItems() const { return m_lastPaintItems; }
+    /// Windowed charts this view built on its own thread (linear in ops), not the worker: tests
+    /// check a large result arrives without one.
+    std::size_t chartsBuiltHere() const { return m_chartsBuiltHere; }
 
     /// Selected bar: panel (= outcome index) and event index; highlights its dependencies.
     void selectEvent(int panel, int event);
@@ -188,6 +191,7 @@ class GanttView : public QAbstractScrollArea {
 
     bool m_lastPaintFolded = false;
     std::size_t m_lastPaintItems = 0;
+    std::size_t m_chartsBuiltHere = 0;
     std::optional<std::pair<int, int>> m_selection;
     std::vector<int> m_producers;
     std::vector<int> m_consumers;

@@ -525,7 +525,7 @@ void MainWindow::flushAnalysis() {
 void MainWindow::onAnalysis(const AnalysisPtr& result) {
     m_gantt->setResult(result, m_runner->takeLatestChart());
     m_metrics->setResult(result);
-    m_memory->setResult(result);
+    m_memory->setResult(result, m_runner->takeLatestMemory());
     const QString tracePath =
         m_document->trace() ? QString::fromStdString(m_document->trace()->path) : QString();
     m_overlay->setResult(result, tracePath);

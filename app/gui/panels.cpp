@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "gui/models/format.h"
+#include "gui/models/memory_curves.h"
 #include "gui/models/metrics_model.h"
 #include "gui/models/schedule_list_model.h"
 #include "ir/op_name.h"
@@ -111,33 +112,9 @@ void MetricsPanel::copyCsv() {
 
 namespace {
 
-constexpr int kMaxPointsPerDevice = 4000;
 /// Up to this many devices the legend names each line (p = 8 and p = 16 are common); above it,
 /// hovering a line names it.
 constexpr std::size_t kMaxLegendDevices = 16;
-
-// Step curve of (time, bytes) changes, at most about kMaxPointsPerDevice points: buckets keep
-// their highest value, so the peak survives the thinning.
-QList<QPointF> stepPoints(const std::vector<std::pair<double, double>>& curve, double scale, double end) {
-    QList<QPointF> points;
-    if (curve.empty()) return points;
-    const std::size_t n = curve.size();
-    const std::size_t stride = std::max<std::size_t>(1, n / (kMaxPointsPerDevice / 2));
-    double previous = curve.front().second * scale;
-    points.append(QPointF(0, previous));
-    for (std::size_t i = 0; i < n; i += stride) {
-        double high = curve[i].second;
-        const std::size_t last = std::min(n, i + stride) - 1;
-        for (std::size_t j = i; j <= last; ++j) high = std::max(high, curve[j].second);
-        const double t = curve[i].first;
-        points.append(QPointF(t, previous));
-        if (stride > 1) points.append(QPointF(t, high * scale));
-        previous = curve[last].second * scale;
-        points.append(QPointF(stride > 1 ? curve[last].first : t, previous));
-    }
-    points.append(QPointF(end, previous));
-    return points;
-}
 
 const QColor kDeviceColors[] = {QColor("#4e79a7"), QColor("#f28e2b"), QColor("#59a14f"), QColor("#e15759"),
                                 QColor("#76b7b2"), QColor("#edc948"), QColor("#b07aa1"), QColor("#ff9da7"),
@@ -165,8 +142,10 @@ int MemoryPanel::seriesCount() const {
     return int(m_view->chart()->series().size());
 }
 
-void MemoryPanel::setResult(AnalysisPtr result) {
+void MemoryPanel::setResult(AnalysisPtr result, std::shared_ptr<const PreparedMemory> prepared) {
     m_result = std::move(result);
+    m_prepared = std::move(prepared);
+    if (m_prepared && (!m_result || m_prepared->size() != m_result->outcomes.size())) m_prepared.reset();
     if (!m_result || m_outcome >= int(m_result->outcomes.size())) m_outcome = 0;
     rebuild();
 }
@@ -194,22 +173,24 @@ void MemoryPanel::rebuild() {
     const ScheduleReport& r = o.prediction.report;
     const MemoryReport& memory = r.memory;
     const bool unitless = r.unitless;
-    const double scale = unitless ? 1.0 : 1.0 / (1024.0 * 1024 * 1024);
+    const double scale = memoryValueScale(o);
     const double end = std::max(1e-9, o.prediction.timeline.makespan());
+    // The worker's curves for a large result; a small one's are built here.
+    const MemoryCurves curves = m_prepared ? (*m_prepared)[std::size_t(m_outcome)] : buildMemoryCurves(o);
+    if (!m_prepared)
+        for (const DeviceMemory& d : memory.devices) m_thinnedHere += d.curve.size();
     double top = 0;
     auto* axisX = new QValueAxis;
     axisX->setTitleText(unitless ? tr("time (units)") : tr("time (ms)"));
     auto* axisY = new QValueAxis;
     axisY->setTitleText(unitless ? tr("× M_a") : tr("GiB"));
-    const double timeScale = unitless ? 1.0 : 1e-3;
+    const double timeScale = memoryTimeScale(o);
     chart->addAxis(axisX, Qt::AlignBottom);
     chart->addAxis(axisY, Qt::AlignLeft);
     for (std::size_t d = 0; d < memory.devices.size(); ++d) {
         auto* series = new QLineSeries;
         series->setName(tr("D%1").arg(d));
-        QList<QPointF> points = stepPoints(memory.devices[d].curve, scale, end);
-        for (QPointF& p : points) p.setX(p.x() * timeScale);
-        series->replace(points);
+        series->replace(curves.devices[d]);
         QPen pen(kDeviceColors[d % std::size(kDeviceColors)], 1.4);
         series->setPen(pen);
         // Many devices do not fit the legend: hovering a line names it.

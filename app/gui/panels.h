@@ -7,6 +7,7 @@
 //   MessageBar      a dismissable line for errors and notices above the chart (never modal)
 
 #include "gui/models/analysis_runner.h"
+#include "gui/models/memory_curves.h"
 
 #include <QFrame>
 #include <QWidget>
@@ -69,17 +70,24 @@ class MemoryPanel : public QWidget {
     Q_OBJECT
   public:
     explicit MemoryPanel(QWidget* parent = nullptr);
-    void setResult(AnalysisPtr result);
+    /// `prepared`: the result's curves, built with it on the analysis worker (memory_curves.h);
+    /// without them they are built here.
+    void setResult(AnalysisPtr result, std::shared_ptr<const PreparedMemory> prepared = nullptr);
     void showOutcome(int outcome);
     int outcome() const { return m_outcome; }
     QChart* chart() const;
     /// Series drawn: one per device, then the limit (when there is one), then the peak marker.
     int seriesCount() const;
+    /// Curve points this panel thinned on its own thread (two per op), not the worker: tests
+    /// check a large result arrives without any.
+    std::size_t curvePointsThinnedHere() const { return m_thinnedHere; }
 
   private:
     void rebuild();
     AnalysisPtr m_result;
+    std::shared_ptr<const PreparedMemory> m_prepared; ///< of m_result's outcomes, or null
     int m_outcome = 0;
+    std::size_t m_thinnedHere = 0;
     QChartView* m_view;
     QLabel* m_caption;
 };

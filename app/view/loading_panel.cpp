@@ -24,4 +24,13 @@ void drawLoadingPanel(const SourceLoader& loader, const std::vector<std::string>
     ImGui::EndChild();
 }
 
+float drawLoadingLine(const SourceLoader& loader, std::size_t events, float width) {
+    const float top = ImGui::GetCursorPosY();
+    const double fraction = loader.progress();
+    char label[64];
+    std::snprintf(label, sizeof label, "Reading: %.0f %%, %zu events drawn so far", 100 * fraction, events);
+    ImGui::ProgressBar(float(fraction), ImVec2(std::max(120.0f, width), 0), label);
+    return ImGui::GetCursorPosY() - top;
+}
+
 } // namespace stagecraft::view

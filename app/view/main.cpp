@@ -6,6 +6,7 @@
 
 #include "error.h"
 #include "view/frame_capture.h"
+#include "view/load_preview.h"
 #include "view/loading_panel.h"
 #include "view/side_panel.h"
 #include "view/source_loader.h"
@@ -41,6 +42,7 @@ struct Options {
     ViewChartOptions chart;
     bool follow = false;
     std::string screenshot;
+    std::string loadingScreenshot; ///< the first frame that draws part of a trace as it loads
     int frames = 3;
     bool bench = false;
     std::string search;
@@ -141,6 +143,8 @@ int main(int argc, char** argv) {
     app.add_flag("--follow", o.follow,
                  "Re-read files when they change (watch a run as its trace is written)");
     app.add_option("--screenshot", o.screenshot, "Render --frames frames, save the window as PNG and exit");
+    app.add_option("--loading-screenshot", o.loadingScreenshot,
+                   "Save the first frame that draws part of a trace while it loads as PNG, and go on");
     app.add_option("--frames", o.frames, "Frames to render before the screenshot")
         ->check(CLI::Range(1, 100000));
     app.add_flag("--bench", o.bench, "Scripted zoom/pan sweep; prints frame-time statistics and exits");
@@ -188,9 +192,13 @@ int main(int argc, char** argv) {
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 330");
 
-    // Every file is read on a worker thread: the first frame shows at once, with a progress bar,
-    // and the chart follows when the files are read.
-    auto loader = std::make_unique<SourceLoader>(o.files, o.load);
+    // Every file is read on a worker thread: the first frame shows at once, with a progress bar;
+    // the part of a trace read so far is drawn as it arrives (charts built on the loader's preview
+    // thread, each handed over whole), and the chart of every file follows when they are read.
+    auto loader = std::make_unique<SourceLoader>(o.files, o.load, o.chart);
+    std::unique_ptr<LoadPreview> preview; ///< the chart drawn while loading; the view points into it
+    std::size_t previewsShown = 0;
+    bool loadingShotTaken = false;
     std::vector<ViewSource> sources;
     bool anyBad = false;
     ViewChart chart;
@@ -227,8 +235,11 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr, "\n");
             }
         }
+        if (previewsShown > 0)
+            std::fprintf(stderr, "stagecraft-view: %zu partial charts drawn while loading\n", previewsShown);
         rebuild();
-        view.setChart(&chart, false);
+        view.setChart(&chart, preview != nullptr); // a window zoomed during the load stays put
+        preview.reset();
     };
 
     int frame = 0; ///< frames drawn since the files were read
@@ -254,7 +265,20 @@ int main(int argc, char** argv) {
         else
             glfwWaitEventsTimeout(o.follow ? 0.5 : 1.0);
         const auto t0 = Clock::now();
-        if (loader && loader->done()) finishLoading();
+        if (loader && loader->done()) {
+            finishLoading();
+        } else if (loader) {
+            if (std::unique_ptr<LoadPreview> next = loader->takePreview()) {
+                const bool first = !preview;
+                preview = std::move(next);
+                view.setChart(&preview->chart, !first);
+                if (++previewsShown == 1)
+                    std::fprintf(stderr, "stagecraft-view: first partial chart %.3f s after start (%zu events, "
+                                 "%.0f %% read)\n",
+                                 std::chrono::duration<double>(Clock::now() - started).count(), preview->events,
+                                 100 * loader->progress());
+            }
+        }
         if (!loader && o.follow && t0 - lastPoll > std::chrono::milliseconds(500)) {
             lastPoll = t0;
             bool changed = false;
@@ -305,7 +329,11 @@ int main(int argc, char** argv) {
         const float sideWidth = std::min(340.0f, vp->WorkSize.x * 0.3f);
         const ImVec2 avail = ImGui::GetContentRegionAvail();
         ImGui::BeginGroup();
-        if (loader) {
+        const bool drawsPreview = loader && preview;
+        if (drawsPreview) {
+            const float bar = drawLoadingLine(*loader, preview->events, avail.x);
+            view.draw(font, ImVec2(avail.x, avail.y - bar));
+        } else if (loader) {
             drawLoadingPanel(*loader, o.files, ImVec2(avail.x, avail.y));
         } else if (chart.empty()) {
             ImGui::BeginChild("##empty", ImVec2(avail.x - sideWidth - 8, avail.y), true);
@@ -360,6 +388,17 @@ int main(int argc, char** argv) {
         glClearColor(bg.r / 255.0f, bg.g / 255.0f, bg.b / 255.0f, 1);
         glClear(GL_COLOR_BUFFER_BIT);
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+        if (drawsPreview && !loadingShotTaken && !o.loadingScreenshot.empty()) {
+            loadingShotTaken = true;
+            try {
+                saveFramebufferPng(o.loadingScreenshot, fbw, fbh);
+                std::fprintf(stderr, "stagecraft-view: wrote %s while loading (%zu events drawn, %.0f %% read)\n",
+                             o.loadingScreenshot.c_str(), preview->events, 100 * loader->progress());
+            } catch (const Error& e) {
+                std::fprintf(stderr, "stagecraft-view: %s\n", e.what());
+                exitCode = kExitFailure;
+            }
+        }
         if (firstFrame) {
             firstFrame = false;
             std::fprintf(stderr, "stagecraft-view: first frame %.3f s after start\n",

@@ -1,6 +1,7 @@
 #include "view/source_loader.h"
 
 #include "io/read_progress.h"
+#include "io/trace_preview.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -20,8 +21,10 @@ std::uint64_t bytesToRead(const std::vector<std::string>& paths) {
     return std::max<std::uint64_t>(total, 1);
 }
 
-SourceLoader::SourceLoader(std::vector<std::string> paths, LoadOptions options) {
+SourceLoader::SourceLoader(std::vector<std::string> paths, LoadOptions options,
+                           std::optional<ViewChartOptions> preview) {
     m_total = bytesToRead(paths);
+    if (preview) m_preview = std::make_unique<PreviewBuilder>(std::move(*preview));
     m_thread = std::thread([this, paths = std::move(paths), options = std::move(options)]() mutable {
         run(std::move(paths), options);
     });
@@ -46,7 +49,15 @@ void SourceLoader::run(std::vector<std::string> paths, const LoadOptions& option
     evaluated.evaluation = [this](double fraction, const std::string&) {
         m_evaluation.store(fraction, std::memory_order_relaxed);
     };
+    std::optional<TracePreview> blocks;
+    if (m_preview) {
+        evaluated.fileStarted = [this](const std::string& path) { m_preview->startFile(path); };
+        blocks.emplace([this](std::span<const TimelineEvent> block) { m_preview->add(block); });
+    }
     std::vector<ViewSource> sources = loadSources(paths, evaluated);
+    // No preview after the sources: the window draws those next. The wait is for a build under
+    // way, here rather than on the window's thread.
+    if (m_preview) m_preview->stop();
     {
         const std::lock_guard<std::mutex> lock(m_mutex);
         m_sources = std::move(sources);

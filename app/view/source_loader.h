@@ -1,14 +1,17 @@
 #pragma once
 // The command line's files read on a worker thread (loadSources), so that the window shows its
 // first frame at once and a progress bar while a trace of a gigabyte loads, instead of a blank
-// window until every file is read.
+// window until every file is read; and, given chart options, the part of a trace read so far as a
+// chart (load_preview.h), so the window fills in as the trace arrives.
 
+#include "view/load_preview.h"
 #include "view/view_sources.h"
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,8 +20,10 @@ namespace stagecraft::view {
 
 class SourceLoader {
   public:
-    /// Starts reading `paths` (loadSources) on a thread of its own.
-    SourceLoader(std::vector<std::string> paths, LoadOptions options);
+    /// Starts reading `paths` (loadSources) on a thread of its own; with `preview`, charts of the
+    /// trace being read are built under these options as it arrives (takePreview).
+    SourceLoader(std::vector<std::string> paths, LoadOptions options,
+                 std::optional<ViewChartOptions> preview = std::nullopt);
     /// Stops a read still under way (at its next block) and waits for the thread.
     ~SourceLoader();
     SourceLoader(const SourceLoader&) = delete;
@@ -33,6 +38,11 @@ class SourceLoader {
     bool done() const { return m_done.load(std::memory_order_acquire); }
     /// The sources, in the order of the command line (loadSources); once, after done().
     std::vector<ViewSource> take();
+    /// The newest chart of the trace being read that was not taken yet, or null (none built since,
+    /// or no preview asked for). The caller owns it: no other thread touches it.
+    std::unique_ptr<LoadPreview> takePreview() { return m_preview ? m_preview->take() : nullptr; }
+    /// Charts of the trace being read built so far.
+    std::size_t previewsBuilt() const { return m_preview ? m_preview->built() : 0; }
 
   private:
     void run(std::vector<std::string> paths, const LoadOptions& options);
@@ -44,6 +54,7 @@ class SourceLoader {
     std::uint64_t m_total = 1;
     std::mutex m_mutex; // guards m_sources
     std::vector<ViewSource> m_sources;
+    std::unique_ptr<PreviewBuilder> m_preview; ///< made before and stopped before m_thread ends
     std::thread m_thread;
 };
 

@@ -151,6 +151,7 @@ std::vector<ViewSource> loadSources(const std::vector<std::string>& paths, const
         readSeconds = 0;
     };
     for (const std::string& path : paths) {
+        if (options.fileStarted) options.fileStarted(path);
         if (!isForeignTrace(path)) {
             endRun();
             out.push_back(loadSource(path, options));

@@ -61,6 +61,8 @@ struct LoadOptions {
     std::shared_ptr<const std::atomic<bool>> cancel;
     /// Told the share of an evaluation done (AnalysisRequest::progress), on the reading thread.
     std::function<void(double fraction, const std::string& schedule)> evaluation;
+    /// Told each file as loadSources starts reading it, on the reading thread.
+    std::function<void(const std::string& path)> fileStarted;
 };
 
 /// A trace of another tool (torch profiler, torch's _dump_chrometrace, Nsight Systems), read with

@@ -8,6 +8,7 @@
 #include "file_kind.h"
 #include "io/chrome_trace_rules.h"
 #include "io/json_stream.h"
+#include "io/trace_preview.h"
 #include "ir/action.h"
 #include "ir/op_name.h"
 #include "json_failure.h"
@@ -183,11 +184,24 @@ class SliceReader {
                              "more than " + std::to_string(kMaxSlices) +
                                  " pipeline slices; this reader stops there");
         m_slices.push_back(c);
+        if (m_slices.size() - m_previewed >= TracePreview::kBlockSlices && TracePreview::active()) previewBlock();
     }
 
     ClaimedSlices& slices() { return m_slices; }
 
   private:
+    /// The slices kept since the last block, as events on their pid's row (TracePreview).
+    void previewBlock() {
+        std::vector<TimelineEvent> block;
+        block.reserve(m_slices.size() - m_previewed);
+        for (std::size_t k = m_previewed; k < m_slices.size(); ++k) {
+            block.push_back(m_slices[k].event);
+            block.back().device = m_slices[k].pid;
+        }
+        m_previewed = m_slices.size();
+        TracePreview::publish(block);
+    }
+
     static std::string integerRule(std::int64_t lo, std::int64_t hi, const std::string& why) {
         return "must be an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
                (why.empty() ? "" : " " + why);
@@ -245,6 +259,7 @@ class SliceReader {
     const std::string& m_source;
     FlatObject m_event;
     ClaimedSlices m_slices;
+    std::size_t m_previewed = 0; ///< slices handed to a TracePreview already
 };
 
 TimelineShape shapeFromOtherData(const json& other, const std::string& source, std::string& origin) {

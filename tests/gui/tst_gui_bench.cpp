@@ -7,6 +7,7 @@
 #include "eval/evaluation.h"
 #include "gui/gantt_view.h"
 #include "gui/main_window.h"
+#include "gui/models/analysis_runner.h"
 #include "gui/models/project_document.h"
 #include "gui/parameter_panel.h"
 #include "gui_test_support.h"
@@ -15,6 +16,7 @@
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -140,6 +142,81 @@ class BenchGui : public QObject {
         std::printf("BENCH %-28s total %7.2f ms (edit to repainted window)\n", "main window, default project",
                     median(totalMs));
         std::fflush(stdout);
+    }
+
+    void deliverBigResult() {
+        // Issue 26: the window stays responsive while a result of 16.8 M ops (1F1B, p = 64,
+        // m = 131,072; STAGECRAFT_BENCH_MICROBATCHES for another m) is simulated and delivered. A
+        // 0 ms timer ticks whenever the event loop is free; the longest gap between ticks is the
+        // longest the window could not draw a frame. Two deliveries: the second also frees the first.
+        const int m = qEnvironmentVariableIsSet("STAGECRAFT_BENCH_MICROBATCHES")
+                          ? qEnvironmentVariableIntValue("STAGECRAFT_BENCH_MICROBATCHES")
+                          : 131072;
+        QTemporaryDir dir;
+        MainWindowOptions options;
+        options.offerRecovery = false;
+        options.confirmClose = false;
+        options.restoreGeometry = false;
+        options.autosaveDirectory = dir.filePath(QStringLiteral("autosave"));
+        options.confirmWork = [](const QString&) { return true; }; // a user who says yes
+        MainWindow window(options);
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.flushAnalysis();
+        Project project = window.document()->project();
+        project.schedules = {"1f1b"};
+        project.parallel.pp = 64;
+        project.parallel.dp = 1;
+        project.parallel.tp = 1;
+        project.parallel.chunks = 1;
+        project.model.layers = 128;
+        project.cluster.nodes = 8;
+        for (int edit = 0; edit < 2; ++edit) {
+            project.parallel.microbatches = m + edit * 64;
+            QElapsedTimer clock;
+            clock.start();
+            qint64 last = 0, longest = 0, longestAt = 0, deliveredAt = -1, deliveryGap = 0, afterDelivery = 0;
+            int ticks = 0;
+            bool delivered = false;
+            const QMetaObject::Connection onDelivery =
+                connect(window.runner(), &AnalysisRunner::finished, this, [&] { delivered = true; });
+            QTimer tick;
+            tick.setInterval(0);
+            connect(&tick, &QTimer::timeout, this, [&] {
+                const qint64 now = clock.nsecsElapsed();
+                const qint64 gap = now - last;
+                if (delivered && deliveredAt < 0) {
+                    deliveredAt = now;
+                    deliveryGap = gap; // the gap in which the result was handed to the window
+                } else if (deliveredAt >= 0) {
+                    afterDelivery = std::max(afterDelivery, gap); // the repaints that follow
+                }
+                if (gap > longest) {
+                    longest = gap;
+                    longestAt = now;
+                }
+                last = now;
+                ++ticks;
+            });
+            tick.start();
+            window.document()->applyProject(project, QStringLiteral("microbatches"));
+            // Until the result is delivered and the window has repainted for half a second.
+            while (deliveredAt < 0 || clock.nsecsElapsed() - deliveredAt < 500'000'000) {
+                QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+                QVERIFY2(clock.elapsed() < 600'000, "no result in 10 minutes");
+            }
+            tick.stop();
+            disconnect(onDelivery);
+            QVERIFY(window.runner()->latest());
+            const std::size_t ops = window.runner()->latest()->opCount;
+            std::printf("BENCH deliver 1f1b p=64 m=%-7d ops %9zu  result after %7.2f s  longest UI gap %7.2f ms "
+                        "(at %.2f s)  delivery %7.2f ms  after delivery %7.2f ms  %d ticks%s\n",
+                        project.parallel.microbatches, ops, double(deliveredAt) / 1e9, double(longest) / 1e6,
+                        double(longestAt) / 1e9, double(deliveryGap) / 1e6, double(afterDelivery) / 1e6, ticks,
+                        edit ? "  (frees the first result)" : "");
+            std::fflush(stdout);
+        }
     }
 };
 

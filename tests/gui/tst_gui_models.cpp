@@ -6,6 +6,7 @@
 #include "gui/models/autosave.h"
 #include "gui/models/format.h"
 #include "gui/models/gpu_catalogue.h"
+#include "gui/models/memory_curves.h"
 #include "gui/models/metrics_model.h"
 #include "gui/models/op_details.h"
 #include "gui/models/project_document.h"
@@ -346,6 +347,52 @@ class TestGuiModels : public QObject {
         QCOMPARE(chart->rows.eventCount(), here->rows.eventCount());
         QVERIFY(chart->rows.eventCount() > 0);
         QVERIFY(!runner.takeLatestChart()); // handed over once
+    }
+
+    void memoryCurvesKeepEveryStepOfASmallCurveAndThePeaksOfABigOne() {
+        // Small: every step, from 0 to the end, scaled.
+        const std::vector<std::pair<double, double>> small{{1, 10}, {2, 30}, {4, 20}};
+        const QList<QPointF> steps = memoryStepPoints(small, 5, 2, 0.5, 16);
+        const QList<QPointF> expected{{0, 5}, {2, 5}, {2, 5}, {4, 5}, {4, 15}, {8, 15}, {8, 10}, {10, 10}};
+        QCOMPARE(steps, expected);
+        // Big: a saw of 100,000 changes thinned to 64 columns: at most two points each, every
+        // column at the highest value it holds, the peak among them, from 0 to the end.
+        std::vector<std::pair<double, double>> saw;
+        for (int i = 0; i < 100000; ++i) saw.emplace_back(i * 0.01, i % 2 ? 1.0 + (i == 77777) : 0.0);
+        const QList<QPointF> thin = memoryStepPoints(saw, 1000, 1, 1, 64);
+        QVERIFY(thin.size() <= 2 * 64);
+        QCOMPARE(thin.front().x(), 0.0);
+        QCOMPARE(thin.back().x(), 1000.0);
+        double top = 0;
+        for (const QPointF& p : thin) top = std::max(top, p.y());
+        QCOMPARE(top, 2.0);
+        // The column that holds the peak (t = 777.77) is at it; the saw's columns are at 1, and the
+        // columns after its end hold its last value (1).
+        for (qsizetype i = 0; i + 1 < thin.size(); ++i)
+            if (thin[i].x() <= 777.77 && thin[i + 1].x() > 777.77 && thin[i].y() == thin[i + 1].y())
+                QCOMPARE(thin[i].y(), 2.0);
+        QCOMPARE(thin.back().y(), 1.0);
+    }
+
+    void runnerBuildsTheMemoryCurvesOnItsWorker() {
+        AnalysisRunner runner;
+        AnalysisRequest request;
+        request.project = defaultProject();
+        runner.submit(request); // small: in place, the panel builds its curves itself
+        QVERIFY(!runner.takeLatestMemory());
+        runner.setWorkerThreshold(0);
+        runner.submit(request);
+        runner.waitForIdle();
+        const std::shared_ptr<const PreparedMemory> memory = runner.takeLatestMemory();
+        QVERIFY(memory);
+        const AnalysisResult& result = *runner.latest();
+        QCOMPARE(memory->size(), result.outcomes.size());
+        for (std::size_t o = 0; o < result.outcomes.size(); ++o) {
+            const MemoryCurves here = buildMemoryCurves(result.outcomes[o]);
+            QCOMPARE((*memory)[o].devices.size(), result.outcomes[o].prediction.report.memory.devices.size());
+            QVERIFY((*memory)[o].devices == here.devices); // what the panel would build itself
+        }
+        QVERIFY(!runner.takeLatestMemory()); // handed over once
     }
 
     void autosaveWritesAndFindsOrphans() {

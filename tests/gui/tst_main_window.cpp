@@ -6,6 +6,7 @@
 #include "gui/gantt_view.h"
 #include "gui/main_window.h"
 #include "gui/models/autosave.h"
+#include "gui/models/memory_curves.h"
 #include "gui/models/metrics_model.h"
 #include "gui/models/project_document.h"
 #include "gui/models/schedule_list_model.h"
@@ -19,6 +20,8 @@
 #include "project/project_json.h"
 
 #include <QAction>
+#include <QChart>
+#include <QLineSeries>
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
@@ -475,6 +478,35 @@ class TestMainWindow : public QObject {
         view->viewport()->repaint();
         QVERIFY(view->lastPaintFolded());
         QVERIFY(view->lastPaintItems() < std::size_t(barCount(view->scene())) / 4);
+    }
+
+    void aBigResultArrivesReadyToShow() {
+        // Issue 26: what is proportional to the ops of a worker's result (the chart's rows, the
+        // memory curves) is built on the worker; the window only takes it. At two sizes, 8x apart,
+        // the window builds nothing of either and draws at most two memory points per column.
+        m_window->runner()->setWorkerThreshold(0);
+        GanttView* view = m_window->ganttView();
+        MemoryPanel* memory = m_window->memoryPanel();
+        for (const int m : {1024, 8192}) {
+            Project big = defaultProject();
+            big.parallel.microbatches = m;
+            big.parallel.pp = 8;
+            big.parallel.dp = 1;
+            big.schedules = {"1f1b"};
+            const std::size_t chartsBefore = view->chartsBuiltHere();
+            const std::size_t thinnedBefore = memory->curvePointsThinnedHere();
+            m_window->document()->applyProject(big, QStringLiteral("big"));
+            m_window->flushAnalysis();
+            QCOMPARE(m_window->runner()->latest()->opCount, std::size_t(2 * 8 * m));
+            QCOMPARE(view->chartsBuiltHere(), chartsBefore);
+            QCOMPARE(memory->curvePointsThinnedHere(), thinnedBefore);
+            QVERIFY(view->chartRows().eventCount() >= std::size_t(2 * 8 * m));
+            qsizetype most = 0;
+            for (QAbstractSeries* s : memory->chart()->series())
+                if (auto* line = qobject_cast<QLineSeries*>(s)) most = std::max(most, line->count());
+            QVERIFY(most >= 4);
+            QVERIFY(most <= 2 * kMemoryColumns); // the old thinning drew 6,000 at m = 8,192
+        }
     }
 
     void theScreenAtFitIsTheExportedChart() {

@@ -6,11 +6,18 @@
 #include "eval/evaluation.h"
 #include "eval/evaluation_input.h"
 #include "layout/chart_view.h"
+#include "io/chrome_trace.h"
+#include "io/trace_preview.h"
+#include "view/load_preview.h"
 #include "view/timeline_view.h"
 #include "view/view_chart.h"
 #include "view/view_sources.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <thread>
+#include <tuple>
 #include <filesystem>
 #include <imgui.h>
 #include <string>
@@ -178,4 +185,60 @@ TEST_CASE("the viewer zooms as far as the app: core's ChartView limits", "[sourc
     CHECK(v.zoom() == 1.0);
     frame(v);
     ImGui::DestroyContext();
+}
+
+TEST_CASE("a trace read in blocks previews what the reader keeps, and a builder hands over whole charts",
+          "[sources]") {
+    // 1F1B on 4 devices, m = 8,192: 65,536 slices, four blocks of 16,384 for a TracePreview.
+    AnalysisRequest request;
+    request.project = defaultProject();
+    request.project.schedules = {"1f1b"};
+    request.project.parallel.pp = 4;
+    request.project.parallel.dp = 1;
+    request.project.parallel.microbatches = 8192;
+    const AnalysisResult result = analyze(request);
+    REQUIRE(result.outcomes.size() == 1);
+    const std::string text = timelineToChromeTrace(result.outcomes[0].prediction.timeline);
+
+    view::PreviewBuilder builder(view::ViewChartOptions{});
+    builder.startFile("big.json");
+    std::size_t blocks = 0;
+    std::vector<TimelineEvent> previewed;
+    Timeline whole;
+    {
+        const TracePreview preview([&](std::span<const TimelineEvent> block) {
+            ++blocks;
+            CHECK(block.size() == TracePreview::kBlockSlices);
+            previewed.insert(previewed.end(), block.begin(), block.end());
+            builder.add(block);
+        });
+        whole = parseChromeTrace(text, "big.json");
+    }
+    CHECK(blocks == whole.events.size() / TracePreview::kBlockSlices);
+    // The blocks are the reader's slices (on their pid's row, which is the device here), in file order.
+    auto byPlace = [](std::vector<TimelineEvent> events) {
+        std::sort(events.begin(), events.end(), [](const TimelineEvent& a, const TimelineEvent& b) {
+            return std::tie(a.device, a.start, a.end) < std::tie(b.device, b.start, b.end);
+        });
+        return events;
+    };
+    const Timeline shaped = view::previewTimeline(previewed);
+    CHECK(shaped.shape.devices == whole.shape.devices);
+    CHECK(shaped.shape.microbatches == whole.shape.microbatches);
+    CHECK(byPlace(shaped.events) == byPlace(whole.events));
+
+    // The builder draws what it has: charts come whole, the newest one, once each.
+    std::unique_ptr<view::LoadPreview> chart;
+    for (int wait = 0; wait < 600 && !chart; ++wait) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        chart = builder.take();
+    }
+    REQUIRE(chart);
+    CHECK(builder.built() >= 1);
+    CHECK(chart->events > 0);
+    CHECK(chart->events <= whole.events.size());
+    CHECK(chart->chart.eventCount() > 0);
+    CHECK(chart->chart.eventCount() <= chart->events);
+    CHECK(chart->chart.panels().size() == 1);
+    builder.stop(); // returns, with no build left running
 }

@@ -175,6 +175,43 @@ TEST_CASE("a trace with memory counters gets a memory strip per device", "[trace
     CHECK_FALSE(without.has(strip));
 }
 
+TEST_CASE("a big trace is drawn while it loads, then whole", "[loading]") {
+    // 1F1B on 8 devices, m = 16,384: 262,144 slices (~50 MB); the reader hands over blocks of
+    // 16,384 slices, so the window can draw part of the trace long before the read ends.
+    AnalysisRequest request;
+    request.project = defaultProject();
+    request.project.schedules = {"1f1b"};
+    request.project.parallel.pp = 8;
+    request.project.parallel.dp = 1;
+    request.project.parallel.microbatches = 16384;
+    const AnalysisResult result = analyze(request);
+    REQUIRE(result.outcomes.size() == 1);
+    fs::create_directories(kOut);
+    const fs::path trace = kOut / "big-1f1b.json";
+    writeChromeTrace(result.outcomes[0].prediction.timeline, trace);
+    const fs::path partial = kOut / "loading.png";
+    fs::remove(partial);
+    const Run r = runViewer(quoted(trace.string()) + " --loading-screenshot " + quoted(partial.string()) +
+                            " --screenshot " + quoted((kOut / "loaded.png").string()) +
+                            " --frames 3 --width 1000 --height 640");
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    // The partial chart was drawn (and saved) before the read ended.
+    const std::size_t drawn = r.err.find("while loading");
+    const std::size_t read = r.err.find("stagecraft-view: read ");
+    REQUIRE(drawn != std::string::npos);
+    REQUIRE(read != std::string::npos);
+    CHECK(drawn < read);
+    CHECK(r.err.find("first partial chart") < drawn);
+    CHECK(r.err.find("partial charts drawn while loading") != std::string::npos);
+    const Png p = loadPng(partial);
+    CHECK(p.w == 1000);
+    CHECK(p.has(paper().compute[0][0])); // forward bars
+    CHECK(p.drawnShare() > 0.05);
+    const Png whole = loadPng(kOut / "loaded.png");
+    CHECK(whole.has(paper().compute[0][1])); // and the whole trace after
+}
+
 TEST_CASE("a schedule file opens, simulated with the default project or --project", "[schedule]") {
     const std::string csv = quoted(kSource + "/tests/data/torch-csv/zb1p_2rank_2stagep_compute.csv");
     const Png p = screenshot("schedule", csv);

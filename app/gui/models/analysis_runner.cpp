@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "eval/work_estimate.h"
+#include "gui/models/memory_curves.h"
 #include "gui/models/windowed_chart.h"
 
 #include <QtConcurrent/QtConcurrentRun>
@@ -28,7 +29,8 @@ void AnalysisRunner::submit(AnalysisRequest request, std::optional<ChartSettings
     }
     if (estimateWork(request).effortOps <= double(m_threshold)) {
         m_latest = std::make_shared<const AnalysisResult>(analyze(request));
-        m_latestChart.reset(); // small: the view builds its chart itself
+        m_latestChart.reset(); // small: the views build what they show themselves
+        m_latestMemory.reset();
         emit finished(m_latest);
         return;
     }
@@ -58,6 +60,7 @@ void AnalysisRunner::startWorker(AnalysisRequest request, std::optional<ChartSet
     m_watcher.setFuture(QtConcurrent::run([request = std::move(request), chart = std::move(chart)]() {
         Delivery d;
         d.result = std::make_shared<const AnalysisResult>(analyze(request));
+        if (!d.result->cancelled && !d.result->outcomes.empty()) d.memory = prepareMemory(*d.result);
         if (chart && !d.result->cancelled && !d.result->outcomes.empty()) {
             try {
                 d.chart = buildWindowedChart(d.result, *chart);
@@ -92,10 +95,11 @@ void AnalysisRunner::onWorkerFinished() {
             startWorker(std::move(next), std::move(chart));
             return;
         }
-        delivery = {std::make_shared<const AnalysisResult>(analyze(next)), nullptr};
+        delivery = {std::make_shared<const AnalysisResult>(analyze(next)), nullptr, nullptr};
     }
     m_latest = std::move(delivery.result);
     m_latestChart = std::move(delivery.chart);
+    m_latestMemory = std::move(delivery.memory);
     emit busyChanged(false);
     emit finished(m_latest);
 }

@@ -3,8 +3,9 @@
 // milliseconds), on a worker thread (QtConcurrent) when it is big, so the UI thread never waits
 // on a big schedule. Requests that arrive while a worker runs are coalesced: only the newest
 // one runs next, and results of outdated requests are dropped. A worker reports its progress in
-// percent and stops within one step of its work when cancelled (core's WorkControl). Given chart
-// settings, a worker also builds the Gantt view's windowed chart of its result
+// percent and stops within one step of its work when cancelled (core's WorkControl). A worker
+// also builds what the window shows of its result in proportion to its ops: the memory panel's
+// curves (memory_curves.h) and, given chart settings, the Gantt view's windowed chart
 // (windowed_chart.h), so a result of millions of ops reaches the window ready to draw.
 
 #include "eval/chart_composition.h"
@@ -15,11 +16,14 @@
 #include <atomic>
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace stagecraft::gui {
 
 using AnalysisPtr = std::shared_ptr<const AnalysisResult>;
 struct WindowedChart;
+struct MemoryCurves;
+using PreparedMemory = std::vector<MemoryCurves>;
 
 class AnalysisRunner : public QObject {
     Q_OBJECT
@@ -45,6 +49,9 @@ class AnalysisRunner : public QObject {
     /// The windowed chart a worker built with the latest result, handed over once (null when the
     /// result was analysed in place, no settings were given, or the build failed).
     std::shared_ptr<WindowedChart> takeLatestChart() { return std::move(m_latestChart); }
+    /// The memory curves a worker built with the latest result, handed over once (null when the
+    /// result was analysed in place).
+    std::shared_ptr<const PreparedMemory> takeLatestMemory() { return std::move(m_latestMemory); }
 
   signals:
     void finished(const stagecraft::gui::AnalysisPtr& result);
@@ -59,6 +66,7 @@ class AnalysisRunner : public QObject {
     struct Delivery {
         AnalysisPtr result;
         std::shared_ptr<WindowedChart> chart;
+        std::shared_ptr<const PreparedMemory> memory;
     };
 
     void startWorker(AnalysisRequest request, std::optional<ChartSettings> chart);
@@ -70,6 +78,7 @@ class AnalysisRunner : public QObject {
     std::optional<ChartSettings> m_pendingChart;
     AnalysisPtr m_latest;
     std::shared_ptr<WindowedChart> m_latestChart;
+    std::shared_ptr<const PreparedMemory> m_latestMemory;
     bool m_delivered = true;   ///< the current future's result has been handled
     bool m_dropResult = false; ///< the current future was cancelled: its result is not delivered
     std::shared_ptr<std::atomic<bool>> m_cancel; ///< the current worker's cancel flag

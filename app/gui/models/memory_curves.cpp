@@ -1,0 +1,83 @@
+#include "gui/models/memory_curves.h"
+
+#include <algorithm>
+#include <cstddef>
+
+namespace stagecraft::gui {
+
+namespace {
+
+/// Appends (x, y), or moves the last point to x when the last two points already lie at y.
+void appendStep(QList<QPointF>& points, double x, double y) {
+    const qsizetype n = points.size();
+    if (n >= 2 && points[n - 1].y() == y && points[n - 2].y() == y)
+        points[n - 1].setX(x);
+    else
+        points.append(QPointF(x, y));
+}
+
+double makespanOf(const ScheduleOutcome& outcome) {
+    return std::max(1e-9, outcome.prediction.timeline.makespan());
+}
+
+} // namespace
+
+double memoryTimeScale(const ScheduleOutcome& outcome) {
+    return outcome.prediction.report.unitless ? 1.0 : 1e-3;
+}
+
+double memoryValueScale(const ScheduleOutcome& outcome) {
+    return outcome.prediction.report.unitless ? 1.0 : 1.0 / (1024.0 * 1024 * 1024);
+}
+
+QList<QPointF> memoryStepPoints(const std::vector<std::pair<double, double>>& curve, double end,
+                                double timeScale, double valueScale, int columns) {
+    QList<QPointF> points;
+    if (curve.empty()) return points;
+    const std::size_t n = curve.size();
+    double held = curve.front().second; // in force from 0
+    if (n < std::size_t(columns)) { // 2n + 2 points: within the columns' 2 per column
+        points.reserve(qsizetype(2 * n + 2));
+        points.append(QPointF(0, held * valueScale));
+        for (const auto& [t, bytes] : curve) {
+            points.append(QPointF(t * timeScale, held * valueScale));
+            held = bytes;
+            points.append(QPointF(t * timeScale, held * valueScale));
+        }
+        points.append(QPointF(end * timeScale, held * valueScale));
+        return points;
+    }
+    points.reserve(2 * columns);
+    std::size_t i = 0;
+    for (int c = 0; c < columns; ++c) {
+        const double t0 = end * c / columns;
+        const bool last = c + 1 == columns; // takes every change left, those at `end` too
+        const double t1 = last ? end : end * (c + 1) / columns;
+        double high = held;
+        for (; i < n && (last || curve[i].first < t1); ++i) {
+            held = curve[i].second;
+            high = std::max(high, held);
+        }
+        appendStep(points, t0 * timeScale, high * valueScale);
+        appendStep(points, t1 * timeScale, high * valueScale);
+    }
+    return points;
+}
+
+MemoryCurves buildMemoryCurves(const ScheduleOutcome& outcome) {
+    MemoryCurves curves;
+    const double end = makespanOf(outcome);
+    const double timeScale = memoryTimeScale(outcome), valueScale = memoryValueScale(outcome);
+    for (const DeviceMemory& d : outcome.prediction.report.memory.devices)
+        curves.devices.push_back(memoryStepPoints(d.curve, end, timeScale, valueScale));
+    return curves;
+}
+
+std::shared_ptr<const PreparedMemory> prepareMemory(const AnalysisResult& result) {
+    auto prepared = std::make_shared<PreparedMemory>();
+    prepared->reserve(result.outcomes.size());
+    for (const ScheduleOutcome& o : result.outcomes) prepared->push_back(buildMemoryCurves(o));
+    return prepared;
+}
+
+} // namespace stagecraft::gui
