@@ -7,13 +7,9 @@ namespace stagecraft::gui {
 
 namespace {
 
-/// Appends (x, y), or moves the last point to x when the last two points already lie at y.
-void appendStep(QList<QPointF>& points, double x, double y) {
-    const qsizetype n = points.size();
-    if (n >= 2 && points[n - 1].y() == y && points[n - 2].y() == y)
-        points[n - 1].setX(x);
-    else
-        points.append(QPointF(x, y));
+/// Appends (x, y) unless it is the last point already.
+void appendPoint(QList<QPointF>& points, double x, double y) {
+    if (points.isEmpty() || points.back() != QPointF(x, y)) points.append(QPointF(x, y));
 }
 
 double makespanOf(const ScheduleOutcome& outcome) {
@@ -36,7 +32,7 @@ QList<QPointF> memoryStepPoints(const std::vector<std::pair<double, double>>& cu
     if (curve.empty()) return points;
     const std::size_t n = curve.size();
     double held = curve.front().second; // in force from 0
-    if (n < std::size_t(columns)) { // 2n + 2 points: within the columns' 2 per column
+    if (n < 2 * std::size_t(columns)) { // 2n + 2 points: within the columns' 4 per column
         points.reserve(qsizetype(2 * n + 2));
         points.append(QPointF(0, held * valueScale));
         for (const auto& [t, bytes] : curve) {
@@ -47,20 +43,24 @@ QList<QPointF> memoryStepPoints(const std::vector<std::pair<double, double>>& cu
         points.append(QPointF(end * timeScale, held * valueScale));
         return points;
     }
-    points.reserve(2 * columns);
+    // Per column, the value it enters with, its highest, its lowest and the value it leaves with,
+    // all at its left edge: a vertical stroke as wide as a pixel, then the level to the next.
+    points.reserve(4 * columns + 1);
     std::size_t i = 0;
     for (int c = 0; c < columns; ++c) {
-        const double t0 = end * c / columns;
+        const double x = end * c / columns * timeScale;
         const bool last = c + 1 == columns; // takes every change left, those at `end` too
-        const double t1 = last ? end : end * (c + 1) / columns;
-        double high = held;
+        const double t1 = end * (c + 1) / columns;
+        const double in = held;
+        double high = held, low = held;
         for (; i < n && (last || curve[i].first < t1); ++i) {
             held = curve[i].second;
             high = std::max(high, held);
+            low = std::min(low, held);
         }
-        appendStep(points, t0 * timeScale, high * valueScale);
-        appendStep(points, t1 * timeScale, high * valueScale);
+        for (const double y : {in, high, low, held}) appendPoint(points, x, y * valueScale);
     }
+    appendPoint(points, end * timeScale, held * valueScale);
     return points;
 }
 
