@@ -3,6 +3,7 @@
 #include "error.h"
 #include "layout/palette.h"
 #include "layout/text_metrics.h"
+#include "gui/models/release_off_thread.h"
 #include "render/scene_painter.h"
 
 #include <QBrush>
@@ -15,6 +16,8 @@
 #include <QToolTip>
 #include <algorithm>
 #include <cmath>
+#include <tuple>
+#include <utility>
 
 namespace stagecraft::gui {
 namespace {
@@ -76,9 +79,9 @@ void GanttView::rebuild() {
     m_layoutError.clear();
     m_hasChart = false;
     m_scene.reset();
-    m_chart = ChartComposition{};
-    m_content = ChartContent{};
-    m_rows = ChartRows{};
+    // The old model (tens of bytes per op) is freed on a pool thread, not in this frame.
+    releaseOffThread(std::make_tuple(std::exchange(m_chart, ChartComposition{}),
+                                     std::exchange(m_content, ChartContent{}), std::exchange(m_rows, ChartRows{})));
     if (m_result && !m_result->outcomes.empty()) {
         try {
             // The worker's, when it drew this result under these settings; moving it keeps the

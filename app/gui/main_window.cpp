@@ -12,6 +12,7 @@
 #include "gui/models/autosave.h"
 #include "gui/models/constants.h"
 #include "gui/models/format.h"
+#include "gui/models/release_off_thread.h"
 #include "gui/models/project_document.h"
 #include "gui/models/settings.h"
 #include "gui/panels.h"
@@ -523,6 +524,9 @@ void MainWindow::flushAnalysis() {
 }
 
 void MainWindow::onAnalysis(const AnalysisPtr& result) {
+    // Everything below takes its part of the result ready-made (the worker built what grows with
+    // the ops) and lets go of the previous result, whose last reference is freed off this thread.
+    AnalysisPtr previous = m_gantt->result();
     m_gantt->setResult(result, m_runner->takeLatestChart());
     m_metrics->setResult(result);
     m_memory->setResult(result, m_runner->takeLatestMemory());
@@ -567,6 +571,7 @@ void MainWindow::onAnalysis(const AnalysisPtr& result) {
     m_statusLabel->setText(tr("%n schedule(s), %1 ops", nullptr, int(result->outcomes.size()))
                                .arg(QLocale().toString(qulonglong(result->opCount))));
     updateStaleChart();
+    releaseOffThread(std::move(previous));
 }
 
 // ---------------------------------------------------------------- files

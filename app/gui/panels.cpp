@@ -174,7 +174,7 @@ void MemoryPanel::rebuild() {
     const MemoryReport& memory = r.memory;
     const bool unitless = r.unitless;
     const double scale = memoryValueScale(o);
-    const double end = std::max(1e-9, o.prediction.timeline.makespan());
+    const double end = memoryTimeEnd(o);
     // The worker's curves for a large result; a small one's are built here.
     const MemoryCurves curves = m_prepared ? (*m_prepared)[std::size_t(m_outcome)] : buildMemoryCurves(o);
     if (!m_prepared)

@@ -64,8 +64,8 @@ class PreviewBuilder {
     /// The blocks of m_path read so far; immutable once added, so a build copies the list, not
     /// the events, under the mutex.
     std::vector<std::shared_ptr<const std::vector<TimelineEvent>>> m_blocks;
-    bool m_fresh = false;                ///< events arrived since the last build
-    Clock::time_point m_next{};          ///< no build before this (the builds' share of a core)
+    bool m_fresh = false;       ///< events arrived since the last build
+    Clock::time_point m_next{}; ///< no build before this (the builds' share of a core)
     std::unique_ptr<LoadPreview> m_ready;
     std::size_t m_built = 0;
     std::thread m_thread;

@@ -12,11 +12,14 @@ void appendPoint(QList<QPointF>& points, double x, double y) {
     if (points.isEmpty() || points.back() != QPointF(x, y)) points.append(QPointF(x, y));
 }
 
-double makespanOf(const ScheduleOutcome& outcome) {
-    return std::max(1e-9, outcome.prediction.timeline.makespan());
-}
-
 } // namespace
+
+double memoryTimeEnd(const ScheduleOutcome& outcome) {
+    // The report's makespan is the timeline's (the last end), found once by the simulation;
+    // Timeline::makespan() would read every event again.
+    const double makespan = outcome.prediction.report.time.makespan;
+    return std::max(1e-9, makespan > 0 ? makespan : outcome.prediction.timeline.makespan());
+}
 
 double memoryTimeScale(const ScheduleOutcome& outcome) {
     return outcome.prediction.report.unitless ? 1.0 : 1e-3;
@@ -66,7 +69,7 @@ QList<QPointF> memoryStepPoints(const std::vector<std::pair<double, double>>& cu
 
 MemoryCurves buildMemoryCurves(const ScheduleOutcome& outcome) {
     MemoryCurves curves;
-    const double end = makespanOf(outcome);
+    const double end = memoryTimeEnd(outcome);
     const double timeScale = memoryTimeScale(outcome), valueScale = memoryValueScale(outcome);
     for (const DeviceMemory& d : outcome.prediction.report.memory.devices)
         curves.devices.push_back(memoryStepPoints(d.curve, end, timeScale, valueScale));

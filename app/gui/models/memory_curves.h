@@ -40,6 +40,8 @@ MemoryCurves buildMemoryCurves(const ScheduleOutcome& outcome);
 /// The curves of every outcome of `result`.
 std::shared_ptr<const PreparedMemory> prepareMemory(const AnalysisResult& result);
 
+/// Where the memory chart of `outcome` ends (µs): its makespan, without a pass over its events.
+double memoryTimeEnd(const ScheduleOutcome& outcome);
 /// The units of the memory chart of `outcome`: µs to the time axis, bytes to the value axis.
 double memoryTimeScale(const ScheduleOutcome& outcome);
 double memoryValueScale(const ScheduleOutcome& outcome);
