@@ -8,10 +8,10 @@ namespace stagecraft::view {
 
 namespace {
 
-/// A build costs in proportion to the events read; waiting twice its time before the next keeps
-/// the builds to a third of a core, and the reader (which the user waits for) on the rest.
-constexpr auto kMinInterval = std::chrono::milliseconds(250);
-constexpr int kIntervalPerBuildTime = 2;
+/// A build costs in proportion to the events read; waiting four times its time before the next
+/// keeps the builds to a fifth of a core, and the reader (which the user waits for) on the rest.
+constexpr auto kMinInterval = std::chrono::milliseconds(400);
+constexpr int kIntervalPerBuildTime = 4;
 
 } // namespace
 
@@ -27,7 +27,7 @@ Timeline previewTimeline(std::vector<TimelineEvent> events) {
         return std::int32_t(std::lower_bound(pids.begin(), pids.end(), pid) - pids.begin());
     };
     Timeline t;
-    t.origin = "measured";
+    t.origin = "read so far";
     t.shape.devices = int(pids.size());
     t.shape.stagesPerPipe = 0;
     for (TimelineEvent& e : events) {
@@ -56,11 +56,12 @@ void PreviewBuilder::startFile(const std::string& path) {
     const std::lock_guard<std::mutex> lock(m_mutex);
     m_path = path;
     m_blocks.clear();
+    ++m_file;
     m_fresh = false;
 }
 
 void PreviewBuilder::add(std::span<const TimelineEvent> block) {
-    auto copy = std::make_shared<const std::vector<TimelineEvent>>(block.begin(), block.end());
+    std::vector<TimelineEvent> copy(block.begin(), block.end());
     {
         const std::lock_guard<std::mutex> lock(m_mutex);
         m_blocks.push_back(std::move(copy));
@@ -96,21 +97,30 @@ void PreviewBuilder::run() {
             m_wake.wait_until(lock, m_next, due);
         else
             m_wake.wait(lock, due);
-        if (m_stop) return;
+        if (m_stop) {
+            std::vector<TimelineEvent>().swap(m_merged); // the window draws the whole files next
+            return;
+        }
         if (!due()) continue; // woken before its time
         // The blocks that have arrived: the reader goes on adding while these are drawn.
         ViewSource source;
         source.path = m_path;
-        const auto blocks = m_blocks;
+        std::vector<std::vector<TimelineEvent>> blocks;
+        blocks.swap(m_blocks);
+        const std::size_t file = m_file;
         m_fresh = false;
         lock.unlock();
 
         const auto t0 = Clock::now();
-        std::vector<TimelineEvent> events;
-        std::size_t n = 0;
-        for (const auto& b : blocks) n += b->size();
-        events.reserve(n);
-        for (const auto& b : blocks) events.insert(events.end(), b->begin(), b->end());
+        if (file != m_mergedFile) {
+            m_merged.clear();
+            m_mergedFile = file;
+        }
+        for (std::vector<TimelineEvent>& b : blocks) {
+            m_merged.insert(m_merged.end(), b.begin(), b.end());
+            std::vector<TimelineEvent>().swap(b);
+        }
+        std::vector<TimelineEvent> events = m_merged; // the chart's own copy, renumbered
         auto preview = std::make_unique<LoadPreview>();
         preview->events = events.size();
         source.trace = std::make_shared<const Timeline>(previewTimeline(std::move(events)));

@@ -2,8 +2,9 @@
 // The chart of a trace while it loads. The reading thread hands over the reader's blocks of slices
 // (core's io/trace_preview.h); a thread of its own turns what has arrived into a chart now and then;
 // the window takes each finished chart whole. The threads share only the list of events read
-// (under a mutex) and the slot of the newest chart (handed over by moving its ownership), so the
-// window never sees a chart half-built and draws one no other thread touches.
+// (under a mutex; the build thread takes the new ones out) and the slot of the newest chart (handed
+// over by moving its ownership), so the window never sees a chart half-built and draws one no other
+// thread touches.
 
 #include "view/view_chart.h"
 #include "view/view_sources.h"
@@ -61,9 +62,13 @@ class PreviewBuilder {
     std::condition_variable m_wake;
     bool m_stop = false;
     std::string m_path;
-    /// The blocks of m_path read so far; immutable once added, so a build copies the list, not
-    /// the events, under the mutex.
-    std::vector<std::shared_ptr<const std::vector<TimelineEvent>>> m_blocks;
+    /// The blocks of the file read since the last build took them (moved in and out whole, so
+    /// the mutex is held for a few pointers, never for the events).
+    std::vector<std::vector<TimelineEvent>> m_blocks;
+    std::size_t m_file = 0; ///< counts startFile calls: a build of an older file starts over
+    // The build thread's own: every event of file m_mergedFile taken so far.
+    std::vector<TimelineEvent> m_merged;
+    std::size_t m_mergedFile = 0;
     bool m_fresh = false;       ///< events arrived since the last build
     Clock::time_point m_next{}; ///< no build before this (the builds' share of a core)
     std::unique_ptr<LoadPreview> m_ready;

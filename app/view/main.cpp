@@ -42,7 +42,7 @@ struct Options {
     ViewChartOptions chart;
     bool follow = false;
     std::string screenshot;
-    std::string loadingScreenshot; ///< the first frame that draws part of a trace as it loads
+    std::string loadingScreenshot; ///< frames that draw part of a trace as it loads, the last one kept
     int frames = 3;
     bool bench = false;
     std::string search;
@@ -144,7 +144,8 @@ int main(int argc, char** argv) {
                  "Re-read files when they change (watch a run as its trace is written)");
     app.add_option("--screenshot", o.screenshot, "Render --frames frames, save the window as PNG and exit");
     app.add_option("--loading-screenshot", o.loadingScreenshot,
-                   "Save the first frame that draws part of a trace while it loads as PNG, and go on");
+                   "While a trace loads, save each frame that draws a new part of it as PNG (the last "
+                   "one stays), and go on");
     app.add_option("--frames", o.frames, "Frames to render before the screenshot")
         ->check(CLI::Range(1, 100000));
     app.add_flag("--bench", o.bench, "Scripted zoom/pan sweep; prints frame-time statistics and exits");
@@ -198,7 +199,7 @@ int main(int argc, char** argv) {
     auto loader = std::make_unique<SourceLoader>(o.files, o.load, o.chart);
     std::unique_ptr<LoadPreview> preview; ///< the chart drawn while loading; the view points into it
     std::size_t previewsShown = 0;
-    bool loadingShotTaken = false;
+    bool loadingShotDue = false; ///< a new part is drawn and not saved yet (--loading-screenshot)
     std::vector<ViewSource> sources;
     bool anyBad = false;
     ViewChart chart;
@@ -237,9 +238,11 @@ int main(int argc, char** argv) {
         }
         if (previewsShown > 0)
             std::fprintf(stderr, "stagecraft-view: %zu partial charts drawn while loading\n", previewsShown);
-        rebuild();
-        view.setChart(&chart, preview != nullptr); // a window zoomed during the load stays put
+        // A window zoomed during the load stays put. The view lets go of the preview before the
+        // chart is built, so the two (each the size of the trace) are not held at once.
+        view.setChart(&chart, preview != nullptr);
         preview.reset();
+        rebuild();
     };
 
     int frame = 0; ///< frames drawn since the files were read
@@ -255,8 +258,11 @@ int main(int argc, char** argv) {
     while (!glfwWindowShouldClose(window)) {
         // Interactive: sleep until input (or, with --follow, the next look at the files), so an idle
         // viewer costs nothing; scripted runs draw as fast as they can. While the files load, the
-        // progress bar moves a few times a second and leaves the cores to the reader.
-        if (loader)
+        // progress bar moves a few times a second and leaves the cores to the reader (a partial
+        // chart costs a frame's drawing, so it is drawn less often).
+        if (loader && preview)
+            glfwWaitEventsTimeout(0.25); // input at once; the bar and a newer part 4 times a second
+        else if (loader)
             glfwWaitEventsTimeout(0.05);
         else if (scripted && o.follow)
             glfwWaitEventsTimeout(0.01); // a screenshot of a followed file: frames are time, not speed
@@ -272,6 +278,7 @@ int main(int argc, char** argv) {
                 const bool first = !preview;
                 preview = std::move(next);
                 view.setChart(&preview->chart, !first);
+                loadingShotDue = !o.loadingScreenshot.empty();
                 if (++previewsShown == 1)
                     std::fprintf(stderr, "stagecraft-view: first partial chart %.3f s after start (%zu events, "
                                  "%.0f %% read)\n",
@@ -388,8 +395,8 @@ int main(int argc, char** argv) {
         glClearColor(bg.r / 255.0f, bg.g / 255.0f, bg.b / 255.0f, 1);
         glClear(GL_COLOR_BUFFER_BIT);
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-        if (drawsPreview && !loadingShotTaken && !o.loadingScreenshot.empty()) {
-            loadingShotTaken = true;
+        if (drawsPreview && loadingShotDue) {
+            loadingShotDue = false;
             try {
                 saveFramebufferPng(o.loadingScreenshot, fbw, fbh);
                 std::fprintf(stderr, "stagecraft-view: wrote %s while loading (%zu events drawn, %.0f %% read)\n",

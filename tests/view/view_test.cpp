@@ -196,7 +196,7 @@ TEST_CASE("a big trace is drawn while it loads, then whole", "[loading]") {
                             " --frames 3 --width 1000 --height 640");
     INFO(r.err);
     REQUIRE(r.status == 0);
-    // The partial chart was drawn (and saved) before the read ended.
+    // A partial chart was drawn (and saved) before the read ended.
     const std::size_t drawn = r.err.find("while loading");
     const std::size_t read = r.err.find("stagecraft-view: read ");
     REQUIRE(drawn != std::string::npos);
