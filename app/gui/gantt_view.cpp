@@ -1,9 +1,9 @@
 #include "gui/gantt_view.h"
 
 #include "error.h"
+#include "gui/models/release_off_thread.h"
 #include "layout/palette.h"
 #include "layout/text_metrics.h"
-#include "gui/models/release_off_thread.h"
 #include "render/scene_painter.h"
 
 #include <QBrush>
@@ -81,7 +81,8 @@ void GanttView::rebuild() {
     m_scene.reset();
     // The old model (tens of bytes per op) is freed on a pool thread, not in this frame.
     releaseOffThread(std::make_tuple(std::exchange(m_chart, ChartComposition{}),
-                                     std::exchange(m_content, ChartContent{}), std::exchange(m_rows, ChartRows{})));
+                                     std::exchange(m_content, ChartContent{}),
+                                     std::exchange(m_rows, ChartRows{})));
     if (m_result && !m_result->outcomes.empty()) {
         try {
             // The worker's, when it drew this result under these settings; moving it keeps the

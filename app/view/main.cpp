@@ -280,10 +280,11 @@ int main(int argc, char** argv) {
                 view.setChart(&preview->chart, !first);
                 loadingShotDue = !o.loadingScreenshot.empty();
                 if (++previewsShown == 1)
-                    std::fprintf(stderr, "stagecraft-view: first partial chart %.3f s after start (%zu events, "
+                    std::fprintf(stderr,
+                                 "stagecraft-view: first partial chart %.3f s after start (%zu events, "
                                  "%.0f %% read)\n",
-                                 std::chrono::duration<double>(Clock::now() - started).count(), preview->events,
-                                 100 * loader->progress());
+                                 std::chrono::duration<double>(Clock::now() - started).count(),
+                                 preview->events, 100 * loader->progress());
             }
         }
         if (!loader && o.follow && t0 - lastPoll > std::chrono::milliseconds(500)) {
@@ -399,7 +400,8 @@ int main(int argc, char** argv) {
             loadingShotDue = false;
             try {
                 saveFramebufferPng(o.loadingScreenshot, fbw, fbh);
-                std::fprintf(stderr, "stagecraft-view: wrote %s while loading (%zu events drawn, %.0f %% read)\n",
+                std::fprintf(stderr,
+                             "stagecraft-view: wrote %s while loading (%zu events drawn, %.0f %% read)\n",
                              o.loadingScreenshot.c_str(), preview->events, 100 * loader->progress());
             } catch (const Error& e) {
                 std::fprintf(stderr, "stagecraft-view: %s\n", e.what());

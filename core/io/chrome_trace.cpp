@@ -184,7 +184,8 @@ class SliceReader {
                              "more than " + std::to_string(kMaxSlices) +
                                  " pipeline slices; this reader stops there");
         m_slices.push_back(c);
-        if (m_slices.size() - m_previewed >= TracePreview::kBlockSlices && TracePreview::active()) previewBlock();
+        if (m_slices.size() - m_previewed >= TracePreview::kBlockSlices && TracePreview::active())
+            previewBlock();
     }
 
     ClaimedSlices& slices() { return m_slices; }

@@ -40,6 +40,16 @@ double msSince(const QElapsedTimer& timer) {
     return double(timer.nsecsElapsed()) / 1e6;
 }
 
+/// A window that asks nothing and keeps its autosaves in `dir`.
+MainWindowOptions windowOptions(const QTemporaryDir& dir) {
+    MainWindowOptions options;
+    options.offerRecovery = false;
+    options.confirmClose = false;
+    options.restoreGeometry = false;
+    options.autosaveDirectory = dir.filePath(QStringLiteral("autosave"));
+    return options;
+}
+
 } // namespace
 
 class BenchGui : public QObject {
@@ -117,12 +127,7 @@ class BenchGui : public QObject {
         // The whole window as a user edits it: spin box, undo command, analysis, metrics table,
         // memory chart, Gantt chart, one repaint.
         QTemporaryDir dir;
-        MainWindowOptions options;
-        options.offerRecovery = false;
-        options.confirmClose = false;
-        options.restoreGeometry = false;
-        options.autosaveDirectory = dir.filePath(QStringLiteral("autosave"));
-        MainWindow window(options);
+        MainWindow window(windowOptions(dir));
         window.resize(1400, 900);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
@@ -154,11 +159,7 @@ class BenchGui : public QObject {
                           ? qEnvironmentVariableIntValue("STAGECRAFT_BENCH_MICROBATCHES")
                           : 131072;
         QTemporaryDir dir;
-        MainWindowOptions options;
-        options.offerRecovery = false;
-        options.confirmClose = false;
-        options.restoreGeometry = false;
-        options.autosaveDirectory = dir.filePath(QStringLiteral("autosave"));
+        MainWindowOptions options = windowOptions(dir);
         options.confirmWork = [](const QString&) { return true; }; // a user who says yes
         MainWindow window(options);
         window.resize(1400, 900);
@@ -211,11 +212,12 @@ class BenchGui : public QObject {
             disconnect(onDelivery);
             QVERIFY(window.runner()->latest());
             const std::size_t ops = window.runner()->latest()->opCount;
-            std::printf("BENCH deliver 1f1b p=64 m=%-7d ops %9zu  result after %7.2f s  longest UI gap %7.2f ms "
-                        "(at %.2f s)  delivery %7.2f ms  after delivery %7.2f ms  %d ticks%s\n",
-                        project.parallel.microbatches, ops, double(deliveredAt) / 1e9, double(longest) / 1e6,
-                        double(longestAt) / 1e9, double(deliveryGap) / 1e6, double(afterDelivery) / 1e6, ticks,
-                        edit ? "  (frees the first result)" : "");
+            std::printf(
+                "BENCH deliver 1f1b p=64 m=%-7d ops %9zu  result after %7.2f s  longest UI gap %7.2f ms "
+                "(at %.2f s)  delivery %7.2f ms  after delivery %7.2f ms  %d ticks%s\n",
+                project.parallel.microbatches, ops, double(deliveredAt) / 1e9, double(longest) / 1e6,
+                double(longestAt) / 1e9, double(deliveryGap) / 1e6, double(afterDelivery) / 1e6, ticks,
+                edit ? "  (frees the first result)" : "");
             std::fflush(stdout);
         }
     }

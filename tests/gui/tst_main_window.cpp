@@ -20,14 +20,14 @@
 #include "project/project_json.h"
 
 #include <QAction>
-#include <QChart>
-#include <QLineSeries>
 #include <QApplication>
+#include <QChart>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QImage>
 #include <QLineEdit>
+#include <QLineSeries>
 #include <QMimeData>
 #include <QProcess>
 #include <QScrollBar>
@@ -503,7 +503,8 @@ class TestMainWindow : public QObject {
             QVERIFY(view->chartRows().eventCount() >= std::size_t(2 * 8 * m));
             qsizetype most = 0;
             for (QAbstractSeries* s : memory->chart()->series())
-                if (auto* line = qobject_cast<QLineSeries*>(s)) most = std::max(most, qsizetype(line->count()));
+                if (auto* line = qobject_cast<QLineSeries*>(s))
+                    most = std::max(most, qsizetype(line->count()));
             QVERIFY(most >= 4);
             QVERIFY(most <= 4 * kMemoryColumns + 1); // the old thinning drew 6,000 at m = 8,192
         }

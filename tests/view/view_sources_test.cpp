@@ -5,9 +5,9 @@
 // outcomes, and which prediction a trace is paired with (eval's matchTraceOutcome). No display.
 #include "eval/evaluation.h"
 #include "eval/evaluation_input.h"
-#include "layout/chart_view.h"
 #include "io/chrome_trace.h"
 #include "io/trace_preview.h"
+#include "layout/chart_view.h"
 #include "view/load_preview.h"
 #include "view/timeline_view.h"
 #include "view/view_chart.h"
@@ -16,11 +16,11 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <thread>
-#include <tuple>
 #include <filesystem>
 #include <imgui.h>
 #include <string>
+#include <thread>
+#include <tuple>
 #include <vector>
 
 using namespace stagecraft;
