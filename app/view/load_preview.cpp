@@ -98,7 +98,7 @@ void PreviewBuilder::run() {
         else
             m_wake.wait(lock, due);
         if (m_stop) {
-            std::vector<TimelineEvent>().swap(m_merged); // the window draws the whole files next
+            m_taken.clear(); // the window draws the whole files next
             return;
         }
         if (!due()) continue; // woken before its time
@@ -112,15 +112,16 @@ void PreviewBuilder::run() {
         lock.unlock();
 
         const auto t0 = Clock::now();
-        if (file != m_mergedFile) {
-            m_merged.clear();
-            m_mergedFile = file;
+        if (file != m_takenFile) {
+            m_taken.clear();
+            m_takenFile = file;
         }
-        for (std::vector<TimelineEvent>& b : blocks) {
-            m_merged.insert(m_merged.end(), b.begin(), b.end());
-            std::vector<TimelineEvent>().swap(b);
-        }
-        std::vector<TimelineEvent> events = m_merged; // the chart's own copy, renumbered
+        for (std::vector<TimelineEvent>& b : blocks) m_taken.push_back(std::move(b));
+        std::vector<TimelineEvent> events; // the chart's own copy, renumbered
+        std::size_t n = 0;
+        for (const auto& b : m_taken) n += b.size();
+        events.reserve(n);
+        for (const auto& b : m_taken) events.insert(events.end(), b.begin(), b.end());
         auto preview = std::make_unique<LoadPreview>();
         preview->events = events.size();
         source.trace = std::make_shared<const Timeline>(previewTimeline(std::move(events)));

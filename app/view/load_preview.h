@@ -66,9 +66,10 @@ class PreviewBuilder {
     /// the mutex is held for a few pointers, never for the events).
     std::vector<std::vector<TimelineEvent>> m_blocks;
     std::size_t m_file = 0; ///< counts startFile calls: a build of an older file starts over
-    // The build thread's own: every event of file m_mergedFile taken so far.
-    std::vector<TimelineEvent> m_merged;
-    std::size_t m_mergedFile = 0;
+    // The build thread's own: every block of file m_takenFile taken so far (blocks, not one
+    // growing array, so no capacity is held beyond the events).
+    std::vector<std::vector<TimelineEvent>> m_taken;
+    std::size_t m_takenFile = 0;
     bool m_fresh = false;       ///< events arrived since the last build
     Clock::time_point m_next{}; ///< no build before this (the builds' share of a core)
     std::unique_ptr<LoadPreview> m_ready;
