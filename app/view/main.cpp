@@ -259,9 +259,10 @@ int main(int argc, char** argv) {
         // Interactive: sleep until input (or, with --follow, the next look at the files), so an idle
         // viewer costs nothing; scripted runs draw as fast as they can. While the files load, the
         // progress bar moves a few times a second and leaves the cores to the reader (a partial
-        // chart costs a frame's drawing, so it is drawn less often).
+        // chart costs a frame's drawing, which a software rasterizer spreads over every core, so
+        // it is drawn once a second, or at once for input).
         if (loader && preview)
-            glfwWaitEventsTimeout(0.25); // input at once; the bar and a newer part 4 times a second
+            glfwWaitEventsTimeout(1.0); // input at once; the bar and a newer part once a second
         else if (loader)
             glfwWaitEventsTimeout(0.05);
         else if (scripted && o.follow)
