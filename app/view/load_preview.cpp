@@ -44,7 +44,8 @@ Timeline previewTimeline(std::vector<TimelineEvent> events) {
     return t;
 }
 
-PreviewBuilder::PreviewBuilder(ViewChartOptions options) : m_options(std::move(options)) {
+PreviewBuilder::PreviewBuilder(ViewChartOptions options, std::function<void()> built)
+    : m_options(std::move(options)), m_builtCallback(std::move(built)) {
     m_thread = std::thread([this] { run(); });
 }
 
@@ -135,7 +136,9 @@ void PreviewBuilder::run() {
         const auto took = Clock::now() - t0;
 
         lock.lock();
+        bool handed = false;
         if (ok && !preview->chart.empty()) {
+            handed = true;
             // An older one the window has not taken is dropped (freed below, outside the lock).
             std::swap(m_ready, preview);
             ++m_built;
@@ -143,6 +146,7 @@ void PreviewBuilder::run() {
         m_next = Clock::now() + std::max<Clock::duration>(kMinInterval, kIntervalPerBuildTime * took);
         lock.unlock();
         preview.reset();
+        if (handed && m_builtCallback) m_builtCallback();
         lock.lock();
     }
 }

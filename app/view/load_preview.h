@@ -12,6 +12,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -35,7 +36,8 @@ Timeline previewTimeline(std::vector<TimelineEvent> events);
 
 class PreviewBuilder {
   public:
-    explicit PreviewBuilder(ViewChartOptions options);
+    /// `built`: called on the build thread after each chart is ready to take (or none).
+    explicit PreviewBuilder(ViewChartOptions options, std::function<void()> built = {});
     /// Stops (after a build under way) and waits for the thread.
     ~PreviewBuilder();
     PreviewBuilder(const PreviewBuilder&) = delete;
@@ -58,6 +60,7 @@ class PreviewBuilder {
 
     using Clock = std::chrono::steady_clock;
     const ViewChartOptions m_options;
+    const std::function<void()> m_builtCallback;
     mutable std::mutex m_mutex; // guards everything below but m_thread
     std::condition_variable m_wake;
     bool m_stop = false;

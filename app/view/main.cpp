@@ -196,7 +196,7 @@ int main(int argc, char** argv) {
     // Every file is read on a worker thread: the first frame shows at once, with a progress bar;
     // the part of a trace read so far is drawn as it arrives (charts built on the loader's preview
     // thread, each handed over whole), and the chart of every file follows when they are read.
-    auto loader = std::make_unique<SourceLoader>(o.files, o.load, o.chart);
+    auto loader = std::make_unique<SourceLoader>(o.files, o.load, o.chart, [] { glfwPostEmptyEvent(); });
     std::unique_ptr<LoadPreview> preview; ///< the chart drawn while loading; the view points into it
     std::size_t previewsShown = 0;
     bool loadingShotDue = false; ///< a new part is drawn and not saved yet (--loading-screenshot)
@@ -262,7 +262,7 @@ int main(int argc, char** argv) {
         // chart costs a frame's drawing, which a software rasterizer spreads over every core, so
         // it is drawn once a second, or at once for input).
         if (loader && preview)
-            glfwWaitEventsTimeout(1.0); // input at once; the bar and a newer part once a second
+            glfwWaitEventsTimeout(1.0); // input, a newer part and the end at once; the bar once a second
         else if (loader)
             glfwWaitEventsTimeout(0.05);
         else if (scripted && o.follow)
@@ -457,6 +457,7 @@ int main(int argc, char** argv) {
                     build.median, build.max);
     }
 
+    loader.reset(); // a read still under way stops (and wakes no window) before GLFW goes
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
     ImGui::DestroyContext();

@@ -22,9 +22,10 @@ std::uint64_t bytesToRead(const std::vector<std::string>& paths) {
 }
 
 SourceLoader::SourceLoader(std::vector<std::string> paths, LoadOptions options,
-                           std::optional<ViewChartOptions> preview) {
+                           std::optional<ViewChartOptions> preview, std::function<void()> wake)
+    : m_wake(std::move(wake)) {
     m_total = bytesToRead(paths);
-    if (preview) m_preview = std::make_unique<PreviewBuilder>(std::move(*preview));
+    if (preview) m_preview = std::make_unique<PreviewBuilder>(std::move(*preview), m_wake);
     m_thread = std::thread([this, paths = std::move(paths), options = std::move(options)]() mutable {
         run(std::move(paths), options);
     });
@@ -63,6 +64,7 @@ void SourceLoader::run(std::vector<std::string> paths, const LoadOptions& option
         m_sources = std::move(sources);
     }
     m_done.store(true, std::memory_order_release);
+    if (m_wake) m_wake();
 }
 
 double SourceLoader::progress() const {

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -21,9 +22,11 @@ namespace stagecraft::view {
 class SourceLoader {
   public:
     /// Starts reading `paths` (loadSources) on a thread of its own; with `preview`, charts of the
-    /// trace being read are built under these options as it arrives (takePreview).
+    /// trace being read are built under these options as it arrives (takePreview). `wake` is
+    /// called, from those threads, when the sources are read and when a chart is built (a window
+    /// that sleeps between frames wakes up for them).
     SourceLoader(std::vector<std::string> paths, LoadOptions options,
-                 std::optional<ViewChartOptions> preview = std::nullopt);
+                 std::optional<ViewChartOptions> preview = std::nullopt, std::function<void()> wake = {});
     /// Stops a read still under way (at its next block) and waits for the thread.
     ~SourceLoader();
     SourceLoader(const SourceLoader&) = delete;
@@ -55,6 +58,7 @@ class SourceLoader {
     std::mutex m_mutex; // guards m_sources
     std::vector<ViewSource> m_sources;
     std::unique_ptr<PreviewBuilder> m_preview; ///< made before and stopped before m_thread ends
+    std::function<void()> m_wake;
     std::thread m_thread;
 };
 
