@@ -7,6 +7,7 @@
 #include "error.h"
 #include "eval/calibration.h"
 #include "eval/evaluation_input.h"
+#include "number_text.h"
 #include "project/project_json.h"
 #include "project/runtime_fit_file.h"
 #include "report_format.h"
@@ -27,9 +28,6 @@ struct CalibrateOptions {
     bool json = false;
 };
 
-std::string ms(double us) {
-    return fixed(us / 1000, 3) + " ms";
-}
 std::string pct(double ratio) {
     return (ratio >= 0 ? "+" : "") + fixed(100 * ratio, 2) + "%";
 }
@@ -43,29 +41,30 @@ std::string backwardText(const CostFit& fit) {
 std::string reportText(const CalibrationReport& r, const std::string& output) {
     std::vector<std::vector<std::string>> rows{
         {"", "predicted makespan", "measured makespan", "makespan error", "mean |op duration error|"},
-        {"before", ms(r.before.makespanPredicted), ms(r.before.makespanMeasured), pct(r.before.makespanError),
-         ms(r.before.meanAbsDurationError)},
-        {r.runtime ? "after, list scheduler" : "after", ms(r.listAfter.makespanPredicted),
-         ms(r.listAfter.makespanMeasured), pct(r.listAfter.makespanError),
-         ms(r.listAfter.meanAbsDurationError)}};
+        {"before", durationText(r.before.makespanPredicted), durationText(r.before.makespanMeasured),
+         pct(r.before.makespanError), durationText(r.before.meanAbsDurationError)},
+        {r.runtime ? "after, list scheduler" : "after", durationText(r.listAfter.makespanPredicted),
+         durationText(r.listAfter.makespanMeasured), pct(r.listAfter.makespanError),
+         durationText(r.listAfter.meanAbsDurationError)}};
     if (r.runtime)
-        rows.push_back({"after, runtime model", ms(r.after.makespanPredicted), ms(r.after.makespanMeasured),
-                        pct(r.after.makespanError), ms(r.after.meanAbsDurationError)});
+        rows.push_back({"after, runtime model", durationText(r.after.makespanPredicted),
+                        durationText(r.after.makespanMeasured), pct(r.after.makespanError),
+                        durationText(r.after.meanAbsDurationError)});
     std::string out =
         "calibrated " + r.schedule + " from " + std::to_string(r.fit.samples) + " measured ops\n";
     out += textTable(rows);
     std::vector<std::vector<std::string>> layers{{"stage", "layers", "F", "B", "W"}};
     for (std::size_t s = 0; s < r.project.costs.layers.size(); ++s) {
         const LayerRangeCost& l = r.project.costs.layers[s];
-        layers.push_back({std::to_string(s), std::to_string(l.first) + "-" + std::to_string(l.last), ms(l.f),
-                          ms(l.b), ms(l.w)});
+        layers.push_back({std::to_string(s), std::to_string(l.first) + "-" + std::to_string(l.last),
+                          durationText(l.f), durationText(l.b), durationText(l.w)});
     }
     out += textTable(layers);
     out += "backward: " + backwardText(r.fit) + "\n";
-    out += "comm " + ms(r.project.costs.comm) +
+    out += "comm " + durationText(r.project.costs.comm) +
            " per cross-device dependency, fitted to the measured op starts (" +
-           std::to_string(r.fit.commSamples) + " waited-for transfers alone gave " + ms(r.commFromWaits) +
-           ")\n";
+           std::to_string(r.fit.commSamples) + " waited-for transfers alone gave " +
+           durationText(r.commFromWaits) + ")\n";
     if (r.runtime) {
         out += describeRuntimeFit(*r.runtime) + "\n";
         for (const std::string& note : r.runtime->notes) out += "  " + note + "\n";

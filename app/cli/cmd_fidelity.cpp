@@ -10,6 +10,7 @@
 #include "eval/runtime_fit.h"
 #include "eval/runtime_fit_chart.h"
 #include "file_io.h"
+#include "number_text.h"
 #include "project/runtime_fit_file.h"
 #include "report_format.h"
 
@@ -37,9 +38,6 @@ struct FidelityOptions {
     bool json = false;
 };
 
-std::string ms(double us) {
-    return fixed(us / 1000, 3);
-}
 std::string signedPct(double ratio) {
     return (ratio >= 0 ? "+" : "") + fixed(100 * ratio, 1) + "%";
 }
@@ -94,15 +92,15 @@ std::vector<std::string> row(const std::string& name, const FidelityReport& r) {
     // The measured median's own 95 % interval: an error inside it is inside the run's noise.
     const std::string noise = r.measuredNoise > 0 ? "\u00b1" + fixed(100 * r.measuredNoise, 0) + "%" : "-";
     return {name,
-            ms(r.measured.makespan),
+            millisecondsText(r.measured.makespan),
             noise,
-            ms(r.predicted.makespan),
+            millisecondsText(r.predicted.makespan),
             signedPct(r.makespanError),
             fixed(100 * r.measured.bubble, 1),
             fixed(100 * r.predicted.bubble, 1),
             points(r.bubbleError),
             fixed(100 * r.opMape, 1) + "%",
-            ms(r.startMae)};
+            millisecondsText(r.startMae)};
 }
 
 std::string rankTable(const FidelityReport& r) {
@@ -111,16 +109,16 @@ std::string rankTable(const FidelityReport& r) {
     for (std::size_t d = 0; d < r.measured.ranks.size() && d < r.predicted.ranks.size(); ++d) {
         const RankTime& m = r.measured.ranks[d];
         const RankTime& p = r.predicted.ranks[d];
-        auto pair = [](double a, double b) { return ms(a) + " / " + ms(b); };
+        auto pair = [](double a, double b) { return millisecondsText(a) + " / " + millisecondsText(b); };
         rows.push_back({std::to_string(d), pair(m.compute, p.compute), pair(m.inputWait, p.inputWait),
                         pair(m.comm, p.comm), pair(m.bookkeeping, p.bookkeeping), pair(m.gaps, p.gaps),
                         m.compute > 0 ? signedPct((p.compute - m.compute) / m.compute) : "-"});
     }
     const RankTime& c = r.criticalDelta;
     return textTable(rows) + "rank " + std::to_string(r.criticalRank) +
-           " ends last; its time predicted - measured (ms): compute " + ms(c.compute) + ", input wait " +
-           ms(c.inputWait) + ", comm " + ms(c.comm) + ", bookkeeping " + ms(c.bookkeeping) + ", gaps " +
-           ms(c.gaps) + "\n";
+           " ends last; its time predicted - measured (ms): compute " + millisecondsText(c.compute) +
+           ", input wait " + millisecondsText(c.inputWait) + ", comm " + millisecondsText(c.comm) +
+           ", bookkeeping " + millisecondsText(c.bookkeeping) + ", gaps " + millisecondsText(c.gaps) + "\n";
 }
 
 std::string predictionTable(const std::vector<SchedulePrediction>& predictions) {
@@ -133,8 +131,8 @@ std::string predictionTable(const std::vector<SchedulePrediction>& predictions) 
         if (!p.refusal.empty())
             rows.push_back({p.schedule, "-", "-", "-", "refused: " + p.refusal});
         else
-            rows.push_back(
-                {p.schedule, p.runtime, ms(p.summary.makespan), fixed(100 * p.summary.bubble, 1), notes});
+            rows.push_back({p.schedule, p.runtime, millisecondsText(p.summary.makespan),
+                            fixed(100 * p.summary.bubble, 1), notes});
     }
     return "predicted under torch's runtime with the fitted costs:\n" + textTable(rows);
 }
@@ -143,17 +141,18 @@ std::string text(const Fitted& fit, const std::vector<Check>& checks) {
     const RuntimeCosts& costs = fit.record.costs;
     std::string out = fit.header;
     std::vector<std::vector<std::string>> stages{{"stage", "F ms", "B ms", "I ms", "W ms"}};
-    auto cell = [](double v) { return v < 0 ? std::string("-") : ms(v); };
+    auto cell = [](double v) { return v < 0 ? std::string("-") : millisecondsText(v); };
     for (std::size_t s = 0; s < costs.stages.size(); ++s) {
         const StageCompute& c = costs.stages[s];
         stages.push_back({std::to_string(s), cell(c.f), cell(c.b), cell(c.i), cell(c.w)});
     }
     out += textTable(stages);
     const ActionCosts& a = costs.actions;
-    out += "per action (ms): gap " + ms(a.gap) + ", post recv " + ms(a.postRecv) + ", post send " +
-           ms(a.postSend) + ", wait send " + ms(a.waitSend) + ", reduce grad " + ms(a.reduceGrad) +
-           ", unshard " + ms(a.unshard) + ", reshard " + ms(a.reshard) + "; transfer " +
-           ms(costs.transfer.latency) + "\n";
+    out += "per action (ms): gap " + millisecondsText(a.gap) + ", post recv " + millisecondsText(a.postRecv) +
+           ", post send " + millisecondsText(a.postSend) + ", wait send " + millisecondsText(a.waitSend) +
+           ", reduce grad " + millisecondsText(a.reduceGrad) + ", unshard " + millisecondsText(a.unshard) +
+           ", reshard " + millisecondsText(a.reshard) + "; transfer " +
+           millisecondsText(costs.transfer.latency) + "\n";
     if (costs.cores > 0) {
         std::ostringstream shared;
         shared << "shared processors: " << costs.cores

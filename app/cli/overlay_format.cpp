@@ -4,6 +4,7 @@
 #include "io/chrome_trace.h"
 #include "io/measured_run.h"
 #include "ir/op_name.h"
+#include "number_text.h"
 #include "report_format.h"
 #include "sim/overlay.h"
 
@@ -55,12 +56,11 @@ std::string iterationText(const TraceInfo& info) {
 // ---------------------------------------------------------------------------------------------
 // Text.
 
-/// Times as the other reports print them: units under unit costs, otherwise milliseconds.
+/// Times as the other reports print them (number_text.h): units under unit costs, otherwise µs,
+/// ms or s.
 struct TimeText {
     bool unitless;
-    std::string operator()(double us) const {
-        return unitless ? fixed(us, 2) + " u" : fixed(us / 1000, 3) + " ms";
-    }
+    std::string operator()(double us) const { return unitless ? unitsText(us) : durationText(us); }
     std::string signedText(double us) const { return (us >= 0 ? "+" : "") + (*this)(us); }
 };
 
@@ -188,7 +188,7 @@ std::string runText(const OverlayView& v, const MeasuredTrace& trace) {
         if (const std::string spread = iterationSpreadText(run); !spread.empty())
             out += "makespan: " + spread + "\n";
         if (run.commTime > 0)
-            out += "communication: " + fixed(run.commTime / 1000, 3) + " ms measured, " +
+            out += "communication: " + durationText(run.commTime) + " measured, " +
                    percent(run.commWaitTime / run.commTime) + " of it waiting for the peer\n";
         if (run.overlapSlots > 0)
             out += "overlapped F&B slots: " + std::to_string(run.overlapSlots) + " (OVERLAP_F_B ranges, " +
@@ -206,7 +206,7 @@ std::string runText(const OverlayView& v, const MeasuredTrace& trace) {
                 const auto& b = run.bookkeeping[i];
                 const char* name = bookkeepingName(b.kind);
                 out += std::string(i ? "," : "") + " " + name + " " + std::to_string(b.ranges) + " (" +
-                       fixed(b.time / 1000, 3) + " ms)";
+                       durationText(b.time) + ")";
             }
             out += '\n';
         }

@@ -1,5 +1,7 @@
 #include "report_format.h"
 
+#include "number_text.h"
+
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -32,7 +34,7 @@ const Column kColumns[] = {
     {"schedule", [](const ScheduleReport& r) { return r.schedule; }},
     {"iteration",
      [](const ScheduleReport& r) {
-         return r.unitless ? fixed(r.iterationUs, 2) + " u" : fixed(r.iterationUs / 1000, 3) + " ms";
+         return r.unitless ? unitsText(r.iterationUs) : durationText(r.iterationUs);
      }},
     {"bubble", [](const ScheduleReport& r) { return fixed(100 * r.time.bubbleRatio, 2) + "%"; }},
     {"span bubble", [](const ScheduleReport& r) { return fixed(100 * r.time.spanBubbleRatio, 2) + "%"; }},
@@ -92,12 +94,10 @@ std::string reportsAsTable(const std::vector<ScheduleReport>& reports) {
         }
     for (const auto& r : reports) {
         if (r.postValidation)
-            out +=
-                r.schedule + ": post-validation: iteration = longest device span + rollback check " +
-                (r.unitless ? fixed(r.rollbackCheckUs, 2) + " u" : fixed(r.rollbackCheckUs, 1) + " µs") +
-                " (flush would take " +
-                (r.unitless ? fixed(r.time.makespan, 2) + " u" : fixed(r.time.makespan / 1000, 3) + " ms") +
-                ")\n";
+            out += r.schedule + ": post-validation: iteration = longest device span + rollback check " +
+                   (r.unitless ? unitsText(r.rollbackCheckUs) : durationText(r.rollbackCheckUs)) +
+                   " (flush would take " +
+                   (r.unitless ? unitsText(r.time.makespan) : durationText(r.time.makespan)) + ")\n";
         if (!r.notes.empty()) out += r.schedule + ": " + r.notes + '\n';
     }
     return out;
@@ -176,9 +176,7 @@ std::string reportsAsJson(const std::vector<ScheduleReport>& reports) {
 
 std::string deviceBreakdown(const ScheduleReport& r) {
     // Unit costs print as they are; microseconds as milliseconds, the scale of a pipeline stage.
-    const double scale = r.unitless ? 1.0 : 1e-3;
-    const int decimals = r.unitless ? 1 : 2;
-    auto t = [&](double value) { return fixed(value * scale, decimals); };
+    auto t = [&](double value) { return r.unitless ? formatSignificant(value) : millisecondsText(value); };
     std::string out =
         std::string("device times in ") + (r.unitless ? "units" : "ms") +
         ": busy, idle = warm-up + cool-down + comm + waiting (on device) + other; peak memory\n";

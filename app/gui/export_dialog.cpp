@@ -42,13 +42,75 @@ ExportDialog::ExportDialog(const ChartSettings& current, QWidget* parent) : QDia
     m_format->addItem(tr("PDF (vector)"), int(render::ExportFormat::Pdf));
     m_format->addItem(tr("PNG (image)"), int(render::ExportFormat::Png));
     m_format->addItem(tr("TikZ (LaTeX)"), int(render::ExportFormat::Tikz));
+    QHBoxLayout* pathRow = createPathRow();
+    QHBoxLayout* sizeRow = createSizeRow(settings);
+    m_dpi = new QSpinBox(this);
+    m_dpi->setRange(30, 1200);
+    m_dpi->setValue(settings.value(constants::kExportDpiKey, 300).toInt());
+    m_dpi->setSuffix(tr(" dpi"));
+    m_sizeHint = new QLabel(this);
+    m_palette = new QComboBox(this);
+    for (const char* p : {"paper", "slides", "colorblind", "greyscale"})
+        m_palette->addItem(QString::fromLatin1(p));
+    m_palette->setCurrentText(QString::fromStdString(current.palette));
+    createToggles(current);
+    m_schedules = new QListWidget(this);
+    m_schedules->setObjectName(QStringLiteral("exportSchedules"));
+    m_schedules->setMaximumHeight(96);
+    m_schedules->setToolTip(tr("The shown schedules; uncheck one to leave it out of this figure"));
+    QHBoxLayout* rangeRow = createRangeRow();
+    m_preview = new QLabel(this);
+    m_preview->setObjectName(QStringLiteral("exportPreview"));
+    m_preview->setMinimumSize(kPreviewWidth, 200);
+    m_preview->setAlignment(Qt::AlignHCenter | Qt::AlignTop);
+    m_preview->setFrameShape(QFrame::StyledPanel);
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("Format"), m_format);
+    form->addRow(tr("File"), pathRow);
+    form->addRow(tr("Width"), sizeRow);
+    form->addRow(tr("Resolution"), m_dpi);
+    form->addRow(QString(), m_sizeHint);
+    form->addRow(tr("Palette"), m_palette);
+    form->addRow(tr("Schedules"), m_schedules);
+    form->addRow(tr("Time range"), rangeRow);
+    auto* toggles = new QVBoxLayout;
+    for (QCheckBox* box : {m_legend, m_axis, m_labels, m_title, m_subtitle, m_costLine, m_unitTime, m_comm,
+                           m_overlay, m_measuredRows, m_standalone})
+        toggles->addWidget(box);
+    form->addRow(tr("Draw"), toggles);
+    QDialogButtonBox* buttons = createButtons();
+    auto* body = new QHBoxLayout;
+    body->addLayout(form);
+    body->addWidget(m_preview, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(body);
+    layout->addWidget(buttons);
+
+    connect(m_format, &QComboBox::currentIndexChanged, this, &ExportDialog::formatChanged);
+    connect(m_width, &QDoubleSpinBox::valueChanged, this, &ExportDialog::updateSizeHint);
+    connect(m_dpi, &QSpinBox::valueChanged, this, &ExportDialog::updateSizeHint);
+    connect(m_unit, &QComboBox::currentIndexChanged, this, [this](int) {
+        // Keep the physical size when the unit changes.
+        const bool mm = m_unit->currentData().toInt() == int(SizeUnit::Millimetre);
+        m_width->setValue(mm ? m_width->value() * 25.4 / 72.0 : m_width->value() * 72.0 / 25.4);
+    });
+    restoreFile(settings);
+    connectPreview();
+}
+
+QHBoxLayout* ExportDialog::createPathRow() {
     m_path = new QLineEdit(this);
     auto* browse = new QPushButton(tr("Browse…"), this);
     connect(browse, &QPushButton::clicked, this, &ExportDialog::browse);
     auto* pathRow = new QHBoxLayout;
     pathRow->addWidget(m_path, 1);
     pathRow->addWidget(browse);
+    return pathRow;
+}
 
+/// The width and its unit, and the two figure widths of two-column papers.
+QHBoxLayout* ExportDialog::createSizeRow(const QSettings& settings) {
     m_width = new QDoubleSpinBox(this);
     m_width->setRange(25.4, 14400);
     m_width->setDecimals(1);
@@ -60,7 +122,6 @@ ExportDialog::ExportDialog(const ChartSettings& current, QWidget* parent) : QDia
     auto* sizeRow = new QHBoxLayout;
     sizeRow->addWidget(m_width, 1);
     sizeRow->addWidget(m_unit);
-    // The two figure widths of two-column papers.
     for (const auto& [text, points] :
          {std::pair{tr("Single column"), kSingleColumnPt}, std::pair{tr("Double column"), kDoubleColumnPt}}) {
         auto* preset = new QPushButton(text, this);
@@ -71,15 +132,11 @@ ExportDialog::ExportDialog(const ChartSettings& current, QWidget* parent) : QDia
         });
         sizeRow->addWidget(preset);
     }
-    m_dpi = new QSpinBox(this);
-    m_dpi->setRange(30, 1200);
-    m_dpi->setValue(settings.value(constants::kExportDpiKey, 300).toInt());
-    m_dpi->setSuffix(tr(" dpi"));
-    m_sizeHint = new QLabel(this);
-    m_palette = new QComboBox(this);
-    for (const char* p : {"paper", "slides", "colorblind", "greyscale"})
-        m_palette->addItem(QString::fromLatin1(p));
-    m_palette->setCurrentText(QString::fromStdString(current.palette));
+    return sizeRow;
+}
+
+/// What to draw, from the window's chart settings.
+void ExportDialog::createToggles(const ChartSettings& current) {
     m_legend = new QCheckBox(tr("Legend"), this);
     m_axis = new QCheckBox(tr("Time axis"), this);
     m_labels = new QCheckBox(tr("Micro-batch labels"), this);
@@ -106,11 +163,10 @@ ExportDialog::ExportDialog(const ChartSettings& current, QWidget* parent) : QDia
     m_measuredRows->setEnabled(current.overlay);
     connect(m_overlay, &QCheckBox::toggled, m_measuredRows, &QWidget::setEnabled);
     m_standalone->setChecked(true);
-    m_schedules = new QListWidget(this);
-    m_schedules->setObjectName(QStringLiteral("exportSchedules"));
-    m_schedules->setMaximumHeight(96);
-    m_schedules->setToolTip(tr("The shown schedules; uncheck one to leave it out of this figure"));
-    // A time range, in the chart's time: µs, or units with the unit-time grid.
+}
+
+/// A time range, in the chart's time: µs, or units with the unit-time grid.
+QHBoxLayout* ExportDialog::createRangeRow() {
     m_from = new QDoubleSpinBox(this);
     m_to = new QDoubleSpinBox(this);
     for (QDoubleSpinBox* spin : {m_from, m_to}) {
@@ -125,26 +181,11 @@ ExportDialog::ExportDialog(const ChartSettings& current, QWidget* parent) : QDia
     rangeRow->addWidget(m_from, 1);
     rangeRow->addWidget(new QLabel(tr("to"), this));
     rangeRow->addWidget(m_to, 1);
-    m_preview = new QLabel(this);
-    m_preview->setObjectName(QStringLiteral("exportPreview"));
-    m_preview->setMinimumSize(kPreviewWidth, 200);
-    m_preview->setAlignment(Qt::AlignHCenter | Qt::AlignTop);
-    m_preview->setFrameShape(QFrame::StyledPanel);
+    return rangeRow;
+}
 
-    auto* form = new QFormLayout;
-    form->addRow(tr("Format"), m_format);
-    form->addRow(tr("File"), pathRow);
-    form->addRow(tr("Width"), sizeRow);
-    form->addRow(tr("Resolution"), m_dpi);
-    form->addRow(QString(), m_sizeHint);
-    form->addRow(tr("Palette"), m_palette);
-    form->addRow(tr("Schedules"), m_schedules);
-    form->addRow(tr("Time range"), rangeRow);
-    auto* toggles = new QVBoxLayout;
-    for (QCheckBox* box : {m_legend, m_axis, m_labels, m_title, m_subtitle, m_costLine, m_unitTime, m_comm,
-                           m_overlay, m_measuredRows, m_standalone})
-        toggles->addWidget(box);
-    form->addRow(tr("Draw"), toggles);
+/// Export and Cancel; Export keeps the size, the folder, the format and the name for next time.
+QDialogButtonBox* ExportDialog::createButtons() {
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     buttons->button(QDialogButtonBox::Ok)->setText(tr("Export"));
     connect(buttons, &QDialogButtonBox::accepted, this, [this] {
@@ -159,21 +200,11 @@ ExportDialog::ExportDialog(const ChartSettings& current, QWidget* parent) : QDia
         accept();
     });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    auto* body = new QHBoxLayout;
-    body->addLayout(form);
-    body->addWidget(m_preview, 1);
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(body);
-    layout->addWidget(buttons);
+    return buttons;
+}
 
-    connect(m_format, &QComboBox::currentIndexChanged, this, &ExportDialog::formatChanged);
-    connect(m_width, &QDoubleSpinBox::valueChanged, this, &ExportDialog::updateSizeHint);
-    connect(m_dpi, &QSpinBox::valueChanged, this, &ExportDialog::updateSizeHint);
-    connect(m_unit, &QComboBox::currentIndexChanged, this, [this](int) {
-        // Keep the physical size when the unit changes.
-        const bool mm = m_unit->currentData().toInt() == int(SizeUnit::Millimetre);
-        m_width->setValue(mm ? m_width->value() * 25.4 / 72.0 : m_width->value() * 72.0 / 25.4);
-    });
+/// The file of the last export (its folder, name and format), after a restart too.
+void ExportDialog::restoreFile(const QSettings& settings) {
     const QString dir = settings.value(constants::kExportDirKey, QDir::homePath()).toString();
     const QString name = settings.value(constants::kExportNameKey, QStringLiteral("schedule")).toString();
     const QString suffix = settings.value(constants::kExportFormatKey, QStringLiteral("svg")).toString();
@@ -186,8 +217,10 @@ ExportDialog::ExportDialog(const ChartSettings& current, QWidget* parent) : QDia
             m_format->setCurrentIndex(m_format->findData(int(*f)));
     });
     formatChanged();
+}
 
-    // The preview follows every choice, a moment after the last one.
+/// The preview follows every choice, a moment after the last one.
+void ExportDialog::connectPreview() {
     m_previewTimer.setSingleShot(true);
     m_previewTimer.setInterval(120);
     connect(&m_previewTimer, &QTimer::timeout, this, &ExportDialog::updatePreview);

@@ -11,6 +11,9 @@
 #include <functional>
 
 class QCheckBox;
+class QDialogButtonBox;
+class QHBoxLayout;
+class QSettings;
 class QComboBox;
 class QDoubleSpinBox;
 class QLineEdit;
@@ -34,6 +37,13 @@ class ExportDialog : public QDialog {
     QPixmap preview() const;
 
   private:
+    QHBoxLayout* createPathRow();
+    QHBoxLayout* createSizeRow(const QSettings& settings);
+    void createToggles(const ChartSettings& current);
+    QHBoxLayout* createRangeRow();
+    QDialogButtonBox* createButtons();
+    void restoreFile(const QSettings& settings);
+    void connectPreview();
     void browse();
     void formatChanged();
     void updateSizeHint();

@@ -166,9 +166,7 @@ void appendChartNotes(Scene& scene, const AnalysisResult& result, const ChartSet
                 lines.push_back(costs.text);
                 fused.emplace_back();
                 const double bw = costs.b + costs.w;
-                fusedTime.push_back(o.prediction.report.unitless ? formatSignificant(bw)
-                                    : bw >= 1000                 ? formatSignificant(bw / 1000) + " ms"
-                                                                 : formatSignificant(bw) + " \u00b5s");
+                fusedTime.push_back(durationText(bw, o.prediction.report.unitless));
             }
             if (!o.prediction.schedule.splitBackward) fused[i] += (fused[i].empty() ? "" : ", ") + o.title;
         }

@@ -1,6 +1,7 @@
 #include "eval/evaluation.h"
 
 #include "error.h"
+#include "eval/schedule_checks.h"
 #include "eval/work_estimate.h"
 #include "generators/registry.h"
 #include "sim/generate_request.h"
@@ -11,9 +12,7 @@
 
 namespace stagecraft {
 
-namespace {
-
-ScheduleRefusal refusalOf(std::string name, RefusalStage stage, const std::exception& e) {
+ScheduleRefusal scheduleRefusal(std::string name, RefusalStage stage, const std::exception& e) {
     ScheduleRefusal r;
     r.name = std::move(name);
     r.stage = stage;
@@ -28,21 +27,7 @@ ScheduleRefusal refusalOf(std::string name, RefusalStage stage, const std::excep
     return r;
 }
 
-// Why a registered schedule cannot run with this project, if it cannot: its parameter rules
-// first (once: checkParams is the one place they are checked), then the layer split.
-std::optional<ScheduleRefusal> problemOf(const Project& project, const GeneratorInfo& info) {
-    try {
-        checkParams(info, effectiveParams(info, scheduleParams(project)));
-    } catch (const Error& e) {
-        return refusalOf(std::string(info.name), RefusalStage::Parameters, e);
-    }
-    try {
-        checkLayersFit(project, info);
-    } catch (const Error& e) {
-        return refusalOf(std::string(info.name), RefusalStage::Fit, e);
-    }
-    return std::nullopt;
-}
+namespace {
 
 template <typename ScheduleRef>
 ScheduleOutcome outcomeOf(std::string name, std::string title, bool imported, const Project& project,
@@ -127,27 +112,18 @@ const ScheduleRefusal* AnalysisResult::refusalOf(const std::string& name) const 
 
 std::vector<ScheduleAvailability> scheduleAvailability(const Project& project) {
     std::vector<ScheduleAvailability> out;
-    for (const GeneratorInfo& info : generators())
-        out.push_back({std::string(info.name), problemOf(project, info)});
+    const auto checks = checkSchedules(project); // held: the loop reads into it
+    for (const CheckedSchedule& c : checks->schedules)
+        out.push_back({std::string(c.info->name), c.problem});
     return out;
 }
 
 std::size_t estimateOpCount(const Project& project, const GeneratorInfo& info) {
-    const ScheduleParams params = effectiveParams(info, scheduleParams(project));
-    if (constraintViolation(info, params)) return 0;
-    // Every micro-batch runs once through the S stages of one pipe, whatever the pipe count.
-    return std::size_t(info.stagesPerPipe(params)) * std::size_t(std::max(params.microbatches, 1)) *
-           (info.splitBackward ? 3 : 2);
+    return checkSchedule(project, info).ops;
 }
 
 std::size_t estimateOpCount(const AnalysisRequest& request) {
-    std::size_t total = 0;
-    for (const std::string& name : request.project.schedules)
-        if (const GeneratorInfo* info = tryFindGenerator(name))
-            total += estimateOpCount(request.project, *info);
-    for (const ImportedSchedule& s : request.imported)
-        if (s.checked) total += s.schedule.opCount();
-    return total;
+    return estimateWork(request).ops;
 }
 
 Schedule orderFromProject(const Project& project, std::string_view name) {
@@ -177,7 +153,8 @@ AnalysisResult analyze(const AnalysisRequest& request) {
     };
     // Progress: each schedule's share of the work is its estimated effort (work_estimate.h); a
     // searched order spends nearly all of its share generating, a plain one mostly predicting.
-    const double totalEffort = std::max(1.0, estimateWork(request).effortOps);
+    const std::shared_ptr<const ScheduleChecks> checks = checksOf(request);
+    const double totalEffort = std::max(1.0, estimateWork(request, *checks).effortOps);
     double doneEffort = 0;
     const auto controlOf = [&](const std::string& name, double effort) {
         WorkControl control;
@@ -195,15 +172,18 @@ AnalysisResult analyze(const AnalysisRequest& request) {
             try {
                 findGenerator(name); // throws the message that lists the valid names
             } catch (const Error& e) {
-                result.refusals.push_back(refusalOf(name, RefusalStage::Lookup, e));
+                result.refusals.push_back(scheduleRefusal(name, RefusalStage::Lookup, e));
             }
             continue;
         }
-        if (auto problem = problemOf(project, *info)) {
-            result.refusals.push_back(std::move(*problem));
+        const CheckedSchedule* checked = checks->find(name);
+        CheckedSchedule own; // checks a front end set for another project list lack it: check now
+        if (!checked) checked = &(own = checkSchedule(project, *info));
+        if (checked->problem) {
+            result.refusals.push_back(*checked->problem);
             continue;
         }
-        const double effort = scheduleEffortOps(project, *info);
+        const double effort = checked->effortOps;
         const WorkControl control = controlOf(name, effort);
         const double generating = info->usesCosts ? 1 - 1 / kSearchEffortPerOp : 0.25;
         const WorkControl generation = control.part(0, generating), prediction = control.part(generating, 1);
@@ -220,11 +200,11 @@ AnalysisResult analyze(const AnalysisRequest& request) {
                 result.cancelled = true;
                 return result;
             }
-            result.refusals.push_back(refusalOf(std::string(info->name), RefusalStage::Evaluation, e));
+            result.refusals.push_back(scheduleRefusal(std::string(info->name), RefusalStage::Evaluation, e));
         } catch (const std::exception& e) {
             // A schedule core refuses (deadlock, memory inputs ...) is reported next to it; the
             // other schedules still show.
-            result.refusals.push_back(refusalOf(std::string(info->name), RefusalStage::Evaluation, e));
+            result.refusals.push_back(scheduleRefusal(std::string(info->name), RefusalStage::Evaluation, e));
         }
         doneEffort += effort;
     }
@@ -242,9 +222,9 @@ AnalysisResult analyze(const AnalysisRequest& request) {
                 result.cancelled = true;
                 return result;
             }
-            result.refusals.push_back(refusalOf(imported.name, RefusalStage::Evaluation, e));
+            result.refusals.push_back(scheduleRefusal(imported.name, RefusalStage::Evaluation, e));
         } catch (const std::exception& e) {
-            result.refusals.push_back(refusalOf(imported.name, RefusalStage::Evaluation, e));
+            result.refusals.push_back(scheduleRefusal(imported.name, RefusalStage::Evaluation, e));
         }
         doneEffort += effort;
     }

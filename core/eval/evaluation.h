@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <exception>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -25,6 +26,8 @@
 #include <vector>
 
 namespace stagecraft {
+
+struct ScheduleChecks; // eval/schedule_checks.h
 
 /// A schedule read from a file (torch CSV or schedule JSON), evaluated like a registered one.
 struct ImportedSchedule {
@@ -59,6 +62,10 @@ struct AnalysisRequest {
     /// Whether the reports keep every device's memory curve (charts, exports) or only the
     /// figures (the CLI's tables and JSON print peaks: a curve costs 16 bytes per op).
     MemoryDetail memory = MemoryDetail::Curves;
+    /// The project's registered schedules checked once (eval/schedule_checks.h's checkSchedules),
+    /// set by a front end that already checked them for this project; null: analyze() and
+    /// estimateWork check the request's schedules themselves.
+    std::shared_ptr<const ScheduleChecks> checks = {};
 };
 
 /// At which step a schedule was refused.
@@ -109,6 +116,10 @@ struct AnalysisResult {
     /// The refusal of `name`, or nullptr.
     const ScheduleRefusal* refusalOf(const std::string& name) const;
 };
+
+/// A refusal of schedule `name` at `stage` from the error core threw: its id, field and message
+/// (id "internal" for an exception that is not core's Error).
+ScheduleRefusal scheduleRefusal(std::string name, RefusalStage stage, const std::exception& e);
 
 /// Whether a registered schedule can run with the project's parameters and model, and if not,
 /// why (the first rule it breaks), in registry order.

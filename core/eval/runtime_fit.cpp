@@ -6,6 +6,7 @@
 #include "io/executed_program.h"
 #include "io/measured_trace.h"
 #include "io/torch_trace.h"
+#include "ir/stage_flow.h"
 #include "passes/lower.h"
 #include "passes/lower_torch.h"
 #include "sim/statistics.h"
@@ -229,8 +230,9 @@ Samples collect(const std::vector<RankTrace>& ranks, int k, int stages, bool old
                 // (a wait() that returned at once still ends inside the range: the data was there)
                 if (!isComputeRange(r.kind) || r.kind == RangeKind::W || r.wait <= kWaited) continue;
                 const bool forward = r.kind == RangeKind::F;
-                const auto send = byKey.find(
-                    {int(forward ? RangeKind::SendF : RangeKind::SendB), r.stage + (forward ? -1 : 1), r.mb});
+                const auto send =
+                    byKey.find({int(forward ? RangeKind::SendF : RangeKind::SendB),
+                                transferPeerStage(forward ? OpKind::F : OpKind::B, false, r.stage), r.mb});
                 const auto recv =
                     byKey.find({int(forward ? RangeKind::RecvF : RangeKind::RecvB), r.stage, r.mb});
                 if (send == byKey.end() || recv == byKey.end()) continue;
@@ -503,6 +505,78 @@ FidelityReport compareRuns(const RunSummary& measured, const RunSummary& predict
 
 namespace {
 
+/// The run's samples: each iteration's (with the clock of its ranks' shared processors) and all
+/// of them together.
+struct RunSamples {
+    std::vector<Samples> iterations;
+    std::vector<SharedProcessorClock> clocks;
+    Samples all;
+};
+
+RunSamples collectRun(const RuntimeFit& fit, const std::vector<RankTrace>& ranks, bool olderNaming,
+                      double cores) {
+    const int stages = fit.programs.stagesPerPipe;
+    RunSamples run;
+    Samples& s = run.all;
+    s.compute.resize(std::size_t(stages));
+    for (int k = 0; k < fit.iterations; ++k) {
+        run.clocks.emplace_back(busyIntervals(ranks, k), cores);
+        run.iterations.push_back(collect(ranks, k, stages, olderNaming, run.clocks.back()));
+        const Samples& it = run.iterations.back();
+        for (int stage = 0; stage < stages; ++stage)
+            for (std::size_t kind = 0; kind < 4; ++kind) {
+                auto& to = s.compute[std::size_t(stage)][kind];
+                const auto& from = it.compute[std::size_t(stage)][kind];
+                to.insert(to.end(), from.begin(), from.end());
+            }
+        for (auto member : {&Samples::gaps, &Samples::postRecv, &Samples::postSend, &Samples::waitSend,
+                            &Samples::reduceGrad, &Samples::unshard, &Samples::reshard, &Samples::transfer})
+            (s.*member).insert((s.*member).end(), (it.*member).begin(), (it.*member).end());
+    }
+    return run;
+}
+
+/// The spread of `fit`'s costs: every sample as a multiple of the cost it was fitted to, less
+/// the variation the ranks share.
+void fitSpread(RuntimeFit& fit, const std::vector<RankTrace>& ranks, const RunSamples& run,
+               bool olderNaming) {
+    RuntimeCosts& c = fit.costs;
+    const ActionCosts& a = c.actions;
+    const Samples& s = run.all;
+    std::vector<double> compute, gap, post;
+    for (int stage = 0; stage < fit.programs.stagesPerPipe; ++stage) {
+        const StageCompute& sc = c.stages[std::size_t(stage)];
+        const double cost[4] = {sc.f, sc.b, sc.i, sc.w};
+        for (int k = 0; k < 4; ++k)
+            if (cost[k] > 0)
+                for (const double v : s.compute[std::size_t(stage)][std::size_t(k)])
+                    compute.push_back(v / cost[k]);
+    }
+    auto relative = [](const std::vector<double>& samples, double cost, std::vector<double>& to) {
+        if (cost > 0)
+            for (const double v : samples) to.push_back(v / cost);
+    };
+    relative(s.gaps, a.gap, gap);
+    relative(s.postRecv, a.postRecv, post);
+    relative(s.postSend, a.postSend, post);
+    // Only the ranks' own variation makes one wait for another: a slowdown of the whole machine
+    // stretches every rank alike. The share the ranks have in common (the correlation of ops that
+    // ran at the same time on different ranks) is taken out of the spread; the costs keep it.
+    fit.sharedVariation = sharedVariation(ranks, run.clocks, c, olderNaming);
+    const double keep = std::sqrt(1.0 - fit.sharedVariation);
+    for (auto* list : {&compute, &gap, &post})
+        for (double& m : *list) m = 1.0 + keep * (m - 1.0);
+    if (fit.sharedVariation > 0)
+        fit.notes.push_back(std::to_string(int(std::lround(100 * fit.sharedVariation))) +
+                            " % of the ops' variation is shared by the ranks (ops that ran at the same time "
+                            "were slow together): the spread keeps the rest");
+    c.spread.compute = quantiles(compute, kSpreadQuantiles);
+    c.spread.gap = quantiles(gap, kSpreadQuantiles);
+    c.spread.post = quantiles(post, kSpreadQuantiles);
+    // A transfer keeps its median time: its waited-for samples are the slow ones (a consumer that
+    // did not wait shows no arrival), so their spread would over-state every transfer's delay.
+}
+
 /// Fills `fit`'s costs, spread, counts, notes and residual from the run, its ranks sharing `cores`
 /// processors (0: one each).
 void fitCosts(RuntimeFit& fit, const std::vector<RankTrace>& ranks, const std::string& source,
@@ -514,24 +588,9 @@ void fitCosts(RuntimeFit& fit, const std::vector<RankTrace>& ranks, const std::s
     // ops, and their times are skewed: a median would under-count the slow ones), and of those the
     // median over the iterations (what the fit is checked against is the median iteration, and
     // one iteration slowed by something else must not move it).
-    std::vector<Samples> iterations;
-    std::vector<SharedProcessorClock> clocks;
-    Samples s; // every iteration's samples together
-    s.compute.resize(std::size_t(stages));
-    for (int k = 0; k < fit.iterations; ++k) {
-        clocks.emplace_back(busyIntervals(ranks, k), cores);
-        iterations.push_back(collect(ranks, k, stages, olderNaming, clocks.back()));
-        const Samples& it = iterations.back();
-        for (int stage = 0; stage < stages; ++stage)
-            for (std::size_t kind = 0; kind < 4; ++kind) {
-                auto& to = s.compute[std::size_t(stage)][kind];
-                const auto& from = it.compute[std::size_t(stage)][kind];
-                to.insert(to.end(), from.begin(), from.end());
-            }
-        for (auto member : {&Samples::gaps, &Samples::postRecv, &Samples::postSend, &Samples::waitSend,
-                            &Samples::reduceGrad, &Samples::unshard, &Samples::reshard, &Samples::transfer})
-            (s.*member).insert((s.*member).end(), (it.*member).begin(), (it.*member).end());
-    }
+    const RunSamples run = collectRun(fit, ranks, olderNaming, cores);
+    const std::vector<Samples>& iterations = run.iterations;
+    const Samples& s = run.all;
     auto typical = [&](auto get) {
         std::vector<double> means;
         for (const Samples& it : iterations)
@@ -591,40 +650,7 @@ void fitCosts(RuntimeFit& fit, const std::vector<RankTrace>& ranks, const std::s
             "the run does not split the backward: I and W are not measured (a split schedule "
             "needs --input-share: stage 0's I is 0 and its W the whole backward, as in torch)");
 
-    // The spread: every sample as a multiple of the cost it was fitted to.
-    std::vector<double> compute, gap, post;
-    for (int stage = 0; stage < stages; ++stage) {
-        const StageCompute& sc = c.stages[std::size_t(stage)];
-        const double cost[4] = {sc.f, sc.b, sc.i, sc.w};
-        for (int k = 0; k < 4; ++k)
-            if (cost[k] > 0)
-                for (const double v : s.compute[std::size_t(stage)][std::size_t(k)])
-                    compute.push_back(v / cost[k]);
-    }
-    auto relative = [](const std::vector<double>& samples, double cost, std::vector<double>& to) {
-        if (cost > 0)
-            for (const double v : samples) to.push_back(v / cost);
-    };
-    relative(s.gaps, a.gap, gap);
-    relative(s.postRecv, a.postRecv, post);
-    relative(s.postSend, a.postSend, post);
-    // Only the ranks' own variation makes one wait for another: a slowdown of the whole machine
-    // stretches every rank alike. The share the ranks have in common (the correlation of ops that
-    // ran at the same time on different ranks) is taken out of the spread; the costs keep it.
-    fit.sharedVariation = sharedVariation(ranks, clocks, c, olderNaming);
-    const double keep = std::sqrt(1.0 - fit.sharedVariation);
-    for (auto* list : {&compute, &gap, &post})
-        for (double& m : *list) m = 1.0 + keep * (m - 1.0);
-    if (fit.sharedVariation > 0)
-        fit.notes.push_back(std::to_string(int(std::lround(100 * fit.sharedVariation))) +
-                            " % of the ops' variation is shared by the ranks (ops that ran at the same time "
-                            "were slow together): the spread keeps the rest");
-    c.spread.compute = quantiles(compute, kSpreadQuantiles);
-    c.spread.gap = quantiles(gap, kSpreadQuantiles);
-    c.spread.post = quantiles(post, kSpreadQuantiles);
-    // A transfer keeps its median time: its waited-for samples are the slow ones (a consumer that
-    // did not wait shows no arrival), so their spread would over-state every transfer's delay.
-
+    fitSpread(fit, ranks, run, olderNaming);
     fit.residual = compareRuns(measured, predictSummary(fit.programs, c));
 }
 
@@ -884,9 +910,7 @@ ScheduleTiming timeScheduleLikeTorch(const RuntimeCosts& costs, const Schedule& 
         out.notes.push_back("torch runs one pipe: " + std::to_string(order.pipes) +
                             " pipes timed with Stagecraft's lowering at the fitted costs");
     } else {
-        programs = runtime == TorchRuntime::GPipeLoop      ? lowerGPipeLoopLikeTorch(order)
-                   : runtime == TorchRuntime::OneFOneBLoop ? lowerOneFOneBLoopLikeTorch(order)
-                                                           : lowerLikeTorch(order);
+        programs = lowerLikeTorch(order, runtime);
         out.runtime = torchRuntimeName(runtime);
     }
     // A long iteration varies less from draw to draw (its ops' variations average out): fewer

@@ -1,24 +1,33 @@
 #include "eval/work_estimate.h"
 
+#include "eval/schedule_checks.h"
 #include "generators/registry.h"
-#include "text/quantity_text.h"
+#include "number_text.h"
 
 namespace stagecraft {
 
 WorkEstimate estimateWork(const AnalysisRequest& request) {
+    return estimateWork(request, *checksOf(request));
+}
+
+WorkEstimate estimateWork(const AnalysisRequest& request, const ScheduleChecks& checks) {
     WorkEstimate estimate;
-    estimate.ops = estimateOpCount(request);
-    estimate.bytes = double(estimate.ops) * kAnalysisBytesPerOp;
     for (const std::string& name : request.project.schedules)
-        if (const GeneratorInfo* info = tryFindGenerator(name))
-            estimate.effortOps += scheduleEffortOps(request.project, *info);
+        if (const CheckedSchedule* c = checks.find(name)) {
+            estimate.ops += c->ops;
+            estimate.effortOps += c->effortOps;
+        }
     for (const ImportedSchedule& s : request.imported)
-        if (s.checked) estimate.effortOps += double(s.schedule.opCount());
+        if (s.checked) {
+            estimate.ops += s.schedule.opCount();
+            estimate.effortOps += double(s.schedule.opCount());
+        }
+    estimate.bytes = double(estimate.ops) * kAnalysisBytesPerOp;
     return estimate;
 }
 
 double scheduleEffortOps(const Project& project, const GeneratorInfo& info) {
-    return double(estimateOpCount(project, info)) * (info.usesCosts ? kSearchEffortPerOp : 1);
+    return checkSchedule(project, info).effortOps;
 }
 
 WorkDecision judgeWork(const WorkEstimate& estimate, double machineBytes) {

@@ -34,7 +34,10 @@ struct WorkEstimate {
     double effortOps = 0;
 };
 
+/// The request's work from its schedules' checks (the request's own when set: checksOf).
 WorkEstimate estimateWork(const AnalysisRequest& request);
+/// The same from checks made already (analyze() checks once and estimates with them).
+WorkEstimate estimateWork(const AnalysisRequest& request, const ScheduleChecks& checks);
 
 /// One registered schedule's effort with the project's parameters, in plain ops (0 when they
 /// break its rules): its ops, times kSearchEffortPerOp for an order searched for the costs.

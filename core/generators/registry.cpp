@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cctype>
 #include <cmath>
 #include <sstream>
@@ -191,7 +192,16 @@ const GeneratorInfo& findGenerator(std::string_view name) {
                           "unknown schedule '" + std::string(name) + "'; valid names: " + valid);
 }
 
+namespace {
+std::atomic<std::uint64_t> g_paramChecks{0};
+} // namespace
+
+std::uint64_t paramCheckCount() {
+    return g_paramChecks.load(std::memory_order_relaxed);
+}
+
 void checkParams(const GeneratorInfo& info, const ScheduleParams& params) {
+    g_paramChecks.fetch_add(1, std::memory_order_relaxed);
     checkRange(kPp, params.pp, info.name);
     checkRange(kMicrobatches, params.microbatches, info.name);
     for (const auto& spec : info.params) checkRange(spec, params.*(spec.param->member), info.name);

@@ -6,6 +6,7 @@
 #include "ir/schedule.h"
 #include "work_control.h"
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -90,6 +91,9 @@ const GeneratorInfo* tryFindGenerator(std::string_view name);
 
 /// Check the common ranges and the generator's own constraints (throws ValidationError).
 void checkParams(const GeneratorInfo& info, const ScheduleParams& params);
+/// How many times checkParams has run in this process (any thread): tests count the checks one
+/// edit makes (eval/schedule_checks.h checks each schedule once per edit).
+std::uint64_t paramCheckCount();
 
 /// The message of the first rule `params` break for `info`, if any (for forms and sweeps).
 std::optional<std::string> constraintViolation(const GeneratorInfo& info, const ScheduleParams& params);

@@ -71,6 +71,23 @@ class Evaluator {
     Schedule schedule(const Schedule& shape) const;
 
   private:
+    /// What device d can run at time t: the deepest ready B and F (-1 when none), when the next
+    /// input arrives (or an estimate when its producer has not run), and whether memory held a
+    /// forward back or forwards and backwards remain.
+    struct Choice {
+        int pickB = -1, pickF = -1;
+        double next = kInf, estimate = kInf;
+        bool memoryBlocked = false, moreFB = false;
+    };
+    Choice choose(int d, double t, const Policy& policy) const;
+    /// Whether stage s of device d may start a forward: the head stage under the policy's cap of
+    /// micro-batches in flight, every stage within the memory limit (noted in `c` when not).
+    bool forwardAllowed(int d, int s, const Policy& policy, Choice& c) const;
+    /// Whether a device with nothing else ready runs its oldest pending W now.
+    bool wRunsNow(int d, double t, const Policy& policy, const Choice& c) const;
+    /// The first device with a pending W, when every device waits on another.
+    int forcedW() const;
+
     const Pipe& P;
     const int m;
     std::vector<std::vector<int>> onDevice; // stages of each device, ascending
@@ -163,6 +180,67 @@ class Evaluator {
     }
 };
 
+Evaluator::Choice Evaluator::choose(int d, double t, const Policy& policy) const {
+    Choice c;
+    const auto& st = onDevice[std::size_t(d)];
+    // The deepest stage first: it feeds the longest remaining chain.
+    for (auto it = st.rbegin(); it != st.rend(); ++it) {
+        const int s = *it;
+        if (nb[s] < m) c.moreFB = true;
+        const double r = readyB(s);
+        if (r <= t) {
+            if (c.pickB < 0) c.pickB = s;
+        } else if (r < kInf)
+            c.next = std::min(c.next, r);
+        else if (nb[s] < nf[s] && s + 1 < P.stages() && P.device[s + 1] != d)
+            c.estimate = std::min(c.estimate, std::max(freeT[P.device[s + 1]], t) + P.b[s + 1] + P.comm);
+    }
+    if (c.pickB >= 0 && !policy.forwardFirst[d]) return c;
+    for (auto it = st.rbegin(); it != st.rend() && c.pickF < 0; ++it) {
+        const int s = *it;
+        if (nf[s] >= m) continue;
+        c.moreFB = true;
+        if (!forwardAllowed(d, s, policy, c)) continue;
+        const double r = readyF(s);
+        if (r <= t)
+            c.pickF = s;
+        else if (r < kInf)
+            c.next = std::min(c.next, r);
+        else if (s > 0 && P.device[s - 1] != d)
+            c.estimate = std::min(c.estimate, std::max(freeT[P.device[s - 1]], t) + P.f[s - 1] + P.comm);
+    }
+    return c;
+}
+
+bool Evaluator::forwardAllowed(int d, int s, const Policy& policy, Choice& c) const {
+    const bool head = s == onDevice[std::size_t(d)][0];
+    if (head && nf[s] - nb[s] >= policy.cap[d]) return false;
+    const double needed = mem[d] + P.activation[s] + (head ? reserved(d, 1) : 0.0);
+    if (needed > P.limit + kMemEps) {
+        c.memoryBlocked = true;
+        return false;
+    }
+    return true;
+}
+
+bool Evaluator::wRunsNow(int d, double t, const Policy& policy, const Choice& c) const {
+    // A W now, unless it would delay the next input by more than the tolerance. The last
+    // micro-batch's backward is the end of the critical path: never delay it.
+    const double arrival = c.next < kInf ? c.next : c.estimate;
+    const double w = P.w[pendingW[wOffset[d] + wHead[d]]];
+    bool lastBackward = false;
+    if (policy.protectLast)
+        for (int s : onDevice[std::size_t(d)]) lastBackward |= nb[s] == m - 1 && nf[s] == m;
+    const bool fits = t + w <= arrival + (lastBackward ? 0.0 : policy.tolerance[d] * w);
+    return c.memoryBlocked || !c.moreFB || fits;
+}
+
+int Evaluator::forcedW() const {
+    for (int d = 0; d < P.devices; ++d)
+        if (hasW(d)) return d;
+    throw std::logic_error("zb search: no device can go on");
+}
+
 Outcome Evaluator::greedy(const Policy& policy) {
     reset();
     using Entry = std::pair<double, int>;
@@ -179,10 +257,7 @@ Outcome Evaluator::greedy(const Policy& policy) {
         if (queue.empty()) {
             // Every device waits for a neighbour that waits too: only a W can break it (kept so the
             // greedy cannot stall; the rules below do not get here).
-            int forced = -1;
-            for (int d = 0; d < P.devices && forced < 0; ++d)
-                if (hasW(d)) forced = d;
-            if (forced < 0) throw std::logic_error("zb search: no device can go on");
+            const int forced = forcedW();
             double now = 0;
             for (int d = 0; d < P.devices; ++d) now = std::max(now, freeT[d]);
             runW(forced, std::max(freeT[forced], now));
@@ -195,78 +270,17 @@ Outcome Evaluator::greedy(const Policy& policy) {
         if (t != dt[d]) continue; // superseded
         dt[d] = kInf;
         if (finished(d)) continue;
-
-        const auto& st = onDevice[std::size_t(d)];
-        const int head = st[0];
-        int pick = -1;
-        Kind kind = kW;
-        double next = kInf, estimate = kInf;
-        bool memoryBlocked = false, moreFB = false;
-        // The deepest stage first: it feeds the longest remaining chain.
-        int pickB = -1, pickF = -1;
-        for (auto it = st.rbegin(); it != st.rend(); ++it) {
-            const int s = *it;
-            if (nb[s] < m) moreFB = true;
-            const double r = readyB(s);
-            if (r <= t) {
-                if (pickB < 0) pickB = s;
-            } else if (r < kInf)
-                next = std::min(next, r);
-            else if (nb[s] < nf[s] && s + 1 < P.stages() && P.device[s + 1] != d)
-                estimate = std::min(estimate, std::max(freeT[P.device[s + 1]], t) + P.b[s + 1] + P.comm);
-        }
-        if (pickB < 0 || policy.forwardFirst[d])
-            for (auto it = st.rbegin(); it != st.rend() && pickF < 0; ++it) {
-                const int s = *it;
-                if (nf[s] >= m) continue;
-                moreFB = true;
-                bool allowed = true;
-                if (s == head) {
-                    allowed = nf[s] - nb[s] < policy.cap[d];
-                    if (allowed && mem[d] + P.activation[s] + reserved(d, 1) > P.limit + kMemEps) {
-                        allowed = false;
-                        memoryBlocked = true;
-                    }
-                } else if (mem[d] + P.activation[s] > P.limit + kMemEps) {
-                    allowed = false;
-                    memoryBlocked = true;
-                }
-                if (!allowed) continue;
-                const double r = readyF(s);
-                if (r <= t)
-                    pickF = s;
-                else if (r < kInf)
-                    next = std::min(next, r);
-                else if (s > 0 && P.device[s - 1] != d)
-                    estimate = std::min(estimate, std::max(freeT[P.device[s - 1]], t) + P.f[s - 1] + P.comm);
-            }
-        if (pickF >= 0 && (pickB < 0 || policy.forwardFirst[d])) {
-            pick = pickF;
-            kind = kF;
-        } else if (pickB >= 0) {
-            pick = pickB;
-            kind = kB;
-        }
-        if (pick < 0) {
-            if (!hasW(d)) {
-                if (next < kInf) wake(d, std::max(next, t));
-                continue; // parked: a neighbour's next op wakes it
-            }
-            // A W now, unless it would delay the next input by more than the tolerance.
-            // The last micro-batch's backward is the end of the critical path: never delay it.
-            const double arrival = next < kInf ? next : estimate;
-            const double w = P.w[pendingW[wOffset[d] + wHead[d]]];
-            bool lastBackward = false;
-            if (policy.protectLast)
-                for (int s : st) lastBackward |= nb[s] == m - 1 && nf[s] == m;
-            const bool fits = t + w <= arrival + (lastBackward ? 0.0 : policy.tolerance[d] * w);
-            if (!(memoryBlocked || !moreFB || fits)) {
-                if (next < kInf) wake(d, std::max(next, t));
-                continue;
-            }
+        const Choice c = choose(d, t, policy);
+        if (c.pickF >= 0 && (c.pickB < 0 || policy.forwardFirst[d])) {
+            run(d, c.pickF, kF, t);
+        } else if (c.pickB >= 0) {
+            run(d, c.pickB, kB, t);
+        } else if (hasW(d) && wRunsNow(d, t, policy, c)) {
             runW(d, t);
-        } else
-            run(d, pick, kind, t);
+        } else {
+            if (c.next < kInf) wake(d, std::max(c.next, t));
+            continue; // parked: a neighbour's next op wakes it
+        }
         if (finished(d)) ++done;
         wake(d, freeT[d]);
         if (d > 0) wake(d - 1, std::max(freeT[d - 1], t));
@@ -398,59 +412,99 @@ Pipe pipeOf(const GenerateRequest& request, const std::vector<StageSlot>& placem
     return P;
 }
 
-Found search(const Pipe& P, const Schedule& shape, const SearchOptions& options, const WorkControl& control) {
-    Evaluator evaluator(P);
-    Found found;
-    const double ops = 3.0 * P.stages() * P.microbatches;
-    const int budget = std::clamp(int(kDecisionBudget / ops), 4, kMaxEvaluations);
-    const std::vector<Policy> candidates = grid(P);
-    const int planned = std::max(budget, int(candidates.size() + options.seeds.size()));
+namespace {
 
+constexpr double kSlack = 1 + 1e-12;
+
+/// One search of a pipe's order: seeds, a grid of greedy policies, local improvement of the
+/// best policy, then of the order itself, each within the evaluation budget.
+class Search {
+  public:
+    Search(const Pipe& P, const Schedule& shape, const SearchOptions& options, const WorkControl& control)
+        : P(P), shape(shape), options(options), control(control), evaluator(P),
+          ops(3.0 * P.stages() * P.microbatches),
+          budget(std::clamp(int(kDecisionBudget / ops), 4, kMaxEvaluations)), candidates(grid(P)),
+          planned(std::max(budget, int(candidates.size() + options.seeds.size()))),
+          makespanCap(options.makespanCap) {}
+
+    Found run();
+
+  private:
+    bool reachedBound() const { return haveBest && best.span <= options.goodEnough * kSlack; }
+    bool cancelled() {
+        if (control.stopRequested()) found.cancelled = true;
+        return found.cancelled;
+    }
+    int spent() const { return found.evaluations - finalistEvaluations; }
+    bool budgetLeft() { return !reachedBound() && !cancelled() && spent() < budget; }
+    void tick() {
+        ++found.evaluations;
+        control.report(std::min(1.0, double(spent()) / planned));
+    }
+    void consider(const Outcome& o, const std::string& label);
+    bool timeFinalists();
+    void timeSeeds();
+    void timeGrid();
+    bool attempt(Policy trial);
+    bool improveCaps(int d);
+    bool improvePolicyAt(int d);
+    void improvePolicy();
+    bool moveWeightsOnce(long long& swaps, long long swapBudget);
+    void moveWeights();
+    void takeFinalists();
+    void fallBack();
+
+    const Pipe& P;
+    const Schedule& shape;
+    const SearchOptions& options;
+    const WorkControl& control;
+    Evaluator evaluator;
+    const double ops;
+    const int budget;
+    const std::vector<Policy> candidates;
+    const int planned;
+    double makespanCap;
+    Found found;
     Outcome best;
     bool haveBest = false;
     Policy bestPolicy;
     Outcome bestGreedy;
-    auto reachedBound = [&] { return haveBest && best.span <= options.goodEnough * (1 + 1e-12); };
-    auto cancelled = [&] {
-        if (control.stopRequested()) found.cancelled = true;
-        return found.cancelled;
-    };
-    int finalistEvaluations = 0; // outside the budget and the progress
-    auto spent = [&] { return found.evaluations - finalistEvaluations; };
-    auto tick = [&] {
-        ++found.evaluations;
-        control.report(std::min(1.0, double(spent()) / planned));
-    };
-    double makespanCap = options.makespanCap;
-    auto consider = [&](const Outcome& o, const std::string& label) {
-        if (o.makespan > makespanCap * (1 + 1e-12)) return;
-        if (!haveBest || o.betterThan(best)) {
-            best = o;
-            haveBest = true;
-            found.schedule = evaluator.schedule(shape);
-            found.winner = label;
-        }
-    };
-
-    // Finalists: timed first, outside the budget and the progress; one at the lower bound is the
-    // answer at once, the others are taken at the end where they beat what the search found.
+    int finalistEvaluations = 0; ///< outside the budget and the progress
     std::vector<std::pair<Outcome, const std::pair<std::string, Schedule>*>> finalists;
+};
+
+void Search::consider(const Outcome& o, const std::string& label) {
+    if (o.makespan > makespanCap * kSlack) return;
+    if (!haveBest || o.betterThan(best)) {
+        best = o;
+        haveBest = true;
+        found.schedule = evaluator.schedule(shape);
+        found.winner = label;
+    }
+}
+
+/// Finalists: timed first, outside the budget and the progress; one at the lower bound is the
+/// answer at once (true), the others are taken at the end where they beat what the search found.
+bool Search::timeFinalists() {
     for (const auto& finalist : options.finalists) {
         if (cancelled()) break;
         const Outcome o = evaluator.replay(finalist.second);
         ++found.evaluations;
         ++finalistEvaluations;
-        if (o.span == kInf || o.makespan > options.makespanCap * (1 + 1e-12)) continue;
-        if (o.span <= options.goodEnough * (1 + 1e-12)) {
+        if (o.span == kInf || o.makespan > options.makespanCap * kSlack) continue;
+        if (o.span <= options.goodEnough * kSlack) {
             found.schedule = finalist.second;
             found.winner = finalist.first;
             found.outcome = o;
             control.report(1.0);
-            return found;
+            return true;
         }
         finalists.emplace_back(o, &finalist);
     }
+    return false;
+}
 
+void Search::timeSeeds() {
     for (const auto& [label, seed] : options.seeds) {
         if (cancelled()) break;
         const Outcome o = evaluator.replay(seed);
@@ -460,8 +514,11 @@ Found search(const Pipe& P, const Schedule& shape, const SearchOptions& options,
             makespanCap = std::min(makespanCap, o.makespan);
         consider(o, label);
     }
+}
+
+void Search::timeGrid() {
     for (const Policy& policy : candidates) {
-        if (reachedBound() || cancelled() || spent() >= budget) break;
+        if (!budgetLeft()) break;
         const Outcome o = evaluator.greedy(policy);
         tick();
         if (o.betterThan(bestGreedy)) {
@@ -470,102 +527,139 @@ Found search(const Pipe& P, const Schedule& shape, const SearchOptions& options,
         }
         consider(o, policy.label);
     }
-    // Local improvement, first improvement wins: move one device's cap, or the caps of a device
-    // and all after it, by one; switch a device's F/B preference; change its W tolerance.
-    const double tolerances[] = {0, 0.5, kInf};
-    auto attempt = [&](Policy trial) {
-        if (reachedBound() || cancelled() || spent() >= budget) return false;
-        const Outcome o = evaluator.greedy(trial);
-        tick();
-        if (!o.betterThan(bestGreedy)) return false;
-        bestGreedy = o;
-        bestPolicy = std::move(trial);
-        if (bestPolicy.label.find("+local") == std::string::npos) bestPolicy.label += " +local";
-        consider(o, bestPolicy.label);
-        return true;
-    };
+}
+
+/// Times a changed policy; keeps it (true) when its greedy order beats the best greedy one.
+bool Search::attempt(Policy trial) {
+    if (!budgetLeft()) return false;
+    const Outcome o = evaluator.greedy(trial);
+    tick();
+    if (!o.betterThan(bestGreedy)) return false;
+    bestGreedy = o;
+    bestPolicy = std::move(trial);
+    if (bestPolicy.label.find("+local") == std::string::npos) bestPolicy.label += " +local";
+    consider(o, bestPolicy.label);
+    return true;
+}
+
+/// Moves device d's cap, or the caps of d and all after it, by one either way.
+bool Search::improveCaps(int d) {
+    for (int suffix = 0; suffix < 2; ++suffix)
+        for (int delta : {1, -1}) {
+            Policy trial = bestPolicy;
+            bool changed = false;
+            for (int e = d; e < (suffix ? P.devices : d + 1); ++e) {
+                const int c = std::clamp(trial.cap[e] + delta, 1, P.microbatches);
+                changed |= c != trial.cap[e];
+                trial.cap[e] = c;
+            }
+            if (changed && attempt(std::move(trial))) return true;
+        }
+    return false;
+}
+
+/// Device d's caps, then its F/B preference, then its W tolerance; the first improvement wins.
+bool Search::improvePolicyAt(int d) {
+    bool improved = improveCaps(d);
+    if (!improved) {
+        Policy trial = bestPolicy;
+        trial.forwardFirst[d] = !trial.forwardFirst[d];
+        improved = attempt(std::move(trial));
+    }
+    for (double tol : {0.0, 0.5, kInf})
+        if (!improved && tol != bestPolicy.tolerance[d]) {
+            Policy trial = bestPolicy;
+            trial.tolerance[d] = tol;
+            improved = attempt(std::move(trial));
+        }
+    return improved;
+}
+
+/// Local improvement of the best greedy policy, device by device, until none improves.
+void Search::improvePolicy() {
     bool improved = !bestPolicy.cap.empty();
     while (improved && !reachedBound() && spent() < budget && !found.cancelled) {
         improved = false;
-        for (int d = 0; d < P.devices && !improved; ++d) {
-            for (int suffix = 0; suffix < 2 && !improved; ++suffix)
-                for (int delta : {1, -1}) {
-                    Policy trial = bestPolicy;
-                    bool changed = false;
-                    for (int e = d; e < (suffix ? P.devices : d + 1); ++e) {
-                        const int c = std::clamp(trial.cap[e] + delta, 1, P.microbatches);
-                        changed |= c != trial.cap[e];
-                        trial.cap[e] = c;
-                    }
-                    if (changed && attempt(std::move(trial))) {
-                        improved = true;
-                        break;
-                    }
-                }
-            if (!improved) {
-                Policy trial = bestPolicy;
-                trial.forwardFirst[d] = !trial.forwardFirst[d];
-                improved = attempt(std::move(trial));
-            }
-            for (double tol : tolerances)
-                if (!improved && tol != bestPolicy.tolerance[d]) {
-                    Policy trial = bestPolicy;
-                    trial.tolerance[d] = tol;
-                    improved = attempt(std::move(trial));
-                }
+        for (int d = 0; d < P.devices && !improved; ++d) improved = improvePolicyAt(d);
+    }
+}
+
+/// One pass over every device's order: each W moved past a neighbouring F or B, kept when the
+/// replayed order is better (within the limit). True when a move was kept.
+bool Search::moveWeightsOnce(long long& swaps, long long swapBudget) {
+    bool moved = false;
+    Schedule& order = found.schedule;
+    for (int d = 0; d < P.devices && swaps < swapBudget; ++d) {
+        auto& list = order.order[d];
+        for (std::size_t i = 0; i + 1 < list.size() && swaps < swapBudget; ++i) {
+            Op& a = list[i];
+            Op& b = list[i + 1];
+            if ((a.kind == OpKind::W) == (b.kind == OpKind::W)) continue;
+            if (a.stage == b.stage && a.mb == b.mb) continue; // a B and its own W
+            std::swap(a, b);
+            ++swaps;
+            const Outcome o = evaluator.replay(order);
+            tick();
+            if (o.span < kInf && o.makespan <= makespanCap * kSlack && o.betterThan(best)) {
+                best = o;
+                moved = true;
+                if (found.winner.find("+moves") == std::string::npos) found.winner += " +moves";
+            } else
+                std::swap(a, b);
         }
     }
-    // Local improvement of the order itself: move a W past a neighbouring F or B of its device,
-    // either way, and keep the move when the replayed order is better (within the limit).
-    if (haveBest && !reachedBound() && !found.cancelled) {
-        const long long swapBudget =
-            std::min<long long>(20 * (long long)ops, (long long)(kDecisionBudget / ops)) - spent();
-        long long swaps = 0;
-        Schedule& order = found.schedule;
-        bool moved = true;
-        while (moved && swaps < swapBudget && !reachedBound() && !cancelled()) {
-            moved = false;
-            for (int d = 0; d < P.devices && swaps < swapBudget; ++d) {
-                auto& ops = order.order[d];
-                for (std::size_t i = 0; i + 1 < ops.size() && swaps < swapBudget; ++i) {
-                    Op& a = ops[i];
-                    Op& b = ops[i + 1];
-                    if ((a.kind == OpKind::W) == (b.kind == OpKind::W)) continue;
-                    if (a.stage == b.stage && a.mb == b.mb) continue; // a B and its own W
-                    std::swap(a, b);
-                    ++swaps;
-                    const Outcome o = evaluator.replay(order);
-                    tick();
-                    if (o.span < kInf && o.makespan <= makespanCap * (1 + 1e-12) && o.betterThan(best)) {
-                        best = o;
-                        moved = true;
-                        if (found.winner.find("+moves") == std::string::npos) found.winner += " +moves";
-                    } else
-                        std::swap(a, b);
-                }
-            }
-        }
-    }
+    return moved;
+}
+
+/// Local improvement of the order itself, within its own budget of swaps.
+void Search::moveWeights() {
+    if (!haveBest || reachedBound() || found.cancelled) return;
+    const long long swapBudget =
+        std::min<long long>(20 * (long long)ops, (long long)(kDecisionBudget / ops)) - spent();
+    long long swaps = 0;
+    bool moved = true;
+    while (moved && swaps < swapBudget && !reachedBound() && !cancelled())
+        moved = moveWeightsOnce(swaps, swapBudget);
+}
+
+void Search::takeFinalists() {
     for (const auto& [o, finalist] : finalists)
-        if (o.makespan <= makespanCap * (1 + 1e-12) && (!haveBest || o.betterThan(best))) {
+        if (o.makespan <= makespanCap * kSlack && (!haveBest || o.betterThan(best))) {
             best = o;
             haveBest = true;
             found.schedule = finalist->second;
             found.winner = finalist->first;
         }
-    if (!haveBest) {
-        if (found.cancelled)
-            throw Error("work.cancelled",
-                        std::string(shape.name) + " was cancelled before it timed a first order");
-        // Only a makespan cap can refuse every greedy order: fall back to the best greedy one.
-        const Outcome o = evaluator.greedy(bestPolicy.cap.empty() ? candidates.front() : bestPolicy);
-        best = o;
-        found.schedule = evaluator.schedule(shape);
-        found.winner = bestPolicy.label;
-    }
+}
+
+/// Only a makespan cap can refuse every greedy order: fall back to the best greedy one.
+void Search::fallBack() {
+    if (found.cancelled)
+        throw Error("work.cancelled",
+                    std::string(shape.name) + " was cancelled before it timed a first order");
+    const Outcome o = evaluator.greedy(bestPolicy.cap.empty() ? candidates.front() : bestPolicy);
+    best = o;
+    found.schedule = evaluator.schedule(shape);
+    found.winner = bestPolicy.label;
+}
+
+Found Search::run() {
+    if (timeFinalists()) return found;
+    timeSeeds();
+    timeGrid();
+    improvePolicy();
+    moveWeights();
+    takeFinalists();
+    if (!haveBest) fallBack();
     control.report(1.0);
     found.outcome = best;
     return found;
+}
+
+} // namespace
+
+Found search(const Pipe& P, const Schedule& shape, const SearchOptions& options, const WorkControl& control) {
+    return Search(P, shape, options, control).run();
 }
 
 } // namespace stagecraft::zb

@@ -9,6 +9,7 @@
 #include "io/json_stream.h"
 #include "ir/action.h"
 #include "ir/op_name.h"
+#include "ir/stage_flow.h"
 #include "json_failure.h"
 #include "validate/validator.h"
 
@@ -414,10 +415,10 @@ void appendFlow(std::string& out, char phase, std::size_t id, const char* name, 
 }
 
 /// The op a transfer feeds: the next stage's F for an activation, the previous stage's B for a
-/// gradient.
+/// gradient (stage_flow.h's direction of the data).
 Op consumerOf(const TimelineEvent& e) {
     Op op = e.op;
-    op.stage += e.comm == CommKind::Activation ? 1 : -1;
+    op.stage += flowStep(e.comm == CommKind::Activation ? OpKind::F : OpKind::B);
     return op;
 }
 

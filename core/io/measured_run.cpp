@@ -2,6 +2,8 @@
 
 #include "error.h"
 #include "io/measured_slots.h"
+#include "ir/stage_flow.h"
+#include "number_text.h"
 #include "sim/statistics.h"
 
 #include <algorithm>
@@ -223,318 +225,447 @@ int parsePipelineRangeName(std::string_view name, ActionRange& range, std::strin
     return 1;
 }
 
-Timeline assembleMeasuredRun(std::vector<RankTrace> ranks, const MeasuredRunOptions& options,
-                             MeasuredRunInfo* infoOut) {
-    MeasuredRunInfo info;
-    if (ranks.empty()) throw ParseError("trace.empty", "", 0, 0, "no trace file was given");
-    // Ranks: the files' own when every file names one, the order given otherwise.
+namespace {
+
+/// Ranks: the files' own when every file names one (sorted, a rank named twice refused), the
+/// order given otherwise.
+void orderRanks(std::vector<RankTrace>& ranks) {
     const bool named =
         std::all_of(ranks.begin(), ranks.end(), [](const RankTrace& t) { return t.rank >= 0; });
-    if (named) {
-        std::stable_sort(ranks.begin(), ranks.end(),
-                         [](const RankTrace& a, const RankTrace& b) { return a.rank < b.rank; });
-        for (std::size_t i = 1; i < ranks.size(); ++i)
-            if (ranks[i].rank == ranks[i - 1].rank)
-                shapeError("", ranks[i - 1].source + " and " + ranks[i].source + " are both of rank " +
-                                   std::to_string(ranks[i].rank) + "; give one file per rank");
-    }
+    if (!named) return;
+    std::stable_sort(ranks.begin(), ranks.end(),
+                     [](const RankTrace& a, const RankTrace& b) { return a.rank < b.rank; });
+    for (std::size_t i = 1; i < ranks.size(); ++i)
+        if (ranks[i].rank == ranks[i - 1].rank)
+            shapeError("", ranks[i - 1].source + " and " + ranks[i].source + " are both of rank " +
+                               std::to_string(ranks[i].rank) + "; give one file per rank");
+}
+
+/// Ranges named by chunk (Megatron/zero-bubble): their stage from the rank and the placement.
+void stagesOfChunks(std::vector<RankTrace>& ranks, ChunkPlacement placement) {
     const int devices = int(ranks.size());
-    info.ranks = devices;
-    info.clock = ranks.front().clock;
-
-    // Ranges named by chunk (Megatron/zero-bubble): their stage from the rank and the placement.
     for (int d = 0; d < devices; ++d)
-        for (ActionRange& r : ranks[std::size_t(d)].ranges)
-            if (r.stage < 0) {
-                if (r.chunk < 0 || (options.placement == ChunkPlacement::V && r.chunk > 1))
-                    throw ParseError("trace.event", ranks[std::size_t(d)].source, 0, 0,
-                                     where(ranks[std::size_t(d)], r) + ": chunk " + std::to_string(r.chunk) +
-                                         " does not name a stage (V placement has chunks 0 and 1)");
-                r.stage = options.placement == ChunkPlacement::V ? (r.chunk == 0 ? d : 2 * devices - 1 - d)
-                                                                 : r.chunk * devices + d;
-            }
+        for (ActionRange& r : ranks[std::size_t(d)].ranges) {
+            if (r.stage >= 0) continue;
+            if (r.chunk < 0 || (placement == ChunkPlacement::V && r.chunk > 1))
+                throw ParseError("trace.event", ranks[std::size_t(d)].source, 0, 0,
+                                 where(ranks[std::size_t(d)], r) + ": chunk " + std::to_string(r.chunk) +
+                                     " does not name a stage (V placement has chunks 0 and 1)");
+            r.stage = placement == ChunkPlacement::V ? (r.chunk == 0 ? d : 2 * devices - 1 - d)
+                                                     : r.chunk * devices + d;
+        }
+}
 
-    // Stages to ranks, the shape, and each rank's actions by occurrence.
+/// The pipeline the compute ranges describe: which rank runs each stage, the highest stage and
+/// micro-batch, and which backward halves the trace names.
+struct RunShape {
     std::map<int, int> rankOfStage;
     int maxStage = -1, maxMb = -1;
     bool sawI = false, sawW = false, sawB = false;
-    std::vector<RankIndex> index(ranks.size());
-    for (int d = 0; d < devices; ++d) {
+    bool wholeBackwards = false; ///< B ranges are whole backwards next to I halves
+    bool split = false;          ///< the run splits the backward (I and W)
+    int stages() const { return maxStage + 1; }
+};
+
+/// Sorts each rank's ranges by start, refuses broken times and a stage on two ranks, and reads
+/// the shape off the compute ranges.
+RunShape readShape(std::vector<RankTrace>& ranks) {
+    RunShape shape;
+    for (int d = 0; d < int(ranks.size()); ++d) {
         RankTrace& t = ranks[std::size_t(d)];
         std::stable_sort(t.ranges.begin(), t.ranges.end(),
                          [](const ActionRange& a, const ActionRange& b) { return a.start < b.start; });
-        for (std::uint32_t i = 0; i < t.ranges.size(); ++i) {
-            const ActionRange& r = t.ranges[i];
+        for (const ActionRange& r : t.ranges) {
             if (!(std::isfinite(r.start) && std::isfinite(r.end) && r.end >= r.start))
                 throw ParseError("trace.event", t.source, 0, 0,
                                  where(t, r) + ": a range must have finite times with end >= start");
-            if (isCompute(r.kind)) {
-                const auto [it, inserted] = rankOfStage.emplace(r.stage, d);
-                if (!inserted && it->second != d)
-                    shapeError(t.source, where(t, r) + ": stage " + std::to_string(r.stage) +
-                                             " runs on rank " + std::to_string(it->second) + " (" +
-                                             ranks[std::size_t(it->second)].source + ") and on rank " +
-                                             std::to_string(d) + "; a stage belongs to one rank");
-                maxStage = std::max(maxStage, r.stage);
-                maxMb = std::max(maxMb, r.mb);
-                sawI |= r.kind == RangeKind::I;
-                sawW |= r.kind == RangeKind::W;
-                sawB |= r.kind == RangeKind::B;
-            }
+            if (!isCompute(r.kind)) continue;
+            const auto [it, inserted] = shape.rankOfStage.emplace(r.stage, d);
+            if (!inserted && it->second != d)
+                shapeError(t.source, where(t, r) + ": stage " + std::to_string(r.stage) + " runs on rank " +
+                                         std::to_string(it->second) + " (" +
+                                         ranks[std::size_t(it->second)].source + ") and on rank " +
+                                         std::to_string(d) + "; a stage belongs to one rank");
+            shape.maxStage = std::max(shape.maxStage, r.stage);
+            shape.maxMb = std::max(shape.maxMb, r.mb);
+            shape.sawI |= r.kind == RangeKind::I;
+            shape.sawW |= r.kind == RangeKind::W;
+            shape.sawB |= r.kind == RangeKind::B;
         }
     }
-    if (maxStage < 0) refuseWithoutCompute(ranks);
-    // Next to input-gradient halves, a B range is a whole backward (torch's B in DualPipeV, alone or
-    // in an OVERLAP_F_B). With weight-gradient ranges but no I, it is the input-gradient half (the
-    // zero-bubble runtime's and torch's older naming).
-    const bool wholeBackwards = sawI && sawB;
-    if (sawW && sawB && !sawI) {
+    return shape;
+}
+
+/// Next to input-gradient halves, a B range is a whole backward (torch's B in DualPipeV, alone or
+/// in an OVERLAP_F_B). With weight-gradient ranges but no I, it is the input-gradient half (the
+/// zero-bubble runtime's and torch's older naming): renamed I here.
+void nameBackwardHalves(std::vector<RankTrace>& ranks, RunShape& shape) {
+    shape.wholeBackwards = shape.sawI && shape.sawB;
+    if (shape.sawW && shape.sawB && !shape.sawI) {
         for (RankTrace& t : ranks)
             for (ActionRange& r : t.ranges)
                 if (r.kind == RangeKind::B) r.kind = RangeKind::I;
-        sawI = true;
+        shape.sawI = true;
     }
-    for (int d = 0; d < devices; ++d) {
-        const RankTrace& t = ranks[std::size_t(d)];
-        for (std::uint32_t i = 0; i < t.ranges.size(); ++i) {
-            const ActionRange& r = t.ranges[i];
-            index[std::size_t(d)].occurrences[keyOf(r.kind, r.stage, r.mb)].push_back(i);
-        }
-    }
-    const bool split = sawI || sawW;
-    const int stages = maxStage + 1;
-    if (stages % devices != 0)
-        shapeError(ranks.front().source, std::to_string(stages) + " stages do not split evenly over " +
-                                             std::to_string(devices) + " ranks; give every rank's file");
-    for (int s = 0; s < stages; ++s)
-        if (!rankOfStage.count(s))
-            shapeError(ranks.front().source, "stage " + std::to_string(s) + " of 0.." +
-                                                 std::to_string(maxStage) +
-                                                 " has no compute range in any file; give every rank's file");
+    shape.split = shape.sawI || shape.sawW;
+}
 
-    // Complete iterations: every compute action occurs that many times on its rank.
+/// Whether every file names one host: its ranks share its clock and are not moved. There a
+/// consumer that seems to start early is a producer range that went on after its send (a rank
+/// descheduled between the post and the end of its range, ms on an oversubscribed machine), and
+/// the largest such gap over many iterations would shift whole ranks by it.
+bool oneHost(const std::vector<RankTrace>& ranks) {
+    return std::all_of(ranks.begin(), ranks.end(),
+                       [&](const RankTrace& t) { return !t.host.empty() && t.host == ranks.front().host; });
+}
+
+/// Every stage on some rank, and as many stages on each rank.
+void checkStages(const std::vector<RankTrace>& ranks, const RunShape& shape) {
+    const int devices = int(ranks.size());
+    if (shape.stages() % devices != 0)
+        shapeError(ranks.front().source, std::to_string(shape.stages()) +
+                                             " stages do not split evenly over " + std::to_string(devices) +
+                                             " ranks; give every rank's file");
+    for (int s = 0; s < shape.stages(); ++s)
+        if (!shape.rankOfStage.count(s))
+            shapeError(ranks.front().source, "stage " + std::to_string(s) + " of 0.." +
+                                                 std::to_string(shape.maxStage) +
+                                                 " has no compute range in any file; give every rank's file");
+}
+
+/// Each rank's ranges by action, in time order.
+std::vector<RankIndex> indexRanges(const std::vector<RankTrace>& ranks) {
+    std::vector<RankIndex> index(ranks.size());
+    for (std::size_t d = 0; d < ranks.size(); ++d)
+        for (std::uint32_t i = 0; i < ranks[d].ranges.size(); ++i) {
+            const ActionRange& r = ranks[d].ranges[i];
+            index[d].occurrences[keyOf(r.kind, r.stage, r.mb)].push_back(i);
+        }
+    return index;
+}
+
+/// Complete iterations: every compute action occurs that many times on its rank.
+int completeIterations(const std::vector<RankIndex>& index) {
     int iterations = -1;
     for (const RankIndex& r : index)
         for (const auto& [key, list] : r.occurrences)
             if (isCompute(RangeKind(key & 0xF)))
                 iterations = iterations < 0 ? int(list.size()) : std::min(iterations, int(list.size()));
-    info.iterations = iterations;
-    if (options.pick == IterationPick::One && (options.iteration < -1 || options.iteration >= iterations))
-        throw ParseError("trace.iteration", ranks.front().source, 0, 0,
+    return iterations;
+}
+
+/// The iteration options ask for (-1 for the median of all), refused when the trace lacks it.
+int chosenIteration(const MeasuredRunOptions& options, int iterations, const std::string& source) {
+    if (options.pick != IterationPick::One) return -1;
+    if (options.iteration < -1 || options.iteration >= iterations)
+        throw ParseError("trace.iteration", source, 0, 0,
                          "iteration " + std::to_string(options.iteration) +
                              " is not in the trace, which holds " + std::to_string(iterations) +
                              " complete iteration" + (iterations == 1 ? "" : "s") + " (" +
                              listIds(iterations) + "; -1 is the last)");
-    const int chosen = options.pick == IterationPick::One
-                           ? (options.iteration < 0 ? iterations - 1 : options.iteration)
-                           : -1;
-    info.iteration = chosen;
+    return options.iteration < 0 ? iterations - 1 : options.iteration;
+}
 
-    // Start and end of (rank, key, k) in the rank's clock.
-    auto occurrence = [&](int d, std::uint64_t key, int k) -> const ActionRange* {
-        const auto& occ = index[std::size_t(d)].occurrences;
-        const auto it = occ.find(key);
-        if (it == occ.end() || k >= int(it->second.size())) return nullptr;
-        return &ranks[std::size_t(d)].ranges[it->second[std::size_t(k)]];
-    };
+/// The ranks' ranges with their shape and index, and the steps that read times off them.
+class Assembly {
+  public:
+    Assembly(std::vector<RankTrace> ranks, const MeasuredRunOptions& options)
+        : m_ranks(std::move(ranks)), m_options(options) {}
 
-    // Clock alignment: a consumer cannot start before its producer on another rank ended. Ranks
-    // whose files name one host share its clock and are not moved: there a consumer that seems to
-    // start early is a producer range that went on after its send (a rank descheduled between
-    // the post and the end of its range, ms on an oversubscribed machine), and the largest such
-    // gap over many iterations would shift whole ranks by it.
-    std::vector<double> shift(std::size_t(devices), 0.0);
-    const bool oneHost = std::all_of(ranks.begin(), ranks.end(), [&](const RankTrace& t) {
-        return !t.host.empty() && t.host == ranks.front().host;
-    });
-    if (options.alignClocks && devices > 1 && !oneHost) {
-        // Walk the consumers present (linear in the ranges, whatever the indices).
-        // Consumers: forwards and the backwards that send an input gradient (I, or B when whole).
-        auto consumes = [&](RangeKind kind) {
-            return kind == RangeKind::F || kind == (split ? RangeKind::I : RangeKind::B) ||
-                   (wholeBackwards && kind == RangeKind::B);
-        };
-        auto producer = [&](int a, RangeKind kind, int from, int mb, int k) {
-            if (kind == RangeKind::F) return occurrence(a, keyOf(kind, from, mb), k);
-            const ActionRange* p = occurrence(a, keyOf(split ? RangeKind::I : RangeKind::B, from, mb), k);
-            return p || !wholeBackwards ? p : occurrence(a, keyOf(RangeKind::B, from, mb), k);
-        };
-        for (int round = 0; round < devices; ++round) {
-            bool moved = false;
-            for (int b = 1; b < devices; ++b) // rank 0 is the reference clock
-                for (const auto& [key, list] : index[std::size_t(b)].occurrences) {
-                    const auto kind = RangeKind(key & 0xF);
-                    if (!consumes(kind)) continue;
-                    const ActionRange& consumer = ranks[std::size_t(b)].ranges[list.front()];
-                    const int from = consumer.stage + (kind == RangeKind::F ? -1 : 1);
-                    if (from < 0 || from >= stages) continue;
-                    const int a = rankOfStage[from];
-                    if (a == b) continue;
-                    for (int k = 0; k < iterations; ++k) {
-                        const ActionRange* p = producer(a, kind, from, consumer.mb, k);
-                        const ActionRange* c = occurrence(b, key, k);
-                        if (!p || !c) continue;
-                        const double late =
-                            (p->end + shift[std::size_t(a)]) - (opStart(*c) + shift[std::size_t(b)]);
-                        if (late > 1e-3) {
-                            shift[std::size_t(b)] += late;
-                            moved = true;
-                        }
-                    }
-                }
-            if (!moved) break;
-        }
-    }
-    info.clockShift = shift;
+    Timeline run(MeasuredRunInfo& info);
 
-    // Iteration starts and ends (shifted clocks): the earliest compute range of the iteration on
-    // any rank, and the latest end of one.
-    std::vector<double> iterStart(std::size_t(iterations), INFINITY),
-        iterEnd(std::size_t(iterations), -INFINITY);
-    for (int d = 0; d < devices; ++d)
-        for (const auto& [key, list] : index[std::size_t(d)].occurrences)
-            if (isCompute(RangeKind(key & 0xF)))
-                for (int k = 0; k < iterations; ++k) {
-                    const ActionRange& r = ranks[std::size_t(d)].ranges[list[std::size_t(k)]];
-                    const double shifted = shift[std::size_t(d)];
-                    iterStart[std::size_t(k)] = std::min(iterStart[std::size_t(k)], opStart(r) + shifted);
-                    iterEnd[std::size_t(k)] = std::max(iterEnd[std::size_t(k)], r.end + shifted);
-                }
-    info.iterationMakespans.clear();
-    for (int k = 0; k < iterations; ++k)
-        info.iterationMakespans.push_back(iterEnd[std::size_t(k)] - iterStart[std::size_t(k)]);
+  private:
+    using Times = std::optional<std::pair<double, double>>;
 
-    // The time of one action (rank, key) in the timeline: of the chosen iteration, or the median.
-    auto timesOf = [&](int d, std::uint64_t key) -> std::optional<std::pair<double, double>> {
-        const auto& occ = index[std::size_t(d)].occurrences;
-        const auto it = occ.find(key);
-        if (it == occ.end()) return std::nullopt;
-        const double sh = shift[std::size_t(d)];
-        if (chosen >= 0) {
-            if (chosen >= int(it->second.size())) return std::nullopt;
-            const ActionRange& r = ranks[std::size_t(d)].ranges[it->second[std::size_t(chosen)]];
-            const double base = iterStart[std::size_t(chosen)];
-            return std::pair{opStart(r) + sh - base, r.end + sh - base};
-        }
-        std::vector<double> starts, ends;
-        for (int k = 0; k < std::min(iterations, int(it->second.size())); ++k) {
-            const ActionRange& r = ranks[std::size_t(d)].ranges[it->second[std::size_t(k)]];
-            starts.push_back(opStart(r) + sh - iterStart[std::size_t(k)]);
-            ends.push_back(r.end + sh - iterStart[std::size_t(k)]);
-        }
-        if (starts.empty()) return std::nullopt;
-        const double s = median(starts), e = median(ends);
-        return std::pair{s, std::max(s, e)};
-    };
+    int devices() const { return int(m_ranks.size()); }
+    int stages() const { return m_shape.stages(); }
+    const ActionRange* occurrence(int d, std::uint64_t key, int k) const;
+    const ActionRange* producer(int a, RangeKind kind, int from, int mb, int k) const;
+    bool consumes(RangeKind kind) const;
+    double shiftedClock(int b, std::uint64_t key, const ActionRange& consumer) const;
+    void alignClocks();
+    void iterationBounds(MeasuredRunInfo& info);
+    Times timesOf(int d, std::uint64_t key) const;
+    Times medianTimes(int d, const std::vector<std::uint32_t>& list) const;
+    void assembleDevice(int d, Timeline& timeline, MeasuredRunInfo& info);
+    bool addSync(int d, RangeKind kind, const ActionRange& first, const Times& times, MeasuredRunInfo& info);
+    void addBookkeeping(RangeKind kind, std::size_t occurrences, const Times& times, MeasuredRunInfo& info);
+    void addTransfer(int d, RangeKind kind, const ActionRange& first, const TimelineEvent& e,
+                     const Times& times, MeasuredRunInfo& info);
+    void finish(Timeline& timeline, MeasuredRunInfo& info);
+
+    std::vector<RankTrace> m_ranks;
+    const MeasuredRunOptions& m_options;
+    RunShape m_shape;
+    std::vector<RankIndex> m_index;
+    std::vector<int> m_chunkOf; ///< a stage's rank among the stages of its device
+    int m_iterations = 0;
+    int m_chosen = -1;
+    std::vector<double> m_shift;     ///< µs added to each rank's clock
+    std::vector<double> m_iterStart; ///< each iteration's start, shifted clocks
+    std::vector<TimelineEvent> m_transfers, m_syncs;
+    std::array<MeasuredRunInfo::Bookkeeping, kRangeKindCount> m_bookkeeping{};
+};
+
+Timeline Assembly::run(MeasuredRunInfo& info) {
+    orderRanks(m_ranks);
+    info.ranks = devices();
+    info.clock = m_ranks.front().clock;
+    stagesOfChunks(m_ranks, m_options.placement);
+    m_shape = readShape(m_ranks);
+    if (m_shape.maxStage < 0) refuseWithoutCompute(m_ranks);
+    nameBackwardHalves(m_ranks, m_shape);
+    m_index = indexRanges(m_ranks);
+    checkStages(m_ranks, m_shape);
+    m_iterations = completeIterations(m_index);
+    info.iterations = m_iterations;
+    m_chosen = chosenIteration(m_options, m_iterations, m_ranks.front().source);
+    info.iteration = m_chosen;
+    m_shift.assign(std::size_t(devices()), 0.0);
+    if (m_options.alignClocks && devices() > 1 && !oneHost(m_ranks)) alignClocks();
+    info.clockShift = m_shift;
+    iterationBounds(info);
 
     Timeline timeline;
     timeline.origin = "measured";
-    timeline.shape.devices = devices;
+    timeline.shape.devices = devices();
     timeline.shape.pipes = 1;
-    timeline.shape.stagesPerPipe = stages;
-    timeline.shape.microbatches = maxMb + 1;
-    timeline.shape.chunksPerDevice = stages / devices;
-    timeline.shape.splitBackward = split;
+    timeline.shape.stagesPerPipe = stages();
+    timeline.shape.microbatches = m_shape.maxMb + 1;
+    timeline.shape.chunksPerDevice = stages() / devices();
+    timeline.shape.splitBackward = m_shape.split;
+    m_chunkOf.assign(std::size_t(stages()), 0);
+    std::vector<int> next(std::size_t(devices()), 0);
+    for (const auto& [s, d] : m_shape.rankOfStage) m_chunkOf[std::size_t(s)] = next[std::size_t(d)]++;
+    for (int d = 0; d < devices(); ++d) assembleDevice(d, timeline, info);
+    finish(timeline, info);
+    return timeline;
+}
 
-    // Chunk of a stage: its rank among the stages of its device.
-    std::vector<int> chunkOf(std::size_t(stages), 0);
-    {
-        std::vector<int> next(std::size_t(devices), 0);
-        for (const auto& [s, d] : rankOfStage) chunkOf[std::size_t(s)] = next[std::size_t(d)]++;
+/// The k-th occurrence of action `key` on rank d, or null.
+const ActionRange* Assembly::occurrence(int d, std::uint64_t key, int k) const {
+    const auto& occ = m_index[std::size_t(d)].occurrences;
+    const auto it = occ.find(key);
+    if (it == occ.end() || k >= int(it->second.size())) return nullptr;
+    return &m_ranks[std::size_t(d)].ranges[it->second[std::size_t(k)]];
+}
+
+/// Consumers: forwards and the backwards that send an input gradient (I, or B when whole).
+bool Assembly::consumes(RangeKind kind) const {
+    return kind == RangeKind::F || kind == (m_shape.split ? RangeKind::I : RangeKind::B) ||
+           (m_shape.wholeBackwards && kind == RangeKind::B);
+}
+
+/// The k-th range on rank a that feeds a consumer of `kind` (stage `from`, micro-batch mb).
+const ActionRange* Assembly::producer(int a, RangeKind kind, int from, int mb, int k) const {
+    if (kind == RangeKind::F) return occurrence(a, keyOf(kind, from, mb), k);
+    const ActionRange* p = occurrence(a, keyOf(m_shape.split ? RangeKind::I : RangeKind::B, from, mb), k);
+    return p || !m_shape.wholeBackwards ? p : occurrence(a, keyOf(RangeKind::B, from, mb), k);
+}
+
+/// Rank b's clock shift once its action `key` starts after its producer on another rank ended,
+/// in every iteration (the shift as it is when it already does).
+double Assembly::shiftedClock(int b, std::uint64_t key, const ActionRange& consumer) const {
+    const auto kind = RangeKind(key & 0xF);
+    const int from = producerStage(kind == RangeKind::F ? OpKind::F : OpKind::B, consumer.stage, stages());
+    if (from < 0) return m_shift[std::size_t(b)];
+    const int a = m_shape.rankOfStage.at(from);
+    if (a == b) return m_shift[std::size_t(b)];
+    double shifted = m_shift[std::size_t(b)];
+    for (int k = 0; k < m_iterations; ++k) {
+        const ActionRange* p = producer(a, kind, from, consumer.mb, k);
+        const ActionRange* c = occurrence(b, key, k);
+        if (!p || !c) continue;
+        const double late = (p->end + m_shift[std::size_t(a)]) - (opStart(*c) + shifted);
+        if (late > 1e-3) shifted += late;
     }
+    return shifted;
+}
 
-    std::vector<TimelineEvent> transfers, syncs;
-    std::array<MeasuredRunInfo::Bookkeeping, kRangeKindCount> bookkeeping{};
-    for (int d = 0; d < devices; ++d) {
-        std::vector<TimelineEvent> compute;
-        std::vector<std::size_t> whole; // whole backwards of a split run, to divide into B and W
-        for (const auto& [key, list] : index[std::size_t(d)].occurrences) {
-            const auto kind = RangeKind(key & 0xF);
-            const ActionRange& first = ranks[std::size_t(d)].ranges[list.front()];
-            const auto times = timesOf(d, key);
-            // torch's REDUCE_GRAD is where the stage's gradients are scaled (reduced, with FSDP):
-            // the prediction's gradient sync of that stage, on the communication lane as there.
-            if (kind == RangeKind::ReduceGrad && times && first.stage >= 0 && first.stage < stages &&
-                rankOfStage[first.stage] == d) {
-                TimelineEvent e;
-                e.device = d;
-                e.start = std::max(0.0, times->first);
-                e.end = std::max(e.start, times->second);
-                e.op = Op{OpKind::GradSync, 0, std::uint16_t(chunkOf[std::size_t(first.stage)]), first.stage,
-                          -1};
-                e.lane = Lane::Comm;
-                e.comm = CommKind::Collective;
-                syncs.push_back(e);
-                ++info.syncRanges;
-                continue;
-            }
-            if (isBookkeepingRange(kind)) {
-                info.otherRanges += chosen >= 0 ? (times ? 1 : 0) : list.size();
-                if (times) {
-                    auto& b = bookkeeping[std::size_t(kind)];
-                    b.kind = kind;
-                    ++b.ranges;
-                    b.time += times->second - times->first;
-                }
-                continue;
-            }
-            if (!times) continue;
-            TimelineEvent e;
-            e.device = d;
-            e.start = std::max(0.0, times->first);
-            e.end = std::max(e.start, times->second);
-            e.op.stage = first.stage;
-            e.op.mb = first.mb;
-            if (isCompute(kind)) {
-                if (first.mb < 0) continue;
-                e.op.kind = kind == RangeKind::F ? OpKind::F : kind == RangeKind::W ? OpKind::W : OpKind::B;
-                e.op.chunk = std::uint16_t(chunkOf[std::size_t(first.stage)]);
-                if (wholeBackwards && kind == RangeKind::B) whole.push_back(compute.size());
-                if (first.overlap == OverlapHalf::Forward) timeline.shape.overlapped.push_back(e.op);
-                compute.push_back(e);
-                ++info.computeRanges;
-                continue;
-            }
-            ++info.commRanges;
-            // Waiting: the part of this range before the peer's matching range began.
-            const bool send = kind == RangeKind::SendF || kind == RangeKind::SendB;
-            const bool forward = kind == RangeKind::SendF || kind == RangeKind::RecvF;
-            const int peerStage = first.stage + (forward == send ? 1 : -1);
-            const RangeKind peerKind = forward ? (send ? RangeKind::RecvF : RangeKind::SendF)
-                                               : (send ? RangeKind::RecvB : RangeKind::SendB);
-            if (peerStage >= 0 && peerStage < stages) {
-                const int peer = rankOfStage[peerStage];
-                if (const auto peerTimes = timesOf(peer, keyOf(peerKind, peerStage, first.mb))) {
-                    info.commTime += times->second - times->first;
-                    info.commWaitTime +=
-                        std::max(0.0, std::min(times->second, peerTimes->first) - times->first);
-                }
-                if (send && first.stage < stages) {
-                    e.op.kind = forward ? OpKind::F : OpKind::B;
-                    e.op.chunk = std::uint16_t(chunkOf[std::size_t(first.stage)]);
-                    e.lane = Lane::Comm;
-                    e.comm = forward ? CommKind::Activation : CommKind::Gradient;
-                    e.peer = peer;
-                    if (peer != d) transfers.push_back(e);
+/// Clock alignment: a consumer cannot start before its producer on another rank ended. Rank 0
+/// is the reference clock; each round walks the consumers present (linear in the ranges).
+void Assembly::alignClocks() {
+    for (int round = 0; round < devices(); ++round) {
+        bool moved = false;
+        for (int b = 1; b < devices(); ++b)
+            for (const auto& [key, list] : m_index[std::size_t(b)].occurrences) {
+                if (!consumes(RangeKind(key & 0xF))) continue;
+                const double shifted = shiftedClock(b, key, m_ranks[std::size_t(b)].ranges[list.front()]);
+                if (shifted != m_shift[std::size_t(b)]) {
+                    m_shift[std::size_t(b)] = shifted;
+                    moved = true;
                 }
             }
+        if (!moved) break;
+    }
+}
+
+/// Iteration starts and ends (shifted clocks): the earliest compute range of the iteration on any
+/// rank, and the latest end of one.
+void Assembly::iterationBounds(MeasuredRunInfo& info) {
+    m_iterStart.assign(std::size_t(m_iterations), INFINITY);
+    std::vector<double> iterEnd(std::size_t(m_iterations), -INFINITY);
+    for (int d = 0; d < devices(); ++d)
+        for (const auto& [key, list] : m_index[std::size_t(d)].occurrences)
+            if (isCompute(RangeKind(key & 0xF)))
+                for (int k = 0; k < m_iterations; ++k) {
+                    const ActionRange& r = m_ranks[std::size_t(d)].ranges[list[std::size_t(k)]];
+                    const double shifted = m_shift[std::size_t(d)];
+                    m_iterStart[std::size_t(k)] = std::min(m_iterStart[std::size_t(k)], opStart(r) + shifted);
+                    iterEnd[std::size_t(k)] = std::max(iterEnd[std::size_t(k)], r.end + shifted);
+                }
+    info.iterationMakespans.clear();
+    for (int k = 0; k < m_iterations; ++k)
+        info.iterationMakespans.push_back(iterEnd[std::size_t(k)] - m_iterStart[std::size_t(k)]);
+}
+
+/// The time of one action (rank, key) in the timeline: of the chosen iteration, or the median.
+Assembly::Times Assembly::timesOf(int d, std::uint64_t key) const {
+    const auto& occ = m_index[std::size_t(d)].occurrences;
+    const auto it = occ.find(key);
+    if (it == occ.end()) return std::nullopt;
+    if (m_chosen < 0) return medianTimes(d, it->second);
+    if (m_chosen >= int(it->second.size())) return std::nullopt;
+    const ActionRange& r = m_ranks[std::size_t(d)].ranges[it->second[std::size_t(m_chosen)]];
+    const double sh = m_shift[std::size_t(d)], base = m_iterStart[std::size_t(m_chosen)];
+    return std::pair{opStart(r) + sh - base, r.end + sh - base};
+}
+
+/// The median start and end of an action over the complete iterations, each from its iteration's
+/// start.
+Assembly::Times Assembly::medianTimes(int d, const std::vector<std::uint32_t>& list) const {
+    std::vector<double> starts, ends;
+    for (int k = 0; k < std::min(m_iterations, int(list.size())); ++k) {
+        const ActionRange& r = m_ranks[std::size_t(d)].ranges[list[std::size_t(k)]];
+        const double sh = m_shift[std::size_t(d)], base = m_iterStart[std::size_t(k)];
+        starts.push_back(opStart(r) + sh - base);
+        ends.push_back(r.end + sh - base);
+    }
+    if (starts.empty()) return std::nullopt;
+    const double s = median(starts), e = median(ends);
+    return std::pair{s, std::max(s, e)};
+}
+
+/// torch's REDUCE_GRAD is where the stage's gradients are scaled (reduced, with FSDP): the
+/// prediction's gradient sync of that stage, on the communication lane as there. False when the
+/// range is not one.
+bool Assembly::addSync(int d, RangeKind kind, const ActionRange& first, const Times& times,
+                       MeasuredRunInfo& info) {
+    if (kind != RangeKind::ReduceGrad || !times || first.stage < 0 || first.stage >= stages() ||
+        m_shape.rankOfStage.at(first.stage) != d)
+        return false;
+    TimelineEvent e;
+    e.device = d;
+    e.start = std::max(0.0, times->first);
+    e.end = std::max(e.start, times->second);
+    e.op = Op{OpKind::GradSync, 0, std::uint16_t(m_chunkOf[std::size_t(first.stage)]), first.stage, -1};
+    e.lane = Lane::Comm;
+    e.comm = CommKind::Collective;
+    m_syncs.push_back(e);
+    ++info.syncRanges;
+    return true;
+}
+
+/// A bookkeeping action (WAIT_SEND_*, UNSHARD ...): counted and timed, not drawn.
+void Assembly::addBookkeeping(RangeKind kind, std::size_t occurrences, const Times& times,
+                              MeasuredRunInfo& info) {
+    info.otherRanges += m_chosen >= 0 ? (times ? 1 : 0) : occurrences;
+    if (!times) return;
+    auto& b = m_bookkeeping[std::size_t(kind)];
+    b.kind = kind;
+    ++b.ranges;
+    b.time += times->second - times->first;
+}
+
+/// A SEND or RECV: its time and the part of it spent waiting for the peer's matching range; a
+/// send to another rank is drawn on the communication lane.
+void Assembly::addTransfer(int d, RangeKind kind, const ActionRange& first, const TimelineEvent& event,
+                           const Times& times, MeasuredRunInfo& info) {
+    ++info.commRanges;
+    const bool send = kind == RangeKind::SendF || kind == RangeKind::SendB;
+    const bool forward = kind == RangeKind::SendF || kind == RangeKind::RecvF;
+    const int peerStage = transferPeerStage(forward ? OpKind::F : OpKind::B, send, first.stage);
+    const RangeKind peerKind =
+        forward ? (send ? RangeKind::RecvF : RangeKind::SendF) : (send ? RangeKind::RecvB : RangeKind::SendB);
+    if (peerStage < 0 || peerStage >= stages()) return;
+    const int peer = m_shape.rankOfStage.at(peerStage);
+    if (const auto peerTimes = timesOf(peer, keyOf(peerKind, peerStage, first.mb))) {
+        info.commTime += times->second - times->first;
+        info.commWaitTime += std::max(0.0, std::min(times->second, peerTimes->first) - times->first);
+    }
+    if (!send || first.stage >= stages() || peer == d) return;
+    TimelineEvent e = event;
+    e.op.kind = forward ? OpKind::F : OpKind::B;
+    e.op.chunk = std::uint16_t(m_chunkOf[std::size_t(first.stage)]);
+    e.lane = Lane::Comm;
+    e.comm = forward ? CommKind::Activation : CommKind::Gradient;
+    e.peer = peer;
+    m_transfers.push_back(e);
+}
+
+/// Rank d's actions into the timeline: its compute ops in time order (whole backwards of a split
+/// run divided into B and W), its transfers, syncs and bookkeeping kept for finish().
+void Assembly::assembleDevice(int d, Timeline& timeline, MeasuredRunInfo& info) {
+    std::vector<TimelineEvent> compute;
+    std::vector<std::size_t> whole;
+    for (const auto& [key, list] : m_index[std::size_t(d)].occurrences) {
+        const auto kind = RangeKind(key & 0xF);
+        const ActionRange& first = m_ranks[std::size_t(d)].ranges[list.front()];
+        const auto times = timesOf(d, key);
+        if (addSync(d, kind, first, times, info)) continue;
+        if (isBookkeepingRange(kind)) {
+            addBookkeeping(kind, list.size(), times, info);
+            continue;
         }
-        splitWholeBackwards(compute, whole);
-        std::stable_sort(compute.begin(), compute.end(), [](const TimelineEvent& a, const TimelineEvent& b) {
-            return a.start != b.start ? a.start < b.start : a.end < b.end;
-        });
-        timeline.events.insert(timeline.events.end(), compute.begin(), compute.end());
+        if (!times) continue;
+        TimelineEvent e;
+        e.device = d;
+        e.start = std::max(0.0, times->first);
+        e.end = std::max(e.start, times->second);
+        e.op.stage = first.stage;
+        e.op.mb = first.mb;
+        if (!isCompute(kind)) {
+            addTransfer(d, kind, first, e, times, info);
+            continue;
+        }
+        if (first.mb < 0) continue;
+        e.op.kind = kind == RangeKind::F ? OpKind::F : kind == RangeKind::W ? OpKind::W : OpKind::B;
+        e.op.chunk = std::uint16_t(m_chunkOf[std::size_t(first.stage)]);
+        if (m_shape.wholeBackwards && kind == RangeKind::B) whole.push_back(compute.size());
+        if (first.overlap == OverlapHalf::Forward) timeline.shape.overlapped.push_back(e.op);
+        compute.push_back(e);
+        ++info.computeRanges;
     }
+    splitWholeBackwards(compute, whole);
+    std::stable_sort(compute.begin(), compute.end(), [](const TimelineEvent& a, const TimelineEvent& b) {
+        return a.start != b.start ? a.start < b.start : a.end < b.end;
+    });
+    timeline.events.insert(timeline.events.end(), compute.begin(), compute.end());
+}
+
+/// After every rank's compute: the overlap heads in order, the bookkeeping totals, and the
+/// transfers and syncs by device and start.
+void Assembly::finish(Timeline& timeline, MeasuredRunInfo& info) {
     sortOverlapHeads(timeline.shape.overlapped);
     info.overlapSlots = timeline.shape.overlapped.size();
-    for (const RankTrace& t : ranks) info.overlapsByRule += t.overlapsByRule;
-    for (const auto& b : bookkeeping)
+    for (const RankTrace& t : m_ranks) info.overlapsByRule += t.overlapsByRule;
+    for (const auto& b : m_bookkeeping)
         if (b.ranges > 0) info.bookkeeping.push_back(b);
-    transfers.insert(transfers.end(), syncs.begin(), syncs.end());
-    std::stable_sort(transfers.begin(), transfers.end(), [](const TimelineEvent& a, const TimelineEvent& b) {
-        return a.device != b.device ? a.device < b.device : a.start < b.start;
-    });
-    timeline.events.insert(timeline.events.end(), transfers.begin(), transfers.end());
+    m_transfers.insert(m_transfers.end(), m_syncs.begin(), m_syncs.end());
+    std::stable_sort(m_transfers.begin(), m_transfers.end(),
+                     [](const TimelineEvent& a, const TimelineEvent& b) {
+                         return a.device != b.device ? a.device < b.device : a.start < b.start;
+                     });
+    timeline.events.insert(timeline.events.end(), m_transfers.begin(), m_transfers.end());
+}
+
+} // namespace
+
+Timeline assembleMeasuredRun(std::vector<RankTrace> ranks, const MeasuredRunOptions& options,
+                             MeasuredRunInfo* infoOut) {
+    if (ranks.empty()) throw ParseError("trace.empty", "", 0, 0, "no trace file was given");
+    MeasuredRunInfo info;
+    Timeline timeline = Assembly(std::move(ranks), options).run(info);
     if (infoOut) *infoOut = std::move(info);
     return timeline;
 }
@@ -545,13 +676,10 @@ std::string iterationSpreadText(const MeasuredRunInfo& info) {
     if (m.size() < 3 || high <= low) return {};
     const double mid = median(m);
     const auto [shortest, longest] = std::minmax_element(m.begin(), m.end());
-    char text[200];
-    std::snprintf(text, sizeof text,
-                  "%zu iterations of %.1f to %.1f ms; their median %.1f ms, within %.1f to %.1f ms (95 %%, "
-                  "\u00b1%.0f %%)",
-                  m.size(), *shortest / 1000, *longest / 1000, mid / 1000, low / 1000, high / 1000,
-                  100 * (high - low) / 2 / mid);
-    return text;
+    return std::to_string(m.size()) + " iterations of " + durationText(*shortest) + " to " +
+           durationText(*longest) + "; their median " + durationText(mid) + ", within " + durationText(low) +
+           " to " + durationText(high) + " (95 %, \u00b1" + formatNumber(100 * (high - low) / 2 / mid, 0) +
+           " %)";
 }
 
 } // namespace stagecraft

@@ -137,8 +137,9 @@ struct MeasuredRunInfo {
     std::vector<Bookkeeping> bookkeeping;
 };
 
-/// How much the run's iterations varied, in words, for every front end: "8 iterations of 57.2 to
-/// 117.1 ms; their median 69.2 ms, within 58.2 to 85.1 ms (95 %, +-19 %)"; "" for fewer than 3.
+/// How much the run's iterations varied, in words, for every front end (times as durationText
+/// writes them): "8 iterations of 57.23 ms to 117.1 ms; their median 69.21 ms, within 58.24 ms to
+/// 85.12 ms (95 %, ±19 %)"; "" for fewer than 3.
 std::string iterationSpreadText(const MeasuredRunInfo& info);
 
 /// Assembles the ranks' ranges into one measured Timeline (origin "measured", schedule name

@@ -74,12 +74,19 @@ struct Collected {
     bool dumpChrometrace = false; ///< bare action names in computation/communication slices
 };
 
-void readArgs(JsonScanner& in, RawEvent& e) {
+/// Opens the object the scanner is at; anything else is skipped (false): the profiler's other
+/// values are not an error, only not what the reader looks for.
+bool enterObject(JsonScanner& in) {
     if (in.peek() != '{') {
         in.skipValue();
-        return;
+        return false;
     }
     in.beginObject();
+    return true;
+}
+
+void readArgs(JsonScanner& in, RawEvent& e) {
+    if (!enterObject(in)) return;
     std::string_view key;
     while (in.nextKey(key)) {
         if (key == "correlation")
@@ -184,11 +191,7 @@ void classify(const RawEvent& e, std::size_t i, const std::string& source, Colle
 }
 
 void readDistributedInfo(JsonScanner& in, Collected& out) {
-    if (in.peek() != '{') {
-        in.skipValue();
-        return;
-    }
-    in.beginObject();
+    if (!enterObject(in)) return;
     std::string_view key;
     while (in.nextKey(key)) {
         if (key == "rank") {
@@ -205,13 +208,11 @@ void readEvents(JsonScanner& in, const std::string& source, Collected& out) {
     std::size_t i = 0;
     RawEvent e;
     while (in.nextElement()) {
-        if (in.peek() != '{') {
-            in.skipValue();
+        if (!enterObject(in)) {
             ++i;
             continue;
         }
         e.clear();
-        in.beginObject();
         std::string_view key;
         while (in.nextKey(key)) {
             if (key == "ph")

@@ -58,35 +58,6 @@ std::string chartOpLabel(const TimelineShape& shape, const Op& op) {
     return opLabel(chunkShape(shape), op);
 }
 
-std::string durationText(double us, bool unitless) {
-    if (unitless) return formatNumber(us, 3);
-    if (std::abs(us) >= 2e6) return formatNumber(us / 1e6, 4) + " s";
-    if (std::abs(us) >= 2e3) return formatNumber(us / 1e3, 4) + " ms";
-    return formatNumber(us, 3) + " \u00b5s";
-}
-
-std::string formatNumber(double value, int decimals) {
-    if (!std::isfinite(value)) return "?";
-    decimals = std::clamp(decimals, 0, 9);
-    std::array<char, 64> buffer{};
-    auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value, std::chars_format::fixed,
-                                decimals);
-    if (result.ec != std::errc()) return "?";
-    std::string text(buffer.data(), result.ptr);
-    if (text.find('.') != std::string::npos) {
-        while (text.back() == '0') text.pop_back();
-        if (text.back() == '.') text.pop_back();
-    }
-    if (text == "-0") text = "0";
-    return text;
-}
-
-std::string formatSignificant(double value, int digits) {
-    if (!std::isfinite(value) || value == 0) return formatNumber(value, 0);
-    const int integerDigits = int(std::floor(std::log10(std::abs(value)))) + 1;
-    return formatNumber(value, std::clamp(digits - integerDigits, 0, 3));
-}
-
 TimeAxis niceTimeAxis(double end, int maxTicks, TimeUnit unit) {
     if (!(end > 0) || !std::isfinite(end)) end = 1;
     maxTicks = std::clamp(maxTicks, 1, 50);

@@ -4,6 +4,7 @@
 // figures and numbers as text. Its own header so that the frame does not include the layout that
 // calls it (the loop chart_frame <-> gantt_layout).
 
+#include "number_text.h" // formatNumber, formatSignificant: numbers as the charts show them
 #include "sim/overlay.h"
 #include "sim/timeline.h"
 
@@ -105,15 +106,5 @@ TimeAxis niceTimeAxis(double end, int maxTicks, TimeUnit unit);
 /// the display unit of the whole chart (so labels keep their unit while zooming). No ticks when
 /// the window is empty or not finite; a non-positive or non-finite chartEnd is treated as 1.
 TimeAxis windowTimeAxis(double begin, double end, int maxTicks, TimeUnit unit, double chartEnd);
-
-/// "12", "2.5", "0.125": up to `decimals` decimals, trailing zeros removed, never "-0".
-std::string formatNumber(double value, int decimals = 3);
-/// `value` with about `digits` significant digits and at most 3 decimals, trailing zeros dropped:
-/// a makespan reads "380.3" (ms), "33", "1.235", never "380.259".
-std::string formatSignificant(double value, int digits = 4);
-
-/// A time for hover and side-panel text: "850 µs", "12.5 ms", "3.2 s" (a unit from 2 of it up),
-/// or the bare number of units under unit costs.
-std::string durationText(double us, bool unitless);
 
 } // namespace stagecraft

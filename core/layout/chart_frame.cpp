@@ -213,24 +213,34 @@ double ChartFrame::laneTop(int row, int lane) const {
     return lane == 0 ? r.y : r.commY;
 }
 
-ChartFrame layoutChartFrame(const ChartContent& content, const ChartOptions& options) {
-    const Palette& pal = findPalette(options.palette);
-    if (!(options.widthPt >= 100 && options.widthPt <= 100000))
-        throw ValidationError("chart.width", "widthPt",
-                              "chart width " + formatNumber(options.widthPt) + " pt is not in [100, 100000]");
-    ChartFrame frame;
-    frame.width = options.widthPt;
-    frame.palette = &pal;
-    frame.fontFamily = std::string(pal.fontFamily);
-    frame.showComm = options.showComm;
-    frame.labels = options.labels;
-    frame.minLabelSize = options.minLabelSize;
-    frame.axis = options.axis;
-    frame.timeUnit = options.timeUnit;
-    frame.timeEnd = content.timeEnd;
-    frame.timeStart = content.timeStart;
+namespace {
 
-    // Horizontal geometry: row labels, then the plot; room on the right for half a tick label.
+/// A panel's title and subtitle above its rows (the subtitle on lines of its own when too long);
+/// returns the y below them.
+double panelHeader(ChartFramePanel& fp, const ChartPanelContent& panel, const ChartOptions& options,
+                   const Palette& pal, double y) {
+    const double fs = pal.fontSize;
+    y += pal.titleSize;
+    fp.header.push_back({pal.margin, y, panel.title, pal.titleSize, pal.text, TextAnchor::Start, true});
+    const double subX = pal.margin + estimateTextWidth(panel.title, pal.titleSize, true) + fs;
+    if (!options.subtitle) {
+        // Title only.
+    } else if (subX + estimateTextWidth(panel.subtitle, fs) <= options.widthPt - pal.margin) {
+        fp.header.push_back({subX, y, panel.subtitle, fs, pal.mutedText, TextAnchor::Start, false});
+    } else {
+        // Too long for the title line: on lines of its own below it, broken at spaces.
+        for (const std::string& line : wrapText(panel.subtitle, fs, options.widthPt - 2 * pal.margin)) {
+            y += fs * 1.3;
+            fp.header.push_back({pal.margin, y, line, fs, pal.mutedText, TextAnchor::Start, false});
+        }
+    }
+    y += fs * 0.6;
+    return y;
+}
+
+/// Horizontal geometry: row labels, then the plot; room on the right for half a tick label.
+void frameColumns(ChartFrame& frame, const ChartContent& content, const ChartOptions& options,
+                  const Palette& pal) {
     const double fs = pal.fontSize;
     double labelW = estimateTextWidth("D" + std::to_string(content.maxRows - 1), fs);
     for (const ChartPanelContent& panel : content.panels)
@@ -248,8 +258,12 @@ ChartFrame layoutChartFrame(const ChartContent& content, const ChartOptions& opt
                                   " pt leaves no room for the plot");
     frame.plotLeft = x0;
     frame.plotWidth = plotW;
+}
 
-    // Vertical geometry: per panel a header, then its device rows (each with its comm lane).
+/// Vertical geometry: per panel a header, then its device rows (each with its comm lane);
+/// returns the y below the last panel.
+double framePanels(ChartFrame& frame, const ChartContent& content, const ChartOptions& options,
+                   const Palette& pal) {
     const double rowH = pal.rowHeight;
     const double laneH = rowH + (options.showComm ? pal.commHeight + 1 : 0);
     frame.rowHeight = rowH;
@@ -258,25 +272,7 @@ ChartFrame layoutChartFrame(const ChartContent& content, const ChartOptions& opt
     for (std::size_t p = 0; p < content.panels.size(); ++p) {
         const ChartPanelContent& panel = content.panels[p];
         ChartFramePanel fp;
-        if (options.title) {
-            y += pal.titleSize;
-            fp.header.push_back(
-                {pal.margin, y, panel.title, pal.titleSize, pal.text, TextAnchor::Start, true});
-            const double subX = pal.margin + estimateTextWidth(panel.title, pal.titleSize, true) + fs;
-            if (!options.subtitle) {
-                // Title only.
-            } else if (subX + estimateTextWidth(panel.subtitle, fs) <= options.widthPt - pal.margin) {
-                fp.header.push_back({subX, y, panel.subtitle, fs, pal.mutedText, TextAnchor::Start, false});
-            } else {
-                // Too long for the title line: on lines of its own below it, broken at spaces.
-                for (const std::string& line :
-                     wrapText(panel.subtitle, fs, options.widthPt - 2 * pal.margin)) {
-                    y += fs * 1.3;
-                    fp.header.push_back({pal.margin, y, line, fs, pal.mutedText, TextAnchor::Start, false});
-                }
-            }
-            y += fs * 0.6;
-        }
+        if (options.title) y = panelHeader(fp, panel, options, pal, y);
         const double top = y;
         fp.top = top;
         fp.rows = panel.rows;
@@ -295,7 +291,13 @@ ChartFrame layoutChartFrame(const ChartContent& content, const ChartOptions& opt
         frame.panels.push_back(std::move(fp));
         if (p + 1 < content.panels.size()) y += pal.panelGap;
     }
+    return y;
+}
 
+/// The time axis's title below the panels; returns the y below it.
+double frameAxis(ChartFrame& frame, const ChartOptions& options, const Palette& pal, double y) {
+    const double fs = pal.fontSize;
+    const double x0 = frame.plotLeft, plotW = frame.plotWidth;
     if (options.axis) {
         const double ay = y + 3;
         const double tick = 3;
@@ -305,7 +307,14 @@ ChartFrame layoutChartFrame(const ChartContent& content, const ChartOptions& opt
         y = ay + tick + fs + 1 + fs * 1.4;
         frame.axisTexts.push_back({x0 + plotW / 2, y, title, fs, pal.text, TextAnchor::Middle, false});
     }
+    return y;
+}
 
+/// The legend's swatches and texts in lines below; returns the y below them.
+double frameLegend(ChartFrame& frame, const ChartContent& content, const ChartOptions& options,
+                   const Palette& pal, double y) {
+    const double fs = pal.fontSize;
+    const double x0 = frame.plotLeft;
     if (options.legend) {
         const std::vector<LegendEntry> entries = legendEntries(content.legend, pal);
         const double lineH = fs * 1.6;
@@ -350,7 +359,32 @@ ChartFrame layoutChartFrame(const ChartContent& content, const ChartOptions& opt
         }
         if (!entries.empty()) y = lineTop + lineH;
     }
+    return y;
+}
 
+} // namespace
+
+ChartFrame layoutChartFrame(const ChartContent& content, const ChartOptions& options) {
+    const Palette& pal = findPalette(options.palette);
+    if (!(options.widthPt >= 100 && options.widthPt <= 100000))
+        throw ValidationError("chart.width", "widthPt",
+                              "chart width " + formatNumber(options.widthPt) + " pt is not in [100, 100000]");
+    ChartFrame frame;
+    frame.width = options.widthPt;
+    frame.palette = &pal;
+    frame.fontFamily = std::string(pal.fontFamily);
+    frame.showComm = options.showComm;
+    frame.labels = options.labels;
+    frame.minLabelSize = options.minLabelSize;
+    frame.axis = options.axis;
+    frame.timeUnit = options.timeUnit;
+    frame.timeEnd = content.timeEnd;
+    frame.timeStart = content.timeStart;
+
+    frameColumns(frame, content, options, pal);
+    double y = framePanels(frame, content, options, pal);
+    y = frameAxis(frame, options, pal, y);
+    y = frameLegend(frame, content, options, pal, y);
     frame.height = std::ceil(y + pal.margin);
     return frame;
 }

@@ -239,152 +239,100 @@ std::size_t ChartRows::tracksOf(int frameRow, int lane, bool outline) const {
     return r < 0 ? 0 : m_rows[std::size_t(r)].trackCount;
 }
 
-ChartWindowStats ChartRows::appendVisible(Scene& scene, const ChartFrame& frame,
-                                          const ChartWindow& window) const {
-    checkFrame(frame);
-    ChartWindowStats stats;
-    if (!(window.x1 > window.x0) || !(window.y1 >= window.y0)) return stats;
+void ChartRows::appendFoldMix(Scene& scene, const ChartWindow& window, const SceneRect& box,
+                              const Track& track, int panel, const Palette& pal) const {
     const TimeMapping& mapping = window.mapping;
-    DrawWindow draw;
-    draw.t0 = mapping.xToTime(window.x0);
-    draw.t1 = mapping.xToTime(window.x1);
-    draw.pxPerUs = mapping.pxPerUs * window.pixelsPerUnit;
-    draw.minPx = window.minPx;
-    const Palette& pal = *frame.palette;
-    const double minW = 1.0 / window.pixelsPerUnit; // a fold is at least a pixel wide
-    std::vector<DrawItem> items;
-
-    auto visibleRows = [&](const ChartFramePanel& fp, auto&& visit) {
-        for (int d = 0; d < fp.rows; ++d) {
-            const int frameRow = fp.firstRow + d;
-            const ChartFrameRow& r = frame.rows[std::size_t(frameRow)];
-            if (r.y > window.y1) break;
-            const double bottom = frame.showComm ? r.commY + frame.commHeight : r.y + frame.rowHeight;
-            if (bottom < window.y0) continue;
-            visit(frameRow);
+    const double columnW = kMixColumnPx / window.pixelsPerUnit;
+    const int columns = std::max(1, int(std::ceil(box.w / columnW)));
+    // Heights in whole device pixels; a column that looks like the one before widens its rects
+    // instead of adding three more (steady phases are one run), so the cost follows what changes
+    // on screen.
+    std::array<int, 3> previous{-1, -1, -1};
+    std::array<std::size_t, 3> previousRect{};
+    const double devicePxH = box.h * window.pixelsPerUnit;
+    for (int c = 0; c < columns; ++c) {
+        const double x = box.x + box.w * c / columns, w = box.w / columns;
+        const double t0 = mapping.xToTime(x), t1 = mapping.xToTime(x + w);
+        if (!(t1 > t0)) continue;
+        const std::array<double, 3> busy = busyIn(track, t0, t1);
+        std::array<int, 3> heights{};
+        for (std::size_t kind = 0; kind < 3; ++kind)
+            heights[kind] = int(std::lround(devicePxH * std::min(1.0, busy[kind] / (t1 - t0))));
+        if (heights == previous) {
+            for (std::size_t kind = 0; kind < 3; ++kind)
+                if (heights[kind] > 0)
+                    scene.rects[previousRect[kind]].w = x + w - scene.rects[previousRect[kind]].x;
+            continue;
         }
-    };
-    auto forEachItem = [&](int row, auto&& visit) {
-        const Row& rr = m_rows[std::size_t(row)];
-        for (std::uint32_t t = rr.firstTrack; t < rr.firstTrack + rr.trackCount; ++t) {
-            const Track& track = m_tracks[t];
-            const std::size_t n = track.end - track.begin;
-            items.clear();
-            appendDrawList(std::span<const double>(m_start.data() + track.begin, n),
-                           std::span<const double>(m_end.data() + track.begin, n), draw, items);
-            for (const DrawItem& item : items) visit(item, track);
+        previous = heights;
+        double y = box.y + box.h;
+        for (std::size_t kind = 0; kind < 3; ++kind) {
+            if (heights[kind] <= 0) continue;
+            const double h = heights[kind] / window.pixelsPerUnit;
+            y -= h;
+            SceneRect share;
+            share.x = x;
+            share.y = y;
+            share.w = w;
+            share.h = h;
+            share.fill = opColor(pal, kind == 0 ? OpKind::F : kind == 1 ? OpKind::B : OpKind::W, 0, 0, 1);
+            share.role = RectRole::Op;
+            share.panel = panel;
+            share.kind = kFoldMixKind;
+            previousRect[kind] = scene.rects.size();
+            scene.rects.push_back(std::move(share));
         }
-    };
-
-    for (std::size_t p = 0; p < m_panels.size(); ++p) {
-        const ChartFramePanel& fp = frame.panels[p];
-        if (fp.rows == 0 || fp.bottom < window.y0 || fp.top > window.y1) continue;
-        appendIdleRows(scene, frame, p, mapping);
-        const Timeline& timeline = *m_panels[p].timeline;
-        visibleRows(fp, [&](int frameRow) {
-            for (int lane = 0; lane < kLanes; ++lane) {
-                const int row = rowOf(frameRow, lane, false);
-                if (row < 0) continue;
-                forEachItem(row, [&](const DrawItem& item, const Track& track) {
-                    const std::uint32_t base = track.begin;
-                    const std::uint32_t k = m_event[base + item.first];
-                    if (item.type == DrawItem::Type::Event) {
-                        appendEventBar(scene, frame, timeline, int(p), k, mapping, false);
-                        ++stats.bars;
-                        return;
-                    }
-                    SceneRect fold;
-                    fold.x = mapping.timeToX(item.start);
-                    fold.w = std::max(mapping.timeToX(item.end) - fold.x, minW);
-                    fold.y = frame.laneTop(frameRow, lane);
-                    fold.h = frame.laneHeight(lane);
-                    // The colour of its ops when a few samples agree (first, second, middle two,
-                    // last: alternating kinds differ between neighbours), else the lane's mixed
-                    // colour, so a fold does not take the colour of whatever op begins the window.
-                    auto fillOf = [&](std::size_t i) {
-                        const TimelineEvent& e = timeline.events[m_event[base + item.first + i]];
-                        return lane == 0
-                                   ? opColor(pal, e.op.kind, e.op.pipe > 0 ? 1 : 0,
-                                             chunkInPipe(timeline.shape, e.op), chunksPerPipe(timeline.shape))
-                                   : commColor(pal, e.comm);
-                    };
-                    const std::size_t n = item.count;
-                    Color fill = fillOf(0);
-                    for (std::size_t i : {std::size_t(1), n / 2, n / 2 + 1, n - 1})
-                        if (i < n && !(fillOf(i) == fill)) {
-                            fill = lane == 0 ? mixColor(pal.compute[0][0], pal.compute[0][1], 0.5)
-                                             : mixColor(pal.activation, pal.gradient, 0.5);
-                            break;
-                        }
-                    fold.fill = darker(fill);
-                    fold.role = lane == 0 ? RectRole::Op : RectRole::Comm;
-                    fold.panel = int(p);
-                    fold.kind = kFoldedKind;
-                    fold.tooltip = std::to_string(item.count) + " ops";
-                    if (lane == 0) {
-                        // The mix the fold holds, column by column: F, B and W stacked from the
-                        // bottom by their share of the column's time, the idle share left in the
-                        // idle colour, so a bubble stays visible at any zoom.
-                        fold.fill = pal.idle;
-                        const SceneRect box = fold;
-                        scene.rects.push_back(std::move(fold));
-                        const double columnW = kMixColumnPx / window.pixelsPerUnit;
-                        const int columns = std::max(1, int(std::ceil(box.w / columnW)));
-                        // Heights in whole device pixels; a column that looks like the one before
-                        // widens its rects instead of adding three more (steady phases are one
-                        // run), so the cost follows what changes on screen.
-                        std::array<int, 3> previous{-1, -1, -1};
-                        std::array<std::size_t, 3> previousRect{};
-                        const double devicePxH = box.h * window.pixelsPerUnit;
-                        for (int c = 0; c < columns; ++c) {
-                            const double x = box.x + box.w * c / columns, w = box.w / columns;
-                            const double t0 = mapping.xToTime(x), t1 = mapping.xToTime(x + w);
-                            if (!(t1 > t0)) continue;
-                            const std::array<double, 3> busy = busyIn(track, t0, t1);
-                            std::array<int, 3> heights{};
-                            for (std::size_t kind = 0; kind < 3; ++kind)
-                                heights[kind] =
-                                    int(std::lround(devicePxH * std::min(1.0, busy[kind] / (t1 - t0))));
-                            if (heights == previous) {
-                                for (int kind = 0; kind < 3; ++kind)
-                                    if (heights[std::size_t(kind)] > 0)
-                                        scene.rects[previousRect[std::size_t(kind)]].w =
-                                            x + w - scene.rects[previousRect[std::size_t(kind)]].x;
-                                continue;
-                            }
-                            previous = heights;
-                            double y = box.y + box.h;
-                            for (int kind = 0; kind < 3; ++kind) {
-                                if (heights[std::size_t(kind)] <= 0) continue;
-                                const double h = heights[std::size_t(kind)] / window.pixelsPerUnit;
-                                y -= h;
-                                SceneRect share;
-                                share.x = x;
-                                share.y = y;
-                                share.w = w;
-                                share.h = h;
-                                share.fill = opColor(pal,
-                                                     kind == 0   ? OpKind::F
-                                                     : kind == 1 ? OpKind::B
-                                                                 : OpKind::W,
-                                                     0, 0, 1);
-                                share.role = RectRole::Op;
-                                share.panel = int(p);
-                                share.kind = kFoldMixKind;
-                                previousRect[std::size_t(kind)] = scene.rects.size();
-                                scene.rects.push_back(std::move(share));
-                            }
-                        }
-                    } else {
-                        scene.rects.push_back(std::move(fold));
-                    }
-                    ++stats.folds;
-                    stats.folded += item.count;
-                });
-            }
-        });
     }
-    // Frames of the F&B slots in the window, over their bars; narrower ones are inside folds.
+}
+
+void ChartRows::appendFold(Scene& scene, const ChartFrame& frame, const ChartWindow& window, std::size_t p,
+                           int frameRow, int lane, const DrawItem& item, const Track& track) const {
+    const TimeMapping& mapping = window.mapping;
+    const Palette& pal = *frame.palette;
+    const Timeline& timeline = *m_panels[p].timeline;
+    const std::uint32_t base = track.begin;
+    SceneRect fold;
+    fold.x = mapping.timeToX(item.start);
+    fold.w = std::max(mapping.timeToX(item.end) - fold.x, 1.0 / window.pixelsPerUnit); // at least a pixel
+    fold.y = frame.laneTop(frameRow, lane);
+    fold.h = frame.laneHeight(lane);
+    // The colour of its ops when a few samples agree (first, second, middle two, last:
+    // alternating kinds differ between neighbours), else the lane's mixed colour, so a fold does
+    // not take the colour of whatever op begins the window.
+    auto fillOf = [&](std::size_t i) {
+        const TimelineEvent& e = timeline.events[m_event[base + item.first + i]];
+        return lane == 0 ? opColor(pal, e.op.kind, e.op.pipe > 0 ? 1 : 0, chunkInPipe(timeline.shape, e.op),
+                                   chunksPerPipe(timeline.shape))
+                         : commColor(pal, e.comm);
+    };
+    const std::size_t n = item.count;
+    Color fill = fillOf(0);
+    for (std::size_t i : {std::size_t(1), n / 2, n / 2 + 1, n - 1})
+        if (i < n && !(fillOf(i) == fill)) {
+            fill = lane == 0 ? mixColor(pal.compute[0][0], pal.compute[0][1], 0.5)
+                             : mixColor(pal.activation, pal.gradient, 0.5);
+            break;
+        }
+    fold.fill = darker(fill);
+    fold.role = lane == 0 ? RectRole::Op : RectRole::Comm;
+    fold.panel = int(p);
+    fold.kind = kFoldedKind;
+    fold.tooltip = std::to_string(item.count) + " ops";
+    if (lane != 0) {
+        scene.rects.push_back(std::move(fold));
+        return;
+    }
+    // The mix the fold holds, column by column: F, B and W stacked from the bottom by their share
+    // of the column's time, the idle share left in the idle colour, so a bubble stays visible at
+    // any zoom.
+    fold.fill = pal.idle;
+    const SceneRect box = fold;
+    scene.rects.push_back(std::move(fold));
+    appendFoldMix(scene, window, box, track, int(p), pal);
+}
+
+void ChartRows::appendOverlapFrames(Scene& scene, const ChartFrame& frame, const ChartWindow& window,
+                                    const DrawWindow& draw) const {
     for (std::size_t p = 0; p < m_panels.size(); ++p) {
         const ChartFramePanel& fp = frame.panels[p];
         const std::vector<OverlapSlot>& overlaps = m_overlaps[p];
@@ -396,37 +344,95 @@ ChartWindowStats ChartRows::appendVisible(Scene& scene, const ChartFrame& frame,
             if (it->device >= fp.rows) continue;
             const ChartFrameRow& r = frame.rows[std::size_t(fp.firstRow) + std::size_t(it->device)];
             if (r.y > window.y1 || r.y + frame.rowHeight < window.y0) continue;
-            appendOverlapFrame(scene, frame, int(p), *it, mapping);
+            appendOverlapFrame(scene, frame, int(p), *it, window.mapping);
         }
     }
+}
+
+void ChartRows::appendOutline(Scene& scene, const ChartFrame& frame, const ChartWindow& window, std::size_t p,
+                              int frameRow, int lane, const DrawItem& item, const Track& track) const {
+    const std::uint32_t base = track.begin;
+    const bool one = item.type == DrawItem::Type::Event;
+    SceneRect o = measuredOutlineRect(frame, frameRow, lane, item.start, item.end, int(p),
+                                      one ? int(m_event[base + item.first]) : -1, window.mapping);
+    o.w = std::max(o.w, 1.0 / window.pixelsPerUnit);
+    if (one) {
+        // As the export: coloured by the op's duration error.
+        const std::size_t i = base + item.first;
+        o.stroke =
+            durationErrorColor(m_panels[p].timeline->events[m_event[i]].duration(), m_end[i] - m_start[i]);
+        o.strokeWidth = 1.1;
+    } else {
+        o.tooltip = std::to_string(item.count) + " ops";
+    }
+    scene.rects.push_back(std::move(o));
+}
+
+ChartWindowStats ChartRows::appendVisible(Scene& scene, const ChartFrame& frame,
+                                          const ChartWindow& window) const {
+    checkFrame(frame);
+    ChartWindowStats stats;
+    if (!(window.x1 > window.x0) || !(window.y1 >= window.y0)) return stats;
+    const TimeMapping& mapping = window.mapping;
+    DrawWindow draw;
+    draw.t0 = mapping.xToTime(window.x0);
+    draw.t1 = mapping.xToTime(window.x1);
+    draw.pxPerUs = mapping.pxPerUs * window.pixelsPerUnit;
+    draw.minPx = window.minPx;
+    std::vector<DrawItem> items;
+
+    // Each lane of each row of the window (bars, or measured outlines) as draw items.
+    auto forEachVisibleItem = [&](std::size_t p, bool outline, auto&& visit) {
+        const ChartFramePanel& fp = frame.panels[p];
+        for (int d = 0; d < fp.rows; ++d) {
+            const int frameRow = fp.firstRow + d;
+            const ChartFrameRow& r = frame.rows[std::size_t(frameRow)];
+            if (r.y > window.y1) break;
+            const double bottom = frame.showComm ? r.commY + frame.commHeight : r.y + frame.rowHeight;
+            if (bottom < window.y0) continue;
+            for (int lane = 0; lane < kLanes; ++lane) {
+                const int row = rowOf(frameRow, lane, outline);
+                if (row < 0) continue;
+                const Row& rr = m_rows[std::size_t(row)];
+                for (std::uint32_t t = rr.firstTrack; t < rr.firstTrack + rr.trackCount; ++t) {
+                    const Track& track = m_tracks[t];
+                    const std::size_t n = track.end - track.begin;
+                    items.clear();
+                    appendDrawList(std::span<const double>(m_start.data() + track.begin, n),
+                                   std::span<const double>(m_end.data() + track.begin, n), draw, items);
+                    for (const DrawItem& item : items) visit(frameRow, lane, item, track);
+                }
+            }
+        }
+    };
+    auto panelVisible = [&](std::size_t p) {
+        const ChartFramePanel& fp = frame.panels[p];
+        return fp.rows != 0 && fp.bottom >= window.y0 && fp.top <= window.y1;
+    };
+
+    for (std::size_t p = 0; p < m_panels.size(); ++p) {
+        if (!panelVisible(p)) continue;
+        appendIdleRows(scene, frame, p, mapping);
+        forEachVisibleItem(p, false, [&](int frameRow, int lane, const DrawItem& item, const Track& track) {
+            if (item.type == DrawItem::Type::Event) {
+                appendEventBar(scene, frame, *m_panels[p].timeline, int(p), m_event[track.begin + item.first],
+                               mapping, false);
+                ++stats.bars;
+                return;
+            }
+            appendFold(scene, frame, window, p, frameRow, lane, item, track);
+            ++stats.folds;
+            stats.folded += item.count;
+        });
+    }
+    // Frames of the F&B slots in the window, over their bars; narrower ones are inside folds.
+    appendOverlapFrames(scene, frame, window, draw);
     // Measured outlines over all bars.
     for (std::size_t p = 0; p < m_panels.size(); ++p) {
-        const ChartFramePanel& fp = frame.panels[p];
-        if (fp.rows == 0 || fp.bottom < window.y0 || fp.top > window.y1) continue;
-        const Timeline& timeline = *m_panels[p].timeline;
-        visibleRows(fp, [&](int frameRow) {
-            for (int lane = 0; lane < kLanes; ++lane) {
-                const int row = rowOf(frameRow, lane, true);
-                if (row < 0) continue;
-                forEachItem(row, [&](const DrawItem& item, const Track& track) {
-                    const std::uint32_t base = track.begin;
-                    const bool one = item.type == DrawItem::Type::Event;
-                    SceneRect o = measuredOutlineRect(frame, frameRow, lane, item.start, item.end, int(p),
-                                                      one ? int(m_event[base + item.first]) : -1, mapping);
-                    o.w = std::max(o.w, minW);
-                    if (one) {
-                        // As the export: coloured by the op's duration error.
-                        const std::size_t i = base + item.first;
-                        o.stroke =
-                            durationErrorColor(timeline.events[m_event[i]].duration(), m_end[i] - m_start[i]);
-                        o.strokeWidth = 1.1;
-                    } else {
-                        o.tooltip = std::to_string(item.count) + " ops";
-                    }
-                    scene.rects.push_back(std::move(o));
-                    ++stats.outlines;
-                });
-            }
+        if (!panelVisible(p)) continue;
+        forEachVisibleItem(p, true, [&](int frameRow, int lane, const DrawItem& item, const Track& track) {
+            appendOutline(scene, frame, window, p, frameRow, lane, item, track);
+            ++stats.outlines;
         });
     }
     return stats;

@@ -116,6 +116,18 @@ class ChartRows {
     void addRow(std::vector<std::uint32_t>& order);
     /// Throws ValidationError "chart.panels" when `frame` has other panels or rows.
     void checkFrame(const ChartFrame& frame) const;
+    /// A fold of `item`'s ops on a lane of panel p, with its F/B/W mix on a compute lane.
+    void appendFold(Scene& scene, const ChartFrame& frame, const ChartWindow& window, std::size_t p,
+                    int frameRow, int lane, const DrawItem& item, const Track& track) const;
+    /// A compute fold's mix column by column: F, B and W stacked by their share of the time.
+    void appendFoldMix(Scene& scene, const ChartWindow& window, const SceneRect& box, const Track& track,
+                       int panel, const Palette& pal) const;
+    /// The frames of the F&B slots in the window, over their bars.
+    void appendOverlapFrames(Scene& scene, const ChartFrame& frame, const ChartWindow& window,
+                             const DrawWindow& draw) const;
+    /// A measured outline over one op (coloured by its duration error) or a fold of them.
+    void appendOutline(Scene& scene, const ChartFrame& frame, const ChartWindow& window, std::size_t p,
+                       int frameRow, int lane, const DrawItem& item, const Track& track) const;
 
     std::vector<PanelInfo> m_panels;
     /// Per panel its F&B slots sorted by start, and the longest one: a window finds the frames

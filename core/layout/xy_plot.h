@@ -61,6 +61,10 @@ void appendXyPlot(Scene& scene, const std::vector<PlotSeries>& series, const Plo
 /// A scene of one plot on the palette's background.
 Scene layoutXyPlot(const std::vector<PlotSeries>& series, const PlotOptions& options, const Palette& palette);
 
+/// An empty scene for plots: the palette's font and a background rect (scene.rects.front()) to
+/// size once the plots are placed.
+Scene plotScene(const Palette& palette);
+
 /// Tick values of an axis range: 1-2-5 steps for linear axes (about `target` ticks), powers of
 /// two for log2 axes.
 std::vector<double> plotTicks(double min, double max, bool log2, int target = 5);

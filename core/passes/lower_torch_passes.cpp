@@ -3,6 +3,7 @@
 // the code, are carried over). Lookups are flat arrays indexed by (stage, micro-batch), so every
 // pass is linear in the number of actions, except the round-robin of addSendRecv.
 #include "error.h"
+#include "ir/stage_flow.h"
 #include "passes/torch_actions.h"
 
 #include <algorithm>
@@ -137,20 +138,25 @@ std::vector<Action> addReduceGrad(const std::vector<Action>& actions, const Topo
 
 RankActions addSendRecv(const RankActions& actions, const Topology& topology) {
     const int ranks = int(actions.size());
-    const int last = topology.stages() - 1;
+    const int stages = topology.stages();
     const std::size_t cells = std::size_t(topology.stages()) * std::size_t(topology.microbatches);
     // What each rank has placed so far, as torch's `prev_actions` holds it: F done, I/B done, and
     // RECV_F / RECV_B posted, per (stage, mb); a stage is only ever on one rank.
     std::vector<char> forward(cells, 0), backward(cells, 0), recvF(cells, 0), recvB(cells, 0);
     auto rankOf = [&](int stage) { return topology.rankOfStage[std::size_t(stage)]; };
+    // The data direction of an action: F's activation or the backward input's gradient (I or a
+    // full B), which stage_flow.h says where it comes from and goes to.
+    auto flowOf = [](Act type) {
+        return type == Act::F ? OpKind::F : isBackwardInput(type) ? OpKind::B : OpKind::W;
+    };
     auto ready = [&](const Action& a, int rank) {
-        if (a.type == Act::F && a.stage != 0)
-            return recvF[topology.key(a.stage, a.mb)] != 0 ||
-                   (rankOf(a.stage - 1) == rank && forward[topology.key(a.stage - 1, a.mb)] != 0);
-        if (isBackwardInput(a.type) && a.stage != last)
-            return recvB[topology.key(a.stage, a.mb)] != 0 ||
-                   (rankOf(a.stage + 1) == rank && backward[topology.key(a.stage + 1, a.mb)] != 0);
-        return true;
+        const OpKind kind = flowOf(a.type);
+        const int from = producerStage(kind, a.stage, stages);
+        if (from < 0) return true;
+        const auto& received = kind == OpKind::F ? recvF : recvB;
+        const auto& done = kind == OpKind::F ? forward : backward;
+        return received[topology.key(a.stage, a.mb)] != 0 ||
+               (rankOf(from) == rank && done[topology.key(from, a.mb)] != 0);
     };
     RankActions out(actions.size());
     std::vector<std::size_t> next(actions.size(), 0);
@@ -170,19 +176,15 @@ RankActions addSendRecv(const RankActions& actions, const Topology& topology) {
                 continue;
             out[std::size_t(rank)].push_back(a);
             for (const Action& p : parts) {
-                if (p.type == Act::F) {
-                    forward[topology.key(p.stage, p.mb)] = 1;
-                    if (p.stage == last || rankOf(p.stage + 1) == rank) continue;
-                    out[std::size_t(rank)].push_back({Act::SendF, p.stage, p.mb});
-                    out[std::size_t(rankOf(p.stage + 1))].push_back({Act::RecvF, p.stage + 1, p.mb});
-                    recvF[topology.key(p.stage + 1, p.mb)] = 1;
-                } else if (isBackwardInput(p.type)) {
-                    backward[topology.key(p.stage, p.mb)] = 1;
-                    if (p.stage == 0 || rankOf(p.stage - 1) == rank) continue;
-                    out[std::size_t(rank)].push_back({Act::SendB, p.stage, p.mb});
-                    out[std::size_t(rankOf(p.stage - 1))].push_back({Act::RecvB, p.stage - 1, p.mb});
-                    recvB[topology.key(p.stage - 1, p.mb)] = 1;
-                }
+                const OpKind kind = flowOf(p.type);
+                if (kind == OpKind::W) continue;
+                const bool isForward = kind == OpKind::F;
+                (isForward ? forward : backward)[topology.key(p.stage, p.mb)] = 1;
+                const int to = consumerStage(kind, p.stage, stages);
+                if (to < 0 || rankOf(to) == rank) continue;
+                out[std::size_t(rank)].push_back({isForward ? Act::SendF : Act::SendB, p.stage, p.mb});
+                out[std::size_t(rankOf(to))].push_back({isForward ? Act::RecvF : Act::RecvB, to, p.mb});
+                (isForward ? recvF : recvB)[topology.key(to, p.mb)] = 1;
             }
             ++at;
             --left;

@@ -1,5 +1,7 @@
 #include "passes/program.h"
 
+#include "ir/stage_flow.h"
+
 #include <algorithm>
 #include <numeric>
 
@@ -67,8 +69,8 @@ std::string stageName(int pipe, int stage) {
 }
 
 int peerStage(const Instruction& in) {
-    const bool towardsNext = (in.kind == InstrKind::Send) == (in.dir == Direction::F);
-    return towardsNext ? in.stage + 1 : in.stage - 1;
+    return transferPeerStage(in.dir == Direction::F ? OpKind::F : OpKind::B, in.kind == InstrKind::Send,
+                             in.stage);
 }
 
 namespace {

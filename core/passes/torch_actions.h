@@ -5,6 +5,7 @@
 // sub-actions (a forward and a whole backward, all DualPipeV writes) in the same record.
 
 #include "ir/schedule.h"
+#include "ir/stage_flow.h"
 
 #include <cstdint>
 #include <vector>
@@ -73,8 +74,9 @@ struct Topology {
     int stages() const { return int(rankOfStage.size()); }
     /// The rank a SEND goes to, or a RECV comes from.
     int peerOf(const Action& a) const {
-        const bool next = a.type == Act::SendF || a.type == Act::RecvB;
-        return rankOfStage[std::size_t(a.stage + (next ? 1 : -1))];
+        const bool forward = a.type == Act::SendF || a.type == Act::RecvF;
+        const bool send = a.type == Act::SendF || a.type == Act::SendB;
+        return rankOfStage[std::size_t(transferPeerStage(forward ? OpKind::F : OpKind::B, send, a.stage))];
     }
     /// (stage, mb) as one index, for flat per-transfer tables.
     std::size_t key(int stage, int mb) const {

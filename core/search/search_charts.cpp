@@ -90,12 +90,7 @@ std::string searchTooltip(const ConfigResult& r) {
 Scene buildSearchChart(const SearchResult& result, SearchChart which, const std::string& paletteName,
                        double plotWidthPt) {
     const Palette& palette = findPalette(paletteName);
-    Scene scene;
-    scene.fontFamily = std::string(palette.fontFamily);
-    SceneRect background;
-    background.fill = palette.background;
-    background.role = RectRole::Background;
-    scene.rects.push_back(background);
+    Scene scene = plotScene(palette);
     const double height = plotWidthPt * 0.8;
     double left = 0;
     if (which != SearchChart::Memory) {

@@ -1,6 +1,7 @@
 #include "sim/cost_model.h"
 
 #include "error.h"
+#include "number_text.h"
 #include "project/layer_costs.h"
 #include "project/layer_split.h"
 #include "sim/transformer_math.h"
@@ -47,16 +48,6 @@ constexpr std::array<HbmEntry, 9> kHbm{{{"h200", 4.8},
                                         {"mi300", 5.3},
                                         {"l40", 0.864}}};
 constexpr double kDefaultHbmTbPerS = 2.0;
-
-/// µs with three significant digits, or ms with two decimals from 1 ms on.
-std::string formatTime(double us) {
-    char buffer[64];
-    if (us >= 1000.0)
-        std::snprintf(buffer, sizeof buffer, "%.2f ms", us / 1000.0);
-    else
-        std::snprintf(buffer, sizeof buffer, "%.3g µs", us);
-    return buffer;
-}
 
 TransformerShape shapeOf(const Project& project) {
     const ModelConfig& m = project.model;
@@ -381,14 +372,14 @@ CostSetup buildCostSetup(const Project& project, const Schedule& s) {
     setup.summary.f = perFullStage(times.f, s.devices);
     setup.summary.b = perFullStage(times.b, s.devices);
     setup.summary.w = perFullStage(times.w, s.devices);
-    const std::string fbw = "F " + formatTime(setup.summary.f) + ", B " + formatTime(setup.summary.b) +
-                            ", W " + formatTime(setup.summary.w) + " per stage";
+    const std::string fbw = "F " + durationText(setup.summary.f) + ", B " + durationText(setup.summary.b) +
+                            ", W " + durationText(setup.summary.w) + " per stage";
 
     analyticTail(project, s, model, analytic, setup);
     if (!analytic) {
         setup.costs.comm = setup.costs.commInterNode = project.costs.comm;
         setup.summary.commIntra = setup.summary.commInter = project.costs.comm;
-        setup.summary.text = "manual: " + fbw + ", comm " + formatTime(project.costs.comm);
+        setup.summary.text = "manual: " + fbw + ", comm " + durationText(project.costs.comm);
         if (!project.costs.layers.empty())
             setup.summary.text += ", per-layer costs (" + std::to_string(project.costs.layers.size()) +
                                   " range" + (project.costs.layers.size() == 1 ? "" : "s") + ")";
@@ -405,8 +396,8 @@ CostSetup buildCostSetup(const Project& project, const Schedule& s) {
     setup.costs.nodeOfDevice = nodeOfPipelineDevice(project, s.devices);
     setup.summary.commIntra = setup.costs.comm;
     setup.summary.commInter = setup.costs.commInterNode;
-    setup.summary.text = "analytic: " + fbw + ", p2p " + formatTime(setup.costs.comm) + " intra / " +
-                         formatTime(setup.costs.commInterNode) + " inter";
+    setup.summary.text = "analytic: " + fbw + ", p2p " + durationText(setup.costs.comm) + " intra / " +
+                         durationText(setup.costs.commInterNode) + " inter";
     return setup;
 }
 

@@ -1,6 +1,7 @@
 #include "sim/generate_request.h"
 
 #include "error.h"
+#include "number_text.h"
 #include "project/runtime_costs.h"
 #include "sim/cost_model.h"
 
@@ -21,12 +22,6 @@ Schedule probeSchedule(const GeneratorInfo& info, const ScheduleParams& params) 
     // splitBackward: B and W are priced separately, whatever the generator then makes of them.
     Schedule probe = makeSchedule(std::string(info.name), params.pp, params.microbatches, placement, true);
     return probe;
-}
-
-std::string gib(double bytes) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2f GiB", bytes / double(1ull << 30));
-    return text;
 }
 
 } // namespace
@@ -84,8 +79,8 @@ GenerateRequest generateRequest(const Project& project, const GeneratorInfo& inf
     if (worstStatic >= limit)
         throw ValidationError(
             "generator.memory", "memory.limit_gib",
-            "memory.limit_gib = " + gib(limit) + ": weights, gradients and optimizer state " + "alone take " +
-                gib(worstStatic) + " on one device, so " + std::string(info.name) +
+            "memory.limit_gib = " + gibText(limit) + ": weights, gradients and optimizer state " +
+                "alone take " + gibText(worstStatic) + " on one device, so " + std::string(info.name) +
                 " has no room for activations; raise the limit or shard with memory.zero_stage");
     // The limit in M_a that holds on every device: the tightest over the devices.
     double activations = 0;

@@ -52,7 +52,7 @@ TEST_CASE("Manual costs: chunk ops cost their share of a full stage, an unsplit 
     CHECK(one.costs.commBetween(0, 3) == 50);
     CHECK(one.costs.commBetween(2, 2) == 0);
     CHECK_FALSE(one.unitless);
-    CHECK(one.summary.text == "manual: F 1.00 ms, B 800 µs, W 600 µs per stage, comm 50 µs");
+    CHECK(one.summary.text == "manual: F 1 ms, B 800 µs, W 600 µs per stage, comm 50 µs");
 
     const CostSetup inter = buildCostSetup(p, generateSchedule("interleaved", {4, 8, 4}));
     REQUIRE(inter.costs.duration[0].size() == 16);
@@ -95,7 +95,7 @@ TEST_CASE("Manual per-stage overrides land on the chunk stages whose layers lie 
     CHECK(dur(zbv, OpKind::B, 2) == 100);
     CHECK(dur(zbv, OpKind::W, 7) == 1.5);
     CHECK(bit.summary.text ==
-          "manual: F 30.2 µs, B 60.5 µs, W 90.8 µs per stage, comm 0 µs, 2 stage overrides");
+          "manual: F 30.25 µs, B 60.5 µs, W 90.75 µs per stage, comm 0 µs, 2 stage overrides");
 
     p.costs.stages = {StageCostOverride{4, 1, 1, 1}};
     try {
@@ -199,7 +199,7 @@ TEST_CASE("Analytic costs equal a hand computation on a small model", "[costs]")
     CHECK(c.summary.b == Approx((4 * 7340032.0 + 819200) / 2 / 5e7));
     CHECK(c.summary.w == Approx((4 * 6291456.0 + 819200) / 2 / 5e7));
     CHECK(c.summary.text ==
-          "analytic: F 0.281 µs, B 0.302 µs, W 0.26 µs per stage, p2p 5.03 µs intra / 5.33 µs inter");
+          "analytic: F 0.281 µs, B 0.302 µs, W 0.26 µs per stage, p2p 5.027 µs intra / 5.328 µs inter");
     CHECK(z.summary.text == c.summary.text);
 
     // Recompute: full repeats the forward in B, selective the attention core 4·s²·b·h.

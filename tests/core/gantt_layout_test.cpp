@@ -521,7 +521,10 @@ TEST_CASE("durations read in the unit that suits them", "[gantt_layout]") {
     CHECK(durationText(850, false) == "850 \u00b5s");
     CHECK(durationText(12500, false) == "12.5 ms");
     CHECK(durationText(3.2e6, false) == "3.2 s");
-    CHECK(durationText(1999, false) == "1999 \u00b5s"); // a unit from 2 of it up
+    CHECK(durationText(1999, false) == "1.999 ms"); // a unit from 1 of it up, as everywhere
+    CHECK(durationText(999.96, false) == "1 ms");   // the unit of the rounded value
+    CHECK(durationText(-3500, false) == "-3.5 ms");
+    CHECK(durationText(0.25, false) == "0.25 \u00b5s");
     CHECK(durationText(27, true) == "27");
 }
 

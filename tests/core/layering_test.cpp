@@ -1,5 +1,5 @@
 // core/ is layered: a module includes only modules below it (and the base headers at core/'s root:
-// error, error ids, size limits, file I/O). An upward include is how a second copy of logic
+// error, error ids, size limits, file I/O, numbers as text). An upward include is how a second copy of logic
 // starts, so this test reads every source of core/ and refuses one.
 #include <algorithm>
 #include <array>

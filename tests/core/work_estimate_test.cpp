@@ -1,7 +1,7 @@
 // The big-input guard: what an analysis will cost before it runs, and the verdict front ends act
 // on (run, ask first, refuse).
 #include "eval/work_estimate.h"
-#include "text/quantity_text.h"
+#include "number_text.h"
 
 #include <catch2/catch.hpp>
 

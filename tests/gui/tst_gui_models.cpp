@@ -415,9 +415,10 @@ class TestGuiModels : public QObject {
 
     void formats() {
         QCOMPARE(formatMicros(850), QStringLiteral("850 µs"));
-        QCOMPARE(formatMicros(12345), QStringLiteral("12.3 ms"));
+        QCOMPARE(formatMicros(12345), QStringLiteral("12.35 ms")); // core's durationText
         QCOMPARE(formatMicros(1204000), QStringLiteral("1.204 s"));
-        QCOMPARE(formatBytes(1.5 * 1024 * 1024 * 1024), QStringLiteral("1.50 GiB"));
+        QCOMPARE(formatBytes(1.5 * 1024 * 1024 * 1024), QStringLiteral("1.5 GiB"));
+        QCOMPARE(formatBytes(512.0 * 1024 * 1024), QStringLiteral("512 MiB"));
         QCOMPARE(formatPercent(0.1234), QStringLiteral("12.3 %"));
         QCOMPARE(formatSignedPercent(0.052), QStringLiteral("+5.2 %"));
         QCOMPARE(formatSignedPercent(-0.1), QStringLiteral("-10.0 %"));

@@ -116,6 +116,21 @@ class TestMainWindow : public QObject {
         QVERIFY(m_window->windowTitle().contains(QLatin1Char('*')));
     }
 
+    void oneEditChecksEachScheduleOnce() {
+        // The schedule list, the work estimate and the analysis share one check per registered
+        // schedule (eval/schedule_checks.h); an edit used to check each one about nine times.
+        auto* spin = qobject_cast<QSpinBox*>(
+            m_window->parameterPanel()->editorFor(QStringLiteral("parallel.microbatches")));
+        QVERIFY(spin);
+        const std::uint64_t before = paramCheckCount();
+        spin->setValue(12);
+        m_window->flushAnalysis();
+        QCOMPARE(m_window->document()->project().parallel.microbatches, 12);
+        QVERIFY(m_window->runner()->latest());
+        QCOMPARE(m_window->runner()->latest()->outcomes.size(), defaultProject().schedules.size());
+        QCOMPARE(paramCheckCount() - before, std::uint64_t(generators().size()));
+    }
+
     void invalidValueShowsInlineMessageAndKeepsChart() {
         const AnalysisPtr before = m_window->runner()->latest();
         const Scene sceneBefore = m_window->ganttView()->scene();

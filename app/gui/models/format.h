@@ -5,11 +5,11 @@
 
 namespace stagecraft::gui {
 
-/// µs with a unit that keeps 3-4 significant digits: "850 µs", "12.35 ms", "1.204 s".
+/// core's durationText (number_text.h) as a QString: "850 µs", "12.35 ms", "1.204 s".
 QString formatMicros(double us);
-/// Unit-cost time: "42 units" / "42.5 units".
+/// core's unitsText: "42 units" / "42.5 units".
 QString formatUnits(double units);
-/// "12.3 GiB", "512 MiB".
+/// core's bytesText: "12.3 GiB", "512 MiB".
 QString formatBytes(double bytes);
 /// 0.1234 -> "12.3 %".
 QString formatPercent(double fraction);

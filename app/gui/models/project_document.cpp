@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "eval/evaluation_input.h"
+#include "eval/schedule_checks.h"
 #include "gui/models/gpu_catalogue.h"
 #include "gui/models/project_commands.h"
 #include "io/chrome_trace.h"
@@ -48,6 +49,7 @@ QString ProjectDocument::displayName() const {
 
 void ProjectDocument::setProjectFromCommand(const Project& project) {
     m_project = project;
+    m_checks.reset();
     emit projectChanged();
 }
 
@@ -100,6 +102,7 @@ void ProjectDocument::reset(const Project& project, const QString& filePath) {
     m_undo.clear();
     m_proposedSavePath.clear();
     m_project = project;
+    m_checks.reset();
     m_imported.clear();
     m_trace.reset();
     if (filePath != m_filePath) {
@@ -201,7 +204,14 @@ void ProjectDocument::clearTrace() {
 }
 
 AnalysisRequest ProjectDocument::request() const {
-    return AnalysisRequest{m_project, m_imported, m_trace, nullptr, {}};
+    AnalysisRequest request{m_project, m_imported, m_trace, nullptr, {}};
+    request.checks = scheduleChecks();
+    return request;
+}
+
+std::shared_ptr<const ScheduleChecks> ProjectDocument::scheduleChecks() const {
+    if (!m_checks) m_checks = checkSchedules(m_project);
+    return m_checks;
 }
 
 } // namespace stagecraft::gui

@@ -9,6 +9,7 @@
 #include <QObject>
 #include <QString>
 #include <QUndoStack>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -81,8 +82,11 @@ class ProjectDocument : public QObject {
     /// Show a trace already read (one refused for its shape, once the shape is applied).
     void setTrace(MeasuredTrace trace);
 
-    /// What the analysis needs, copied (it runs on another thread).
+    /// What the analysis needs, copied (it runs on another thread), with scheduleChecks().
     AnalysisRequest request() const;
+    /// Every registered schedule checked against the project, once per project change: the
+    /// schedule list, the work estimate and the analysis all read these (eval/schedule_checks.h).
+    std::shared_ptr<const ScheduleChecks> scheduleChecks() const;
 
   signals:
     void projectChanged();
@@ -96,6 +100,8 @@ class ProjectDocument : public QObject {
     void setProjectFromCommand(const Project& project);
 
     Project m_project;
+    /// scheduleChecks() of m_project; null until asked for after a change.
+    mutable std::shared_ptr<const ScheduleChecks> m_checks;
     QString m_filePath;
     QUndoStack m_undo;
     std::vector<ImportedSchedule> m_imported;

@@ -1,6 +1,6 @@
 #include "gui/models/schedule_list_model.h"
 
-#include "eval/evaluation.h"
+#include "eval/schedule_checks.h"
 #include "generators/registry.h"
 #include "gui/models/project_document.h"
 
@@ -24,16 +24,16 @@ ScheduleListModel::ScheduleListModel(ProjectDocument* document, QObject* parent)
 std::vector<ScheduleListModel::Row> ScheduleListModel::buildRows() const {
     std::vector<Row> rows;
     const Project& project = m_document->project();
-    const auto availability = scheduleAvailability(project);
-    const auto infos = generators();
-    for (std::size_t i = 0; i < infos.size(); ++i) {
+    const auto checks = m_document->scheduleChecks(); // checked once per edit, shared with the analysis
+    for (const CheckedSchedule& c : checks->schedules) {
+        const GeneratorInfo& info = *c.info;
         Row row;
-        row.name = qs(infos[i].name);
-        row.title = qs(infos[i].title);
-        row.summary = qs(infos[i].summary);
-        if (availability[i].refusal) row.problem = QString::fromStdString(availability[i].refusal->message);
-        row.checked = std::find(project.schedules.begin(), project.schedules.end(),
-                                std::string(infos[i].name)) != project.schedules.end();
+        row.name = qs(info.name);
+        row.title = qs(info.title);
+        row.summary = qs(info.summary);
+        if (c.problem) row.problem = QString::fromStdString(c.problem->message);
+        row.checked = std::find(project.schedules.begin(), project.schedules.end(), std::string(info.name)) !=
+                      project.schedules.end();
         rows.push_back(std::move(row));
     }
     for (const ImportedSchedule& s : m_document->importedSchedules()) {
