@@ -188,7 +188,7 @@ AnalysisResult analyze(const AnalysisRequest& request) {
         const double generating = info->usesCosts ? 1 - 1 / kSearchEffortPerOp : 0.25;
         const WorkControl generation = control.part(0, generating), prediction = control.part(generating, 1);
         try {
-            // problemOf checked the parameters; the request's costs are the cost model's own.
+            // The checks passed the parameters; the request's costs are the cost model's own.
             GenerateRequest generate = generateRequest(project, *info);
             checkRequest(*info, generate);
             generate.control = &generation;
