@@ -138,6 +138,7 @@ CalibrationReport calibrateFromTrace(const AnalysisRequest& request, const Calib
     if (report.runtime) {
         AnalysisRequest timed = request;
         timed.project = report.project;
+        timed.checks.reset(); // the project may have the file's shape now: its schedules are checked anew
         report.after = evaluateMatched(timed).overlay->report;
     }
     return report;

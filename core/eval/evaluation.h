@@ -64,7 +64,8 @@ struct AnalysisRequest {
     MemoryDetail memory = MemoryDetail::Curves;
     /// The project's registered schedules checked once (eval/schedule_checks.h's checkSchedules),
     /// set by a front end that already checked them for this project; null: analyze() and
-    /// estimateWork check the request's schedules themselves.
+    /// estimateWork check the request's schedules themselves. They depend on the parallel and
+    /// model settings only: whoever changes those in a copy of a request resets them.
     std::shared_ptr<const ScheduleChecks> checks = {};
 };
 
