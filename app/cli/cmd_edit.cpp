@@ -9,9 +9,9 @@
 #include "file_io.h"
 #include "io/edit_list.h"
 #include "io/schedule_file.h"
+#include "number_text.h"
 #include "sim/cost_model.h"
 #include "sim/memory_model.h"
-#include "text/quantity_text.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -110,9 +110,9 @@ struct Units {
         else if (quantity == Quantity::Memory && physical)
             return gibText(value);
         else if (quantity == Quantity::Time && physical)
-            std::snprintf(buffer, sizeof buffer, "%.3f ms", value / 1000);
+            return durationText(value);
         else
-            std::snprintf(buffer, sizeof buffer, "%.4g", value);
+            return formatSignificant(value); // units and activations, four digits as every time
         return buffer;
     }
 

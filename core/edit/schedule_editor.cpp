@@ -3,6 +3,7 @@
 #include "error.h"
 #include "ir/op_name.h"
 #include "ir/overlap.h"
+#include "ir/stage_flow.h"
 #include "sim/simulator.h"
 #include "validate/validator.h"
 
@@ -177,11 +178,13 @@ template <typename Visit>
 void ScheduleEditor::forEachProducer(const Op& op, Visit&& visit) const {
     switch (op.kind) {
     case OpKind::F:
-        if (op.stage > 0) visit(Op{OpKind::F, op.pipe, 0, op.stage - 1, op.mb});
+        if (const int from = producerStage(OpKind::F, op.stage, m_s.stagesPerPipe); from >= 0)
+            visit(Op{OpKind::F, op.pipe, 0, from, op.mb});
         break;
     case OpKind::B:
         visit(Op{OpKind::F, op.pipe, 0, op.stage, op.mb});
-        if (op.stage + 1 < m_s.stagesPerPipe) visit(Op{OpKind::B, op.pipe, 0, op.stage + 1, op.mb});
+        if (const int from = producerStage(OpKind::B, op.stage, m_s.stagesPerPipe); from >= 0)
+            visit(Op{OpKind::B, op.pipe, 0, from, op.mb});
         break;
     case OpKind::W:
         visit(Op{OpKind::B, op.pipe, 0, op.stage, op.mb});
@@ -195,11 +198,13 @@ template <typename Visit>
 void ScheduleEditor::forEachConsumer(const Op& op, Visit&& visit) const {
     switch (op.kind) {
     case OpKind::F:
-        if (op.stage + 1 < m_s.stagesPerPipe) visit(Op{OpKind::F, op.pipe, 0, op.stage + 1, op.mb});
+        if (const int to = consumerStage(OpKind::F, op.stage, m_s.stagesPerPipe); to >= 0)
+            visit(Op{OpKind::F, op.pipe, 0, to, op.mb});
         visit(Op{OpKind::B, op.pipe, 0, op.stage, op.mb});
         break;
     case OpKind::B:
-        if (op.stage > 0) visit(Op{OpKind::B, op.pipe, 0, op.stage - 1, op.mb});
+        if (const int to = consumerStage(OpKind::B, op.stage, m_s.stagesPerPipe); to >= 0)
+            visit(Op{OpKind::B, op.pipe, 0, to, op.mb});
         if (m_s.splitBackward) visit(Op{OpKind::W, op.pipe, 0, op.stage, op.mb});
         break;
     default:
