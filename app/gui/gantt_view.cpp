@@ -1,6 +1,7 @@
 #include "gui/gantt_view.h"
 
 #include "error.h"
+#include "gui/chart_drag_editor.h"
 #include "gui/models/release_off_thread.h"
 #include "layout/palette.h"
 #include "layout/text_metrics.h"
@@ -39,6 +40,7 @@ GanttView::GanttView(QWidget* parent) : QAbstractScrollArea(parent) {
 }
 
 void GanttView::setResult(AnalysisPtr result, std::shared_ptr<WindowedChart> prepared) {
+    setDragEditor(m_dragEditor); // a drag's bars are the old result's: it ends here
     m_result = std::move(result);
     m_prepared = std::move(prepared);
     m_dependencies.clear();
@@ -341,6 +343,14 @@ void GanttView::revealEvent(int panel, int event) {
     viewport()->update();
 }
 
+void GanttView::setDragEditor(ChartDragEditor* editor) {
+    if (m_drag == Drag::Edit) {
+        m_drag = Drag::None;
+        m_dragEditor->cancelDrag();
+    }
+    m_dragEditor = editor;
+}
+
 void GanttView::clearSelection() {
     m_selection.reset();
     m_producers.clear();
@@ -437,6 +447,7 @@ void GanttView::paintEvent(QPaintEvent*) {
     render::paintScene(painter, plot, &visible, screen);
     paintOverlays(painter, t0, t1, visible.top(), visible.bottom());
     paintHighlights(painter);
+    if (m_drag == Drag::Edit) m_dragEditor->paintDrag(painter);
     painter.restore();
 
     // The axis: ticks for the window, in the chart's unit. When the chart is taller than the
@@ -737,6 +748,11 @@ void GanttView::keyPressEvent(QKeyEvent* event) {
         verticalScrollBar()->setValue(verticalScrollBar()->value() + 20);
         return;
     case Qt::Key_Escape:
+        if (m_drag == Drag::Edit) {
+            m_drag = Drag::None;
+            m_dragEditor->cancelDrag();
+            viewport()->unsetCursor();
+        }
         clearSelection();
         return;
     default:
@@ -754,6 +770,12 @@ void GanttView::mousePressEvent(QMouseEvent* event) {
         if (!m_band) m_band = new QRubberBand(QRubberBand::Rectangle, viewport());
         m_band->setGeometry(QRect(m_pressPos, QSize()));
         m_band->show();
+    } else if (const auto hit =
+                   event->button() == Qt::LeftButton && m_dragEditor ? eventAt(m_pressPos) : std::nullopt;
+               hit && m_dragEditor->beginDrag(hit->panel, hit->event)) {
+        m_drag = Drag::Edit;
+        selectEvent(hit->panel, hit->event);
+        viewport()->setCursor(Qt::SizeHorCursor);
     } else if (event->button() == Qt::LeftButton) {
         m_drag = Drag::Pan;
         viewport()->setCursor(Qt::ClosedHandCursor);
@@ -767,6 +789,9 @@ void GanttView::mouseMoveEvent(QMouseEvent* event) {
         const QPoint d = event->pos() - m_lastPos;
         if (m_hasChart && d.x() != 0) setMapping(m_view.mapping().panned(d.x() / m_k));
         verticalScrollBar()->setValue(verticalScrollBar()->value() - d.y());
+    } else if (m_drag == Drag::Edit) {
+        m_dragEditor->dragTo(event->pos());
+        viewport()->update();
     } else if (m_drag == Drag::Band && m_band) {
         const QRect r = QRect(m_pressPos, event->pos()).normalized();
         m_band->setGeometry(QRect(r.left(), 0, r.width(), viewport()->height()));
@@ -789,6 +814,12 @@ void GanttView::mouseReleaseEvent(QMouseEvent* event) {
             viewChanged();
             emit zoomChanged(zoom());
         }
+    } else if (drag == Drag::Edit) {
+        if (m_moved)
+            m_dragEditor->drop();
+        else
+            m_dragEditor->cancelDrag();
+        viewport()->update();
     } else if (drag == Drag::Pan && !m_moved) {
         if (const auto hit = eventAt(event->pos()))
             selectEvent(hit->panel, hit->event);

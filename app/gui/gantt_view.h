@@ -31,6 +31,8 @@ class QRubberBand;
 
 namespace stagecraft::gui {
 
+class ChartDragEditor;
+
 class GanttView : public QAbstractScrollArea {
     Q_OBJECT
   public:
@@ -110,6 +112,12 @@ class GanttView : public QAbstractScrollArea {
     QString staleReason() const { return m_staleReason; }
     /// Where the last paint drew the overlays' key (viewport pixels; empty without overlays).
     QRect overlayLegendRect() const { return m_overlayLegendRect; }
+
+    /// Edit mode: a left press on a bar that `editor` accepts drags that op instead of panning
+    /// (nullptr: no dragging of bars). The view does not own it.
+    void setDragEditor(ChartDragEditor* editor);
+    /// Scene rectangle of bar `event` of `panel` at the current zoom (null when not drawn).
+    QRectF eventBox(int panel, int event) const { return boxOf(panel, event); }
 
     /// Deepest zoom, relative to fit: core's, the viewer's too.
     static constexpr double kMaxZoom = kChartMaxZoom;
@@ -207,7 +215,8 @@ class GanttView : public QAbstractScrollArea {
     std::size_t m_lastPaintIdleGaps = 0;
 
     // Mouse interaction.
-    enum class Drag { None, Pan, Band };
+    enum class Drag { None, Pan, Band, Edit };
+    ChartDragEditor* m_dragEditor = nullptr;
     Drag m_drag = Drag::None;
     QPoint m_pressPos;
     QPoint m_lastPos;

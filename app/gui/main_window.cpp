@@ -12,11 +12,13 @@
 #include "gui/models/autosave.h"
 #include "gui/models/constants.h"
 #include "gui/models/format.h"
+#include "gui/models/metrics_model.h"
 #include "gui/models/project_document.h"
 #include "gui/models/release_off_thread.h"
 #include "gui/models/settings.h"
 #include "gui/panels.h"
 #include "gui/parameter_panel.h"
+#include "gui/schedule_edit_controller.h"
 #include "gui/search_panel.h"
 #include "project/field_labels.h"
 #include "project/project_json.h"
@@ -268,6 +270,13 @@ void MainWindow::createActions() {
     edit->addAction(redo);
     edit->addSeparator();
     edit->addAction(tr("Copy Metrics as &CSV"), m_metrics, &MetricsPanel::copyCsv);
+    // Design by hand: the edited order is analysed with the project's schedules.
+    m_editing = new ScheduleEditController(m_document, m_gantt, m_messages, this);
+    m_editing->chooseSavePath = m_options.chooseSavePath;
+    m_editing->addActions(edit);
+    connect(m_editing, &ScheduleEditController::changed, this, &MainWindow::scheduleAnalysis);
+    connect(m_editing, &ScheduleEditController::editingStarted, m_metrics->model(),
+            &MetricsModel::setEditedFrom);
 
     m_viewMenu = menuBar()->addMenu(tr("&View"));
     auto* zoomIn = m_viewMenu->addAction(tr("Zoom &In"), m_gantt, &GanttView::zoomIn);
@@ -463,6 +472,7 @@ void MainWindow::runAnalysis() {
         return;
     }
     AnalysisRequest request = m_document->request();
+    if (auto edited = m_editing->imported()) request.imported.push_back(std::move(*edited));
     // Work that would take minutes or exhaust memory (a typo of micro-batches) is refused or
     // confirmed first, with core's figures.
     const WorkDecision work = judgeWork(estimateWork(request), machineMemoryBytes());
@@ -528,6 +538,7 @@ void MainWindow::onAnalysis(const AnalysisPtr& result) {
     // the ops) and lets go of the previous result, whose last reference is freed off this thread.
     AnalysisPtr previous = m_gantt->result();
     m_gantt->setResult(result, m_runner->takeLatestChart());
+    m_editing->resultShown(result);
     m_metrics->setResult(result);
     m_memory->setResult(result, m_runner->takeLatestMemory());
     const QString tracePath =

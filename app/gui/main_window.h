@@ -28,6 +28,7 @@ class MetricsPanel;
 class OverlayPanel;
 class ParameterPanel;
 class ProjectDocument;
+class ScheduleEditController;
 class SchedulePicker;
 class SearchPanel;
 struct ExportRequest;
@@ -63,6 +64,7 @@ class MainWindow : public QMainWindow {
     MemoryPanel* memoryPanel() const { return m_memory; }
     OverlayPanel* overlayPanel() const { return m_overlay; }
     SearchPanel* searchPanel() const { return m_search; }
+    ScheduleEditController* scheduleEditing() const { return m_editing; }
     MessageBar* messageBar() const { return m_messages; }
     Autosave* autosave() const { return m_autosave; }
 
@@ -135,6 +137,7 @@ class MainWindow : public QMainWindow {
     OverlayPanel* m_overlay = nullptr;
     QDockWidget* m_overlayDock = nullptr;
     SearchPanel* m_search = nullptr;
+    ScheduleEditController* m_editing = nullptr;
     QDockWidget* m_searchDock = nullptr;
     QMenu* m_recentMenu = nullptr;
     QMenu* m_viewMenu = nullptr;

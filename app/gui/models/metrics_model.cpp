@@ -4,6 +4,7 @@
 
 #include <QColor>
 #include <algorithm>
+#include <cmath>
 
 namespace stagecraft::gui {
 namespace {
@@ -22,6 +23,43 @@ void MetricsModel::setResult(AnalysisPtr result) {
     beginResetModel();
     m_result = std::move(result);
     endResetModel();
+}
+
+void MetricsModel::setEditedFrom(const QString& edited, const QString& base) {
+    beginResetModel();
+    m_edited = edited.toStdString();
+    m_base = base.toStdString();
+    endResetModel();
+}
+
+QString MetricsModel::delta(const ScheduleOutcome& o, int column) const {
+    if (m_edited.empty() || o.name != m_edited) return {};
+    const auto base = std::find_if(m_result->outcomes.begin(), m_result->outcomes.end(),
+                                   [&](const ScheduleOutcome& b) { return b.name == m_base; });
+    if (base == m_result->outcomes.end()) return {};
+    const ScheduleReport& r = o.prediction.report;
+    const ScheduleReport& b = base->prediction.report;
+    const auto sign = [](double v) {
+        return v > 0 ? QStringLiteral("+") : v < 0 ? QStringLiteral("−") : QString();
+    };
+    switch (column) {
+    case Iteration: {
+        const double d = r.iterationUs - b.iterationUs;
+        return QStringLiteral(" (%1%2)").arg(sign(d), r.unitless ? formatUnits(std::abs(d))
+                                                                 : formatMicros(std::abs(d)));
+    }
+    case Bubble: {
+        const double d = 100 * (r.time.bubbleRatio - b.time.bubbleRatio);
+        return QStringLiteral(" (%1%2 pt)").arg(sign(d), QString::number(std::abs(d), 'f', 1));
+    }
+    case PeakMemory: {
+        const double d = peakBytes(r.memory) - peakBytes(b.memory);
+        return QStringLiteral(" (%1%2)").arg(sign(d), r.unitless ? QString::number(std::abs(d), 'g', 4)
+                                                                 : formatBytes(std::abs(d)));
+    }
+    default:
+        return {};
+    }
 }
 
 int MetricsModel::rowCount(const QModelIndex& parent) const {
@@ -150,6 +188,8 @@ QVariant MetricsModel::data(const QModelIndex& index, int role) const {
     const ScheduleOutcome& o = m_result->outcomes[std::size_t(index.row())];
     switch (role) {
     case Qt::DisplayRole:
+        if (const QString d = delta(o, index.column()); !d.isEmpty())
+            return display(o, index.column()).toString() + d;
         return display(o, index.column());
     case SortRole:
         return raw(o, index.column());

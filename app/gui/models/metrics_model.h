@@ -22,6 +22,9 @@ class MetricsModel : public QAbstractTableModel {
 
     void setResult(AnalysisPtr result);
     const AnalysisPtr& result() const { return m_result; }
+    /// The row named `edited` (a schedule designed by hand) shows its iteration, bubble and peak
+    /// memory with the change against the row named `base`: "31 units (−2)". Empty: no deltas.
+    void setEditedFrom(const QString& edited, const QString& base);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -32,8 +35,11 @@ class MetricsModel : public QAbstractTableModel {
     QVariant display(const ScheduleOutcome& outcome, int column) const;
     QVariant raw(const ScheduleOutcome& outcome, int column) const;
     QVariant csv(const ScheduleOutcome& outcome, int column) const;
+    /// " (−2 units)" of the edited row against its base; "" for other rows and columns.
+    QString delta(const ScheduleOutcome& outcome, int column) const;
 
     AnalysisPtr m_result;
+    std::string m_edited, m_base;
 };
 
 /// The rows of `model` (in its current order, e.g. a sorted proxy) as CSV with a header line.

@@ -1,0 +1,29 @@
+#pragma once
+// What the Gantt view asks while a bar is dragged in edit mode (schedule_edit_drag.h implements
+// it on core's ScheduleEditor): the view only reports the press, the moves and the drop, and lets
+// the editor paint its ghost and caret over the chart. Positions are viewport pixels.
+
+#include <QPoint>
+
+class QPainter;
+
+namespace stagecraft::gui {
+
+class GanttView;
+
+class ChartDragEditor {
+  public:
+    virtual ~ChartDragEditor() = default;
+    /// A press on bar `event` of `panel`: whether it starts a drag of that op.
+    virtual bool beginDrag(int panel, int event) = 0;
+    /// The pointer moved to `pos` while dragging.
+    virtual void dragTo(QPoint pos) = 0;
+    /// Released at the last position: apply the move (or refuse it, saying why).
+    virtual void drop() = 0;
+    /// Escape, or the chart changed under the drag.
+    virtual void cancelDrag() = 0;
+    /// Paints the drag in scene points (the painter is set up as for the chart's bars).
+    virtual void paintDrag(QPainter& painter) const = 0;
+};
+
+} // namespace stagecraft::gui

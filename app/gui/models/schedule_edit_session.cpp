@@ -1,0 +1,70 @@
+#include "gui/models/schedule_edit_session.h"
+
+#include "project/project.h"
+#include "sim/cost_model.h"
+
+namespace stagecraft::gui {
+namespace {
+
+/// The editor on `name`'s order, with the project's costs in the split convention (B and W
+/// apart, so a split is timed right).
+ScheduleEditor editorOf(const Project& project, const std::string& name) {
+    Schedule schedule = orderFromProject(project, name);
+    Schedule split = schedule;
+    split.splitBackward = true;
+    const OpCosts costs = buildCostSetup(project, split).costs;
+    return ScheduleEditor(std::move(schedule), costs);
+}
+
+} // namespace
+
+ScheduleEditSession::ScheduleEditSession(const Project& project, const std::string& baseName)
+    : m_base{baseName, scheduleParams(project), {}}, m_editor(editorOf(project, baseName)) {}
+
+EditTrial ScheduleEditSession::trial(const Edit& edit) {
+    EditOutcome outcome = m_editor.apply(edit);
+    EditTrial trial;
+    // The waits name positions of the order with the edit in it: read their ops before undoing.
+    const auto& order = m_editor.schedule().order;
+    for (const BlockedDevice& wait : outcome.broken.waits)
+        for (const OpRef& ref : {wait.at, wait.waitingFor})
+            if (ref.valid()) trial.involved.push_back(order[std::size_t(ref.device)][std::size_t(ref.index)]);
+    m_editor.applyAll(outcome.inverse);
+    trial.broken = std::move(outcome.broken);
+    return trial;
+}
+
+EditOutcome ScheduleEditSession::apply(const Edit& edit) {
+    EditOutcome outcome = m_editor.apply(edit);
+    if (outcome.broken.kind != BreakKind::None) {
+        m_editor.applyAll(outcome.inverse);
+        outcome.inverse.clear();
+        return outcome;
+    }
+    m_texts.push_back(formatEdit(edit, m_editor.schedule().splitBackward));
+    return outcome;
+}
+
+void ScheduleEditSession::revert(const std::vector<Edit>& inverse) {
+    m_editor.applyAll(inverse);
+    if (!m_texts.empty()) m_texts.pop_back();
+}
+
+Schedule ScheduleEditSession::editedSchedule() const {
+    Schedule schedule = m_editor.schedule();
+    schedule.name = m_base.schedule + "-edited";
+    return schedule;
+}
+
+ImportedSchedule ScheduleEditSession::imported() const {
+    ImportedSchedule imported;
+    imported.name = editedName();
+    imported.schedule = editedSchedule();
+    return imported;
+}
+
+std::string ScheduleEditSession::editListJson() const {
+    return editListToJson(m_base, m_texts);
+}
+
+} // namespace stagecraft::gui

@@ -1,0 +1,57 @@
+#pragma once
+// One schedule being designed by hand in the window: core's ScheduleEditor on the order of a
+// shown schedule, under the project's costs, and the edits applied so far (the edit list a user
+// saves). Moves that would break the order are tried and reported, never kept: the chart always
+// shows a schedule that runs. Undo is core's: each applied edit returns its exact inverse.
+
+#include "edit/schedule_editor.h"
+#include "eval/evaluation.h"
+#include "io/edit_list.h"
+
+#include <string>
+#include <vector>
+
+namespace stagecraft::gui {
+
+/// What an edit would do, tried and taken back.
+struct EditTrial {
+    EditBreak broken;         ///< kind None: the order runs after it
+    std::vector<Op> involved; ///< the ops of the ring, or the op and the dependency it runs before
+};
+
+class ScheduleEditSession {
+  public:
+    /// Starts from the order `baseName` has under `project` (its generator's, with the project's
+    /// costs in the split convention). Throws stagecraft::Error when the schedule cannot be edited
+    /// (core's "edit.schedule": syncs or overlapped slots in its order) or generated.
+    ScheduleEditSession(const Project& project, const std::string& baseName);
+
+    const std::string& baseName() const { return m_base.schedule; }
+    /// The name the edited schedule goes by in the chart and the Metrics table.
+    std::string editedName() const { return "edited from " + m_base.schedule; }
+    const ScheduleEditor& editor() const { return m_editor; }
+
+    /// What `edit` would break, without keeping it (kind None: it runs). Throws like apply().
+    EditTrial trial(const Edit& edit);
+    /// Applies `edit` when the order still runs after it, and records it; an edit that breaks
+    /// the order is taken back at once (the outcome says what it broke, `inverse` is then
+    /// empty). Throws ValidationError ("edit.*") when it cannot apply at all.
+    EditOutcome apply(const Edit& edit);
+    /// Undoes the last applied edit with its inverse.
+    void revert(const std::vector<Edit>& inverse);
+
+    /// The edited order as an imported schedule of the analysis.
+    ImportedSchedule imported() const;
+    /// The edited order under the name a file of it carries ("zb-h1-edited").
+    Schedule editedSchedule() const;
+    /// The edit list file (docs/editing.md) that replays this design from its base.
+    std::string editListJson() const;
+    std::size_t editCount() const { return m_texts.size(); }
+
+  private:
+    EditBase m_base;
+    ScheduleEditor m_editor;
+    std::vector<std::string> m_texts; ///< the applied edits' text forms, in order
+};
+
+} // namespace stagecraft::gui

@@ -1,0 +1,59 @@
+#pragma once
+// Dragging an op along its device's row in edit mode. The drop position snaps to the order: the
+// pointer's time picks the gap between two ops of the device (before the first op whose middle is
+// later). While dragging, a ghost of the bar follows the pointer and a caret marks the gap; each
+// gap is tried on core's editor (apply, then the inverse), so a gap that breaks the order is drawn
+// red with its reason and, for a deadlock, the ring's ops outlined. The drop applies the move
+// through the controller (one undo step) or refuses it.
+
+#include "edit/edit.h"
+#include "gui/chart_drag_editor.h"
+
+#include <QPointF>
+#include <QRectF>
+#include <QString>
+#include <optional>
+#include <vector>
+
+namespace stagecraft::gui {
+
+class GanttView;
+class ScheduleEditController;
+
+class ScheduleEditDrag : public ChartDragEditor {
+  public:
+    ScheduleEditDrag(ScheduleEditController* controller, GanttView* view);
+
+    bool beginDrag(int panel, int event) override;
+    void dragTo(QPoint pos) override;
+    void drop() override;
+    void cancelDrag() override;
+    void paintDrag(QPainter& painter) const override;
+
+    /// The move the current gap makes (none: the op stays), and why it is refused ("" when valid).
+    const std::optional<Edit>& pendingMove() const { return m_move; }
+    const QString& refusal() const { return m_refusal; }
+
+  private:
+    struct Neighbour {
+        Op op;
+        int event = -1;
+        double start = 0, end = 0;
+    };
+
+    ScheduleEditController* m_controller;
+    GanttView* m_view;
+    bool m_active = false;
+    int m_panel = -1;
+    int m_event = -1;
+    Op m_op;
+    std::vector<Neighbour> m_row; ///< the other ops of the device, in time order
+    QRectF m_ghost;               ///< scene rectangle of the ghost
+    double m_grabDx = 0;          ///< pointer x minus the bar's left edge, in points
+    double m_caretX = 0;          ///< scene x of the caret
+    std::optional<Edit> m_move;
+    QString m_refusal;
+    std::vector<int> m_ring; ///< events of the ring's (or the dependency's) ops
+};
+
+} // namespace stagecraft::gui
