@@ -774,7 +774,7 @@ void GanttView::mousePressEvent(QMouseEvent* event) {
                    event->button() == Qt::LeftButton && m_dragEditor ? eventAt(m_pressPos) : std::nullopt;
                hit && m_dragEditor->beginDrag(hit->panel, hit->event)) {
         m_drag = Drag::Edit;
-        selectEvent(hit->panel, hit->event);
+        clearSelection(); // its arrows would cross the ghost; the moved op is selected after the drop
         viewport()->setCursor(Qt::SizeHorCursor);
     } else if (event->button() == Qt::LeftButton) {
         m_drag = Drag::Pan;

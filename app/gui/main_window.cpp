@@ -264,7 +264,11 @@ void MainWindow::createActions() {
     undo->setShortcut(QKeySequence::Undo);
     undo->setIcon(s->standardIcon(QStyle::SP_ArrowBack));
     QAction* redo = m_document->undoStack()->createRedoAction(this, tr("&Redo"));
-    redo->setShortcut(QKeySequence::Redo);
+    // Not every platform theme maps QKeySequence::Redo to Ctrl+Shift+Z (docs/gui.md promises it).
+    QList<QKeySequence> redoKeys = QKeySequence::keyBindings(QKeySequence::Redo);
+    if (!redoKeys.contains(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)))
+        redoKeys << QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z);
+    redo->setShortcuts(redoKeys);
     redo->setIcon(s->standardIcon(QStyle::SP_ArrowForward));
     edit->addAction(undo);
     edit->addAction(redo);

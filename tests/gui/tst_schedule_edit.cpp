@@ -1,0 +1,268 @@
+// Design by hand in the real MainWindow (issue 24): drag an op of "edited from zb-h1" along its
+// row with the mouse, check the new order and the Metrics table's deltas, undo back to the
+// original byte for byte, refuse a drop that deadlocks (drawn red while dragging, the ring
+// named), keyboard moves, and the saved order and edit list replaying to the same order.
+
+#include "gui/gantt_view.h"
+#include "gui/main_window.h"
+#include "gui/models/format.h"
+#include "gui/models/metrics_model.h"
+#include "gui/models/project_document.h"
+#include "gui/models/schedule_edit_session.h"
+#include "gui/panels.h"
+#include "gui/schedule_edit_controller.h"
+#include "gui_test_support.h"
+#include "io/edit_list.h"
+#include "io/schedule_file.h"
+#include "io/torch_csv.h"
+#include "sim/list_scheduler.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QScrollBar>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+using namespace stagecraft;
+using namespace stagecraft::gui;
+
+namespace {
+
+bool sameOp(const Op& a, const Op& b) {
+    return a.kind == b.kind && a.pipe == b.pipe && a.stage == b.stage && a.mb == b.mb;
+}
+
+Op op(OpKind kind, int stage, int mb) {
+    Op o;
+    o.kind = kind;
+    o.stage = stage;
+    o.mb = mb;
+    return o;
+}
+
+} // namespace
+
+class TestScheduleEdit : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase() { test::isolateSettings(); }
+
+    void init() {
+        m_dir = std::make_unique<QTemporaryDir>();
+        MainWindowOptions options;
+        options.offerRecovery = false;
+        options.confirmClose = false;
+        options.restoreGeometry = false;
+        options.autosaveDirectory = m_dir->filePath(QStringLiteral("autosave"));
+        m_window = std::make_unique<MainWindow>(options);
+        m_window->resize(1400, 900);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        // ZB-H1 at p = 4, m = 8 in unit time: the worked example of docs/gui.md.
+        Project project = defaultProject();
+        project.schedules = {"zb-h1"};
+        project.parallel.pp = 4;
+        project.parallel.microbatches = 8;
+        project.costs.mode = CostMode::Unit;
+        m_window->document()->applyProject(project, QStringLiteral("zb-h1 by hand"));
+        m_window->flushAnalysis();
+        QCOMPARE(m_window->scheduleEditing()->begin(QStringLiteral("zb-h1")), QString());
+        m_window->flushAnalysis();
+        QCOMPARE(edited(), 1);
+    }
+
+    void cleanup() { m_window.reset(); }
+
+    void showsTheEditedScheduleNextToItsBase() {
+        const AnalysisPtr& result = m_window->runner()->latest();
+        QCOMPARE(result->outcomes.size(), std::size_t(2));
+        QCOMPARE(result->outcomes[1].name, std::string("edited from zb-h1"));
+        // Nothing moved yet: the same makespan, the deltas say so.
+        QCOMPARE(result->outcomes[1].prediction.report.iterationUs,
+                 result->outcomes[0].prediction.report.iterationUs);
+        QCOMPARE(metric(MetricsModel::Iteration), QStringLiteral("27 units (0 units)"));
+    }
+
+    void dragMovesAnOpAndUndoRestoresTheOriginal() {
+        ScheduleEditSession* session = m_window->scheduleEditing()->session();
+        const std::string original = scheduleToTorchCsv(session->editedSchedule());
+        const std::vector<Op> device0 = session->editor().schedule().order[0];
+        // Device 0 runs F0 F1 F2 F3 first; drag F1 to just past F3's middle: after F3.
+        GanttView* view = m_window->ganttView();
+        const QPoint from = centreOf(op(OpKind::F, 0, 1));
+        const QRectF f3 = view->eventBox(edited(), eventOf(op(OpKind::F, 0, 3)));
+        const QPoint to = toViewport(QPointF(f3.right() - 1, f3.center().y()));
+        QTest::mousePress(view->viewport(), Qt::LeftButton, {}, from);
+        QTest::mouseMove(view->viewport(), from + QPoint(10, 0));
+        QTest::mouseMove(view->viewport(), to);
+        QTest::mouseRelease(view->viewport(), Qt::LeftButton, {}, to);
+        m_window->flushAnalysis();
+
+        // The order: F1 now right after F3, everything else in place.
+        std::vector<Op> expected = device0;
+        expected.erase(expected.begin() + 1);
+        expected.insert(expected.begin() + 3, op(OpKind::F, 0, 1));
+        const std::vector<Op>& now = session->editor().schedule().order[0];
+        QCOMPARE(now.size(), expected.size());
+        QVERIFY(std::equal(now.begin(), now.end(), expected.begin(), sameOp));
+        QCOMPARE(m_window->document()->undoStack()->count(), 2); // the project, then the move
+        QCOMPARE(m_window->document()->undoStack()->undoText(), QStringLiteral("move 0F1 before 0I0"));
+
+        // The chart re-timed: the edited panel is the new order's analysis, the deltas its change.
+        const AnalysisPtr& result = m_window->runner()->latest();
+        const ScheduleReport& base = result->outcomes[0].prediction.report;
+        const ScheduleReport& mine = result->outcomes[1].prediction.report;
+        QCOMPARE(mine.iterationUs, session->editor().makespan());
+        const double slower = mine.iterationUs - base.iterationUs;
+        QVERIFY2(slower > 0, "delaying micro-batch 1's forward delays the pipeline");
+        QCOMPARE(metric(MetricsModel::Iteration),
+                 formatUnits(mine.iterationUs) + QStringLiteral(" (+%1)").arg(formatUnits(slower)));
+        QVERIFY(metric(MetricsModel::Bubble).contains(QStringLiteral(" pt)")));
+        QVERIFY(metric(MetricsModel::PeakMemory).contains(QLatin1Char('(')));
+        // The moved op stays selected.
+        QVERIFY(view->selection());
+        QCOMPARE(view->selection()->first, edited());
+
+        // Undo restores the original order byte for byte; redo moves it again.
+        m_window->document()->undoStack()->undo();
+        m_window->flushAnalysis();
+        QCOMPARE(scheduleToTorchCsv(session->editedSchedule()), original);
+        QCOMPARE(m_window->runner()->latest()->outcomes[1].prediction.report.iterationUs, base.iterationUs);
+        m_window->document()->undoStack()->redo();
+        m_window->flushAnalysis();
+        QVERIFY(std::equal(now.begin(), now.end(), expected.begin(), sameOp));
+    }
+
+    void aDropThatDeadlocksIsDrawnRedAndRefused() {
+        ScheduleEditSession* session = m_window->scheduleEditing()->session();
+        const std::string original = scheduleToTorchCsv(session->editedSchedule());
+        // 0I0 before 0F2: device 0 would wait for 1I0, which waits on device 1 for 0F2 (a ring).
+        GanttView* view = m_window->ganttView();
+        const QPoint from = centreOf(op(OpKind::B, 0, 0));
+        const QRectF f2 = view->eventBox(edited(), eventOf(op(OpKind::F, 0, 2)));
+        const QPoint to = toViewport(QPointF(f2.left() + 1, f2.center().y()));
+        QTest::mousePress(view->viewport(), Qt::LeftButton, {}, from);
+        QTest::mouseMove(view->viewport(), from - QPoint(10, 0));
+        QTest::mouseMove(view->viewport(), to);
+        view->viewport()->repaint();
+        // What a person sees while dragging: the ghost, the red caret and the reason.
+        QVERIFY(
+            m_window->grab().save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/design-by-hand-deadlock.png")));
+        QTest::mouseRelease(view->viewport(), Qt::LeftButton, {}, to);
+        m_window->flushAnalysis();
+        QCOMPARE(scheduleToTorchCsv(session->editedSchedule()), original);
+        QCOMPARE(m_window->document()->undoStack()->count(), 1); // only the project
+        const QString message = m_window->messageBar()->text();
+        QVERIFY2(message.contains(QStringLiteral("Not moved (move 0I0 before 0F2)")), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("ring")), qPrintable(message));
+    }
+
+    void keyboardMovesTheSelectedOp() {
+        ScheduleEditSession* session = m_window->scheduleEditing()->session();
+        const std::string original = scheduleToTorchCsv(session->editedSchedule());
+        GanttView* view = m_window->ganttView();
+        view->selectEvent(edited(), eventOf(op(OpKind::W, 3, 0)));
+        const OpRef before = session->editor().find(op(OpKind::W, 3, 0));
+        view->setFocus();
+        QTest::keyClick(view, Qt::Key_Right, Qt::AltModifier);
+        m_window->flushAnalysis();
+        QCOMPARE(session->editor().find(op(OpKind::W, 3, 0)).index, before.index + 1);
+        QTest::keyClick(view, Qt::Key_Left, Qt::AltModifier);
+        m_window->flushAnalysis();
+        QCOMPARE(scheduleToTorchCsv(session->editedSchedule()), original);
+        QCOMPARE(m_window->document()->undoStack()->count(), 3);
+        // Ctrl+Z twice: back where it started; Ctrl+Shift+Z redoes the first move.
+        QTest::keyClick(m_window.get(), Qt::Key_Z, Qt::ControlModifier);
+        QTest::keyClick(m_window.get(), Qt::Key_Z, Qt::ControlModifier);
+        m_window->flushAnalysis();
+        QCOMPARE(scheduleToTorchCsv(session->editedSchedule()), original);
+        QTest::keyClick(m_window.get(), Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+        m_window->flushAnalysis();
+        QCOMPARE(session->editor().find(op(OpKind::W, 3, 0)).index, before.index + 1);
+    }
+
+    void savesTheOrderAndAnEditListThatReplays() {
+        ScheduleEditController* editing = m_window->scheduleEditing();
+        Edit edit;
+        edit.kind = EditKind::Shift;
+        edit.op = op(OpKind::W, 3, 0);
+        edit.index = 2;
+        QCOMPARE(editing->move(edit), QString());
+        const QString csv = m_dir->filePath(QStringLiteral("mine.csv"));
+        const QString list = m_dir->filePath(QStringLiteral("mine.edits.json"));
+        QCOMPARE(editing->saveSchedule(csv), QString());
+        QCOMPARE(editing->saveEditList(list), QString());
+        const Schedule saved = readScheduleFile(csv.toStdString());
+        QCOMPARE(saved.order, editing->session()->editor().schedule().order);
+        // The edit list replays from zb-h1's order to the same order.
+        std::ifstream in(list.toStdString());
+        std::stringstream text;
+        text << in.rdbuf();
+        const EditList replay = parseEditList(text.str(), list.toStdString());
+        QCOMPARE(replay.edits.size(), std::size_t(1));
+        // Costs do not change an order: unit costs replay it.
+        Schedule base = loadEditBase(replay.base, m_dir->path().toStdString());
+        ScheduleEditor replayed(std::move(base), fullStageCosts(saved, 1, 1, 1));
+        replayed.applyAll(replay.edits);
+        QCOMPARE(replayed.schedule().order, saved.order);
+    }
+
+    void oneMoveRetimesAndRepaintsInAFrameAtP8M32() {
+        Project project = m_window->document()->project();
+        project.parallel.pp = 8;
+        project.parallel.microbatches = 32;
+        m_window->document()->applyProject(project, QStringLiteral("p8 m32"));
+        m_window->flushAnalysis();
+        QCOMPARE(m_window->scheduleEditing()->begin(QStringLiteral("zb-h1")), QString());
+        m_window->flushAnalysis();
+        Edit edit;
+        edit.kind = EditKind::Shift;
+        edit.op = op(OpKind::W, 7, 5);
+        edit.index = 1;
+        QElapsedTimer timer;
+        timer.start();
+        QCOMPARE(m_window->scheduleEditing()->move(edit), QString());
+        m_window->flushAnalysis();
+        m_window->ganttView()->viewport()->repaint();
+        const double ms = double(timer.nsecsElapsed()) / 1e6;
+        qInfo("one move at p = 8, m = 32 (%zu ops per schedule): re-timed, analysed and repainted in %.1f ms",
+              m_window->scheduleEditing()->session()->editor().schedule().opCount(), ms);
+        QCOMPARE(m_window->runner()->latest()->outcomes.size(), std::size_t(2));
+    }
+
+  private:
+    int edited() const { return m_window->scheduleEditing()->editedPanel(m_window->runner()->latest()); }
+
+    int eventOf(const Op& o) const {
+        const auto& events =
+            m_window->runner()->latest()->outcomes[std::size_t(edited())].prediction.timeline.events;
+        for (std::size_t i = 0; i < events.size(); ++i)
+            if (events[i].lane == Lane::Compute && sameOp(events[i].op, o)) return int(i);
+        return -1;
+    }
+
+    QPoint toViewport(const QPointF& p) const {
+        GanttView* view = m_window->ganttView();
+        const double k = view->pixelsPerPoint();
+        return QPoint(int(p.x() * k), int(p.y() * k) - view->verticalScrollBar()->value());
+    }
+
+    QPoint centreOf(const Op& o) const {
+        return toViewport(m_window->ganttView()->eventBox(edited(), eventOf(o)).center());
+    }
+
+    QString metric(int column) const {
+        MetricsModel* model = m_window->metricsPanel()->model();
+        return model->index(edited(), column).data().toString();
+    }
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+    std::unique_ptr<MainWindow> m_window;
+};
+
+QTEST_MAIN(TestScheduleEdit)
+#include "tst_schedule_edit.moc"
