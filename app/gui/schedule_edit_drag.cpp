@@ -7,6 +7,7 @@
 #include "ir/op_name.h"
 
 #include <QPainter>
+#include <QScrollBar>
 #include <algorithm>
 
 namespace stagecraft::gui {
@@ -147,11 +148,17 @@ void ScheduleEditDrag::paintDrag(QPainter& painter) const {
         QFont font = painter.font();
         font.setPointSizeF(7.5);
         painter.setFont(font);
-        const QRectF text(m_caretX + 6, m_ghost.bottom() + 2, 420, 60);
-        const QRectF bounds = painter.boundingRect(text, Qt::TextWordWrap, m_refusal);
-        painter.fillRect(bounds.adjusted(-2, -1, 2, 1), QColor(255, 255, 255, 235));
+        // At the view's bottom edge, from the caret on: the rows (and the ring's ops) stay visible.
+        const double k = m_view->pixelsPerPoint();
+        const double bottom = (m_view->verticalScrollBar()->value() + m_view->viewport()->height()) / k - 4;
+        const double left = std::max(4.0, m_caretX - 40);
+        const QRectF text(left, bottom - 40, m_view->viewport()->width() / k - left - 8, 40);
+        const QRectF bounds = painter.boundingRect(text, Qt::TextWordWrap | Qt::AlignBottom, m_refusal);
+        painter.setPen(QPen(kInvalid, 0.8));
+        painter.setBrush(QColor(255, 255, 255, 240));
+        painter.drawRect(bounds.adjusted(-3, -2, 3, 2));
         painter.setPen(kInvalid);
-        painter.drawText(text, Qt::TextWordWrap, m_refusal);
+        painter.drawText(text, Qt::TextWordWrap | Qt::AlignBottom, m_refusal);
     }
     painter.restore();
 }

@@ -19,7 +19,11 @@
 
 #include <QElapsedTimer>
 #include <QFile>
+#include <QHeaderView>
+#include <QImage>
+#include <QPainter>
 #include <QScrollBar>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
@@ -138,6 +142,13 @@ class TestScheduleEdit : public QObject {
     }
 
     void aDropThatDeadlocksIsDrawnRedAndRefused() {
+        // A kept move first (3W0 two places later), so the Metrics table shows deltas.
+        Edit delay;
+        delay.kind = EditKind::Shift;
+        delay.op = op(OpKind::W, 3, 0);
+        delay.index = 2;
+        QCOMPARE(m_window->scheduleEditing()->move(delay), QString());
+        m_window->flushAnalysis();
         ScheduleEditSession* session = m_window->scheduleEditing()->session();
         const std::string original = scheduleToTorchCsv(session->editedSchedule());
         // 0I0 before 0F2: device 0 would wait for 1I0, which waits on device 1 for 0F2 (a ring).
@@ -150,12 +161,28 @@ class TestScheduleEdit : public QObject {
         QTest::mouseMove(view->viewport(), to);
         view->viewport()->repaint();
         // What a person sees while dragging: the ghost, the red caret and the reason.
-        QVERIFY(
-            m_window->grab().save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/design-by-hand-deadlock.png")));
+        const QImage shot = m_window->grab().toImage();
+        QVERIFY(shot.save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/design-by-hand-deadlock.png")));
+        // The chart over the Metrics table's rows, for docs/gui.md.
+        QTableView* table = m_window->metricsPanel()->view();
+        const QImage chart = shot.copy(QRect(view->mapTo(m_window.get(), QPoint(0, 0)), view->size()));
+        const int rows = table->horizontalHeader()->height() + 2 * table->rowHeight(0) + 4;
+        const QImage metrics =
+            shot.copy(QRect(table->mapTo(m_window.get(), QPoint(0, 0)), QSize(table->width(), rows)));
+        QImage both(std::max(chart.width(), metrics.width()), chart.height() + metrics.height(),
+                    QImage::Format_RGB32);
+        both.fill(Qt::white);
+        {
+            QPainter painter(&both);
+            painter.drawImage(0, 0, chart);
+            painter.drawImage(0, chart.height(), metrics);
+        }
+        QVERIFY(both.scaledToWidth(900, Qt::SmoothTransformation)
+                    .save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/design-by-hand.png")));
         QTest::mouseRelease(view->viewport(), Qt::LeftButton, {}, to);
         m_window->flushAnalysis();
         QCOMPARE(scheduleToTorchCsv(session->editedSchedule()), original);
-        QCOMPARE(m_window->document()->undoStack()->count(), 1); // only the project
+        QCOMPARE(m_window->document()->undoStack()->count(), 2); // the project and the kept move
         const QString message = m_window->messageBar()->text();
         QVERIFY2(message.contains(QStringLiteral("Not moved (move 0I0 before 0F2)")), qPrintable(message));
         QVERIFY2(message.contains(QStringLiteral("ring")), qPrintable(message));
