@@ -195,28 +195,25 @@ void ScheduleEditController::addActions(QMenu* menu) {
     earlier->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Left));
     QAction* later = menu->addAction(tr("Move Op &Later"), this, [this] { shiftSelected(+1); });
     later->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Right));
-    auto ask = [this](const QString& title, const QString& proposed, const QString& filter) {
-        return chooseSavePath ? chooseSavePath(proposed)
-                              : QFileDialog::getSaveFileName(m_window, title, proposed, filter);
+    // Save Edited Schedule / Save Edit List: ask where, write, say what went wrong.
+    auto saveAction = [this, menu](const QString& title, const std::string& suffix, const QString& filter,
+                                   QString (ScheduleEditController::*write)(const QString&) const) {
+        menu->addAction(title, this, [=, this] {
+            if (!m_session) return;
+            const QString proposed = QString::fromStdString(m_session->baseName() + suffix);
+            const QString path = chooseSavePath
+                                     ? chooseSavePath(proposed)
+                                     : QFileDialog::getSaveFileName(m_window, title, proposed, filter);
+            if (path.isEmpty()) return;
+            if (const QString error = (this->*write)(path); !error.isEmpty())
+                m_messages->showMessage(error.toHtmlEscaped());
+        });
     };
-    menu->addAction(tr("Save Edited &Schedule…"), this, [this, ask] {
-        if (!m_session) return;
-        const QString path =
-            ask(tr("Save Edited Schedule"), QString::fromStdString(m_session->baseName() + "-edited.csv"),
-                tr("torch CSV (*.csv);;Stagecraft schedule JSON (*.json)"));
-        if (path.isEmpty()) return;
-        if (const QString error = saveSchedule(path); !error.isEmpty())
-            m_messages->showMessage(error.toHtmlEscaped());
-    });
-    menu->addAction(tr("Save Edit &List…"), this, [this, ask] {
-        if (!m_session) return;
-        const QString path =
-            ask(tr("Save Edit List"), QString::fromStdString(m_session->baseName() + ".edits.json"),
-                tr("Edit list (*.edits.json *.json)"));
-        if (path.isEmpty()) return;
-        if (const QString error = saveEditList(path); !error.isEmpty())
-            m_messages->showMessage(error.toHtmlEscaped());
-    });
+    saveAction(tr("Save Edited &Schedule…"), "-edited.csv",
+               tr("torch CSV (*.csv);;Stagecraft schedule JSON (*.json)"),
+               &ScheduleEditController::saveSchedule);
+    saveAction(tr("Save Edit &List…"), ".edits.json", tr("Edit list (*.edits.json *.json)"),
+               &ScheduleEditController::saveEditList);
 }
 
 } // namespace stagecraft::gui

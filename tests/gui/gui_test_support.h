@@ -3,6 +3,7 @@
 
 #include "eval/project_simulation.h"
 #include "generators/registry.h"
+#include "gui/main_window.h"
 #include "io/chrome_trace.h"
 #include "project/project.h"
 
@@ -17,6 +18,16 @@ inline void isolateSettings() {
     QStandardPaths::setTestModeEnabled(true);
     QCoreApplication::setOrganizationName(QStringLiteral("StagecraftTests"));
     QCoreApplication::setApplicationName(QStringLiteral("stagecraft-tests"));
+}
+
+/// A window that asks nothing on start or close and autosaves under `dir`.
+inline MainWindowOptions quietWindowOptions(const QTemporaryDir& dir) {
+    MainWindowOptions options;
+    options.offerRecovery = false;
+    options.confirmClose = false;
+    options.restoreGeometry = false;
+    options.autosaveDirectory = dir.filePath(QStringLiteral("autosave"));
+    return options;
 }
 
 /// A "measured" timeline of `schedule` under `project`: the prediction with every compute op

@@ -15,6 +15,7 @@
 #include "io/edit_list.h"
 #include "io/schedule_file.h"
 #include "io/torch_csv.h"
+#include "ir/op_name.h"
 #include "sim/list_scheduler.h"
 
 #include <QElapsedTimer>
@@ -40,12 +41,9 @@ bool sameOp(const Op& a, const Op& b) {
     return a.kind == b.kind && a.pipe == b.pipe && a.stage == b.stage && a.mb == b.mb;
 }
 
-Op op(OpKind kind, int stage, int mb) {
-    Op o;
-    o.kind = kind;
-    o.stage = stage;
-    o.mb = mb;
-    return o;
+/// An op by its one name ("0F1", "3W0": ir/op_name.h).
+Op op(const char* name) {
+    return *parseOpName(name);
 }
 
 } // namespace
@@ -57,12 +55,7 @@ class TestScheduleEdit : public QObject {
 
     void init() {
         m_dir = std::make_unique<QTemporaryDir>();
-        MainWindowOptions options;
-        options.offerRecovery = false;
-        options.confirmClose = false;
-        options.restoreGeometry = false;
-        options.autosaveDirectory = m_dir->filePath(QStringLiteral("autosave"));
-        m_window = std::make_unique<MainWindow>(options);
+        m_window = std::make_unique<MainWindow>(test::quietWindowOptions(*m_dir));
         m_window->resize(1400, 900);
         m_window->show();
         QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
@@ -97,8 +90,8 @@ class TestScheduleEdit : public QObject {
         const std::vector<Op> device0 = session->editor().schedule().order[0];
         // Device 0 runs F0 F1 F2 F3 first; drag F1 to just past F3's middle: after F3.
         GanttView* view = m_window->ganttView();
-        const QPoint from = centreOf(op(OpKind::F, 0, 1));
-        const QRectF f3 = view->eventBox(edited(), eventOf(op(OpKind::F, 0, 3)));
+        const QPoint from = centreOf(op("0F1"));
+        const QRectF f3 = view->eventBox(edited(), eventOf(op("0F3")));
         const QPoint to = toViewport(QPointF(f3.right() - 1, f3.center().y()));
         QTest::mousePress(view->viewport(), Qt::LeftButton, {}, from);
         QTest::mouseMove(view->viewport(), from + QPoint(10, 0));
@@ -109,7 +102,7 @@ class TestScheduleEdit : public QObject {
         // The order: F1 now right after F3, everything else in place.
         std::vector<Op> expected = device0;
         expected.erase(expected.begin() + 1);
-        expected.insert(expected.begin() + 3, op(OpKind::F, 0, 1));
+        expected.insert(expected.begin() + 3, op("0F1"));
         const std::vector<Op>& now = session->editor().schedule().order[0];
         QCOMPARE(now.size(), expected.size());
         QVERIFY(std::equal(now.begin(), now.end(), expected.begin(), sameOp));
@@ -145,7 +138,7 @@ class TestScheduleEdit : public QObject {
         // A kept move first (3W0 two places later), so the Metrics table shows deltas.
         Edit delay;
         delay.kind = EditKind::Shift;
-        delay.op = op(OpKind::W, 3, 0);
+        delay.op = op("3W0");
         delay.index = 2;
         QCOMPARE(m_window->scheduleEditing()->move(delay), QString());
         m_window->flushAnalysis();
@@ -153,8 +146,8 @@ class TestScheduleEdit : public QObject {
         const std::string original = scheduleToTorchCsv(session->editedSchedule());
         // 0I0 before 0F2: device 0 would wait for 1I0, which waits on device 1 for 0F2 (a ring).
         GanttView* view = m_window->ganttView();
-        const QPoint from = centreOf(op(OpKind::B, 0, 0));
-        const QRectF f2 = view->eventBox(edited(), eventOf(op(OpKind::F, 0, 2)));
+        const QPoint from = centreOf(op("0I0"));
+        const QRectF f2 = view->eventBox(edited(), eventOf(op("0F2")));
         const QPoint to = toViewport(QPointF(f2.left() + 1, f2.center().y()));
         QTest::mousePress(view->viewport(), Qt::LeftButton, {}, from);
         QTest::mouseMove(view->viewport(), from - QPoint(10, 0));
@@ -192,12 +185,12 @@ class TestScheduleEdit : public QObject {
         ScheduleEditSession* session = m_window->scheduleEditing()->session();
         const std::string original = scheduleToTorchCsv(session->editedSchedule());
         GanttView* view = m_window->ganttView();
-        view->selectEvent(edited(), eventOf(op(OpKind::W, 3, 0)));
-        const OpRef before = session->editor().find(op(OpKind::W, 3, 0));
+        view->selectEvent(edited(), eventOf(op("3W0")));
+        const OpRef before = session->editor().find(op("3W0"));
         view->setFocus();
         QTest::keyClick(view, Qt::Key_Right, Qt::AltModifier);
         m_window->flushAnalysis();
-        QCOMPARE(session->editor().find(op(OpKind::W, 3, 0)).index, before.index + 1);
+        QCOMPARE(session->editor().find(op("3W0")).index, before.index + 1);
         QTest::keyClick(view, Qt::Key_Left, Qt::AltModifier);
         m_window->flushAnalysis();
         QCOMPARE(scheduleToTorchCsv(session->editedSchedule()), original);
@@ -209,14 +202,14 @@ class TestScheduleEdit : public QObject {
         QCOMPARE(scheduleToTorchCsv(session->editedSchedule()), original);
         QTest::keyClick(m_window.get(), Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
         m_window->flushAnalysis();
-        QCOMPARE(session->editor().find(op(OpKind::W, 3, 0)).index, before.index + 1);
+        QCOMPARE(session->editor().find(op("3W0")).index, before.index + 1);
     }
 
     void savesTheOrderAndAnEditListThatReplays() {
         ScheduleEditController* editing = m_window->scheduleEditing();
         Edit edit;
         edit.kind = EditKind::Shift;
-        edit.op = op(OpKind::W, 3, 0);
+        edit.op = op("3W0");
         edit.index = 2;
         QCOMPARE(editing->move(edit), QString());
         const QString csv = m_dir->filePath(QStringLiteral("mine.csv"));
@@ -248,7 +241,7 @@ class TestScheduleEdit : public QObject {
         m_window->flushAnalysis();
         Edit edit;
         edit.kind = EditKind::Shift;
-        edit.op = op(OpKind::W, 7, 5);
+        edit.op = op("7W5");
         edit.index = 1;
         QElapsedTimer timer;
         timer.start();
