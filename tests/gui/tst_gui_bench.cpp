@@ -40,16 +40,6 @@ double msSince(const QElapsedTimer& timer) {
     return double(timer.nsecsElapsed()) / 1e6;
 }
 
-/// A window that asks nothing and keeps its autosaves in `dir`.
-MainWindowOptions windowOptions(const QTemporaryDir& dir) {
-    MainWindowOptions options;
-    options.offerRecovery = false;
-    options.confirmClose = false;
-    options.restoreGeometry = false;
-    options.autosaveDirectory = dir.filePath(QStringLiteral("autosave"));
-    return options;
-}
-
 } // namespace
 
 class BenchGui : public QObject {
@@ -127,7 +117,7 @@ class BenchGui : public QObject {
         // The whole window as a user edits it: spin box, undo command, analysis, metrics table,
         // memory chart, Gantt chart, one repaint.
         QTemporaryDir dir;
-        MainWindow window(windowOptions(dir));
+        MainWindow window(test::quietWindowOptions(dir));
         window.resize(1400, 900);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
@@ -159,7 +149,7 @@ class BenchGui : public QObject {
                           ? qEnvironmentVariableIntValue("STAGECRAFT_BENCH_MICROBATCHES")
                           : 131072;
         QTemporaryDir dir;
-        MainWindowOptions options = windowOptions(dir);
+        MainWindowOptions options = test::quietWindowOptions(dir);
         options.confirmWork = [](const QString&) { return true; }; // a user who says yes
         MainWindow window(options);
         window.resize(1400, 900);
