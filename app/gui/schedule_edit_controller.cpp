@@ -57,7 +57,8 @@ ScheduleEditController::ScheduleEditController(ProjectDocument* document, GanttV
       m_drag(std::make_unique<ScheduleEditDrag>(this, view)) {}
 
 ScheduleEditController::~ScheduleEditController() {
-    m_view->setDragEditor(nullptr);
+    // The window may have deleted its chart first (children go in the order they were made).
+    if (m_view) m_view->setDragEditor(nullptr);
 }
 
 QString ScheduleEditController::begin(const QString& scheduleName) {

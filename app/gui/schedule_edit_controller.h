@@ -10,6 +10,7 @@
 #include "gui/models/analysis_runner.h"
 
 #include <QObject>
+#include <QPointer>
 #include <QString>
 #include <functional>
 #include <memory>
@@ -72,7 +73,7 @@ class ScheduleEditController : public QObject {
     void orderChanged(const Op& moved);
 
     ProjectDocument* m_document;
-    GanttView* m_view;
+    QPointer<GanttView> m_view;
     MessageBar* m_messages;
     QWidget* m_window;
     std::shared_ptr<ScheduleEditSession> m_session;
