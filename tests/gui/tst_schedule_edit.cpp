@@ -181,6 +181,19 @@ class TestScheduleEdit : public QObject {
         QVERIFY2(message.contains(QStringLiteral("ring")), qPrintable(message));
     }
 
+    void aMoveBeforeItsOwnDependencyIsRefusedAndNamed() {
+        ScheduleEditSession* session = m_window->scheduleEditing()->session();
+        const std::string original = scheduleToTorchCsv(session->editedSchedule());
+        Edit edit;
+        edit.op = op("0I0");
+        edit.anchor = MoveAnchor::Before;
+        edit.other = op("0F0");
+        const QString why = m_window->scheduleEditing()->move(edit);
+        QVERIFY2(why.contains(QStringLiteral("0I0 runs before its dependency 0F0")), qPrintable(why));
+        QCOMPARE(scheduleToTorchCsv(session->editedSchedule()), original);
+        QCOMPARE(m_window->document()->undoStack()->count(), 1);
+    }
+
     void keyboardMovesTheSelectedOp() {
         ScheduleEditSession* session = m_window->scheduleEditing()->session();
         const std::string original = scheduleToTorchCsv(session->editedSchedule());
