@@ -112,6 +112,15 @@ void MetricsPanel::copyCsv() {
 
 namespace {
 
+/// Shows `chart` in `view` and deletes the chart it replaces: QChartView takes the new chart but
+/// only releases the old one (Qt's documentation: "users need to make sure the previous chart is
+/// deleted"), so every rebuild of a panel would otherwise leak a chart and its series.
+void replaceChart(QChartView* view, QChart* chart) {
+    QChart* old = view->chart();
+    view->setChart(chart);
+    delete old;
+}
+
 /// Up to this many devices the legend names each line (p = 8 and p = 16 are common); above it,
 /// hovering a line names it.
 constexpr std::size_t kMaxLegendDevices = 16;
@@ -166,7 +175,7 @@ void MemoryPanel::rebuild() {
     chart->setBackgroundRoundness(0);
     if (!m_result || m_result->outcomes.empty()) {
         m_caption->setText(tr("Memory of each device over one iteration appears here."));
-        m_view->setChart(chart); // the view owns and deletes the old chart
+        replaceChart(m_view, chart);
         return;
     }
     const ScheduleOutcome& o = m_result->outcomes[std::size_t(m_outcome)];
@@ -261,7 +270,7 @@ void MemoryPanel::rebuild() {
                      ? tr(" — within the %1 %2").arg(formatBytes(memory.limitBytes), limitName)
                      : tr(" — <span style='color:#b3261e'>over the %1 %2 by %3</span>")
                            .arg(formatBytes(memory.limitBytes), limitName, formatBytes(memory.overBytes))));
-    m_view->setChart(chart);
+    replaceChart(m_view, chart);
 }
 
 // ---------------------------------------------------------------- OverlayPanel

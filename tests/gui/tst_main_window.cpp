@@ -29,6 +29,7 @@
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QMimeData>
+#include <QPointer>
 #include <QProcess>
 #include <QScrollBar>
 #include <QSignalSpy>
@@ -510,8 +511,12 @@ class TestMainWindow : public QObject {
             big.schedules = {"1f1b"};
             const std::size_t chartsBefore = view->chartsBuiltHere();
             const std::size_t thinnedBefore = memory->curvePointsThinnedHere();
+            const QPointer<QChart> previousChart = memory->chart();
             m_window->document()->applyProject(big, QStringLiteral("big"));
             m_window->flushAnalysis();
+            // The memory panel's replaced chart is deleted, not only released by its view.
+            QVERIFY(memory->chart() != previousChart.data());
+            QVERIFY(previousChart.isNull());
             QVERIFY(m_window->runner()->latest()->opCount >= std::size_t(2 * 8 * m));
             QCOMPARE(view->chartsBuiltHere(), chartsBefore);
             QCOMPARE(memory->curvePointsThinnedHere(), thinnedBefore);
