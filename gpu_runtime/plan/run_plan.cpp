@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "eval/evaluation_input.h"
+#include "io/schedule_file.h"
 #include "ir/action.h"
 #include "passes/lower.h"
 #include "project/layer_split.h"
@@ -103,9 +104,22 @@ StageShape stageShape(const Project& project, const Schedule& schedule, int stag
 
 RunPlan makeRunPlan(const RunRequest& request) {
     EvaluationInput input;
-    input.path = request.projectPath;
-    input.schedules = {request.schedule};
     input.sets = request.sets;
+    if (request.scheduleFile.empty()) {
+        input.path = request.projectPath;
+        input.schedules = {request.schedule};
+    } else {
+        // Core's own reading of a schedule file (the one every command uses): torch's CSV or
+        // Stagecraft JSON, validated, on the project's costs. A file that is not a schedule file
+        // (missing, a project, a trace, another extension) is refused by the reader, naming it.
+        if (!isScheduleFile(request.scheduleFile)) (void)readScheduleFile(request.scheduleFile);
+        if (!isScheduleFile(request.scheduleFile))
+            throw ValidationError("io.kind", request.scheduleFile,
+                                  "'" + request.scheduleFile + "' is not a schedule file");
+        input.path = request.scheduleFile;
+        input.projectPath = request.projectPath;
+        if (!request.schedule.empty()) input.schedules = {request.schedule}; // refused by core
+    }
     AnalysisRequest analysis = loadAnalysisRequest(input);
     analysis.project = scaledProject(std::move(analysis.project), request.scale);
     const Project& project = analysis.project;
@@ -126,7 +140,7 @@ RunPlan makeRunPlan(const RunRequest& request) {
     }
     RunPlan plan;
     plan.project = project;
-    plan.schedule = request.schedule;
+    plan.schedule = result.outcomes.front().name; // a registered name, or the file's schedule
     plan.workload = request.workload;
     plan.prediction = std::move(result.outcomes.front().prediction);
 

@@ -19,8 +19,12 @@ enum class Workload : std::uint8_t { Model, Sleep };
 const char* workloadName(Workload workload);
 
 struct RunRequest {
-    std::string projectPath;       ///< empty: the built-in default project
-    std::string schedule;          ///< registered name
+    std::string projectPath; ///< empty: the built-in default project
+    std::string schedule;    ///< registered name (empty with a schedule file)
+    /// A schedule file instead of a registered name: torch's compute-only CSV or Stagecraft
+    /// schedule JSON, read and validated by core (eval/evaluation_input.h) and run on the costs,
+    /// model and cluster of the project (`projectPath`, or the built-in one).
+    std::string scheduleFile;
     std::vector<std::string> sets; ///< "section.field=value"
     Workload workload = Workload::Model;
     double scale = 1; ///< shrinks hidden size, sequence length and vocabulary
@@ -91,9 +95,9 @@ struct RunPlan {
 };
 
 /// Evaluates the request through core (the schedule's refusal becomes a ValidationError naming
-/// its rule) and lowers the schedule with its iteration tail. The sleep workload needs times in
-/// µs: unit costs are refused ("runtime.costs"); tensor parallelism is refused ("runtime.tp":
-/// one device runs one pipeline rank).
+/// its rule; a schedule file's errors name the file, its line and cell or the rule it breaks) and lowers the
+/// schedule with its iteration tail. The sleep workload needs times in µs: unit costs are refused
+/// ("runtime.costs"); tensor parallelism is refused ("runtime.tp": one device runs one pipeline rank).
 RunPlan makeRunPlan(const RunRequest& request);
 
 /// The lowered program of `rank` resolved: buffer keys, their lifetimes and slots, how early each

@@ -2,7 +2,8 @@
 // writes the measured trace. Exit status: 0 success, 2 bad input or usage (before anything ran),
 // 1 a failure while running (the partial trace is written by rank 0 when it can).
 //
-//   mpirun -np P stagecraft-run --project FILE --schedule NAME [--set F=V]... --backend host|cuda|auto
+//   mpirun -np P stagecraft-run --project FILE (--schedule NAME | --schedule-file FILE.csv|.json)
+//          [--set F=V]... --backend host|cuda|auto
 //          --workload model|sleep [--scale X] [--transport nccl|mpi] --warmup N --iterations N -o
 //          measured.json
 
@@ -27,8 +28,13 @@ constexpr int kExitBadInput = 2;
 void addOptions(CLI::App& app, RunOptions& o) {
     app.add_option("--project", o.request.projectPath,
                    "Project file (*.stagecraft.json); default: the built-in project");
-    app.add_option("-s,--schedule", o.request.schedule, "Registered schedule to run (stagecraft-cli list)")
-        ->required();
+    // One of the two: a registered schedule, or a schedule file (an edited order, torch's CSV).
+    auto* what = app.add_option_group("schedule", "What to run: one of");
+    what->add_option("-s,--schedule", o.request.schedule, "Registered schedule to run (stagecraft-cli list)");
+    what->add_option("-f,--schedule-file", o.request.scheduleFile,
+                     "Schedule file to run: torch's compute-only CSV or Stagecraft schedule JSON "
+                     "(stagecraft-cli edit -o writes both); the project gives model, cluster and costs");
+    what->require_option(1);
     app.add_option("--set", o.request.sets, "Override a project field: section.field=value (repeatable)");
     app.add_option("--backend", o.backend,
                    "host (CPU GEMMs + MPI), cuda (cuBLAS + NCCL), auto (cuda when a GPU is present)")

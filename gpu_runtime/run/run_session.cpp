@@ -2,6 +2,7 @@
 
 #include "backends/host_layer.h"
 #include "error.h"
+#include "error_ids.h"
 #include "exec/executor.h"
 #include "exec/interrupt.h"
 #include "exec/trace_assembly.h"
@@ -14,6 +15,7 @@
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 #ifndef STAGECRAFT_GIT_REVISION
@@ -75,6 +77,7 @@ std::string runJson(const RunOptions& options, const RunPlan& plan, const Collec
     j["project_file"] = options.request.projectPath;
     j["sets"] = options.request.sets;
     j["schedule"] = plan.schedule;
+    if (!options.request.scheduleFile.empty()) j["schedule_file"] = options.request.scheduleFile;
     j["ranks"] = plan.lowered.ranks;
     j["replicas"] = c.replicas; // data-parallel pipelines that ran; the trace shows replica 0
     j["devices"] = c.devices;
@@ -157,11 +160,51 @@ double milliseconds(double us) {
     return us / 1000.0;
 }
 
+/// Every rank builds the plan from the same inputs (nothing is sent around), but a file may be
+/// missing or different on one node. The ranks agree before anything else, so that no rank waits
+/// in a collective for one that has given up: when any rank's inputs are refused, every rank ends
+/// with the error of the lowest such rank (rank 0 prints it; its class decides the exit status).
+RunPlan agreedRunPlan(const MpiSession& mpi, const RunRequest& request) {
+    std::optional<RunPlan> plan;
+    std::string refusal; // "class\nid\nfield\nmessage"
+    try {
+        plan = makeRunPlan(request);
+    } catch (const Error& e) {
+        const auto* v = dynamic_cast<const ValidationError*>(&e);
+        const auto* p = dynamic_cast<const ParseError*>(&e);
+        refusal = std::string(errorClassOf(e) == ErrorClass::Input ? "input" : "failure") + '\n' + e.id() +
+                  '\n' +
+                  (v   ? v->field()
+                   : p ? p->source()
+                       : std::string()) +
+                  '\n' + e.message();
+    }
+    const int mine = plan ? mpi.size() : mpi.rank();
+    int first = mpi.size();
+    SC_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, mpi.comm()));
+    if (first == mpi.size()) return std::move(*plan);
+    int length = int(refusal.size());
+    SC_MPI_CHECK(MPI_Bcast(&length, 1, MPI_INT, first, mpi.comm()));
+    refusal.resize(std::size_t(length));
+    SC_MPI_CHECK(MPI_Bcast(refusal.data(), length, MPI_CHAR, first, mpi.comm()));
+    std::vector<std::string> parts;
+    std::size_t from = 0;
+    for (int k = 0; k < 3; ++k) {
+        const std::size_t end = refusal.find('\n', from);
+        parts.push_back(refusal.substr(from, end - from));
+        from = end == std::string::npos ? refusal.size() : end + 1;
+    }
+    const std::string message =
+        (first != 0 ? "rank " + std::to_string(first) + ": " : "") + refusal.substr(from);
+    if (parts[0] == "input") throw ValidationError(parts[1], parts[2], message);
+    throw Error(parts[1], message);
+}
+
 } // namespace
 
 int runSession(MpiSession& mpi, const RunOptions& options) {
     installInterruptHandlers();
-    const RunPlan plan = makeRunPlan(options.request);
+    const RunPlan plan = agreedRunPlan(mpi, options.request);
     // One pipeline (P ranks), or every data-parallel replica of it (P x dp ranks).
     const int P = plan.lowered.ranks;
     const int dp = std::max(1, plan.project.parallel.dp);

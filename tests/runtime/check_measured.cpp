@@ -2,7 +2,8 @@
 // before anyone trusts it. Used by the mpirun tests; exit 0 when every check holds, 1 otherwise
 // (each failed check on stderr).
 //
-//   check_measured TRACE --project FILE --schedule NAME [--set F=V]... [--iterations N]
+//   check_measured TRACE --project FILE (--schedule NAME | --schedule-file FILE) [--set F=V]...
+//                  [--iterations N]
 //                  [--makespan-within FRACTION] [--peak-above OTHER_TRACE] [--slots-within FRACTION]
 //                  [--partial [--fault-names-peer]]
 #include "eval/evaluation_input.h"
@@ -44,7 +45,7 @@ double maxPeak(const nlohmann::json& run) {
 
 int main(int argc, char** argv) {
     CLI::App app{"check a measured trace"};
-    std::string trace, project, schedule, peakAbove;
+    std::string trace, project, schedule, scheduleFile, peakAbove;
     std::vector<std::string> sets;
     int iterations = -1;
     double within = -1, slotsWithin = -1;
@@ -52,7 +53,10 @@ int main(int argc, char** argv) {
     bool partial = false, faultNamesPeer = false;
     app.add_option("trace", trace)->required();
     app.add_option("--project", project);
-    app.add_option("--schedule", schedule)->required();
+    auto* what = app.add_option_group("schedule");
+    what->add_option("--schedule", schedule);
+    what->add_option("--schedule-file", scheduleFile, "the schedule file the run was given");
+    what->require_option(1);
     app.add_option("--set", sets);
     app.add_option("--iterations", iterations);
     app.add_option("--makespan-within", within);
@@ -68,7 +72,11 @@ int main(int argc, char** argv) {
     try {
         Timeline measured;
         const nlohmann::json run = runInfo(trace, &measured);
-        check(run.at("schedule") == schedule, "the trace is of schedule " + run.at("schedule").dump());
+        if (scheduleFile.empty())
+            check(run.at("schedule") == schedule, "the trace is of schedule " + run.at("schedule").dump());
+        else
+            check(run.value("schedule_file", "") == scheduleFile,
+                  "the trace is of the schedule file " + run.value("schedule_file", nlohmann::json()).dump());
         if (partial) {
             check(run.contains("fault"), "a partial trace names its fault");
             check(!measured.events.empty(), "a partial trace holds the ops that ran");
@@ -104,8 +112,13 @@ int main(int argc, char** argv) {
 
         // The measured ops are the prediction's ops, on the same devices.
         EvaluationInput input;
-        input.path = project;
-        input.schedules = {schedule};
+        if (scheduleFile.empty()) {
+            input.path = project;
+            input.schedules = {schedule};
+        } else {
+            input.path = scheduleFile;
+            input.projectPath = project;
+        }
         input.sets = sets;
         const AnalysisResult result = analyze(loadAnalysisRequest(input));
         if (result.outcomes.empty()) {
@@ -119,8 +132,8 @@ int main(int argc, char** argv) {
         check(report.unmatched.empty(),
               "every op of the prediction, syncs and optimizer steps included, is measured (" +
                   std::to_string(report.unmatched.size()) + " missing)");
-        std::cerr << "check_measured: " << schedule << ": measured iteration " << report.makespanMeasured
-                  << " µs, predicted " << report.makespanPredicted << " µs (error "
+        std::cerr << "check_measured: " << run.at("schedule").get<std::string>() << ": measured iteration "
+                  << report.makespanMeasured << " µs, predicted " << report.makespanPredicted << " µs (error "
                   << report.makespanError * 100 << " %), bubble measured " << report.bubbleMeasured
                   << " predicted " << report.bubblePredicted << ", peak memory " << maxPeak(run) / 1048576.0
                   << " MiB\n";

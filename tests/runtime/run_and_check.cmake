@@ -4,6 +4,16 @@
 # processes share may run again when its check fails; every failed attempt is printed.
 string(REPLACE "|" ";" RUN "${RUN}")
 string(REPLACE "|" ";" CHECK "${CHECK}")
+# PREPARE (optional, "|"-joined): a command that makes the run's input first (an edited order
+# written by stagecraft-cli); it must succeed.
+if(DEFINED PREPARE)
+  string(REPLACE "|" ";" PREPARE "${PREPARE}")
+  execute_process(COMMAND ${PREPARE} RESULT_VARIABLE prepared OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message(STATUS "prepare: status ${prepared}\n${out}${err}")
+  if(NOT prepared EQUAL 0)
+    message(FATAL_ERROR "preparing the run's input failed with status ${prepared}")
+  endif()
+endif()
 # QUIET_BELOW (percent): a timing test waits (up to a minute) for the machine's CPUs to be less
 # busy than this with other processes before each attempt, and is reported skipped ("timing not
 # judged") when they never are before the first: on two cores shared with builds, a sleeping rank

@@ -1,12 +1,17 @@
 // Rank plans of every registered schedule: each activation buffer is taken once and given back
 // once, every compute waits for the receive of its input, labels are torch's action strings.
 #include "error.h"
+#include "eval/evaluation.h"
+#include "eval/evaluation_input.h"
 #include "generators/registry.h"
+#include "io/schedule_file.h"
 #include "plan/run_plan.h"
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <map>
 #include <set>
+#include <unistd.h>
 
 using namespace stagecraft;
 using namespace stagecraft::runtime;
@@ -192,4 +197,45 @@ TEST_CASE("data-parallel replicas: each runs its pipeline's program among its ow
         std::sort(expected.begin(), expected.end());
         CHECK(collectives[c] == expected);
     }
+}
+
+TEST_CASE("a schedule file runs like the registered schedule whose order it holds", "[runtime][plan]") {
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("stagecraft-run-plan-test-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    EvaluationInput tiny;
+    tiny.path = tinyProject();
+    const Schedule order = orderFromProject(loadInputProject(tiny), "zb-h1");
+    const RunPlan registered = makeRunPlan(request("zb-h1"));
+    for (const std::string name : {"zb-h1.csv", "zb-h1.json"}) {
+        DYNAMIC_SECTION(name) {
+            writeScheduleFile(order, dir / name);
+            RunRequest r = request("");
+            r.scheduleFile = (dir / name).string();
+            const RunPlan plan = makeRunPlan(r);
+            // Named after the file, as every front end shows an imported schedule.
+            CHECK(plan.schedule == name);
+            CHECK(plan.prediction.report.iterationUs == registered.prediction.report.iterationUs);
+            REQUIRE(plan.lowered.ranks == registered.lowered.ranks);
+            for (int rank = 0; rank < plan.lowered.ranks; ++rank)
+                CHECK(makeRankPlan(plan, rank).steps.size() == makeRankPlan(registered, rank).steps.size());
+        }
+    }
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a schedule file that is wrong is refused, naming the file, the row and the rule",
+          "[runtime][plan]") {
+    RunRequest r = request("");
+    r.scheduleFile = std::string(STAGECRAFT_SOURCE_DIR) + "/tests/data/runtime/zb-h1-broken.csv";
+    CHECK_THROWS_WITH(makeRunPlan(r),
+                      Catch::Contains("zb-h1-broken.csv row 2, column 1: device 1 position 0: 1I0 "
+                                      "runs before its dependency 1F0"));
+    r.scheduleFile = std::string(STAGECRAFT_SOURCE_DIR) + "/tests/data/runtime/no-such-order.csv";
+    CHECK_THROWS_WITH(makeRunPlan(r), Catch::Contains("no-such-order.csv"));
+    r.scheduleFile = tinyProject(); // a project, not a schedule file
+    CHECK_THROWS_WITH(makeRunPlan(r), Catch::Contains("not a schedule file"));
+    r = request("1f1b"); // a name and a file at once: core refuses the pair
+    r.scheduleFile = std::string(STAGECRAFT_SOURCE_DIR) + "/tests/data/runtime/zb-h1-broken.csv";
+    CHECK_THROWS_WITH(makeRunPlan(r), Catch::Contains("a schedule file is its own schedule"));
 }
