@@ -1,0 +1,242 @@
+#include "edit/repair.h"
+
+#include "error.h"
+#include "ir/op_name.h"
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+
+namespace stagecraft {
+
+namespace {
+
+/// The order run without times, as far as it goes. Ops are named by their global id in the index
+/// of the order repair started from: the ops never change, only their places. Copied to try a move.
+class DryRun {
+  public:
+    explicit DryRun(const Schedule& s)
+        : m_index(std::make_shared<const OpIndex>(s)), m_done(m_index->opCount(), 0),
+          m_pos(m_index->opCount()) {
+        m_order.resize(std::size_t(s.devices));
+        m_cursor.assign(std::size_t(s.devices), 0);
+        for (int d = 0; d < s.devices; ++d)
+            for (std::size_t i = 0; i < s.order[std::size_t(d)].size(); ++i) {
+                const std::size_t gid = m_index->globalId(OpRef{d, std::int32_t(i)});
+                m_order[std::size_t(d)].push_back(gid);
+                m_pos[gid] = i;
+            }
+    }
+
+    bool ready(std::size_t gid) const {
+        const OpDeps& deps = m_index->depsOf(gid);
+        return (deps.first < 0 || m_done[std::size_t(deps.first)]) &&
+               (deps.second < 0 || m_done[std::size_t(deps.second)]);
+    }
+    /// The first producer of `gid` that has not run (-1: none).
+    std::int64_t waitsFor(std::size_t gid) const {
+        const OpDeps& deps = m_index->depsOf(gid);
+        if (deps.first >= 0 && !m_done[std::size_t(deps.first)]) return deps.first;
+        if (deps.second >= 0 && !m_done[std::size_t(deps.second)]) return deps.second;
+        return -1;
+    }
+    bool consumes(std::size_t consumer, std::size_t producer) const {
+        const OpDeps& deps = m_index->depsOf(consumer);
+        return deps.first == std::int32_t(producer) || deps.second == std::int32_t(producer);
+    }
+
+    /// Runs every op that can run; true when all have.
+    bool runAll() {
+        bool progressed = true;
+        while (progressed) {
+            progressed = false;
+            for (std::size_t d = 0; d < m_order.size(); ++d)
+                while (m_cursor[d] < m_order[d].size() && ready(m_order[d][m_cursor[d]])) {
+                    m_done[m_order[d][m_cursor[d]++]] = 1;
+                    ++m_ran;
+                    progressed = true;
+                }
+        }
+        return m_ran == m_done.size();
+    }
+
+    /// Moves the op at `from` of device `d` to index `to` (its index after the move).
+    void move(std::size_t d, std::size_t from, std::size_t to) {
+        auto& ops = m_order[d];
+        if (to < from)
+            std::rotate(ops.begin() + std::ptrdiff_t(to), ops.begin() + std::ptrdiff_t(from),
+                        ops.begin() + std::ptrdiff_t(from + 1));
+        else
+            std::rotate(ops.begin() + std::ptrdiff_t(from), ops.begin() + std::ptrdiff_t(from + 1),
+                        ops.begin() + std::ptrdiff_t(to + 1));
+        for (std::size_t i = std::min(from, to); i <= std::max(from, to); ++i) m_pos[ops[i]] = i;
+    }
+
+    const OpIndex& index() const { return *m_index; }
+    const std::vector<std::vector<std::size_t>>& order() const { return m_order; }
+    std::size_t cursor(std::size_t d) const { return m_cursor[d]; }
+    std::size_t position(std::size_t gid) const { return m_pos[gid]; }
+    std::size_t ran() const { return m_ran; }
+
+  private:
+    std::shared_ptr<const OpIndex> m_index;
+    std::vector<std::uint8_t> m_done;              // [gid]
+    std::vector<std::size_t> m_pos;                // [gid] its index in its device's order now
+    std::vector<std::vector<std::size_t>> m_order; // [device] gids in order
+    std::vector<std::size_t> m_cursor;             // [device] first op not run
+    std::size_t m_ran = 0;
+};
+
+/// One move repair may make: `gid` from `from` to `to` on `device`, as `edit`.
+struct Candidate {
+    std::size_t device = 0, from = 0, to = 0, gid = 0;
+    bool ownDevice = false; ///< the stuck op that asks for it is on its device (the plainer reason)
+    Edit edit;
+    bool splitFirst = false; ///< a whole backward's B: split before it moves
+    std::string reason;
+    std::size_t score = 0; ///< ops that can run after it
+};
+
+} // namespace
+
+std::vector<RepairMove> repair(ScheduleEditor& editor) {
+    std::vector<RepairMove> moves;
+    if (editor.runs()) return moves;
+    const Schedule start = editor.schedule();
+    const bool split = start.splitBackward;
+    DryRun run(start);
+    // Ops by their global id in the order repair started from (their identity never changes).
+    const auto opOf = [&](std::size_t gid) {
+        const OpRef ref = run.index().refOf(gid);
+        return start.order[std::size_t(ref.device)][std::size_t(ref.index)];
+    };
+    const auto name = [&](std::size_t gid) { return opName(opOf(gid), split); };
+    const auto deviceOf = [&](std::size_t gid) { return std::size_t(run.index().deviceOf(gid)); };
+    const auto where = [&](std::size_t gid, std::size_t device) {
+        return "position " + std::to_string(run.position(gid)) +
+               (deviceOf(gid) == device ? std::string(" of the same device")
+                                        : " of device " + std::to_string(deviceOf(gid)));
+    };
+    const auto whole = [&](std::size_t gid) {
+        const Op op = opOf(gid);
+        const Op b{OpKind::B, op.pipe, 0, op.stage, op.mb};
+        return split && (op.kind == OpKind::B || op.kind == OpKind::W) && editor.isWhole(b);
+    };
+    const std::size_t limit = 2 * run.index().opCount(); // a move, and perhaps a split, per op
+    while (!run.runAll()) {
+        if (moves.size() > limit)
+            throw std::logic_error("repair: more moves than ops: the dry run and the editor disagree");
+        // Two kinds of move for each stuck device d, whose stuck op X waits for Y, which has not run:
+        //  pull: follow what X waits for, and what that waits for, to an op R that can run now (one
+        //        exists: the dependencies form no cycle); move R before the stuck op of its device.
+        //        R then runs: every pull lets the order go on.
+        //  push: move X out of the way, right after Y when Y is on its device, else right before
+        //        X's first consumer on its device (or to the end).
+        // Each is tried on a copy of the dry run; the move after which most ops can run is made.
+        std::vector<Candidate> candidates;
+        for (std::size_t d = 0; d < run.order().size(); ++d) {
+            const auto& ops = run.order()[d];
+            if (run.cursor(d) >= ops.size()) continue;
+            const std::size_t x = ops[run.cursor(d)];
+            const std::size_t y = std::size_t(run.waitsFor(x));
+            const std::string stuck = "device " + std::to_string(d) + " is stuck at position " +
+                                      std::to_string(run.cursor(d)) + ": " + name(x) + " waits for " +
+                                      name(y) + " at " + where(y, d) + ", which has not run";
+            std::size_t r = x;
+            while (!run.ready(r)) r = std::size_t(run.waitsFor(r));
+            Candidate pull;
+            pull.device = deviceOf(r);
+            pull.from = run.position(r);
+            pull.to = run.cursor(pull.device);
+            pull.gid = r;
+            pull.edit.kind = EditKind::Move;
+            pull.edit.op = opOf(r);
+            pull.edit.anchor = MoveAnchor::Before;
+            pull.edit.other = opOf(run.order()[pull.device][pull.to]);
+            pull.splitFirst = whole(r);
+            pull.ownDevice = pull.device == d;
+            pull.reason = stuck +
+                          (r != y ? "; that waits, in turn, for " + name(r) + " at " + where(r, d) : "") +
+                          "; " + name(r) + " can run now: moved before " + opName(pull.edit.other, split) +
+                          ", where device " + std::to_string(pull.device) + " is stuck";
+            candidates.push_back(std::move(pull));
+            if (whole(x)) continue; // a whole backward moves only as a pair
+            Candidate push;
+            push.device = d;
+            push.ownDevice = true;
+            push.from = run.cursor(d);
+            push.gid = x;
+            push.edit.kind = EditKind::Move;
+            push.edit.op = opOf(x);
+            if (deviceOf(y) == d) {
+                std::size_t after = run.position(y);
+                if (whole(y) && opOf(y).kind == OpKind::B) ++after; // after its W, not inside the pair
+                push.to = after;
+                push.edit.anchor = MoveAnchor::After;
+                push.edit.other = opOf(ops[after]);
+                push.reason = stuck + ": " + name(x) + " moved after " + opName(push.edit.other, split);
+            } else {
+                std::size_t next = push.from + 1;
+                while (next < ops.size() && !run.consumes(ops[next], x)) ++next;
+                push.edit.anchor = next < ops.size() ? MoveAnchor::Before : MoveAnchor::Index;
+                push.to = next - 1;
+                if (next < ops.size()) push.edit.other = opOf(ops[next]);
+                push.edit.index = std::int64_t(push.to);
+                push.reason = stuck + ": " + name(x) + " moved out of the way, " +
+                              (next < ops.size() ? "right before its consumer " + name(ops[next])
+                                                 : std::string("to the end of the device's order"));
+            }
+            if (push.to > push.from) candidates.push_back(std::move(push));
+        }
+        for (Candidate& c : candidates) {
+            DryRun tried = run;
+            tried.move(c.device, c.from, c.to);
+            c.score = tried.runAll() ? std::numeric_limits<std::size_t>::max() : tried.ran();
+        }
+        // Most ops run after the move first; among equals, the op that travels least, explained
+        // from its own device when it can be.
+        std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+            if (a.score != b.score) return a.score > b.score;
+            const std::size_t ta = a.from > a.to ? a.from - a.to : a.to - a.from;
+            const std::size_t tb = b.from > b.to ? b.from - b.to : b.to - b.from;
+            if (ta != tb) return ta < tb;
+            return a.ownDevice && !b.ownDevice;
+        });
+        bool moved = false;
+        for (Candidate& c : candidates) {
+            if (c.score <= run.ran()) break; // no progress: never made (a pull always makes some)
+            std::vector<Edit> undoSplit;
+            try {
+                if (c.splitFirst) {
+                    Edit e;
+                    e.kind = EditKind::Split;
+                    e.op = opOf(c.gid);
+                    undoSplit = editor.apply(e).inverse;
+                    moves.push_back({e, name(c.gid) +
+                                            " runs with its W as one whole backward, which moves only "
+                                            "as a pair: split so that its I can move"});
+                }
+                editor.apply(c.edit);
+            } catch (const ValidationError&) {
+                // A place the editor refuses (inside a whole backward): the next candidate.
+                if (!undoSplit.empty()) {
+                    editor.applyAll(undoSplit);
+                    moves.pop_back();
+                }
+                continue;
+            }
+            run.move(c.device, c.from, c.to);
+            moves.push_back({c.edit, std::move(c.reason)});
+            moved = true;
+            break;
+        }
+        if (!moved) throw std::logic_error("repair: no move lets the order go on");
+    }
+    if (!editor.runs())
+        throw std::logic_error("repair: the dry run completes, the editor's order does not: " +
+                               editor.broken().message);
+    return moves;
+}
+
+} // namespace stagecraft

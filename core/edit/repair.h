@@ -1,0 +1,38 @@
+#pragma once
+// "Repair": a valid order near a broken one (an op before its own producer, devices waiting on
+// each other in a ring), reached by moves that are listed as ordinary edits, each with the reason
+// it was needed.
+//
+// The greedy, and why it ends: run the order as far as it goes, device by device (an op runs when
+// the op before it on its device and its producers have run: the list scheduler's rule without
+// times). Where every device that has ops left is stuck, each stuck op X waits for some Y. Two
+// moves are tried for each: a *pull* follows what X waits for, and what that waits for, to an op
+// R that can run now (one exists: the dependencies of F, B and W form no cycle) and moves R
+// before the stuck op of R's device; a *push* moves X itself out of the way (right after Y when Y
+// is on X's device, else right before X's first consumer there). The move after which most ops
+// can run is made (ties: the op that travels least). A pull always lets at least R run, so every
+// move lets the order go on: at most as many moves as ops, and the order that results runs. A
+// valid order needs none. Fewest moves is not proven, only aimed at: each move is one the order
+// needed at that moment (no device could go on without one), chosen for how far it gets.
+
+#include "edit/schedule_editor.h"
+
+#include <string>
+#include <vector>
+
+namespace stagecraft {
+
+struct RepairMove {
+    Edit edit;          ///< "move 1I3 before 1W3", or "split 2B4" (see repair)
+    std::string reason; ///< which device was stuck where, on what, and why this op was moved
+};
+
+/// Repairs `editor`'s order in place with the moves above and returns them, in the order applied
+/// (their edits replay the repair). When the op to move runs with its W as one whole backward
+/// (ir/overlap.h), which moves only as a pair, it is split first (one more edit, listed; timed as
+/// before while its I and W stay next to each other). Cost: each move tries up to
+/// two candidates per stuck device on a copy of the dry run, O(ops) each, plus the move's own cost
+/// in the editor: meant for hand-edited orders, not for a million ops.
+std::vector<RepairMove> repair(ScheduleEditor& editor);
+
+} // namespace stagecraft
