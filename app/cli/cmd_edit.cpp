@@ -4,6 +4,7 @@
 // The edits and their rules are core's (edit/, docs/editing.md); this file reads flags and prints.
 #include "commands.h"
 #include "edit/fill_bubbles.h"
+#include "edit/repair.h"
 #include "edit/schedule_editor.h"
 #include "error.h"
 #include "file_io.h"
@@ -43,6 +44,7 @@ struct EditOptions {
     bool unit = false;
     bool fillBubbles = false;
     bool compact = false;
+    bool repair = false;
 };
 
 /// "1W3:after:1F5" -> "move 1W3 after 1F5". A ':' inside an op name ("p1:3F2") stays.
@@ -161,6 +163,9 @@ void addEditCommand(CLI::App& app, CommandResult& result) {
     command->add_flag("--compact", options->compact,
                       "After the edits (and --fill-bubbles), pull ops of every kind into the idle time of "
                       "their device (each move listed; memory may rise)");
+    command->add_flag("--repair", options->repair,
+                      "An edit that breaks the schedule does not stop the command: after the edits, the "
+                      "order is repaired by moves, each listed with its reason (docs/editing.md)");
     command->add_flag("--unit", options->unit,
                       "Time at unit costs (F = B = W = 1, no transfer time) even with a project");
     command->callback([&result, options, command] {
@@ -240,11 +245,18 @@ void addEditCommand(CLI::App& app, CommandResult& result) {
                 throw ValidationError(e.id(), e.field(),
                                       "edit " + std::to_string(i + 1) + " (" + text + "): " + e.message());
             }
+            applied.push_back(text);
+            if (!editor.runs() && options->repair) {
+                // Figures need an order that runs: the repair below restores one.
+                std::cout << "  " << i + 1 << ". " << text
+                          << ": breaks the schedule: " << editor.broken().message << "  [re-timed "
+                          << outcome.retimed << " op(s)]\n";
+                continue;
+            }
             if (!editor.runs())
                 throw ValidationError("edit.broken", "edits[" + std::to_string(i) + "]",
                                       "edit " + std::to_string(i + 1) + " (" + text +
                                           ") breaks the schedule: " + editor.broken().message);
-            applied.push_back(text);
             const Figures now = figures();
             std::cout << "  " << i + 1 << ". " << text << ": " << units.changes(last, now) << "  [re-timed "
                       << outcome.retimed << " op(s)]\n";
@@ -259,6 +271,17 @@ void addEditCommand(CLI::App& app, CommandResult& result) {
             }
             last = figures();
         };
+        if (options->repair) {
+            const std::vector<RepairMove> moves = repair(editor);
+            std::cout << "repair: " << moves.size() << " move(s)" << (moves.empty() ? ": the order runs" : "")
+                      << "\n";
+            for (const RepairMove& move : moves) {
+                applied.push_back(formatEdit(move.edit, editor.schedule().splitBackward));
+                std::cout << "  " << applied.size() << ". " << applied.back() << "  (" << move.reason
+                          << ")\n";
+            }
+            last = figures();
+        }
         if (options->fillBubbles) helper("fill bubbles", &fillBubbles);
         if (options->compact) helper("compact", &compact);
         std::cout << baseName << " after " << applied.size() << " edit(s): " << units.changes(first, last)

@@ -78,6 +78,19 @@ class DryRun {
     std::size_t cursor(std::size_t d) const { return m_cursor[d]; }
     std::size_t position(std::size_t gid) const { return m_pos[gid]; }
     std::size_t ran() const { return m_ran; }
+    /// Ops placed before one of their producers on their own device: each needs a move of its own
+    /// (one of the two must move), whatever else happens.
+    std::size_t inversions() const {
+        std::size_t count = 0;
+        for (std::size_t gid = 0; gid < m_pos.size(); ++gid) {
+            const OpDeps& deps = m_index->depsOf(gid);
+            for (const std::int32_t p : {deps.first, deps.second})
+                if (p >= 0 && m_index->deviceOf(std::size_t(p)) == m_index->deviceOf(gid) &&
+                    m_pos[std::size_t(p)] > m_pos[gid])
+                    ++count;
+        }
+        return count;
+    }
 
   private:
     std::shared_ptr<const OpIndex> m_index;
@@ -95,7 +108,8 @@ struct Candidate {
     Edit edit;
     bool splitFirst = false; ///< a whole backward's B: split before it moves
     std::string reason;
-    std::size_t score = 0; ///< ops that can run after it
+    std::size_t score = 0;      ///< ops that can run after it (max: all)
+    std::size_t inversions = 0; ///< ops after it placed before a producer on their own device
 };
 
 } // namespace
@@ -192,11 +206,17 @@ std::vector<RepairMove> repair(ScheduleEditor& editor) {
         for (Candidate& c : candidates) {
             DryRun tried = run;
             tried.move(c.device, c.from, c.to);
+            c.inversions = tried.inversions();
             c.score = tried.runAll() ? std::numeric_limits<std::size_t>::max() : tried.ran();
         }
-        // Most ops run after the move first; among equals, the op that travels least, explained
-        // from its own device when it can be.
+        // A move after which the order runs first; then the fewest ops left before a producer of
+        // their own device (each will need a move); then the most ops run; then the op that
+        // travels least, explained from its own device when it can be.
         std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+            const bool doneA = a.score == std::numeric_limits<std::size_t>::max();
+            const bool doneB = b.score == std::numeric_limits<std::size_t>::max();
+            if (doneA != doneB) return doneA;
+            if (a.inversions != b.inversions) return a.inversions < b.inversions;
             if (a.score != b.score) return a.score > b.score;
             const std::size_t ta = a.from > a.to ? a.from - a.to : a.to - a.from;
             const std::size_t tb = b.from > b.to ? b.from - b.to : b.to - b.from;
@@ -205,7 +225,7 @@ std::vector<RepairMove> repair(ScheduleEditor& editor) {
         });
         bool moved = false;
         for (Candidate& c : candidates) {
-            if (c.score <= run.ran()) break; // no progress: never made (a pull always makes some)
+            if (c.score <= run.ran()) continue; // no progress: never made (a pull always makes some)
             std::vector<Edit> undoSplit;
             try {
                 if (c.splitFirst) {

@@ -9,11 +9,13 @@
 // moves are tried for each: a *pull* follows what X waits for, and what that waits for, to an op
 // R that can run now (one exists: the dependencies of F, B and W form no cycle) and moves R
 // before the stuck op of R's device; a *push* moves X itself out of the way (right after Y when Y
-// is on X's device, else right before X's first consumer there). The move after which most ops
-// can run is made (ties: the op that travels least). A pull always lets at least R run, so every
-// move lets the order go on: at most as many moves as ops, and the order that results runs. A
-// valid order needs none. Fewest moves is not proven, only aimed at: each move is one the order
-// needed at that moment (no device could go on without one), chosen for how far it gets.
+// is on X's device, else right before X's first consumer there). Each is tried on a copy of the
+// dry run. Made is, of those that let some op run: one after which the order runs; else the one
+// that leaves the fewest ops before a producer of their own device (each of those needs a move
+// anyway); then the one after which most ops run; then the op that travels least. A pull always
+// lets at least R run, so every move lets the order go on: at most as many moves as ops, and the order that
+// results runs. A valid order needs none. Fewest moves is not proven, only aimed at: each move is one the
+// order needed at that moment (no device could go on without one), chosen for how far it gets.
 
 #include "edit/schedule_editor.h"
 

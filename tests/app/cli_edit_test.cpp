@@ -99,3 +99,29 @@ TEST_CASE("edit --fill-bubbles lists the W moves it makes and saves them", "[cli
     REQUIRE(replay.status == 0);
     CHECK(stagecraft::readTextFile(dir / "a.csv") == stagecraft::readTextFile(dir / "b.csv"));
 }
+
+TEST_CASE("edit --repair lists the moves that mend a broken order, and the result replays", "[cli][edit]") {
+    const TempDir dir;
+    const Run run =
+        cli("edit -s 1f1b --set parallel.pp=4 --set parallel.microbatches=8 --move 0B0:before:0F2 "
+            "--repair --save-edits " +
+            (dir / "list.json") + " -o " + (dir / "a.csv"));
+    INFO(run.out);
+    REQUIRE(run.status == 0);
+    CHECK_THAT(run.out,
+               Catch::Contains("  1. move 0B0 before 0F2: breaks the schedule: deadlock: devices wait"));
+    CHECK_THAT(run.out, Catch::Contains("repair: 1 move(s)\n  2. move 1B0 before 1F2  (device 0 is stuck at "
+                                        "position 2: 0B0 waits for 1B0"));
+    CHECK_THAT(run.out, Catch::Contains("1f1b after 2 edit(s): makespan 33 -> "));
+    const Run valid = cli("validate " + (dir / "a.csv"));
+    CHECK(valid.status == 0);
+    // The saved list holds the breaking edit and the repair: it replays to the same order.
+    const Run replay = cli("edit --edits " + (dir / "list.json") + " --repair -o " + (dir / "b.csv"));
+    INFO(replay.out);
+    REQUIRE(replay.status == 0);
+    CHECK(stagecraft::readTextFile(dir / "a.csv") == stagecraft::readTextFile(dir / "b.csv"));
+    // A valid order: repair says so and moves nothing.
+    const Run none = cli("edit -s 1f1b --set parallel.pp=4 --set parallel.microbatches=8 --repair");
+    CHECK(none.status == 0);
+    CHECK_THAT(none.out, Catch::Contains("repair: 0 move(s): the order runs"));
+}
