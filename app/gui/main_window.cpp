@@ -224,54 +224,73 @@ void MainWindow::createDocks() {
     resizeDocks({metrics, memory}, {620, 420}, Qt::Horizontal);
 }
 
+/// The actions the main tool bar shows again, made by the menus.
+struct MainWindow::MenuActions {
+    QAction *newAct = nullptr, *openAct = nullptr, *saveAct = nullptr, *exportAct = nullptr,
+            *traceAct = nullptr;
+    QAction *undo = nullptr, *redo = nullptr;
+    QAction *zoomIn = nullptr, *zoomOut = nullptr, *fit = nullptr, *comm = nullptr, *measuredRows = nullptr,
+            *critical = nullptr, *idle = nullptr;
+};
+
 void MainWindow::createActions() {
+    MenuActions a;
+    createFileMenu(a);
+    createEditMenu(a);
+    createViewMenu(a);
+    createToolsAndHelpMenus();
+    createToolBar(a);
+    connect(&Settings::instance(), &Settings::recentFilesChanged, this, &MainWindow::updateRecentMenu);
+}
+
+void MainWindow::createFileMenu(MenuActions& a) {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    QToolBar* tools = addToolBar(tr("Main"));
-    tools->setObjectName(QStringLiteral("mainToolBar"));
-    tools->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     const QStyle* s = style();
 
-    auto* newAct =
+    a.newAct =
         file->addAction(s->standardIcon(QStyle::SP_FileIcon), tr("&New"), this, &MainWindow::newProject);
-    newAct->setShortcut(QKeySequence::New);
-    auto* openAct =
+    a.newAct->setShortcut(QKeySequence::New);
+    a.openAct =
         file->addAction(s->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open…"), this, &MainWindow::open);
-    openAct->setShortcut(QKeySequence::Open);
+    a.openAct->setShortcut(QKeySequence::Open);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
-    auto* saveAct =
+    a.saveAct =
         file->addAction(s->standardIcon(QStyle::SP_DialogSaveButton), tr("&Save"), this, &MainWindow::save);
-    saveAct->setShortcut(QKeySequence::Save);
+    a.saveAct->setShortcut(QKeySequence::Save);
     auto* saveAsAct = file->addAction(tr("Save &As…"), this, &MainWindow::saveAs);
     // Not every platform theme maps QKeySequence::SaveAs (the docs promise Ctrl+Shift+S).
     saveAsAct->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S)});
     file->addSeparator();
     auto* importAct = file->addAction(tr("&Import Schedule…"), this, &MainWindow::importSchedule);
     importAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
-    auto* traceAct = file->addAction(tr("Open &Trace…"), this, &MainWindow::openTrace);
-    traceAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
+    a.traceAct = file->addAction(tr("Open &Trace…"), this, &MainWindow::openTrace);
+    a.traceAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
     file->addAction(tr("&Close Trace"), m_document, &ProjectDocument::clearTrace);
     file->addAction(tr("&Calibrate from Trace"), this, &MainWindow::calibrate);
     file->addSeparator();
-    auto* exportAct = file->addAction(tr("&Export Chart…"), this, &MainWindow::exportChart);
-    exportAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-    exportAct->setObjectName(QStringLiteral("exportAction"));
+    a.exportAct = file->addAction(tr("&Export Chart…"), this, &MainWindow::exportChart);
+    a.exportAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    a.exportAct->setObjectName(QStringLiteral("exportAction"));
     file->addSeparator();
     auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
+}
 
+void MainWindow::createEditMenu(MenuActions& a) {
+    const QStyle* s = style();
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    QAction* undo = m_document->undoStack()->createUndoAction(this, tr("&Undo"));
-    undo->setShortcut(QKeySequence::Undo);
-    undo->setIcon(s->standardIcon(QStyle::SP_ArrowBack));
-    QAction* redo = m_document->undoStack()->createRedoAction(this, tr("&Redo"));
+    a.undo = m_document->undoStack()->createUndoAction(this, tr("&Undo"));
+    a.undo->setShortcut(QKeySequence::Undo);
+    a.undo->setIcon(s->standardIcon(QStyle::SP_ArrowBack));
+    a.redo = m_document->undoStack()->createRedoAction(this, tr("&Redo"));
     // Not every platform theme maps QKeySequence::Redo to Ctrl+Shift+Z (docs/gui.md promises it).
     QList<QKeySequence> redoKeys = QKeySequence::keyBindings(QKeySequence::Redo);
     if (!redoKeys.contains(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)))
         redoKeys << QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z);
-    redo->setShortcuts(redoKeys);
-    redo->setIcon(s->standardIcon(QStyle::SP_ArrowForward));
-    edit->addAction(undo);
-    edit->addAction(redo);
+    a.redo->setShortcuts(redoKeys);
+    a.redo->setIcon(s->standardIcon(QStyle::SP_ArrowForward));
+    edit->addAction(a.undo);
+    edit->addAction(a.redo);
     edit->addSeparator();
     edit->addAction(tr("Copy Metrics as &CSV"), m_metrics, &MetricsPanel::copyCsv);
     // Design by hand: the edited order is analysed with the project's schedules.
@@ -281,19 +300,21 @@ void MainWindow::createActions() {
     connect(m_editing, &ScheduleEditController::changed, this, &MainWindow::scheduleAnalysis);
     connect(m_editing, &ScheduleEditController::editingStarted, m_metrics->model(),
             &MetricsModel::setEditedFrom);
+}
 
+void MainWindow::createViewMenu(MenuActions& a) {
     m_viewMenu = menuBar()->addMenu(tr("&View"));
-    auto* zoomIn = m_viewMenu->addAction(tr("Zoom &In"), m_gantt, &GanttView::zoomIn);
-    zoomIn->setShortcuts({QKeySequence::ZoomIn, QKeySequence(Qt::CTRL | Qt::Key_Equal)});
-    auto* zoomOut = m_viewMenu->addAction(tr("Zoom &Out"), m_gantt, &GanttView::zoomOut);
-    zoomOut->setShortcut(QKeySequence::ZoomOut);
-    auto* fit = m_viewMenu->addAction(tr("&Fit"), m_gantt, &GanttView::fit);
-    fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    a.zoomIn = m_viewMenu->addAction(tr("Zoom &In"), m_gantt, &GanttView::zoomIn);
+    a.zoomIn->setShortcuts({QKeySequence::ZoomIn, QKeySequence(Qt::CTRL | Qt::Key_Equal)});
+    a.zoomOut = m_viewMenu->addAction(tr("Zoom &Out"), m_gantt, &GanttView::zoomOut);
+    a.zoomOut->setShortcut(QKeySequence::ZoomOut);
+    a.fit = m_viewMenu->addAction(tr("&Fit"), m_gantt, &GanttView::fit);
+    a.fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
     m_viewMenu->addSeparator();
-    auto* comm = m_viewMenu->addAction(tr("Show &Communication"));
-    comm->setCheckable(true);
-    comm->setChecked(m_chartSettings.showComm);
-    connect(comm, &QAction::toggled, this, [this](bool on) {
+    a.comm = m_viewMenu->addAction(tr("Show &Communication"));
+    a.comm->setCheckable(true);
+    a.comm->setChecked(m_chartSettings.showComm);
+    connect(a.comm, &QAction::toggled, this, [this](bool on) {
         ChartSettings c = m_chartSettings;
         c.showComm = on;
         Settings::instance().setShowComm(on);
@@ -301,34 +322,38 @@ void MainWindow::createActions() {
     });
     // A measured trace as outlines over its prediction, or each device's measured row under its
     // predicted row (core's composition; the exports draw the same).
-    auto* measuredRows = m_viewMenu->addAction(tr("Measured &Rows Under Predicted"));
-    measuredRows->setObjectName(constants::kMeasuredRowsAction);
-    measuredRows->setCheckable(true);
-    measuredRows->setChecked(m_chartSettings.measuredRows == MeasuredRows::UnderPredicted);
-    measuredRows->setShortcut(QKeySequence(Qt::Key_R));
-    measuredRows->setToolTip(tr("Draw an opened trace as each device's measured row under its predicted row, "
-                                "instead of outlines over the predicted bars (R)"));
-    connect(measuredRows, &QAction::toggled, this, [this](bool on) {
+    a.measuredRows = m_viewMenu->addAction(tr("Measured &Rows Under Predicted"));
+    a.measuredRows->setObjectName(constants::kMeasuredRowsAction);
+    a.measuredRows->setCheckable(true);
+    a.measuredRows->setChecked(m_chartSettings.measuredRows == MeasuredRows::UnderPredicted);
+    a.measuredRows->setShortcut(QKeySequence(Qt::Key_R));
+    a.measuredRows->setToolTip(
+        tr("Draw an opened trace as each device's measured row under its predicted row, "
+           "instead of outlines over the predicted bars (R)"));
+    connect(a.measuredRows, &QAction::toggled, this, [this](bool on) {
         ChartSettings c = m_chartSettings;
         c.measuredRows = on ? MeasuredRows::UnderPredicted : MeasuredRows::Overlaid;
         Settings::instance().setMeasuredRows(QString::fromLatin1(measuredRowsName(c.measuredRows)));
         setChartSettings(c);
     });
-    auto* critical = m_viewMenu->addAction(tr("&Critical Path"));
-    critical->setObjectName(QStringLiteral("criticalPathAction"));
-    critical->setCheckable(true);
-    critical->setShortcut(QKeySequence(Qt::Key_C));
-    critical->setToolTip(tr("Outline the chain of ops that sets each schedule's iteration time (C)"));
-    connect(critical, &QAction::toggled, m_gantt, &GanttView::setShowCriticalPath);
-    auto* idle = m_viewMenu->addAction(tr("Show &Idle Causes"));
-    idle->setObjectName(QStringLiteral("idleCausesAction"));
-    idle->setCheckable(true);
-    idle->setShortcut(QKeySequence(Qt::Key_I));
-    idle->setToolTip(tr("Hatch idle gaps by cause: warmup/cooldown grey, waiting orange, transfer blue (I)"));
-    connect(idle, &QAction::toggled, m_gantt, &GanttView::setShowIdleCauses);
+    a.critical = m_viewMenu->addAction(tr("&Critical Path"));
+    a.critical->setObjectName(QStringLiteral("criticalPathAction"));
+    a.critical->setCheckable(true);
+    a.critical->setShortcut(QKeySequence(Qt::Key_C));
+    a.critical->setToolTip(tr("Outline the chain of ops that sets each schedule's iteration time (C)"));
+    connect(a.critical, &QAction::toggled, m_gantt, &GanttView::setShowCriticalPath);
+    a.idle = m_viewMenu->addAction(tr("Show &Idle Causes"));
+    a.idle->setObjectName(QStringLiteral("idleCausesAction"));
+    a.idle->setCheckable(true);
+    a.idle->setShortcut(QKeySequence(Qt::Key_I));
+    a.idle->setToolTip(
+        tr("Hatch idle gaps by cause: warmup/cooldown grey, waiting orange, transfer blue (I)"));
+    connect(a.idle, &QAction::toggled, m_gantt, &GanttView::setShowIdleCauses);
     m_viewMenu->addSeparator();
     for (QDockWidget* d : findChildren<QDockWidget*>()) m_viewMenu->addAction(d->toggleViewAction());
+}
 
+void MainWindow::createToolsAndHelpMenus() {
     QMenu* toolsMenu = menuBar()->addMenu(tr("&Tools"));
     auto* searchAct = toolsMenu->addAction(tr("&Search Configurations…"), this, [this] {
         m_searchDock->show();
@@ -355,22 +380,27 @@ void MainWindow::createActions() {
                "fits; click a bar to see its dependencies.")
                 .arg(QApplication::applicationVersion()));
     });
+}
 
+void MainWindow::createToolBar(const MenuActions& a) {
+    QToolBar* tools = addToolBar(tr("Main"));
+    tools->setObjectName(QStringLiteral("mainToolBar"));
+    tools->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     // Files first, Export with them: at 1360 px the end of the bar goes behind its » menu.
-    tools->addAction(newAct);
-    tools->addAction(openAct);
-    tools->addAction(saveAct);
-    tools->addAction(exportAct);
+    tools->addAction(a.newAct);
+    tools->addAction(a.openAct);
+    tools->addAction(a.saveAct);
+    tools->addAction(a.exportAct);
     tools->addSeparator();
-    tools->addAction(undo);
-    tools->addAction(redo);
+    tools->addAction(a.undo);
+    tools->addAction(a.redo);
     tools->addSeparator();
-    tools->addAction(zoomIn);
-    tools->addAction(zoomOut);
-    tools->addAction(fit);
+    tools->addAction(a.zoomIn);
+    tools->addAction(a.zoomOut);
+    tools->addAction(a.fit);
     tools->addSeparator();
-    tools->addAction(critical);
-    tools->addAction(idle);
+    tools->addAction(a.critical);
+    tools->addAction(a.idle);
     tools->addSeparator();
     tools->addWidget(new QLabel(tr(" Palette "), tools));
     m_paletteCombo = new QComboBox(tools);
@@ -384,11 +414,10 @@ void MainWindow::createActions() {
         setChartSettings(c);
     });
     tools->addWidget(m_paletteCombo);
-    tools->addAction(comm);
+    tools->addAction(a.comm);
     tools->addSeparator();
-    tools->addAction(traceAct);
-    tools->addAction(measuredRows);
-    connect(&Settings::instance(), &Settings::recentFilesChanged, this, &MainWindow::updateRecentMenu);
+    tools->addAction(a.traceAct);
+    tools->addAction(a.measuredRows);
 }
 
 void MainWindow::giveSearchRoom() {

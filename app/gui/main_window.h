@@ -96,7 +96,13 @@ class MainWindow : public QMainWindow {
 
   private:
     void createDocks();
+    struct MenuActions;
     void createActions();
+    void createFileMenu(MenuActions& a);
+    void createEditMenu(MenuActions& a);
+    void createViewMenu(MenuActions& a);
+    void createToolsAndHelpMenus();
+    void createToolBar(const MenuActions& a);
     void scheduleAnalysis();
     void runAnalysis();
     void onAnalysis(const AnalysisPtr& result);
