@@ -3,6 +3,8 @@
 #include "exec/interrupt.h"
 #include "mpi/mpi_check.h"
 
+#include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <thread>
@@ -84,8 +86,31 @@ std::vector<ClockOffset> exchangeClockOffsets(MPI_Comm comm, Clock::time_point a
     SC_MPI_CHECK(MPI_Comm_rank(comm, &rank));
     SC_MPI_CHECK(MPI_Comm_size(comm, &size));
     auto offsets = std::vector<ClockOffset>(std::size_t(size));
+    // Ranks on rank 0's machine read the same steady clock (one CLOCK_MONOTONIC per kernel), so
+    // their offset is the difference of the anchors, exactly. A ping-pong can be off by a reply
+    // that waited for a core: on a loaded machine by more than a millisecond, which then shows as
+    // receives ending before their sends began. Ranks of other machines are measured.
+    MPI_Comm node = MPI_COMM_NULL;
+    SC_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
+    int lowest = rank;
+    SC_MPI_CHECK(MPI_Allreduce(&rank, &lowest, 1, MPI_INT, MPI_MIN, node));
+    const auto anchorNs =
+        std::int64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(anchor.time_since_epoch()).count());
+    std::int64_t nodeAnchorNs = anchorNs; // of the node's lowest rank (node rank 0: split by rank)
+    SC_MPI_CHECK(MPI_Bcast(&nodeAnchorNs, 1, MPI_INT64_T, 0, node));
+    SC_MPI_CHECK(MPI_Comm_free(&node));
+    const int onRankZerosMachine = lowest == 0 ? 1 : 0;
+    std::vector<int> sameMachine(std::size_t(size), 0);
+    SC_MPI_CHECK(MPI_Allgather(&onRankZerosMachine, 1, MPI_INT, sameMachine.data(), 1, MPI_INT, comm));
+    const double anchorOffsetUs = onRankZerosMachine ? double(nodeAnchorNs - anchorNs) / 1000.0 : 0.0;
+    std::vector<double> anchorOffsets(std::size_t(size), 0.0);
+    SC_MPI_CHECK(MPI_Gather(&anchorOffsetUs, 1, MPI_DOUBLE, anchorOffsets.data(), 1, MPI_DOUBLE, 0, comm));
     constexpr int kTag = 7;
     for (int peer = 1; peer < size; ++peer) {
+        if (sameMachine[std::size_t(peer)]) {
+            if (rank == 0) offsets[std::size_t(peer)] = ClockOffset{anchorOffsets[std::size_t(peer)], 0.0};
+            continue;
+        }
         std::vector<PingSample> samples;
         for (int k = 0; k < rounds; ++k) {
             if (rank == 0) {
