@@ -136,6 +136,77 @@ struct Units {
     }
 };
 
+/// Where the edits start and which they are: an edit list file, a schedule file, or a
+/// project's schedule; the flags' edits follow the file's.
+struct EditInput {
+    EditBase base;
+    Schedule schedule;
+    std::vector<std::pair<std::string, Edit>> edits;
+};
+
+EditInput loadEditInput(CLI::App& command, const EditOptions& options) {
+    EditInput input;
+    EditBase& base = input.base;
+    Schedule& schedule = input.schedule;
+    auto& edits = input.edits;
+    const ProjectOptions& in = options.project;
+    if (!options.editsPath.empty()) {
+        if (!in.projectPath.empty() || !in.scheduleName.empty())
+            throw ValidationError("cli.schedule", "--edits",
+                                  "--edits names the schedule its edits start from: pass no project, "
+                                  "schedule file or --schedule with it");
+        const EditList list = parseEditList(readTextFile(options.editsPath), options.editsPath);
+        base = list.base;
+        schedule = loadEditBase(base, std::filesystem::path(options.editsPath).parent_path());
+        for (std::size_t i = 0; i < list.edits.size(); ++i) edits.emplace_back(list.texts[i], list.edits[i]);
+    } else if (!in.projectPath.empty() && isScheduleFile(in.projectPath)) {
+        if (!in.scheduleName.empty())
+            throw ValidationError("cli.schedule", "--schedule",
+                                  "a schedule file is the schedule: pass no --schedule with it");
+        base.file = std::filesystem::absolute(in.projectPath).string();
+        schedule = readScheduleFile(in.projectPath);
+    } else {
+        if (splitNames(in.scheduleName).size() != 1)
+            throw ValidationError("cli.schedule", "--schedule",
+                                  "edit starts from one schedule: pass --schedule NAME or a schedule file");
+        const Project project = loadProject(in);
+        base.schedule = splitNames(in.scheduleName).front();
+        base.params = scheduleParams(project);
+        schedule = generateFromProject(project, base.schedule);
+    }
+    for (auto& edit : flagEdits(command, options)) edits.push_back(std::move(edit));
+
+    return input;
+}
+
+/// The costs the editor times with: the project's (a project given as input or with --project),
+/// else unit costs. The editor takes them in the split convention (B and W apart), so a split is
+/// timed right.
+struct EditCosts {
+    OpCosts costs;
+    MemoryInputs memory;
+    Units units;
+};
+
+EditCosts editCosts(const EditOptions& options, const EditInput& input) {
+    const ProjectOptions& in = options.project;
+    Schedule split = input.schedule;
+    split.splitBackward = true;
+    EditCosts out{fullStageCosts(split, 1, 1, 1), unitMemoryInputs(split), Units{}};
+    const bool projectGiven =
+        !in.costsProject.empty() ||
+        (!in.projectPath.empty() && input.base.file.empty() && options.editsPath.empty());
+    if (projectGiven && !options.unit) {
+        ProjectOptions costsOptions = in;
+        if (!in.costsProject.empty()) costsOptions.projectPath = in.costsProject;
+        const CostSetup setup = buildCostSetup(loadProject(costsOptions), split);
+        out.costs = setup.costs;
+        out.memory = setup.memory;
+        out.units.physical = !setup.unitless;
+    }
+    return out;
+}
+
 } // namespace
 
 void addEditCommand(CLI::App& app, CommandResult& result) {
@@ -169,58 +240,14 @@ void addEditCommand(CLI::App& app, CommandResult& result) {
     command->add_flag("--unit", options->unit,
                       "Time at unit costs (F = B = W = 1, no transfer time) even with a project");
     command->callback([&result, options, command] {
-        const ProjectOptions& in = options->project;
-        EditBase base;
-        std::vector<std::pair<std::string, Edit>> edits;
-        Schedule schedule;
-        if (!options->editsPath.empty()) {
-            if (!in.projectPath.empty() || !in.scheduleName.empty())
-                throw ValidationError("cli.schedule", "--edits",
-                                      "--edits names the schedule its edits start from: pass no project, "
-                                      "schedule file or --schedule with it");
-            const EditList list = parseEditList(readTextFile(options->editsPath), options->editsPath);
-            base = list.base;
-            schedule = loadEditBase(base, std::filesystem::path(options->editsPath).parent_path());
-            for (std::size_t i = 0; i < list.edits.size(); ++i)
-                edits.emplace_back(list.texts[i], list.edits[i]);
-        } else if (!in.projectPath.empty() && isScheduleFile(in.projectPath)) {
-            if (!in.scheduleName.empty())
-                throw ValidationError("cli.schedule", "--schedule",
-                                      "a schedule file is the schedule: pass no --schedule with it");
-            base.file = std::filesystem::absolute(in.projectPath).string();
-            schedule = readScheduleFile(in.projectPath);
-        } else {
-            if (splitNames(in.scheduleName).size() != 1)
-                throw ValidationError(
-                    "cli.schedule", "--schedule",
-                    "edit starts from one schedule: pass --schedule NAME or a schedule file");
-            const Project project = loadProject(in);
-            base.schedule = splitNames(in.scheduleName).front();
-            base.params = scheduleParams(project);
-            schedule = generateFromProject(project, base.schedule);
-        }
-        for (auto& edit : flagEdits(*command, *options)) edits.push_back(std::move(edit));
-
-        // Costs: the project's (a project given as input or with --project), else unit costs. The
-        // editor takes them in the split convention (B and W apart), so a split is timed right.
-        Schedule split = schedule;
-        split.splitBackward = true;
-        OpCosts costs = fullStageCosts(split, 1, 1, 1);
-        MemoryInputs memory = unitMemoryInputs(split);
-        Units units;
-        const bool projectGiven = !in.costsProject.empty() || (!in.projectPath.empty() && base.file.empty() &&
-                                                               options->editsPath.empty());
-        if (projectGiven && !options->unit) {
-            ProjectOptions costsOptions = in;
-            if (!in.costsProject.empty()) costsOptions.projectPath = in.costsProject;
-            const CostSetup setup = buildCostSetup(loadProject(costsOptions), split);
-            costs = setup.costs;
-            memory = setup.memory;
-            units.physical = !setup.unitless;
-        }
-
-        const std::string baseName = schedule.name;
-        ScheduleEditor editor(std::move(schedule), costs);
+        EditInput input = loadEditInput(*command, *options);
+        const EditCosts setup = editCosts(*options, input);
+        const std::string baseName = input.schedule.name;
+        ScheduleEditor editor(std::move(input.schedule), setup.costs);
+        const MemoryInputs& memory = setup.memory;
+        const Units& units = setup.units;
+        const EditBase& base = input.base;
+        const auto& edits = input.edits;
         auto figures = [&] {
             Figures f{editor.makespan(), editor.bubbleRatio(), 0};
             const MemoryReport report =
