@@ -114,144 +114,179 @@ struct Candidate {
 
 } // namespace
 
+namespace {
+
+/// What repair knows of the order it started from: each op by its global id (ids never change
+/// while ops move), and how to name and place it in a reason.
+struct RepairView {
+    const Schedule& start;
+    bool split;
+    const DryRun& run;
+    const ScheduleEditor& editor;
+
+    Op opOf(std::size_t gid) const {
+        const OpRef ref = run.index().refOf(gid);
+        return start.order[std::size_t(ref.device)][std::size_t(ref.index)];
+    }
+    std::string name(std::size_t gid) const { return opName(opOf(gid), split); }
+    std::size_t deviceOf(std::size_t gid) const { return std::size_t(run.index().deviceOf(gid)); }
+    std::string where(std::size_t gid, std::size_t device) const {
+        return "position " + std::to_string(run.position(gid)) +
+               (deviceOf(gid) == device ? std::string(" of the same device")
+                                        : " of device " + std::to_string(deviceOf(gid)));
+    }
+    /// True for the I or W of a backward that runs whole (it moves only as a pair).
+    bool whole(std::size_t gid) const {
+        const Op op = opOf(gid);
+        const Op b{OpKind::B, op.pipe, 0, op.stage, op.mb};
+        return split && (op.kind == OpKind::B || op.kind == OpKind::W) && editor.isWhole(b);
+    }
+};
+
+/// The moves that could unstick device d (its stuck op X waits for Y, which has not run):
+///  pull: follow what X waits for, and what that waits for, to an op R that can run now (one
+///        exists: the dependencies form no cycle); move R before the stuck op of its device.
+///        R then runs: every pull lets the order go on.
+///  push: move X out of the way, right after Y when Y is on its device, else right before X's
+///        first consumer on its device (or to the end).
+void addCandidates(const RepairView& v, std::size_t d, std::vector<Candidate>& candidates) {
+    const DryRun& run = v.run;
+    const bool split = v.split;
+    const auto& ops = run.order()[d];
+    const auto opOf = [&](std::size_t gid) { return v.opOf(gid); };
+    const auto name = [&](std::size_t gid) { return v.name(gid); };
+    const auto deviceOf = [&](std::size_t gid) { return v.deviceOf(gid); };
+    const auto where = [&](std::size_t gid, std::size_t device) { return v.where(gid, device); };
+    const auto whole = [&](std::size_t gid) { return v.whole(gid); };
+    const std::size_t x = ops[run.cursor(d)];
+    const std::size_t y = std::size_t(run.waitsFor(x));
+    const std::string stuck = "device " + std::to_string(d) + " is stuck at position " +
+                              std::to_string(run.cursor(d)) + ": " + name(x) + " waits for " + name(y) +
+                              " at " + where(y, d) + ", which has not run";
+    std::size_t r = x;
+    while (!run.ready(r)) r = std::size_t(run.waitsFor(r));
+    Candidate pull;
+    pull.device = deviceOf(r);
+    pull.from = run.position(r);
+    pull.to = run.cursor(pull.device);
+    pull.gid = r;
+    pull.edit.kind = EditKind::Move;
+    pull.edit.op = opOf(r);
+    pull.edit.anchor = MoveAnchor::Before;
+    pull.edit.other = opOf(run.order()[pull.device][pull.to]);
+    pull.splitFirst = whole(r);
+    pull.ownDevice = pull.device == d;
+    pull.reason = stuck + (r != y ? "; that waits, in turn, for " + name(r) + " at " + where(r, d) : "") +
+                  "; " + name(r) + " can run now: moved before " + opName(pull.edit.other, split) +
+                  ", where device " + std::to_string(pull.device) + " is stuck";
+    candidates.push_back(std::move(pull));
+    if (whole(x)) return; // a whole backward moves only as a pair
+    Candidate push;
+    push.device = d;
+    push.ownDevice = true;
+    push.from = run.cursor(d);
+    push.gid = x;
+    push.edit.kind = EditKind::Move;
+    push.edit.op = opOf(x);
+    if (deviceOf(y) == d) {
+        std::size_t after = run.position(y);
+        if (whole(y) && opOf(y).kind == OpKind::B) ++after; // after its W, not inside the pair
+        push.to = after;
+        push.edit.anchor = MoveAnchor::After;
+        push.edit.other = opOf(ops[after]);
+        push.reason = stuck + ": " + name(x) + " moved after " + opName(push.edit.other, split);
+    } else {
+        std::size_t next = push.from + 1;
+        while (next < ops.size() && !run.consumes(ops[next], x)) ++next;
+        push.edit.anchor = next < ops.size() ? MoveAnchor::Before : MoveAnchor::Index;
+        push.to = next - 1;
+        if (next < ops.size()) push.edit.other = opOf(ops[next]);
+        push.edit.index = std::int64_t(push.to);
+        push.reason = stuck + ": " + name(x) + " moved out of the way, " +
+                      (next < ops.size() ? "right before its consumer " + name(ops[next])
+                                         : std::string("to the end of the device's order"));
+    }
+    if (push.to > push.from) candidates.push_back(std::move(push));
+}
+
+/// Each candidate tried on a copy of the dry run, best first: a move after which the order runs;
+/// then the fewest ops left before a producer of their own device (each will need a move); then
+/// the most ops run; then the op that travels least, explained from its own device when it can be.
+void rankCandidates(const DryRun& run, std::vector<Candidate>& candidates) {
+    for (Candidate& c : candidates) {
+        DryRun tried = run;
+        tried.move(c.device, c.from, c.to);
+        c.inversions = tried.inversions();
+        c.score = tried.runAll() ? std::numeric_limits<std::size_t>::max() : tried.ran();
+    }
+    // A move after which the order runs first; then the fewest ops left before a producer of
+    // their own device (each will need a move); then the most ops run; then the op that
+    // travels least, explained from its own device when it can be.
+    std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+        const bool doneA = a.score == std::numeric_limits<std::size_t>::max();
+        const bool doneB = b.score == std::numeric_limits<std::size_t>::max();
+        if (doneA != doneB) return doneA;
+        if (a.inversions != b.inversions) return a.inversions < b.inversions;
+        if (a.score != b.score) return a.score > b.score;
+        const std::size_t ta = a.from > a.to ? a.from - a.to : a.to - a.from;
+        const std::size_t tb = b.from > b.to ? b.from - b.to : b.to - b.from;
+        if (ta != tb) return ta < tb;
+        return a.ownDevice && !b.ownDevice;
+    });
+}
+
+/// Makes the best candidate that the editor takes and that lets more ops run (splitting a whole
+/// backward first where it must); false when none does.
+bool makeBestMove(const RepairView& v, ScheduleEditor& editor, DryRun& run,
+                  std::vector<Candidate>& candidates, std::vector<RepairMove>& moves) {
+    const auto opOf = [&](std::size_t gid) { return v.opOf(gid); };
+    const auto name = [&](std::size_t gid) { return v.name(gid); };
+    for (Candidate& c : candidates) {
+        if (c.score <= run.ran()) continue; // no progress: never made (a pull always makes some)
+        std::vector<Edit> undoSplit;
+        try {
+            if (c.splitFirst) {
+                Edit e;
+                e.kind = EditKind::Split;
+                e.op = opOf(c.gid);
+                undoSplit = editor.apply(e).inverse;
+                moves.push_back({e, name(c.gid) + " runs with its W as one whole backward, which moves only "
+                                                  "as a pair: split so that its I can move"});
+            }
+            editor.apply(c.edit);
+        } catch (const ValidationError&) {
+            // A place the editor refuses (inside a whole backward): the next candidate.
+            if (!undoSplit.empty()) {
+                editor.applyAll(undoSplit);
+                moves.pop_back();
+            }
+            continue;
+        }
+        run.move(c.device, c.from, c.to);
+        moves.push_back({c.edit, std::move(c.reason)});
+        return true;
+    }
+    return false;
+}
+
+} // namespace
+
 std::vector<RepairMove> repair(ScheduleEditor& editor) {
     std::vector<RepairMove> moves;
     if (editor.runs()) return moves;
     const Schedule start = editor.schedule();
-    const bool split = start.splitBackward;
     DryRun run(start);
-    // Ops by their global id in the order repair started from (their identity never changes).
-    const auto opOf = [&](std::size_t gid) {
-        const OpRef ref = run.index().refOf(gid);
-        return start.order[std::size_t(ref.device)][std::size_t(ref.index)];
-    };
-    const auto name = [&](std::size_t gid) { return opName(opOf(gid), split); };
-    const auto deviceOf = [&](std::size_t gid) { return std::size_t(run.index().deviceOf(gid)); };
-    const auto where = [&](std::size_t gid, std::size_t device) {
-        return "position " + std::to_string(run.position(gid)) +
-               (deviceOf(gid) == device ? std::string(" of the same device")
-                                        : " of device " + std::to_string(deviceOf(gid)));
-    };
-    const auto whole = [&](std::size_t gid) {
-        const Op op = opOf(gid);
-        const Op b{OpKind::B, op.pipe, 0, op.stage, op.mb};
-        return split && (op.kind == OpKind::B || op.kind == OpKind::W) && editor.isWhole(b);
-    };
+    const RepairView view{start, start.splitBackward, run, editor};
     const std::size_t limit = 2 * run.index().opCount(); // a move, and perhaps a split, per op
     while (!run.runAll()) {
         if (moves.size() > limit)
             throw std::logic_error("repair: more moves than ops: the dry run and the editor disagree");
-        // Two kinds of move for each stuck device d, whose stuck op X waits for Y, which has not run:
-        //  pull: follow what X waits for, and what that waits for, to an op R that can run now (one
-        //        exists: the dependencies form no cycle); move R before the stuck op of its device.
-        //        R then runs: every pull lets the order go on.
-        //  push: move X out of the way, right after Y when Y is on its device, else right before
-        //        X's first consumer on its device (or to the end).
-        // Each is tried on a copy of the dry run; the move after which most ops can run is made.
         std::vector<Candidate> candidates;
-        for (std::size_t d = 0; d < run.order().size(); ++d) {
-            const auto& ops = run.order()[d];
-            if (run.cursor(d) >= ops.size()) continue;
-            const std::size_t x = ops[run.cursor(d)];
-            const std::size_t y = std::size_t(run.waitsFor(x));
-            const std::string stuck = "device " + std::to_string(d) + " is stuck at position " +
-                                      std::to_string(run.cursor(d)) + ": " + name(x) + " waits for " +
-                                      name(y) + " at " + where(y, d) + ", which has not run";
-            std::size_t r = x;
-            while (!run.ready(r)) r = std::size_t(run.waitsFor(r));
-            Candidate pull;
-            pull.device = deviceOf(r);
-            pull.from = run.position(r);
-            pull.to = run.cursor(pull.device);
-            pull.gid = r;
-            pull.edit.kind = EditKind::Move;
-            pull.edit.op = opOf(r);
-            pull.edit.anchor = MoveAnchor::Before;
-            pull.edit.other = opOf(run.order()[pull.device][pull.to]);
-            pull.splitFirst = whole(r);
-            pull.ownDevice = pull.device == d;
-            pull.reason = stuck +
-                          (r != y ? "; that waits, in turn, for " + name(r) + " at " + where(r, d) : "") +
-                          "; " + name(r) + " can run now: moved before " + opName(pull.edit.other, split) +
-                          ", where device " + std::to_string(pull.device) + " is stuck";
-            candidates.push_back(std::move(pull));
-            if (whole(x)) continue; // a whole backward moves only as a pair
-            Candidate push;
-            push.device = d;
-            push.ownDevice = true;
-            push.from = run.cursor(d);
-            push.gid = x;
-            push.edit.kind = EditKind::Move;
-            push.edit.op = opOf(x);
-            if (deviceOf(y) == d) {
-                std::size_t after = run.position(y);
-                if (whole(y) && opOf(y).kind == OpKind::B) ++after; // after its W, not inside the pair
-                push.to = after;
-                push.edit.anchor = MoveAnchor::After;
-                push.edit.other = opOf(ops[after]);
-                push.reason = stuck + ": " + name(x) + " moved after " + opName(push.edit.other, split);
-            } else {
-                std::size_t next = push.from + 1;
-                while (next < ops.size() && !run.consumes(ops[next], x)) ++next;
-                push.edit.anchor = next < ops.size() ? MoveAnchor::Before : MoveAnchor::Index;
-                push.to = next - 1;
-                if (next < ops.size()) push.edit.other = opOf(ops[next]);
-                push.edit.index = std::int64_t(push.to);
-                push.reason = stuck + ": " + name(x) + " moved out of the way, " +
-                              (next < ops.size() ? "right before its consumer " + name(ops[next])
-                                                 : std::string("to the end of the device's order"));
-            }
-            if (push.to > push.from) candidates.push_back(std::move(push));
-        }
-        for (Candidate& c : candidates) {
-            DryRun tried = run;
-            tried.move(c.device, c.from, c.to);
-            c.inversions = tried.inversions();
-            c.score = tried.runAll() ? std::numeric_limits<std::size_t>::max() : tried.ran();
-        }
-        // A move after which the order runs first; then the fewest ops left before a producer of
-        // their own device (each will need a move); then the most ops run; then the op that
-        // travels least, explained from its own device when it can be.
-        std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
-            const bool doneA = a.score == std::numeric_limits<std::size_t>::max();
-            const bool doneB = b.score == std::numeric_limits<std::size_t>::max();
-            if (doneA != doneB) return doneA;
-            if (a.inversions != b.inversions) return a.inversions < b.inversions;
-            if (a.score != b.score) return a.score > b.score;
-            const std::size_t ta = a.from > a.to ? a.from - a.to : a.to - a.from;
-            const std::size_t tb = b.from > b.to ? b.from - b.to : b.to - b.from;
-            if (ta != tb) return ta < tb;
-            return a.ownDevice && !b.ownDevice;
-        });
-        bool moved = false;
-        for (Candidate& c : candidates) {
-            if (c.score <= run.ran()) continue; // no progress: never made (a pull always makes some)
-            std::vector<Edit> undoSplit;
-            try {
-                if (c.splitFirst) {
-                    Edit e;
-                    e.kind = EditKind::Split;
-                    e.op = opOf(c.gid);
-                    undoSplit = editor.apply(e).inverse;
-                    moves.push_back({e, name(c.gid) +
-                                            " runs with its W as one whole backward, which moves only "
-                                            "as a pair: split so that its I can move"});
-                }
-                editor.apply(c.edit);
-            } catch (const ValidationError&) {
-                // A place the editor refuses (inside a whole backward): the next candidate.
-                if (!undoSplit.empty()) {
-                    editor.applyAll(undoSplit);
-                    moves.pop_back();
-                }
-                continue;
-            }
-            run.move(c.device, c.from, c.to);
-            moves.push_back({c.edit, std::move(c.reason)});
-            moved = true;
-            break;
-        }
-        if (!moved) throw std::logic_error("repair: no move lets the order go on");
+        for (std::size_t d = 0; d < run.order().size(); ++d)
+            if (run.cursor(d) < run.order()[d].size()) addCandidates(view, d, candidates);
+        rankCandidates(run, candidates);
+        if (!makeBestMove(view, editor, run, candidates, moves))
+            throw std::logic_error("repair: no move lets the order go on");
     }
     if (!editor.runs())
         throw std::logic_error("repair: the dry run completes, the editor's order does not: " +
