@@ -280,12 +280,12 @@ def record(out_root, set_names, warmup, profiled, unprofiled, pin, max_attempts)
                 mp.spawn(worker, args=(cfg,), nprocs=world, join=True)
                 with open(os.path.join(out_dir, base + ".meta.json")) as f:
                     meta = json.load(f)
-                if "refused" in meta or not disturbed_steps(meta) or attempt == max_attempts:
+                slow = [] if "refused" in meta else disturbed_steps(meta)
+                if not slow or attempt == max_attempts:
                     break
                 disturbed.append(slowest_rank_steps_ms(meta["profiled_step_us"]))
                 print(f"{set_name}\t{base}\tattempt {attempt} disturbed "
-                      f"({len(disturbed_steps(meta))} steps over {DISTURBED_FACTOR}x the lower quartile): again",
-                      flush=True)
+                      f"({len(slow)} steps over {DISTURBED_FACTOR}x the lower quartile): again", flush=True)
             if disturbed:
                 meta["disturbed_attempts_step_ms"] = disturbed
                 with open(os.path.join(out_dir, base + ".meta.json"), "w") as f:

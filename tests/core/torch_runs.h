@@ -1,7 +1,7 @@
 #pragma once
 // The recorded torch.distributed.pipelining runs (tests/data/torch-runs, unpacked into the build
 // tree by tests/CMakeLists.txt): one 8-layer model, 7 schedule classes, sets pp2_h1024, pp2_h512
-// and pp4_h512, 8 profiled steps each.
+// and pp4_h512, 32 profiled steps each.
 
 #include <filesystem>
 #include <string>
@@ -30,6 +30,17 @@ inline std::vector<std::filesystem::path> torchRunFiles(const std::string& set, 
     for (int r = 0; r < torchRunWorld(set); ++r)
         files.emplace_back(prefix + "_rank" + std::to_string(r) + ".json");
     return files;
+}
+
+/// True for the classes that split the backward into I and W (their runs measure no whole B).
+inline bool torchRunSplitsBackward(const std::string& cls) {
+    return cls.find("ZeroBubble") != std::string::npos || cls == "DualPipeV";
+}
+
+/// The pairs issue 22's acceptance names: those whose op kinds the fitted run measured (unsplit
+/// from unsplit, split from split); DualPipeV's overlapped whole backwards are measured by none.
+inline bool torchRunAcceptancePair(const std::string& fitted, const std::string& predicted) {
+    return torchRunSplitsBackward(fitted) == torchRunSplitsBackward(predicted) && predicted != "DualPipeV";
 }
 
 } // namespace stagecraft::test

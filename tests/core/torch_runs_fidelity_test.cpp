@@ -23,10 +23,6 @@ std::vector<std::filesystem::path> runFiles(const std::string& set, const std::s
     return test::torchRunFiles(set, cls);
 }
 
-bool splits(const std::string& cls) {
-    return cls.find("ZeroBubble") != std::string::npos || cls == "DualPipeV";
-}
-
 struct Bounds {
     double makespan, bubble;
 };
@@ -66,7 +62,8 @@ TEST_CASE("a fit on one torch run predicts that run and the other classes' runs 
             targets.push_back("DualPipeV");
             for (const std::string& target : targets) {
                 if (target == source || !std::filesystem::exists(runFiles(set, target).front())) continue;
-                if (splits(target) && !splits(source)) continue; // I and W were not measured
+                if (test::torchRunSplitsBackward(target) && !test::torchRunSplitsBackward(source))
+                    continue; // I and W were not measured
                 INFO("predicting " << target);
                 const FidelityReport r = predictRun(fit.costs, readTorchRun(runFiles(set, target)), target);
                 ++checks;
@@ -83,7 +80,7 @@ TEST_CASE("a fit on one torch run predicts that run and the other classes' runs 
                 // The acceptance names the pairs whose op kinds the source measured: a split run
                 // measures no whole backward (B), which DualPipeV's overlapped slots and the
                 // unsplit classes run; an unsplit run no I and W.
-                if (splits(target) == splits(source) && target != "DualPipeV") {
+                if (test::torchRunAcceptancePair(source, target)) {
                     ++measuredKinds;
                     measuredKindsWithin += within;
                 }
@@ -95,9 +92,9 @@ TEST_CASE("a fit on one torch run predicts that run and the other classes' runs 
     // How many meet the acceptance today (docs/fidelity.md keeps the table).
     WARN("within 5 % / 3 points / 5 % busy per rank on the fitted run: "
          << sameWithin << " of " << fits << "; within 10 % / 5 points on another run: " << otherWithin
-         << " of " << checks << ", of them the pairs whose op kinds the source measured: " << measuredKindsWithin
-         << " of " << measuredKinds << "; makespan within the measured median's own 95 % interval: "
-         << withinNoise << " of " << checks);
+         << " of " << checks << ", of them the pairs whose op kinds the source measured: "
+         << measuredKindsWithin << " of " << measuredKinds
+         << "; makespan within the measured median's own 95 % interval: " << withinNoise << " of " << checks);
 }
 
 TEST_CASE("a GPipe run is predicted from its labels but not fitted", "[torch_runs][fidelity]") {
@@ -154,7 +151,8 @@ TEST_CASE("registered schedules are predicted as torch runs them, refused one by
           "[torch_runs][fidelity]") {
     const RuntimeFit fit = fitRuntime(readTorchRun(runFiles("pp2_h1024", "ZBVZeroBubble")), "ZBVZeroBubble");
     const auto predictions = predictTorchSchedules(
-        fit.costs, {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-v", "chimera", "no-such-schedule"}, {2, 8, 2});
+        fit.costs, {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-v", "chimera", "no-such-schedule"},
+        {2, 8, 2});
     REQUIRE(predictions.size() == 7);
     for (std::size_t i = 0; i < 6; ++i) {
         INFO(predictions[i].schedule << ": " << predictions[i].refusal);
@@ -167,8 +165,9 @@ TEST_CASE("registered schedules are predicted as torch runs them, refused one by
     // torch runs one pipe: two are timed with Stagecraft's own lowering at the fitted costs, and
     // the prediction says so.
     CHECK(predictions[5].runtime == "stagecraft");
-    CHECK(std::any_of(predictions[5].notes.begin(), predictions[5].notes.end(),
-                      [](const std::string& n) { return n.find("torch runs one pipe") != std::string::npos; }));
+    CHECK(std::any_of(predictions[5].notes.begin(), predictions[5].notes.end(), [](const std::string& n) {
+        return n.find("torch runs one pipe") != std::string::npos;
+    }));
     CHECK(predictions[6].refusal.find("unknown schedule") != std::string::npos);
     // The zero-bubble schedules' bubble is below 1F1B's on the same costs.
     CHECK(predictions[3].summary.bubble < predictions[1].summary.bubble);
