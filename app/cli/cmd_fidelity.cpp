@@ -100,7 +100,10 @@ std::vector<std::string> row(const std::string& name, const FidelityReport& r) {
             fixed(100 * r.predicted.bubble, 1),
             points(r.bubbleError),
             fixed(100 * r.opMape, 1) + "%",
-            millisecondsText(r.startMae)};
+            millisecondsText(r.startMae),
+            fixed(r.opSpeed, 3),
+            r.atRunSpeed ? signedPct(r.makespanErrorAtRunSpeed) + ", " + points(r.bubbleErrorAtRunSpeed)
+                         : "-"};
 }
 
 std::string rankTable(const FidelityReport& r) {
@@ -161,12 +164,17 @@ std::string text(const Fitted& fit, const std::vector<Check>& checks) {
     }
     for (const std::string& n : fit.record.notes) out += "note: " + n + "\n";
     std::vector<std::vector<std::string>> rows{{"run", "makespan ms", "run's own", "predicted", "error",
-                                                "bubble %", "predicted", "points", "op MAPE",
-                                                "start MAE ms"}};
+                                                "bubble %", "predicted", "points", "op MAPE", "start MAE ms",
+                                                "op speed", "at its speed"}};
     if (fit.residual) rows.push_back(row("fit (residual)", *fit.residual));
     for (std::size_t i = 0; i < checks.size(); ++i)
         rows.push_back(row("check " + std::to_string(i + 1), checks[i].report));
     if (rows.size() > 1) out += textTable(rows);
+    if (!checks.empty())
+        out +=
+            "op speed: the run's compute time over the prediction's (1.1: its ops ran 10 % longer); at its "
+            "speed: the error with every compute cost times that, what the schedule's timing leaves "
+            "(a diagnosis: it reads the run's own op times)\n";
     if (fit.residual) out += "fit run, per rank, measured / predicted ms:\n" + rankTable(*fit.residual);
     for (std::size_t i = 0; i < checks.size(); ++i) {
         out += "check " + std::to_string(i + 1) + ": " + checks[i].run + "\n";
@@ -198,8 +206,12 @@ nlohmann::ordered_json reportJson(const FidelityReport& r) {
         {"predicted_bubble", r.predicted.bubble},
         {"bubble_error", r.bubbleError},
         {"op_mape", r.opMape},
+        {"op_speed", r.opSpeed},
         {"start_mae_us", r.startMae},
         {"matched_ops", r.matchedOps},
+        {"at_run_speed", r.atRunSpeed ? Json{{"makespan_error", r.makespanErrorAtRunSpeed},
+                                             {"bubble_error", r.bubbleErrorAtRunSpeed}}
+                                      : Json(nullptr)},
         {"measured_ranks", ranks(r.measured)},
         {"predicted_ranks", ranks(r.predicted)}};
 }

@@ -474,7 +474,7 @@ FidelityReport compareRuns(const RunSummary& measured, const RunSummary& predict
             ops[w->second].kind = RangeKind::Other; // folded into the whole backward
         }
     }
-    double ape = 0, ae = 0;
+    double ape = 0, ae = 0, measuredWork = 0, predictedWork = 0;
     std::size_t durations = 0;
     for (const RunSummary::Op& p : ops) {
         const auto it = byKey.find({int(p.kind), p.stage, p.mb});
@@ -486,8 +486,11 @@ FidelityReport compareRuns(const RunSummary& measured, const RunSummary& predict
             ape += std::abs((p.end - p.start) - (m.end - m.start)) / (m.end - m.start);
             ++durations;
         }
+        measuredWork += m.end - m.start;
+        predictedWork += p.end - p.start;
     }
     f.opMape = durations ? ape / double(durations) : 0.0;
+    if (measuredWork > 0 && predictedWork > 0) f.opSpeed = measuredWork / predictedWork;
     f.startMae = f.matchedOps ? ae / double(f.matchedOps) : 0.0;
     // The rank whose measured time is longest ends the iteration.
     for (std::size_t d = 1; d < measured.ranks.size(); ++d)
@@ -775,8 +778,16 @@ RuntimeCosts costsForPrograms(const RuntimeCosts& costs, const Lowered& programs
 FidelityReport predictRun(const RuntimeCosts& costs, const std::vector<RankTrace>& ranks,
                           const std::string& source, std::vector<std::string>* notes) {
     const Lowered programs = programsOfRun(ranks, source);
-    return compareRuns(summarizeMeasured(ranks),
-                       predictSummary(programs, costsForPrograms(costs, programs, notes)));
+    const RunSummary measured = summarizeMeasured(ranks);
+    const RuntimeCosts mapped = costsForPrograms(costs, programs, notes);
+    FidelityReport report = compareRuns(measured, predictSummary(programs, mapped));
+    // The same programs at the run's own op speed: what of the error the schedule's timing makes.
+    const FidelityReport atSpeed =
+        compareRuns(measured, predictSummary(programs, scaledCompute(mapped, report.opSpeed)));
+    report.atRunSpeed = true;
+    report.makespanErrorAtRunSpeed = atSpeed.makespanError;
+    report.bubbleErrorAtRunSpeed = atSpeed.bubbleError;
+    return report;
 }
 
 ProgramTiming representativeTiming(const Lowered& programs, const RuntimeCosts& costs, int replications) {

@@ -86,7 +86,18 @@ struct FidelityReport {
     double measuredNoise = 0;
     double bubbleError = 0; ///< predicted - measured, in points of a fraction (0.03 = 3 points)
     double opMape = 0;      ///< mean absolute percentage error of the op durations
-    double startMae = 0;    ///< mean absolute error of the op starts, µs
+    /// How long the run's compute ops took against the prediction's, summed over the matched ops
+    /// (measured / predicted; 1.1: the run's ops ran 10 % longer). Runs of one model on one machine
+    /// differ in this alone by 10-20 % (docs/fidelity.md); it is the part of an error that the
+    /// costs' speed makes, not the timing of the schedule.
+    double opSpeed = 1;
+    /// predictRun only: the prediction again with every compute cost times `opSpeed` (the run's
+    /// own op speed), against the run. What is left is the timing of the schedule: waits,
+    /// transfers, the framework's gaps and the order. A diagnosis, never a prediction (it reads
+    /// the checked run's op times); `atRunSpeed` says it was computed.
+    bool atRunSpeed = false;
+    double makespanErrorAtRunSpeed = 0, bubbleErrorAtRunSpeed = 0;
+    double startMae = 0; ///< mean absolute error of the op starts, µs
     std::size_t matchedOps = 0;
     /// The share of the makespan error each part of the rank that ends last makes up: its compute,
     /// input waits, communication actions, bookkeeping and gaps (predicted - measured, µs).

@@ -49,6 +49,14 @@ RuntimeCosts wholeBackwardCosts(const RuntimeCosts& costs) {
     return out;
 }
 
+RuntimeCosts scaledCompute(const RuntimeCosts& costs, double factor) {
+    RuntimeCosts out = costs;
+    for (StageCompute& c : out.stages)
+        for (double* v : {&c.f, &c.b, &c.i, &c.w})
+            if (*v >= 0) *v *= factor;
+    return out;
+}
+
 std::vector<StageCost> plannedStageCosts(const RuntimeCosts& costs, int stages, double inputShare) {
     std::vector<StageCost> out;
     for (const StageCompute& c :

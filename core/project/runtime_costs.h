@@ -81,6 +81,10 @@ RuntimeCosts splitBackwardCosts(const RuntimeCosts& costs, double inputShare);
 /// Fills a missing whole backward from a split run: B = I + W (what torch's I and W add up to).
 RuntimeCosts wholeBackwardCosts(const RuntimeCosts& costs);
 
+/// `costs` with every known compute cost (F, B, I, W of every stage) times `factor`: the same
+/// machine running its ops `factor` times as long, the actions and transfers unchanged.
+RuntimeCosts scaledCompute(const RuntimeCosts& costs, double factor);
+
 /// The share of a whole backward a split schedule's I takes where the fit measured no split (the
 /// rest is W; torch's first stage: I = 0): the default of every prediction from a fit.
 inline constexpr double kFittedInputShare = 0.5;

@@ -4,8 +4,8 @@
 // once, choose a schedule"). The same core calls as `stagecraft-cli fidelity`.
 #include "bindings.h"
 #include "eval/runtime_fit.h"
-#include "project/runtime_fit_file.h"
 #include "file_io.h"
+#include "project/runtime_fit_file.h"
 
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
@@ -36,13 +36,18 @@ py::dict reportDict(const FidelityReport& r) {
             py::arg("measured_comm") = m.comm, py::arg("predicted_comm") = p.comm,
             py::arg("measured_gaps") = m.gaps, py::arg("predicted_gaps") = p.gaps));
     }
-    return py::dict(
-        py::arg("measured_makespan") = r.measured.makespan,
-        py::arg("predicted_makespan") = r.predicted.makespan, py::arg("makespan_error") = r.makespanError,
-        py::arg("measured_bubble") = r.measured.bubble, py::arg("predicted_bubble") = r.predicted.bubble,
-        py::arg("bubble_error") = r.bubbleError, py::arg("op_mape") = r.opMape,
-        py::arg("start_mae") = r.startMae, py::arg("matched_ops") = r.matchedOps,
-        py::arg("critical_rank") = r.criticalRank, py::arg("ranks") = ranks);
+    return py::dict(py::arg("measured_makespan") = r.measured.makespan,
+                    py::arg("predicted_makespan") = r.predicted.makespan,
+                    py::arg("makespan_error") = r.makespanError,
+                    py::arg("measured_bubble") = r.measured.bubble,
+                    py::arg("predicted_bubble") = r.predicted.bubble, py::arg("bubble_error") = r.bubbleError,
+                    py::arg("op_mape") = r.opMape, py::arg("op_speed") = r.opSpeed,
+                    py::arg("makespan_error_at_run_speed") =
+                        r.atRunSpeed ? py::object(py::float_(r.makespanErrorAtRunSpeed)) : py::none(),
+                    py::arg("bubble_error_at_run_speed") =
+                        r.atRunSpeed ? py::object(py::float_(r.bubbleErrorAtRunSpeed)) : py::none(),
+                    py::arg("start_mae") = r.startMae, py::arg("matched_ops") = r.matchedOps,
+                    py::arg("critical_rank") = r.criticalRank, py::arg("ranks") = ranks);
 }
 
 std::vector<std::filesystem::path> filesOf(const std::vector<std::string>& specs) {
@@ -117,7 +122,8 @@ void bindFidelity(py::module_& m) {
             },
             py::arg("run"),
             "Predicts another measured run (its per-rank traces) and compares: makespan, bubble, per-rank "
-            "times, op errors.")
+            "times, op errors; op_speed (the run's compute time over the prediction's) and the errors at "
+            "that speed (a diagnosis: what the schedule's timing leaves).")
         .def(
             "predict",
             [](const Fit& f, const std::vector<std::string>& names, int pp, int microbatches, int chunks,

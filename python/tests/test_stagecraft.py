@@ -227,6 +227,9 @@ class Fidelity(unittest.TestCase):
             report = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
             self.assertAlmostEqual(report["residual"]["makespan_error"], fit.residual["makespan_error"], places=12)
             self.assertAlmostEqual(report["checks"][0]["makespan_error"], check["makespan_error"], places=12)
+            self.assertAlmostEqual(report["checks"][0]["op_speed"], check["op_speed"], places=12)
+            self.assertAlmostEqual(report["checks"][0]["at_run_speed"]["makespan_error"],
+                                   check["makespan_error_at_run_speed"], places=12)
 
     def test_a_project_calibrated_on_a_torch_run_times_every_schedule_with_its_fit(self):
         project = sc.Project().with_overrides(

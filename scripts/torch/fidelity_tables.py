@@ -115,7 +115,7 @@ def project_table(exe, runs):
 def pairs_and_noise(exe, runs):
     rows, noise = [], {}
     counts = {"fits": 0, "fits_within": 0, "checks": 0, "checks_within": 0, "pairs": 0, "pairs_within": 0,
-              "in_noise": 0}
+              "in_noise": 0, "checks_within_at_speed": 0, "pairs_within_at_speed": 0}
     for set_name in SETS:
         for fitted in FITTED:
             source = run_prefix(runs, set_name, fitted)
@@ -139,27 +139,37 @@ def pairs_and_noise(exe, runs):
             noise[(set_name, fitted)] = res
             for t, check in zip(targets, d["checks"]):
                 ok = within(check["makespan_error"], check["bubble_error"])
+                speed = check.get("at_run_speed")
+                ok_at_speed = bool(speed) and within(speed["makespan_error"], speed["bubble_error"])
                 counts["checks"] += 1
                 counts["checks_within"] += ok
+                counts["checks_within_at_speed"] += ok_at_speed
                 counts["in_noise"] += abs(check["makespan_error"]) <= check["measured_noise"]
                 if splits(t) == splits(fitted) and t != "DualPipeV":
                     counts["pairs"] += 1
                     counts["pairs_within"] += ok
+                    counts["pairs_within_at_speed"] += ok_at_speed
                 rows.append((set_name, fitted, t, check, ok))
                 noise[(set_name, t)] = check
     print("| set | fitted on | predicted run | makespan measured (ms) | predicted | error | bubble measured "
-          "| predicted | points | op MAPE | |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "| predicted | points | op MAPE | | op speed | at its speed |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for set_name, fitted, target, r, ok in rows:
+        speed = r.get("at_run_speed")
+        at_speed = "" if not speed else (f"{pct(speed['makespan_error'])}, {100 * speed['bubble_error']:+.1f}"
+                                         + (" ✓" if within(speed["makespan_error"], speed["bubble_error"]) else ""))
         print(f"| {set_name} | {fitted} | {target} | {r['measured_makespan_us'] / 1000:.1f} "
               f"| {r['predicted_makespan_us'] / 1000:.1f} | {pct(r['makespan_error'])} "
               f"| {pct(r['measured_bubble'], False)} | {pct(r['predicted_bubble'], False)} "
-              f"| {100 * r['bubble_error']:+.1f} | {100 * r['op_mape']:.0f} % | {'✓' if ok else ''} |")
+              f"| {100 * r['bubble_error']:+.1f} | {100 * r['op_mape']:.0f} % | {'✓' if ok else ''} "
+              f"| {r['op_speed']:.3f} | {at_speed} |")
     print()
     print(f"Fitted runs: {counts['fits_within']} of {counts['fits']} within 5 % and 3 points with each rank's busy "
           f"time within 5 %. Other runs: {counts['checks_within']} of {counts['checks']} within 10 % and 5 points; "
           f"of the {counts['pairs']} pairs whose op kinds the source measured, {counts['pairs_within']}; "
-          f"{counts['in_noise']} of {counts['checks']} within their target's own 95 % interval.")
+          f"{counts['in_noise']} of {counts['checks']} within their target's own 95 % interval. At the checked "
+          f"run's own op speed: {counts['checks_within_at_speed']} of {counts['checks']} other runs, "
+          f"{counts['pairs_within_at_speed']} of the {counts['pairs']} pairs.")
     print()
     print("| set | class | median makespan (ms) | 95 % interval of the median (ms) | ± |")
     print("| --- | --- | --- | --- | --- |")

@@ -4,11 +4,11 @@
 #include "error.h"
 #include "eval/runtime_fit.h"
 #include "eval/runtime_fit_chart.h"
-#include "project/runtime_fit_file.h"
 #include "eval/shared_processors.h"
 #include "io/executed_program.h"
 #include "io/torch_comms_csv.h"
 #include "passes/program_timing.h"
+#include "project/runtime_fit_file.h"
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -235,6 +235,21 @@ TEST_CASE("a run made by the model is fitted back to its own costs with no resid
     const FidelityReport wrong = predictRun(fit.costs, slowRun, "slow");
     CHECK(wrong.makespanError < -0.01);
     CHECK(wrong.criticalDelta.inputWait < 0);
+    // A slower transfer is the schedule's timing, not the ops' speed: at the run's op speed the
+    // error stays.
+    CHECK(wrong.opSpeed == Approx(1).epsilon(1e-6));
+    REQUIRE(wrong.atRunSpeed);
+    CHECK(wrong.makespanErrorAtRunSpeed == Approx(wrong.makespanError).epsilon(1e-6));
+
+    // The same machine running every op 20 % longer: the prediction is short by what the speed
+    // makes, and at the run's own op speed nothing is left.
+    const std::vector<RankTrace> slowOpsRun = asTrace(l, timePrograms(l, scaledCompute(truth, 1.2)), 2);
+    const FidelityReport slowOps = predictRun(fit.costs, slowOpsRun, "slow ops");
+    CHECK(slowOps.makespanError < -0.05);
+    CHECK(slowOps.opSpeed == Approx(1.2).epsilon(1e-6));
+    REQUIRE(slowOps.atRunSpeed);
+    CHECK(slowOps.makespanErrorAtRunSpeed == Approx(0).margin(1e-9));
+    CHECK(slowOps.bubbleErrorAtRunSpeed == Approx(0).margin(1e-9));
 }
 
 TEST_CASE("stage costs map onto another stage count by their share of the model", "[runtime_fit]") {
