@@ -3,7 +3,9 @@
 // transfers of every iteration on rank 0's clock, each transfer split into the time one side
 // waited for the other to post and the transfer itself, memory counters per rank, and the checks
 // a measurement must pass before anyone trusts it (causality of every transfer, every
-// dependency in measured time). Pure: the runtime gathers, this assembles; tests feed it by hand.
+// dependency in measured time). A send meets the receive the lowering matched it with
+// (Lowered::matches), so the pairing is core's, not re-derived from tags. Pure: the runtime
+// gathers, this assembles, in named steps (trace_assembly.cpp); tests feed it by hand.
 
 #include "exec/executor.h"
 #include "io/chrome_trace.h"
