@@ -102,7 +102,8 @@ RunPlan makeRunPlan(const RunRequest& request);
 
 /// The lowered program of `rank` resolved: buffer keys, their lifetimes and slots, how early each
 /// receive may be posted, what each compute, optimizer step and wait waits for, durations and
-/// labels. Throws std::logic_error when the slots it assigns differ from the lowering's count.
+/// labels (plan/rank_plan.cpp, in named steps). Throws std::logic_error when the slots it assigns
+/// differ from the lowering's count.
 RankPlan makeRankPlan(const RunPlan& plan, int rank);
 
 /// Data parallelism: `replicas` copies of the pipeline on `replicas * P` ranks (P = the lowering's

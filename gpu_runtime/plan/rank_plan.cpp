@@ -1,0 +1,296 @@
+// makeRankPlan (run_plan.h): one rank's lowered program resolved for the executor, step by step
+// (buffer lifetimes, slots, the order of sends and receives, what each instruction waits for,
+// durations and labels).
+#include "ir/action.h"
+#include "plan/run_plan.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace stagecraft::runtime {
+namespace {
+
+/// The op's identity (ir/op.h) from an instruction's fields.
+std::uint64_t opKey(OpKind kind, int pipe, int stage, int mb) {
+    return opIdentity(Op{kind, std::uint8_t(pipe), 0, stage, mb});
+}
+
+std::uint64_t bufferKey(int pipe, int stage, int mb) {
+    return (std::uint64_t(pipe) << 56) | (std::uint64_t(std::uint32_t(stage)) << 28) |
+           std::uint64_t(std::uint32_t(mb));
+}
+
+/// torch's profiler names: "PP:" + the action string ("2F0", "0SEND_F1", "0REDUCE_GRAD").
+std::string labelOf(const Lowered& lowered, const Instruction& in) {
+    const bool splitBackward = lowered.splitBackward;
+    const std::string pipe = in.pipe != 0 ? "p" + std::to_string(in.pipe) + ":" : "";
+    switch (in.kind) {
+    case InstrKind::Compute:
+        return "PP:" + actionString(lowered.opOf(in), splitBackward);
+    case InstrKind::Send:
+    case InstrKind::Recv:
+        return "PP:" + pipe + std::to_string(in.stage) + transferName(in.kind, in.dir) +
+               std::to_string(in.mb);
+    case InstrKind::GradSync:
+        return "PP:" + pipe + std::to_string(in.stage) + "REDUCE_GRAD";
+    case InstrKind::Optimizer:
+        return "PP:" + pipe + std::to_string(in.stage) + "OPTIMIZER";
+    case InstrKind::Wait:
+        return "PP:" + pipe + std::to_string(in.stage) + "WAIT";
+    case InstrKind::Unshard:
+        return "PP:" + pipe + std::to_string(in.stage) + "UNSHARD";
+    case InstrKind::Reshard:
+        return "PP:" + pipe + std::to_string(in.stage) + "RESHARD";
+    }
+    return "PP:?";
+}
+
+/// The lowering's rule (core/passes/annotate.cpp): every compute op and every transfer (or wait on
+/// one) of a micro-batch uses its stage's buffer, except the input gradient a SEND_B sends, which
+/// is the backward's own output.
+bool usesSlot(const Instruction& in) {
+    if (in.mb < 0) return false;
+    const bool transfer =
+        in.kind == InstrKind::Send || in.kind == InstrKind::Recv ||
+        (in.kind == InstrKind::Wait && (in.waits == InstrKind::Send || in.waits == InstrKind::Recv));
+    const bool sendsGradient =
+        in.dir == Direction::B &&
+        (in.kind == InstrKind::Send || (in.kind == InstrKind::Wait && in.waits == InstrKind::Send));
+    return in.kind == InstrKind::Compute || (transfer && !sendsGradient);
+}
+
+bool isGradientSend(const Instruction& in) {
+    return in.kind == InstrKind::Send && in.dir == Direction::B && in.mb >= 0;
+}
+
+/// makeRankPlan's steps over one rank's program; what they share is the plan being built and the
+/// lookups of what came earlier in the program.
+class RankPlanBuilder {
+  public:
+    RankPlanBuilder(const RunPlan& plan, int rank)
+        : m_plan(plan), m_lowered(plan.lowered),
+          m_program(plan.lowered.programs.at(std::size_t(rank)).instructions) {
+        m_out.rank = rank;
+        m_out.steps.resize(m_program.size());
+    }
+
+    RankPlan build() {
+        predictDurations();
+        findBufferLifetimes();
+        for (std::size_t i = 0; i < m_program.size(); ++i) {
+            const Instruction& in = m_program[i];
+            Step& step = m_out.steps[i];
+            step.instr = in;
+            step.label = labelOf(m_lowered, in);
+            placeStage(in, step);
+            if (usesSlot(in)) placeSlot(i, in, step);
+            noteOrder(i, in, step);
+            resolveWaits(i, in, step);
+            const bool groupGoesOn =
+                in.group >= 0 && i + 1 < m_program.size() && m_program[i + 1].group == in.group;
+            if (!groupGoesOn) releaseSlots(i);
+        }
+        finish();
+        return std::move(m_out);
+    }
+
+  private:
+    static std::uint64_t stageKey(const Instruction& in) {
+        return std::uint64_t(in.pipe) << 32 | std::uint32_t(in.stage);
+    }
+    static std::uint64_t bufferOf(const Instruction& in) { return bufferKey(in.pipe, in.stage, in.mb); }
+
+    /// The predicted duration of every op of this rank (the sleep workload waits that long).
+    void predictDurations() {
+        for (const TimelineEvent& e : m_plan.prediction.timeline.events) {
+            if (e.device != m_out.rank || (e.lane == Lane::Comm && e.comm != CommKind::Collective)) continue;
+            m_duration[opKey(e.op.kind, e.op.pipe, e.op.stage, e.op.mb)] = e.duration();
+        }
+    }
+
+    double predicted(OpKind kind, const Instruction& in, int mb) const {
+        const auto d = m_duration.find(opKey(kind, in.pipe, in.stage, mb));
+        return d == m_duration.end() ? 0.0 : d->second;
+    }
+
+    /// The buffers whose gradient a SEND_B sends, and the last use of every buffer key, so that
+    /// its slot goes back to the free list after it (after its group: the group's transfers are
+    /// in flight together).
+    void findBufferLifetimes() {
+        for (const Instruction& in : m_program)
+            if (isGradientSend(in)) m_sentGradients.emplace(bufferOf(in), 0);
+        for (std::size_t i = 0; i < m_program.size(); ++i) {
+            const Instruction& in = m_program[i];
+            if (!usesSlot(in)) continue;
+            const auto [it, fresh] = m_keyOf.emplace(bufferOf(in), std::int32_t(m_lastUse.size()));
+            if (fresh) m_lastUse.push_back(-1);
+            m_lastUse[std::size_t(it->second)] = std::int32_t(i);
+        }
+        m_slotOfKey.assign(m_lastUse.size(), -1);
+        m_takenAt.assign(m_lastUse.size(), -1);
+    }
+
+    /// The local stage the instruction works on, added the first time one is met.
+    void placeStage(const Instruction& in, Step& step) {
+        if (in.kind != InstrKind::Compute && in.kind != InstrKind::GradSync &&
+            in.kind != InstrKind::Optimizer && in.kind != InstrKind::Send && in.kind != InstrKind::Recv &&
+            !usesSlot(in))
+            return;
+        auto [it, fresh] = m_stageOf.emplace(stageKey(in), std::int32_t(m_out.stages.size()));
+        if (fresh)
+            m_out.stages.push_back(
+                {in.pipe, in.stage, stageShape(m_plan.project, m_plan.prediction.schedule, in.stage)});
+        step.shape = it->second;
+    }
+
+    /// The buffer key's slot: taken at its first instruction (the last slot given back, else a
+    /// new one), given back after its last; how early a receive into it may be posted.
+    void placeSlot(std::size_t i, const Instruction& in, Step& step) {
+        const std::int32_t key = m_keyOf.at(bufferOf(in));
+        step.key = key;
+        if (m_slotOfKey[std::size_t(key)] < 0) {
+            std::int32_t slot;
+            if (m_freeSlots.empty()) {
+                slot = m_out.slots++;
+                m_freeSince.push_back(0);
+            } else {
+                slot = m_freeSlots.back();
+                m_freeSlots.pop_back();
+            }
+            m_slotOfKey[std::size_t(key)] = slot;
+            m_takenAt[std::size_t(key)] = std::int32_t(i);
+            step.take = true;
+            if (in.kind == InstrKind::Recv) step.postFrom = m_freeSince[std::size_t(slot)];
+        } else if (in.kind == InstrKind::Recv) {
+            step.postFrom = m_takenAt[std::size_t(key)] + 1; // into the buffer its micro-batch holds
+        }
+        step.slot = m_slotOfKey[std::size_t(key)];
+        if (m_lastUse[std::size_t(key)] == std::int32_t(i)) {
+            step.giveBack = true;
+            m_deferred.push_back(key);
+        }
+    }
+
+    /// Sends and receives in program order, their peers, and where each compute op and receive is
+    /// for the instructions after it; a send may be posted once the compute that produced its
+    /// tensor on this rank ran.
+    void noteOrder(std::size_t i, const Instruction& in, Step& step) {
+        const auto at = std::int32_t(i);
+        if (in.kind == InstrKind::Send) {
+            m_out.sendsInOrder.push_back(at);
+            const auto producer = m_computeOf.find(
+                opKey(in.dir == Direction::F ? OpKind::F : OpKind::B, in.pipe, in.stage, in.mb));
+            step.postFrom = producer == m_computeOf.end() ? at : producer->second + 1;
+        }
+        if (in.kind == InstrKind::Compute) m_computeOf[opKey(in.op, in.pipe, in.stage, in.mb)] = at;
+        if (in.kind == InstrKind::Send || in.kind == InstrKind::Recv) m_out.peers.push_back(in.peer);
+        if (in.kind == InstrKind::Recv) {
+            m_receiveOf[bufferOf(in) << 1 | std::uint64_t(in.dir)] = at;
+            m_out.receivesInOrder.push_back(at);
+        }
+    }
+
+    /// What the instruction waits for (its received input, its stage's sync, the instruction a
+    /// Wait names) and its predicted duration; the gradient send buffers a B and its SEND_B share.
+    void resolveWaits(std::size_t i, const Instruction& in, Step& step) {
+        switch (in.kind) {
+        case InstrKind::Compute:
+            resolveCompute(i, in, step);
+            break;
+        case InstrKind::Send:
+            if (isGradientSend(in)) resolveGradientSend(in, step);
+            break;
+        case InstrKind::GradSync:
+            m_gradSyncOf[stageKey(in)] = std::int32_t(i);
+            break;
+        case InstrKind::Optimizer: {
+            const auto s = m_gradSyncOf.find(stageKey(in));
+            if (s != m_gradSyncOf.end()) step.after.push_back(s->second);
+            step.sleepUs = predicted(OpKind::Optimizer, in, -1);
+            break;
+        }
+        case InstrKind::Wait:
+            if (in.ref >= 0) step.after.push_back(in.ref);
+            break;
+        default:
+            break;
+        }
+    }
+
+    void resolveCompute(std::size_t i, const Instruction& in, Step& step) {
+        const std::uint64_t bk = bufferOf(in);
+        if (in.op != OpKind::W) {
+            const auto dir = in.op == OpKind::F ? Direction::F : Direction::B;
+            const auto r = m_receiveOf.find(bk << 1 | std::uint64_t(dir));
+            if (r != m_receiveOf.end()) step.after.push_back(r->second);
+        }
+        if (in.op == OpKind::B && m_sentGradients.count(bk)) {
+            step.producesSentGradient = true;
+            m_gradientProducer[bk] = std::int32_t(i);
+            m_mostGradientsHeld = std::max(m_mostGradientsHeld, ++m_gradientsHeld);
+        }
+        step.sleepUs = predicted(in.op, in, in.mb);
+    }
+
+    void resolveGradientSend(const Instruction& in, Step& step) {
+        const auto producer = m_gradientProducer.find(bufferOf(in));
+        if (producer == m_gradientProducer.end())
+            throw std::logic_error("makeRankPlan: " + step.label + " on rank " + std::to_string(m_out.rank) +
+                                   " sends a gradient no earlier B of this rank produced");
+        step.gradientOf = producer->second;
+        --m_gradientsHeld;
+    }
+
+    /// After a group (or a lone instruction): the slots whose last use it held are free again.
+    void releaseSlots(std::size_t i) {
+        for (const std::int32_t key : m_deferred) {
+            const std::int32_t slot = m_slotOfKey[std::size_t(key)];
+            m_freeSlots.push_back(slot);
+            m_freeSince[std::size_t(slot)] = std::int32_t(i) + 1;
+        }
+        m_deferred.clear();
+    }
+
+    /// The totals, checked against the lowering's count of slots.
+    void finish() {
+        m_out.keys = std::int32_t(m_lastUse.size());
+        const int rank = m_out.rank;
+        const int planned =
+            m_lowered.peakBuffers.empty() ? m_out.slots : m_lowered.peakBuffers.at(std::size_t(rank));
+        if (m_out.slots != planned)
+            throw std::logic_error("makeRankPlan: rank " + std::to_string(rank) + " needs " +
+                                   std::to_string(m_out.slots) +
+                                   " activation slots where the lowering counted " + std::to_string(planned));
+        for (const LocalStage& s : m_out.stages)
+            m_out.slotElements = std::max(m_out.slotElements, activationElements(m_plan, s.shape));
+        m_out.gradientBuffers = m_mostGradientsHeld > 0 ? m_mostGradientsHeld + 1 : 0;
+        std::sort(m_out.peers.begin(), m_out.peers.end());
+        m_out.peers.erase(std::unique(m_out.peers.begin(), m_out.peers.end()), m_out.peers.end());
+    }
+
+    const RunPlan& m_plan;
+    const Lowered& m_lowered;
+    const std::vector<Instruction>& m_program;
+    RankPlan m_out;
+    std::unordered_map<std::uint64_t, double> m_duration;         // op key -> predicted µs
+    std::unordered_map<std::uint64_t, std::int32_t> m_keyOf;      // (pipe, stage, mb) -> buffer key
+    std::unordered_map<std::uint64_t, std::int32_t> m_stageOf;    // (pipe, stage) -> index into stages
+    std::unordered_map<std::uint64_t, std::int32_t> m_receiveOf;  // (dir, pipe, stage, mb) -> instruction
+    std::unordered_map<std::uint64_t, std::int32_t> m_gradSyncOf; // (pipe, stage) -> instruction
+    std::unordered_map<std::uint64_t, std::int32_t> m_gradientProducer; // (pipe, stage, mb) -> its B
+    std::unordered_map<std::uint64_t, std::int32_t> m_sentGradients;    // (pipe, stage, mb) with a SEND_B
+    std::unordered_map<std::uint64_t, std::int32_t> m_computeOf;        // op key -> instruction
+    std::vector<std::int32_t> m_lastUse;                                // [key]: its last instruction
+    std::vector<std::int32_t> m_slotOfKey, m_takenAt;                   // [key]
+    std::vector<std::int32_t> m_freeSlots, m_freeSince, m_deferred;
+    std::int32_t m_gradientsHeld = 0, m_mostGradientsHeld = 0;
+};
+
+} // namespace
+
+RankPlan makeRankPlan(const RunPlan& plan, int rank) {
+    return RankPlanBuilder(plan, rank).build();
+}
+
+} // namespace stagecraft::runtime
