@@ -200,12 +200,9 @@ RunPlan agreedRunPlan(const MpiSession& mpi, const RunRequest& request) {
     throw Error(parts[1], message);
 }
 
-} // namespace
-
-int runSession(MpiSession& mpi, const RunOptions& options) {
-    installInterruptHandlers();
-    const RunPlan plan = agreedRunPlan(mpi, options.request);
-    // One pipeline (P ranks), or every data-parallel replica of it (P x dp ranks).
+/// The data-parallel replicas the started processes make: one pipeline (P ranks) or every replica
+/// of it (P x dp ranks); any other count, or a bad number of iterations, is refused.
+int replicasOf(const RunPlan& plan, const MpiSession& mpi, const RunOptions& options) {
     const int P = plan.lowered.ranks;
     const int dp = std::max(1, plan.project.parallel.dp);
     if (mpi.size() != P && mpi.size() != P * dp)
@@ -216,17 +213,15 @@ int runSession(MpiSession& mpi, const RunOptions& options) {
                 "), but " + std::to_string(mpi.size()) + " processes were started: run mpirun -np " +
                 std::to_string(P * dp) + " (every replica), -np " + std::to_string(P) +
                 " (one pipeline), or --set parallel.pp=" + std::to_string(mpi.size()));
-    const int replicas = mpi.size() / P;
     if (options.iterations < 1 || options.warmup < 0)
         throw ValidationError("runtime.iterations", "--iterations",
                               "--iterations must be >= 1 and --warmup >= 0");
-    const bool root = mpi.rank() == 0;
-    std::string note;
-    std::unique_ptr<DeviceLayer> layer = makeLayer(options, mpi, note);
-    const std::string backend = dynamic_cast<HostLayer*>(layer.get()) ? "host" : "cuda";
-    if (root && !note.empty() && !options.quiet) std::cerr << "stagecraft-run: " << note << '\n';
+    return mpi.size() / P;
+}
 
-    const RankPlan rankPlan = replicaRankPlan(plan, mpi.rank(), replicas);
+/// The layer told this rank's peers, the collectives of every replica and their sizes.
+void setUpLayer(DeviceLayer& layer, const MpiSession& mpi, const RunPlan& plan, const RankPlan& rankPlan,
+                int replicas) {
     LayerSetup setup;
     setup.rank = mpi.rank();
     setup.ranks = mpi.size();
@@ -239,20 +234,18 @@ int runSession(MpiSession& mpi, const RunOptions& options) {
                 : 1);
     setup.dtype = std::string(dtypeName(plan.project.model.dtype));
     setup.records = std::int32_t(rankPlan.steps.size());
-    layer->setup(setup);
+    layer.setup(setup);
+}
 
-    ExecutorOptions executorOptions;
-    executorOptions.runAhead = options.runAhead;
-    executorOptions.earlyPosts = backend == "host"; // NCCL posts as lowered, groups intact
-    Executor executor(plan, rankPlan, *layer, executorOptions);
-    executor.allocateStatic();
-    SC_MPI_CHECK(MPI_Barrier(mpi.comm()));
-    layer->anchor();
-
+/// What rank 0 gathers before the first iteration: the clocks' offsets, the devices, the static and
+/// the planned slot memory of every rank. The trace holds replica 0's pipeline (`P` ranks): its
+/// ranks' records, memory and clocks.
+Collected collectBeforeRun(const MpiSession& mpi, DeviceLayer& layer, const Executor& executor, int P,
+                           int replicas) {
     Collected collected;
     collected.replicas = replicas;
-    collected.offsets = exchangeClockOffsets(mpi.comm(), layer->anchorTime(), 16);
-    collected.devices = gatherStrings(mpi.comm(), layer->describe());
+    collected.offsets = exchangeClockOffsets(mpi.comm(), layer.anchorTime(), 16);
+    collected.devices = gatherStrings(mpi.comm(), layer.describe());
     const std::int64_t mineStatic = executor.staticBytes();
     collected.run.staticBytes.assign(std::size_t(mpi.size()), 0);
     SC_MPI_CHECK(MPI_Gather(&mineStatic, 1, MPI_INT64_T, collected.run.staticBytes.data(), 1, MPI_INT64_T, 0,
@@ -261,109 +254,166 @@ int runSession(MpiSession& mpi, const RunOptions& options) {
     collected.run.plannedSlotBytes.assign(std::size_t(mpi.size()), 0);
     SC_MPI_CHECK(MPI_Gather(&mineSlots, 1, MPI_UINT64_T, collected.run.plannedSlotBytes.data(), 1,
                             MPI_UINT64_T, 0, mpi.comm()));
-    // The trace holds replica 0's pipeline: its ranks' records, memory and clocks.
     collected.run.ranks.resize(std::size_t(P));
     collected.run.staticBytes.resize(std::size_t(P));
     collected.run.plannedSlotBytes.resize(std::size_t(P));
     for (std::size_t r = 0; r < collected.offsets.size(); ++r)
         collected.run.clockOffsetUs.push_back(collected.offsets[r].offsetUs);
-    if (root && !options.quiet)
-        std::cerr << "stagecraft-run: " << plan.schedule << " on " << mpi.size() << " ranks, " << backend
-                  << " backend, " << workloadName(plan.workload) << " workload, " << rankPlan.steps.size()
-                  << " instructions on rank 0; predicted iteration "
-                  << milliseconds(plan.prediction.report.iterationUs) << " ms\n";
+    return collected;
+}
 
+/// The last iteration gathered, first op to last op over every rank on rank 0's clock (the
+/// offsets measured before the run), µs: the progress line's figure.
+double lastIterationUs(const RunPlan& plan, const MeasuredRun& run) {
+    double first = 1e300, last = -1e300;
+    for (std::size_t r = 0; r < run.ranks.size(); ++r) {
+        const auto& stamps = run.ranks[r].back().stamps;
+        const auto& program = plan.lowered.programs[r].instructions;
+        for (std::size_t i = 0; i < stamps.size() && i < program.size(); ++i) {
+            const Stamp& s = stamps[i];
+            const InstrKind kind = program[i].kind;
+            const bool op =
+                kind == InstrKind::Compute || kind == InstrKind::GradSync || kind == InstrKind::Optimizer;
+            if (op && s.start >= 0) {
+                first = std::min(first, s.start - run.clockOffsetUs[r]);
+                last = std::max(last, s.end - run.clockOffsetUs[r]);
+            }
+        }
+    }
+    return last - first;
+}
+
+/// Rank 0 after a fault: the trace of what was measured, with the fault, written as far as it can be.
+void writePartialTrace(const RunOptions& options, const RunPlan& plan, Collected& collected,
+                       const std::string& backend, nlohmann::json fault) {
+    collected.fault = std::move(fault);
+    try {
+        writeTrace(options, plan, collected, backend);
+        std::cerr << "stagecraft-run: partial trace written to " << options.output << '\n';
+    } catch (const std::exception& e) {
+        std::cerr << "stagecraft-run: the partial trace could not be written: " << e.what() << '\n';
+    }
+}
+
+/// What one run needs besides the options: the plan, this rank's executor and layer, and what
+/// rank 0 collects.
+struct Session {
+    MpiSession& mpi;
+    const RunOptions& options;
+    const RunPlan& plan;
+    Executor& executor;
+    DeviceLayer& layer;
+    Collected& collected;
+    std::string backend;
+};
+
+/// Warm-up and measured iterations, each measured one gathered on rank 0 with a watchdog. A rank
+/// that stops (its own fault, or a gather that timed out because another stopped) says where; rank 0
+/// writes the partial trace; then the job ends (endAfterFault).
+void runIterations(Session& s) {
+    const RunOptions& options = s.options;
+    const bool root = s.mpi.rank() == 0;
     const auto timeout =
         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.timeoutSeconds));
-    if (options.faultRank == mpi.rank())
-        executor.injectFault(options.faultIteration, options.faultPosition, options.faultHang);
+    if (options.faultRank == s.mpi.rank())
+        s.executor.injectFault(options.faultIteration, options.faultPosition, options.faultHang);
     int iteration = -options.warmup;
     try {
         for (; iteration < options.iterations; ++iteration) {
-            RankIteration record = executor.run(iteration, timeout);
+            RankIteration record = s.executor.run(iteration, timeout);
             if (iteration < 0) continue; // warm-up: not measured
-            std::vector<RankIteration> all = gatherIteration(mpi.comm(), record, Clock::now() + timeout);
+            std::vector<RankIteration> all = gatherIteration(s.mpi.comm(), record, Clock::now() + timeout);
             if (!root) continue;
-            for (std::size_t r = 0; r < all.size() && r < std::size_t(P); ++r)
-                collected.run.ranks[r].push_back(std::move(all[r]));
-            if (!options.quiet) {
-                double first = 1e300, last = -1e300;
-                for (std::size_t r = 0; r < collected.run.ranks.size(); ++r) {
-                    const auto& stamps = collected.run.ranks[r].back().stamps;
-                    const auto& program = plan.lowered.programs[r].instructions;
-                    for (std::size_t i = 0; i < stamps.size() && i < program.size(); ++i) {
-                        const Stamp& s = stamps[i];
-                        const InstrKind kind = program[i].kind;
-                        const bool op = kind == InstrKind::Compute || kind == InstrKind::GradSync ||
-                                        kind == InstrKind::Optimizer;
-                        if (op && s.start >= 0) {
-                            first = std::min(first, s.start - collected.run.clockOffsetUs[r]);
-                            last = std::max(last, s.end - collected.run.clockOffsetUs[r]);
-                        }
-                    }
-                }
+            for (std::size_t r = 0; r < all.size() && r < s.collected.run.ranks.size(); ++r)
+                s.collected.run.ranks[r].push_back(std::move(all[r]));
+            if (!options.quiet)
                 std::fprintf(stderr, "stagecraft-run: iteration %d of %d: %.3f ms\n", iteration + 1,
-                             options.iterations, milliseconds(last - first));
-            }
+                             options.iterations, milliseconds(lastIterationUs(s.plan, s.collected.run)));
         }
     } catch (const ExecutionFault& fault) {
-        std::cerr << "stagecraft-run: rank " << mpi.rank() << " stopped at instruction " << fault.position
+        std::cerr << "stagecraft-run: rank " << s.mpi.rank() << " stopped at instruction " << fault.position
                   << " (" << fault.instruction << ") of " << (fault.iteration < 0 ? "warm-up " : "")
                   << "iteration "
                   << (fault.iteration < 0 ? fault.iteration + options.warmup + 1 : fault.iteration + 1)
                   << ": " << fault.what() << '\n';
         if (root) {
-            if (fault.iteration >= 0) collected.run.ranks[0].push_back(fault.partial);
-            collected.fault = {{"rank", mpi.rank()},
+            if (fault.iteration >= 0) s.collected.run.ranks[0].push_back(fault.partial);
+            writePartialTrace(options, s.plan, s.collected, s.backend,
+                              {{"rank", s.mpi.rank()},
                                {"iteration", fault.iteration},
                                {"position", fault.position},
                                {"instruction", fault.instruction},
-                               {"message", fault.what()}};
-            try {
-                writeTrace(options, plan, collected, backend);
-                std::cerr << "stagecraft-run: partial trace written to " << options.output << '\n';
-            } catch (const std::exception& e) {
-                std::cerr << "stagecraft-run: the partial trace could not be written: " << e.what() << '\n';
-            }
+                               {"message", fault.what()}});
         }
-        endAfterFault(mpi, *layer, options);
+        endAfterFault(s.mpi, s.layer, options);
     } catch (const DeadlineExceeded& e) { // the gather timed out: another rank stopped
-        std::cerr << "stagecraft-run: rank " << mpi.rank() << ": " << e.what() << '\n';
-        if (root) {
-            collected.fault = {{"rank", mpi.rank()}, {"iteration", iteration}, {"message", e.what()}};
-            try {
-                writeTrace(options, plan, collected, backend);
-                std::cerr << "stagecraft-run: partial trace written to " << options.output << '\n';
-            } catch (const std::exception& w) {
-                std::cerr << "stagecraft-run: the partial trace could not be written: " << w.what() << '\n';
-            }
-        }
-        endAfterFault(mpi, *layer, options);
+        std::cerr << "stagecraft-run: rank " << s.mpi.rank() << ": " << e.what() << '\n';
+        if (root)
+            writePartialTrace(options, s.plan, s.collected, s.backend,
+                              {{"rank", s.mpi.rank()}, {"iteration", iteration}, {"message", e.what()}});
+        endAfterFault(s.mpi, s.layer, options);
     }
+}
 
-    // The clocks once more: over a long run they drift apart, and the trace interpolates.
+/// The clocks once more: over a long run they drift apart, and the trace interpolates.
+void measureClocksAgain(Session& s) {
     const double endAtUs =
-        std::chrono::duration<double, std::micro>(Clock::now() - layer->anchorTime()).count();
-    for (const ClockOffset& o : exchangeClockOffsets(mpi.comm(), layer->anchorTime(), 16))
-        collected.run.clockOffsetEndUs.push_back(o.offsetUs);
-    collected.run.clockEndAtUs = endAtUs;
+        std::chrono::duration<double, std::micro>(Clock::now() - s.layer.anchorTime()).count();
+    for (const ClockOffset& o : exchangeClockOffsets(s.mpi.comm(), s.layer.anchorTime(), 16))
+        s.collected.run.clockOffsetEndUs.push_back(o.offsetUs);
+    s.collected.run.clockEndAtUs = endAtUs;
+}
 
+/// Rank 0's last line: the trace written, the iterations' mean against the prediction, the peak
+/// memory and the checks.
+void printSummary(const RunOptions& options, const RunPlan& plan, const AssembledTrace& trace) {
+    double sum = 0;
+    for (const double us : trace.iterationUs) sum += us;
+    double peak = 0;
+    for (const double bytes : trace.peakBytes) peak = std::max(peak, bytes);
+    std::fprintf(stderr,
+                 "stagecraft-run: wrote %s: %d iterations, mean %.3f ms (predicted %.3f ms), peak memory "
+                 "%.1f MiB, %d causality and %d dependency violations\n",
+                 options.output.c_str(), int(trace.iterationUs.size()),
+                 milliseconds(sum / double(std::max<std::size_t>(1, trace.iterationUs.size()))),
+                 milliseconds(plan.prediction.report.iterationUs), peak / 1048576.0,
+                 trace.causalityViolations, trace.dependencyViolations);
+}
+
+} // namespace
+
+int runSession(MpiSession& mpi, const RunOptions& options) {
+    installInterruptHandlers();
+    const RunPlan plan = agreedRunPlan(mpi, options.request);
+    const int replicas = replicasOf(plan, mpi, options);
+    const bool root = mpi.rank() == 0;
+    std::string note;
+    std::unique_ptr<DeviceLayer> layer = makeLayer(options, mpi, note);
+    const std::string backend = dynamic_cast<HostLayer*>(layer.get()) ? "host" : "cuda";
+    if (root && !note.empty() && !options.quiet) std::cerr << "stagecraft-run: " << note << '\n';
+
+    const RankPlan rankPlan = replicaRankPlan(plan, mpi.rank(), replicas);
+    setUpLayer(*layer, mpi, plan, rankPlan, replicas);
+    ExecutorOptions executorOptions;
+    executorOptions.runAhead = options.runAhead;
+    executorOptions.earlyPosts = backend == "host"; // NCCL posts as lowered, groups intact
+    Executor executor(plan, rankPlan, *layer, executorOptions);
+    executor.allocateStatic();
+    SC_MPI_CHECK(MPI_Barrier(mpi.comm()));
+    layer->anchor();
+
+    Collected collected = collectBeforeRun(mpi, *layer, executor, plan.lowered.ranks, replicas);
+    if (root && !options.quiet)
+        std::cerr << "stagecraft-run: " << plan.schedule << " on " << mpi.size() << " ranks, " << backend
+                  << " backend, " << workloadName(plan.workload) << " workload, " << rankPlan.steps.size()
+                  << " instructions on rank 0; predicted iteration "
+                  << milliseconds(plan.prediction.report.iterationUs) << " ms\n";
+    Session session{mpi, options, plan, executor, *layer, collected, backend};
+    runIterations(session);
+    measureClocksAgain(session);
     if (root) {
         const AssembledTrace trace = writeTrace(options, plan, collected, backend);
-        if (!options.quiet) {
-            double sum = 0;
-            for (const double us : trace.iterationUs) sum += us;
-            double peak = 0;
-            for (const double bytes : trace.peakBytes) peak = std::max(peak, bytes);
-            std::fprintf(
-                stderr,
-                "stagecraft-run: wrote %s: %d iterations, mean %.3f ms (predicted %.3f ms), peak memory "
-                "%.1f MiB, %d causality and %d dependency violations\n",
-                options.output.c_str(), int(trace.iterationUs.size()),
-                milliseconds(sum / double(std::max<std::size_t>(1, trace.iterationUs.size()))),
-                milliseconds(plan.prediction.report.iterationUs), peak / 1048576.0, trace.causalityViolations,
-                trace.dependencyViolations);
-        }
+        if (!options.quiet) printSummary(options, plan, trace);
     }
     SC_MPI_CHECK(MPI_Barrier(mpi.comm()));
     return 0;
