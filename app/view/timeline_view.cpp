@@ -317,11 +317,7 @@ void TimelineView::drawTooltip(int panel, int event) const {
     ImGui::EndTooltip();
 }
 
-void TimelineView::draw(ImFont* font, ImVec2 size) {
-    ImDrawList* list = ImGui::GetWindowDrawList();
-    m_stats = {};
-    if (!m_chart || m_chart->empty()) return;
-    const float width = std::max(200.0f, size.x - ImGui::GetStyle().ScrollbarSize);
+bool TimelineView::layoutFor(float width) {
     if (std::abs(width - m_widthPx) > 0.5) {
         try {
             relayout(width);
@@ -332,35 +328,30 @@ void TimelineView::draw(ImFont* font, ImVec2 size) {
             m_widthPx = width;
         }
     }
-    if (!m_layoutError.empty()) {
-        ImGui::TextWrapped("The chart cannot be drawn: %s", m_layoutError.c_str());
-        return;
-    }
-    const ChartFrame& f = m_chart->frame();
-    const float k = float(m_k);
-    const float contentH = float(f.height + memoryHeight()) * k;
+    return m_layoutError.empty();
+}
 
-    ImGui::BeginChild("##timeline", size, false, ImGuiWindowFlags_NoScrollWithMouse);
-    if (m_scrollRequest >= 0) {
-        ImGui::SetScrollY(float(m_scrollRequest) * k);
-        m_scrollRequest = -1;
-    }
-    list = ImGui::GetWindowDrawList();
+TimelineView::Pane TimelineView::currentPane() const {
+    Pane p;
     const ImVec2 winPos = ImGui::GetWindowPos();
     const ImVec2 winSize = ImGui::GetWindowSize();
-    const float scrollY = ImGui::GetScrollY();
-    const ImVec2 origin(winPos.x, winPos.y - scrollY);
-    const SceneTransform tf{origin, k};
-    const ImVec4 clip(winPos.x, winPos.y, winPos.x + winSize.x, winPos.y + winSize.y);
-    const double top = scrollY / k, bottom = (scrollY + winSize.y) / k;
+    p.left = winPos.x;
+    p.scrollY = ImGui::GetScrollY();
+    p.origin = ImVec2(winPos.x, winPos.y - p.scrollY);
+    p.transform = SceneTransform{p.origin, float(m_k)};
+    p.clip = ImVec4(winPos.x, winPos.y, winPos.x + winSize.x, winPos.y + winSize.y);
+    p.top = p.scrollY / m_k;
+    p.bottom = (p.scrollY + winSize.y) / m_k;
+    return p;
+}
 
-    // Interaction first, so this frame draws the new window.
+void TimelineView::handleInput(const Pane& pane, bool hovered) {
+    const ChartFrame& f = m_chart->frame();
     ImGuiIO& io = ImGui::GetIO();
-    const bool hovered = m_mouse && ImGui::IsWindowHovered();
-    const double mouseX = io.MousePos.x - winPos.x;
+    const double mouseX = io.MousePos.x - pane.left;
     if (hovered && io.MouseWheel != 0) {
         if (io.KeyShift)
-            ImGui::SetScrollY(std::clamp(scrollY - io.MouseWheel * 60.0f, 0.0f, ImGui::GetScrollMaxY()));
+            ImGui::SetScrollY(std::clamp(pane.scrollY - io.MouseWheel * 60.0f, 0.0f, ImGui::GetScrollMaxY()));
         else
             zoomAbout(std::pow(kWheelStep, double(io.MouseWheel)), mouseX);
     }
@@ -369,7 +360,7 @@ void TimelineView::draw(ImFont* font, ImVec2 size) {
         if (ImGui::IsMouseDown(ImGuiMouseButton_Left)) {
             if (io.MouseDelta.x != 0) pan(io.MouseDelta.x);
             if (io.MouseDelta.y != 0)
-                ImGui::SetScrollY(std::clamp(scrollY - io.MouseDelta.y, 0.0f, ImGui::GetScrollMaxY()));
+                ImGui::SetScrollY(std::clamp(pane.scrollY - io.MouseDelta.y, 0.0f, ImGui::GetScrollMaxY()));
         } else {
             m_dragging = false;
         }
@@ -384,26 +375,22 @@ void TimelineView::draw(ImFont* font, ImVec2 size) {
         if (ImGui::IsKeyPressed(GLFW_KEY_LEFT)) pan(80);
         if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) pan(-80);
     }
+}
 
-    // What does not move sideways: background, headers, row labels, legend.
-    drawScene(list, m_decor, tf, font, clip);
-
-    // The plot: the visible window's bars through core's draw lists, clipped to the plot.
+ChartWindow TimelineView::plotWindow(const Pane& pane) const {
+    const ChartFrame& f = m_chart->frame();
     ChartWindow window;
     window.mapping = m_view.mapping();
     window.x0 = f.plotLeft - 1;
     window.x1 = f.plotLeft + f.plotWidth + 1;
-    window.y0 = top;
-    window.y1 = bottom;
+    window.y0 = pane.top;
+    window.y1 = pane.bottom;
     window.pixelsPerUnit = m_k;
     window.minPx = kMinBarPx;
-    Scene plot;
-    const ChartWindowStats stats = m_chart->rows().appendVisible(plot, f, window);
-    m_stats = {stats.bars, stats.folds, stats.folded};
-    m_folds.clear();
-    for (const SceneRect& r : plot.rects)
-        if (r.kind == kFoldedKind) m_folds.push_back({r.x, r.y, r.x + r.w, r.y + r.h, r.panel, r.tooltip});
-    // A measured trace paired with its prediction: each op coloured by its duration error.
+    return window;
+}
+
+void TimelineView::colourByDurationError(Scene& plot) const {
     for (SceneRect& r : plot.rects) {
         if (r.role != RectRole::Op || r.event < 0 || r.panel < 0) continue;
         const ViewPanel& vp = m_chart->panels()[std::size_t(r.panel)];
@@ -414,60 +401,110 @@ void TimelineView::draw(ImFont* font, ImVec2 size) {
         r.fill = durationErrorColor(pred.events[std::size_t(pe)].duration(),
                                     vp.timeline->events[std::size_t(r.event)].duration());
     }
-    const ImVec2 plotMin(origin.x + float(window.x0) * k, clip.y),
-        plotMax(origin.x + float(window.x1) * k, clip.w);
-    list->PushClipRect(plotMin, plotMax, true);
-    drawScene(list, plot, tf, font, ImVec4(plotMin.x, plotMin.y, plotMax.x, plotMax.y));
-    drawHighlights(list, origin);
-    list->PopClipRect();
-    list->PushClipRect(ImVec2(clip.x, clip.y), ImVec2(plotMax.x, clip.w), true);
-    drawMemory(list, font, origin, top, bottom, window.x0 + 1, window.x1 - 1);
-    list->PopClipRect();
+}
 
-    // The time ruler: core's axis for the window, pinned to the pane's bottom when the chart is
-    // taller than the pane.
+void TimelineView::drawPlot(ImDrawList* list, ImFont* font, const Pane& pane, const ChartWindow& window) {
+    const ChartFrame& f = m_chart->frame();
+    const float k = float(m_k);
+    Scene plot;
+    const ChartWindowStats stats = m_chart->rows().appendVisible(plot, f, window);
+    m_stats = {stats.bars, stats.folds, stats.folded};
+    m_folds.clear();
+    for (const SceneRect& r : plot.rects)
+        if (r.kind == kFoldedKind) m_folds.push_back({r.x, r.y, r.x + r.w, r.y + r.h, r.panel, r.tooltip});
+    // A measured trace paired with its prediction: each op coloured by its duration error.
+    colourByDurationError(plot);
+    const ImVec2 plotMin(pane.origin.x + float(window.x0) * k, pane.clip.y),
+        plotMax(pane.origin.x + float(window.x1) * k, pane.clip.w);
+    list->PushClipRect(plotMin, plotMax, true);
+    drawScene(list, plot, pane.transform, font, ImVec4(plotMin.x, plotMin.y, plotMax.x, plotMax.y));
+    drawHighlights(list, pane.origin);
+    list->PopClipRect();
+    list->PushClipRect(ImVec2(pane.clip.x, pane.clip.y), ImVec2(plotMax.x, pane.clip.w), true);
+    drawMemory(list, font, pane.origin, pane.top, pane.bottom, window.x0 + 1, window.x1 - 1);
+    list->PopClipRect();
+}
+
+void TimelineView::drawAxis(ImDrawList* list, ImFont* font, const Pane& pane,
+                            const ChartWindow& window) const {
+    const ChartFrame& f = m_chart->frame();
     const double t0 = m_view.mapping().xToTime(window.x0), t1 = m_view.mapping().xToTime(window.x1);
     Scene axis;
     appendAxis(axis, f, m_view.mapping(), t0, t1);
     const double axisBottom = f.height;
-    SceneTransform axisTf = tf;
-    if (axisBottom > bottom) {
-        const float shift = float((bottom - axisBottom) * k);
+    SceneTransform axisTf = pane.transform;
+    if (axisBottom > pane.bottom) {
+        const float shift = float((pane.bottom - axisBottom) * m_k);
         axisTf.origin.y += shift;
-        const float y0 = origin.y + float(f.axisY - 4) * k + shift;
-        list->AddRectFilled(ImVec2(clip.x, y0), ImVec2(clip.z, clip.w), toImColor(f.palette->background));
+        const float y0 = pane.origin.y + float(f.axisY - 4) * float(m_k) + shift;
+        list->AddRectFilled(ImVec2(pane.clip.x, y0), ImVec2(pane.clip.z, pane.clip.w),
+                            toImColor(f.palette->background));
     }
-    drawScene(list, axis, axisTf, font, clip);
+    drawScene(list, axis, axisTf, font, pane.clip);
+}
 
-    // Hover and click: core's hit test (the row by y, then a binary search by time).
-    if (hovered && !ImGui::IsMouseDragging(ImGuiMouseButton_Left)) {
-        const double x = (io.MousePos.x - origin.x) / k, y = (io.MousePos.y - origin.y) / k;
-        ChartHit hit; // panel -1: nothing under the mouse
-        if (x >= window.x0 && x <= window.x1)
-            if (const auto h = m_chart->rows().eventAt(f, m_view.mapping(), x, y, kMinBarPx / m_k)) hit = *h;
-        const FoldBox* fold = nullptr;
-        for (const FoldBox& b : m_folds)
-            if (x >= b.x0 && x <= b.x1 && y >= b.y0 && y <= b.y1) fold = &b;
-        if (fold) {
-            const bool u = m_chart->panels()[std::size_t(fold->panel)].unitless;
-            ImGui::BeginTooltip();
-            ImGui::Text("%s folded: each narrower than %.0f pixels", fold->text.c_str(), kMinBarPx);
-            ImGui::Text("%s to %s", durationText(m_view.mapping().xToTime(fold->x0), u).c_str(),
-                        durationText(m_view.mapping().xToTime(fold->x1), u).c_str());
-            ImGui::TextDisabled("zoom in (wheel) to see them one by one");
-            ImGui::EndTooltip();
-        } else if (hit.panel >= 0) {
-            drawTooltip(hit.panel, hit.event);
-        }
-        if (ImGui::IsMouseReleased(ImGuiMouseButton_Left) &&
-            ImGui::GetMouseDragDelta(ImGuiMouseButton_Left).x == 0 &&
-            ImGui::GetMouseDragDelta(ImGuiMouseButton_Left).y == 0) {
-            if (hit.panel >= 0)
-                select(hit.panel, hit.event);
-            else
-                clearSelection();
-        }
+void TimelineView::drawFoldTooltip(const FoldBox& fold) const {
+    const bool u = m_chart->panels()[std::size_t(fold.panel)].unitless;
+    ImGui::BeginTooltip();
+    ImGui::Text("%s folded: each narrower than %.0f pixels", fold.text.c_str(), kMinBarPx);
+    ImGui::Text("%s to %s", durationText(m_view.mapping().xToTime(fold.x0), u).c_str(),
+                durationText(m_view.mapping().xToTime(fold.x1), u).c_str());
+    ImGui::TextDisabled("zoom in (wheel) to see them one by one");
+    ImGui::EndTooltip();
+}
+
+void TimelineView::handleHover(const Pane& pane, const ChartWindow& window) {
+    const ImGuiIO& io = ImGui::GetIO();
+    const double x = (io.MousePos.x - pane.origin.x) / m_k, y = (io.MousePos.y - pane.origin.y) / m_k;
+    ChartHit hit; // panel -1: nothing under the mouse
+    if (x >= window.x0 && x <= window.x1)
+        if (const auto h = m_chart->rows().eventAt(m_chart->frame(), m_view.mapping(), x, y, kMinBarPx / m_k))
+            hit = *h;
+    const FoldBox* fold = nullptr;
+    for (const FoldBox& b : m_folds)
+        if (x >= b.x0 && x <= b.x1 && y >= b.y0 && y <= b.y1) fold = &b;
+    if (fold)
+        drawFoldTooltip(*fold);
+    else if (hit.panel >= 0)
+        drawTooltip(hit.panel, hit.event);
+    const bool clicked = ImGui::IsMouseReleased(ImGuiMouseButton_Left) &&
+                         ImGui::GetMouseDragDelta(ImGuiMouseButton_Left).x == 0 &&
+                         ImGui::GetMouseDragDelta(ImGuiMouseButton_Left).y == 0;
+    if (!clicked) return;
+    if (hit.panel >= 0)
+        select(hit.panel, hit.event);
+    else
+        clearSelection();
+}
+
+void TimelineView::draw(ImFont* font, ImVec2 size) {
+    m_stats = {};
+    if (!m_chart || m_chart->empty()) return;
+    if (!layoutFor(std::max(200.0f, size.x - ImGui::GetStyle().ScrollbarSize))) {
+        ImGui::TextWrapped("The chart cannot be drawn: %s", m_layoutError.c_str());
+        return;
     }
+    const float contentH = float(m_chart->frame().height + memoryHeight()) * float(m_k);
+
+    ImGui::BeginChild("##timeline", size, false, ImGuiWindowFlags_NoScrollWithMouse);
+    if (m_scrollRequest >= 0) {
+        ImGui::SetScrollY(float(m_scrollRequest) * float(m_k));
+        m_scrollRequest = -1;
+    }
+    ImDrawList* list = ImGui::GetWindowDrawList();
+    const Pane pane = currentPane();
+    // Interaction first, so this frame draws the new window.
+    const bool hovered = m_mouse && ImGui::IsWindowHovered();
+    handleInput(pane, hovered);
+    // What does not move sideways: background, headers, row labels, legend.
+    drawScene(list, m_decor, pane.transform, font, pane.clip);
+    // The plot: the visible window's bars through core's draw lists, clipped to the plot; then the
+    // time ruler, core's axis for the window, pinned to the pane's bottom when the chart is taller.
+    const ChartWindow window = plotWindow(pane);
+    drawPlot(list, font, pane, window);
+    drawAxis(list, font, pane, window);
+    // Hover and click: core's hit test (the row by y, then a binary search by time).
+    if (hovered && !ImGui::IsMouseDragging(ImGuiMouseButton_Left)) handleHover(pane, window);
     ImGui::Dummy(ImVec2(1, contentH));
     ImGui::EndChild();
 }

@@ -9,6 +9,7 @@
 // hover shows the op, click selects it and outlines what it waits for and what waits for it.
 
 #include "layout/chart_view.h"
+#include "view/imgui_scene.h"
 #include "view/view_chart.h"
 
 #include <imgui.h>
@@ -54,6 +55,31 @@ class TimelineView {
     double visibleSpan() const;
 
   private:
+    /// Where the pane is this frame: its left edge and scroll (pixels), the chart's origin on
+    /// screen, the clip rectangle, and the chart's visible y range (points).
+    struct Pane {
+        float left = 0, scrollY = 0;
+        ImVec2 origin;
+        SceneTransform transform;
+        ImVec4 clip;
+        double top = 0, bottom = 0;
+    };
+    struct FoldBox;
+
+    /// Lays the chart out for `width` pixels when that changed; false when core refused the width.
+    bool layoutFor(float width);
+    Pane currentPane() const;
+    /// Wheel (zoom about the pointer, with Shift scroll), drag (pan, scroll) and the keys.
+    void handleInput(const Pane& pane, bool hovered);
+    /// The plot's visible window for core's draw lists.
+    ChartWindow plotWindow(const Pane& pane) const;
+    /// A measured trace paired with its prediction: each op's fill by its duration error.
+    void colourByDurationError(Scene& plot) const;
+    void drawPlot(ImDrawList* list, ImFont* font, const Pane& pane, const ChartWindow& window);
+    void drawAxis(ImDrawList* list, ImFont* font, const Pane& pane, const ChartWindow& window) const;
+    /// The tooltip of what is under the pointer, and a click's selection.
+    void handleHover(const Pane& pane, const ChartWindow& window);
+    void drawFoldTooltip(const FoldBox& fold) const;
     void relayout(double widthPx);
     void drawHighlights(ImDrawList* list, ImVec2 origin) const;
     void drawTooltip(int panel, int event) const;
