@@ -19,6 +19,49 @@ std::string tracePanelTitle(const ViewSource& source) {
     return title;
 }
 
+namespace {
+
+/// A prediction's panel: its timeline and report, its memory curves per device.
+ViewPanel predictionPanel(std::size_t source, int outcome, const ScheduleOutcome& out) {
+    ViewPanel p;
+    p.source = source;
+    p.outcome = outcome;
+    p.timeline = &out.prediction.timeline;
+    p.prediction = &out.prediction;
+    p.title = out.title;
+    p.unitless = out.prediction.report.unitless;
+    for (const DeviceMemory& d : out.prediction.report.memory.devices)
+        p.memory.emplace_back(std::span<const std::pair<double, double>>(d.curve));
+    p.memoryUnit = p.unitless ? "M_a" : "GiB";
+    p.memoryScale = p.unitless ? 1.0 : double(1ull << 30);
+    return p;
+}
+
+/// A trace panel's memory per device: the memory counters of its files (the writer's
+/// "memory (GiB)"), else their first counter.
+void traceMemory(ViewPanel& p, const std::vector<ViewSource>& sources,
+                 const std::vector<std::size_t>& group) {
+    std::vector<const CounterTrack*> counters;
+    for (std::size_t g : group)
+        for (const CounterTrack& c : sources[g].counters) counters.push_back(&c);
+    std::string name;
+    for (const CounterTrack* c : counters)
+        if (c->name.find("memory") != std::string::npos) name = c->name;
+    if (name.empty() && !counters.empty()) name = counters.front()->name;
+    for (const CounterTrack* c : counters) {
+        if (c->name != name || c->device < 0 || c->device > 4096) continue;
+        if (std::size_t(c->device) >= p.memory.size()) p.memory.resize(std::size_t(c->device) + 1);
+        p.memory[std::size_t(c->device)] = CounterSeries(c->points);
+    }
+    p.memoryUnit = name.find("GiB") != std::string::npos ? "GiB" : name;
+}
+
+bool loadedTrace(const ViewSource& source) {
+    return source.error.empty() && source.trace;
+}
+
+} // namespace
+
 void ViewChart::build(const std::vector<ViewSource>& sources, const ViewChartOptions& options) {
     m_panels.clear();
     m_chartPanels.clear();
@@ -28,39 +71,51 @@ void ViewChart::build(const std::vector<ViewSource>& sources, const ViewChartOpt
     m_rows = ChartRows{};
     m_frame = ChartFrame{};
     m_content = ChartContent{};
-    bool anyUnitless = false, anyMicroseconds = false;
-    for (std::size_t s = 0; s < sources.size(); ++s) {
-        const ViewSource& src = sources[s];
-        if (!src.error.empty()) continue;
-        if (src.analysis) {
-            for (std::size_t o = 0; o < src.analysis->outcomes.size(); ++o) {
-                const ScheduleOutcome& out = src.analysis->outcomes[o];
-                ViewPanel p;
-                p.source = s;
-                p.outcome = int(o);
-                p.timeline = &out.prediction.timeline;
-                p.prediction = &out.prediction;
-                p.title = out.title;
-                p.unitless = out.prediction.report.unitless;
-                for (const DeviceMemory& d : out.prediction.report.memory.devices)
-                    p.memory.emplace_back(std::span<const std::pair<double, double>>(d.curve));
-                p.memoryUnit = p.unitless ? "M_a" : "GiB";
-                p.memoryScale = p.unitless ? 1.0 : double(1ull << 30);
-                (p.unitless ? anyUnitless : anyMicroseconds) = true;
-                m_panels.push_back(std::move(p));
-            }
+    for (std::size_t s = 0; s < sources.size(); ++s)
+        if (sources[s].error.empty() && sources[s].analysis)
+            for (std::size_t o = 0; o < sources[s].analysis->outcomes.size(); ++o)
+                m_panels.push_back(predictionPanel(s, int(o), sources[s].analysis->outcomes[o]));
+    addTraces(sources);
+    // Unit costs read as units only when nothing else is shown (every panel a prediction in
+    // units); mixed charts are in µs.
+    const bool unitless = std::all_of(m_panels.begin(), m_panels.end(),
+                                      [](const ViewPanel& p) { return p.prediction && p.unitless; });
+    pairTraces(sources);
+    orderPanels();
+    if (options.measuredRows == MeasuredRows::UnderPredicted) pairRows();
+    for (const ViewPanel& p : m_panels) {
+        ChartPanel cp;
+        cp.timeline = p.timeline;
+        cp.title = p.title;
+        if (p.compared) {
+            cp.compared = p.compared;
+            cp.subtitle = comparedSummary(*p.compared, *p.overlay,
+                                          p.unitless ? TimeUnit::Units : TimeUnit::Microseconds);
         }
+        m_chartPanels.push_back(cp);
     }
-    // Traces: per-rank files of one run (same shape, each device in one file) become one panel.
+    if (m_panels.empty()) return;
+    m_options = ChartOptions{};
+    m_options.palette = options.palette;
+    m_options.showComm = options.showComm;
+    m_options.tooltips = false;                 // hover text is built from the event under the cursor
+    m_options.minLabelSize = kMinScreenLabelPt; // a label shrunk for print is unreadable on screen
+    m_options.timeUnit = unitless ? TimeUnit::Units : TimeUnit::Microseconds;
+    m_options.widthPt = 800;
+    m_content = scanChart(m_chartPanels, m_options);
+    m_rows = ChartRows(m_chartPanels, m_content);
+}
+
+void ViewChart::addTraces(const std::vector<ViewSource>& sources) {
+    // Per-rank files of one run (same shape, each device in one file) become one panel.
     std::vector<bool> grouped(sources.size(), false);
     for (std::size_t s = 0; s < sources.size(); ++s) {
-        const ViewSource& src = sources[s];
-        if (!src.error.empty() || !src.trace || grouped[s]) continue;
+        if (!loadedTrace(sources[s]) || grouped[s]) continue;
         std::vector<std::size_t> group{s};
-        std::vector<const Timeline*> parts{src.trace.get()};
+        std::vector<const Timeline*> parts{sources[s].trace.get()};
         std::optional<Timeline> merged;
         for (std::size_t o = s + 1; o < sources.size(); ++o) {
-            if (!sources[o].error.empty() || !sources[o].trace || grouped[o]) continue;
+            if (!loadedTrace(sources[o]) || grouped[o]) continue;
             parts.push_back(sources[o].trace.get());
             if (auto m = mergeRankTimelines(parts)) {
                 merged = std::move(m);
@@ -80,30 +135,19 @@ void ViewChart::build(const std::vector<ViewSource>& sources, const ViewChartOpt
             p.title =
                 names + " · " + p.timeline->origin + " · " + p.timeline->shape.schedule + " (per-rank files)";
         } else {
-            p.timeline = src.trace.get();
-            p.title = tracePanelTitle(src);
+            p.timeline = sources[s].trace.get();
+            p.title = tracePanelTitle(sources[s]);
         }
         p.busy = measureTimelineBusy(*p.timeline);
-        // The memory counters (the writer's "memory (GiB)"), else any counter, per device.
-        std::vector<const CounterTrack*> counters;
-        for (std::size_t g : group)
-            for (const CounterTrack& c : sources[g].counters) counters.push_back(&c);
-        std::string name;
-        for (const CounterTrack* c : counters)
-            if (c->name.find("memory") != std::string::npos) name = c->name;
-        if (name.empty() && !counters.empty()) name = counters.front()->name;
-        for (const CounterTrack* c : counters) {
-            if (c->name != name || c->device < 0 || c->device > 4096) continue;
-            if (std::size_t(c->device) >= p.memory.size()) p.memory.resize(std::size_t(c->device) + 1);
-            p.memory[std::size_t(c->device)] = CounterSeries(c->points);
-        }
-        p.memoryUnit = name.find("GiB") != std::string::npos ? "GiB" : name;
-        anyMicroseconds = true;
+        traceMemory(p, sources, group);
         m_panels.push_back(std::move(p));
     }
-    // Pair every trace with its prediction by eval's rule (matchTraceOutcome: the schedule it
-    // names, else the first of its shape, else the one prediction), as the app and the CLI pair a
-    // trace with a project's schedules; the trace then sits right under its prediction.
+}
+
+void ViewChart::pairTraces(const std::vector<ViewSource>& sources) {
+    // Every trace with its prediction by eval's rule (matchTraceOutcome: the schedule it names,
+    // else the first of its shape, else the one prediction), as the app and the CLI pair a trace
+    // with a project's schedules.
     for (std::size_t t = 0; t < m_panels.size(); ++t) {
         if (m_panels[t].prediction) continue;
         std::vector<std::size_t> panelOf;
@@ -119,66 +163,48 @@ void ViewChart::build(const std::vector<ViewSource>& sources, const ViewChartOpt
             m_panels[t].matchNote = candidates.empty() ? std::string() : match.error;
             continue;
         }
-        ViewPanel& pred = m_panels[panelOf[*match.outcome]];
         try {
-            auto report = std::make_shared<const OverlayReport>(
-                compareTimelines(*pred.timeline, *m_panels[t].timeline));
-            pred.partner = int(t);
-            m_panels[t].partner = int(panelOf[*match.outcome]);
-            pred.overlay = m_panels[t].overlay = report;
-            m_panels[t].counterpart = predictedEventOfMeasured(*report, m_panels[t].timeline->events.size());
-            pred.counterpart.assign(pred.timeline->events.size(), -1);
-            for (const OpDeviation& d : report->ops)
-                if (d.predictedEvent < pred.counterpart.size())
-                    pred.counterpart[d.predictedEvent] = std::int32_t(d.measuredEvent);
-            m_panels[t].matchNote.clear();
+            pair(panelOf[*match.outcome], t);
         } catch (const Error& e) {
             m_panels[t].matchNote = e.message();
         }
     }
-    // Order: each prediction followed by its trace, unmatched panels in file order.
+}
+
+void ViewChart::pair(std::size_t predicted, std::size_t trace) {
+    ViewPanel& pred = m_panels[predicted];
+    ViewPanel& measured = m_panels[trace];
+    auto report = std::make_shared<const OverlayReport>(compareTimelines(*pred.timeline, *measured.timeline));
+    pred.partner = int(trace);
+    measured.partner = int(predicted);
+    pred.overlay = measured.overlay = report;
+    measured.counterpart = predictedEventOfMeasured(*report, measured.timeline->events.size());
+    pred.counterpart.assign(pred.timeline->events.size(), -1);
+    for (const OpDeviation& d : report->ops)
+        if (d.predictedEvent < pred.counterpart.size())
+            pred.counterpart[d.predictedEvent] = std::int32_t(d.measuredEvent);
+    measured.matchNote.clear();
+}
+
+void ViewChart::orderPanels() {
+    // Each prediction followed by its trace, unmatched panels in file order.
     std::vector<ViewPanel> ordered;
     std::vector<bool> placed(m_panels.size(), false);
     std::vector<int> newIndex(m_panels.size(), -1);
-    for (std::size_t i = 0; i < m_panels.size(); ++i) {
-        if (placed[i] || (!m_panels[i].prediction && m_panels[i].partner >= 0)) continue;
+    auto place = [&](std::size_t i) {
         newIndex[i] = int(ordered.size());
         ordered.push_back(m_panels[i]);
         placed[i] = true;
+    };
+    for (std::size_t i = 0; i < m_panels.size(); ++i) {
+        if (placed[i] || (!m_panels[i].prediction && m_panels[i].partner >= 0)) continue;
+        place(i);
         const int partner = m_panels[i].partner;
-        if (partner >= 0 && !placed[std::size_t(partner)]) {
-            newIndex[std::size_t(partner)] = int(ordered.size());
-            ordered.push_back(m_panels[std::size_t(partner)]);
-            placed[std::size_t(partner)] = true;
-        }
+        if (partner >= 0 && !placed[std::size_t(partner)]) place(std::size_t(partner));
     }
     for (ViewPanel& p : ordered)
         if (p.partner >= 0) p.partner = newIndex[std::size_t(p.partner)];
     m_panels = std::move(ordered);
-    if (options.measuredRows == MeasuredRows::UnderPredicted) pairRows();
-
-    for (const ViewPanel& p : m_panels) {
-        ChartPanel cp;
-        cp.timeline = p.timeline;
-        cp.title = p.title;
-        if (p.compared) {
-            cp.compared = p.compared;
-            cp.subtitle = comparedSummary(*p.compared, *p.overlay,
-                                          p.unitless ? TimeUnit::Units : TimeUnit::Microseconds);
-        }
-        m_chartPanels.push_back(cp);
-    }
-    if (m_panels.empty()) return;
-    m_options = ChartOptions{};
-    m_options.palette = options.palette;
-    m_options.showComm = options.showComm;
-    m_options.tooltips = false;                 // hover text is built from the event under the cursor
-    m_options.minLabelSize = kMinScreenLabelPt; // a label shrunk for print is unreadable on screen
-    // Unit costs read as units only when nothing else is shown; mixed charts are in µs.
-    m_options.timeUnit = anyUnitless && !anyMicroseconds ? TimeUnit::Units : TimeUnit::Microseconds;
-    m_options.widthPt = 800;
-    m_content = scanChart(m_chartPanels, m_options);
-    m_rows = ChartRows(m_chartPanels, m_content);
 }
 
 void ViewChart::pairRows() {

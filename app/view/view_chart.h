@@ -77,6 +77,14 @@ class ViewChart {
     const EventDependencies* dependencies(int panel);
 
   private:
+    /// A panel per trace, per-rank files of one run merged into one.
+    void addTraces(const std::vector<ViewSource>& sources);
+    /// Every trace with the prediction eval's matchTraceOutcome picks for it.
+    void pairTraces(const std::vector<ViewSource>& sources);
+    /// Panels `predicted` and `trace` paired: the overlay report and the events' counterparts.
+    void pair(std::size_t predicted, std::size_t trace);
+    /// Each prediction followed by its trace, unmatched panels in file order.
+    void orderPanels();
     /// MeasuredRows::UnderPredicted: every paired prediction and trace into one panel.
     void pairRows();
 
