@@ -91,8 +91,9 @@ ViewerSession::~ViewerSession() = default;
 
 std::vector<ViewerSession::BenchStep> ViewerSession::benchScript() {
     std::vector<BenchStep> steps;
-    for (double z = 1; z <= kChartMaxZoom; z *= 4)
-        for (int i = 0; i <= 40; ++i) steps.push_back({z, i / 40.0});
+    // Zoom 4^level: 1, 4, 16 ... up to kChartMaxZoom (an integer counter: a power of 4 is exact).
+    for (int level = 0; std::ldexp(1.0, 2 * level) <= kChartMaxZoom; ++level)
+        for (int i = 0; i <= 40; ++i) steps.push_back({std::ldexp(1.0, 2 * level), i / 40.0});
     return steps;
 }
 
