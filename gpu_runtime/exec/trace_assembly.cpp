@@ -31,6 +31,22 @@ struct AlignedIteration {
     }
 };
 
+/// Iteration `it` of rank `r` on rank 0's clock; no data when the rank did not record it.
+AlignedIteration aligned(const MeasuredRun& run, int r, std::size_t it) {
+    AlignedIteration a;
+    if (std::size_t(r) < run.ranks.size() && it < run.ranks[std::size_t(r)].size())
+        a.data = &run.ranks[std::size_t(r)][it];
+    a.offset = clockOffsetAt(run, r, it);
+    return a;
+}
+
+/// The ops an iteration is measured by: compute ops, gradient syncs and optimizer steps (the
+/// prediction's makespan). A receive is posted as early as its buffer allows, which is not work of
+/// this iteration yet.
+bool isIterationOp(InstrKind kind) {
+    return kind == InstrKind::Compute || kind == InstrKind::GradSync || kind == InstrKind::Optimizer;
+}
+
 /// Where the receive of each send is: the lowering's own matching of every transfer
 /// (Lowered::matches), indexed by the send's rank and position; -1 ranks where none.
 std::vector<std::vector<std::pair<int, int>>> receivesOfSends(const Lowered& lowered) {
@@ -58,6 +74,7 @@ class Assembly {
         for (std::size_t it = 0; it < iterations; ++it) {
             m_computeStamp.clear();
             placeOps(it);
+            m_out.iterationUs[it] = iterationSpanUs(m_lowered, m_run, it);
             for (int r = 0; r < ranks(); ++r) {
                 const AlignedIteration a = aligned(r, it);
                 if (!a.data) continue;
@@ -86,11 +103,7 @@ class Assembly {
     }
 
     AlignedIteration aligned(int r, std::size_t it) const {
-        AlignedIteration a;
-        if (std::size_t(r) < m_run.ranks.size() && it < m_run.ranks[std::size_t(r)].size())
-            a.data = &m_run.ranks[std::size_t(r)][it];
-        a.offset = clockOffsetAt(m_run, r, it);
-        return a;
+        return stagecraft::runtime::aligned(m_run, r, it);
     }
 
     /// The most iterations any rank recorded; completeIterations: those every rank finished.
@@ -112,11 +125,8 @@ class Assembly {
         return iterations;
     }
 
-    /// The compute ops, gradient syncs and optimizer steps of iteration `it` on every rank, and the
-    /// iteration's length: the prediction's makespan, first op to last op. A receive is posted as
-    /// early as its buffer allows, which is not work of this iteration yet.
+    /// The compute ops, gradient syncs and optimizer steps of iteration `it` on every rank.
     void placeOps(std::size_t it) {
-        double first = 1e300, last = -1e300;
         for (int r = 0; r < ranks(); ++r) {
             const AlignedIteration a = aligned(r, it);
             if (!a.data) continue;
@@ -125,13 +135,10 @@ class Assembly {
                 if (s.start < 0) continue;
                 const std::optional<TimelineEvent> e = opEvent(program(r)[i], r, s);
                 if (!e) continue;
-                first = std::min(first, s.start);
-                last = std::max(last, s.end);
                 m_out.timeline.events.push_back(*e);
                 m_out.iterations.push_back(std::uint32_t(it));
             }
         }
-        if (last >= first) m_out.iterationUs[it] = last - first;
     }
 
     /// The event of an op instruction (none for transfers and bookkeeping); a compute op's stamp
@@ -291,6 +298,22 @@ double clockOffsetAt(const MeasuredRun& run, int rank, std::size_t iteration) {
         return start;
     const double at = std::clamp(run.ranks[0][iteration].iterationStart / run.clockEndAtUs, 0.0, 1.0);
     return start + (run.clockOffsetEndUs[r] - start) * at;
+}
+
+double iterationSpanUs(const Lowered& lowered, const MeasuredRun& run, std::size_t iteration) {
+    double first = 1e300, last = -1e300;
+    for (int r = 0; r < lowered.ranks; ++r) {
+        const AlignedIteration a = aligned(run, r, iteration);
+        if (!a.data) continue;
+        const std::vector<Instruction>& program = lowered.programs[std::size_t(r)].instructions;
+        for (std::size_t i = 0; i < program.size(); ++i) {
+            const Stamp s = a.at(i);
+            if (s.start < 0 || !isIterationOp(program[i].kind)) continue;
+            first = std::min(first, s.start);
+            last = std::max(last, s.end);
+        }
+    }
+    return last >= first ? last - first : 0.0;
 }
 
 AssembledTrace assembleTrace(const RunPlan& plan, const MeasuredRun& run, double toleranceUs) {

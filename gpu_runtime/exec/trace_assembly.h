@@ -58,6 +58,12 @@ struct AssembledTrace {
 /// proportion to how far into the run the iteration began (rank 0's iteration start).
 double clockOffsetAt(const MeasuredRun& run, int rank, std::size_t iteration);
 
+/// How long iteration `iteration` took over all ranks, on rank 0's clock: the first op's start to
+/// the last op's end (compute ops, gradient syncs, optimizer steps: the prediction's makespan;
+/// early-posted receives do not count). 0 when no rank recorded an op of it. AssembledTrace's
+/// iterationUs and stagecraft-run's progress line.
+double iterationSpanUs(const Lowered& lowered, const MeasuredRun& run, std::size_t iteration);
+
 /// `toleranceUs` absorbs the residual clock error of the offset estimate.
 AssembledTrace assembleTrace(const RunPlan& plan, const MeasuredRun& run, double toleranceUs = 0);
 

@@ -262,27 +262,6 @@ Collected collectBeforeRun(const MpiSession& mpi, DeviceLayer& layer, const Exec
     return collected;
 }
 
-/// The last iteration gathered, first op to last op over every rank on rank 0's clock (the
-/// offsets measured before the run), µs: the progress line's figure.
-double lastIterationUs(const RunPlan& plan, const MeasuredRun& run) {
-    double first = 1e300, last = -1e300;
-    for (std::size_t r = 0; r < run.ranks.size(); ++r) {
-        const auto& stamps = run.ranks[r].back().stamps;
-        const auto& program = plan.lowered.programs[r].instructions;
-        for (std::size_t i = 0; i < stamps.size() && i < program.size(); ++i) {
-            const Stamp& s = stamps[i];
-            const InstrKind kind = program[i].kind;
-            const bool op =
-                kind == InstrKind::Compute || kind == InstrKind::GradSync || kind == InstrKind::Optimizer;
-            if (op && s.start >= 0) {
-                first = std::min(first, s.start - run.clockOffsetUs[r]);
-                last = std::max(last, s.end - run.clockOffsetUs[r]);
-            }
-        }
-    }
-    return last - first;
-}
-
 /// Rank 0 after a fault: the trace of what was measured, with the fault, written as far as it can be.
 void writePartialTrace(const RunOptions& options, const RunPlan& plan, Collected& collected,
                        const std::string& backend, nlohmann::json fault) {
@@ -327,8 +306,10 @@ void runIterations(Session& s) {
             for (std::size_t r = 0; r < all.size() && r < s.collected.run.ranks.size(); ++r)
                 s.collected.run.ranks[r].push_back(std::move(all[r]));
             if (!options.quiet)
-                std::fprintf(stderr, "stagecraft-run: iteration %d of %d: %.3f ms\n", iteration + 1,
-                             options.iterations, milliseconds(lastIterationUs(s.plan, s.collected.run)));
+                std::fprintf(
+                    stderr, "stagecraft-run: iteration %d of %d: %.3f ms\n", iteration + 1,
+                    options.iterations,
+                    milliseconds(iterationSpanUs(s.plan.lowered, s.collected.run, std::size_t(iteration))));
         }
     } catch (const ExecutionFault& fault) {
         std::cerr << "stagecraft-run: rank " << s.mpi.rank() << " stopped at instruction " << fault.position

@@ -161,3 +161,19 @@ TEST_CASE("clock offsets measured before and after the run are interpolated per 
     CHECK(clockOffsetAt(run, 0, 2) == 0);
     CHECK(clockOffsetAt(run, 1, 9) == 10); // an iteration rank 0 did not record
 }
+
+TEST_CASE("an iteration spans its first op to its last, not its early-posted receives", "[runtime][trace]") {
+    const RunPlan plan = tinyPlan("gpipe");
+    const double period = plan.prediction.report.iterationUs * 2;
+    MeasuredRun run = replayPrediction(plan, 2, period);
+    const double makespan = iterationSpanUs(plan.lowered, run, 1);
+    CHECK(makespan == Approx(plan.prediction.report.iterationUs));
+    // Rank 1 posts every receive of iteration 1 at once, long before its ops: the span holds.
+    const RankPlan rank1 = makeRankPlan(plan, 1);
+    for (std::size_t i = 0; i < rank1.steps.size(); ++i)
+        if (rank1.steps[i].instr.kind == InstrKind::Recv) run.ranks[1][1].stamps[i].start = period - 500;
+    CHECK(iterationSpanUs(plan.lowered, run, 1) == Approx(makespan));
+    // The trace reports the same span, and an iteration no rank recorded spans nothing.
+    CHECK(assembleTrace(plan, run, 0).iterationUs.at(1) == Approx(makespan));
+    CHECK(iterationSpanUs(plan.lowered, run, 2) == 0);
+}
