@@ -102,14 +102,14 @@ std::string groupsText(const OverlayView& v) {
     for (std::size_t d = 0; d < v.breakdown.devices.size(); ++d) {
         const OverlayGroup& g = v.breakdown.devices[d];
         rows.push_back({"D" + std::to_string(d), std::to_string(g.ops), t(g.meanAbsDurationError),
-                        ratioText(g.meanDurationRatio)});
+                        ratioText(g.durationRatio)});
     }
     rows.push_back({"kind", "ops", "mean |duration error|", "measured/predicted"});
     for (int k = 0; k < kOpKindCount; ++k) {
         const OverlayGroup& g = v.breakdown.kinds[std::size_t(k)];
         if (g.ops == 0) continue;
         rows.push_back({opKindName(OpKind(k)), std::to_string(g.ops), t(g.meanAbsDurationError),
-                        ratioText(g.meanDurationRatio)});
+                        ratioText(g.durationRatio)});
     }
     return textTable(rows);
 }
@@ -138,7 +138,7 @@ Json optionalJson(const std::optional<double>& value) {
 Json groupJson(const OverlayGroup& g) {
     return {{"ops", g.ops},
             {"mean_abs_duration_error_us", g.meanAbsDurationError},
-            {"mean_duration_ratio", optionalJson(g.meanDurationRatio)}};
+            {"duration_ratio", optionalJson(g.durationRatio)}};
 }
 
 Json driftJson(const OverlayView& v) {

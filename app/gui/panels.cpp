@@ -408,8 +408,7 @@ void OverlayPanel::fillLists(const AnalysisResult& result) {
         item->setText(0, QStringLiteral("D%1").arg(d));
         item->setText(1, QString::number(qulonglong(g.ops)));
         item->setText(2, t(g.meanAbsDurationError));
-        item->setText(3, g.meanDurationRatio ? QString::number(*g.meanDurationRatio, 'f', 3)
-                                             : QStringLiteral("–"));
+        item->setText(3, g.durationRatio ? QString::number(*g.durationRatio, 'f', 3) : QStringLiteral("–"));
     }
     for (QTreeWidget* list : {m_drift, m_devices})
         for (int c = 0; c < list->columnCount(); ++c) list->resizeColumnToContents(c);

@@ -169,22 +169,22 @@ namespace {
 
 /// Sums of one group, turned into an OverlayGroup at the end.
 struct GroupSums {
-    std::size_t ops = 0, ratioOps = 0;
-    double absDuration = 0, ratio = 0;
+    std::size_t ops = 0;
+    double absDuration = 0, predictedTime = 0, measuredTime = 0;
 
     void add(double predictedDuration, double measuredDuration) {
         ++ops;
         absDuration += std::abs(measuredDuration - predictedDuration);
         if (predictedDuration > 0) {
-            ++ratioOps;
-            ratio += measuredDuration / predictedDuration;
+            predictedTime += predictedDuration;
+            measuredTime += measuredDuration;
         }
     }
     OverlayGroup group() const {
         OverlayGroup g;
         g.ops = ops;
         if (ops > 0) g.meanAbsDurationError = absDuration / double(ops);
-        if (ratioOps > 0) g.meanDurationRatio = ratio / double(ratioOps);
+        if (predictedTime > 0) g.durationRatio = measuredTime / predictedTime;
         return g;
     }
 };

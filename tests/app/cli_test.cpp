@@ -487,7 +487,7 @@ TEST_CASE("overlay of a trace of the same project has no error, as text, JSON an
     CHECK(parsed["duration_error_us"]["max_abs"] == 0.0);
     CHECK(parsed["start_error_us"]["max_abs"] == 0.0);
     REQUIRE(parsed["devices"].size() == 8);
-    CHECK(parsed["devices"][3]["mean_duration_ratio"] == 1.0);
+    CHECK(parsed["devices"][3]["duration_ratio"] == 1.0);
     CHECK(parsed["kinds"][0]["kind"] == "F");
     REQUIRE(parsed["most_drift"].size() == 5);
     CHECK(parsed["most_drift"][0]["predicted_duration_us"] ==
@@ -545,7 +545,7 @@ TEST_CASE("overlay reads one iteration of a measured trace of several", "[cli][o
     CHECK(one["iteration"] == 1);
     CHECK(one["makespan"]["error"].get<double>() == Approx(0.1).margin(1e-9));
     for (const auto& device : one["devices"])
-        CHECK(device["mean_duration_ratio"].get<double>() == Approx(1.1).margin(1e-9));
+        CHECK(device["duration_ratio"].get<double>() == Approx(1.1).margin(1e-9));
     const Run text = cli("overlay " + kOverlayProject + " " + measured + " -s 1f1b");
     CHECK_THAT(text.out, Catch::Contains("(iteration 1 of 0..1)") && Catch::Contains("+10.00%"));
 
