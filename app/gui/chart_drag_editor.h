@@ -20,8 +20,10 @@ class ChartDragEditor {
     virtual void dragTo(QPoint pos) = 0;
     /// Released at the last position: apply the move (or refuse it, saying why).
     virtual void drop() = 0;
-    /// Escape, or the chart changed under the drag.
+    /// Escape, a release where it was pressed, or another editor: the drag ends, nothing moves.
     virtual void cancelDrag() = 0;
+    /// The view was given a new result under the drag: the drag ends, and what it showed is gone.
+    virtual void chartReplaced() = 0;
     /// Paints the drag in scene points (the painter is set up as for the chart's bars).
     virtual void paintDrag(QPainter& painter) const = 0;
 };

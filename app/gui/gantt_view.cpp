@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "gui/chart_drag_editor.h"
+#include "gui/chart_ghost.h"
 #include "gui/models/release_off_thread.h"
 #include "layout/palette.h"
 #include "layout/text_metrics.h"
@@ -40,7 +41,21 @@ GanttView::GanttView(QWidget* parent) : QAbstractScrollArea(parent) {
 }
 
 void GanttView::setResult(AnalysisPtr result, std::shared_ptr<WindowedChart> prepared) {
-    setDragEditor(m_dragEditor); // a drag's bars are the old result's: it ends here
+    if (m_drag == Drag::Edit) { // a drag's bars are the old result's: it ends here, nothing to restore
+        m_drag = Drag::None;
+        m_dragEditor->chartReplaced();
+        viewport()->unsetCursor();
+    }
+    const bool fitAgain = std::exchange(m_previewFromFit, std::nullopt).value_or(false);
+    replaceResult(std::move(result), std::move(prepared), fitAgain ? Mapping::Fit : Mapping::Keep);
+}
+
+void GanttView::showPreview(AnalysisPtr result) {
+    if (!m_previewFromFit) m_previewFromFit = zoom() == 1.0;
+    replaceResult(std::move(result), nullptr, Mapping::Hold);
+}
+
+void GanttView::replaceResult(AnalysisPtr result, std::shared_ptr<WindowedChart> prepared, Mapping mapping) {
     m_result = std::move(result);
     m_prepared = std::move(prepared);
     m_dependencies.clear();
@@ -60,7 +75,7 @@ void GanttView::setResult(AnalysisPtr result, std::shared_ptr<WindowedChart> pre
             if (d.predictedEvent < events.size() && d.measuredEvent < m_result->measured->events.size())
                 m_measuredOf[d.predictedEvent] = int(d.measuredEvent);
     }
-    rebuild();
+    rebuild(mapping);
 }
 
 void GanttView::setSettings(const ChartSettings& settings) {
@@ -68,14 +83,14 @@ void GanttView::setSettings(const ChartSettings& settings) {
     rebuild();
 }
 
-void GanttView::rebuild() {
+void GanttView::rebuild(Mapping mapping) {
     // Charts are laid out in points; on screen a point is logicalDpi/72 pixels, so the chart
     // reads at the size it prints. A little larger than print size: screens are read from
     // further away than paper.
     m_k = std::max(1.0, logicalDpiX() / 72.0 * 1.15);
     // A new result keeps the window (scale and the time at the left edge) so edits compare in
     // place; a chart at fit stays at fit.
-    const bool atFit = zoom() == 1.0;
+    const bool atFit = mapping == Mapping::Fit || (mapping == Mapping::Keep && zoom() == 1.0);
     const double pxPerUs = m_hasChart && !atFit ? m_view.mapping().pxPerUs : 0.0;
     const double leftTime = m_hasChart && !atFit ? m_view.mapping().originTime : 0.0;
     m_layoutError.clear();
@@ -351,6 +366,12 @@ void GanttView::setDragEditor(ChartDragEditor* editor) {
     m_dragEditor = editor;
 }
 
+void GanttView::setGhost(std::optional<std::pair<int, int>> originalAndEdited) {
+    if (originalAndEdited == m_ghost) return;
+    m_ghost = originalAndEdited;
+    viewport()->update();
+}
+
 void GanttView::clearSelection() {
     m_selection.reset();
     m_producers.clear();
@@ -441,6 +462,8 @@ void GanttView::paintEvent(QPaintEvent*) {
     const ChartWindowStats stats = m_rows.appendVisible(plot, m_frame, window);
     m_lastPaintFolded = stats.folds > 0;
     m_lastPaintItems = stats.bars + stats.folds;
+    m_lastPaintGhostBars =
+        m_ghost ? insertGhost(plot, m_rows, m_frame, window, m_ghost->first, m_ghost->second) : 0;
     const double t0 = m_view.mapping().xToTime(window.x0), t1 = m_view.mapping().xToTime(window.x1);
     painter.save();
     painter.setClipRect(QRectF(window.x0, visible.top(), window.x1 - window.x0, visible.height()));

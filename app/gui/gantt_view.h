@@ -41,6 +41,11 @@ class GanttView : public QAbstractScrollArea {
     /// `prepared`: the windowed chart the analysis worker built of `result`, used when it was
     /// built under the view's settings (otherwise the view builds its own).
     void setResult(AnalysisPtr result, std::shared_ptr<WindowedChart> prepared = nullptr);
+    /// Shows `result` in place of the current one while a drag goes on (Design by Hand's live
+    /// preview): the drag continues and the time mapping stays exactly where it is, so the pointer
+    /// keeps its place over the re-timed bars. The next setResult() ends the preview (at fit again
+    /// when the chart was at fit when the preview began).
+    void showPreview(AnalysisPtr result);
     const AnalysisPtr& result() const { return m_result; }
     void setSettings(const ChartSettings& settings);
     const ChartSettings& settings() const { return m_settings; }
@@ -118,6 +123,12 @@ class GanttView : public QAbstractScrollArea {
     void setDragEditor(ChartDragEditor* editor);
     /// Scene rectangle of bar `event` of `panel` at the current zoom (null when not drawn).
     QRectF eventBox(int panel, int event) const { return boxOf(panel, event); }
+    /// Draws the bars of panel `original` faintly behind those of panel `edited` (the same
+    /// devices): where an op was before the edits. Panels of the shown result; none: no ghost.
+    void setGhost(std::optional<std::pair<int, int>> originalAndEdited);
+    std::optional<std::pair<int, int>> ghost() const { return m_ghost; }
+    /// Ghost bars the last paint drew.
+    std::size_t lastPaintGhostBars() const { return m_lastPaintGhostBars; }
 
     /// Deepest zoom, relative to fit: core's, the viewer's too.
     static constexpr double kMaxZoom = kChartMaxZoom;
@@ -146,8 +157,12 @@ class GanttView : public QAbstractScrollArea {
     void scrollContentsBy(int dx, int dy) override;
 
   private:
+    /// How a rebuild places the time axis: keep the window (a chart at fit stays at fit), hold
+    /// the mapping exactly (a preview), or fit.
+    enum class Mapping { Keep, Hold, Fit };
+    void replaceResult(AnalysisPtr result, std::shared_ptr<WindowedChart> prepared, Mapping mapping);
     /// Per result or settings: panels, content and rows (linear in events), then the frame.
-    void rebuild();
+    void rebuild(Mapping mapping = Mapping::Keep);
     /// Per width: the frame and its decoration, then the mapping at `zoom` (relative to fit),
     /// or at `pxPerUs` when positive, with `leftTime` at the plot's left edge.
     void relayoutFrame(double zoom, double leftTime, double pxPerUs = 0);
@@ -213,6 +228,9 @@ class GanttView : public QAbstractScrollArea {
     mutable std::map<int, std::vector<std::vector<std::size_t>>> m_idleByDevice; ///< [panel][device]
     std::size_t m_lastPaintCriticalBars = 0;
     std::size_t m_lastPaintIdleGaps = 0;
+    std::optional<std::pair<int, int>> m_ghost; ///< original panel, edited panel
+    std::size_t m_lastPaintGhostBars = 0;
+    std::optional<bool> m_previewFromFit; ///< set while a preview is shown: the chart was at fit before
 
     // Mouse interaction.
     enum class Drag { None, Pan, Band, Edit };

@@ -300,6 +300,15 @@ void MainWindow::createEditMenu(MenuActions& a) {
     connect(m_editing, &ScheduleEditController::changed, this, &MainWindow::scheduleAnalysis);
     connect(m_editing, &ScheduleEditController::editingStarted, m_metrics->model(),
             &MetricsModel::setEditedFrom);
+    // A drag's live preview: the chart, the Metrics table and the memory curves of the order the
+    // hovered gap makes (or, back, of the result the drag began on).
+    connect(m_editing, &ScheduleEditController::previewChanged, this,
+            [this](const AnalysisPtr& shown, int panel) {
+                m_gantt->showPreview(shown);
+                m_metrics->setResult(shown);
+                m_memory->setResult(shown);
+                if (panel >= 0) m_memory->showOutcome(panel);
+            });
 }
 
 void MainWindow::createViewMenu(MenuActions& a) {

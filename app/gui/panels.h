@@ -75,6 +75,7 @@ class MemoryPanel : public QWidget {
     void setResult(AnalysisPtr result, std::shared_ptr<const PreparedMemory> prepared = nullptr);
     void showOutcome(int outcome);
     int outcome() const { return m_outcome; }
+    const AnalysisPtr& result() const { return m_result; }
     QChart* chart() const;
     /// Series drawn: one per device, then the limit (when there is one), then the peak marker.
     int seriesCount() const;

@@ -3,50 +3,50 @@
 #include "error.h"
 #include "gui/gantt_view.h"
 #include "gui/models/project_document.h"
+#include "gui/models/schedule_edit_preview.h"
 #include "gui/models/schedule_edit_session.h"
 #include "gui/panels.h"
 #include "gui/schedule_edit_drag.h"
 #include "io/schedule_file.h"
 
-#include <QAction>
-#include <QFileDialog>
-#include <QMenu>
 #include <QUndoCommand>
 #include <fstream>
+#include <utility>
 
 namespace stagecraft::gui {
 
-/// One kept move: redo applies the edit again, undo applies core's inverse of it. A step of a
-/// design that was since replaced changes that design only (it is no longer shown).
-class ScheduleMoveCommand : public QUndoCommand {
+/// One kept step (a move, a split, a helper's moves): redo applies its edits again, undo applies
+/// core's inverse of them. A step of a design that was since replaced changes that design only
+/// (it is no longer shown).
+class ScheduleStepCommand : public QUndoCommand {
   public:
-    ScheduleMoveCommand(ScheduleEditController* controller, std::shared_ptr<ScheduleEditSession> session,
-                        Edit edit, std::vector<Edit> inverse)
-        : m_controller(controller), m_session(std::move(session)), m_edit(edit),
+    ScheduleStepCommand(ScheduleEditController* controller, std::shared_ptr<ScheduleEditSession> session,
+                        std::vector<Edit> edits, std::vector<Edit> inverse, const QString& label)
+        : m_controller(controller), m_session(std::move(session)), m_edits(std::move(edits)),
           m_inverse(std::move(inverse)) {
-        setText(QString::fromStdString(formatEdit(edit, m_session->editor().schedule().splitBackward)));
+        setText(label);
     }
     void undo() override {
-        m_session->revert(m_inverse);
+        m_session->revert(m_inverse, m_edits.size());
         notify();
     }
     void redo() override {
-        if (m_applied) { // pushed after the move was applied and kept
+        if (m_applied) { // pushed after the step was applied and kept
             m_applied = false;
             return;
         }
-        m_inverse = m_session->apply(m_edit).inverse;
+        m_inverse = m_session->applyStep(m_edits).inverse;
         notify();
     }
 
   private:
     void notify() {
-        if (m_controller->m_session == m_session) m_controller->orderChanged(m_edit.op);
+        if (m_controller->m_session == m_session) m_controller->orderChanged(m_edits.front().op);
     }
 
     ScheduleEditController* m_controller;
     std::shared_ptr<ScheduleEditSession> m_session;
-    Edit m_edit;
+    std::vector<Edit> m_edits;
     std::vector<Edit> m_inverse;
     bool m_applied = true;
 };
@@ -94,44 +94,76 @@ int ScheduleEditController::editedPanel(const AnalysisPtr& result) const {
     return -1;
 }
 
+int ScheduleEditController::originalPanel(const AnalysisPtr& result) const {
+    if (!m_session || !result) return -1;
+    for (std::size_t i = 0; i < result->outcomes.size(); ++i)
+        if (!result->outcomes[i].imported && result->outcomes[i].name == m_session->baseName()) return int(i);
+    return -1;
+}
+
 QString ScheduleEditController::move(const Edit& edit) {
     if (!m_session) return tr("Not designing a schedule by hand (Edit > Design by Hand).");
+    return step({edit},
+                QString::fromStdString(formatEdit(edit, m_session->editor().schedule().splitBackward)));
+}
+
+QString ScheduleEditController::step(const std::vector<Edit>& edits, const QString& label) {
+    if (!m_session) return tr("Not designing a schedule by hand (Edit > Design by Hand).");
+    if (edits.empty()) return {};
     QString why;
+    bool broke = false; // applied and broke the order (not: could not apply at all)
     try {
-        EditOutcome outcome = m_session->apply(edit);
-        if (outcome.broken.kind == BreakKind::None) {
-            m_document->undoStack()->push(
-                new ScheduleMoveCommand(this, m_session, edit, std::move(outcome.inverse)));
-            orderChanged(edit.op);
+        EditStep kept = m_session->applyStep(edits);
+        if (kept.broken.kind == BreakKind::None) {
+            m_refused.reset();
+            m_document->undoStack()->push(new ScheduleStepCommand(this, m_session, std::move(kept.edits),
+                                                                  std::move(kept.inverse), label));
+            orderChanged(edits.front().op);
             return {};
         }
-        why = QString::fromStdString(outcome.broken.message);
+        why = QString::fromStdString(kept.broken.message);
+        broke = true;
     } catch (const Error& e) {
         why = QString::fromStdString(e.what());
     }
-    why =
-        tr("Not moved (%1): %2")
-            .arg(QString::fromStdString(formatEdit(edit, m_session->editor().schedule().splitBackward)), why);
-    m_messages->showMessage(why.toHtmlEscaped());
-    return why;
+    // A single move that breaks the order can be made anyway and repaired (Repair Refused Move).
+    m_refused.reset();
+    if (broke && edits.size() == 1 &&
+        (edits.front().kind == EditKind::Move || edits.front().kind == EditKind::Shift ||
+         edits.front().kind == EditKind::Swap))
+        m_refused = edits.front();
+    refuse(label, why);
+    return tr("Not moved (%1): %2").arg(label, why);
+}
+
+void ScheduleEditController::refuse(const QString& what, const QString& why) {
+    m_messages->showMessage(tr("Not moved (%1): %2").arg(what, why).toHtmlEscaped());
+    if (m_refused) m_messages->setAction(tr("Move and Repair"), [this] { repairRefused(); });
 }
 
 QString ScheduleEditController::shiftSelected(int by) {
+    const std::optional<Op> selected = selectedOp();
+    if (!selected) return tr("Select an op of the schedule being designed by hand first.");
+    Edit edit;
+    edit.kind = EditKind::Shift;
+    edit.op = *selected;
+    edit.index = by;
+    return move(edit);
+}
+
+std::optional<Op> ScheduleEditController::selectedOp() {
     const auto selected = m_view->selection();
     const AnalysisPtr& result = m_view->result();
     if (!m_session || !selected || selected->first != editedPanel(result)) {
-        const QString why =
-            tr("Select an op of the schedule being designed by hand first (Edit > Design by Hand).");
-        m_messages->showMessage(why.toHtmlEscaped(), MessageBar::Kind::Info);
-        return why;
+        m_messages->showMessage(
+            tr("Select an op of the schedule being designed by hand first (Edit > Design by Hand).")
+                .toHtmlEscaped(),
+            MessageBar::Kind::Info);
+        return std::nullopt;
     }
-    Edit edit;
-    edit.kind = EditKind::Shift;
-    edit.op = result->outcomes[std::size_t(selected->first)]
-                  .prediction.timeline.events[std::size_t(selected->second)]
-                  .op;
-    edit.index = by;
-    return move(edit);
+    return result->outcomes[std::size_t(selected->first)]
+        .prediction.timeline.events[std::size_t(selected->second)]
+        .op;
 }
 
 void ScheduleEditController::orderChanged(const Op& moved) {
@@ -140,19 +172,43 @@ void ScheduleEditController::orderChanged(const Op& moved) {
 }
 
 void ScheduleEditController::resultShown(const AnalysisPtr& result) {
+    m_previewBase.reset(); // a new result replaced any preview
     const int panel = editedPanel(result);
+    const int original = originalPanel(result);
+    m_view->setGhost(m_showOriginal && panel >= 0 && original >= 0 ? std::optional(std::pair(original, panel))
+                                                                   : std::nullopt);
     if (!m_follow || panel < 0) return;
     const Op op = *m_follow;
     m_follow.reset();
-    const auto& events = result->outcomes[std::size_t(panel)].prediction.timeline.events;
-    for (std::size_t i = 0; i < events.size(); ++i) {
-        const Op& e = events[i].op;
-        if (events[i].lane == Lane::Compute && e.kind == op.kind && e.pipe == op.pipe &&
-            e.stage == op.stage && e.mb == op.mb) {
-            m_view->selectEvent(panel, int(i));
-            return;
-        }
+    const int event = computeEventOf(result->outcomes[std::size_t(panel)].prediction.timeline, op);
+    if (event >= 0) m_view->selectEvent(panel, event);
+}
+
+void ScheduleEditController::setShowOriginal(bool on) {
+    m_showOriginal = on;
+    resultShown(m_view->result());
+}
+
+AnalysisPtr ScheduleEditController::preview(ImportedSchedule edited) {
+    const AnalysisPtr base = m_previewBase ? m_previewBase : m_view->result();
+    const int panel = editedPanel(base);
+    if (!base || panel < 0 || edited.schedule.opCount() > kPreviewMaxOps) return nullptr;
+    AnalysisPtr shown;
+    try {
+        shown = previewWithEdited(*base, panel, m_document->project(), std::move(edited));
+    } catch (const Error&) {
+        endPreview(); // the drop will say why, if it comes to that
+        return nullptr;
     }
+    m_previewBase = base;
+    emit previewChanged(shown, panel);
+    return shown;
+}
+
+void ScheduleEditController::endPreview() {
+    if (!m_previewBase) return;
+    const AnalysisPtr base = std::exchange(m_previewBase, nullptr);
+    emit previewChanged(base, editedPanel(base));
 }
 
 QString ScheduleEditController::saveSchedule(const QString& path) const {
@@ -171,50 +227,6 @@ QString ScheduleEditController::saveEditList(const QString& path) const {
     out << m_session->editListJson();
     if (!out.flush()) return tr("Cannot save %1: the file cannot be written").arg(path);
     return {};
-}
-
-void ScheduleEditController::addActions(QMenu* menu) {
-    menu->addSeparator();
-    QAction* design = menu->addAction(tr("&Design by Hand"), this, [this] {
-        // The selected bar's schedule, else the first shown one the project generates.
-        const AnalysisPtr& result = m_view->result();
-        if (!result) return;
-        int panel = m_view->selection() ? m_view->selection()->first : -1;
-        if (panel < 0 || result->outcomes[std::size_t(panel)].imported)
-            for (std::size_t i = 0; i < result->outcomes.size() && panel < 0; ++i)
-                if (!result->outcomes[i].imported) panel = int(i);
-        if (panel < 0 || result->outcomes[std::size_t(panel)].imported) {
-            m_messages->showMessage(tr("Show a registered schedule to design from first."),
-                                    MessageBar::Kind::Info);
-            return;
-        }
-        begin(QString::fromStdString(result->outcomes[std::size_t(panel)].name));
-    });
-    design->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
-    design->setStatusTip(tr("Edit the selected schedule's order by hand: drag ops, Alt+Left/Right"));
-    QAction* earlier = menu->addAction(tr("Move Op &Earlier"), this, [this] { shiftSelected(-1); });
-    earlier->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Left));
-    QAction* later = menu->addAction(tr("Move Op &Later"), this, [this] { shiftSelected(+1); });
-    later->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Right));
-    // Save Edited Schedule / Save Edit List: ask where, write, say what went wrong.
-    auto saveAction = [this, menu](const QString& title, const std::string& suffix, const QString& filter,
-                                   QString (ScheduleEditController::*write)(const QString&) const) {
-        menu->addAction(title, this, [=, this] {
-            if (!m_session) return;
-            const QString proposed = QString::fromStdString(m_session->baseName() + suffix);
-            const QString path = chooseSavePath
-                                     ? chooseSavePath(proposed)
-                                     : QFileDialog::getSaveFileName(m_window, title, proposed, filter);
-            if (path.isEmpty()) return;
-            if (const QString error = (this->*write)(path); !error.isEmpty())
-                m_messages->showMessage(error.toHtmlEscaped());
-        });
-    };
-    saveAction(tr("Save Edited &Schedule…"), "-edited.csv",
-               tr("torch CSV (*.csv);;Stagecraft schedule JSON (*.json)"),
-               &ScheduleEditController::saveSchedule);
-    saveAction(tr("Save Edit &List…"), ".edits.json", tr("Edit list (*.edits.json *.json)"),
-               &ScheduleEditController::saveEditList);
 }
 
 } // namespace stagecraft::gui

@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "gui/gantt_view.h"
+#include "gui/models/schedule_edit_preview.h"
 #include "gui/models/schedule_edit_session.h"
 #include "gui/schedule_edit_controller.h"
 #include "ir/op_name.h"
@@ -33,6 +34,7 @@ bool ScheduleEditDrag::beginDrag(int panel, int event) {
     const TimelineEvent& grabbed = timeline.events[std::size_t(event)];
     if (grabbed.lane != Lane::Compute || !session->editor().find(grabbed.op).valid()) return false;
     m_active = true;
+    m_grabbed = false;
     m_panel = panel;
     m_event = event;
     m_op = grabbed.op;
@@ -47,6 +49,8 @@ bool ScheduleEditDrag::beginDrag(int panel, int event) {
               [](const Neighbour& a, const Neighbour& b) { return a.start < b.start; });
     m_ghost = m_view->eventBox(panel, event);
     m_grabDx = 0;
+    m_gap.reset();
+    m_tried = m_previewed = 0;
     m_move.reset();
     m_refusal.clear();
     m_ring.clear();
@@ -58,62 +62,99 @@ void ScheduleEditDrag::dragTo(QPoint pos) {
     if (!m_active) return;
     const double k = m_view->pixelsPerPoint();
     const double x = pos.x() / k;
-    const QRectF bar = m_view->eventBox(m_panel, m_event);
-    if (m_ghost == bar && m_grabDx == 0) m_grabDx = x - bar.left(); // first move: where it was grabbed
+    if (!m_grabbed) { // the first move: where the bar was grabbed
+        m_grabDx = x - m_ghost.left();
+        m_grabbed = true;
+    }
     m_ghost.moveLeft(x - m_grabDx);
+    if (m_row.empty()) return;
 
-    // The gap: before the first other op whose middle is later than the pointer.
+    // The gap: before the first other op whose middle is later than the pointer. The mapping
+    // holds still while previews are shown (GanttView::showPreview), so the times are the start's.
     const double t = m_view->mapping().xToTime(x);
     const auto next = std::find_if(m_row.begin(), m_row.end(),
                                    [&](const Neighbour& n) { return (n.start + n.end) / 2 > t; });
+    const std::pair<MoveAnchor, Op> gap = next != m_row.end() ? std::pair(MoveAnchor::Before, next->op)
+                                                              : std::pair(MoveAnchor::After, m_row.back().op);
+    if (m_gap && m_gap->first == gap.first && sameOp(m_gap->second, gap.second)) return; // tried already
+    m_gap = gap;
     Edit edit;
     edit.op = m_op;
-    if (next != m_row.end()) {
-        edit.anchor = MoveAnchor::Before;
-        edit.other = next->op;
-        m_caretX = m_view->eventBox(m_panel, next->event).left();
-    } else if (!m_row.empty()) {
-        edit.anchor = MoveAnchor::After;
-        edit.other = m_row.back().op;
-        m_caretX = m_view->eventBox(m_panel, m_row.back().event).right();
-    }
-    m_move.reset();
-    m_refusal.clear();
-    m_ring.clear();
-    if (m_row.empty()) return;
+    edit.anchor = gap.first;
+    edit.other = gap.second;
     // The op's own place (between the same neighbours) is no move.
-    ScheduleEditSession* session = m_controller->session();
-    const OpRef at = session->editor().find(m_op);
-    const OpRef anchor = session->editor().find(edit.other);
+    const ScheduleEditor& editor = m_controller->session()->editor();
+    const OpRef at = editor.find(m_op);
+    const OpRef anchor = editor.find(edit.other);
     const std::int64_t target = edit.anchor == MoveAnchor::Before ? anchor.index - (anchor.index > at.index)
                                                                   : anchor.index + (anchor.index < at.index);
-    if (target == at.index) return;
+    tryGap(target == at.index ? std::nullopt : std::optional(edit));
+}
+
+void ScheduleEditDrag::tryGap(const std::optional<Edit>& edit) {
     m_move = edit;
-    try {
-        const EditTrial trial = session->trial(edit);
-        m_refusal = QString::fromStdString(trial.broken.message);
-        const Timeline& timeline = m_view->result()->outcomes[std::size_t(m_panel)].prediction.timeline;
-        for (const Op& op : trial.involved)
-            for (std::size_t i = 0; i < timeline.events.size(); ++i)
-                if (timeline.events[i].lane == Lane::Compute && sameOp(timeline.events[i].op, op)) {
-                    m_ring.push_back(int(i));
-                    break;
-                }
-    } catch (const Error& e) {
-        m_refusal = QString::fromStdString(e.what());
+    m_refusal.clear();
+    m_ring.clear();
+    ++m_tried;
+    EditTrial trial;
+    if (edit) {
+        try {
+            trial = m_controller->session()->trial(*edit, true);
+            m_refusal = QString::fromStdString(trial.broken.message);
+        } catch (const Error& e) {
+            m_refusal = QString::fromStdString(e.what());
+        }
     }
+    // Valid: the chart shows the order it makes, the caret at the op's new place. Else the chart
+    // as it was, the caret at the gap (and the ring, on the start's events).
+    const AnalysisPtr shown = trial.edited ? m_controller->preview(std::move(*trial.edited)) : nullptr;
+    if (!shown) m_controller->endPreview();
+    const Timeline& timeline = m_view->result()->outcomes[std::size_t(m_panel)].prediction.timeline;
+    if (shown) {
+        ++m_previewed;
+        m_caretX = m_view->eventBox(m_panel, computeEventOf(timeline, m_op)).left();
+        return;
+    }
+    if (!edit) {
+        m_caretX = m_view->eventBox(m_panel, m_event).left();
+        return;
+    }
+    const auto neighbour = std::find_if(m_row.begin(), m_row.end(),
+                                        [&](const Neighbour& n) { return sameOp(n.op, edit->other); });
+    const QRectF box = m_view->eventBox(m_panel, neighbour->event);
+    m_caretX = edit->anchor == MoveAnchor::Before ? box.left() : box.right();
+    for (const Op& op : trial.involved)
+        if (const int e = computeEventOf(timeline, op); e >= 0) m_ring.push_back(e);
 }
 
 void ScheduleEditDrag::drop() {
     if (!m_active) return;
-    m_active = false;
-    if (m_move) m_controller->move(*m_move); // a refused move is named in the message bar
-    m_move.reset();
+    const std::optional<Edit> move = m_move;
+    const bool valid = m_refusal.isEmpty();
+    end();
+    if (move && valid) {
+        m_controller->forgetPreview(); // what it shows is the move's: the analysis replaces it
+        m_controller->move(*move);
+        return;
+    }
+    m_controller->endPreview();
+    if (move) m_controller->move(*move); // refused again, and named in the message bar
 }
 
 void ScheduleEditDrag::cancelDrag() {
+    end();
+    m_controller->endPreview();
+}
+
+void ScheduleEditDrag::chartReplaced() {
+    end();
+    m_controller->forgetPreview();
+}
+
+void ScheduleEditDrag::end() {
     m_active = false;
     m_move.reset();
+    m_gap.reset();
     m_refusal.clear();
     m_ring.clear();
 }

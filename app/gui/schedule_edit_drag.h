@@ -1,10 +1,14 @@
 #pragma once
 // Dragging an op along its device's row in edit mode. The drop position snaps to the order: the
 // pointer's time picks the gap between two ops of the device (before the first op whose middle is
-// later). While dragging, a ghost of the bar follows the pointer and a caret marks the gap; each
-// gap is tried on core's editor (apply, then the inverse), so a gap that breaks the order is drawn
-// red with its reason and, for a deadlock, the ring's ops outlined. The drop applies the move
-// through the controller (one undo step) or refuses it.
+// later, by the times the chart showed when the drag began, so the gaps stay put while the chart
+// moves). While dragging, a ghost of the bar follows the pointer and a caret marks the gap; each
+// gap is tried on core's editor (apply, then the inverse). A gap where the order runs is shown
+// live: the window re-times the order it makes and the other ops move to their new times, the
+// memory curve with them (ScheduleEditController::preview); the caret is then at the op's new
+// place. A gap that breaks the order shows the chart as it was, drawn red with its reason and,
+// for a deadlock, the ring's ops outlined. The drop applies the move through the controller (one
+// undo step) or refuses it, and everything returns.
 
 #include "edit/edit.h"
 #include "gui/chart_drag_editor.h"
@@ -28,11 +32,15 @@ class ScheduleEditDrag : public ChartDragEditor {
     void dragTo(QPoint pos) override;
     void drop() override;
     void cancelDrag() override;
+    void chartReplaced() override;
     void paintDrag(QPainter& painter) const override;
 
     /// The move the current gap makes (none: the op stays), and why it is refused ("" when valid).
     const std::optional<Edit>& pendingMove() const { return m_move; }
     const QString& refusal() const { return m_refusal; }
+    /// Gaps tried and gaps previewed (re-timed and shown) since the drag began.
+    int gapsTried() const { return m_tried; }
+    int gapsPreviewed() const { return m_previewed; }
 
   private:
     struct Neighbour {
@@ -41,19 +49,26 @@ class ScheduleEditDrag : public ChartDragEditor {
         double start = 0, end = 0;
     };
 
+    /// Tries the gap of `edit` (none: the op's own place) and shows what it makes.
+    void tryGap(const std::optional<Edit>& edit);
+    void end();
+
     ScheduleEditController* m_controller;
     GanttView* m_view;
     bool m_active = false;
+    bool m_grabbed = false; ///< the first move set m_grabDx
     int m_panel = -1;
     int m_event = -1;
     Op m_op;
-    std::vector<Neighbour> m_row; ///< the other ops of the device, in time order
-    QRectF m_ghost;               ///< scene rectangle of the ghost
-    double m_grabDx = 0;          ///< pointer x minus the bar's left edge, in points
-    double m_caretX = 0;          ///< scene x of the caret
+    std::vector<Neighbour> m_row; ///< the other ops of the device, in time order, as shown at the start
+    std::optional<std::pair<MoveAnchor, Op>> m_gap; ///< the gap tried last (anchor and neighbour)
+    int m_tried = 0, m_previewed = 0;
+    QRectF m_ghost;      ///< scene rectangle of the ghost
+    double m_grabDx = 0; ///< pointer x minus the bar's left edge, in points
+    double m_caretX = 0; ///< scene x of the caret
     std::optional<Edit> m_move;
     QString m_refusal;
-    std::vector<int> m_ring; ///< events of the ring's (or the dependency's) ops
+    std::vector<int> m_ring; ///< events of the ring's (or the dependency's) ops in the start's result
 };
 
 } // namespace stagecraft::gui

@@ -16,6 +16,7 @@
 #include "io/schedule_file.h"
 #include "io/torch_csv.h"
 #include "ir/op_name.h"
+#include "schedule_edit_fixture.h"
 #include "sim/list_scheduler.h"
 
 #include <QElapsedTimer>
@@ -35,42 +36,16 @@
 using namespace stagecraft;
 using namespace stagecraft::gui;
 
-namespace {
+using test::op;
+using test::sameOp;
 
-bool sameOp(const Op& a, const Op& b) {
-    return a.kind == b.kind && a.pipe == b.pipe && a.stage == b.stage && a.mb == b.mb;
-}
-
-/// An op by its one name ("0F1", "3W0": ir/op_name.h).
-Op op(const char* name) {
-    return *parseOpName(name);
-}
-
-} // namespace
-
-class TestScheduleEdit : public QObject {
+class TestScheduleEdit : public QObject, test::ScheduleEditFixture {
     Q_OBJECT
   private slots:
     void initTestCase() { test::isolateSettings(); }
 
-    void init() {
-        m_dir = std::make_unique<QTemporaryDir>();
-        m_window = std::make_unique<MainWindow>(test::quietWindowOptions(*m_dir));
-        m_window->resize(1400, 900);
-        m_window->show();
-        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
-        // ZB-H1 at p = 4, m = 8 in unit time: the worked example of docs/gui.md.
-        Project project = defaultProject();
-        project.schedules = {"zb-h1"};
-        project.parallel.pp = 4;
-        project.parallel.microbatches = 8;
-        project.costs.mode = CostMode::Unit;
-        m_window->document()->applyProject(project, QStringLiteral("zb-h1 by hand"));
-        m_window->flushAnalysis();
-        QCOMPARE(m_window->scheduleEditing()->begin(QStringLiteral("zb-h1")), QString());
-        m_window->flushAnalysis();
-        QCOMPARE(edited(), 1);
-    }
+    // ZB-H1 at p = 4, m = 8 in unit time: the worked example of docs/gui.md.
+    void init() { openDesign("zb-h1"); }
 
     void cleanup() { m_window.reset(); }
 
@@ -287,35 +262,6 @@ class TestScheduleEdit : public QObject {
                  result->refusals.empty() ? "" : result->refusals.front().message.c_str());
         QCOMPARE(result->outcomes.size(), std::size_t(2));
     }
-
-  private:
-    int edited() const { return m_window->scheduleEditing()->editedPanel(m_window->runner()->latest()); }
-
-    int eventOf(const Op& o) const {
-        const auto& events =
-            m_window->runner()->latest()->outcomes[std::size_t(edited())].prediction.timeline.events;
-        for (std::size_t i = 0; i < events.size(); ++i)
-            if (events[i].lane == Lane::Compute && sameOp(events[i].op, o)) return int(i);
-        return -1;
-    }
-
-    QPoint toViewport(const QPointF& p) const {
-        GanttView* view = m_window->ganttView();
-        const double k = view->pixelsPerPoint();
-        return QPoint(int(p.x() * k), int(p.y() * k) - view->verticalScrollBar()->value());
-    }
-
-    QPoint centreOf(const Op& o) const {
-        return toViewport(m_window->ganttView()->eventBox(edited(), eventOf(o)).center());
-    }
-
-    QString metric(int column) const {
-        MetricsModel* model = m_window->metricsPanel()->model();
-        return model->index(edited(), column).data().toString();
-    }
-
-    std::unique_ptr<QTemporaryDir> m_dir;
-    std::unique_ptr<MainWindow> m_window;
 };
 
 QTEST_MAIN(TestScheduleEdit)

@@ -3,6 +3,8 @@
 #include "project/project.h"
 #include "sim/cost_model.h"
 
+#include <algorithm>
+
 namespace stagecraft::gui {
 namespace {
 
@@ -21,9 +23,10 @@ ScheduleEditor editorOf(const Project& project, const std::string& name) {
 ScheduleEditSession::ScheduleEditSession(const Project& project, const std::string& baseName)
     : m_base{baseName, scheduleParams(project), {}}, m_editor(editorOf(project, baseName)) {}
 
-EditTrial ScheduleEditSession::trial(const Edit& edit) {
+EditTrial ScheduleEditSession::trial(const Edit& edit, bool withOrder) {
     EditOutcome outcome = m_editor.apply(edit);
     EditTrial trial;
+    if (withOrder && outcome.broken.kind == BreakKind::None) trial.edited = imported();
     // The waits name positions of the order with the edit in it: read their ops before undoing.
     const auto& order = m_editor.schedule().order;
     for (const BlockedDevice& wait : outcome.broken.waits)
@@ -45,9 +48,32 @@ EditOutcome ScheduleEditSession::apply(const Edit& edit) {
     return outcome;
 }
 
-void ScheduleEditSession::revert(const std::vector<Edit>& inverse) {
+EditStep ScheduleEditSession::applyStep(const std::vector<Edit>& edits) {
+    EditStep step;
+    step.edits = edits;
+    std::vector<std::vector<Edit>> inverses;
+    try {
+        for (const Edit& edit : edits) inverses.push_back(m_editor.apply(edit).inverse);
+    } catch (...) {
+        // An edit that cannot apply changed nothing; the ones before it are taken back.
+        for (auto it = inverses.rbegin(); it != inverses.rend(); ++it) m_editor.applyAll(*it);
+        throw;
+    }
+    for (auto it = inverses.rbegin(); it != inverses.rend(); ++it)
+        step.inverse.insert(step.inverse.end(), it->begin(), it->end());
+    step.broken = m_editor.broken();
+    if (step.broken.kind != BreakKind::None) {
+        m_editor.applyAll(step.inverse);
+        step.inverse.clear();
+        return step;
+    }
+    for (const Edit& edit : edits) m_texts.push_back(formatEdit(edit, m_editor.schedule().splitBackward));
+    return step;
+}
+
+void ScheduleEditSession::revert(const std::vector<Edit>& inverse, std::size_t edits) {
     m_editor.applyAll(inverse);
-    if (!m_texts.empty()) m_texts.pop_back();
+    m_texts.resize(m_texts.size() - std::min(edits, m_texts.size()));
 }
 
 Schedule ScheduleEditSession::editedSchedule() const {

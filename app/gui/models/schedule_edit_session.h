@@ -8,6 +8,7 @@
 #include "eval/evaluation.h"
 #include "io/edit_list.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,16 @@ namespace stagecraft::gui {
 struct EditTrial {
     EditBreak broken;         ///< kind None: the order runs after it
     std::vector<Op> involved; ///< the ops of the ring, or the op and the dependency it runs before
+    /// The order with the edit in it, when it runs and the trial was asked for it (a live preview).
+    std::optional<ImportedSchedule> edited;
+};
+
+/// Several edits kept as one step (a helper's moves, a move and its repair): each edit's inverse,
+/// the step's inverse (the edits' inverses, last edit first) and what the order is after them.
+struct EditStep {
+    std::vector<Edit> edits;
+    std::vector<Edit> inverse;
+    EditBreak broken; ///< kind None: kept; else the step was taken back
 };
 
 class ScheduleEditSession {
@@ -32,13 +43,18 @@ class ScheduleEditSession {
     const ScheduleEditor& editor() const { return m_editor; }
 
     /// What `edit` would break, without keeping it (kind None: it runs). Throws like apply().
-    EditTrial trial(const Edit& edit);
+    /// `withOrder`: also copy the order the edit makes when it runs (EditTrial::edited).
+    EditTrial trial(const Edit& edit, bool withOrder = false);
     /// Applies `edit` when the order still runs after it, and records it; an edit that breaks
     /// the order is taken back at once (the outcome says what it broke, `inverse` is then
     /// empty). Throws ValidationError ("edit.*") when it cannot apply at all.
     EditOutcome apply(const Edit& edit);
-    /// Undoes the last applied edit with its inverse.
-    void revert(const std::vector<Edit>& inverse);
+    /// Applies `edits` in turn as one step, kept when the order runs after the last of them (the
+    /// edits between may break it: a move and the repair that mends it). Otherwise the whole step
+    /// is taken back; its `broken` says why. Throws like apply(), with nothing kept.
+    EditStep applyStep(const std::vector<Edit>& edits);
+    /// Undoes the last step of `edits` edits (a single edit: 1) with its inverse.
+    void revert(const std::vector<Edit>& inverse, std::size_t edits = 1);
 
     /// The edited order as an imported schedule of the analysis.
     ImportedSchedule imported() const;

@@ -1,0 +1,226 @@
+// Design by hand: the tools on the selected op (jump over a kind, split, merge, swap), the
+// helpers (fill bubbles, compact, repair a refused move) and the Edit menu's entries. Each kept
+// tool is one undo step through ScheduleEditController::step.
+#include "edit/fill_bubbles.h"
+#include "edit/kind_jump.h"
+#include "edit/repair.h"
+#include "error.h"
+#include "gui/gantt_view.h"
+#include "gui/models/schedule_edit_session.h"
+#include "gui/panels.h"
+#include "gui/schedule_edit_controller.h"
+#include "ir/op_name.h"
+
+#include <QAction>
+#include <QFileDialog>
+#include <QMenu>
+#include <QStringList>
+
+namespace stagecraft::gui {
+namespace {
+
+/// The backward op (B) of `op`'s micro-batch and stage: what split and merge name.
+Op backwardOf(Op op) {
+    op.kind = OpKind::B;
+    return op;
+}
+
+} // namespace
+
+QString ScheduleEditController::jumpSelected(bool later) {
+    const std::optional<Op> selected = selectedOp();
+    if (!selected) return tr("Select an op of the schedule being designed by hand first.");
+    Edit jump;
+    try {
+        jump = kindJump(m_session->editor(), *selected, later);
+    } catch (const Error& e) {
+        const QString why = QString::fromStdString(e.message());
+        m_messages->showMessage(why.toHtmlEscaped(), MessageBar::Kind::Info);
+        return why;
+    }
+    return move(jump);
+}
+
+QString ScheduleEditController::splitSelected() {
+    const std::optional<Op> selected = selectedOp();
+    if (!selected) return tr("Select an op of the schedule being designed by hand first.");
+    Edit split;
+    split.kind = EditKind::Split;
+    split.op = backwardOf(*selected);
+    return move(split);
+}
+
+QString ScheduleEditController::mergeSelected() {
+    const std::optional<Op> selected = selectedOp();
+    if (!selected) return tr("Select an op of the schedule being designed by hand first.");
+    Edit merge;
+    merge.kind = EditKind::Merge;
+    merge.op = backwardOf(*selected);
+    return move(merge);
+}
+
+QString ScheduleEditController::swapSelectedWithNext() {
+    const std::optional<Op> selected = selectedOp();
+    if (!selected) return tr("Select an op of the schedule being designed by hand first.");
+    const ScheduleEditor& editor = m_session->editor();
+    const OpRef at = editor.find(*selected);
+    const auto& ops = editor.schedule().order[std::size_t(at.device)];
+    if (std::size_t(at.index) + 1 >= ops.size()) {
+        const QString why =
+            tr("%1 is the last op of device %2: nothing to swap it with.")
+                .arg(QString::fromStdString(opName(*selected, editor.schedule().splitBackward)))
+                .arg(at.device);
+        m_messages->showMessage(why.toHtmlEscaped(), MessageBar::Kind::Info);
+        return why;
+    }
+    Edit swap;
+    swap.kind = EditKind::Swap;
+    swap.op = *selected;
+    swap.other = ops[std::size_t(at.index) + 1];
+    return move(swap);
+}
+
+QString ScheduleEditController::helperStep(const QString& label,
+                                           std::vector<Edit> (*helper)(ScheduleEditor&)) {
+    if (!m_session) return tr("Not designing a schedule by hand (Edit > Design by Hand).");
+    // On a copy: the step is then applied to the session's editor, which records its inverse.
+    ScheduleEditor trial = m_session->editor();
+    const std::vector<Edit> edits = helper(trial);
+    if (edits.empty()) {
+        const QString why = tr("%1: no op to move, every gap is used as far as this helper can.").arg(label);
+        m_messages->showMessage(why.toHtmlEscaped(), MessageBar::Kind::Info);
+        return why;
+    }
+    const QString name = tr("%1 (%n move(s))", nullptr, int(edits.size())).arg(label);
+    if (QString why = step(edits, name); !why.isEmpty()) return why;
+    QStringList lines;
+    for (const Edit& edit : edits)
+        lines << QString::fromStdString(formatEdit(edit, m_session->editor().schedule().splitBackward));
+    m_messages->showMessage(tr("%1: %2").arg(name, lines.join(QStringLiteral("; "))).toHtmlEscaped(),
+                            MessageBar::Kind::Info);
+    return {};
+}
+
+QString ScheduleEditController::fillBubbles() {
+    return helperStep(tr("Fill bubbles"), &stagecraft::fillBubbles);
+}
+
+QString ScheduleEditController::compact() {
+    return helperStep(tr("Compact"), &stagecraft::compact);
+}
+
+QString ScheduleEditController::repairRefused() {
+    if (!m_session) return tr("Not designing a schedule by hand (Edit > Design by Hand).");
+    if (!m_refused) {
+        const QString why = tr("Nothing to repair: the order runs. Repair makes the last move the window "
+                               "refused (a drop drawn red) and mends the order around it.");
+        m_messages->showMessage(why.toHtmlEscaped(), MessageBar::Kind::Info);
+        return why;
+    }
+    const Edit wanted = *m_refused;
+    const bool split = m_session->editor().schedule().splitBackward;
+    ScheduleEditor trial = m_session->editor();
+    std::vector<RepairMove> moves;
+    try {
+        trial.apply(wanted);
+        moves = repair(trial);
+    } catch (const Error& e) {
+        const QString why = QString::fromStdString(e.message());
+        m_messages->showMessage(why.toHtmlEscaped());
+        return why;
+    }
+    std::vector<Edit> edits{wanted};
+    for (const RepairMove& m : moves) edits.push_back(m.edit);
+    const QString name = tr("%1 and repair (%n move(s))", nullptr, int(moves.size()))
+                             .arg(QString::fromStdString(formatEdit(wanted, split)));
+    if (QString why = step(edits, name); !why.isEmpty()) return why;
+    // The repair's moves, each with why it was needed: the message bar's lines.
+    QString text = name.toHtmlEscaped();
+    for (std::size_t i = 0; i < moves.size(); ++i)
+        text += QStringLiteral("<br>%1. %2 (%3)")
+                    .arg(i + 1)
+                    .arg(QString::fromStdString(
+                             formatEdit(moves[i].edit, m_session->editor().schedule().splitBackward))
+                             .toHtmlEscaped(),
+                         QString::fromStdString(moves[i].reason).toHtmlEscaped());
+    m_messages->showMessage(text, MessageBar::Kind::Info);
+    return {};
+}
+
+void ScheduleEditController::addActions(QMenu* menu) {
+    menu->addSeparator();
+    QAction* design = menu->addAction(tr("&Design by Hand"), this, [this] {
+        // The selected bar's schedule, else the first shown one the project generates.
+        const AnalysisPtr& result = m_view->result();
+        if (!result) return;
+        int panel = m_view->selection() ? m_view->selection()->first : -1;
+        if (panel < 0 || result->outcomes[std::size_t(panel)].imported)
+            for (std::size_t i = 0; i < result->outcomes.size() && panel < 0; ++i)
+                if (!result->outcomes[i].imported) panel = int(i);
+        if (panel < 0 || result->outcomes[std::size_t(panel)].imported) {
+            m_messages->showMessage(tr("Show a registered schedule to design from first."),
+                                    MessageBar::Kind::Info);
+            return;
+        }
+        begin(QString::fromStdString(result->outcomes[std::size_t(panel)].name));
+    });
+    design->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
+    design->setStatusTip(tr("Edit the selected schedule's order by hand: drag ops, Alt+arrows"));
+    // The tools on the selected op, with their keys.
+    QMenu* tools = menu->addMenu(tr("Design &Tools"));
+    const auto tool = [this, tools](const QString& title, QKeySequence keys, const QString& tip, auto run) {
+        QAction* action = tools->addAction(title, this, run);
+        if (!keys.isEmpty()) action->setShortcut(keys);
+        action->setStatusTip(tip);
+        action->setObjectName(title); // tests and the shortcut list find it by its title
+        return action;
+    };
+    tool(tr("Move Op &Earlier"), QKeySequence(Qt::ALT | Qt::Key_Left),
+         tr("One place earlier in its device's order"), [this] { shiftSelected(-1); });
+    tool(tr("Move Op &Later"), QKeySequence(Qt::ALT | Qt::Key_Right),
+         tr("One place later in its device's order"), [this] { shiftSelected(+1); });
+    tool(tr("Jump Earlier over a &Kind"), QKeySequence(Qt::ALT | Qt::Key_Up),
+         tr("Before the run of ops of one kind in front of it"), [this] { jumpSelected(false); });
+    tool(tr("Jump Later over a K&ind"), QKeySequence(Qt::ALT | Qt::Key_Down),
+         tr("After the run of ops of one kind behind it"), [this] { jumpSelected(true); });
+    tool(tr("&Swap with Next Op"), {}, tr("The selected op and the next op of its device trade places"),
+         [this] { swapSelectedWithNext(); });
+    tool(tr("S&plit Backward"), {}, tr("The selected backward becomes I then W"),
+         [this] { splitSelected(); });
+    tool(tr("&Merge Backward"), {}, tr("The selected I and the W right after it become one backward"),
+         [this] { mergeSelected(); });
+    tools->addSeparator();
+    tool(tr("&Fill Bubbles"), {}, tr("Slide W ops into idle gaps of their device (memory never rises)"),
+         [this] { fillBubbles(); });
+    tool(tr("&Compact"), {}, tr("Pull every op into the earliest idle gap where it fits"),
+         [this] { compact(); });
+    tool(tr("&Repair Refused Move"), {}, tr("Make the last refused move and mend the order around it"),
+         [this] { repairRefused(); });
+    tools->addSeparator();
+    QAction* ghost = tools->addAction(tr("Show &Original Behind Edited"));
+    ghost->setCheckable(true);
+    ghost->setChecked(m_showOriginal);
+    ghost->setObjectName(QStringLiteral("Show Original Behind Edited"));
+    connect(ghost, &QAction::toggled, this, &ScheduleEditController::setShowOriginal);
+    // Save Edited Schedule / Save Edit List: ask where, write, say what went wrong.
+    auto saveAction = [this, menu](const QString& title, const std::string& suffix, const QString& filter,
+                                   QString (ScheduleEditController::*write)(const QString&) const) {
+        menu->addAction(title, this, [=, this] {
+            if (!m_session) return;
+            const QString proposed = QString::fromStdString(m_session->baseName() + suffix);
+            const QString path = chooseSavePath
+                                     ? chooseSavePath(proposed)
+                                     : QFileDialog::getSaveFileName(m_window, title, proposed, filter);
+            if (path.isEmpty()) return;
+            if (const QString error = (this->*write)(path); !error.isEmpty())
+                m_messages->showMessage(error.toHtmlEscaped());
+        });
+    };
+    saveAction(tr("Save Edited &Schedule…"), "-edited.csv",
+               tr("torch CSV (*.csv);;Stagecraft schedule JSON (*.json)"),
+               &ScheduleEditController::saveSchedule);
+    saveAction(tr("Save Edit &List…"), ".edits.json", tr("Edit list (*.edits.json *.json)"),
+               &ScheduleEditController::saveEditList);
+}
+
+} // namespace stagecraft::gui

@@ -1,0 +1,157 @@
+// Design by hand's tools in the window (issue 24): Alt+Up / Alt+Down jump over a kind, swap with
+// the next op, split and merge a backward, fill bubbles, compact, and a refused move made anyway
+// and repaired. Each is one undo step that gives back the order before it byte for byte.
+
+#include "gui/models/schedule_edit_session.h"
+#include "io/torch_csv.h"
+#include "schedule_edit_fixture.h"
+
+#include <QAction>
+#include <QPushButton>
+#include <QUndoStack>
+
+using namespace stagecraft;
+using namespace stagecraft::gui;
+using test::op;
+
+class TestScheduleEditTools : public QObject, test::ScheduleEditFixture {
+    Q_OBJECT
+  private slots:
+    void initTestCase() { test::isolateSettings(); }
+    void cleanup() { m_window.reset(); }
+
+    void altUpAndDownJumpOverAKind() {
+        openDesign("zb-h1");
+        // Device 0 warms up with F0 F1 F2 F3: Alt+Down takes 0F0 past all three forwards.
+        select(op("0F0"));
+        QTest::keyClick(m_window->ganttView(), Qt::Key_Down, Qt::AltModifier);
+        m_window->flushAnalysis();
+        QCOMPARE(editor().find(op("0F0")).index, 3);
+        QCOMPARE(undoStack()->undoText(), QStringLiteral("shift 0F0 +3"));
+        // The moved op stays selected: Alt+Up takes it back before the forwards.
+        QTest::keyClick(m_window->ganttView(), Qt::Key_Up, Qt::AltModifier);
+        m_window->flushAnalysis();
+        QCOMPARE(editor().find(op("0F0")).index, 0);
+        QCOMPARE(undoStack()->count(), 3);
+        // Nothing before the first op: said, nothing kept.
+        QTest::keyClick(m_window->ganttView(), Qt::Key_Up, Qt::AltModifier);
+        QCOMPARE(undoStack()->count(), 3);
+        QVERIFY2(m_window->messageBar()->text().contains(QStringLiteral("nothing before it to jump over")),
+                 qPrintable(m_window->messageBar()->text()));
+    }
+
+    void swapWithTheNextOp() {
+        openDesign("zb-h1");
+        const std::string original = csv();
+        const OpRef at = editor().find(op("3W0"));
+        const Op next = editor().schedule().order[3][std::size_t(at.index) + 1];
+        select(op("3W0"));
+        trigger("&Swap with Next Op");
+        QCOMPARE(editor().find(op("3W0")).index, at.index + 1);
+        QCOMPARE(editor().find(next).index, at.index);
+        QCOMPARE(undoStack()->count(), 2);
+        undoStack()->undo();
+        QCOMPARE(csv(), original);
+    }
+
+    void splitAndMergeABackward() {
+        openDesign("1f1b");
+        const std::string original = csv();
+        QVERIFY(!editor().schedule().splitBackward);
+        select(op("3B0"));
+        trigger("S&plit Backward");
+        QVERIFY(editor().schedule().splitBackward);
+        QVERIFY(editor().find(op("3W0")).valid());
+        QVERIFY(!editor().isWhole(op("3B0")));
+        QCOMPARE(undoStack()->undoText(), QStringLiteral("split 3B0"));
+        // The W can now move alone; merged back, the order is 1F1B's again.
+        select(op("3W0"));
+        trigger("&Merge Backward");
+        QCOMPARE(csv(), original);
+        QCOMPARE(undoStack()->count(), 3);
+        undoStack()->undo();
+        undoStack()->undo();
+        QCOMPARE(csv(), original);
+    }
+
+    void fillBubblesAndCompactAreOneStepEach() {
+        openDesign("zb-h1");
+        // 3W0 two places later leaves a bubble on device 3 and costs a unit.
+        Edit delay;
+        delay.kind = EditKind::Shift;
+        delay.op = op("3W0");
+        delay.index = 2;
+        QCOMPARE(m_window->scheduleEditing()->move(delay), QString());
+        const double delayed = editor().makespan();
+        QCOMPARE(delayed, 28.0);
+        const std::string before = csv();
+        for (const char* helper : {"&Fill Bubbles", "&Compact"}) {
+            const int steps = undoStack()->index();
+            trigger(helper);
+            QCOMPARE(undoStack()->index(), steps + 1);
+            // No op starts later (core's promise); the delayed W goes back into its gap.
+            QVERIFY2(editor().makespan() <= delayed, qPrintable(m_window->messageBar()->text()));
+            QVERIFY(editor().runs());
+            // The message lists the moves; filling puts the delayed W back into its gap.
+            const QString message = m_window->messageBar()->text();
+            QVERIFY2(message.contains(QStringLiteral(" move(s)): move ")), qPrintable(message));
+            if (QString::fromUtf8(helper) == QStringLiteral("&Fill Bubbles"))
+                QVERIFY2(message.contains(QStringLiteral("move 3W0 before 3F4")), qPrintable(message));
+            undoStack()->undo();
+            QCOMPARE(csv(), before);
+        }
+    }
+
+    void aRefusedMoveIsMadeAndRepairedInOneStep() {
+        openDesign("zb-h1");
+        const std::string original = csv();
+        // 0I0 before 0F2 deadlocks: refused, and the message offers to make it and repair.
+        Edit ring;
+        ring.op = op("0I0");
+        ring.anchor = MoveAnchor::Before;
+        ring.other = op("0F2");
+        QVERIFY(!m_window->scheduleEditing()->move(ring).isEmpty());
+        QVERIFY(m_window->scheduleEditing()->refusedMove());
+        QPushButton* button = m_window->messageBar()->actionButton();
+        QVERIFY(button->isVisible());
+        QCOMPARE(button->text(), QStringLiteral("Move and Repair"));
+        QTest::mouseClick(button, Qt::LeftButton);
+        m_window->flushAnalysis();
+        QVERIFY(editor().runs());
+        QCOMPARE(undoStack()->count(), 2);
+        QVERIFY2(undoStack()->undoText().startsWith(QStringLiteral("move 0I0 before 0F2 and repair (")),
+                 qPrintable(undoStack()->undoText()));
+        const QString message = m_window->messageBar()->text();
+        QVERIFY2(message.contains(QStringLiteral("1. move ")) && message.contains(QStringLiteral("stuck")),
+                 qPrintable(message));
+        QVERIFY(!m_window->scheduleEditing()->refusedMove());
+        // The result is analysed like any order; undo gives the original back exactly.
+        QVERIFY(m_window->runner()->latest()->refusals.empty());
+        undoStack()->undo();
+        QCOMPARE(csv(), original);
+        // With nothing refused, Repair says so.
+        QVERIFY(m_window->scheduleEditing()->repairRefused().startsWith(QStringLiteral("Nothing to repair")));
+    }
+
+  private:
+    const ScheduleEditor& editor() const { return m_window->scheduleEditing()->session()->editor(); }
+    std::string csv() const {
+        return scheduleToTorchCsv(m_window->scheduleEditing()->session()->editedSchedule());
+    }
+    QUndoStack* undoStack() const { return m_window->document()->undoStack(); }
+
+    void select(const Op& o) {
+        m_window->ganttView()->selectEvent(edited(), eventOf(o));
+        m_window->ganttView()->setFocus();
+    }
+
+    void trigger(const char* title) {
+        QAction* action = m_window->findChild<QAction*>(QString::fromUtf8(title));
+        QVERIFY2(action, title);
+        action->trigger();
+        m_window->flushAnalysis();
+    }
+};
+
+QTEST_MAIN(TestScheduleEditTools)
+#include "tst_schedule_edit_tools.moc"
