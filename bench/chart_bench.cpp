@@ -7,8 +7,8 @@
 // Benchmark prints. Run: ./build/bench/chart_bench (QT_QPA_PLATFORM=offscreen is set when no
 // platform is).
 #include "bench_counters.h"
-#include "gui/gantt_view.h"
 #include "eval/evaluation.h"
+#include "gui/gantt_view.h"
 #include "layout/chart_rows.h"
 
 #include <QApplication>
@@ -78,19 +78,7 @@ struct Views {
     }
 };
 
-double median(std::vector<double> v) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
-void reportTimes(benchmark::State& state, const std::vector<double>& ms) {
-    state.counters["median_ms"] = median(ms);
-    std::vector<double> sorted = ms;
-    std::sort(sorted.begin(), sorted.end());
-    state.counters["p90_ms"] = sorted.empty() ? 0 : sorted[sorted.size() * 9 / 10];
-    state.counters["max_ms"] = sorted.empty() ? 0 : sorted.back();
-}
+using bench::reportTimes;
 
 /// Zoom steps in and out between fit and 5,000x about points across the plot, each followed by a
 /// repaint: every iteration is one step at another zoom level and place. Arg 0: the million-op
@@ -126,7 +114,12 @@ void BM_ZoomStepAndRepaint(benchmark::State& state) {
     state.counters["items_last"] = double(v.view.lastPaintItems());
     bench::setOpCounters(state, chart->opCount);
 }
-BENCHMARK(BM_ZoomStepAndRepaint)->Arg(0)->Arg(1)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(380);
+BENCHMARK(BM_ZoomStepAndRepaint)
+    ->Arg(0)
+    ->Arg(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(380);
 
 /// Panning at a medium zoom: a drag step of 40 px and the repaint.
 void BM_PanStepAndRepaint(benchmark::State& state) {

@@ -1,6 +1,7 @@
 #include "gui/schedule_edit_controller.h"
 
 #include "error.h"
+#include "file_io.h"
 #include "gui/gantt_view.h"
 #include "gui/models/project_document.h"
 #include "gui/models/schedule_edit_preview.h"
@@ -10,7 +11,6 @@
 #include "io/schedule_file.h"
 
 #include <QUndoCommand>
-#include <fstream>
 #include <utility>
 
 namespace stagecraft::gui {
@@ -223,9 +223,11 @@ QString ScheduleEditController::saveSchedule(const QString& path) const {
 
 QString ScheduleEditController::saveEditList(const QString& path) const {
     if (!m_session) return tr("Not designing a schedule by hand.");
-    std::ofstream out(path.toStdString(), std::ios::binary);
-    out << m_session->editListJson();
-    if (!out.flush()) return tr("Cannot save %1: the file cannot be written").arg(path);
+    try {
+        writeFileAtomically(path.toStdString(), m_session->editListJson());
+    } catch (const std::exception& e) {
+        return tr("Cannot save %1: %2").arg(path, QString::fromStdString(e.what()));
+    }
     return {};
 }
 

@@ -12,7 +12,10 @@
 
 #include <QAction>
 #include <QElapsedTimer>
+#include <QHeaderView>
 #include <QImage>
+#include <QPainter>
+#include <QTableView>
 #include <QUndoStack>
 #include <algorithm>
 
@@ -66,9 +69,28 @@ class TestScheduleEditLive : public QObject, test::ScheduleEditFixture {
         // Nothing is kept while dragging.
         QCOMPARE(scheduleToTorchCsv(session->editedSchedule()), original);
         QCOMPARE(m_window->document()->undoStack()->count(), 1);
+        // What a person sees: the re-timed chart, the Metrics row and the memory curve (docs/gui.md).
         view->viewport()->repaint();
-        QVERIFY(m_window->grab().toImage().save(
-            QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/design-by-hand-live.png")));
+        const QImage shot = m_window->grab().toImage();
+        const auto part = [&](QWidget* w, int height) {
+            return shot.copy(QRect(w->mapTo(m_window.get(), QPoint(0, 0)), QSize(w->width(), height)));
+        };
+        // The chart down to its legend, then the Metrics rows beside the memory curve.
+        const QImage chart = part(view, int(view->frame().height * view->pixelsPerPoint()) + 4);
+        QTableView* table = m_window->metricsPanel()->view();
+        const QImage metrics = part(table, table->horizontalHeader()->height() + 2 * table->rowHeight(0) + 4);
+        const QImage memory = part(m_window->memoryPanel(), m_window->memoryPanel()->height());
+        QImage both(std::max(chart.width(), metrics.width() + memory.width()),
+                    chart.height() + std::max(metrics.height(), memory.height()), QImage::Format_RGB32);
+        both.fill(Qt::white);
+        {
+            QPainter painter(&both);
+            painter.drawImage(0, 0, chart);
+            painter.drawImage(0, chart.height(), metrics);
+            painter.drawImage(metrics.width(), chart.height(), memory);
+        }
+        QVERIFY(both.scaledToWidth(1000, Qt::SmoothTransformation)
+                    .save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/design-by-hand-live.png")));
 
         // A gap before its own dependency: the chart as it was, the reason drawn.
         QTest::mouseMove(view->viewport(), broken);
