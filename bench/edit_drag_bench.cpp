@@ -168,7 +168,7 @@ void BM_DragStepParts(benchmark::State& state) {
         edit.anchor = MoveAnchor::After;
         edit.other = order[std::size_t(at.index) + 1 + std::size_t(k++ % 4)];
         auto t0 = Clock::now();
-        EditTrial tried = session->trial(edit, true);
+        EditTrial tried = session->trial({edit}, true);
         trial.push_back(msSince(t0));
         if (!tried.edited) state.SkipWithError("the gap breaks the order");
         t0 = Clock::now();

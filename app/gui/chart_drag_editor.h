@@ -26,6 +26,15 @@ class ChartDragEditor {
     virtual void chartReplaced() = 0;
     /// Paints the drag in scene points (the painter is set up as for the chart's bars).
     virtual void paintDrag(QPainter& painter) const = 0;
+    /// Ctrl+click on bar `event` of `panel`: whether the editor took it into (or out of) its
+    /// selection of several ops.
+    virtual bool toggleSelect(int panel, int event) = 0;
+    /// Ctrl+drag from `from` to `to`: whether the editor selected the bars the band covers.
+    virtual bool selectBand(QPoint from, QPoint to) = 0;
+    /// A plain click or Escape: the selection of several ops ends.
+    virtual void clearBlock() = 0;
+    /// Paints that selection, drag or not, in scene points.
+    virtual void paintSelection(QPainter& painter) const = 0;
 };
 
 } // namespace stagecraft::gui

@@ -470,6 +470,7 @@ void GanttView::paintEvent(QPaintEvent*) {
     render::paintScene(painter, plot, &visible, screen);
     paintOverlays(painter, t0, t1, visible.top(), visible.bottom());
     paintHighlights(painter);
+    if (m_dragEditor) m_dragEditor->paintSelection(painter);
     if (m_drag == Drag::Edit) m_dragEditor->paintDrag(painter);
     painter.restore();
 
@@ -776,6 +777,7 @@ void GanttView::keyPressEvent(QKeyEvent* event) {
             m_dragEditor->cancelDrag();
             viewport()->unsetCursor();
         }
+        if (m_dragEditor) m_dragEditor->clearBlock();
         clearSelection();
         return;
     default:
@@ -788,7 +790,13 @@ void GanttView::mousePressEvent(QMouseEvent* event) {
     m_moved = false;
     const bool band = event->button() == Qt::RightButton ||
                       (event->button() == Qt::LeftButton && (event->modifiers() & Qt::ShiftModifier));
-    if (band) {
+    if (m_dragEditor && event->button() == Qt::LeftButton && (event->modifiers() & Qt::ControlModifier)) {
+        // Edit mode's multi-select: Ctrl+click a bar, or Ctrl+drag a band along a row.
+        m_drag = Drag::Select;
+        if (!m_band) m_band = new QRubberBand(QRubberBand::Rectangle, viewport());
+        m_band->setGeometry(QRect(m_pressPos, QSize()));
+        m_band->show();
+    } else if (band) {
         m_drag = Drag::Band;
         if (!m_band) m_band = new QRubberBand(QRubberBand::Rectangle, viewport());
         m_band->setGeometry(QRect(m_pressPos, QSize()));
@@ -818,6 +826,10 @@ void GanttView::mouseMoveEvent(QMouseEvent* event) {
     } else if (m_drag == Drag::Band && m_band) {
         const QRect r = QRect(m_pressPos, event->pos()).normalized();
         m_band->setGeometry(QRect(r.left(), 0, r.width(), viewport()->height()));
+    } else if (m_drag == Drag::Select && m_band) { // along the pressed row only
+        const QRect r = QRect(m_pressPos, event->pos()).normalized();
+        const int rowHeight = int(m_frame.rowHeight * m_k);
+        m_band->setGeometry(QRect(r.left(), m_pressPos.y() - rowHeight / 2, r.width(), rowHeight));
     }
     m_lastPos = event->pos();
     event->accept();
@@ -837,13 +849,25 @@ void GanttView::mouseReleaseEvent(QMouseEvent* event) {
             viewChanged();
             emit zoomChanged(zoom());
         }
+    } else if (drag == Drag::Select) {
+        if (m_band) m_band->hide();
+        if (!m_moved) {
+            if (const auto hit = eventAt(m_pressPos)) m_dragEditor->toggleSelect(hit->panel, hit->event);
+        } else {
+            m_dragEditor->selectBand(m_pressPos, event->pos());
+        }
+        viewport()->update();
     } else if (drag == Drag::Edit) {
-        if (m_moved)
+        if (m_moved) {
             m_dragEditor->drop();
-        else
+        } else { // a click: selects the bar, as outside edit mode, and ends a multi-selection
             m_dragEditor->cancelDrag();
+            m_dragEditor->clearBlock();
+            if (const auto hit = eventAt(event->pos())) selectEvent(hit->panel, hit->event);
+        }
         viewport()->update();
     } else if (drag == Drag::Pan && !m_moved) {
+        if (m_dragEditor) m_dragEditor->clearBlock(); // a plain click ends a multi-selection
         if (const auto hit = eventAt(event->pos()))
             selectEvent(hit->panel, hit->event);
         else

@@ -233,7 +233,7 @@ class GanttView : public QAbstractScrollArea {
     std::optional<bool> m_previewFromFit; ///< set while a preview is shown: the chart was at fit before
 
     // Mouse interaction.
-    enum class Drag { None, Pan, Band, Edit };
+    enum class Drag { None, Pan, Band, Edit, Select };
     ChartDragEditor* m_dragEditor = nullptr;
     Drag m_drag = Drag::None;
     QPoint m_pressPos;

@@ -1,5 +1,6 @@
 #include "gui/schedule_edit_controller.h"
 
+#include "edit/block_move.h"
 #include "error.h"
 #include "file_io.h"
 #include "gui/gantt_view.h"
@@ -70,6 +71,7 @@ QString ScheduleEditController::begin(const QString& scheduleName) {
         m_messages->showMessage(why.toHtmlEscaped());
         return why;
     }
+    m_block.clear();
     m_view->setDragEditor(m_drag.get());
     emit editingStarted(QString::fromStdString(m_session->editedName()), scheduleName);
     m_messages->showMessage(tr("Designing %1 by hand: drag an op of \"%2\" along its row, or select it and "
@@ -142,6 +144,16 @@ void ScheduleEditController::refuse(const QString& what, const QString& why) {
 }
 
 QString ScheduleEditController::shiftSelected(int by) {
+    if (m_session && m_block.size() > 1) {
+        try {
+            return moveBlock(blockShift(m_session->editor(), m_block, by));
+        } catch (const Error& e) { // an op of the block is gone (a split or merge changed its name)
+            m_block.clear();
+            const QString why = QString::fromStdString(e.message());
+            m_messages->showMessage(why.toHtmlEscaped());
+            return why;
+        }
+    }
     const std::optional<Op> selected = selectedOp();
     if (!selected) return tr("Select an op of the schedule being designed by hand first.");
     Edit edit;

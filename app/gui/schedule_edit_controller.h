@@ -62,8 +62,19 @@ class ScheduleEditController : public QObject {
     QString move(const Edit& edit);
     /// Applies `edits` as one undo step named `label` (kept when the order runs after the last).
     QString step(const std::vector<Edit>& edits, const QString& label);
-    /// Moves the chart's selected op `by` places along its device's order (Alt+Left / Alt+Right).
+    /// Moves the chart's selected op, or the selected block, `by` places along its device's order
+    /// (Alt+Left / Alt+Right).
     QString shiftSelected(int by);
+
+    /// Multi-select: the ops of one device of the edited schedule that move together (a drag of
+    /// one of them, Alt+Left / Alt+Right), in no particular order; empty: none.
+    const std::vector<Op>& block() const { return m_block; }
+    /// Ctrl+click: `op` joins the block or leaves it. An op of another device starts a new block;
+    /// the first Ctrl+click also takes the chart's selected op when it is on the same device.
+    void toggleBlockOp(const Op& op);
+    void setBlock(std::vector<Op> ops);
+    /// The block's edits (edit/block_move.h) as one undo step, named after the block.
+    QString moveBlock(const std::vector<Edit>& edits);
     /// Alt+Up / Alt+Down: the selected op jumps over the run of one kind before / after it
     /// (edit/kind_jump.h).
     QString jumpSelected(bool later);
@@ -138,6 +149,7 @@ class ScheduleEditController : public QObject {
     std::unique_ptr<ScheduleEditDrag> m_drag;
     std::optional<Op> m_follow; ///< the op to select in the next result
     std::optional<Edit> m_refused;
+    std::vector<Op> m_block;
     AnalysisPtr m_previewBase; ///< the result a drag's preview replaced (null: none shown)
     bool m_showOriginal = true;
 };

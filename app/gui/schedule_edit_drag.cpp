@@ -1,5 +1,6 @@
 #include "gui/schedule_edit_drag.h"
 
+#include "edit/block_move.h"
 #include "error.h"
 #include "gui/gantt_view.h"
 #include "gui/models/schedule_edit_preview.h"
@@ -38,10 +39,18 @@ bool ScheduleEditDrag::beginDrag(int panel, int event) {
     m_panel = panel;
     m_event = event;
     m_op = grabbed.op;
+    // An op of a block of two or more drags the block.
+    const std::vector<Op>& block = m_controller->block();
+    const bool inBlock =
+        std::any_of(block.begin(), block.end(), [&](const Op& o) { return sameOp(o, m_op); });
+    m_dragged = inBlock && block.size() > 1 ? block : std::vector<Op>{m_op};
+    const auto dragged = [&](const Op& op) {
+        return std::any_of(m_dragged.begin(), m_dragged.end(), [&](const Op& o) { return sameOp(o, op); });
+    };
     m_row.clear();
     for (std::size_t i = 0; i < timeline.events.size(); ++i) {
         const TimelineEvent& e = timeline.events[i];
-        if (e.lane != Lane::Compute || e.device != grabbed.device || sameOp(e.op, m_op)) continue;
+        if (e.lane != Lane::Compute || e.device != grabbed.device || dragged(e.op)) continue;
         if (!session->editor().find(e.op).valid()) continue; // the iteration's tail: not movable
         m_row.push_back({e.op, int(i), e.start, e.end});
     }
@@ -51,7 +60,7 @@ bool ScheduleEditDrag::beginDrag(int panel, int event) {
     m_grabDx = 0;
     m_gap.reset();
     m_tried = m_previewed = 0;
-    m_move.reset();
+    m_edits.clear();
     m_refusal.clear();
     m_ring.clear();
     m_caretX = m_ghost.left();
@@ -78,28 +87,44 @@ void ScheduleEditDrag::dragTo(QPoint pos) {
                                                               : std::pair(MoveAnchor::After, m_row.back().op);
     if (m_gap && m_gap->first == gap.first && sameOp(m_gap->second, gap.second)) return; // tried already
     m_gap = gap;
+    tryGap(editsFor(gap));
+}
+
+std::vector<Edit> ScheduleEditDrag::editsFor(const std::pair<MoveAnchor, Op>& gap) const {
+    const ScheduleEditor& editor = m_controller->session()->editor();
+    if (m_dragged.size() > 1) {
+        // The block's own place: contiguous, and the gap is right before or after it.
+        const std::vector<Op> block = orderedBlock(editor, m_dragged);
+        const OpRef first = editor.find(block.front()), last = editor.find(block.back());
+        const OpRef other = editor.find(gap.second);
+        const bool contiguous = last.index - first.index + 1 == std::int32_t(block.size());
+        if (contiguous && ((gap.first == MoveAnchor::Before && other.index == last.index + 1) ||
+                           (gap.first == MoveAnchor::After && other.index == first.index - 1)))
+            return {};
+        return blockMove(editor, block, gap.first, gap.second);
+    }
     Edit edit;
     edit.op = m_op;
     edit.anchor = gap.first;
     edit.other = gap.second;
     // The op's own place (between the same neighbours) is no move.
-    const ScheduleEditor& editor = m_controller->session()->editor();
     const OpRef at = editor.find(m_op);
     const OpRef anchor = editor.find(edit.other);
     const std::int64_t target = edit.anchor == MoveAnchor::Before ? anchor.index - (anchor.index > at.index)
                                                                   : anchor.index + (anchor.index < at.index);
-    tryGap(target == at.index ? std::nullopt : std::optional(edit));
+    if (target == at.index) return {};
+    return {edit};
 }
 
-void ScheduleEditDrag::tryGap(const std::optional<Edit>& edit) {
-    m_move = edit;
+void ScheduleEditDrag::tryGap(std::vector<Edit> edits) {
+    m_edits = std::move(edits);
     m_refusal.clear();
     m_ring.clear();
     ++m_tried;
     EditTrial trial;
-    if (edit) {
+    if (!m_edits.empty()) {
         try {
-            trial = m_controller->session()->trial(*edit, true);
+            trial = m_controller->session()->trial(m_edits, true);
             m_refusal = QString::fromStdString(trial.broken.message);
         } catch (const Error& e) {
             m_refusal = QString::fromStdString(e.what());
@@ -112,33 +137,93 @@ void ScheduleEditDrag::tryGap(const std::optional<Edit>& edit) {
     const Timeline& timeline = m_view->result()->outcomes[std::size_t(m_panel)].prediction.timeline;
     if (shown) {
         ++m_previewed;
-        m_caretX = m_view->eventBox(m_panel, computeEventOf(timeline, m_op)).left();
+        m_caretX = m_view->eventBox(m_panel, computeEventOf(timeline, m_dragged.front())).left();
         return;
     }
-    if (!edit) {
+    if (m_edits.empty()) {
         m_caretX = m_view->eventBox(m_panel, m_event).left();
         return;
     }
+    const Edit& first = m_edits.front(); // placed relative to the gap's neighbour
     const auto neighbour = std::find_if(m_row.begin(), m_row.end(),
-                                        [&](const Neighbour& n) { return sameOp(n.op, edit->other); });
+                                        [&](const Neighbour& n) { return sameOp(n.op, first.other); });
     const QRectF box = m_view->eventBox(m_panel, neighbour->event);
-    m_caretX = edit->anchor == MoveAnchor::Before ? box.left() : box.right();
+    m_caretX = first.anchor == MoveAnchor::Before ? box.left() : box.right();
     for (const Op& op : trial.involved)
         if (const int e = computeEventOf(timeline, op); e >= 0) m_ring.push_back(e);
 }
 
 void ScheduleEditDrag::drop() {
     if (!m_active) return;
-    const std::optional<Edit> move = m_move;
+    const std::vector<Edit> edits = m_edits;
     const bool valid = m_refusal.isEmpty();
+    const std::size_t ops = m_dragged.size();
     end();
-    if (move && valid) {
-        m_controller->forgetPreview(); // what it shows is the move's: the analysis replaces it
-        m_controller->move(*move);
+    if (edits.empty()) {
+        m_controller->endPreview();
         return;
     }
-    m_controller->endPreview();
-    if (move) m_controller->move(*move); // refused again, and named in the message bar
+    if (valid)
+        m_controller->forgetPreview(); // what it shows is the move's: the analysis replaces it
+    else
+        m_controller->endPreview();
+    // A refused move is refused again, and named in the message bar.
+    if (ops == 1)
+        m_controller->move(edits.front());
+    else
+        m_controller->moveBlock(edits);
+}
+
+bool ScheduleEditDrag::toggleSelect(int panel, int event) {
+    const AnalysisPtr& result = m_view->result();
+    if (!m_controller->session() || panel != m_controller->editedPanel(result) || event < 0) return false;
+    const TimelineEvent& e =
+        result->outcomes[std::size_t(panel)].prediction.timeline.events[std::size_t(event)];
+    if (e.lane != Lane::Compute || !m_controller->session()->editor().find(e.op).valid()) return false;
+    m_controller->toggleBlockOp(e.op);
+    return true;
+}
+
+bool ScheduleEditDrag::selectBand(QPoint from, QPoint to) {
+    // The row under the press, the ops of the edited panel whose bars the band's times overlap.
+    const AnalysisPtr& result = m_view->result();
+    const int panel = m_controller->editedPanel(result);
+    if (!m_controller->session() || panel < 0) return false;
+    const double k = m_view->pixelsPerPoint();
+    int lane = 0;
+    const int row = m_view->frame().rowAt(m_view->toScene(from).y(), lane);
+    if (row < 0 || m_view->frame().rows[std::size_t(row)].panel != panel) return false;
+    const int device = m_view->frame().rows[std::size_t(row)].device;
+    const double t0 = m_view->mapping().xToTime(std::min(from.x(), to.x()) / k);
+    const double t1 = m_view->mapping().xToTime(std::max(from.x(), to.x()) / k);
+    std::vector<Op> ops;
+    for (const TimelineEvent& e : result->outcomes[std::size_t(panel)].prediction.timeline.events)
+        if (e.lane == Lane::Compute && e.device == device && e.end > t0 && e.start < t1 &&
+            m_controller->session()->editor().find(e.op).valid())
+            ops.push_back(e.op);
+    m_controller->setBlock(std::move(ops));
+    return true;
+}
+
+void ScheduleEditDrag::clearBlock() {
+    m_controller->setBlock({});
+}
+
+void ScheduleEditDrag::paintSelection(QPainter& painter) const {
+    const std::vector<Op>& block = m_controller->block();
+    const AnalysisPtr& result = m_view->result();
+    const int panel = m_controller->editedPanel(result);
+    if (block.empty() || panel < 0) return;
+    // Outlined where the chart shows them now (a preview moves them).
+    painter.save();
+    painter.setBrush(Qt::NoBrush);
+    painter.setPen(QPen(kValid, 1.8));
+    const Timeline& timeline = result->outcomes[std::size_t(panel)].prediction.timeline;
+    for (const Op& op : block) {
+        const QRectF r = m_view->eventBox(panel, computeEventOf(timeline, op));
+        if (!r.isNull()) painter.drawRect(r.adjusted(-1, -1, 1, 1));
+    }
+    painter.restore();
 }
 
 void ScheduleEditDrag::cancelDrag() {
@@ -153,7 +238,7 @@ void ScheduleEditDrag::chartReplaced() {
 
 void ScheduleEditDrag::end() {
     m_active = false;
-    m_move.reset();
+    m_edits.clear();
     m_gap.reset();
     m_refusal.clear();
     m_ring.clear();
@@ -178,7 +263,7 @@ void ScheduleEditDrag::paintDrag(QPainter& painter) const {
     painter.setPen(QPen(color, 1.2, Qt::DashLine));
     painter.drawRect(m_ghost);
     // The caret: where the op goes in its device's order.
-    if (m_move) {
+    if (!m_edits.empty()) {
         const double y0 = m_ghost.top() - 3, y1 = m_ghost.bottom() + 3;
         painter.setPen(QPen(color, 2.4));
         painter.drawLine(QPointF(m_caretX, y0), QPointF(m_caretX, y1));

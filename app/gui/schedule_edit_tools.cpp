@@ -1,6 +1,7 @@
 // Design by hand: the tools on the selected op (jump over a kind, split, merge, swap), the
 // helpers (fill bubbles, compact, repair a refused move) and the Edit menu's entries. Each kept
 // tool is one undo step through ScheduleEditController::step.
+#include "edit/block_move.h"
 #include "edit/fill_bubbles.h"
 #include "edit/kind_jump.h"
 #include "edit/repair.h"
@@ -15,9 +16,28 @@
 #include <QFileDialog>
 #include <QMenu>
 #include <QStringList>
+#include <algorithm>
 
 namespace stagecraft::gui {
 namespace {
+
+/// "move 0W0, 0W1 after 0F5" / "shift 0F1, 0F2 +1": a block's step, its ops in their order.
+QString blockLabel(const ScheduleEditor& editor, const std::vector<Edit>& edits) {
+    std::vector<Op> ops;
+    for (const Edit& edit : edits) ops.push_back(edit.op);
+    const bool split = editor.schedule().splitBackward;
+    QStringList names;
+    for (const Op& op : orderedBlock(editor, ops)) names << QString::fromStdString(opName(op, split));
+    const Edit& first = edits.front();
+    if (first.kind == EditKind::Shift)
+        return QStringLiteral("shift %1 %2%3")
+            .arg(names.join(QStringLiteral(", ")), first.index > 0 ? QStringLiteral("+") : QString())
+            .arg(first.index);
+    return QStringLiteral("move %1 %2 %3")
+        .arg(names.join(QStringLiteral(", ")),
+             first.anchor == MoveAnchor::Before ? QStringLiteral("before") : QStringLiteral("after"),
+             QString::fromStdString(opName(first.other, split)));
+}
 
 /// The backward op (B) of `op`'s micro-batch and stage: what split and merge name.
 Op backwardOf(Op op) {
@@ -26,6 +46,55 @@ Op backwardOf(Op op) {
 }
 
 } // namespace
+
+void ScheduleEditController::toggleBlockOp(const Op& op) {
+    if (!m_session) return;
+    const ScheduleEditor& editor = m_session->editor();
+    const OpRef at = editor.find(op);
+    if (!m_block.empty() && editor.find(m_block.front()).device != at.device) m_block.clear();
+    const auto same = [&](const Op& o) {
+        return o.kind == op.kind && o.pipe == op.pipe && o.stage == op.stage && o.mb == op.mb;
+    };
+    if (m_block.empty()) // the op selected by a plain click before joins
+        if (const auto selected = m_view->selection();
+            selected && selected->first == editedPanel(m_view->result())) {
+            const Op& first = m_view->result()
+                                  ->outcomes[std::size_t(selected->first)]
+                                  .prediction.timeline.events[std::size_t(selected->second)]
+                                  .op;
+            if (!same(first) && editor.find(first).device == at.device) m_block.push_back(first);
+        }
+    const auto it = std::find_if(m_block.begin(), m_block.end(), same);
+    if (it != m_block.end())
+        m_block.erase(it);
+    else
+        m_block.push_back(op);
+    setBlock(std::move(m_block));
+}
+
+void ScheduleEditController::setBlock(std::vector<Op> ops) {
+    m_block = std::move(ops);
+    if (m_block.size() > 1)
+        m_messages->showMessage(tr("%n ops selected on one device: drag one of them, or press Alt+Left / "
+                                   "Alt+Right, to move them together. A plain click ends the selection.",
+                                   nullptr, int(m_block.size()))
+                                    .toHtmlEscaped(),
+                                MessageBar::Kind::Info);
+    m_view->viewport()->update();
+}
+
+QString ScheduleEditController::moveBlock(const std::vector<Edit>& edits) {
+    if (!m_session || edits.empty()) return tr("Not designing a schedule by hand (Edit > Design by Hand).");
+    QString label;
+    try {
+        label = blockLabel(m_session->editor(), edits);
+    } catch (const Error& e) {
+        const QString why = QString::fromStdString(e.message());
+        m_messages->showMessage(why.toHtmlEscaped());
+        return why;
+    }
+    return step(edits, label);
+}
 
 QString ScheduleEditController::jumpSelected(bool later) {
     const std::optional<Op> selected = selectedOp();

@@ -50,7 +50,7 @@ class TestScheduleEditLive : public QObject, test::ScheduleEditFixture {
         // Live: the chart, the Metrics row and the memory panel show the order the gap makes.
         const ScheduleEditDrag* drag = m_window->scheduleEditing()->dragEditor();
         QVERIFY2(drag->refusal().isEmpty(), qPrintable(drag->refusal()));
-        QVERIFY(drag->pendingMove());
+        QCOMPARE(drag->pendingEdits().size(), std::size_t(1));
         QCOMPARE(drag->gapsPreviewed(), 1);
         const AnalysisPtr shown = view->result();
         QVERIFY(shown != start);

@@ -3,10 +3,12 @@
 // and repaired. Each is one undo step that gives back the order before it byte for byte.
 
 #include "gui/models/schedule_edit_session.h"
+#include "gui/schedule_edit_drag.h"
 #include "io/torch_csv.h"
 #include "schedule_edit_fixture.h"
 
 #include <QAction>
+#include <QImage>
 #include <QPushButton>
 #include <QUndoStack>
 
@@ -131,6 +133,58 @@ class TestScheduleEditTools : public QObject, test::ScheduleEditFixture {
         QCOMPARE(csv(), original);
         // With nothing refused, Repair says so.
         QVERIFY(m_window->scheduleEditing()->repairRefused().startsWith(QStringLiteral("Nothing to repair")));
+    }
+
+    void aBlockOfOpsMovesAsOneStep() {
+        openDesign("zb-h1");
+        const std::string original = csv();
+        GanttView* view = m_window->ganttView();
+        // Ctrl+click 0W0 and 0W1: a block of two on device 0, outlined.
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, Qt::ControlModifier, centreOf(op("0W0")));
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, Qt::ControlModifier, centreOf(op("0W1")));
+        QCOMPARE(m_window->scheduleEditing()->block().size(), std::size_t(2));
+        // Alt+Right: both one place later, one undo step.
+        const OpRef w0 = editor().find(op("0W0")), w1 = editor().find(op("0W1"));
+        QTest::keyClick(view, Qt::Key_Right, Qt::AltModifier);
+        m_window->flushAnalysis();
+        QCOMPARE(editor().find(op("0W0")).index, w0.index + 1);
+        QCOMPARE(editor().find(op("0W1")).index, w1.index + 1);
+        QCOMPARE(undoStack()->undoText(), QStringLiteral("shift 0W0, 0W1 +1"));
+        undoStack()->undo();
+        m_window->flushAnalysis();
+        QCOMPARE(csv(), original);
+
+        // Dragging one of them drags the block: both land after 0F5, in their order.
+        const QPoint from = centreOf(op("0W0"));
+        const QPoint to = edgeOf(op("0F5"), true);
+        QTest::mousePress(view->viewport(), Qt::LeftButton, {}, from);
+        QTest::mouseMove(view->viewport(), from + QPoint(10, 0));
+        QTest::mouseMove(view->viewport(), to);
+        view->viewport()->repaint();
+        const QImage shot = view->viewport()->grab().toImage();
+        QVERIFY(shot.save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/design-by-hand-block.png")));
+        QCOMPARE(m_window->scheduleEditing()->dragEditor()->pendingEdits().size(), std::size_t(2));
+        QTest::mouseRelease(view->viewport(), Qt::LeftButton, {}, to);
+        m_window->flushAnalysis();
+        const OpRef after = editor().find(op("0W0"));
+        QCOMPARE(editor().schedule().order[0][std::size_t(after.index) - 1], op("0F5"));
+        QCOMPARE(editor().find(op("0W1")).index, after.index + 1);
+        QVERIFY2(undoStack()->undoText().startsWith(QStringLiteral("move 0W0, 0W1 before 0I")),
+                 qPrintable(undoStack()->undoText())); // the op after 0F5
+        QCOMPARE(undoStack()->index(), 2);
+        undoStack()->undo();
+        QCOMPARE(csv(), original);
+
+        // A plain click ends the block; Ctrl+drag along device 1's row selects what it covers.
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, centreOf(op("0F0")));
+        QVERIFY(m_window->scheduleEditing()->block().empty());
+        const QPoint start = edgeOf(op("1F0"), false), end = edgeOf(op("1F2"), true);
+        QTest::mousePress(view->viewport(), Qt::LeftButton, Qt::ControlModifier, start);
+        QTest::mouseMove(view->viewport(), end);
+        QTest::mouseRelease(view->viewport(), Qt::LeftButton, Qt::ControlModifier, end);
+        std::vector<Op> band = m_window->scheduleEditing()->block();
+        QCOMPARE(band.size(), std::size_t(3)); // 1F0 1F1 1F2
+        for (const Op& o : band) QCOMPARE(int(o.kind), int(OpKind::F));
     }
 
   private:

@@ -23,44 +23,38 @@ ScheduleEditor editorOf(const Project& project, const std::string& name) {
 ScheduleEditSession::ScheduleEditSession(const Project& project, const std::string& baseName)
     : m_base{baseName, scheduleParams(project), {}}, m_editor(editorOf(project, baseName)) {}
 
-EditTrial ScheduleEditSession::trial(const Edit& edit, bool withOrder) {
-    EditOutcome outcome = m_editor.apply(edit);
-    EditTrial trial;
-    if (withOrder && outcome.broken.kind == BreakKind::None) trial.edited = imported();
-    // The waits name positions of the order with the edit in it: read their ops before undoing.
-    const auto& order = m_editor.schedule().order;
-    for (const BlockedDevice& wait : outcome.broken.waits)
-        for (const OpRef& ref : {wait.at, wait.waitingFor})
-            if (ref.valid()) trial.involved.push_back(order[std::size_t(ref.device)][std::size_t(ref.index)]);
-    m_editor.applyAll(outcome.inverse);
-    trial.broken = std::move(outcome.broken);
-    return trial;
+std::vector<Edit> ScheduleEditSession::applyInTurn(const std::vector<Edit>& edits) {
+    std::vector<Edit> inverse;
+    try {
+        for (const Edit& edit : edits) {
+            std::vector<Edit> back = m_editor.apply(edit).inverse;
+            inverse.insert(inverse.begin(), back.begin(), back.end()); // the last edit's first
+        }
+    } catch (...) { // an edit that cannot apply changed nothing; those before it are taken back
+        m_editor.applyAll(inverse);
+        throw;
+    }
+    return inverse;
 }
 
-EditOutcome ScheduleEditSession::apply(const Edit& edit) {
-    EditOutcome outcome = m_editor.apply(edit);
-    if (outcome.broken.kind != BreakKind::None) {
-        m_editor.applyAll(outcome.inverse);
-        outcome.inverse.clear();
-        return outcome;
-    }
-    m_texts.push_back(formatEdit(edit, m_editor.schedule().splitBackward));
-    return outcome;
+EditTrial ScheduleEditSession::trial(const std::vector<Edit>& edits, bool withOrder) {
+    const std::vector<Edit> inverse = applyInTurn(edits);
+    EditTrial trial;
+    trial.broken = m_editor.broken();
+    if (withOrder && trial.broken.kind == BreakKind::None) trial.edited = imported();
+    // The waits name positions of the order with the edits in it: read their ops before undoing.
+    const auto& order = m_editor.schedule().order;
+    for (const BlockedDevice& wait : trial.broken.waits)
+        for (const OpRef& ref : {wait.at, wait.waitingFor})
+            if (ref.valid()) trial.involved.push_back(order[std::size_t(ref.device)][std::size_t(ref.index)]);
+    m_editor.applyAll(inverse);
+    return trial;
 }
 
 EditStep ScheduleEditSession::applyStep(const std::vector<Edit>& edits) {
     EditStep step;
     step.edits = edits;
-    std::vector<std::vector<Edit>> inverses;
-    try {
-        for (const Edit& edit : edits) inverses.push_back(m_editor.apply(edit).inverse);
-    } catch (...) {
-        // An edit that cannot apply changed nothing; the ones before it are taken back.
-        for (auto it = inverses.rbegin(); it != inverses.rend(); ++it) m_editor.applyAll(*it);
-        throw;
-    }
-    for (auto it = inverses.rbegin(); it != inverses.rend(); ++it)
-        step.inverse.insert(step.inverse.end(), it->begin(), it->end());
+    step.inverse = applyInTurn(edits);
     step.broken = m_editor.broken();
     if (step.broken.kind != BreakKind::None) {
         m_editor.applyAll(step.inverse);

@@ -42,16 +42,14 @@ class ScheduleEditSession {
     std::string editedName() const { return "edited from " + m_base.schedule; }
     const ScheduleEditor& editor() const { return m_editor; }
 
-    /// What `edit` would break, without keeping it (kind None: it runs). Throws like apply().
-    /// `withOrder`: also copy the order the edit makes when it runs (EditTrial::edited).
-    EditTrial trial(const Edit& edit, bool withOrder = false);
-    /// Applies `edit` when the order still runs after it, and records it; an edit that breaks
-    /// the order is taken back at once (the outcome says what it broke, `inverse` is then
-    /// empty). Throws ValidationError ("edit.*") when it cannot apply at all.
-    EditOutcome apply(const Edit& edit);
-    /// Applies `edits` in turn as one step, kept when the order runs after the last of them (the
-    /// edits between may break it: a move and the repair that mends it). Otherwise the whole step
-    /// is taken back; its `broken` says why. Throws like apply(), with nothing kept.
+    /// What `edits`, applied in turn, would break, without keeping them (kind None: the order
+    /// runs after the last). Throws like applyStep(), with nothing changed. `withOrder`: also copy the
+    /// order they make when it runs (EditTrial::edited).
+    EditTrial trial(const std::vector<Edit>& edits, bool withOrder = false);
+    /// Applies `edits` in turn as one step, kept (and recorded) when the order runs after the last
+    /// of them (the edits between may break it: a move and the repair that mends it). Otherwise
+    /// the whole step is taken back; its `broken` says why. Throws ValidationError ("edit.*") when
+    /// an edit cannot apply at all, with nothing kept.
     EditStep applyStep(const std::vector<Edit>& edits);
     /// Undoes the last step of `edits` edits (a single edit: 1) with its inverse.
     void revert(const std::vector<Edit>& inverse, std::size_t edits = 1);
@@ -65,6 +63,10 @@ class ScheduleEditSession {
     std::size_t editCount() const { return m_texts.size(); }
 
   private:
+    /// Applies `edits` in turn and returns their inverse (the last edit's first); on a throw the
+    /// ones applied are taken back and the error passes on.
+    std::vector<Edit> applyInTurn(const std::vector<Edit>& edits);
+
     EditBase m_base;
     ScheduleEditor m_editor;
     std::vector<std::string> m_texts; ///< the applied edits' text forms, in order
