@@ -66,10 +66,8 @@ QString ScheduleEditController::begin(const QString& scheduleName) {
     try {
         m_session = std::make_shared<ScheduleEditSession>(m_document->project(), scheduleName.toStdString());
     } catch (const Error& e) {
-        const QString why =
-            tr("%1 cannot be edited by hand: %2").arg(scheduleName, QString::fromStdString(e.what()));
-        m_messages->showMessage(why.toHtmlEscaped());
-        return why;
+        return tell(
+            tr("%1 cannot be edited by hand: %2").arg(scheduleName, QString::fromStdString(e.what())));
     }
     m_block.clear();
     m_view->setDragEditor(m_drag.get());
@@ -138,6 +136,11 @@ QString ScheduleEditController::step(const std::vector<Edit>& edits, const QStri
     return tr("Not moved (%1): %2").arg(label, why);
 }
 
+QString ScheduleEditController::tell(const QString& text, bool hint) {
+    m_messages->showMessage(text.toHtmlEscaped(), hint ? MessageBar::Kind::Info : MessageBar::Kind::Error);
+    return text;
+}
+
 void ScheduleEditController::refuse(const QString& what, const QString& why) {
     m_messages->showMessage(tr("Not moved (%1): %2").arg(what, why).toHtmlEscaped());
     if (m_refused) m_messages->setAction(tr("Move and Repair"), [this] { repairRefused(); });
@@ -149,9 +152,7 @@ QString ScheduleEditController::shiftSelected(int by) {
             return moveBlock(blockShift(m_session->editor(), m_block, by));
         } catch (const Error& e) { // an op of the block is gone (a split or merge changed its name)
             m_block.clear();
-            const QString why = QString::fromStdString(e.message());
-            m_messages->showMessage(why.toHtmlEscaped());
-            return why;
+            return tell(QString::fromStdString(e.message()));
         }
     }
     const std::optional<Op> selected = selectedOp();

@@ -140,6 +140,8 @@ class ScheduleEditController : public QObject {
     /// Runs `helper` on a copy of the editor and keeps its edits as one step named `label`.
     QString helperStep(const QString& label, std::vector<Edit> (*helper)(ScheduleEditor&));
     void refuse(const QString& what, const QString& why);
+    /// Shows `text` in the message bar (an error, or a hint when `hint`) and returns it.
+    QString tell(const QString& text, bool hint = false);
 
     ProjectDocument* m_document;
     QPointer<GanttView> m_view;

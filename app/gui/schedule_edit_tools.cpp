@@ -24,6 +24,7 @@ namespace {
 /// "move 0W0, 0W1 after 0F5" / "shift 0F1, 0F2 +1": a block's step, its ops in their order.
 QString blockLabel(const ScheduleEditor& editor, const std::vector<Edit>& edits) {
     std::vector<Op> ops;
+    ops.reserve(edits.size());
     for (const Edit& edit : edits) ops.push_back(edit.op);
     const bool split = editor.schedule().splitBackward;
     QStringList names;
@@ -89,9 +90,7 @@ QString ScheduleEditController::moveBlock(const std::vector<Edit>& edits) {
     try {
         label = blockLabel(m_session->editor(), edits);
     } catch (const Error& e) {
-        const QString why = QString::fromStdString(e.message());
-        m_messages->showMessage(why.toHtmlEscaped());
-        return why;
+        return tell(QString::fromStdString(e.message()));
     }
     return step(edits, label);
 }
@@ -103,9 +102,7 @@ QString ScheduleEditController::jumpSelected(bool later) {
     try {
         jump = kindJump(m_session->editor(), *selected, later);
     } catch (const Error& e) {
-        const QString why = QString::fromStdString(e.message());
-        m_messages->showMessage(why.toHtmlEscaped(), MessageBar::Kind::Info);
-        return why;
+        return tell(QString::fromStdString(e.message()), true);
     }
     return move(jump);
 }
@@ -135,12 +132,10 @@ QString ScheduleEditController::swapSelectedWithNext() {
     const OpRef at = editor.find(*selected);
     const auto& ops = editor.schedule().order[std::size_t(at.device)];
     if (std::size_t(at.index) + 1 >= ops.size()) {
-        const QString why =
-            tr("%1 is the last op of device %2: nothing to swap it with.")
-                .arg(QString::fromStdString(opName(*selected, editor.schedule().splitBackward)))
-                .arg(at.device);
-        m_messages->showMessage(why.toHtmlEscaped(), MessageBar::Kind::Info);
-        return why;
+        return tell(tr("%1 is the last op of device %2: nothing to swap it with.")
+                        .arg(QString::fromStdString(opName(*selected, editor.schedule().splitBackward)))
+                        .arg(at.device),
+                    true);
     }
     Edit swap;
     swap.kind = EditKind::Swap;
@@ -156,9 +151,7 @@ QString ScheduleEditController::helperStep(const QString& label,
     ScheduleEditor trial = m_session->editor();
     const std::vector<Edit> edits = helper(trial);
     if (edits.empty()) {
-        const QString why = tr("%1: no op to move, every gap is used as far as this helper can.").arg(label);
-        m_messages->showMessage(why.toHtmlEscaped(), MessageBar::Kind::Info);
-        return why;
+        return tell(tr("%1: no op to move, every gap is used as far as this helper can.").arg(label), true);
     }
     const QString name = tr("%1 (%n move(s))", nullptr, int(edits.size())).arg(label);
     if (QString why = step(edits, name); !why.isEmpty()) return why;
@@ -181,10 +174,9 @@ QString ScheduleEditController::compact() {
 QString ScheduleEditController::repairRefused() {
     if (!m_session) return tr("Not designing a schedule by hand (Edit > Design by Hand).");
     if (!m_refused) {
-        const QString why = tr("Nothing to repair: the order runs. Repair makes the last move the window "
-                               "refused (a drop drawn red) and mends the order around it.");
-        m_messages->showMessage(why.toHtmlEscaped(), MessageBar::Kind::Info);
-        return why;
+        return tell(tr("Nothing to repair: the order runs. Repair makes the last move the window "
+                       "refused (a drop drawn red) and mends the order around it."),
+                    true);
     }
     const Edit wanted = *m_refused;
     const bool split = m_session->editor().schedule().splitBackward;
@@ -194,9 +186,7 @@ QString ScheduleEditController::repairRefused() {
         trial.apply(wanted);
         moves = repair(trial);
     } catch (const Error& e) {
-        const QString why = QString::fromStdString(e.message());
-        m_messages->showMessage(why.toHtmlEscaped());
-        return why;
+        return tell(QString::fromStdString(e.message()));
     }
     std::vector<Edit> edits{wanted};
     for (const RepairMove& m : moves) edits.push_back(m.edit);
@@ -237,7 +227,8 @@ void ScheduleEditController::addActions(QMenu* menu) {
     design->setStatusTip(tr("Edit the selected schedule's order by hand: drag ops, Alt+arrows"));
     // The tools on the selected op, with their keys.
     QMenu* tools = menu->addMenu(tr("Design &Tools"));
-    const auto tool = [this, tools](const QString& title, QKeySequence keys, const QString& tip, auto run) {
+    const auto tool = [this, tools](const QString& title, const QKeySequence& keys, const QString& tip,
+                                    auto run) {
         QAction* action = tools->addAction(title, this, run);
         if (!keys.isEmpty()) action->setShortcut(keys);
         action->setStatusTip(tip);

@@ -33,6 +33,7 @@ std::vector<Op> orderedBlock(const ScheduleEditor& editor, const std::vector<Op>
     }
     std::sort(placed.begin(), placed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<Op> ordered;
+    ordered.reserve(placed.size());
     for (const auto& [index, op] : placed) ordered.push_back(op);
     return ordered;
 }
