@@ -137,6 +137,8 @@ class ScheduleEditController : public QObject {
     void orderChanged(const Op& moved);
     /// The selected op of the edited panel, or none (and a message saying to select one).
     std::optional<Op> selectedOp();
+    /// Split or merge the selected op's backward.
+    QString backwardStep(EditKind kind);
     /// Runs `helper` on a copy of the editor and keeps its edits as one step named `label`.
     QString helperStep(const QString& label, std::vector<Edit> (*helper)(ScheduleEditor&));
     void refuse(const QString& what, const QString& why);

@@ -108,21 +108,20 @@ QString ScheduleEditController::jumpSelected(bool later) {
 }
 
 QString ScheduleEditController::splitSelected() {
-    const std::optional<Op> selected = selectedOp();
-    if (!selected) return tr("Select an op of the schedule being designed by hand first.");
-    Edit split;
-    split.kind = EditKind::Split;
-    split.op = backwardOf(*selected);
-    return move(split);
+    return backwardStep(EditKind::Split);
 }
 
 QString ScheduleEditController::mergeSelected() {
+    return backwardStep(EditKind::Merge);
+}
+
+QString ScheduleEditController::backwardStep(EditKind kind) {
     const std::optional<Op> selected = selectedOp();
     if (!selected) return tr("Select an op of the schedule being designed by hand first.");
-    Edit merge;
-    merge.kind = EditKind::Merge;
-    merge.op = backwardOf(*selected);
-    return move(merge);
+    Edit edit;
+    edit.kind = kind;
+    edit.op = backwardOf(*selected); // split and merge name the B, whichever of B and W is selected
+    return move(edit);
 }
 
 QString ScheduleEditController::swapSelectedWithNext() {
