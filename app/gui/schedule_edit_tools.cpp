@@ -226,40 +226,41 @@ void ScheduleEditController::addActions(QMenu* menu) {
     design->setStatusTip(tr("Edit the selected schedule's order by hand: drag ops, Alt+arrows"));
     // The tools on the selected op, with their keys.
     QMenu* tools = menu->addMenu(tr("Design &Tools"));
-    const auto tool = [this, tools](const QString& title, const QKeySequence& keys, const QString& tip,
-                                    auto run) {
+    const auto tool = [this, tools](const char* id, const QString& title, const QKeySequence& keys,
+                                    const QString& tip, auto run) {
         QAction* action = tools->addAction(title, this, run);
         if (!keys.isEmpty()) action->setShortcut(keys);
         action->setStatusTip(tip);
-        action->setObjectName(title); // tests and the shortcut list find it by its title
+        action->setObjectName(QStringLiteral("design.") + QLatin1String(id)); // tests find it by this
         return action;
     };
-    tool(tr("Move Op &Earlier"), QKeySequence(Qt::ALT | Qt::Key_Left),
+    tool("Move Op Earlier", tr("Move Op &Earlier"), QKeySequence(Qt::ALT | Qt::Key_Left),
          tr("One place earlier in its device's order"), [this] { shiftSelected(-1); });
-    tool(tr("Move Op &Later"), QKeySequence(Qt::ALT | Qt::Key_Right),
+    tool("Move Op Later", tr("Move Op &Later"), QKeySequence(Qt::ALT | Qt::Key_Right),
          tr("One place later in its device's order"), [this] { shiftSelected(+1); });
-    tool(tr("Jump Earlier over a &Kind"), QKeySequence(Qt::ALT | Qt::Key_Up),
+    tool("Jump Earlier over a Kind", tr("Jump Earlier over a &Kind"), QKeySequence(Qt::ALT | Qt::Key_Up),
          tr("Before the run of ops of one kind in front of it"), [this] { jumpSelected(false); });
-    tool(tr("Jump Later over a K&ind"), QKeySequence(Qt::ALT | Qt::Key_Down),
+    tool("Jump Later over a Kind", tr("Jump Later over a K&ind"), QKeySequence(Qt::ALT | Qt::Key_Down),
          tr("After the run of ops of one kind behind it"), [this] { jumpSelected(true); });
-    tool(tr("&Swap with Next Op"), {}, tr("The selected op and the next op of its device trade places"),
+    tool("Swap with Next Op", tr("&Swap with Next Op"), {},
+         tr("The selected op and the next op of its device trade places"),
          [this] { swapSelectedWithNext(); });
-    tool(tr("S&plit Backward"), {}, tr("The selected backward becomes I then W"),
+    tool("Split Backward", tr("S&plit Backward"), {}, tr("The selected backward becomes I then W"),
          [this] { splitSelected(); });
-    tool(tr("&Merge Backward"), {}, tr("The selected I and the W right after it become one backward"),
-         [this] { mergeSelected(); });
+    tool("Merge Backward", tr("&Merge Backward"), {},
+         tr("The selected I and the W right after it become one backward"), [this] { mergeSelected(); });
     tools->addSeparator();
-    tool(tr("&Fill Bubbles"), {}, tr("Slide W ops into idle gaps of their device (memory never rises)"),
-         [this] { fillBubbles(); });
-    tool(tr("&Compact"), {}, tr("Pull every op into the earliest idle gap where it fits"),
+    tool("Fill Bubbles", tr("&Fill Bubbles"), {},
+         tr("Slide W ops into idle gaps of their device (memory never rises)"), [this] { fillBubbles(); });
+    tool("Compact", tr("&Compact"), {}, tr("Pull every op into the earliest idle gap where it fits"),
          [this] { compact(); });
-    tool(tr("&Repair Refused Move"), {}, tr("Make the last refused move and mend the order around it"),
-         [this] { repairRefused(); });
+    tool("Repair Refused Move", tr("&Repair Refused Move"), {},
+         tr("Make the last refused move and mend the order around it"), [this] { repairRefused(); });
     tools->addSeparator();
     QAction* ghost = tools->addAction(tr("Show &Original Behind Edited"));
     ghost->setCheckable(true);
     ghost->setChecked(m_showOriginal);
-    ghost->setObjectName(QStringLiteral("Show Original Behind Edited"));
+    ghost->setObjectName(QStringLiteral("design.Show Original Behind Edited"));
     connect(ghost, &QAction::toggled, this, &ScheduleEditController::setShowOriginal);
     // Save Edited Schedule / Save Edit List: ask where, write, say what went wrong.
     auto saveAction = [this, menu](const QString& title, const std::string& suffix, const QString& filter,

@@ -144,7 +144,7 @@ class TestScheduleEditLive : public QObject, test::ScheduleEditFixture {
         view->viewport()->repaint();
         const QPoint spot = toViewport(old.center() + QPointF(0, old.height() / 4));
         const QColor withGhost = view->viewport()->grab().toImage().pixelColor(spot);
-        QAction* toggle = m_window->findChild<QAction*>(QStringLiteral("Show Original Behind Edited"));
+        QAction* toggle = m_window->findChild<QAction*>(QStringLiteral("design.Show Original Behind Edited"));
         QVERIFY(toggle);
         toggle->setChecked(false);
         QCOMPARE(view->ghost(), std::nullopt);

@@ -48,7 +48,7 @@ class TestScheduleEditTools : public QObject, test::ScheduleEditFixture {
         const OpRef at = editor().find(op("3W0"));
         const Op next = editor().schedule().order[3][std::size_t(at.index) + 1];
         select(op("3W0"));
-        trigger("&Swap with Next Op");
+        trigger("Swap with Next Op");
         QCOMPARE(editor().find(op("3W0")).index, at.index + 1);
         QCOMPARE(editor().find(next).index, at.index);
         QCOMPARE(undoStack()->count(), 2);
@@ -61,14 +61,14 @@ class TestScheduleEditTools : public QObject, test::ScheduleEditFixture {
         const std::string original = csv();
         QVERIFY(!editor().schedule().splitBackward);
         select(op("3B0"));
-        trigger("S&plit Backward");
+        trigger("Split Backward");
         QVERIFY(editor().schedule().splitBackward);
         QVERIFY(editor().find(op("3W0")).valid());
         QVERIFY(!editor().isWhole(op("3B0")));
         QCOMPARE(undoStack()->undoText(), QStringLiteral("split 3B0"));
         // The W can now move alone; merged back, the order is 1F1B's again.
         select(op("3W0"));
-        trigger("&Merge Backward");
+        trigger("Merge Backward");
         QCOMPARE(csv(), original);
         QCOMPARE(undoStack()->count(), 3);
         undoStack()->undo();
@@ -87,7 +87,7 @@ class TestScheduleEditTools : public QObject, test::ScheduleEditFixture {
         const double delayed = editor().makespan();
         QCOMPARE(delayed, 28.0);
         const std::string before = csv();
-        for (const char* helper : {"&Fill Bubbles", "&Compact"}) {
+        for (const char* helper : {"Fill Bubbles", "Compact"}) {
             const int steps = undoStack()->index();
             trigger(helper);
             QCOMPARE(undoStack()->index(), steps + 1);
@@ -97,7 +97,7 @@ class TestScheduleEditTools : public QObject, test::ScheduleEditFixture {
             // The message lists the moves; filling puts the delayed W back into its gap.
             const QString message = m_window->messageBar()->text();
             QVERIFY2(message.contains(QStringLiteral(" move(s)): move ")), qPrintable(message));
-            if (QString::fromUtf8(helper) == QStringLiteral("&Fill Bubbles"))
+            if (QString::fromUtf8(helper) == QStringLiteral("Fill Bubbles"))
                 QVERIFY2(message.contains(QStringLiteral("move 3W0 before 3F4")), qPrintable(message));
             undoStack()->undo();
             QCOMPARE(csv(), before);
@@ -200,7 +200,7 @@ class TestScheduleEditTools : public QObject, test::ScheduleEditFixture {
     }
 
     void trigger(const char* title) {
-        QAction* action = m_window->findChild<QAction*>(QString::fromUtf8(title));
+        QAction* action = m_window->findChild<QAction*>(QStringLiteral("design.") + QString::fromUtf8(title));
         QVERIFY2(action, title);
         action->trigger();
         m_window->flushAnalysis();
