@@ -69,13 +69,13 @@ class Drag {
         // Device 0 runs its p warm-up forwards, its first I, then its first W: that W is dragged
         // over the ops after it, every gap valid.
         const auto& order = editing()->session()->editor().schedule().order[0];
-        m_dragged = order[std::size_t(pp + 1)];
+        m_dragged = order[std::size_t(pp) + 1];
         GanttView* view = m_window->ganttView();
         while (box(m_dragged).width() * view->pixelsPerPoint() < 12) view->zoomIn();
         view->revealEvent(panel(), event(m_dragged));
         view->clearSelection();
         for (int k = 1; k <= 4; ++k) {
-            const QRectF next = box(order[std::size_t(pp + 1 + k)]);
+            const QRectF next = box(order[std::size_t(pp) + 1 + std::size_t(k)]);
             m_gaps.push_back(toViewport(QPointF(next.right() - 1, next.center().y())));
         }
         const QPoint from = toViewport(box(m_dragged).center());

@@ -183,7 +183,7 @@ class TestScheduleEditLive : public QObject, test::ScheduleEditFixture {
         const int device0 = int(m_window->scheduleEditing()->session()->editor().schedule().order[0].size());
         QVERIFY(device0 > pp + 4);
         const Op dragged =
-            m_window->scheduleEditing()->session()->editor().schedule().order[0][std::size_t(pp + 1)];
+            m_window->scheduleEditing()->session()->editor().schedule().order[0][std::size_t(pp) + 1];
         QCOMPARE(int(dragged.kind), int(OpKind::W));
         // Zoomed in until the op is a dozen pixels wide (at fit, p = 32 gives an op about a pixel).
         while (view->eventBox(edited(), eventOf(dragged)).width() * view->pixelsPerPoint() < 12)
@@ -194,7 +194,8 @@ class TestScheduleEditLive : public QObject, test::ScheduleEditFixture {
         std::vector<QPoint> gaps;
         for (int k = 1; k <= 4; ++k) {
             const Op next =
-                m_window->scheduleEditing()->session()->editor().schedule().order[0][std::size_t(pp + 1 + k)];
+                m_window->scheduleEditing()->session()->editor().schedule().order[0][std::size_t(pp) + 1 +
+                                                                                     std::size_t(k)];
             gaps.push_back(edgeOf(next, true));
         }
         QTest::mousePress(view->viewport(), Qt::LeftButton, {}, from);
