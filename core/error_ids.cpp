@@ -54,6 +54,9 @@ constexpr std::array kIds{
     ErrorIdInfo{"edit.json", In, "an edit in JSON form with a missing, mistyped or unknown field"},
     ErrorIdInfo{"edit.list", In, "an edit list file that is malformed, of another version, or names no base"},
     ErrorIdInfo{"edit.op", In, "an edit names an op the schedule does not hold, or one it cannot apply to"},
+    ErrorIdInfo{"edit.preview", Fail,
+                "the window could not preview a dragged op's order (no panel to show it in, or its analysis "
+                "gave no result)"},
     ErrorIdInfo{"edit.schedule", In,
                 "a schedule hand edits cannot work on (syncs, optimizer steps, overlapped slots)"},
     ErrorIdInfo{"edit.slot", In,
