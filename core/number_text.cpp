@@ -8,6 +8,12 @@
 
 namespace stagecraft {
 
+std::string fixedText(double value, int decimals) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+    return buffer;
+}
+
 std::string formatNumber(double value, int decimals) {
     if (!std::isfinite(value)) return "?";
     decimals = std::clamp(decimals, 0, 9);

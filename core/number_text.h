@@ -13,6 +13,9 @@ namespace stagecraft {
 /// "12", "2.5", "0.125": up to `decimals` decimals, trailing zeros removed, never "-0"; "?" when
 /// the value is not finite.
 std::string formatNumber(double value, int decimals = 3);
+/// `value` with exactly `decimals` digits after the point, as printf's %.*f: the columns of
+/// machine-read files (metrics CSV) keep a fixed precision.
+std::string fixedText(double value, int decimals);
 /// `value` with about `digits` significant digits and at most 3 decimals, trailing zeros dropped:
 /// a makespan reads "380.3" (ms), "33", "1.235", never "380.259".
 std::string formatSignificant(double value, int digits = 4);

@@ -2,10 +2,8 @@
 
 #include "error.h"
 #include "eval/chart_composition.h"
-#include "file_io.h"
+#include "eval/export_files.h"
 #include "layout/chart_format.h"
-#include "layout/svg_writer.h"
-#include "layout/tikz_writer.h"
 #include "raster_export.h"
 
 namespace stagecraft::cli {
@@ -61,17 +59,7 @@ void writeSceneFile(const Scene& scene, const ChartFileOptions& options, const s
 
 void writeSceneFile(const Scene& scene, const std::string& path, double dpi) {
     checkChartFile(path);
-    switch (*chartFormatOf(path)) {
-    case ChartFormat::Svg:
-        return writeFileAtomically(path, sceneToSvg(scene));
-    case ChartFormat::TikzDocument:
-    case ChartFormat::TikzPicture:
-        return writeFileAtomically(path,
-                                   sceneToTikz(scene, *chartFormatOf(path) == ChartFormat::TikzDocument));
-    case ChartFormat::Pdf:
-    case ChartFormat::Png:
-        return writeRasterChart(scene, path, dpi);
-    }
+    writeChartScene(scene, path, dpi, &writeRasterChart); // core's writers, the renderer for PDF/PNG
 }
 
 void writeChartFile(const AnalysisResult& evaluated, const ChartFileOptions& options,

@@ -127,10 +127,6 @@ AnalysisRequest loadRequest(const ProjectOptions& options) {
     return loadAnalysisRequest(in);
 }
 
-void throwRefusal(const ScheduleRefusal& refusal) {
-    throw ValidationError(refusal.id, refusal.field, refusal.name + ": " + refusal.message);
-}
-
 const ScheduleOutcome& onlyOutcome(const AnalysisResult& result) {
     if (!result.refusals.empty()) throwRefusal(result.refusals.front());
     if (result.outcomes.empty())

@@ -64,8 +64,6 @@ AnalysisRequest loadRequest(const ProjectOptions& options);
 /// The outcome of a one-schedule request, or its refusal thrown as the ValidationError it was.
 const ScheduleOutcome& onlyOutcome(const AnalysisResult& result);
 
-/// Throws the refusal as a ValidationError with its id, field and message.
-[[noreturn]] void throwRefusal(const ScheduleRefusal& refusal);
 
 /// The order of registered schedule `scheduleName` for the project's parameters (core's
 /// orderFromProject: the layer split and the cluster do not matter to an order).

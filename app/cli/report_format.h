@@ -1,7 +1,9 @@
 #pragma once
-// Metrics of one or more schedules as a text table, CSV or JSON (simulate and compare).
+// Metrics of one or more schedules as a text table for people (simulate and compare); the CSV and
+// JSON forms are core's (eval/report_files.h), which every exporter writes.
 
 #include "eval/project_simulation.h"
+#include "eval/report_files.h"
 
 #include <string>
 #include <vector>
@@ -15,8 +17,6 @@ std::string fixed(double value, int decimals);
 std::string textTable(const std::vector<std::vector<std::string>>& rows);
 
 std::string reportsAsTable(const std::vector<ScheduleReport>& reports);
-std::string reportsAsCsv(const std::vector<ScheduleReport>& reports);
-std::string reportsAsJson(const std::vector<ScheduleReport>& reports);
 /// Per-device lines for one schedule: busy, idle and its causes, peak memory.
 std::string deviceBreakdown(const ScheduleReport& report);
 

@@ -1,52 +1,92 @@
 #include "gui/headless_export.h"
 
 #include "error_ids.h"
-#include "eval/evaluation_input.h"
-#include "gui/chart_export.h"
-#include "layout/chart_format.h"
+#include "eval/export_files.h"
+#include "eval/export_request.h"
+#include "render/raster_chart.h"
+
+#ifdef STAGECRAFT_HAVE_SQLITE
+#include "nsys_sqlite.h"
+#endif
 
 #include <cstdio>
 
 namespace stagecraft::gui {
 
-int runHeadlessExport(const HeadlessExport& job) {
+namespace {
+
+QString text(std::string_view view) {
+    return QString::fromUtf8(view.data(), qsizetype(view.size()));
+}
+
+QCommandLineOption optionOf(const OptionSpec& spec) {
+    QStringList names;
+    if (spec.shortName != 0) names << QString(QLatin1Char(spec.shortName));
+    names << text(spec.name);
+    if (!spec.alias.empty()) names << text(spec.alias);
+    const QString help = QStringLiteral("With --export: ") + text(spec.help);
+    if (spec.arity == OptionArity::Flag) return QCommandLineOption(names, help);
+    return QCommandLineOption(names, help, text(spec.valueName));
+}
+
+} // namespace
+
+HeadlessExportOptions::HeadlessExportOptions(QCommandLineParser& parser)
+    : m_parser(parser),
+      m_export(QStringLiteral("export"),
+               QStringLiteral("Export to OUT and exit; no window. ") + text(kExportOutputHelp) +
+                   QStringLiteral(". The options below are stagecraft-cli export's."),
+               QStringLiteral("OUT")) {
+    m_parser.addOption(m_export);
+    for (const OptionSpec& spec : exportOptions()) {
+        m_options.emplace_back(&spec, optionOf(spec));
+        m_parser.addOption(m_options.back().second);
+    }
+}
+
+bool HeadlessExportOptions::requested() const {
+    return m_parser.isSet(m_export);
+}
+
+QString HeadlessExportOptions::output() const {
+    return m_parser.value(m_export);
+}
+
+OptionValues HeadlessExportOptions::values() const {
+    OptionValues values;
+    for (const auto& [spec, option] : m_options) {
+        if (spec->arity == OptionArity::Flag) {
+            if (m_parser.isSet(option)) values.add(spec->name, "");
+        } else {
+            for (const QString& value : m_parser.values(option)) values.add(spec->name, value.toStdString());
+        }
+    }
+    return values;
+}
+
+QString HeadlessExportOptions::firstGiven() const {
+    for (const auto& [spec, option] : m_options)
+        if (m_parser.isSet(option)) return QStringLiteral("--") + text(spec->name);
+    return {};
+}
+
+int runHeadlessExport(const QString& input, const HeadlessExportOptions& options) {
     try {
-        const auto format = render::exportFormatForPath(job.output);
-        if (!format)
-            throw ValidationError("export.format", "--export",
-                                  "--export " + job.output.toStdString() + ": the file must end in " +
-                                      chartFormatList());
-        EvaluationInput input;
-        input.path = job.input.toStdString();
-        for (const QString& name : job.schedules) input.schedules.push_back(name.trimmed().toStdString());
-        input.tracePath = job.trace.toStdString();
-        const AnalysisRequest request = loadAnalysisRequest(input); // as stagecraft-cli reads it
-        const AnalysisResult result = analyze(request);
-        if (request.trace && !result.overlay)
-            throw ValidationError("overlay.mismatch", "--trace",
-                                  "--trace " + job.trace.toStdString() + ": " + result.overlayError);
-        for (const ScheduleRefusal& f : result.refusals)
-            std::fprintf(stderr, "stagecraft: %s skipped: %s\n", f.name.c_str(), f.message.c_str());
-        ExportRequest out;
-        out.path = job.output;
-        out.file.format = *format;
-        out.file.dpi = job.dpi;
-        out.widthPt = job.widthPt;
-        if (!job.palette.isEmpty()) out.chart.palette = job.palette.toStdString();
-        const auto rows = parseMeasuredRows(job.rows.toStdString());
-        if (!rows)
-            throw ValidationError("export.rows", "--rows",
-                                  "--rows " + job.rows.toStdString() + ": use overlaid or under-predicted");
-        out.chart.measuredRows = *rows;
-        exportChart(result, out);
-        std::fprintf(stderr, "stagecraft: wrote %s (%zu schedule(s))\n", job.output.toLocal8Bit().constData(),
-                     result.outcomes.size());
+        // core's request (the export dialog's gui::ExportRequest is another thing)
+        stagecraft::ExportRequest request =
+            exportRequestFrom(input.toStdString(), options.output().toStdString(), options.values());
+#ifdef STAGECRAFT_HAVE_SQLITE
+        request.input.sqliteReader = &readNsysSqlite;
+#endif
+        for (const auto& path : writeExport(request, &render::writeRasterChart))
+            std::fprintf(stderr, "stagecraft: wrote %s\n", path.string().c_str());
         return 0;
     } catch (const Error& e) {
-        std::fprintf(stderr, "stagecraft: %s\n", e.what());
+        // The message as stagecraft-cli prints it, for the same options.
+        std::fprintf(stderr, "stagecraft: %s\n", e.message().c_str());
         return errorClassOf(e) == ErrorClass::Input ? 2 : 1; // core's table, as stagecraft-cli
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "stagecraft: error: %s\n", e.what());
+        std::fprintf(stderr, "stagecraft: internal error: %s\n", e.what());
         return 1;
     }
 }

@@ -34,31 +34,8 @@ int main(int argc, char** argv) {
         QStringLiteral("file"),
         QStringLiteral("Project (.stagecraft.json), schedule (.csv/.json) or trace to open."),
         QStringLiteral("[FILE]"));
-    QCommandLineOption exportOpt(
-        QStringLiteral("export"),
-        QStringLiteral("Export the chart to OUT (.svg, .pdf, .png, .tex) and exit; no window."),
-        QStringLiteral("OUT"));
-    QCommandLineOption scheduleOpt(QStringLiteral("schedule"),
-                                   QStringLiteral("Comma-separated schedules to show (registry names)."),
-                                   QStringLiteral("a,b"));
-    QCommandLineOption paletteOpt(QStringLiteral("palette"),
-                                  QStringLiteral("paper, slides, colorblind or greyscale."),
-                                  QStringLiteral("name"));
-    QCommandLineOption widthOpt(QStringLiteral("width-pt"),
-                                QStringLiteral("Chart width in points (default 500)."), QStringLiteral("pt"),
-                                QStringLiteral("500"));
-    QCommandLineOption dpiOpt(QStringLiteral("dpi"), QStringLiteral("PNG resolution (default 300)."),
-                              QStringLiteral("dpi"), QStringLiteral("300"));
-    QCommandLineOption traceOpt(
-        QStringLiteral("trace"),
-        QStringLiteral("With --export: draw this measured Chrome trace over its schedule."),
-        QStringLiteral("T.json"));
-    QCommandLineOption rowsOpt(
-        QStringLiteral("rows"),
-        QStringLiteral("With --trace: 'overlaid' (outlines over the predicted bars, the default) or "
-                       "'under-predicted' (each device's measured row under its predicted row)."),
-        QStringLiteral("rows"), QStringLiteral("overlaid"));
-    parser.addOptions({exportOpt, scheduleOpt, paletteOpt, widthOpt, dpiOpt, traceOpt, rowsOpt});
+    // --export and its options: core's export table, the one stagecraft-cli export takes.
+    const stagecraft::gui::HeadlessExportOptions exportOptions(parser);
     parser.process(app);
     const QStringList files = parser.positionalArguments();
     if (files.size() > 1) {
@@ -67,28 +44,12 @@ int main(int argc, char** argv) {
         return 2;
     }
 
-    if (parser.isSet(exportOpt)) {
-        stagecraft::gui::HeadlessExport job;
-        job.output = parser.value(exportOpt);
-        job.input = files.value(0);
-        if (parser.isSet(scheduleOpt))
-            job.schedules = parser.value(scheduleOpt).split(QLatin1Char(','), Qt::SkipEmptyParts);
-        job.palette = parser.value(paletteOpt);
-        job.trace = parser.value(traceOpt);
-        job.rows = parser.value(rowsOpt);
-        bool ok = true;
-        job.widthPt = parser.value(widthOpt).toDouble(&ok);
-        if (!ok) {
-            std::fprintf(stderr, "stagecraft: --width-pt %s: not a number\n",
-                         qPrintable(parser.value(widthOpt)));
-            return 2;
-        }
-        job.dpi = parser.value(dpiOpt).toDouble(&ok);
-        if (!ok) {
-            std::fprintf(stderr, "stagecraft: --dpi %s: not a number\n", qPrintable(parser.value(dpiOpt)));
-            return 2;
-        }
-        return stagecraft::gui::runHeadlessExport(job);
+    if (exportOptions.requested()) return stagecraft::gui::runHeadlessExport(files.value(0), exportOptions);
+    // The export's options do nothing to a window: say so rather than ignore them.
+    if (const QString stray = exportOptions.firstGiven(); !stray.isEmpty()) {
+        std::fprintf(stderr, "stagecraft: %s is an option of --export OUT; the window does not take it\n",
+                     qPrintable(stray));
+        return 2;
     }
 
     stagecraft::gui::MainWindow window;

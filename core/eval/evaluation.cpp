@@ -113,8 +113,7 @@ const ScheduleRefusal* AnalysisResult::refusalOf(const std::string& name) const 
 std::vector<ScheduleAvailability> scheduleAvailability(const Project& project) {
     std::vector<ScheduleAvailability> out;
     const auto checks = checkSchedules(project); // held: the loop reads into it
-    for (const CheckedSchedule& c : checks->schedules)
-        out.push_back({std::string(c.info->name), c.problem});
+    for (const CheckedSchedule& c : checks->schedules) out.push_back({std::string(c.info->name), c.problem});
     return out;
 }
 
@@ -124,6 +123,10 @@ std::size_t estimateOpCount(const Project& project, const GeneratorInfo& info) {
 
 std::size_t estimateOpCount(const AnalysisRequest& request) {
     return estimateWork(request).ops;
+}
+
+void throwRefusal(const ScheduleRefusal& refusal) {
+    throw ValidationError(refusal.id, refusal.field, refusal.name + ": " + refusal.message);
 }
 
 Schedule orderFromProject(const Project& project, std::string_view name) {

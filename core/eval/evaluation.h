@@ -148,6 +148,10 @@ Project projectForSchedule(const Project& project, const Schedule& schedule);
 /// before it times the order). Throws ValidationError naming the rule that failed.
 Schedule orderFromProject(const Project& project, std::string_view name);
 
+/// A refusal thrown as the ValidationError it was (its id, field, "name: message"), for callers
+/// that evaluate one schedule and stop at its refusal (the CLI, the exports, the Python module).
+[[noreturn]] void throwRefusal(const ScheduleRefusal& refusal);
+
 /// Which prediction a measured timeline belongs to: the schedule it names (an outcome's name or its
 /// schedule's); a trace of another tool, which names none, goes with the first of its shape, or
 /// with the one candidate when there is one. `error` says why none matched (worded for every

@@ -1,5 +1,7 @@
 #include "search/search_report.h"
 
+#include "number_text.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -11,12 +13,6 @@ namespace stagecraft {
 namespace {
 
 constexpr double kGib = 1024.0 * 1024.0 * 1024.0;
-
-std::string fixed(double v, int digits) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*f", digits, v);
-    return buffer;
-}
 
 /// Fitting results of each point, fastest first.
 std::vector<std::size_t> rankedFitting(const SearchResult& result) {
@@ -85,12 +81,13 @@ std::string searchToCsv(const SearchResult& result) {
                                       [&](const BestConfig& b) { return b.result == i; });
         out << c.schedule << ',' << c.pp << ',' << c.dp << ',' << c.tp << ',' << c.microbatches << ','
             << c.chunks << ',' << c.microBatchSize << ',' << c.zeroStage << ',' << recomputeName(c.recompute)
-            << ',' << c.gpus << ',' << c.globalBatch << ',' << fixed(c.batchPerGpu, 4) << ','
-            << fixed(r.iterationUs / 1000.0, 3) << ',' << fixed(r.samplesPerSecond, 3) << ','
-            << fixed(r.tokensPerSecond, 1) << ',' << fixed(r.tflopsPerGpu, 3) << ',' << fixed(r.mfu, 4) << ','
-            << fixed(r.peakMemoryBytes / kGib, 3) << ',' << fixed(r.limitBytes / kGib, 3) << ','
-            << fixed(r.bubbleRatio, 4) << ',' << fixed(r.gatherStallUs / 1000.0, 3) << ',' << (best ? 1 : 0)
-            << ',' << in(result.memoryFront, i) << ',' << in(result.batchFront, i) << '\n';
+            << ',' << c.gpus << ',' << c.globalBatch << ',' << fixedText(c.batchPerGpu, 4) << ','
+            << fixedText(r.iterationUs / 1000.0, 3) << ',' << fixedText(r.samplesPerSecond, 3) << ','
+            << fixedText(r.tokensPerSecond, 1) << ',' << fixedText(r.tflopsPerGpu, 3) << ','
+            << fixedText(r.mfu, 4) << ',' << fixedText(r.peakMemoryBytes / kGib, 3) << ','
+            << fixedText(r.limitBytes / kGib, 3) << ',' << fixedText(r.bubbleRatio, 4) << ','
+            << fixedText(r.gatherStallUs / 1000.0, 3) << ',' << (best ? 1 : 0) << ','
+            << in(result.memoryFront, i) << ',' << in(result.batchFront, i) << '\n';
     }
     return out.str();
 }
@@ -146,7 +143,8 @@ std::string searchSummaryText(const SearchResult& result) {
         << "\n";
     for (int point = 0; point < int(result.points.size()); ++point) {
         const BatchPoint& p = result.points[std::size_t(point)];
-        out << "\nbatch per GPU " << fixed(p.batchPerGpu, 3) << " (global batch " << p.globalBatch << ")\n";
+        out << "\nbatch per GPU " << fixedText(p.batchPerGpu, 3) << " (global batch " << p.globalBatch
+            << ")\n";
         std::vector<std::size_t> rows;
         for (const BestConfig& b : result.best)
             if (b.point == point) rows.push_back(b.result);

@@ -15,10 +15,7 @@ inline AnalysisResult analyzeOrRaise(const AnalysisRequest& request) {
         pybind11::gil_scoped_release release;
         result = analyze(request);
     }
-    if (!result.refusals.empty()) {
-        const ScheduleRefusal& r = result.refusals.front();
-        throw ValidationError(r.id, r.field, r.name + ": " + r.message);
-    }
+    if (!result.refusals.empty()) throwRefusal(result.refusals.front());
     return result;
 }
 

@@ -1,0 +1,68 @@
+# `stagecraft --export` and `stagecraft-cli export` take one option table (core's exportOptions())
+# and write through core's writeExport: the same options give byte-identical files, and the same
+# bad value the same message (after each program's "stagecraft: " / "stagecraft-cli: " prefix).
+# Run with -DGUI=... -DCLI=... -DOUT=dir [-DINPUT=file] [-DOPTIONS=a|b|c] [-DEXT=svg] [-DFAIL=1]
+# (OPTIONS separates arguments with '|', which a CTest command line keeps whole).
+foreach(var GUI CLI OUT)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "${var} is not set")
+  endif()
+endforeach()
+if(NOT DEFINED EXT)
+  set(EXT svg)
+endif()
+file(MAKE_DIRECTORY ${OUT})
+set(gui_file ${OUT}/from-gui.${EXT})
+set(cli_file ${OUT}/from-cli.${EXT})
+file(REMOVE ${gui_file} ${cli_file})
+set(input_args)
+if(DEFINED INPUT AND NOT INPUT STREQUAL "")
+  set(input_args ${INPUT})
+endif()
+set(options)
+if(DEFINED OPTIONS AND NOT OPTIONS STREQUAL "")
+  string(REPLACE "|" ";" options "${OPTIONS}")
+endif()
+execute_process(COMMAND ${GUI} --export ${gui_file} ${input_args} ${options}
+                RESULT_VARIABLE gui_status ERROR_VARIABLE gui_error)
+execute_process(COMMAND ${CLI} export ${input_args} ${options} -o ${cli_file}
+                RESULT_VARIABLE cli_status ERROR_VARIABLE cli_error OUTPUT_QUIET)
+
+if(FAIL)
+  if(NOT gui_status EQUAL 2 OR NOT cli_status EQUAL 2)
+    message(FATAL_ERROR "expected status 2 from both: stagecraft ${gui_status} (${gui_error}), "
+                        "stagecraft-cli ${cli_status} (${cli_error})")
+  endif()
+  # Each program's own line (Qt may say things of its own on stderr, e.g. XDG_RUNTIME_DIR).
+  string(REGEX MATCH "(^|\n)stagecraft: [^\n]*" gui_message "${gui_error}")
+  string(REGEX MATCH "(^|\n)stagecraft-cli: [^\n]*" cli_message "${cli_error}")
+  string(REGEX REPLACE "^\n?stagecraft: " "" gui_message "${gui_message}")
+  string(REGEX REPLACE "^\n?stagecraft-cli: " "" cli_message "${cli_message}")
+  if(gui_message STREQUAL "")
+    message(FATAL_ERROR "stagecraft printed no message: ${gui_error}")
+  endif()
+  # The outputs' own names are the one difference the messages may have.
+  string(REPLACE "${gui_file}" "OUT" gui_message "${gui_message}")
+  string(REPLACE "${cli_file}" "OUT" cli_message "${cli_message}")
+  if(NOT gui_message STREQUAL cli_message)
+    message(FATAL_ERROR "different messages:\n  stagecraft:     ${gui_message}\n  stagecraft-cli: ${cli_message}")
+  endif()
+  if(EXISTS ${gui_file} OR EXISTS ${cli_file})
+    message(FATAL_ERROR "a refused export wrote a file")
+  endif()
+  message(STATUS "both refused: ${cli_message}")
+  return()
+endif()
+
+if(NOT gui_status EQUAL 0 OR NOT cli_status EQUAL 0)
+  message(FATAL_ERROR "an export failed: stagecraft ${gui_status} (${gui_error}), "
+                      "stagecraft-cli ${cli_status} (${cli_error})")
+endif()
+file(SIZE ${gui_file} gui_length)
+if(gui_length LESS 100)
+  message(FATAL_ERROR "the export is suspiciously small (${gui_length} bytes)")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${gui_file} ${cli_file} RESULT_VARIABLE same)
+if(NOT same EQUAL 0)
+  message(FATAL_ERROR "stagecraft --export and stagecraft-cli export wrote different files: ${gui_file} ${cli_file}")
+endif()
