@@ -23,5 +23,7 @@ void bindLowering(py::module_& m);
 void bindMeasured(py::module_& m);
 /// fit_torch_run(): the runtime fit to a measured torch run, its checks and predictions.
 void bindFidelity(py::module_& m);
+/// search(): the configuration search, its results as numpy columns, best configs and fronts.
+void bindSearch(py::module_& m);
 
 } // namespace stagecraft::python

@@ -10,4 +10,5 @@ PYBIND11_MODULE(_stagecraft, m) {
     sp::bindLowering(m);
     sp::bindFidelity(m);
     sp::bindMeasured(m);
+    sp::bindSearch(m);
 }

@@ -2,7 +2,8 @@
 
 Generate any registered schedule, validate it, simulate it with a project's model, cluster and
 costs (op times, idle causes and memory curves as numpy arrays), lower it to per-rank programs,
-and read and write torch.distributed.pipelining's CSV and Stagecraft's JSON. Every call goes to
+read and write torch.distributed.pipelining's CSV and Stagecraft's JSON, and search the
+configurations (pp, dp, tp, micro-batches, chunks, schedule, ZeRO stage) that fit the memory. Every call goes to
 the same C++ core as stagecraft-cli and the desktop app; errors are stagecraft.Error with the
 core's stable id (.id), ValidationError with the .field it concerns, ParseError with .line and
 .column.
@@ -21,6 +22,7 @@ from ._stagecraft import (  # noqa: F401
     Project,
     RuntimeFit,
     Schedule,
+    SearchResult,
     Simulation,
     ValidationError,
     fit_torch_run,
@@ -34,6 +36,7 @@ from ._stagecraft import (  # noqa: F401
     project_fields,
     read_schedule,
     schedules,
+    search,
     simulate,
     validate,
     write_schedule,
@@ -47,6 +50,7 @@ __all__ = [
     "Project",
     "RuntimeFit",
     "Schedule",
+    "SearchResult",
     "Simulation",
     "ValidationError",
     "fit_torch_run",
@@ -60,6 +64,7 @@ __all__ = [
     "project_fields",
     "read_schedule",
     "schedules",
+    "search",
     "simulate",
     "validate",
     "write_schedule",

@@ -319,6 +319,110 @@ class TorchExample(unittest.TestCase):
             self.assertEqual(f.read(), sc.generate("v-1f1b", 2, 8).to_torch_csv())
 
 
+class Search(unittest.TestCase):
+    SAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "samples", "bfpp-6.6b.stagecraft.json")
+
+    def test_the_same_configurations_as_the_cli(self):
+        cli = os.environ.get("STAGECRAFT_CLI")
+        if not cli:
+            self.skipTest("STAGECRAFT_CLI is not set")
+        found = sc.search(
+            sc.Project.load(self.SAMPLE), batch_per_gpu="0.5..2", schedules=["1f1b", "breadth-first"], threads=2
+        )
+        with tempfile.TemporaryDirectory() as folder:
+            files = [os.path.join(folder, "r.json"), os.path.join(folder, "r.csv")]
+            args = [cli, "search", self.SAMPLE, "--batch-per-gpu", "0.5..2", "--schedules", "1f1b,breadth-first"]
+            args += ["--threads", "2", "-q", "-o", files[0], "-o", files[1]]
+            printed = subprocess.run(args, check=True, capture_output=True, text=True).stdout
+            written = []
+            for path in files:
+                with open(path, encoding="utf-8") as file:
+                    written.append(file.read())
+        # Core's writers over the module's result: the CLI's files byte for byte, its table too.
+        self.assertEqual(found.to_json(), written[0])
+        self.assertEqual(found.to_csv(), written[1])
+        self.assertEqual(found.summary(), printed)
+        # The columns are the same numbers as the CLI's JSON, configuration by configuration.
+        report = json.loads(written[0])
+        columns = found.results()
+        self.assertEqual(len(found), report["planned"])
+        self.assertEqual(found.fitting, report["fitting"])
+        self.assertEqual(int(np.count_nonzero(columns["fits"])), report["fitting"])
+        self.assertEqual([p["global_batch"] for p in found.points], [p["global_batch"] for p in report["points"]])
+        self.assertEqual(len(found.best), len(report["best"]))
+        for best, expected in zip(found.best, report["best"]):
+            i = best["result"]
+            self.assertEqual(i, expected["index"])
+            self.assertEqual(columns["schedule"][i], expected["schedule"])
+            for key in ("pp", "dp", "tp", "microbatches", "chunks", "zero_stage", "global_batch"):
+                self.assertEqual(int(columns[key][i]), expected[key], key)
+            self.assertEqual(columns["recompute"][i], expected["recompute"])
+            self.assertAlmostEqual(columns["iteration_us"][i] / 1000.0, expected["iteration_ms"], places=9)
+            self.assertAlmostEqual(columns["mfu"][i], expected["mfu"], places=12)
+            self.assertTrue(found.label(i).startswith(expected["schedule"] + " pp="))
+        self.assertEqual(list(found.memory_front), report["memory_front"])
+        self.assertEqual(list(found.batch_front), report["batch_front"])
+        # A configuration opens as a project that simulates to the search's own prediction.
+        first = found.best[0]["result"]
+        sim = sc.simulate(found.project(first), columns["schedule"][first])
+        self.assertAlmostEqual(sim.iteration, columns["predicted_iteration_us"][first], places=6)
+
+    def test_refused_configurations_carry_core_s_error_ids(self):
+        found = sc.search(sc.Project.load(self.SAMPLE), global_batch=64, schedules=["1f1b"], zero=[0], threads=1)
+        columns = found.results()
+        refused = [i for i in range(len(found)) if not columns["evaluated"][i]]
+        for i in refused:
+            self.assertTrue(columns["refusal_id"][i])
+            self.assertTrue(columns["refusal"][i])
+        self.assertTrue(all(columns["refusal_id"][i] == "" for i in range(len(found)) if columns["evaluated"][i]))
+
+    def test_a_space_that_cannot_be_searched_names_the_option(self):
+        project = sc.Project.load(self.SAMPLE)
+        for kwargs, field in (
+            ({"zero": [5]}, "zero"),
+            ({"batch_per_gpu": "4..1"}, "batch_per_gpu"),
+            ({"max_gpus": 100000}, "max_gpus"),
+            ({"recompute": ["most"]}, "recompute"),
+            ({"global_batch": 64, "batch_per_gpu": 1}, "batch_per_gpu"),
+            ({"threads": -1}, "threads"),
+        ):
+            with self.assertRaises(sc.ValidationError, msg=str(kwargs)) as caught:
+                sc.search(project, **kwargs)
+            self.assertEqual(caught.exception.id, "search.space", kwargs)
+            self.assertEqual(caught.exception.field, field, kwargs)
+        with self.assertRaises(sc.Error):
+            sc.search(project, schedules=["nope"])
+
+    def test_a_search_runs_without_the_lock(self):
+        # Another thread keeps running Python while the search works: had the call kept the GIL,
+        # that thread would stop for the whole search (its longest gap would be the search's time).
+        import time
+
+        project = sc.Project.load(self.SAMPLE)
+        stamps, done = [], threading.Event()
+
+        def tick():
+            while not done.is_set():
+                stamps.append(time.perf_counter())
+                time.sleep(0.001)
+
+        ticker = threading.Thread(target=tick)
+        ticker.start()
+        time.sleep(0.05)
+        start = time.perf_counter()
+        try:
+            sc.search(project, batch_per_gpu=1, threads=1)  # every schedule: about 2 s
+        finally:
+            took = time.perf_counter() - start
+            done.set()
+            ticker.join()
+        during = [t for t in stamps if start <= t <= start + took]
+        gaps = np.diff([start] + during + [start + took])
+        if took < 0.2:
+            self.skipTest(f"the search took {took:.3f} s, too short to tell")
+        self.assertLess(gaps.max(), took / 2)
+
+
 class Lowering(unittest.TestCase):
     def test_programs_are_deadlock_free_and_torch_writes_the_same_comms(self):
         s = sc.generate("1f1b", 4, 8)
