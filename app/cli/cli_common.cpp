@@ -1,6 +1,7 @@
 #include "cli_common.h"
 
 #include "error.h"
+#include "eval/option_table.h"
 #include "project/project_json.h"
 #include "project/project_validate.h"
 
@@ -10,7 +11,6 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <sstream>
 #include <unistd.h>
 
 namespace stagecraft::cli {
@@ -139,11 +139,7 @@ Schedule generateFromProject(const Project& project, const std::string& schedule
 }
 
 std::vector<std::string> splitNames(const std::string& list) {
-    std::vector<std::string> names;
-    std::stringstream in(list);
-    for (std::string name; std::getline(in, name, ',');)
-        if (!name.empty()) names.push_back(name);
-    return names;
+    return commaList(list);
 }
 
 bool wantColor(const std::string& mode) {

@@ -24,7 +24,7 @@ QCommandLineOption optionOf(const OptionSpec& spec) {
     if (spec.shortName != 0) names << QString(QLatin1Char(spec.shortName));
     names << text(spec.name);
     if (!spec.alias.empty()) names << text(spec.alias);
-    const QString help = QStringLiteral("With --export: ") + text(spec.help);
+    const QString help = text(spec.help); // --export's help says they are its options
     if (spec.arity == OptionArity::Flag) return QCommandLineOption(names, help);
     return QCommandLineOption(names, help, text(spec.valueName));
 }
@@ -35,7 +35,7 @@ HeadlessExportOptions::HeadlessExportOptions(QCommandLineParser& parser)
     : m_parser(parser),
       m_export(QStringLiteral("export"),
                QStringLiteral("Export to OUT and exit; no window. ") + text(kExportOutputHelp) +
-                   QStringLiteral(". The options below are stagecraft-cli export's."),
+                   QStringLiteral(". The options after it are stagecraft-cli export's and need --export."),
                QStringLiteral("OUT")) {
     m_parser.addOption(m_export);
     for (const OptionSpec& spec : exportOptions()) {

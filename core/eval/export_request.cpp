@@ -54,18 +54,6 @@ const OptionSpec& spec(std::string_view name) {
     return findOption(kExportOptions, name);
 }
 
-/// The comma list's names, empty entries dropped ("1f1b,,zb-v").
-std::vector<std::string> names(const std::string& list) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    while (start <= list.size()) {
-        const std::size_t comma = std::min(list.find(',', start), list.size());
-        if (comma > start) out.push_back(list.substr(start, comma - start));
-        start = comma + 1;
-    }
-    return out;
-}
-
 double widthOf(const OptionValues& given) {
     const auto width = given.one(spec("width"));
     const auto columns = given.one(spec("columns"));
@@ -103,7 +91,7 @@ void readChart(const OptionValues& given, ExportRequest& request) {
 void readInput(const std::string& inputPath, const OptionValues& given, EvaluationInput& in) {
     in.path = inputPath;
     in.projectPath = given.one(spec("project")).value_or("");
-    if (const auto schedules = given.one(spec("schedule"))) in.schedules = names(*schedules);
+    if (const auto schedules = given.one(spec("schedule"))) in.schedules = commaList(*schedules);
     in.sets = given.all(spec("set"));
     in.serializeOverlap = given.has("serialize-overlap");
     in.tracePaths = given.all(spec("trace"));

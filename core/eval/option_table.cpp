@@ -3,6 +3,7 @@
 #include "error.h"
 #include "number_text.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -76,6 +77,17 @@ int integerOption(const OptionSpec& spec, const std::string& text, int low, int 
         refuse(spec, text,
                "must be a whole number from " + std::to_string(low) + " to " + std::to_string(high));
     return static_cast<int>(*value);
+}
+
+std::vector<std::string> commaList(std::string_view text) {
+    std::vector<std::string> names;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', start), text.size());
+        if (comma > start) names.emplace_back(text.substr(start, comma - start));
+        start = comma + 1;
+    }
+    return names;
 }
 
 std::string choiceOption(const OptionSpec& spec, const std::string& text,

@@ -61,6 +61,10 @@ double numberOption(const OptionSpec& spec, const std::string& text, double low,
 /// `text` as a whole number from `low` to `high`, or ValidationError "option.value".
 int integerOption(const OptionSpec& spec, const std::string& text, int low, int high);
 
+/// The names of a comma list ("1f1b,,zb-v" -> 1f1b, zb-v), empty entries dropped: --schedule's
+/// value in every front end.
+std::vector<std::string> commaList(std::string_view text);
+
 /// `text` when it is one of `choices`, or ValidationError "option.value" listing them.
 std::string choiceOption(const OptionSpec& spec, const std::string& text,
                          std::span<const std::string_view> choices);
