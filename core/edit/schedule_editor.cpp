@@ -36,13 +36,19 @@ ScheduleEditor::ScheduleEditor(Schedule schedule, OpCosts costs)
                    "' has overlapped forward-backward slots, which hand edits do not "
                    "keep yet");
     for (int d = 0; d < m_s.devices; ++d)
-        for (const Op& op : m_s.order[std::size_t(d)])
+        for (const Op& op : m_s.order[std::size_t(d)]) {
+            if (op.kind == OpKind::R)
+                refuse("edit.schedule", m_s.name,
+                       "schedule '" + m_s.name + "' holds the recompute " + opName(op, m_s.splitBackward) +
+                           " on device " + std::to_string(d) +
+                           ": hand edits do not move recompute ops yet; edit the schedule without them");
             if (!isComputeKind(op.kind))
                 refuse("edit.schedule", m_s.name,
                        "schedule '" + m_s.name + "' holds " + opName(op, m_s.splitBackward) + " on device " +
                            std::to_string(d) +
                            ": hand edits work on compute orders (F, B, W); the "
                            "iteration tail (syncs, optimizer) is added when the order is simulated");
+        }
     const std::size_t slots = std::size_t(m_s.pipes) * std::size_t(m_s.stagesPerPipe);
     for (int k = 0; k < 3; ++k)
         if (m_costs.duration[std::size_t(k)].size() != slots)

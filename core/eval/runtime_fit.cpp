@@ -913,13 +913,21 @@ ScheduleTiming timeScheduleLikeTorch(const RuntimeCosts& costs, const Schedule& 
             ops, [](const Op& op) { return op.kind == OpKind::GradSync || op.kind == OpKind::Optimizer; });
     const TorchRuntime runtime = torchRuntimeOf(registryName);
     Lowered programs;
-    if (order.pipes > 1) {
-        // torch runs one pipe; two pipes (Chimera, BitPipe) are timed as Stagecraft lowers them,
-        // with torch's costs for every action: what they would give on this machine.
+    const bool recomputes =
+        std::any_of(order.order.begin(), order.order.end(), [](const std::vector<Op>& ops) {
+            return std::any_of(ops.begin(), ops.end(), [](const Op& op) { return op.kind == OpKind::R; });
+        });
+    if (order.pipes > 1 || recomputes) {
+        // torch runs one pipe and has no recompute action; two pipes (Chimera, BitPipe) and R ops
+        // are timed as Stagecraft lowers them, with torch's costs for every action (an R at its
+        // stage's F): what they would give on this machine.
         programs = lower(order);
         out.runtime = "stagecraft";
-        out.notes.push_back("torch runs one pipe: " + std::to_string(order.pipes) +
-                            " pipes timed with Stagecraft's lowering at the fitted costs");
+        out.notes.push_back(order.pipes > 1
+                                ? "torch runs one pipe: " + std::to_string(order.pipes) +
+                                      " pipes timed with Stagecraft's lowering at the fitted costs"
+                                : "torch has no recompute action: R ops timed with Stagecraft's "
+                                  "lowering at the fitted costs, each as its stage's F");
     } else {
         programs = lowerLikeTorch(order, runtime);
         out.runtime = torchRuntimeName(runtime);

@@ -162,12 +162,12 @@ struct ScheduleTiming {
 /// Lowers `schedule` as torch runs the class `registryName` (passes/lower_torch.h: the runtime's
 /// action lists, or ScheduleGPipe's / Schedule1F1B's loop) and times it with `costs` mapped onto
 /// its stages (remapStages; a split backward the fit did not measure: I = `inputShare` x B, stage
-/// 0's I = 0 and W = B, as torch's first stage does). torch runs one pipe: a schedule of two
-/// (Chimera, BitPipe) is lowered Stagecraft's way (passes/lower.h) and timed with the same costs,
-/// which says so in the notes. `schedule` has no GradSync or Optimizer ops (torch's step has
-/// none). Above 200,000 instructions fewer draws of the spread are timed (at least 3): a long
-/// iteration's draws differ less. `control` (optional) gets the share of the draws done and stops
-/// the work between draws (Error "work.cancelled"). Throws what the lowering throws (ValidationError
+/// 0's I = 0 and W = B, as torch's first stage does). torch runs one pipe and has no recompute: a
+/// schedule of two (Chimera, BitPipe) or with R ops is lowered Stagecraft's way (passes/lower.h)
+/// and timed with the same costs, which says so in the notes. `schedule` has no GradSync or Optimizer ops
+/// (torch's step has none). Above 200,000 instructions fewer draws of the spread are timed (at least 3): a
+/// long iteration's draws differ less. `control` (optional) gets the share of the draws done and stops the
+/// work between draws (Error "work.cancelled"). Throws what the lowering throws (ValidationError
 /// "lower.torch") and what timing throws.
 ScheduleTiming timeScheduleLikeTorch(const RuntimeCosts& costs, const Schedule& schedule,
                                      std::string_view registryName, double inputShare = kFittedInputShare,

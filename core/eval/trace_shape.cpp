@@ -52,7 +52,7 @@ TraceShapeFit fitTraceShape(const Project& project, const Timeline& measured) {
         if (constraintViolation(info, own) || info.pipes != shape.pipes ||
             info.splitBackward != shape.splitBackward || info.stagesPerPipe(own) != shape.stagesPerPipe)
             continue;
-        const double ops = double(shape.stagesPerPipe) * shape.microbatches * (info.splitBackward ? 3 : 2);
+        const double ops = double(shape.stagesPerPipe) * shape.microbatches * opsPerStageMicrobatch(info);
         try {
             if (ops > kMaxOpsToGenerate || samePlacement(generateSchedule(info.name, own), placement))
                 fit.schedules.emplace_back(info.name);

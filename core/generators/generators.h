@@ -12,6 +12,14 @@ Schedule gpipe(const ScheduleParams&);
 void check1f1b(const ScheduleParams&);
 Schedule oneFOneB(const ScheduleParams&);
 
+/// `schedule` with an R of every (stage, micro-batch) inserted right before its B: full recompute,
+/// placed where the backward needs it (recompute.cpp). The schedule must have no F&B or
+/// whole-backward slots (std::logic_error otherwise: a generator bug).
+Schedule recomputeBeforeBackward(Schedule schedule);
+void check1f1bRecompute(const ScheduleParams&);
+/// 1F1B with full recompute: 1f1b's order, an R right before every B.
+Schedule oneFOneBRecompute(const ScheduleParams&);
+
 void checkInterleaved(const ScheduleParams&);
 Schedule interleaved(const ScheduleParams&);
 

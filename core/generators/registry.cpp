@@ -65,6 +65,12 @@ const std::array kGenerators{
         "1f1b", "1F1B (PipeDream-Flush)",
         "Warm-up of p-r-1 forwards, then one forward one backward; at most p-r micro-batches in flight.",
         "none", kPlainParams, false, 1, false, stagesOne, gen::check1f1b, fromParams<gen::oneFOneB>},
+    GeneratorInfo{"1f1b-recompute", "1F1B with full recompute (R before every B)",
+                  "1F1B whose forwards keep only their stage input; a recompute R re-runs each forward "
+                  "right before its backward: one micro-batch's activations per device, at the cost of "
+                  "an extra forward where the warm-up does not hide it.",
+                  "none", kPlainParams, false, 1, false, stagesOne, gen::check1f1bRecompute,
+                  fromParams<gen::oneFOneBRecompute>, true},
     GeneratorInfo{"interleaved", "Interleaved 1F1B (Megatron depth-first)",
                   "Each device holds v looped chunks; bubble shrinks by v at v times the p2p traffic.",
                   "chunks >= 2; microbatches % max(1, microbatches / pp) == 0 (equal rounds, torch's rule)",
@@ -205,8 +211,7 @@ void checkParams(const GeneratorInfo& info, const ScheduleParams& params) {
     checkRange(kPp, params.pp, info.name);
     checkRange(kMicrobatches, params.microbatches, info.name);
     for (const auto& spec : info.params) checkRange(spec, params.*(spec.param->member), info.name);
-    const double ops =
-        double(info.stagesPerPipe(params)) * params.microbatches * (info.splitBackward ? 3 : 2);
+    const double ops = double(info.stagesPerPipe(params)) * params.microbatches * opsPerStageMicrobatch(info);
     if (ops > double(kMaxOps))
         throw ValidationError("generator.range", "parallel.microbatches",
                               std::string(info.name) + " with pp = " + std::to_string(params.pp) +

@@ -79,7 +79,15 @@ struct GeneratorInfo {
     void (*check)(const ScheduleParams&);
     /// Called with a request whose parameters passed `check` and whose costs passed checkRequest.
     Schedule (*generate)(const GenerateRequest&);
+    /// Every (stage, micro-batch) is recomputed: one R op each, besides its F, B (and W).
+    bool recomputes = false;
 };
+
+/// Compute ops of one (stage, micro-batch) in `info`'s schedules: F and B, W when the backward is
+/// split, R when it recomputes. Op-count estimates and limits multiply by it.
+constexpr int opsPerStageMicrobatch(const GeneratorInfo& info) {
+    return (info.splitBackward ? 3 : 2) + (info.recomputes ? 1 : 0);
+}
 
 /// Every registered generator, in the order the GUI and `list` show them.
 std::span<const GeneratorInfo> generators();

@@ -138,8 +138,8 @@ class SliceReader {
             fromArgs(*args, cat, i, c);
         } else {
             const FlatValue* name = find(event, "name");
-            std::optional<Action> action;
-            if (name && name->isString()) action = actionOfName(name->text);
+            std::optional<Op> action;
+            if (name && name->isString()) action = opOfName(name->text);
             if (!action) {
                 if (!ours) return; // not a pipeline slice
                 if (args && !args->isObject()) fail(i, "args", args, "must be an object");
@@ -151,10 +151,7 @@ class SliceReader {
             c.fromName = true;
             c.gpuAnnotation = cat == "gpu_user_annotation";
             c.chunkKnown = false;
-            c.event.op.kind = opKindOf(action->type);
-            c.event.op.pipe = std::uint8_t(action->pipe);
-            c.event.op.stage = action->stage;
-            c.event.op.mb = action->mb;
+            c.event.op = *action;
             if (action->stage > kMaxIndex || action->mb > kMaxIndex)
                 fail(i, "name", name, "stage and micro-batch must be at most " + std::to_string(kMaxIndex));
         }
@@ -209,7 +206,7 @@ class SliceReader {
     }
 
     void fromArgs(const FlatValue& args, std::string_view cat, std::size_t i, Claimed& c) const {
-        const std::string kinds = "F, B, W, GradSync, Optimizer or send";
+        const std::string kinds = "F, B, W, R, GradSync, Optimizer or send";
         const std::string_view kind = text(args, "kind", i, "must be one of " + kinds);
         if (kind != cat)
             fail(i, "args.kind", find(args, "kind"),
@@ -225,7 +222,8 @@ class SliceReader {
             const std::string_view op =
                 text(args, "op", i, "a send names the kind of the op it carries (F, B, W)");
             const auto opKind = kindFromName(op);
-            if (!opKind) fail(i, "args.op", find(args, "op"), "must be one of F, B, W, GradSync, Optimizer");
+            if (!opKind)
+                fail(i, "args.op", find(args, "op"), "must be one of F, B, W, R, GradSync, Optimizer");
             e.op.kind = *opKind;
             if (!e.isTransfer())
                 fail(i, "args.comm", comm, "a send moves an \"activation\" or a \"gradient\"");

@@ -7,6 +7,7 @@
 #include "io/chrome_trace.h"
 #include "ir/action.h"
 #include "ir/op.h"
+#include "ir/op_name.h"
 #include "size_limits.h"
 
 #include <cstdint>
@@ -48,11 +49,15 @@ inline bool isClaimedCategory(std::string_view cat) {
     return cat == "send" || kindFromName(cat).has_value();
 }
 
-/// The action a slice name stands for: a torch action string, optionally with the "PP:" prefix
-/// torch's record_function adds.
-inline std::optional<Action> actionOfName(std::string_view name) {
+/// The compute op a slice name stands for: a torch action string or a recompute ("2R0", which
+/// stagecraft-run names like torch names its actions), optionally with the "PP:" prefix torch's
+/// record_function adds. The chunk is left 0.
+inline std::optional<Op> opOfName(std::string_view name) {
     if (name.substr(0, 3) == "PP:") name.remove_prefix(3);
-    return parseAction(name);
+    if (isRecomputeName(name)) return parseOpName(name);
+    const std::optional<Action> action = parseAction(name);
+    if (!action) return std::nullopt;
+    return Op{opKindOf(action->type), std::uint8_t(action->pipe), 0, action->stage, action->mb};
 }
 
 inline Lane defaultLane(CommKind comm) {

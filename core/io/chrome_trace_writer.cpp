@@ -169,9 +169,10 @@ void checkAnnotations(const std::vector<TraceSlice>& annotations, int devices) {
             fail(i, "iteration", std::to_string(a.iteration),
                  "an iteration must be at most " + std::to_string(kMaxIteration));
         if (isClaimedCategory(a.category))
-            fail(i, "category", "\"" + a.category + "\"",
-                 "F, B, W, GradSync, Optimizer and send are op slices to the reader; use another category");
-        if (actionOfName(a.name))
+            fail(
+                i, "category", "\"" + a.category + "\"",
+                "F, B, W, R, GradSync, Optimizer and send are op slices to the reader; use another category");
+        if (opOfName(a.name))
             fail(i, "name", json(a.name).dump(-1, ' ', false, json::error_handler_t::replace),
                  "an action string names an op to the reader; use another name");
     }

@@ -358,6 +358,7 @@ class JsonReader {
             head = view.substr(0, view.size() - kOptimizer.size());
         }
         Action action;
+        const bool recompute = !special && isRecomputeName(view);
         if (special) {
             // "<prefix><stage>SYNC" reads like the action "<prefix><stage>F0": one grammar for both.
             const auto parsed = parseAction(std::string(head) + "F0");
@@ -366,6 +367,11 @@ class JsonReader {
                      quoted() + ": a gradient sync is '<stage>SYNC' and an optimizer step '<stage>OPT', with "
                                 "'p1:' in front for the second pipe, as in 'p1:3SYNC'");
             action = *parsed;
+        } else if (recompute) {
+            std::string why;
+            const auto parsed = parseOpName(view, &why);
+            if (!parsed) fail("schedule_json.field", path(), why);
+            action = Action{parsed->pipe, parsed->stage, ActionType::F, parsed->mb};
         } else {
             std::string why;
             const auto parsed = parseAction(view, &why);
@@ -381,11 +387,11 @@ class JsonReader {
                      quoted() +
                          " is a whole backward, but split_backward is true: write its input-gradient part I "
                          "followed by its weight-gradient part W");
-            if (action.mb >= s.microbatches)
-                fail("schedule_json.field", path(),
-                     quoted() + ": micro-batch " + std::to_string(action.mb) + " is outside 0.." +
-                         std::to_string(s.microbatches - 1));
         }
+        if (!special && action.mb >= s.microbatches)
+            fail("schedule_json.field", path(),
+                 quoted() + ": micro-batch " + std::to_string(action.mb) + " is outside 0.." +
+                     std::to_string(s.microbatches - 1));
         if (action.pipe >= s.pipes)
             fail("schedule_json.field", path(),
                  quoted() + ": pipe " + std::to_string(action.pipe) + " is outside 0.." +
@@ -396,7 +402,7 @@ class JsonReader {
                      std::to_string(s.stagesPerPipe - 1));
         const StageSlot& slot = s.slot(action.pipe, action.stage);
         Op op;
-        op.kind = special ? *special : opKindOf(action.type);
+        op.kind = special ? *special : recompute ? OpKind::R : opKindOf(action.type);
         op.pipe = std::uint8_t(action.pipe);
         op.chunk = std::uint16_t(slot.chunk);
         op.stage = action.stage;

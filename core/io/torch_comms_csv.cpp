@@ -2,7 +2,9 @@
 
 #include "error.h"
 #include "io/csv_rows.h"
+#include "io/torch_csv.h"
 #include "ir/action.h"
+#include "ir/op_name.h"
 #include "size_limits.h"
 
 #include <algorithm>
@@ -507,6 +509,9 @@ std::string writeRows(const Lowered& l, const Schedule* slots) {
                         std::to_string(in.stage) + " at " + std::to_string(i) +
                         ", before the end of its program: torch's CSV has no optimizer action "
                         "(torch steps the optimizer after the schedule)");
+            if (in.kind == InstrKind::Compute && in.op == OpKind::R)
+                refuseTorchRecompute("rank " + std::to_string(p.rank),
+                                     opName(Op{in.op, in.pipe, 0, in.stage, in.mb}, l.splitBackward));
             if (i > 0) out += ',';
             std::string cell;
             if (const std::size_t covered = slots ? slotCell(l, *slots, p.instructions, i, cell) : 0) {

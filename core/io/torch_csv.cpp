@@ -3,6 +3,7 @@
 #include "error.h"
 #include "io/csv_rows.h"
 #include "ir/action.h"
+#include "ir/op_name.h"
 #include "ir/overlap.h"
 #include "validate/validator.h"
 
@@ -504,6 +505,10 @@ std::string scheduleToTorchCsv(const Schedule& schedule) {
             "schedule '" + schedule.name + "' has " + std::to_string(schedule.pipes) +
                 " pipes: torch's compute-only CSV has no way to express a second pipe (an action "
                 "names a stage, not a pipe); save it as .json, Stagecraft's schedule format");
+    for (std::size_t d = 0; d < schedule.order.size(); ++d)
+        for (const Op& op : schedule.order[d])
+            if (op.kind == OpKind::R)
+                refuseTorchRecompute("device " + std::to_string(d), opName(op, schedule.splitBackward));
     std::string out;
     const ScheduleSlots slots = schedule.overlapped.empty() && schedule.wholeBackward.empty()
                                     ? ScheduleSlots{}
@@ -536,6 +541,13 @@ std::string scheduleToTorchCsv(const Schedule& schedule) {
         out += '\n';
     }
     return out;
+}
+
+void refuseTorchRecompute(const std::string& where, const std::string& op) {
+    throw ValidationError("csv.recompute", where,
+                          where + " runs the recompute " + op +
+                              ": torch's action set has no recompute (F, I, B, W and their transfers), so a "
+                              "torch CSV cannot hold it; save the schedule as .json, Stagecraft's format");
 }
 
 Schedule parseTorchCsv(std::string_view text, const std::string& source, const TorchCsvOptions& options) {

@@ -30,8 +30,12 @@ struct TorchCsvOptions {
 /// overlapped slot is one `(0F7;7B3)OVERLAP_F_B` cell (its backward is whole: "B").
 /// GradSync and Optimizer ops are not compute-only actions and are left out (torch adds its
 /// REDUCE_GRAD when it lowers the schedule). Throws ValidationError("csv.bidirectional") for a
-/// schedule with two pipes.
+/// schedule with two pipes and ValidationError("csv.recompute") for one with recompute ops.
 std::string scheduleToTorchCsv(const Schedule& schedule);
+
+/// Throws ValidationError("csv.recompute") for the recompute `op` (its name, "2R0") at `where`:
+/// torch's action set has no recompute, so no torch CSV can hold one.
+[[noreturn]] void refuseTorchRecompute(const std::string& where, const std::string& op);
 
 /// Reads a compute-only CSV. The placement is inferred from the file (a stage runs on the rank of
 /// the row it appears in; stages 0..S-1; a rank's stages are its chunks in ascending stage order),

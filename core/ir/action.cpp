@@ -40,9 +40,10 @@ Action actionOf(const Op& op, bool splitBackward) {
     case OpKind::W:
         action.type = ActionType::W;
         break;
+    case OpKind::R:
     case OpKind::GradSync:
     case OpKind::Optimizer:
-        throw std::logic_error("actionOf: " + opName(op, splitBackward) + " is not a compute op");
+        throw std::logic_error("actionOf: " + opName(op, splitBackward) + " is not a torch compute action");
     }
     return action;
 }
@@ -106,6 +107,9 @@ std::optional<Action> parseAction(std::string_view raw, std::string* why) {
     case 'W':
         action.type = ActionType::W;
         break;
+    case 'R':
+        return fail(why, quoted + ": torch's action set has no recompute (R); schedules with recompute ops "
+                                  "are written as Stagecraft JSON");
     default:
         return fail(why, quoted + ": '" + std::string(1, text[pos]) +
                              "' is not a compute action type; expected F, I, B or W after the stage number");

@@ -24,8 +24,9 @@ struct Action {
     friend bool operator==(const Action&, const Action&) = default;
 };
 
-/// The action of a compute op (F, B, W). `splitBackward` tells whether B is torch's `I` (the
-/// schedule splits the backward) or its full `B`. Throws std::logic_error for GradSync/Optimizer.
+/// The action of a torch compute op (F, B, W). `splitBackward` tells whether B is torch's `I` (the
+/// schedule splits the backward) or its full `B`. Throws std::logic_error for R (torch has no
+/// recompute action), GradSync and Optimizer.
 Action actionOf(const Op& op, bool splitBackward);
 
 /// The op kind an action type stands for (I -> B; B -> B: the schedule must not split then).
@@ -37,7 +38,8 @@ std::string formatAction(const Action& action);
 std::string actionString(const Op& op, bool splitBackward);
 
 /// Parses one simple action. Leading and trailing blanks are ignored (torch allows hand-edited
-/// cells); anything else that does not follow the grammar is refused. On failure returns nullopt
+/// cells); anything else that does not follow the grammar is refused, a recompute ("2R0") with a
+/// sentence saying torch has none. On failure returns nullopt
 /// and, when `why` is given, sets it to a sentence naming the text and the rule.
 std::optional<Action> parseAction(std::string_view text, std::string* why = nullptr);
 

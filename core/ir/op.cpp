@@ -10,6 +10,8 @@ const char* opKindName(OpKind kind) {
         return "B";
     case OpKind::W:
         return "W";
+    case OpKind::R:
+        return "R";
     case OpKind::GradSync:
         return "GradSync";
     case OpKind::Optimizer:

@@ -8,11 +8,14 @@ namespace stagecraft {
 
 /// What an op computes. `B` is the input-gradient part of the backward in schedules that split
 /// it (zero-bubble family, `Schedule::splitBackward`), otherwise the whole backward. `W` is the
-/// weight-gradient part. `GradSync` all-reduces one stage replica's gradients with the other
-/// replicas (bidirectional schedules' eager sync); `Optimizer` steps a stage's weights.
-enum class OpKind : std::uint8_t { F, B, W, GradSync, Optimizer };
+/// weight-gradient part. `R` recomputes a forward whose activations were not kept: the F of a
+/// recomputed (stage, micro-batch) keeps only its stage input, R re-runs that forward before the
+/// backward needs the activations (docs/recompute.md). `GradSync` all-reduces one stage replica's
+/// gradients with the other replicas (bidirectional schedules' eager sync); `Optimizer` steps a
+/// stage's weights.
+enum class OpKind : std::uint8_t { F, B, W, R, GradSync, Optimizer };
 
-inline constexpr int kOpKindCount = 5;
+inline constexpr int kOpKindCount = 6;
 
 /// One op as placed in a device's order. Micro-batch is -1 for ops that are not per micro-batch
 /// (GradSync, Optimizer). `stage` is the stage index inside its pipe; `chunk` is which of the
@@ -29,9 +32,9 @@ struct Op {
 
 static_assert(sizeof(Op) == 12, "Op is stored once per op of million-op schedules; keep it small");
 
-/// True for ops that carry a micro-batch and follow the data dependencies (F, B, W).
+/// True for ops that carry a micro-batch and follow the data dependencies (F, B, W, R).
 constexpr bool isComputeKind(OpKind kind) {
-    return kind == OpKind::F || kind == OpKind::B || kind == OpKind::W;
+    return kind == OpKind::F || kind == OpKind::B || kind == OpKind::W || kind == OpKind::R;
 }
 
 /// An op's identity (kind, pipe, stage, micro-batch; not its chunk, which the placement gives)
@@ -41,9 +44,9 @@ constexpr std::uint64_t opIdentity(const Op& op) {
            std::uint64_t(std::uint32_t(op.stage)) << 11 | std::uint64_t(std::uint32_t(op.mb + 1)) << 36;
 }
 
-/// "F", "B", "W", "GradSync", "Optimizer".
+/// "F", "B", "W", "R", "GradSync", "Optimizer".
 const char* opKindName(OpKind kind);
 
-// Ops are named by opName (ir/action.h): "2F0", "p1:3SYNC", the same everywhere.
+// Ops are named by opName (ir/op_name.h): "2F0", "2R0", "p1:3SYNC", the same everywhere.
 
 } // namespace stagecraft

@@ -11,7 +11,8 @@ namespace stagecraft {
 OpIndex::OpIndex(const Schedule& schedule)
     : m_pipes(schedule.pipes), m_stages(schedule.stagesPerPipe), m_microbatches(schedule.microbatches) {
     // W's slots only where W can occur: a schedule that does not split its backward has none
-    // (2 instead of 3 slots per (pipe, stage, micro-batch)), unless it is malformed.
+    // (2 instead of 3 slots per (pipe, stage, micro-batch)), unless it is malformed; R's slots
+    // only once the schedule has a recompute.
     m_kinds = schedule.splitBackward ? 3 : 2;
     assignLarge(m_slots, std::size_t(m_kinds) * kindStride(), std::int32_t(-1));
     m_mbPipe.assign(static_cast<std::size_t>(m_microbatches), -1);
@@ -44,8 +45,9 @@ OpIndex::OpIndex(const Schedule& schedule)
                 continue;
             }
             if (std::size_t(op.kind) >= std::size_t(m_kinds)) {
-                // A W in a schedule that does not split its backward: indexed like any other.
-                m_kinds = 3;
+                // A W in a schedule that does not split its backward, or the first R: indexed like
+                // any other (slots grow to the kind's, the earlier kinds keep theirs).
+                m_kinds = int(op.kind) + 1;
                 m_slots.resize(std::size_t(m_kinds) * kindStride(), std::int32_t(-1));
             }
             int& pipe = m_mbPipe[static_cast<std::size_t>(op.mb)];
@@ -75,7 +77,6 @@ void OpIndex::resolveDependencies(const Schedule& schedule) {
     // Every op below passed the range checks of the constructor or is skipped here, so the
     // slots can be computed without bounds checks.
     auto gidAt = [&](std::size_t slot) { return m_slots[slot] >= 0 ? m_slots[slot] : OpDeps::kMissing; };
-    const std::size_t kindStride = this->kindStride();
     std::size_t crossDevice = 0;
     for (std::size_t d = 0; d < schedule.order.size(); ++d) {
         const std::vector<Op>& ops = schedule.order[d];
@@ -88,22 +89,12 @@ void OpIndex::resolveDependencies(const Schedule& schedule) {
             if (!isComputeKind(op.kind) || op.pipe >= m_pipes || op.stage < 0 || op.stage >= m_stages ||
                 op.mb < 0 || op.mb >= m_microbatches)
                 continue;
-            const std::size_t fSlot = slotOf(OpKind::F, op.pipe, op.stage, op.mb);
-            switch (op.kind) {
-            case OpKind::F:
-                if (const int from = producerStage(OpKind::F, op.stage, m_stages); from >= 0)
-                    deps.first = gidAt(slotOf(OpKind::F, op.pipe, from, op.mb));
-                break;
-            case OpKind::B:
-                deps.first = gidAt(fSlot);
-                if (const int from = producerStage(OpKind::B, op.stage, m_stages); from >= 0)
-                    deps.second = gidAt(slotOf(OpKind::B, op.pipe, from, op.mb));
-                break;
-            case OpKind::W:
-                deps.first = gidAt(fSlot + kindStride);
-                break;
-            default:
-                break;
+            if (const auto local = localProducer(op.kind, recomputed(op.pipe, op.stage, op.mb)))
+                deps.first = gidAt(slotOf(*local, op.pipe, op.stage, op.mb));
+            if (const int from = producerStage(op.kind, op.stage, m_stages); from >= 0) {
+                // F's only producer is on the previous stage; B has its local one first.
+                std::int32_t& slot = op.kind == OpKind::F ? deps.first : deps.second;
+                slot = gidAt(slotOf(op.kind, op.pipe, from, op.mb));
             }
             crossDevice += std::size_t(remote(deps.first)) + std::size_t(remote(deps.second));
         }
@@ -113,6 +104,10 @@ void OpIndex::resolveDependencies(const Schedule& schedule) {
 
 std::size_t OpIndex::slotOf(OpKind kind, int pipe, int stage, int mb) const {
     return ((static_cast<std::size_t>(kind) * m_pipes + pipe) * m_stages + stage) * m_microbatches + mb;
+}
+
+bool OpIndex::recomputed(int pipe, int stage, int mb) const {
+    return m_kinds > int(OpKind::R) && m_slots[slotOf(OpKind::R, pipe, stage, mb)] >= 0;
 }
 
 OpRef OpIndex::find(OpKind kind, int pipe, int stage, int mb) const {

@@ -25,7 +25,7 @@ struct IndexProblem {
     std::string message;
 };
 
-/// The producers of one op as global ids (see OpIndex::globalId): at most two for F/B/W.
+/// The producers of one op as global ids (see OpIndex::globalId): at most two for F/B/W/R.
 struct OpDeps {
     static constexpr std::int32_t kNone = -1;    ///< no producer in this slot
     static constexpr std::int32_t kMissing = -2; ///< a producer the schedule does not contain
@@ -35,12 +35,15 @@ struct OpDeps {
 
 class OpIndex {
   public:
-    /// Index every F/B/W op of `schedule`. Ops with an out-of-range identity and second
+    /// Index every F/B/W/R op of `schedule`. Ops with an out-of-range identity and second
     /// occurrences of an op are not indexed; they are reported in `problems()`.
     explicit OpIndex(const Schedule& schedule);
 
-    /// Where F/B/W of (pipe, stage, mb) sits; invalid when absent.
+    /// Where F/B/W/R of (pipe, stage, mb) sits; invalid when absent.
     OpRef find(OpKind kind, int pipe, int stage, int mb) const;
+    /// True when the schedule recomputes (pipe, stage, mb): it has an R for it. The identity must
+    /// be in range (the index's shape).
+    bool recomputed(int pipe, int stage, int mb) const;
     /// The pipe micro-batch `mb` flows through (-1 when it has no op).
     int pipeOf(int mb) const { return m_mbPipe[static_cast<std::size_t>(mb)]; }
     /// Global position of an op (device offset + index), dense in 0..opCount-1.
@@ -68,8 +71,8 @@ class OpIndex {
     std::size_t kindStride() const { return std::size_t(m_pipes) * m_stages * m_microbatches; }
 
     int m_pipes, m_stages, m_microbatches;
-    int m_kinds = 3;                      // kinds with slots: F, B (and W when the schedule has any)
-    std::vector<std::int32_t> m_slots;    // [kind F/B/W][pipe][stage][mb] -> global id, -1 absent
+    int m_kinds = 3;                      // kinds with slots: F, B (W, R when the schedule has any)
+    std::vector<std::int32_t> m_slots;    // [kind F/B/W/R][pipe][stage][mb] -> global id, -1 absent
     std::vector<std::int32_t> m_deviceOf; // [gid]
     std::vector<int> m_mbPipe;            // [mb]
     std::vector<std::size_t> m_deviceOffset;

@@ -32,6 +32,8 @@ const char* opKindLetter(OpKind kind) {
         return "B";
     case OpKind::W:
         return "W";
+    case OpKind::R:
+        return "R";
     case OpKind::GradSync:
         return "S";
     case OpKind::Optimizer:

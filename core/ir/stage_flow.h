@@ -2,11 +2,15 @@
 // The one rule of how data flows between the stages of a pipe: a forward takes its input from the
 // forward of the same micro-batch on the previous stage (the activation), a backward takes its
 // output gradient from the backward on the next stage (the gradient). Ops of other kinds take
-// nothing from another stage. The op index, the replay of lowered programs, the calibration of
-// transfer times, the lowering's send/receive placement and the trace writer's flow arrows all ask
-// this, so they cannot disagree.
+// nothing from another stage. Within a (stage, micro-batch) on its own device, a recompute (R)
+// re-runs the forward, the backward takes its activations from the R when the (stage,
+// micro-batch) is recomputed and from the F otherwise, and W takes what B leaves. The op index,
+// the replay of lowered programs, the calibration of transfer times, the lowering's send/receive
+// placement and the trace writer's flow arrows all ask this, so they cannot disagree.
 
 #include "ir/op.h"
+
+#include <optional>
 
 namespace stagecraft {
 
@@ -36,6 +40,22 @@ constexpr int consumerStage(OpKind kind, int stage, int stagesPerPipe) {
 /// that may ask at the pipe's ends check the result.
 constexpr int transferPeerStage(OpKind kind, bool send, int stage) {
     return send ? stage + flowStep(kind) : stage - flowStep(kind);
+}
+
+/// The kind of the op of the same (pipe, stage, micro-batch) that op `kind` waits for on its own
+/// device: F for R, R for B when that (stage, micro-batch) is `recomputed` and F otherwise, B for
+/// W; nullopt for F (its input comes from another stage) and for kinds outside the data flow.
+constexpr std::optional<OpKind> localProducer(OpKind kind, bool recomputed) {
+    switch (kind) {
+    case OpKind::R:
+        return OpKind::F;
+    case OpKind::B:
+        return recomputed ? OpKind::R : OpKind::F;
+    case OpKind::W:
+        return OpKind::B;
+    default:
+        return std::nullopt;
+    }
 }
 
 } // namespace stagecraft

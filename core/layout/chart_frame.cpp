@@ -36,18 +36,19 @@ std::vector<LegendEntry> legendEntries(const ChartLegendContent& seen, const Pal
     std::vector<LegendEntry> entries;
     const bool pipe1 = std::any_of(seen.kind[1].begin(), seen.kind[1].end(), [](bool b) { return b; });
     const std::array<const char*, kOpKindCount> names = {
-        "forward (F)", seen.split && !seen.unsplit ? "input gradient (B)" : "backward (B)",
-        "weight gradient (W)", "gradient sync (S)", "optimizer (O)"};
+        "forward (F)",         seen.split && !seen.unsplit ? "input gradient (B)" : "backward (B)",
+        "weight gradient (W)", "recompute (R)",
+        "gradient sync (S)",   "optimizer (O)"};
     for (int k = 0; k < kOpKindCount; ++k) {
         const OpKind kind = OpKind(k);
         if (!seen.kind[0][k] && !seen.kind[1][k]) continue;
         const int pipe = seen.kind[0][k] ? 0 : 1;
         entries.push_back({{opColor(pal, kind, pipe, 0, 1)}, names[k]});
     }
-    // Chunk and pipe entries show the F/B/W colours they shade or swap.
+    // Chunk and pipe entries show the F/B/W/R colours they shade or swap.
     auto computeSwatches = [&](int pipe, int chunk) {
         std::vector<Color> swatches;
-        for (OpKind kind : {OpKind::F, OpKind::B, OpKind::W})
+        for (OpKind kind : {OpKind::F, OpKind::B, OpKind::W, OpKind::R})
             if (seen.kind[pipe][int(kind)]) swatches.push_back(opColor(pal, kind, pipe, chunk, seen.chunks));
         return swatches;
     };

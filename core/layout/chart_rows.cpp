@@ -121,8 +121,8 @@ ChartRows::ChartRows(std::span<const ChartPanel> panels, const ChartContent& con
         for (std::uint32_t t = row.firstTrack; t < row.firstTrack + row.trackCount; ++t)
             for (std::uint32_t i = m_tracks[t].begin; i < m_tracks[t].end; ++i) {
                 const OpKind kind = events[m_event[i]].op.kind;
-                const int k = kind == OpKind::F ? 0 : kind == OpKind::B ? 1 : kind == OpKind::W ? 2 : -1;
-                for (int j = 0; j < 3; ++j)
+                const int k = isComputeKind(kind) ? int(kind) : -1;
+                for (int j = 0; j < int(kMixKinds); ++j)
                     m_busy[std::size_t(j)][i + 1] =
                         (row.lane == 0 && !row.outline && j == k) ? m_end[i] - m_start[i] : 0.0;
             }
@@ -130,8 +130,8 @@ ChartRows::ChartRows(std::span<const ChartPanel> panels, const ChartContent& con
     for (auto& sums : m_busy) std::partial_sum(sums.begin(), sums.end(), sums.begin());
 }
 
-std::array<double, 3> ChartRows::busyIn(const Track& track, double t0, double t1) const {
-    std::array<double, 3> busy{};
+std::array<double, ChartRows::kMixKinds> ChartRows::busyIn(const Track& track, double t0, double t1) const {
+    std::array<double, kMixKinds> busy{};
     const auto starts = m_start.begin() + track.begin, ends = m_end.begin() + track.begin;
     const std::size_t n = track.end - track.begin;
     // Events ending after t0 up to those starting before t1 (a track does not overlap itself,
@@ -139,7 +139,7 @@ std::array<double, 3> ChartRows::busyIn(const Track& track, double t0, double t1
     const std::size_t i0 = std::size_t(std::upper_bound(ends, ends + std::ptrdiff_t(n), t0) - ends);
     const std::size_t i1 = std::size_t(std::lower_bound(starts, starts + std::ptrdiff_t(n), t1) - starts);
     if (i1 <= i0) return busy;
-    for (std::size_t k = 0; k < 3; ++k) {
+    for (std::size_t k = 0; k < kMixKinds; ++k) {
         const std::vector<double>& sums = m_busy[k];
         busy[k] = sums[track.begin + i1] - sums[track.begin + i0];
         // Cut the first and the last event to the window.
@@ -245,28 +245,29 @@ void ChartRows::appendFoldMix(Scene& scene, const ChartWindow& window, const Sce
     const double columnW = kMixColumnPx / window.pixelsPerUnit;
     const int columns = std::max(1, int(std::ceil(box.w / columnW)));
     // Heights in whole device pixels; a column that looks like the one before widens its rects
-    // instead of adding three more (steady phases are one run), so the cost follows what changes
+    // instead of adding one per kind (steady phases are one run), so the cost follows what changes
     // on screen.
-    std::array<int, 3> previous{-1, -1, -1};
-    std::array<std::size_t, 3> previousRect{};
+    std::array<int, kMixKinds> previous;
+    previous.fill(-1);
+    std::array<std::size_t, kMixKinds> previousRect{};
     const double devicePxH = box.h * window.pixelsPerUnit;
     for (int c = 0; c < columns; ++c) {
         const double x = box.x + box.w * c / columns, w = box.w / columns;
         const double t0 = mapping.xToTime(x), t1 = mapping.xToTime(x + w);
         if (!(t1 > t0)) continue;
-        const std::array<double, 3> busy = busyIn(track, t0, t1);
-        std::array<int, 3> heights{};
-        for (std::size_t kind = 0; kind < 3; ++kind)
+        const std::array<double, kMixKinds> busy = busyIn(track, t0, t1);
+        std::array<int, kMixKinds> heights{};
+        for (std::size_t kind = 0; kind < kMixKinds; ++kind)
             heights[kind] = int(std::lround(devicePxH * std::min(1.0, busy[kind] / (t1 - t0))));
         if (heights == previous) {
-            for (std::size_t kind = 0; kind < 3; ++kind)
+            for (std::size_t kind = 0; kind < kMixKinds; ++kind)
                 if (heights[kind] > 0)
                     scene.rects[previousRect[kind]].w = x + w - scene.rects[previousRect[kind]].x;
             continue;
         }
         previous = heights;
         double y = box.y + box.h;
-        for (std::size_t kind = 0; kind < 3; ++kind) {
+        for (std::size_t kind = 0; kind < kMixKinds; ++kind) {
             if (heights[kind] <= 0) continue;
             const double h = heights[kind] / window.pixelsPerUnit;
             y -= h;
@@ -275,7 +276,7 @@ void ChartRows::appendFoldMix(Scene& scene, const ChartWindow& window, const Sce
             share.y = y;
             share.w = w;
             share.h = h;
-            share.fill = opColor(pal, kind == 0 ? OpKind::F : kind == 1 ? OpKind::B : OpKind::W, 0, 0, 1);
+            share.fill = opColor(pal, OpKind(kind), 0, 0, 1); // kMixKinds follow OpKind's order
             share.role = RectRole::Op;
             share.panel = panel;
             share.kind = kFoldMixKind;

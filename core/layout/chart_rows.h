@@ -143,12 +143,14 @@ class ChartRows {
     // outlines) and the event index (outlines: the predicted event they stand over).
     std::vector<double> m_start, m_end;
     std::vector<std::uint32_t> m_event;
-    /// Running sums over the arrays above of the time of F, B and W ops (compute lanes only):
+    /// The kinds a fold's mix shows, in the order of OpKind and the palette: F, B, W, R.
+    static constexpr std::size_t kMixKinds = 4;
+    /// Running sums over the arrays above of the time of F, B, W and R ops (compute lanes only):
     /// m_busy[k][i] = time of kind k in entries [0, i). Differences give a track's busy time by
     /// kind in any window in O(log n), which a fold's mix needs.
-    std::array<std::vector<double>, 3> m_busy;
-    /// Time of F, B and W (in that order) of `track` inside [t0, t1]: two binary searches.
-    std::array<double, 3> busyIn(const Track& track, double t0, double t1) const;
+    std::array<std::vector<double>, kMixKinds> m_busy;
+    /// Time of F, B, W and R (in that order) of `track` inside [t0, t1]: two binary searches.
+    std::array<double, kMixKinds> busyIn(const Track& track, double t0, double t1) const;
 };
 
 } // namespace stagecraft

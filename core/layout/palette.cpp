@@ -23,7 +23,9 @@ constexpr std::string_view kFonts = "Helvetica, Arial, 'Liberation Sans', 'DejaV
 constexpr Palette kOkabeIto{
     "paper",
     "Okabe-Ito colours, 7 pt text: figures in papers",
-    {{{rgb(0x0072B2), rgb(0xE69F00), rgb(0x009E73)}, {rgb(0xCC79A7), rgb(0xD55E00), rgb(0x56B4E9)}}},
+    // R takes the set's last colours: yellow, and for the second pipe a darker olive.
+    {{{rgb(0x0072B2), rgb(0xE69F00), rgb(0x009E73), rgb(0xF0E442)},
+      {rgb(0xCC79A7), rgb(0xD55E00), rgb(0x56B4E9), rgb(0x999933)}}},
     rgb(0x333333),
     rgb(0x999999),
     rgb(0x0072B2, 140),
@@ -69,8 +71,9 @@ constexpr Palette makeColorblind() {
     Palette p = kOkabeIto;
     p.name = "colorblind";
     p.summary = "Paul Tol's bright colours: safe for every colour-vision deficiency";
-    p.compute = {
-        {{rgb(0x4477AA), rgb(0xCCBB44), rgb(0x228833)}, {rgb(0xAA3377), rgb(0xEE6677), rgb(0x66CCEE)}}};
+    // R from Tol's muted set (indigo, teal): apart from the bright ones in every deficiency.
+    p.compute = {{{rgb(0x4477AA), rgb(0xCCBB44), rgb(0x228833), rgb(0x332288)},
+                  {rgb(0xAA3377), rgb(0xEE6677), rgb(0x66CCEE), rgb(0x44AA99)}}};
     p.gradSync = rgb(0x444444);
     p.optimizer = rgb(0xBBBBBB);
     p.activation = rgb(0x4477AA, 140);
@@ -82,8 +85,8 @@ constexpr Palette makeGreyscale() {
     Palette p = kOkabeIto;
     p.name = "greyscale";
     p.summary = "greys with black outlines: black-and-white print";
-    p.compute = {
-        {{rgb(0xDDDDDD), rgb(0x8C8C8C), rgb(0x4A4A4A)}, {rgb(0xBDBDBD), rgb(0x6E6E6E), rgb(0x2E2E2E)}}};
+    p.compute = {{{rgb(0xDDDDDD), rgb(0x8C8C8C), rgb(0x4A4A4A), rgb(0xB0B0B0)},
+                  {rgb(0xBDBDBD), rgb(0x6E6E6E), rgb(0x2E2E2E), rgb(0x969696)}}};
     p.gradSync = rgb(0x111111);
     p.optimizer = rgb(0xA8A8A8);
     p.activation = rgb(0x8C8C8C, 200);
@@ -130,7 +133,7 @@ Color mixColor(Color a, Color b, double t) {
 Color opColor(const Palette& palette, OpKind kind, int pipe, int chunk, int chunks) {
     if (kind == OpKind::GradSync) return palette.gradSync;
     if (kind == OpKind::Optimizer) return palette.optimizer;
-    const int kindIndex = kind == OpKind::F ? 0 : kind == OpKind::B ? 1 : 2;
+    const int kindIndex = kind == OpKind::F ? 0 : kind == OpKind::B ? 1 : kind == OpKind::W ? 2 : 3;
     const Color base = palette.compute[pipe > 0 ? 1 : 0][kindIndex];
     if (chunks <= 1 || chunk <= 0) return base;
     const double t = palette.chunkLighten * double(std::min(chunk, chunks - 1)) / double(chunks - 1);

@@ -16,9 +16,10 @@ namespace stagecraft {
 struct Palette {
     std::string_view name;
     std::string_view summary;
-    /// Bar colours of chunk 0 by [pipe][F, B, W]. Pipe 1 (the second pipe of bidirectional
-    /// schedules) uses its own hue family so both pipes read apart at a glance.
-    std::array<std::array<Color, 3>, 2> compute;
+    /// Bar colours of chunk 0 by [pipe][F, B, W, R]. Pipe 1 (the second pipe of bidirectional
+    /// schedules) uses its own hue family so both pipes read apart at a glance. A recompute (R)
+    /// has its own colour: it runs the forward's work, but its memory and place are its own.
+    std::array<std::array<Color, 4>, 2> compute;
     Color gradSync;
     Color optimizer;
     Color activation; ///< comm lane: activation transfers

@@ -21,7 +21,7 @@ enum class RectRole : std::uint8_t {
     Background, ///< the whole chart
     Panel,      ///< decoration behind one panel
     Idle,       ///< a device row from 0 to the panel's makespan (bubbles show through)
-    Op,         ///< one compute event (F, B, W, GradSync, Optimizer)
+    Op,         ///< one compute event (F, B, W, R, GradSync, Optimizer)
     Comm,       ///< one communication event (showComm)
     Legend,     ///< a legend swatch
 };

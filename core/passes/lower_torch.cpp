@@ -36,6 +36,11 @@ RankActions computeActions(const Schedule& s) {
         std::size_t nextSlot = 0;
         for (std::size_t i = 0; i < ops.size(); ++i) {
             const Op& op = ops[i];
+            if (op.kind == OpKind::R)
+                refuse("rank " + std::to_string(d),
+                       "'" + opName(op, s.splitBackward) +
+                           "' is a recompute: torch's runtime has no recompute action (its stages "
+                           "checkpoint inside their modules); lower it with Stagecraft's lowering");
             if (!isComputeKind(op.kind))
                 refuse(
                     "rank " + std::to_string(d),

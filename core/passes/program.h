@@ -16,7 +16,7 @@
 namespace stagecraft {
 
 enum class InstrKind : std::uint8_t {
-    Compute,   ///< F, B or W of (pipe, stage, mb): `op`
+    Compute,   ///< F, B, W or R of (pipe, stage, mb): `op`
     Send,      ///< post a send of one tensor to `peer`; pairs with the peer's Recv of the same tag
     Recv,      ///< post a receive of one tensor from `peer` into buffer `slot`
     GradSync,  ///< post the stage's gradient all-reduce on the collective lane (non-blocking)
@@ -33,7 +33,7 @@ enum class Direction : std::uint8_t { F, B };
 struct Instruction {
     InstrKind kind = InstrKind::Compute;
     Direction dir = Direction::F; ///< Send/Recv, and a Wait on one
-    OpKind op = OpKind::F;        ///< Compute: F, B or W
+    OpKind op = OpKind::F;        ///< Compute: F, B, W or R
     std::uint8_t pipe = 0;
     InstrKind waits = InstrKind::Compute; ///< Wait: the kind of the instruction waited for
     /// The stage this rank runs that the instruction belongs to: the op's stage, the sending stage

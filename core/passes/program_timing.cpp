@@ -363,6 +363,8 @@ double computeCost(const RuntimeCosts& costs, const Instruction& in, bool split)
         return split ? s.i : s.b;
     case OpKind::W:
         return s.w;
+    case OpKind::R: // a recompute re-runs the forward
+        return s.f;
     default:
         return 0.0;
     }

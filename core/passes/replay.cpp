@@ -51,7 +51,7 @@ enum class State : std::uint8_t {
     Finished,
 };
 
-constexpr int kComputeKinds = 3; // F, B, W
+constexpr int kComputeKinds = 4; // F, B, W, R
 
 class Replayer {
   public:
@@ -109,6 +109,7 @@ class Replayer {
         m_done.resize(ranks);
         for (std::size_t r = 0; r < ranks; ++r) m_done[r].assign(ins(int(r)).size(), 0);
         m_computeDone.assign(kComputeKinds * m_stageSlots * m_mbs, 0);
+        m_recomputed.assign(m_stageSlots * m_mbs, 0);
         m_recvDone.assign(2 * m_stageSlots * m_mbs, 0);
         m_backwardDone.assign(m_stageSlots, 0);
         m_backwardExpected.assign(m_stageSlots, 0);
@@ -120,6 +121,8 @@ class Replayer {
                 if (!inShape(in)) continue;
                 if (in.kind == InstrKind::Compute && in.op == last)
                     ++m_backwardExpected[stageSlot(in.pipe, in.stage)];
+                if (in.kind == InstrKind::Compute && in.op == OpKind::R && in.mb >= 0)
+                    m_recomputed[mbKey(in.pipe, in.stage, in.mb)] = 1;
                 if (in.kind == InstrKind::GradSync && m_syncAt[stageSlot(in.pipe, in.stage)] < 0)
                     m_syncAt[stageSlot(in.pipe, in.stage)] = int(i);
             }
@@ -149,25 +152,16 @@ class Replayer {
             const OpKind producer = in.dir == Direction::F ? OpKind::F : OpKind::B;
             return computed(producer, in.stage) ? "" : name(opKindName(producer), in.stage);
         }
-        switch (in.op) {
-        case OpKind::F: {
-            const int from = producerStage(OpKind::F, in.stage, int(m_stages));
-            if (from < 0) return "";
-            if (rankOf(in.pipe, from) == rank) return computed(OpKind::F, from) ? "" : name("F", from);
-            return received(Direction::F) ? "" : name("RECV_F", in.stage);
-        }
-        case OpKind::B: {
-            if (!computed(OpKind::F, in.stage)) return name("F", in.stage);
-            const int from = producerStage(OpKind::B, in.stage, int(m_stages));
-            if (from < 0) return "";
-            if (rankOf(in.pipe, from) == rank) return computed(OpKind::B, from) ? "" : name("B", from);
-            return received(Direction::B) ? "" : name("RECV_B", in.stage);
-        }
-        case OpKind::W:
-            return computed(OpKind::B, in.stage) ? "" : name("B", in.stage);
-        default:
-            return "";
-        }
+        // The op of the same (stage, mb) it waits for on this rank (F for R and B, R for the B of
+        // a recomputed one, B for W), then its input from the neighbouring stage (ir/stage_flow.h).
+        if (const auto local = localProducer(in.op, m_recomputed[mbKey(in.pipe, in.stage, in.mb)] != 0);
+            local && !computed(*local, in.stage))
+            return name(opKindName(*local), in.stage);
+        const int from = producerStage(in.op, in.stage, int(m_stages));
+        if (from < 0) return "";
+        const char* const recv = in.op == OpKind::F ? "RECV_F" : "RECV_B";
+        if (rankOf(in.pipe, from) == rank) return computed(in.op, from) ? "" : name(opKindName(in.op), from);
+        return received(in.op == OpKind::F ? Direction::F : Direction::B) ? "" : name(recv, in.stage);
     }
 
     /// Runs `rank` until it blocks or ends.
@@ -182,15 +176,15 @@ class Replayer {
             }
             switch (in.kind) {
             case InstrKind::Compute: {
+                if (in.mb < 0 || int(in.op) >= kComputeKinds) {
+                    fail(rank,
+                         at(rank, int(pc)) + ": a compute instruction needs F, B, W or R and a micro-batch");
+                    return;
+                }
                 const std::string missing = missingInput(rank, in);
                 if (!missing.empty()) {
                     fail(rank, at(rank, int(pc)) + " for its input " + missing +
                                    ", which no earlier instruction of the rank provides");
-                    return;
-                }
-                if (in.mb < 0 || int(in.op) >= kComputeKinds) {
-                    fail(rank,
-                         at(rank, int(pc)) + ": a compute instruction needs F, B or W and a micro-batch");
                     return;
                 }
                 m_computeDone[(std::size_t(in.op) * m_stageSlots) * m_mbs + mbKey(in.pipe, in.stage, in.mb)] =
@@ -561,6 +555,7 @@ class Replayer {
     std::vector<std::deque<Ref>> m_lane;
     std::vector<std::vector<char>> m_done;
     std::vector<char> m_computeDone, m_recvDone, m_collDone;
+    std::vector<char> m_recomputed; // [mbKey]: the programs have an R for it
     std::vector<int> m_backwardDone, m_backwardExpected, m_syncAt, m_headCount;
     std::unordered_map<ChannelKey, Channel, ChannelKeyHash> m_channels;
     std::vector<int> m_ready;

@@ -211,7 +211,7 @@ SearchPlan planSearch(const Project& project, const SearchSpace& space) {
                             Project p = projectForConfig(project, c);
                             const ScheduleParams params = effectiveParams(*info, scheduleParams(p));
                             const double ops = double(info->stagesPerPipe(params)) * info->pipes * m *
-                                               (info->splitBackward ? 3.0 : 2.0);
+                                               double(opsPerStageMicrobatch(*info));
                             if (constraintViolation(*info, params) || ops > double(space.maxOpsPerConfig)) {
                                 ++plan.skipped;
                                 continue;

@@ -1,6 +1,7 @@
 #include "sim/cost_model.h"
 
 #include "error.h"
+#include "ir/op_name.h"
 #include "number_text.h"
 #include "project/layer_costs.h"
 #include "project/layer_split.h"
@@ -222,6 +223,8 @@ MemoryInputs analyticMemory(const Project& project, const Schedule& s, const Ana
             m.activationBytes = a.activationBytes(stage, project.memory.recompute);
             m.keptForWBytes =
                 s.splitBackward ? a.layers[std::size_t(stage)] * layerWeightGradActivationBytes(a.t) : 0.0;
+            // A recomputed forward keeps the stage's input, one boundary activation.
+            m.checkpointBytes = boundaryBytes(a.t);
             inputs.stages.push_back(m);
         }
     return inputs;
@@ -296,7 +299,22 @@ void fillDurations(const Schedule& s, const StageTimes& t, OpCosts& costs) {
             costs.duration[int(OpKind::F)][slot] = t.f[i];
             costs.duration[int(OpKind::B)][slot] = s.splitBackward ? t.b[i] : t.b[i] + t.w[i];
             costs.duration[int(OpKind::W)][slot] = s.splitBackward ? t.w[i] : 0.0;
+            costs.duration[int(OpKind::R)][slot] = t.f[i]; // a recompute re-runs the forward
         }
+}
+
+/// memory.recompute = full charges a forward inside every backward; a schedule with R ops places
+/// that forward itself, so the two together would count it twice.
+void refuseDoubleRecompute(const Project& project, const Schedule& s) {
+    if (project.memory.recompute != Recompute::Full) return;
+    for (const auto& ops : s.order)
+        for (const Op& op : ops)
+            if (op.kind == OpKind::R)
+                throw ValidationError(
+                    "costs.recompute", "memory.recompute",
+                    "memory.recompute = full recomputes inside every backward, but schedule '" + s.name +
+                        "' places its own recompute ops (" + opName(op, s.splitBackward) +
+                        "): set memory.recompute to none or selective for it");
 }
 
 /// Mean over the p full stages: the sum over one pipe's stages divided by p.
@@ -335,6 +353,7 @@ CostSetup buildCostSetup(const Project& project, const Schedule& s) {
                               "parallel.pp = " + std::to_string(project.parallel.pp) + ", but schedule '" +
                                   s.name + "' runs on " + std::to_string(s.devices) +
                                   " pipeline devices; set parallel.pp to match");
+    refuseDoubleRecompute(project, s);
     CostSetup setup;
     const CostMode mode = project.costs.mode;
     setup.summary.mode = std::string(costModeName(mode));

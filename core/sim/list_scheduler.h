@@ -43,7 +43,8 @@ struct OpCosts {
 };
 
 /// Costs given per full stage (layers / p), the convention of the project file: a stage of this
-/// schedule costs `stageFraction()` of that; a backward that is not split costs b + w.
+/// schedule costs `stageFraction()` of that; a backward that is not split costs b + w; a
+/// recompute (R) costs what the forward costs.
 OpCosts fullStageCosts(const Schedule& schedule, double f, double b, double w, double comm = 0.0,
                        double gradSync = 0.0, double optimizer = 0.0);
 

@@ -53,23 +53,48 @@ struct DeviceRun {
     }
 };
 
+/// Which (pipe, stage, micro-batch) the timeline recomputes: [(pipe * S + stage) * m + mb], empty
+/// when it has no R (most timelines: then nothing is allocated). A measured trace's R counts.
+std::vector<bool> recomputedOf(const Schedule& s, const Timeline& timeline) {
+    std::vector<bool> recomputed;
+    const std::size_t m = std::size_t(std::max(s.microbatches, 0));
+    for (const TimelineEvent& e : timeline.events) {
+        if (e.lane != Lane::Compute || e.op.kind != OpKind::R || e.op.pipe >= s.pipes || e.op.stage < 0 ||
+            e.op.stage >= s.stagesPerPipe || e.op.mb < 0 || std::size_t(e.op.mb) >= m)
+            continue;
+        if (recomputed.empty()) recomputed.assign(std::size_t(s.pipes) * s.stagesPerPipe * m, false);
+        recomputed[(std::size_t(e.op.pipe) * s.stagesPerPipe + e.op.stage) * m + e.op.mb] = true;
+    }
+    return recomputed;
+}
+
 /// Calls `f(device, change)` for every memory change of the compute events, in timeline order.
 template <typename F>
-void forEachChange(const Schedule& s, const Timeline& timeline, const MemoryInputs& inputs, F&& f) {
+void forEachChange(const Schedule& s, const Timeline& timeline, const MemoryInputs& inputs,
+                   const std::vector<bool>& recomputed, F&& f) {
+    const std::size_t m = std::size_t(std::max(s.microbatches, 0));
     for (const TimelineEvent& e : timeline.events) {
         if (e.lane != Lane::Compute || e.device < 0 || e.device >= s.devices) continue;
         if (e.op.pipe >= s.pipes || e.op.stage < 0 || e.op.stage >= s.stagesPerPipe) continue;
-        const StageMemory& m = inputs.stages[std::size_t(e.op.pipe) * s.stagesPerPipe + e.op.stage];
+        const std::size_t slot = std::size_t(e.op.pipe) * s.stagesPerPipe + e.op.stage;
+        const StageMemory& mem = inputs.stages[slot];
+        const bool again = !recomputed.empty() && e.op.mb >= 0 && std::size_t(e.op.mb) < m &&
+                           recomputed[slot * m + std::size_t(e.op.mb)];
+        // What the backward and W free of a recomputed op includes its checkpoint.
+        const double checkpoint = again ? mem.checkpointBytes : 0.0;
         switch (e.op.kind) {
         case OpKind::F:
-            f(e.device, Change{e.start, m.activationBytes});
+            f(e.device, Change{e.start, again ? mem.checkpointBytes : mem.activationBytes});
+            break;
+        case OpKind::R:
+            f(e.device, Change{e.start, mem.activationBytes});
             break;
         case OpKind::B:
-            f(e.device,
-              Change{e.end, -(s.splitBackward ? m.activationBytes - m.keptForWBytes : m.activationBytes)});
+            f(e.device, Change{e.end, -(s.splitBackward ? mem.activationBytes - mem.keptForWBytes
+                                                        : mem.activationBytes + checkpoint)});
             break;
         case OpKind::W:
-            f(e.device, Change{e.end, -m.keptForWBytes});
+            f(e.device, Change{e.end, -(mem.keptForWBytes + checkpoint)});
             break;
         default:
             break;
@@ -110,7 +135,8 @@ MemoryReport computeMemory(const Schedule& s, const Timeline& timeline, const Me
                                    std::size_t(d) < s.order.size() ? s.order[std::size_t(d)].size() + 1 : 1);
     }
     bool anyUnordered = false;
-    forEachChange(s, timeline, inputs, [&](int device, const Change& c) {
+    const std::vector<bool> recomputed = recomputedOf(s, timeline);
+    forEachChange(s, timeline, inputs, recomputed, [&](int device, const Change& c) {
         DeviceRun& run = runs[std::size_t(device)];
         if (run.unordered) return;
         if (run.changes > 0 && byTimeReleasesFirst(c, run.last)) {
@@ -122,7 +148,7 @@ MemoryReport computeMemory(const Schedule& s, const Timeline& timeline, const Me
     if (anyUnordered) {
         // Rare: collect the changes of the unordered devices only, sort them, apply them again.
         std::vector<std::vector<Change>> changes(std::size_t(s.devices));
-        forEachChange(s, timeline, inputs, [&](int device, const Change& c) {
+        forEachChange(s, timeline, inputs, recomputed, [&](int device, const Change& c) {
             if (runs[std::size_t(device)].unordered) changes[std::size_t(device)].push_back(c);
         });
         for (int d = 0; d < s.devices; ++d) {

@@ -3,6 +3,9 @@
 // state of the stages it holds; replicas count twice) plus the activations in flight. A forward
 // allocates its stage's activations when it starts; a backward that is not split frees them when
 // it ends; a split backward (B) frees all but the part the weight gradient needs, which W frees.
+// A recomputed (stage, micro-batch), one the timeline has an R for, keeps only its checkpoint (the
+// stage input) from its forward on; the R allocates the activations again when it starts, and the
+// backward (W when split) frees them with the checkpoint.
 
 #include "ir/schedule.h"
 #include "sim/timeline.h"
@@ -18,6 +21,7 @@ struct StageMemory {
     double staticBytes = 0;     ///< weights + gradients + optimizer state (after ZeRO sharding)
     double activationBytes = 0; ///< kept from a forward until its backward (M_B)
     double keptForWBytes = 0;   ///< of those, kept after B until W (M_W; split backward only)
+    double checkpointBytes = 0; ///< kept from a recomputed forward until its backward: the stage input
 };
 
 struct MemoryInputs {
@@ -56,7 +60,8 @@ MemoryReport computeMemory(const Schedule& schedule, const Timeline& timeline, c
 
 /// The papers' units: no static memory, one M_a (a full stage's activations) per micro-batch
 /// and stage fraction, and for split schedules everything kept until W (the ZB paper's peak
-/// count). Peaks then read directly as "in-flight activations".
+/// count). Peaks then read directly as "in-flight activations": a recompute's checkpoint counts
+/// nothing here (the papers count full activations; give checkpointBytes to count checkpoints).
 MemoryInputs unitMemoryInputs(const Schedule& schedule);
 
 } // namespace stagecraft

@@ -20,6 +20,8 @@ const char* colorOf(OpKind kind) {
         return "\x1b[43;30m";
     case OpKind::W:
         return "\x1b[42;30m";
+    case OpKind::R: // the palette's yellow
+        return "\x1b[103;30m";
     default:
         return "\x1b[45;97m";
     }

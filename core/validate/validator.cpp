@@ -140,6 +140,46 @@ void checkComplete(const Schedule& s, const OpIndex& index, Collector& out) {
     }
 }
 
+/// Recomputes (R): each re-runs a forward the schedule has, and a stage's recomputes follow its
+/// forwards' order. A runtime keeps the checkpoints of a stage's recomputed forwards in one queue
+/// and an R takes the oldest (docs/recompute.md), as the zero-bubble runtime does.
+void checkRecompute(const Schedule& s, const OpIndex& index, Collector& out) {
+    const std::size_t stages = std::size_t(s.pipes) * s.stagesPerPipe;
+    std::vector<std::vector<int>> forwards(stages); // [pipe * S + stage]: recomputed F's mbs, in order
+    std::vector<std::size_t> taken(stages, 0);      // R's matched so far per stage
+    for (int d = 0; d < s.devices; ++d)
+        for (const Op& op : s.order[d])
+            if (op.kind == OpKind::F && op.pipe < s.pipes && op.stage >= 0 && op.stage < s.stagesPerPipe &&
+                op.mb >= 0 && op.mb < s.microbatches && index.recomputed(op.pipe, op.stage, op.mb))
+                forwards[std::size_t(op.pipe) * s.stagesPerPipe + op.stage].push_back(op.mb);
+    for (int d = 0; d < s.devices; ++d)
+        for (int i = 0; i < int(s.order[d].size()); ++i) {
+            const Op& op = s.order[d][i];
+            if (op.kind != OpKind::R || op.pipe >= s.pipes || op.stage < 0 || op.stage >= s.stagesPerPipe ||
+                op.mb < 0 || op.mb >= s.microbatches)
+                continue; // index reports it
+            const Op forward{OpKind::F, op.pipe, op.chunk, op.stage, op.mb};
+            if (!index.find(OpKind::F, op.pipe, op.stage, op.mb).valid()) {
+                out.add("schedule.recompute", d, i,
+                        at(d, i) + ": " + opName(op, s.splitBackward) + " recomputes " +
+                            opName(forward, s.splitBackward) +
+                            ", which the schedule does not run: a recompute re-runs a forward");
+                continue;
+            }
+            const std::size_t stage = std::size_t(op.pipe) * s.stagesPerPipe + op.stage;
+            const std::size_t next = taken[stage]++;
+            if (next < forwards[stage].size() && forwards[stage][next] != op.mb) {
+                const Op due{OpKind::R, op.pipe, op.chunk, op.stage, forwards[stage][next]};
+                out.add("schedule.recompute", d, i,
+                        at(d, i) + ": " + opName(op, s.splitBackward) + " comes before " +
+                            opName(due, s.splitBackward) +
+                            ", whose forward ran first: a stage recomputes its micro-batches in the order "
+                            "of their forwards");
+                return; // one out of order shifts every later one: report the first
+            }
+        }
+}
+
 /// Gradient syncs: every replica of a stage (the same stage index in each pipe) syncs, once, on
 /// the device that holds it; a single-pipe schedule's syncs (data parallel) stand alone.
 void checkSyncs(const Schedule& s, Collector& out) {
@@ -249,6 +289,7 @@ std::vector<Problem> findProblems(const Schedule& schedule, std::size_t limit) {
     checkOps(schedule, out);
     const OpIndex index(schedule);
     checkComplete(schedule, index, out);
+    checkRecompute(schedule, index, out);
     checkSyncs(schedule, out);
     checkOverlaps(schedule, index, out);
     if (out.empty()) checkDynamics(schedule, index, out);

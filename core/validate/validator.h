@@ -1,8 +1,9 @@
 #pragma once
 // Structural and dynamic checks of a schedule: shape and placement are consistent, every
-// (stage, micro-batch) op appears exactly once, each device's order respects the data
-// dependencies, and the schedule cannot deadlock when sends are asynchronous and receives block
-// (the semantics of torch.distributed.pipelining's runtime and of our own).
+// (stage, micro-batch) op appears exactly once, each recompute (R) re-runs a forward in its
+// stage's forward order, each device's order respects the data dependencies, and the schedule
+// cannot deadlock when sends are asynchronous and receives block (the semantics of
+// torch.distributed.pipelining's runtime and of our own).
 
 #include "ir/schedule.h"
 #include "size_limits.h"
@@ -15,7 +16,8 @@ namespace stagecraft {
 
 struct Problem {
     std::string id;      ///< "schedule.shape", "schedule.op", "schedule.duplicate", "schedule.missing",
-                         ///< "schedule.order", "schedule.overlap", "schedule.deadlock"
+                         ///< "schedule.recompute", "schedule.order", "schedule.overlap",
+                         ///< "schedule.deadlock"
     int device = -1;     ///< -1 when not tied to one device
     int position = -1;   ///< index in the device's order, -1 when not tied to one op
     std::string message; ///< names the op, its place and the rule

@@ -355,9 +355,10 @@ void Executor::compute(const Step& s, std::size_t index) {
         m_layer.compute(m_work);
         return;
     }
-    const std::vector<Gemm>& templates = in.op == OpKind::F   ? stage.forward
-                                         : in.op == OpKind::B ? stage.backward
-                                                              : stage.weightGrad;
+    // A recompute runs its stage's forward again on the activations buffer it rebuilds.
+    const std::vector<Gemm>& templates = in.op == OpKind::F || in.op == OpKind::R ? stage.forward
+                                         : in.op == OpKind::B                     ? stage.backward
+                                                                                  : stage.weightGrad;
     const Buffer activations = m_slots[std::size_t(s.slot)];
     const std::int32_t gradient = m_gradientOf[index];
     const std::uint64_t gradientBegin = stage.layout.inputGrad;

@@ -1,7 +1,7 @@
 // makeRankPlan (run_plan.h): one rank's lowered program resolved for the executor, step by step
 // (buffer lifetimes, slots, the order of sends and receives, what each instruction waits for,
 // durations and labels).
-#include "ir/action.h"
+#include "ir/op_name.h"
 #include "plan/run_plan.h"
 
 #include <algorithm>
@@ -27,7 +27,7 @@ std::string labelOf(const Lowered& lowered, const Instruction& in) {
     const std::string pipe = in.pipe != 0 ? "p" + std::to_string(in.pipe) + ":" : "";
     switch (in.kind) {
     case InstrKind::Compute:
-        return "PP:" + actionString(lowered.opOf(in), splitBackward);
+        return "PP:" + opName(lowered.opOf(in), splitBackward); // "2R0" for a recompute torch cannot name
     case InstrKind::Send:
     case InstrKind::Recv:
         return "PP:" + pipe + std::to_string(in.stage) + transferName(in.kind, in.dir) +
@@ -179,6 +179,7 @@ class RankPlanBuilder {
         const auto at = std::int32_t(i);
         if (in.kind == InstrKind::Send) {
             m_out.sendsInOrder.push_back(at);
+            if (in.dir == Direction::F) m_forwardSendOf[bufferOf(in)] = at;
             const auto producer = m_computeOf.find(
                 opKey(in.dir == Direction::F ? OpKind::F : OpKind::B, in.pipe, in.stage, in.mb));
             step.postFrom = producer == m_computeOf.end() ? at : producer->second + 1;
@@ -220,11 +221,15 @@ class RankPlanBuilder {
 
     void resolveCompute(std::size_t i, const Instruction& in, Step& step) {
         const std::uint64_t bk = bufferOf(in);
-        if (in.op != OpKind::W) {
+        if (in.op == OpKind::F || in.op == OpKind::B) { // W and R take nothing from another rank
             const auto dir = in.op == OpKind::F ? Direction::F : Direction::B;
             const auto r = m_receiveOf.find(bk << 1 | std::uint64_t(dir));
             if (r != m_receiveOf.end()) step.after.push_back(r->second);
         }
+        // A recompute writes its forward's output again: not while that output is still being
+        // sent from the buffer.
+        if (const auto send = m_forwardSendOf.find(bk); in.op == OpKind::R && send != m_forwardSendOf.end())
+            step.after.push_back(send->second);
         if (in.op == OpKind::B && m_sentGradients.count(bk)) {
             step.producesSentGradient = true;
             m_gradientProducer[bk] = std::int32_t(i);
@@ -273,11 +278,12 @@ class RankPlanBuilder {
     const Lowered& m_lowered;
     const std::vector<Instruction>& m_program;
     RankPlan m_out;
-    std::unordered_map<std::uint64_t, double> m_duration;         // op key -> predicted µs
-    std::unordered_map<std::uint64_t, std::int32_t> m_keyOf;      // (pipe, stage, mb) -> buffer key
-    std::unordered_map<std::uint64_t, std::int32_t> m_stageOf;    // (pipe, stage) -> index into stages
-    std::unordered_map<std::uint64_t, std::int32_t> m_receiveOf;  // (dir, pipe, stage, mb) -> instruction
-    std::unordered_map<std::uint64_t, std::int32_t> m_gradSyncOf; // (pipe, stage) -> instruction
+    std::unordered_map<std::uint64_t, double> m_duration;            // op key -> predicted µs
+    std::unordered_map<std::uint64_t, std::int32_t> m_keyOf;         // (pipe, stage, mb) -> buffer key
+    std::unordered_map<std::uint64_t, std::int32_t> m_stageOf;       // (pipe, stage) -> index into stages
+    std::unordered_map<std::uint64_t, std::int32_t> m_receiveOf;     // (dir, pipe, stage, mb) -> instruction
+    std::unordered_map<std::uint64_t, std::int32_t> m_forwardSendOf; // (pipe, stage, mb) -> its SEND_F
+    std::unordered_map<std::uint64_t, std::int32_t> m_gradSyncOf;    // (pipe, stage) -> instruction
     std::unordered_map<std::uint64_t, std::int32_t> m_gradientProducer; // (pipe, stage, mb) -> its B
     std::unordered_map<std::uint64_t, std::int32_t> m_sentGradients;    // (pipe, stage, mb) with a SEND_B
     std::unordered_map<std::uint64_t, std::int32_t> m_computeOf;        // op key -> instruction

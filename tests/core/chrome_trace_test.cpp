@@ -569,7 +569,7 @@ TEST_CASE("Annotations get their own threads and are skipped by the reader", "[t
     options.annotations = {{0, Lane::Comm, "wait", "F", 0, 1, 0}};
     CHECK_THROWS_WITH(
         timelineToChromeTrace(t, options),
-        "[trace.write] annotations[0].category = \"F\": F, B, W, GradSync, Optimizer and send are "
+        "[trace.write] annotations[0].category = \"F\": F, B, W, R, GradSync, Optimizer and send are "
         "op slices to the reader; use another category");
     options.annotations = {{0, Lane::Comm, "x", "wait", 0, 1, 0}, {0, Lane::Comm, "PP:0F1", "wait", 0, 1, 0}};
     CHECK_THROWS_WITH(timelineToChromeTrace(t, options),

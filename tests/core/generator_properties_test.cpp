@@ -30,7 +30,7 @@ bool expectedAccepted(std::string_view name, int p, int m, int v) {
 }
 
 void checkCounts(const Schedule& s, const GeneratorInfo& info, const ScheduleParams& params) {
-    const int kinds = info.splitBackward ? 3 : 2;
+    const int kinds = opsPerStageMicrobatch(info);
     REQUIRE(s.stagesPerPipe == info.stagesPerPipe(params));
     REQUIRE(s.pipes == info.pipes);
     std::size_t compute = 0;
@@ -121,7 +121,7 @@ TEST_CASE("Unknown schedule names list the valid ones, case-insensitively", "[ge
         FAIL("accepted an unknown name");
     } catch (const ValidationError& e) {
         CHECK(std::string(e.what()) ==
-              "[schedule.unknown] unknown schedule 'zb-x'; valid names: gpipe, 1f1b, "
+              "[schedule.unknown] unknown schedule 'zb-x'; valid names: gpipe, 1f1b, 1f1b-recompute, "
               "interleaved, breadth-first, chimera, bitpipe, bitpipe-figure, hanayo, zb-h1, zb-h2, zb-v, "
               "v-1f1b, zb-v-half, "
               "zb-v-min, zb-auto, interleaved-zb, dualpipe, "
