@@ -19,21 +19,14 @@ double memoryAfterOp(const Prediction& p, const TimelineEvent& e) {
     double bytes = memoryBefore(p.report.memory, e.device, e.end);
     const std::size_t slot = std::size_t(e.op.pipe) * std::size_t(s.stagesPerPipe) + std::size_t(e.op.stage);
     if (e.lane != Lane::Compute || e.op.stage < 0 || slot >= p.setup.memory.stages.size()) return bytes;
-    const StageMemory& m = p.setup.memory.stages[slot];
-    switch (e.op.kind) {
-    case OpKind::F:
-        // Allocated at its start, which is inside the curve before `end` unless it took no time.
-        if (e.start == e.end) bytes += m.activationBytes;
-        break;
-    case OpKind::B:
-        bytes -= s.splitBackward ? m.activationBytes - m.keptForWBytes : m.activationBytes;
-        break;
-    case OpKind::W:
-        bytes -= m.keptForWBytes;
-        break;
-    default:
-        break;
-    }
+    const bool recomputed = p.index && e.op.mb >= 0 && e.op.mb < s.microbatches && e.op.pipe < s.pipes &&
+                            e.op.stage < s.stagesPerPipe &&
+                            p.index->recomputed(e.op.pipe, e.op.stage, e.op.mb);
+    const OpMemoryChange change =
+        opMemoryChange(p.setup.memory.stages[slot], e.op.kind, s.splitBackward, recomputed);
+    // An allocation at the start is inside the curve before `end` unless the op took no time.
+    if (e.start == e.end) bytes += change.allocated;
+    bytes -= change.freed;
     return bytes;
 }
 

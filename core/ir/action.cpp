@@ -24,6 +24,7 @@ std::optional<int> readNumber(std::string_view text, std::size_t& pos) {
 }
 
 using parse::fail;
+using parse::isDigits;
 using parse::trim;
 
 } // namespace
@@ -108,8 +109,12 @@ std::optional<Action> parseAction(std::string_view raw, std::string* why) {
         action.type = ActionType::W;
         break;
     case 'R':
-        return fail(why, quoted + ": torch's action set has no recompute (R); schedules with recompute ops "
-                                  "are written as Stagecraft JSON");
+        // "2R3" is a recompute, which torch cannot name; "0RESHARD" and the like fall through.
+        if (isDigits(text.substr(pos + 1)))
+            return fail(why, quoted +
+                                 ": torch's action set has no recompute (R); schedules with recompute ops "
+                                 "are written as Stagecraft JSON");
+        [[fallthrough]];
     default:
         return fail(why, quoted + ": '" + std::string(1, text[pos]) +
                              "' is not a compute action type; expected F, I, B or W after the stage number");

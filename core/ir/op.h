@@ -12,8 +12,9 @@ namespace stagecraft {
 /// recomputed (stage, micro-batch) keeps only its stage input, R re-runs that forward before the
 /// backward needs the activations (docs/recompute.md). `GradSync` all-reduces one stage replica's
 /// gradients with the other replicas (bidirectional schedules' eager sync); `Optimizer` steps a
-/// stage's weights.
-enum class OpKind : std::uint8_t { F, B, W, R, GradSync, Optimizer };
+/// stage's weights. R comes last so the numbers of the older kinds stay what the Python module's
+/// OP_KINDS and earlier tools gave them.
+enum class OpKind : std::uint8_t { F, B, W, GradSync, Optimizer, R };
 
 inline constexpr int kOpKindCount = 6;
 
@@ -35,6 +36,17 @@ static_assert(sizeof(Op) == 12, "Op is stored once per op of million-op schedule
 /// True for ops that carry a micro-batch and follow the data dependencies (F, B, W, R).
 constexpr bool isComputeKind(OpKind kind) {
     return kind == OpKind::F || kind == OpKind::B || kind == OpKind::W || kind == OpKind::R;
+}
+
+/// Tables that hold the per-micro-batch kinds only (the op index's slots, a chart fold's mix, the
+/// replay) index them F, B, W, R: computeSlot gives the index, -1 for GradSync and Optimizer.
+inline constexpr int kComputeKindCount = 4;
+constexpr int computeSlot(OpKind kind) {
+    return kind == OpKind::F ? 0 : kind == OpKind::B ? 1 : kind == OpKind::W ? 2 : kind == OpKind::R ? 3 : -1;
+}
+/// The kind at compute slot `slot` (0..kComputeKindCount-1): computeSlot's inverse.
+constexpr OpKind computeKindAt(int slot) {
+    return slot == 0 ? OpKind::F : slot == 1 ? OpKind::B : slot == 2 ? OpKind::W : OpKind::R;
 }
 
 /// An op's identity (kind, pipe, stage, micro-batch; not its chunk, which the placement gives)

@@ -44,10 +44,10 @@ OpIndex::OpIndex(const Schedule& schedule)
                                                 std::to_string(m_microbatches - 1)});
                 continue;
             }
-            if (std::size_t(op.kind) >= std::size_t(m_kinds)) {
+            if (computeSlot(op.kind) >= m_kinds) {
                 // A W in a schedule that does not split its backward, or the first R: indexed like
                 // any other (slots grow to the kind's, the earlier kinds keep theirs).
-                m_kinds = int(op.kind) + 1;
+                m_kinds = computeSlot(op.kind) + 1;
                 m_slots.resize(std::size_t(m_kinds) * kindStride(), std::int32_t(-1));
             }
             int& pipe = m_mbPipe[static_cast<std::size_t>(op.mb)];
@@ -103,15 +103,17 @@ void OpIndex::resolveDependencies(const Schedule& schedule) {
 }
 
 std::size_t OpIndex::slotOf(OpKind kind, int pipe, int stage, int mb) const {
-    return ((static_cast<std::size_t>(kind) * m_pipes + pipe) * m_stages + stage) * m_microbatches + mb;
+    return ((static_cast<std::size_t>(computeSlot(kind)) * m_pipes + pipe) * m_stages + stage) *
+               m_microbatches +
+           mb;
 }
 
 bool OpIndex::recomputed(int pipe, int stage, int mb) const {
-    return m_kinds > int(OpKind::R) && m_slots[slotOf(OpKind::R, pipe, stage, mb)] >= 0;
+    return m_kinds > computeSlot(OpKind::R) && m_slots[slotOf(OpKind::R, pipe, stage, mb)] >= 0;
 }
 
 OpRef OpIndex::find(OpKind kind, int pipe, int stage, int mb) const {
-    if (!isComputeKind(kind) || int(kind) >= m_kinds || pipe < 0 || pipe >= m_pipes || stage < 0 ||
+    if (!isComputeKind(kind) || computeSlot(kind) >= m_kinds || pipe < 0 || pipe >= m_pipes || stage < 0 ||
         stage >= m_stages || mb < 0 || mb >= m_microbatches)
         return {};
     const std::int32_t gid = m_slots[slotOf(kind, pipe, stage, mb)];

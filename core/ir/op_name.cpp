@@ -7,14 +7,17 @@ namespace stagecraft {
 namespace {
 
 using parse::fail;
+using parse::isDigits;
 using parse::trim;
 
-/// Where the kind letter of "<prefix><stage>R<mb>" sits: the first 'R' after the digits of the
-/// stage (and the pipe prefix); npos when the text is no recompute.
+/// Where the kind letter of "<prefix><stage>R<mb>" sits: the 'R' right after the digits of the
+/// stage (and the pipe prefix), followed by the micro-batch's digits; npos when the text is no
+/// recompute (torch's "0RESHARD", "0RECV_F1").
 std::size_t recomputeLetter(std::string_view text) {
     std::size_t pos = text.find(':') == std::string_view::npos ? 0 : text.find(':') + 1;
     while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') ++pos;
-    return pos < text.size() && text[pos] == 'R' ? pos : std::string_view::npos;
+    return pos < text.size() && text[pos] == 'R' && isDigits(text.substr(pos + 1)) ? pos
+                                                                                   : std::string_view::npos;
 }
 
 } // namespace

@@ -16,6 +16,14 @@ inline std::string_view trim(std::string_view text) {
     return text;
 }
 
+/// True when `text` is one or more decimal digits and nothing else.
+inline bool isDigits(std::string_view text) {
+    if (text.empty()) return false;
+    for (const char c : text)
+        if (c < '0' || c > '9') return false;
+    return true;
+}
+
 /// A reader's failure: stores `message` in `why` when given, and is the nullopt the reader returns.
 inline std::nullopt_t fail(std::string* why, std::string message) {
     if (why) *why = std::move(message);

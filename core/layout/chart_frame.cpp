@@ -35,12 +35,17 @@ double overlapFrameWidth(const Palette& pal) {
 std::vector<LegendEntry> legendEntries(const ChartLegendContent& seen, const Palette& pal) {
     std::vector<LegendEntry> entries;
     const bool pipe1 = std::any_of(seen.kind[1].begin(), seen.kind[1].end(), [](bool b) { return b; });
-    const std::array<const char*, kOpKindCount> names = {
-        "forward (F)",         seen.split && !seen.unsplit ? "input gradient (B)" : "backward (B)",
-        "weight gradient (W)", "recompute (R)",
-        "gradient sync (S)",   "optimizer (O)"};
-    for (int k = 0; k < kOpKindCount; ++k) {
-        const OpKind kind = OpKind(k);
+    std::array<const char*, kOpKindCount> names{};
+    names[int(OpKind::F)] = "forward (F)";
+    names[int(OpKind::B)] = seen.split && !seen.unsplit ? "input gradient (B)" : "backward (B)";
+    names[int(OpKind::W)] = "weight gradient (W)";
+    names[int(OpKind::R)] = "recompute (R)";
+    names[int(OpKind::GradSync)] = "gradient sync (S)";
+    names[int(OpKind::Optimizer)] = "optimizer (O)";
+    // Per-micro-batch kinds first (R after W, though it is numbered last), then the tail's.
+    for (const OpKind kind :
+         {OpKind::F, OpKind::B, OpKind::W, OpKind::R, OpKind::GradSync, OpKind::Optimizer}) {
+        const int k = int(kind);
         if (!seen.kind[0][k] && !seen.kind[1][k]) continue;
         const int pipe = seen.kind[0][k] ? 0 : 1;
         entries.push_back({{opColor(pal, kind, pipe, 0, 1)}, names[k]});

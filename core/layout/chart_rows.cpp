@@ -121,7 +121,7 @@ ChartRows::ChartRows(std::span<const ChartPanel> panels, const ChartContent& con
         for (std::uint32_t t = row.firstTrack; t < row.firstTrack + row.trackCount; ++t)
             for (std::uint32_t i = m_tracks[t].begin; i < m_tracks[t].end; ++i) {
                 const OpKind kind = events[m_event[i]].op.kind;
-                const int k = isComputeKind(kind) ? int(kind) : -1;
+                const int k = computeSlot(kind);
                 for (int j = 0; j < int(kMixKinds); ++j)
                     m_busy[std::size_t(j)][i + 1] =
                         (row.lane == 0 && !row.outline && j == k) ? m_end[i] - m_start[i] : 0.0;
@@ -276,7 +276,7 @@ void ChartRows::appendFoldMix(Scene& scene, const ChartWindow& window, const Sce
             share.y = y;
             share.w = w;
             share.h = h;
-            share.fill = opColor(pal, OpKind(kind), 0, 0, 1); // kMixKinds follow OpKind's order
+            share.fill = opColor(pal, computeKindAt(int(kind)), 0, 0, 1);
             share.role = RectRole::Op;
             share.panel = panel;
             share.kind = kFoldMixKind;

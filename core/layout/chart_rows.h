@@ -143,8 +143,8 @@ class ChartRows {
     // outlines) and the event index (outlines: the predicted event they stand over).
     std::vector<double> m_start, m_end;
     std::vector<std::uint32_t> m_event;
-    /// The kinds a fold's mix shows, in the order of OpKind and the palette: F, B, W, R.
-    static constexpr std::size_t kMixKinds = 4;
+    /// The kinds a fold's mix shows, by computeSlot: F, B, W, R.
+    static constexpr std::size_t kMixKinds = kComputeKindCount;
     /// Running sums over the arrays above of the time of F, B, W and R ops (compute lanes only):
     /// m_busy[k][i] = time of kind k in entries [0, i). Differences give a track's busy time by
     /// kind in any window in O(log n), which a fold's mix needs.

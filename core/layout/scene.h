@@ -34,7 +34,7 @@ struct SceneRect {
     RectRole role = RectRole::Background;
     int event = -1; ///< index into the panel's Timeline::events; -1 for decoration
     int panel = -1; ///< index of the panel; -1 outside panels
-    /// Short class of what the rect shows: "F", "B", "W", "GradSync", "Optimizer",
+    /// Short class of what the rect shows: "F", "B", "W", "R", "GradSync", "Optimizer",
     /// "activation", "gradient", "collective"; empty for decoration.
     std::string kind;
     std::string tooltip; ///< one line for hover/tooltips (UTF-8); may be empty

@@ -51,8 +51,6 @@ enum class State : std::uint8_t {
     Finished,
 };
 
-constexpr int kComputeKinds = 4; // F, B, W, R
-
 class Replayer {
   public:
     Replayer(const Lowered& lowered, const ReplayOptions& options)
@@ -108,7 +106,7 @@ class Replayer {
         m_lane.assign(ranks, {});
         m_done.resize(ranks);
         for (std::size_t r = 0; r < ranks; ++r) m_done[r].assign(ins(int(r)).size(), 0);
-        m_computeDone.assign(kComputeKinds * m_stageSlots * m_mbs, 0);
+        m_computeDone.assign(kComputeKindCount * m_stageSlots * m_mbs, 0);
         m_recomputed.assign(m_stageSlots * m_mbs, 0);
         m_recvDone.assign(2 * m_stageSlots * m_mbs, 0);
         m_backwardDone.assign(m_stageSlots, 0);
@@ -139,8 +137,8 @@ class Replayer {
     /// Returns the missing input's description, or empty.
     std::string missingInput(int rank, const Instruction& in) const {
         auto computed = [&](OpKind kind, int stage) {
-            return m_computeDone[(std::size_t(kind) * m_stageSlots) * m_mbs + mbKey(in.pipe, stage, in.mb)] !=
-                   0;
+            return m_computeDone[(std::size_t(computeSlot(kind)) * m_stageSlots) * m_mbs +
+                                 mbKey(in.pipe, stage, in.mb)] != 0;
         };
         auto received = [&](Direction dir) {
             return m_recvDone[std::size_t(dir) * m_stageSlots * m_mbs + mbKey(in.pipe, in.stage, in.mb)] != 0;
@@ -176,7 +174,7 @@ class Replayer {
             }
             switch (in.kind) {
             case InstrKind::Compute: {
-                if (in.mb < 0 || int(in.op) >= kComputeKinds) {
+                if (in.mb < 0 || !isComputeKind(in.op)) {
                     fail(rank,
                          at(rank, int(pc)) + ": a compute instruction needs F, B, W or R and a micro-batch");
                     return;
@@ -187,8 +185,8 @@ class Replayer {
                                    ", which no earlier instruction of the rank provides");
                     return;
                 }
-                m_computeDone[(std::size_t(in.op) * m_stageSlots) * m_mbs + mbKey(in.pipe, in.stage, in.mb)] =
-                    1;
+                m_computeDone[(std::size_t(computeSlot(in.op)) * m_stageSlots) * m_mbs +
+                              mbKey(in.pipe, in.stage, in.mb)] = 1;
                 if (in.op == (m_l.splitBackward ? OpKind::W : OpKind::B))
                     ++m_backwardDone[stageSlot(in.pipe, in.stage)];
                 m_done[std::size_t(rank)][pc++] = 1;

@@ -16,12 +16,9 @@ OpCosts fullStageCosts(const Schedule& schedule, double f, double b, double w, d
     costs.comm = comm;
     const double backward = schedule.splitBackward ? b : b + w;
     // A recompute re-runs its stage's forward: it costs what the forward costs.
-    const std::array<double, kOpKindCount> perKind{f * fraction,
-                                                   backward * fraction,
-                                                   schedule.splitBackward ? w * fraction : 0.0,
-                                                   f * fraction,
-                                                   gradSync,
-                                                   optimizer};
+    const std::array<double, kOpKindCount> perKind{
+        f * fraction, backward * fraction, schedule.splitBackward ? w * fraction : 0.0,
+        gradSync,     optimizer,           f * fraction};
     for (int k = 0; k < kOpKindCount; ++k) costs.duration[k].assign(slots, perKind[k]);
     return costs;
 }

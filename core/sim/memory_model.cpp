@@ -15,6 +15,23 @@ MemoryInputs unitMemoryInputs(const Schedule& s) {
     return inputs;
 }
 
+OpMemoryChange opMemoryChange(const StageMemory& m, OpKind kind, bool splitBackward, bool recomputed) {
+    // What the backward and W free of a recomputed op includes its checkpoint.
+    const double checkpoint = recomputed ? m.checkpointBytes : 0.0;
+    switch (kind) {
+    case OpKind::F:
+        return {recomputed ? m.checkpointBytes : m.activationBytes, 0.0};
+    case OpKind::R:
+        return {m.activationBytes, 0.0};
+    case OpKind::B:
+        return {0.0, splitBackward ? m.activationBytes - m.keptForWBytes : m.activationBytes + checkpoint};
+    case OpKind::W:
+        return {0.0, m.keptForWBytes + checkpoint};
+    default:
+        return {};
+    }
+}
+
 namespace {
 
 using Change = std::pair<double, double>; // (time, delta bytes)
@@ -80,25 +97,12 @@ void forEachChange(const Schedule& s, const Timeline& timeline, const MemoryInpu
         const StageMemory& mem = inputs.stages[slot];
         const bool again = !recomputed.empty() && e.op.mb >= 0 && std::size_t(e.op.mb) < m &&
                            recomputed[slot * m + std::size_t(e.op.mb)];
-        // What the backward and W free of a recomputed op includes its checkpoint.
-        const double checkpoint = again ? mem.checkpointBytes : 0.0;
-        switch (e.op.kind) {
-        case OpKind::F:
-            f(e.device, Change{e.start, again ? mem.checkpointBytes : mem.activationBytes});
-            break;
-        case OpKind::R:
-            f(e.device, Change{e.start, mem.activationBytes});
-            break;
-        case OpKind::B:
-            f(e.device, Change{e.end, -(s.splitBackward ? mem.activationBytes - mem.keptForWBytes
-                                                        : mem.activationBytes + checkpoint)});
-            break;
-        case OpKind::W:
-            f(e.device, Change{e.end, -(mem.keptForWBytes + checkpoint)});
-            break;
-        default:
-            break;
-        }
+        const OpMemoryChange change = opMemoryChange(mem, e.op.kind, s.splitBackward, again);
+        // Every compute op is one change, even of 0 bytes (curves keep a point per op).
+        if (e.op.kind == OpKind::F || e.op.kind == OpKind::R)
+            f(e.device, Change{e.start, change.allocated});
+        else if (e.op.kind == OpKind::B || e.op.kind == OpKind::W)
+            f(e.device, Change{e.end, -change.freed});
     }
 }
 

@@ -48,6 +48,15 @@ struct MemoryReport {
     double overBytes = 0;          ///< how far the worst device exceeds the limit (0 when it fits)
 };
 
+/// What one compute op changes on its device's memory: `allocated` at its start, `freed` at its
+/// end. `recomputed`: the schedule has an R for the op's (stage, micro-batch). The one rule both
+/// the memory curves and the op inspector's "memory after" read.
+struct OpMemoryChange {
+    double allocated = 0;
+    double freed = 0;
+};
+OpMemoryChange opMemoryChange(const StageMemory& m, OpKind kind, bool splitBackward, bool recomputed);
+
 /// What computeMemory keeps per device: the whole curve (charts, exports, the op inspector), or
 /// only the static memory and the peak (reports and searches that print figures: a curve costs
 /// 16 bytes per op).

@@ -43,10 +43,12 @@ std::string renderTextGantt(const Schedule& s, const TextGanttOptions& options) 
                               "cannot draw '" + s.name + "': " + run.blocked.front().reason);
 
     std::size_t width = 1, lastStep = 0;
-    bool hasSync = false; // bidirectional schedules' eager syncs, torch CSVs' REDUCE_GRAD
+    bool hasSync = false;      // bidirectional schedules' eager syncs, torch CSVs' REDUCE_GRAD
+    bool hasRecompute = false; // R ops (docs/recompute.md)
     for (int d = 0; d < s.devices; ++d)
         for (int i = 0; i < int(s.order[d].size()); ++i) {
             hasSync = hasSync || s.order[d][i].kind == OpKind::GradSync;
+            hasRecompute = hasRecompute || s.order[d][i].kind == OpKind::R;
             width = std::max(width, opLabel(s, s.order[d][i]).size());
             lastStep = std::max(lastStep, std::size_t(run.time(d, i).end));
         }
@@ -94,7 +96,7 @@ std::string renderTextGantt(const Schedule& s, const TextGanttOptions& options) 
     }
     out +=
         "F forward, B backward" + std::string(s.splitBackward ? " (input gradient), W weight gradient" : "") +
-        (chunksPerPipe(chunkShapeOf(s)) > 1 ? ", a/b/.. chunk" : "") +
+        (chunksPerPipe(chunkShapeOf(s)) > 1 ? ", a/b/.. chunk" : "") + (hasRecompute ? ", R recompute" : "") +
         (s.pipes > 1 ? ", ' second pipe" : "") + (hasSync ? ", S gradient sync" : "") +
         (s.overlapped.empty() ? "" : ", F&B an overlapped slot (forward and whole backward)") + ", . idle\n";
     return out;

@@ -52,7 +52,7 @@ py::dict opColumns(const Schedule& s) {
 } // namespace
 
 void bindSchedules(py::module_& m) {
-    m.attr("OP_KINDS") = py::make_tuple("F", "B", "W", "GradSync", "Optimizer");
+    m.attr("OP_KINDS") = py::make_tuple("F", "B", "W", "GradSync", "Optimizer", "R");
 
     py::class_<Schedule>(m, "Schedule",
                          "A pipeline schedule: its shape, placement and every device's op order.")

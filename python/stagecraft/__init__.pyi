@@ -5,7 +5,7 @@ from typing import Any, Mapping, Sequence, TypedDict, overload
 import numpy as np
 import numpy.typing as npt
 
-OP_KINDS: tuple[str, str, str, str, str]
+OP_KINDS: tuple[str, str, str, str, str, str]
 
 class Error(Exception):
     id: str

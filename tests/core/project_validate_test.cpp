@@ -67,7 +67,7 @@ TEST_CASE("Each rule between fields has its own message", "[project]") {
     REQUIRE(schedules.size() == 2);
     CHECK(schedules[0].field == "schedules");
     CHECK(schedules[0].message ==
-          "schedules[1] = \"zb\": unknown schedule; valid names: gpipe, 1f1b, "
+          "schedules[1] = \"zb\": unknown schedule; valid names: gpipe, 1f1b, 1f1b-recompute, "
           "interleaved, breadth-first, chimera, "
           "bitpipe, bitpipe-figure, hanayo, zb-h1, zb-h2, zb-v, v-1f1b, zb-v-half, zb-v-min, zb-auto, "
           "interleaved-zb, dualpipe, dualpipev");

@@ -49,11 +49,18 @@ TEST_CASE("a recompute is named like an action with R, and read back", "[recompu
     CHECK(isRecomputeName(" 2R3 "));
     CHECK_FALSE(isRecomputeName("2F3"));
     CHECK_FALSE(isRecomputeName("2SYNC"));
+    // torch's own names that start like one are no recompute.
+    CHECK_FALSE(isRecomputeName("0RESHARD"));
+    CHECK_FALSE(isRecomputeName("0RECV_F1"));
+    CHECK_FALSE(isRecomputeName("2R"));
     std::string why;
-    CHECK_FALSE(parseOpName("2R", &why));
+    CHECK_FALSE(parseOpName("2R99999999999", &why));
     CHECK(why ==
-          "'2R': a recompute is '<stage>R<micro-batch>', with 'p1:' in front for the second pipe, as in "
-          "'2R0' or 'p1:3R2'");
+          "'2R99999999999': a recompute is '<stage>R<micro-batch>', with 'p1:' in front for the second "
+          "pipe, as in '2R0' or 'p1:3R2'");
+    CHECK_FALSE(parseAction("0RESHARD", &why));
+    CHECK(why ==
+          "'0RESHARD': 'R' is not a compute action type; expected F, I, B or W after the stage number");
     // torch's grammar has no R: its reader says so rather than "not an action type".
     CHECK_FALSE(parseAction("2R3", &why));
     CHECK(why ==
