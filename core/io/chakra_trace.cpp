@@ -101,15 +101,17 @@ std::vector<std::string> programsToChakra(const Lowered& programs, const Timelin
                 node.varint(kType, kCompNode);
                 node.bytes(kName, opName(op, programs.splitBackward));
                 node.varint(kDurationMicros, std::uint64_t(std::llround(it->second)));
-                // Its input: the activation for a forward, the gradient for a backward's input half.
+                // Its input: the activation for a forward, the gradient for a backward's input half;
+                // W and a recompute take nothing from another rank.
                 const int dir = in.op == OpKind::F ? int(Direction::F) : int(Direction::B);
-                if (in.op != OpKind::W)
+                const bool transfers = in.op == OpKind::F || in.op == OpKind::B;
+                if (transfers)
                     if (const auto r = received.find({in.pipe, in.stage, in.mb, dir}); r != received.end())
                         data.push_back(r->second);
                 if (previousCompute >= 0) ctrl.push_back(std::uint64_t(previousCompute));
                 previousCompute = std::int64_t(id);
-                if (in.op != OpKind::W) produced[{in.pipe, in.stage, in.mb, dir}] = id;
-                if (in.op != OpKind::F) lastBackward[{in.pipe, in.stage}] = id;
+                if (transfers) produced[{in.pipe, in.stage, in.mb, dir}] = id;
+                if (in.op == OpKind::B || in.op == OpKind::W) lastBackward[{in.pipe, in.stage}] = id;
                 break;
             }
             case InstrKind::Send:

@@ -46,12 +46,14 @@ Project scaledProject(Project project, double scale);
 /// buffer: the backward writes it into one of a few gradient send buffers instead.
 struct Step {
     Instruction instr;
-    std::int32_t key = -1;           ///< the (pipe, stage, mb) buffer (dense index on this rank), -1: none
-    std::int32_t slot = -1;          ///< the slot that holds the key's buffer, -1: none
-    bool take = false;               ///< the key's first instruction: its slot is taken before it
-    bool giveBack = false;           ///< the key's last instruction: its slot is given back after it
-    std::int32_t shape = -1;         ///< index into RankPlan::stages of the stage it works on
-    std::vector<std::int32_t> after; ///< instructions (receives, syncs) whose completion it needs
+    std::int32_t key = -1;   ///< the (pipe, stage, mb) buffer (dense index on this rank), -1: none
+    std::int32_t slot = -1;  ///< the slot that holds the key's buffer, -1: none
+    bool take = false;       ///< the key's first instruction: its slot is taken before it
+    bool giveBack = false;   ///< the key's last instruction: its slot is given back after it
+    std::int32_t shape = -1; ///< index into RankPlan::stages of the stage it works on
+    /// Instructions whose completion it needs: receives and syncs; for a recompute (R), the send of
+    /// its forward's output, which it writes again.
+    std::vector<std::int32_t> after;
     /// Recv: the first instruction before which it may be posted (its slot is free, or held by its
     /// own micro-batch, from there on). Send: the instruction after the compute that produced its
     /// tensor. Its own index at the latest. (Used where posting never blocks: MPI.)

@@ -119,3 +119,23 @@ TEST_CASE("the Chakra export refuses a timeline that lacks an op", "[chakra]") {
     timeline.events.erase(timeline.events.begin());
     CHECK_THROWS_AS(programsToChakra(lower(s), timeline), ValidationError);
 }
+
+TEST_CASE("a recompute node of the Chakra export takes nothing from another rank", "[chakra][recompute]") {
+    const Schedule s = generateSchedule("1f1b-recompute", {4, 4, 1});
+    const Timeline timeline = simulate(s, fullStageCosts(s, 1000, 1000, 1000, 250));
+    const std::vector<std::string> files = programsToChakra(lower(s), timeline);
+    REQUIRE(files.size() == 4);
+    int recomputes = 0;
+    for (int rank = 0; rank < 4; ++rank) {
+        std::string version;
+        for (const Node& n : nodesOf(files[std::size_t(rank)], &version)) {
+            const std::uint64_t compute = 4; // Chakra's COMP_NODE
+            if (n.type != compute || n.name.find('R') == std::string::npos) continue;
+            ++recomputes;
+            CHECK(n.data.empty()); // its F is before it on the rank: a control dependency only
+            CHECK(n.ctrl.size() == 1);
+            CHECK(n.duration == 1000);
+        }
+    }
+    CHECK(recomputes == 16);
+}
