@@ -81,27 +81,6 @@ std::string waitReason(const Schedule& schedule, OpRef at, OpRef waitingFor);
 /// (edit/) both report deadlocks through it.
 std::vector<int> findWaitRing(std::span<const BlockedDevice> blocked, std::size_t devices);
 
-/// The data dependencies of `op` (F/B/W only; GradSync and Optimizer are handled by the
-/// scheduler). Calls `visit(OpRef)` for each; absent producers are passed as invalid refs.
-template <typename Visit>
-void forEachDependency(const Schedule& schedule, const OpIndex& index, const Op& op, Visit&& visit) {
-    switch (op.kind) {
-    case OpKind::F:
-        if (op.stage > 0) visit(index.find(OpKind::F, op.pipe, op.stage - 1, op.mb));
-        break;
-    case OpKind::B:
-        visit(index.find(OpKind::F, op.pipe, op.stage, op.mb));
-        if (op.stage + 1 < schedule.stagesPerPipe) visit(index.find(OpKind::B, op.pipe, op.stage + 1, op.mb));
-        break;
-    case OpKind::W:
-        visit(index.find(OpKind::B, op.pipe, op.stage, op.mb));
-        break;
-    case OpKind::GradSync:
-    case OpKind::Optimizer:
-        break;
-    }
-}
-
 /// Slots (ir/overlap.h) run as one: a slot starts when its device is free and every input of its
 /// ops (other than their own) has arrived, lasts the sum of their durations (times
 /// `costs.overlap` for an overlapped F&B slot), and every op of it gets the slot's start and end

@@ -39,8 +39,12 @@ TEST_CASE("list prints every schedule, as text and JSON", "[cli]") {
     REQUIRE(json.status == 0);
     const auto parsed = nlohmann::json::parse(json.out);
     REQUIRE(parsed.size() == stagecraft::generators().size());
-    CHECK(parsed[2]["name"] == "interleaved");
-    CHECK(parsed[2]["params"][2]["field"] == "parallel.chunks");
+    // In the registry's order: 1f1b-recompute, with its constraints, right after 1f1b.
+    CHECK(parsed[1]["name"] == "1f1b");
+    CHECK(parsed[2]["name"] == "1f1b-recompute");
+    CHECK(parsed[2]["constraints"] == "none");
+    CHECK(parsed[3]["name"] == "interleaved");
+    CHECK(parsed[3]["params"][2]["field"] == "parallel.chunks");
 }
 
 TEST_CASE("generate writes CSV and JSON that read back", "[cli]") {
