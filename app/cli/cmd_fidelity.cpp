@@ -14,6 +14,7 @@
 #include "project/runtime_fit_file.h"
 #include "report_format.h"
 
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -38,11 +39,17 @@ struct FidelityOptions {
     bool json = false;
 };
 
+/// `value` x 100 with one decimal and its sign; what rounds to zero is "+0.0" (never "-0.0").
+std::string signedTenths(double value) {
+    double v = std::round(1000 * value) / 10;
+    if (v == 0) v = 0; // -0.0 prints as "-0.0"
+    return (v >= 0 ? "+" : "") + fixed(v, 1);
+}
 std::string signedPct(double ratio) {
-    return (ratio >= 0 ? "+" : "") + fixed(100 * ratio, 1) + "%";
+    return signedTenths(ratio) + "%";
 }
 std::string points(double delta) {
-    return (delta >= 0 ? "+" : "") + fixed(100 * delta, 1);
+    return signedTenths(delta);
 }
 
 /// A check: the run's own programs timed with the fitted costs (mapped onto its stage count).
