@@ -35,24 +35,44 @@ double estimateTextWidth(std::string_view text, double size, bool bold) {
     return units * size / 1000.0 * (bold ? 1.3 : 1.12);
 }
 
-std::vector<std::string> wrapText(const std::string& text, double size, double maxWidth) {
-    std::vector<std::string> lines;
-    std::string line;
+namespace {
+
+/// The pieces a line may break between: the words, except that "a = b" stays one piece (a line
+/// ending in "B+W =" with "2" on the next reads as a broken figure).
+std::vector<std::string> breakablePieces(const std::string& text) {
+    std::vector<std::string> pieces;
+    bool joinNext = false;
     std::size_t pos = 0;
     while (pos <= text.size()) {
         std::size_t end = text.find(' ', pos);
         if (end == std::string::npos) end = text.size();
         const std::string word = text.substr(pos, end - pos);
+        if ((word == "=" || joinNext) && !pieces.empty()) {
+            pieces.back() += ' ' + word;
+            joinNext = word == "=";
+        } else {
+            pieces.push_back(word);
+        }
+        pos = end + 1;
+    }
+    return pieces;
+}
+
+} // namespace
+
+std::vector<std::string> wrapText(const std::string& text, double size, double maxWidth) {
+    std::vector<std::string> lines;
+    std::string line;
+    for (const std::string& piece : breakablePieces(text)) {
         std::string candidate = line;
         if (!candidate.empty()) candidate += ' ';
-        candidate += word;
+        candidate += piece;
         if (!line.empty() && estimateTextWidth(candidate, size) > maxWidth) {
             lines.push_back(line);
-            line = word;
+            line = piece;
         } else {
             line = candidate;
         }
-        pos = end + 1;
     }
     if (!line.empty()) lines.push_back(line);
     return lines;

@@ -14,7 +14,7 @@ namespace stagecraft {
 double estimateTextWidth(std::string_view text, double size, bool bold = false);
 
 /// Greedy line breaking at spaces so that each line fits `maxWidth` at `size` (a single word
-/// longer than that gets a line of its own).
+/// longer than that gets a line of its own); "a = b" is never broken.
 std::vector<std::string> wrapText(const std::string& text, double size, double maxWidth);
 
 } // namespace stagecraft
