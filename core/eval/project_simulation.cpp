@@ -5,6 +5,8 @@
 #include "file_io.h"
 #include "ir/op_index.h"
 #include "passes/iteration_tail.h"
+#include "passes/lower.h"
+#include "passes/run_timing.h"
 #include "sim/simulator.h"
 
 #include <algorithm>
@@ -20,6 +22,12 @@ std::string runtimeFitNote(const RuntimeFitRecord& fit, const ScheduleTiming& ti
         "timed as " + fit.model + " (" + timed.runtime + ") runs it, fitted on " + fileNamesOf(fit.source);
     for (const std::string& n : timed.notes) note += "; " + n;
     return note;
+}
+
+/// The list-scheduled `timeline` of `s` re-timed as stagecraft-run executes its lowered programs
+/// (passes/run_timing.h): the same op durations, receives posted when their slot is free.
+Timeline timedAsStagecraftRun(const Schedule& s, Timeline timeline, const OpCosts& costs) {
+    return timeLikeStagecraftRun(s, lower(s), std::move(timeline), costs);
 }
 
 Prediction predictTailed(const Project& project, Schedule&& tailed, const WorkControl* control,
@@ -50,6 +58,11 @@ Prediction predictTailed(const Project& project, Schedule&& tailed, const WorkCo
         r.notes += std::string(r.notes.empty() ? "" : "; ") + runtimeFitNote(*project.runtimeFit, timed);
     } else {
         out.timeline = simulate(s, index, out.setup.costs);
+        if (project.costs.timing == Timing::StagecraftRun) {
+            out.timeline = timedAsStagecraftRun(s, std::move(out.timeline), out.setup.costs);
+            r.notes += std::string(r.notes.empty() ? "" : "; ") +
+                       "timed as stagecraft-run runs it (receives posted when their buffer slot is free)";
+        }
     }
     step(0.6);
     r.schedule = s.name;

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <sstream>
 #include <tuple>
@@ -580,6 +581,39 @@ void fitSpread(RuntimeFit& fit, const std::vector<RankTrace>& ranks, const RunSa
     // did not wait shows no arrival), so their spread would over-state every transfer's delay.
 }
 
+/// Each rank's speed at weight gradients in a split run (RuntimeCosts::weightFactors): its W time
+/// over its I time, summed over its stages whose I computes something (torch's first stage's I
+/// computes nothing: its W is the whole backward). In every recorded torch run the ranks run
+/// their I GEMMs at one speed and their W GEMMs at two (docs/fidelity.md), so the costs keep
+/// which rank ran each stage, and a W placed elsewhere takes its new rank's speed.
+void fitWeightFactors(RuntimeFit& fit) {
+    RuntimeCosts& c = fit.costs;
+    const Lowered& l = fit.programs;
+    c.stageRanks.assign(c.stages.size(), -1);
+    std::vector<double> w(std::size_t(l.ranks), 0.0), i(std::size_t(l.ranks), 0.0);
+    for (std::size_t s = 0; s < c.stages.size() && s < l.placement.at(0).size(); ++s) {
+        const int rank = l.placement[0][s].device;
+        c.stageRanks[s] = rank;
+        const StageCompute& sc = c.stages[s];
+        // An I under a tenth of its W is torch's first stage (its I computes nothing).
+        if (rank < 0 || rank >= l.ranks || sc.i <= 0 || sc.w <= 0 || sc.i < 0.1 * sc.w) continue;
+        w[std::size_t(rank)] += sc.w;
+        i[std::size_t(rank)] += sc.i;
+    }
+    c.weightFactors.assign(std::size_t(l.ranks), NAN);
+    std::string text;
+    for (int r = 0; r < l.ranks; ++r) {
+        const double f = i[std::size_t(r)] > 0 ? w[std::size_t(r)] / i[std::size_t(r)] : NAN;
+        c.weightFactors[std::size_t(r)] = f;
+        char one[48];
+        std::snprintf(one, sizeof one, "%s%.2f", r == 0 ? "" : ", ", f);
+        text += std::isfinite(f) ? one : (r == 0 ? "?" : ", ?");
+    }
+    fit.notes.push_back("W over I by rank: " + text +
+                        " (the same FLOPs): a W another schedule runs on another rank takes that rank's "
+                        "speed");
+}
+
 /// Fills `fit`'s costs, spread, counts, notes and residual from the run, its ranks sharing `cores`
 /// processors (0: one each).
 void fitCosts(RuntimeFit& fit, const std::vector<RankTrace>& ranks, const std::string& source,
@@ -630,7 +664,10 @@ void fitCosts(RuntimeFit& fit, const std::vector<RankTrace>& ranks, const std::s
         // DualPipeV's overlapped backwards in one that does).
         if (!d[1].empty()) sc.b = typicalCompute(stage, 1);
     }
-    if (split) c = wholeBackwardCosts(c);
+    if (split) {
+        c = wholeBackwardCosts(c);
+        fitWeightFactors(fit);
+    }
     ActionCosts& a = c.actions;
     a.gap = typicalAction(&Samples::gaps);
     a.postRecv = typicalAction(&Samples::postRecv);

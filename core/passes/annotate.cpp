@@ -9,10 +9,6 @@ namespace stagecraft {
 
 namespace {
 
-bool isTransfer(const Instruction& in) {
-    return in.kind == InstrKind::Send || in.kind == InstrKind::Recv;
-}
-
 /// Instructions that use the activation buffer of their (pipe, stage, mb): the ops, the
 /// receive that fills it with the stage's input, the send of the output a forward leaves in it,
 /// the receive of the gradient of that output, and waits on those. Not SEND_B: the input gradient

@@ -103,6 +103,11 @@ struct Lowered {
     friend bool operator==(const Lowered&, const Lowered&) = default;
 };
 
+/// A point-to-point Send or Recv.
+inline bool isTransfer(const Instruction& in) {
+    return in.kind == InstrKind::Send || in.kind == InstrKind::Recv;
+}
+
 /// "COMPUTE", "SEND", "RECV", "GRAD_SYNC", "OPTIMIZER", "WAIT", "UNSHARD", "RESHARD".
 /// Programs for `schedule`'s shape (name, ranks, pipes, stages, micro-batches, placement), one
 /// empty program per rank: what the lowering and the compute+comms reader fill in.

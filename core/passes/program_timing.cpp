@@ -125,7 +125,7 @@ class Timer {
                         timed[r] = 0;
                         m_out.ranks[r][m_pc[r]].begin = now;
                         phase[r] = Phase::Busy;
-                        begin(r, busy(ins[m_pc[r]]));
+                        begin(r, busy(ins[m_pc[r]], int(r)));
                     }
                     if (phase[r] == Phase::Busy && over[r]) {
                         const Instruction& in = ins[m_pc[r]];
@@ -206,18 +206,18 @@ class Timer {
         return -1;
     }
 
-    double busy(const Instruction& in) {
-        const double cost = nominal(in);
+    double busy(const Instruction& in, int rank) {
+        const double cost = nominal(in, rank);
         if (in.kind == InstrKind::Compute) return drawn(cost, m_costs.spread.compute);
         if (in.kind == InstrKind::Send || in.kind == InstrKind::Recv) return drawn(cost, m_costs.spread.post);
         return cost; // waits and bookkeeping: small and steady
     }
 
-    double nominal(const Instruction& in) const {
+    double nominal(const Instruction& in, int rank) const {
         const ActionCosts& a = m_costs.actions;
         switch (in.kind) {
         case InstrKind::Compute: {
-            const double cost = computeCost(m_costs, in, m_l.splitBackward);
+            const double cost = computeCost(m_costs, in, m_l.splitBackward, rank);
             if (cost < 0)
                 throw ValidationError("timing.cost", "costs",
                                       "no measured cost of " + std::string(opKindName(in.op)) + " on stage " +
@@ -268,7 +268,7 @@ class Timer {
                 }
                 begin = std::max(start, arrival(t));
             }
-            const double end = begin + busy(in);
+            const double end = begin + busy(in, r);
             m_out.ranks[std::size_t(r)][pc] = TimedInstruction{start, begin, end};
             clock = end;
             if (in.kind == InstrKind::Send || in.kind == InstrKind::Recv) post(r, in, end, ready);
@@ -293,11 +293,7 @@ class Timer {
     }
 
     [[noreturn]] void stuck(int r) const {
-        const Instruction& in = m_l.programs[std::size_t(r)].instructions[m_pc[std::size_t(r)]];
-        throw ValidationError("timing.deadlock", "rank " + std::to_string(r),
-                              "rank " + std::to_string(r) + " waits forever at instruction " +
-                                  std::to_string(m_pc[std::size_t(r)]) + " (" + describeInstruction(m_l, in) +
-                                  "): the other end of its transfer is never posted");
+        throwStuck(m_l, r, m_pc[std::size_t(r)], "the other end of its transfer is never posted");
     }
 
     void finish() {
@@ -327,16 +323,8 @@ class Timer {
             for (const Instruction& in : m_l.programs[std::size_t(r)].instructions) {
                 if (in.kind != InstrKind::Send) continue;
                 const TransferState& t = m_transfers[std::size_t(in.tag)];
-                TimelineEvent e;
-                e.op = opOf(in);
-                e.op.kind = in.dir == Direction::F ? OpKind::F : OpKind::B;
-                e.device = r;
-                e.peer = in.peer;
-                e.lane = Lane::Comm;
-                e.comm = in.dir == Direction::F ? CommKind::Activation : CommKind::Gradient;
-                e.start = std::max(t.sendPosted, t.recvPosted);
-                e.end = arrival(t);
-                tl.events.push_back(e);
+                tl.events.push_back(
+                    transferEvent(m_l, r, in, std::max(t.sendPosted, t.recvPosted), arrival(t)));
             }
     }
 
@@ -353,7 +341,7 @@ const char* runtimeModelName(RuntimeModel model) {
     return "?";
 }
 
-double computeCost(const RuntimeCosts& costs, const Instruction& in, bool split) {
+double computeCost(const RuntimeCosts& costs, const Instruction& in, bool split, int rank) {
     if (in.stage < 0 || std::size_t(in.stage) >= costs.stages.size()) return -1;
     const StageCompute& s = costs.stages[std::size_t(in.stage)];
     switch (in.op) {
@@ -362,7 +350,7 @@ double computeCost(const RuntimeCosts& costs, const Instruction& in, bool split)
     case OpKind::B:
         return split ? s.i : s.b;
     case OpKind::W:
-        return s.w;
+        return weightCostOn(costs, in.stage, rank);
     case OpKind::R: // a recompute re-runs the forward
         return s.f;
     default:
@@ -370,8 +358,31 @@ double computeCost(const RuntimeCosts& costs, const Instruction& in, bool split)
     }
 }
 
+TimelineEvent transferEvent(const Lowered& lowered, int rank, const Instruction& send, double start,
+                            double end) {
+    TimelineEvent e;
+    e.op = lowered.opOf(send);
+    e.op.kind = send.dir == Direction::F ? OpKind::F : OpKind::B;
+    e.device = rank;
+    e.peer = send.peer;
+    e.lane = Lane::Comm;
+    e.comm = send.dir == Direction::F ? CommKind::Activation : CommKind::Gradient;
+    e.start = start;
+    e.end = end;
+    return e;
+}
+
+void throwStuck(const Lowered& lowered, int rank, std::size_t pc, const std::string& what) {
+    const Instruction& in = lowered.programs.at(std::size_t(rank)).instructions.at(pc);
+    throw ValidationError("timing.deadlock", "rank " + std::to_string(rank),
+                          "rank " + std::to_string(rank) + " waits forever at instruction " +
+                              std::to_string(pc) + " (" + describeInstruction(lowered, in) + "): " + what);
+}
+
 ProgramTiming timePrograms(const Lowered& lowered, const RuntimeCosts& costs, const TimingOptions& options) {
-    // One model so far (options.model); the switch point for the next (NCCL streams, stagecraft-run).
+    // One fitted model so far (options.model); the switch point for the next (NCCL streams).
+    // stagecraft-run's own programs are timed by passes/run_timing.h from the cost model's
+    // durations, not from fitted action costs.
     return Timer(lowered, costs, options.seed).run();
 }
 

@@ -14,6 +14,9 @@
 // arrival first (torch waits inside the F/B/I action), then computes. WAIT_SEND blocks until its
 // transfer arrived. REDUCE_GRAD, UNSHARD and RESHARD cost their own time; the optimizer is not
 // part of torch's step. torch-timing.md in the reference notes gives the sources.
+//
+// stagecraft-run's own programs (MPI posts that never block, receives posted when their buffer slot
+// is free) are timed by passes/run_timing.h, from the cost model's op durations.
 
 #include "passes/program.h"
 #include "project/runtime_costs.h"
@@ -62,8 +65,18 @@ struct ProgramTiming {
 ProgramTiming timePrograms(const Lowered& lowered, const RuntimeCosts& costs,
                            const TimingOptions& options = {});
 
-/// The µs `costs` gives the compute instruction `in` of a program whose backward is `split`;
-/// negative when unknown.
-double computeCost(const RuntimeCosts& costs, const Instruction& in, bool split);
+/// The event of the transfer the Send `send` of `rank` starts: from `start` (both ends posted) to
+/// `end` (its arrival), on the sender's communication lane, as the simulator writes transfers.
+TimelineEvent transferEvent(const Lowered& lowered, int rank, const Instruction& send, double start,
+                            double end);
+
+/// Throws ValidationError "timing.deadlock": `rank` waits forever at its instruction `pc` (named),
+/// because `what`.
+[[noreturn]] void throwStuck(const Lowered& lowered, int rank, std::size_t pc, const std::string& what);
+
+/// The µs `costs` gives the compute instruction `in` of a program whose backward is `split`, run
+/// by `rank` (a W takes that rank's speed, weightCostOn; -1: the stage's own W); negative when
+/// unknown.
+double computeCost(const RuntimeCosts& costs, const Instruction& in, bool split, int rank = -1);
 
 } // namespace stagecraft

@@ -43,6 +43,7 @@ constexpr std::pair<std::string_view, std::string_view> kLabels[] = {
     {"costs.layers", "Per-layer costs (first-last:f:b:w)"},
     {"costs.note", "Where the costs come from"},
     {"costs.optimizer_sync", "Optimizer step (flush or post-validation)"},
+    {"costs.timing", "Timing (list scheduler or stagecraft-run)"},
 };
 
 // Fields read by one cost model only; the others ignore them.

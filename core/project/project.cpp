@@ -77,6 +77,10 @@ std::string_view optimizerSyncName(OptimizerSync value) {
     return value == OptimizerSync::PostValidation ? "post-validation" : "flush";
 }
 
+std::string_view timingName(Timing value) {
+    return value == Timing::StagecraftRun ? "stagecraft-run" : "list-scheduler";
+}
+
 double dtypeBytes(DType dtype) {
     return dtype == DType::FP32 ? 4.0 : 2.0;
 }

@@ -28,6 +28,12 @@ enum class CostMode { Analytic, Manual, Unit };
 /// rolls the step back on failure (docs/zero-bubble.md).
 enum class OptimizerSync { Flush, PostValidation };
 
+/// What times a schedule (costs.timing; a project's runtime fit takes precedence). ListScheduler:
+/// every cross-device dependency waits the link's transfer time after its producer ends.
+/// StagecraftRun: the lowered programs as stagecraft-run executes them (passes/run_timing.h):
+/// receives posted when their buffer slot is free, so a copy can land between two ops.
+enum class Timing { ListScheduler, StagecraftRun };
+
 struct ModelConfig {
     int layers = 24;
     int hidden = 2048;
@@ -97,6 +103,7 @@ struct CostsConfig {
     double efficiency = 0.5;               ///< analytic mode: achieved fraction of peak_tflops
     std::vector<StageCostOverride> stages; ///< manual mode per-stage overrides
     OptimizerSync optimizerSync = OptimizerSync::Flush; ///< how the iteration ends
+    Timing timing = Timing::ListScheduler;              ///< what times a schedule
     /// µs of an overlapped forward-backward slot (DualPipe's F&B: the forward of one full stage
     /// and the whole backward of another, run together); 0 = f + b + w, no gain from overlapping.
     double fb = 0;
@@ -145,6 +152,7 @@ std::string_view dtypeName(DType dtype);                 ///< "fp16", "bf16", "f
 std::string_view recomputeName(Recompute value);         ///< "none", "selective", "full"
 std::string_view costModeName(CostMode mode);            ///< "analytic", "manual", "unit"
 std::string_view optimizerSyncName(OptimizerSync value); ///< "flush", "post-validation"
+std::string_view timingName(Timing value);               ///< "list-scheduler", "stagecraft-run"
 double dtypeBytes(DType dtype);                          ///< 2 or 4
 
 } // namespace stagecraft

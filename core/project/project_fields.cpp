@@ -16,6 +16,7 @@ constexpr std::array<std::string_view, 3> kDTypeChoices{"fp16", "bf16", "fp32"};
 constexpr std::array<std::string_view, 3> kRecomputeChoices{"none", "selective", "full"};
 constexpr std::array<std::string_view, 3> kCostModeChoices{"analytic", "manual", "unit"};
 constexpr std::array<std::string_view, 2> kOptimizerSyncChoices{"flush", "post-validation"};
+constexpr std::array<std::string_view, 2> kTimingChoices{"list-scheduler", "stagecraft-run"};
 constexpr std::array<std::string_view, 5> kSections{"model", "cluster", "parallel", "memory", "costs"};
 constexpr int kMaxModelLayers = 16384;
 constexpr double kMaxNoteBytes = 2000;
@@ -31,6 +32,9 @@ std::string_view enumText(CostMode value) {
 }
 std::string_view enumText(OptimizerSync value) {
     return optimizerSyncName(value);
+}
+std::string_view enumText(Timing value) {
+    return timingName(value);
 }
 
 // Accessors are generated from pointers to members, so each table row names its member once.
@@ -201,6 +205,12 @@ const std::array kFields{
         "iteration end: flush (all devices wait for the optimizer step) or post-validation (each device "
         "steps eagerly; a flag all-reduce checks it, ZB paper)",
         kOptimizerSyncChoices)),
+    writtenWhenSet(field<EnumAccess<&P::costs, &K::timing, kTimingChoices.size()>>(
+        FieldKind::Enum, "costs.timing", "", 0, 0, false, "list-scheduler",
+        "what times a schedule: list-scheduler (each cross-device dependency waits the transfer time) or "
+        "stagecraft-run (the lowered programs as stagecraft-run executes them: receives posted when their "
+        "buffer slot is free); a runtime fit takes precedence",
+        kTimingChoices)),
     field<SectionAccess<&P::costs, &K::fb>>(
         D, "costs.fb", "µs", 0, kMaxStageCostUs, false, "0",
         "an overlapped forward-backward slot (F and a whole backward of one full stage, as DualPipe's "

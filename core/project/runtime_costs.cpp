@@ -1,6 +1,7 @@
 #include "project/runtime_costs.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace stagecraft {
 
@@ -9,6 +10,8 @@ RuntimeCosts remapStages(const RuntimeCosts& costs, int stages) {
     if (stages == from || from == 0 || stages <= 0) return costs;
     RuntimeCosts out = costs;
     out.stages.assign(std::size_t(stages), StageCompute{0, 0, 0, 0});
+    out.stageRanks.clear(); // a new cut of the model: no stage ran on a known rank
+    out.weightFactors.clear();
     // Stage j covers [j / stages, (j + 1) / stages) of the model; in units of 1 / (from * stages)
     // the boundaries are integers.
     for (int j = 0; j < stages; ++j) {
@@ -28,6 +31,18 @@ RuntimeCosts remapStages(const RuntimeCosts& costs, int stages) {
         }
     }
     return out;
+}
+
+double weightCostOn(const RuntimeCosts& costs, int stage, int rank) {
+    if (stage < 0 || std::size_t(stage) >= costs.stages.size()) return -1;
+    const double w = costs.stages[std::size_t(stage)].w;
+    if (w < 0 || rank < 0 || std::size_t(stage) >= costs.stageRanks.size()) return w;
+    const int fitted = costs.stageRanks[std::size_t(stage)];
+    if (fitted == rank || fitted < 0 || std::size_t(fitted) >= costs.weightFactors.size() ||
+        std::size_t(rank) >= costs.weightFactors.size())
+        return w;
+    const double from = costs.weightFactors[std::size_t(fitted)], to = costs.weightFactors[std::size_t(rank)];
+    return std::isfinite(from) && std::isfinite(to) && from > 0 && to > 0 ? w * to / from : w;
 }
 
 RuntimeCosts splitBackwardCosts(const RuntimeCosts& costs, double inputShare) {

@@ -65,8 +65,21 @@ struct RuntimeCosts {
     /// as the schedule makes them compute at once. Costs are then the work of an instruction on a
     /// processor of its own. A rank that waits for a transfer does not compete.
     double cores = 0;
+    /// How fast each rank ran its weight gradients (W) in the fitted run, as its W time over its I
+    /// time summed over its stages (a linear layer's input and weight gradients take the same
+    /// FLOPs; torch's first stage, whose I computes nothing, is left out); NaN where the run shows
+    /// none. torch's W runs at different speeds on different ranks (docs/fidelity.md), so a W
+    /// that another schedule places on another rank takes that rank's speed (weightCostOn). Empty
+    /// for a run that does not split its backward, and once the stages are remapped.
+    std::vector<double> weightFactors; ///< [rank]
+    std::vector<int> stageRanks;       ///< [stage]: the rank that ran it in the fitted run
     friend bool operator==(const RuntimeCosts&, const RuntimeCosts&) = default;
 };
+
+/// µs of stage `stage`'s W when rank `rank` runs it: the stage's W times the ratio of the two
+/// ranks' weight factors (the rank that ran it in the fitted run, and `rank`); the stage's W
+/// unchanged where either factor is unknown. Negative when the W is not known.
+double weightCostOn(const RuntimeCosts& costs, int stage, int rank);
 
 /// The costs of `costs` for a model cut into `stages` equal stages instead: each new stage gets the
 /// share of the old stages' costs its part of the model covers (costs spread evenly inside an old

@@ -71,6 +71,48 @@ std::string readString(const Json& v, const std::string& path) {
     return v.get<std::string>();
 }
 
+OrderedJson weightFactorsJson(const std::vector<double>& factors) {
+    OrderedJson out = OrderedJson::array();
+    for (const double f : factors) out.push_back(std::isfinite(f) ? OrderedJson(f) : OrderedJson());
+    return out;
+}
+
+/// The weight factors and stage ranks (absent in files written before they were fitted: none).
+void readWeightFactors(const Json& doc, RuntimeFitRecord& r, const std::string& prefix) {
+    const auto at = [&](const std::string& name) { return prefix + name; };
+    if (const auto it = doc.find("weight_factors"); it != doc.end()) {
+        if (!it->is_array() || it->size() > kMaxStages)
+            bad(at("weight_factors"), "= " + shown(*it) + ": must be an array of at most 4096 factors");
+        for (std::size_t i = 0; i < it->size(); ++i) {
+            const Json& v = (*it)[i];
+            const std::string p = at("weight_factors[" + std::to_string(i) + "]");
+            if (v.is_null()) {
+                r.costs.weightFactors.push_back(NAN);
+                continue;
+            }
+            if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() <= 0 ||
+                v.get<double>() > 1e3)
+                bad(p, "= " + shown(v) + ": must be a positive number up to 1000 or null (not measured)");
+            r.costs.weightFactors.push_back(v.get<double>());
+        }
+    }
+    if (const auto it = doc.find("stage_ranks"); it != doc.end()) {
+        if (!it->is_array() || it->size() > kMaxStages)
+            bad(at("stage_ranks"), "= " + shown(*it) + ": must be an array of at most 4096 ranks");
+        for (std::size_t i = 0; i < it->size(); ++i) {
+            const Json& v = (*it)[i];
+            if (!v.is_number_integer() || v.get<long long>() < -1 ||
+                v.get<long long>() >= (long long)(kMaxStages))
+                bad(at("stage_ranks[" + std::to_string(i) + "]"),
+                    "= " + shown(v) + ": must be a rank in 0..4095, or -1 (not known)");
+            r.costs.stageRanks.push_back(int(v.get<long long>()));
+        }
+        if (!r.costs.stageRanks.empty() && r.costs.stageRanks.size() != r.costs.stages.size())
+            bad(at("stage_ranks"), "has " + std::to_string(r.costs.stageRanks.size()) + " entries for " +
+                                       std::to_string(r.costs.stages.size()) + " stages: one per stage");
+    }
+}
+
 } // namespace
 
 OrderedJson actionCostsJson(const ActionCosts& a) {
@@ -108,6 +150,8 @@ OrderedJson runtimeFitJson(const RuntimeFitRecord& r) {
         {"transfer_us", {{"latency", r.costs.transfer.latency}, {"per_byte", r.costs.transfer.usPerByte}}},
         {"spread", {{"compute", d.compute}, {"gap", d.gap}, {"post", d.post}, {"transfer", d.transfer}}},
         {"shared_processors", r.costs.cores},
+        {"weight_factors", weightFactorsJson(r.costs.weightFactors)},
+        {"stage_ranks", r.costs.stageRanks},
         {"notes", r.notes},
         {"residual", {{"makespan_error", r.residualMakespanError}, {"bubble_error", r.residualBubbleError}}}};
 }
@@ -190,6 +234,7 @@ RuntimeFitRecord runtimeFitFromJson(const Json& doc, const std::string& source, 
                 "= " + shown(*it) + ": must be a number of processors in 0..4096 (0: one per rank)");
         r.costs.cores = it->get<double>();
     }
+    readWeightFactors(doc, r, prefix);
     const Json& notes = member(doc, "notes", root);
     if (!notes.is_array() || notes.size() > 64) bad(at("notes"), "must be an array of at most 64 strings");
     for (std::size_t i = 0; i < notes.size(); ++i)

@@ -54,6 +54,17 @@ Executor::Executor(const RunPlan& plan, const RankPlan& rankPlan, DeviceLayer& l
         m_receivesByPeer[at].push_back(r);
     }
     m_nextReceive.assign(m_receivesByPeer.size(), 0);
+    // Sends are posted in program order per peer, the order MPI matches them in: a send to one peer
+    // never waits for the tensor of an earlier send to another (core/passes/run_timing.h times the
+    // same rule).
+    m_sendsByPeer.resize(m_rank.peers.size());
+    for (const std::int32_t s : m_rank.sendsInOrder) {
+        const int peer = m_rank.steps[std::size_t(s)].instr.peer;
+        const auto at = std::size_t(std::lower_bound(m_rank.peers.begin(), m_rank.peers.end(), peer) -
+                                    m_rank.peers.begin());
+        m_sendsByPeer[at].push_back(s);
+    }
+    m_nextSend.assign(m_sendsByPeer.size(), 0);
     m_nextCompute.assign(m_rank.steps.size(), -1);
     for (std::size_t i = m_rank.steps.size(); i-- > 1;) {
         const InstrKind kind = m_rank.steps[i].instr.kind;
@@ -126,7 +137,7 @@ RankIteration Executor::run(int iteration, Clock::duration timeout) {
     std::fill(m_gradientUser.begin(), m_gradientUser.end(), -1);
     m_nextGradient = 0;
     std::fill(m_nextReceive.begin(), m_nextReceive.end(), 0);
-    m_nextSend = 0;
+    std::fill(m_nextSend.begin(), m_nextSend.end(), 0);
     m_deviceDone = 0;
     m_stuck = -1;
     m_openGroup = -1;
@@ -219,11 +230,13 @@ void Executor::postSend(std::size_t index) {
 }
 
 void Executor::postSends(std::size_t index) {
-    const std::vector<std::int32_t>& sends = m_rank.sendsInOrder;
-    for (; m_nextSend < sends.size(); ++m_nextSend) {
-        const auto at = std::size_t(sends[m_nextSend]);
-        if (std::size_t(m_rank.steps[at].postFrom) > index && at > index) return;
-        postSend(at);
+    for (std::size_t p = 0; p < m_sendsByPeer.size(); ++p) {
+        const std::vector<std::int32_t>& sends = m_sendsByPeer[p];
+        for (std::size_t& next = m_nextSend[p]; next < sends.size(); ++next) {
+            const auto at = std::size_t(sends[next]);
+            if (std::size_t(m_rank.steps[at].postFrom) > index && at > index) break;
+            postSend(at);
+        }
     }
 }
 

@@ -120,7 +120,8 @@ class Executor {
     std::vector<Request> m_requests; ///< [instruction]: this iteration's request, -1 none
     std::vector<std::vector<std::int32_t>> m_receivesByPeer; ///< [peer slot]: Recv instructions in order
     std::vector<std::size_t> m_nextReceive;                  ///< [peer slot]: the first not yet posted
-    std::size_t m_nextSend = 0;   ///< into RankPlan::sendsInOrder: the first not yet posted
+    std::vector<std::vector<std::int32_t>> m_sendsByPeer;    ///< [peer slot]: Send instructions in order
+    std::vector<std::size_t> m_nextSend;                     ///< [peer slot]: the first not yet posted
     std::size_t m_deviceDone = 0; ///< every instruction before it has finished on the device
     std::int32_t m_stuck = -1;    ///< the instruction being waited for, -1 none
     RankIteration m_current;

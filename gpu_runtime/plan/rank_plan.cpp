@@ -2,6 +2,7 @@
 // (buffer lifetimes, slots, the order of sends and receives, what each instruction waits for,
 // durations and labels).
 #include "ir/op_name.h"
+#include "passes/buffer_slots.h"
 #include "plan/run_plan.h"
 
 #include <algorithm>
@@ -46,20 +47,6 @@ std::string labelOf(const Lowered& lowered, const Instruction& in) {
     return "PP:?";
 }
 
-/// The lowering's rule (core/passes/annotate.cpp): every compute op and every transfer (or wait on
-/// one) of a micro-batch uses its stage's buffer, except the input gradient a SEND_B sends, which
-/// is the backward's own output.
-bool usesSlot(const Instruction& in) {
-    if (in.mb < 0) return false;
-    const bool transfer =
-        in.kind == InstrKind::Send || in.kind == InstrKind::Recv ||
-        (in.kind == InstrKind::Wait && (in.waits == InstrKind::Send || in.waits == InstrKind::Recv));
-    const bool sendsGradient =
-        in.dir == Direction::B &&
-        (in.kind == InstrKind::Send || (in.kind == InstrKind::Wait && in.waits == InstrKind::Send));
-    return in.kind == InstrKind::Compute || (transfer && !sendsGradient);
-}
-
 bool isGradientSend(const Instruction& in) {
     return in.kind == InstrKind::Send && in.dir == Direction::B && in.mb >= 0;
 }
@@ -77,19 +64,25 @@ class RankPlanBuilder {
 
     RankPlan build() {
         predictDurations();
-        findBufferLifetimes();
+        for (const Instruction& in : m_program)
+            if (isGradientSend(in)) m_sentGradients.emplace(bufferOf(in), 0);
+        const RankSlots slots = planSlots(m_lowered, m_out.rank);
+        m_out.keys = slots.keys;
+        m_out.slots = slots.slots;
         for (std::size_t i = 0; i < m_program.size(); ++i) {
             const Instruction& in = m_program[i];
             Step& step = m_out.steps[i];
+            const SlotUse& use = slots.uses[i];
             step.instr = in;
             step.label = labelOf(m_lowered, in);
+            step.key = use.key;
+            step.slot = use.slot;
+            step.take = use.take;
+            step.giveBack = use.giveBack;
+            step.postFrom = use.postFrom;
             placeStage(in, step);
-            if (usesSlot(in)) placeSlot(i, in, step);
-            noteOrder(i, in, step);
+            noteOrder(i, in);
             resolveWaits(i, in, step);
-            const bool groupGoesOn =
-                in.group >= 0 && i + 1 < m_program.size() && m_program[i + 1].group == in.group;
-            if (!groupGoesOn) releaseSlots(i);
         }
         finish();
         return std::move(m_out);
@@ -114,23 +107,6 @@ class RankPlanBuilder {
         return d == m_duration.end() ? 0.0 : d->second;
     }
 
-    /// The buffers whose gradient a SEND_B sends, and the last use of every buffer key, so that
-    /// its slot goes back to the free list after it (after its group: the group's transfers are
-    /// in flight together).
-    void findBufferLifetimes() {
-        for (const Instruction& in : m_program)
-            if (isGradientSend(in)) m_sentGradients.emplace(bufferOf(in), 0);
-        for (std::size_t i = 0; i < m_program.size(); ++i) {
-            const Instruction& in = m_program[i];
-            if (!usesSlot(in)) continue;
-            const auto [it, fresh] = m_keyOf.emplace(bufferOf(in), std::int32_t(m_lastUse.size()));
-            if (fresh) m_lastUse.push_back(-1);
-            m_lastUse[std::size_t(it->second)] = std::int32_t(i);
-        }
-        m_slotOfKey.assign(m_lastUse.size(), -1);
-        m_takenAt.assign(m_lastUse.size(), -1);
-    }
-
     /// The local stage the instruction works on, added the first time one is met.
     void placeStage(const Instruction& in, Step& step) {
         if (in.kind != InstrKind::Compute && in.kind != InstrKind::GradSync &&
@@ -144,47 +120,14 @@ class RankPlanBuilder {
         step.shape = it->second;
     }
 
-    /// The buffer key's slot: taken at its first instruction (the last slot given back, else a
-    /// new one), given back after its last; how early a receive into it may be posted.
-    void placeSlot(std::size_t i, const Instruction& in, Step& step) {
-        const std::int32_t key = m_keyOf.at(bufferOf(in));
-        step.key = key;
-        if (m_slotOfKey[std::size_t(key)] < 0) {
-            std::int32_t slot;
-            if (m_freeSlots.empty()) {
-                slot = m_out.slots++;
-                m_freeSince.push_back(0);
-            } else {
-                slot = m_freeSlots.back();
-                m_freeSlots.pop_back();
-            }
-            m_slotOfKey[std::size_t(key)] = slot;
-            m_takenAt[std::size_t(key)] = std::int32_t(i);
-            step.take = true;
-            if (in.kind == InstrKind::Recv) step.postFrom = m_freeSince[std::size_t(slot)];
-        } else if (in.kind == InstrKind::Recv) {
-            step.postFrom = m_takenAt[std::size_t(key)] + 1; // into the buffer its micro-batch holds
-        }
-        step.slot = m_slotOfKey[std::size_t(key)];
-        if (m_lastUse[std::size_t(key)] == std::int32_t(i)) {
-            step.giveBack = true;
-            m_deferred.push_back(key);
-        }
-    }
-
-    /// Sends and receives in program order, their peers, and where each compute op and receive is
-    /// for the instructions after it; a send may be posted once the compute that produced its
-    /// tensor on this rank ran.
-    void noteOrder(std::size_t i, const Instruction& in, Step& step) {
+    /// Sends and receives in program order, their peers, and where each receive and forward send
+    /// is for the instructions after it.
+    void noteOrder(std::size_t i, const Instruction& in) {
         const auto at = std::int32_t(i);
         if (in.kind == InstrKind::Send) {
             m_out.sendsInOrder.push_back(at);
             if (in.dir == Direction::F) m_forwardSendOf[bufferOf(in)] = at;
-            const auto producer = m_computeOf.find(
-                opKey(in.dir == Direction::F ? OpKind::F : OpKind::B, in.pipe, in.stage, in.mb));
-            step.postFrom = producer == m_computeOf.end() ? at : producer->second + 1;
         }
-        if (in.kind == InstrKind::Compute) m_computeOf[opKey(in.op, in.pipe, in.stage, in.mb)] = at;
         if (in.kind == InstrKind::Send || in.kind == InstrKind::Recv) m_out.peers.push_back(in.peer);
         if (in.kind == InstrKind::Recv) {
             m_receiveOf[bufferOf(in) << 1 | std::uint64_t(in.dir)] = at;
@@ -247,19 +190,8 @@ class RankPlanBuilder {
         --m_gradientsHeld;
     }
 
-    /// After a group (or a lone instruction): the slots whose last use it held are free again.
-    void releaseSlots(std::size_t i) {
-        for (const std::int32_t key : m_deferred) {
-            const std::int32_t slot = m_slotOfKey[std::size_t(key)];
-            m_freeSlots.push_back(slot);
-            m_freeSince[std::size_t(slot)] = std::int32_t(i) + 1;
-        }
-        m_deferred.clear();
-    }
-
     /// The totals, checked against the lowering's count of slots.
     void finish() {
-        m_out.keys = std::int32_t(m_lastUse.size());
         const int rank = m_out.rank;
         const int planned =
             m_lowered.peakBuffers.empty() ? m_out.slots : m_lowered.peakBuffers.at(std::size_t(rank));
@@ -279,17 +211,12 @@ class RankPlanBuilder {
     const std::vector<Instruction>& m_program;
     RankPlan m_out;
     std::unordered_map<std::uint64_t, double> m_duration;            // op key -> predicted µs
-    std::unordered_map<std::uint64_t, std::int32_t> m_keyOf;         // (pipe, stage, mb) -> buffer key
     std::unordered_map<std::uint64_t, std::int32_t> m_stageOf;       // (pipe, stage) -> index into stages
     std::unordered_map<std::uint64_t, std::int32_t> m_receiveOf;     // (dir, pipe, stage, mb) -> instruction
     std::unordered_map<std::uint64_t, std::int32_t> m_forwardSendOf; // (pipe, stage, mb) -> its SEND_F
     std::unordered_map<std::uint64_t, std::int32_t> m_gradSyncOf;    // (pipe, stage) -> instruction
     std::unordered_map<std::uint64_t, std::int32_t> m_gradientProducer; // (pipe, stage, mb) -> its B
     std::unordered_map<std::uint64_t, std::int32_t> m_sentGradients;    // (pipe, stage, mb) with a SEND_B
-    std::unordered_map<std::uint64_t, std::int32_t> m_computeOf;        // op key -> instruction
-    std::vector<std::int32_t> m_lastUse;                                // [key]: its last instruction
-    std::vector<std::int32_t> m_slotOfKey, m_takenAt;                   // [key]
-    std::vector<std::int32_t> m_freeSlots, m_freeSince, m_deferred;
     std::int32_t m_gradientsHeld = 0, m_mostGradientsHeld = 0;
 };
 

@@ -64,6 +64,9 @@ RunPlan makeRunPlan(const RunRequest& request) {
     }
     AnalysisRequest analysis = loadAnalysisRequest(input);
     analysis.project = scaledProject(std::move(analysis.project), request.scale);
+    // The prediction times what this program executes: the lowered programs with receives posted
+    // when their slot is free (core/passes/run_timing.h), not the list scheduler's dependencies.
+    analysis.project.costs.timing = Timing::StagecraftRun;
     const Project& project = analysis.project;
     if (project.parallel.tp != 1)
         throw ValidationError("runtime.tp", "parallel.tp",

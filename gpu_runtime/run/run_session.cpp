@@ -101,6 +101,8 @@ std::string runJson(const RunOptions& options, const RunPlan& plan, const Collec
     }
     j["iteration_us"] = trace.iterationUs;
     j["predicted_iteration_us"] = plan.prediction.report.iterationUs;
+    j["prediction_timing"] = plan.project.runtimeFit ? plan.project.runtimeFit->model
+                                                     : std::string(timingName(plan.project.costs.timing));
     j["peak_bytes"] = trace.peakBytes;
     j["static_bytes"] = c.run.staticBytes;
     j["slot_bytes_planned"] = c.run.plannedSlotBytes;

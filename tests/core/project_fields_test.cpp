@@ -32,8 +32,9 @@ TEST_CASE("Every field is described once with a consistent place, default and ra
         field.set(copy, field.get(defaults));
         CHECK(copy == defaults);
     }
-    // 32 + memory.limit_microbatches, costs.optimizer_sync, costs.fb, costs.layers, costs.note
-    CHECK(paths.size() == 37);
+    // 32 + memory.limit_microbatches, costs.optimizer_sync, costs.fb, costs.layers, costs.note,
+    // costs.timing
+    CHECK(paths.size() == 38);
     CHECK(findProjectField("model") == nullptr);
     CHECK(findProjectField("stagecraft") == nullptr);
     CHECK(findProjectField("model.layer") == nullptr);

@@ -10,7 +10,9 @@
 #include "passes/program_timing.h"
 #include "project/runtime_fit_file.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <filesystem>
 
 using namespace stagecraft;
@@ -252,6 +254,46 @@ TEST_CASE("a run made by the model is fitted back to its own costs with no resid
     CHECK(slowOps.bubbleErrorAtRunSpeed == Approx(0).margin(1e-9));
 }
 
+TEST_CASE("a split run's W speed is its rank's, and a W moved to another rank takes that rank's speed",
+          "[runtime_fit]") {
+    // The programs torch's ZBVZeroBubble ran (pp = 2, m = 4: rank 0 holds stages 0 and 3, rank 1
+    // stages 1 and 2), timed with costs whose W runs twice as long on rank 1 as on rank 0 for the
+    // same work (I and W of a stage take the same FLOPs), as torch's W does on every rank but the
+    // first in the recorded runs. Stage 0's I computes nothing (torch's first stage).
+    const auto dir = std::filesystem::path(STAGECRAFT_REFERENCE_DIR) / "torch-traces";
+    const Lowered l = programsOf(executedActionsCsv(
+        readTorchRun({dir / "ZBVZeroBubble_pp2_m4_rank0.json", dir / "ZBVZeroBubble_pp2_m4_rank1.json"}), 0));
+    REQUIRE(l.splitBackward);
+    RuntimeCosts truth;
+    truth.stages = {StageCompute{1000, -1, 0.5, 2000}, StageCompute{1100, -1, 900, 1800},
+                    StageCompute{900, -1, 1000, 2000}, StageCompute{1300, -1, 1100, 1100}};
+    truth.actions = ActionCosts{50, 120, 200, 0, 400, 10, 12};
+    truth.transfer.latency = 300;
+    const RuntimeFit fit = fitRuntime(asTrace(l, timePrograms(l, truth), 3), "zbv");
+    REQUIRE(fit.costs.weightFactors.size() == 2);
+    CHECK(fit.costs.weightFactors[0] == Approx(1.0)); // stage 3: 1100 / 1100
+    CHECK(fit.costs.weightFactors[1] == Approx(2.0)); // stages 1, 2: 3800 / 1900
+    CHECK(fit.costs.stageRanks == std::vector<int>{0, 1, 1, 0});
+    CHECK(fit.residual.makespanError == Approx(0).margin(1e-9)); // on its own ranks nothing moves
+    // Another placement: stage 1 on rank 0 runs its W at rank 0's speed, stage 3 on rank 1 at rank 1's.
+    CHECK(weightCostOn(fit.costs, 1, 0) == Approx(900));
+    CHECK(weightCostOn(fit.costs, 3, 1) == Approx(2200));
+    CHECK(weightCostOn(fit.costs, 2, 1) == Approx(2000));
+    CHECK(weightCostOn(fit.costs, 2, 5) == Approx(2000)); // a rank the fit did not see: as measured
+    Instruction w;
+    w.kind = InstrKind::Compute;
+    w.op = OpKind::W;
+    w.stage = 1;
+    CHECK(computeCost(fit.costs, w, true, 0) == Approx(900));
+    CHECK(computeCost(fit.costs, w, true) == Approx(1800)); // no rank: the stage's own W
+    CHECK(std::any_of(fit.notes.begin(), fit.notes.end(),
+                      [](const std::string& n) { return n.rfind("W over I by rank: 1.00, 2.00", 0) == 0; }));
+    // Another cut of the model has no stage on a known rank: the W costs stay as mapped.
+    CHECK(remapStages(fit.costs, 2).weightFactors.empty());
+    // A run that does not split its backward shows no W speed.
+    CHECK(flatCosts(2, 1, 2).weightFactors.empty());
+}
+
 TEST_CASE("stage costs map onto another stage count by their share of the model", "[runtime_fit]") {
     RuntimeCosts four;
     four.stages = {StageCompute{1, 2, -1, -1}, StageCompute{3, 4, -1, -1}, StageCompute{5, 6, -1, -1},
@@ -293,7 +335,20 @@ TEST_CASE("a fit file reads back to the same fit and refuses bad fields by name"
     r.notes = {"one note"};
     r.residualMakespanError = -0.015;
     r.residualBubbleError = 0.02;
-    const std::string text = runtimeFitToJson(r);
+    std::string text = runtimeFitToJson(r);
+    CHECK(parseRuntimeFitJson(text, "fit.json") == r);
+    // Weight factors, one not measured (null), and the rank of each stage.
+    r.costs.weightFactors = {1.0, NAN};
+    r.costs.stageRanks = {0, 1};
+    text = runtimeFitToJson(r);
+    CHECK(text.find("\"weight_factors\": [\n    1.0,\n    null\n  ]") != std::string::npos);
+    const RuntimeFitRecord back = parseRuntimeFitJson(text, "fit.json");
+    REQUIRE(back.costs.weightFactors.size() == 2);
+    CHECK(back.costs.weightFactors[0] == 1.0);
+    CHECK(std::isnan(back.costs.weightFactors[1]));
+    CHECK(back.costs.stageRanks == r.costs.stageRanks);
+    r.costs.weightFactors = {1.0, 1.7};
+    text = runtimeFitToJson(r);
     CHECK(parseRuntimeFitJson(text, "fit.json") == r);
 
     auto refused = [&](const std::string& from, const std::string& to, const std::string& id,
@@ -318,6 +373,10 @@ TEST_CASE("a fit file reads back to the same fit and refuses bad fields by name"
     refused("3.75", "0.25", "fit.field", "not sorted");
     refused("\"iterations\": 8,", "\"iterations\": 8", "fit.json", "");
     refused("\"shared_processors\": 1.5", "\"shared_processors\": -2", "fit.field", "shared_processors");
+    refused("1.7", "-1", "fit.field", "weight_factors[1]");
+    refused("\"stage_ranks\": [\n    0,\n    1\n  ]", "\"stage_ranks\": [0]", "fit.field", "one per stage");
+    refused("\"stage_ranks\": [\n    0,\n    1\n  ]", "\"stage_ranks\": [0, \"x\"]", "fit.field",
+            "stage_ranks[1]");
     // A file written before the processors were fitted: every rank had its own.
     std::string older = text;
     older.replace(older.find("\"shared_processors\": 1.5,"),

@@ -4,7 +4,8 @@
 //
 //   check_measured TRACE --project FILE (--schedule NAME | --schedule-file FILE) [--set F=V]...
 //                  [--iterations N]
-//                  [--makespan-within FRACTION] [--peak-above OTHER_TRACE] [--slots-within FRACTION]
+//                  [--makespan-within FRACTION [--transfer-from-trace]] [--peak-above OTHER_TRACE]
+//                  [--slots-within FRACTION]
 //                  [--partial [--fault-names-peer]]
 #include "eval/evaluation_input.h"
 #include "io/chrome_trace.h"
@@ -35,6 +36,16 @@ nlohmann::json runInfo(const std::string& path, Timeline* timeline) {
     return nlohmann::json::parse(info.runJson);
 }
 
+/// The median time of the run's point-to-point transfers (both ends posted to the arrival), µs.
+double medianTransferUs(const Timeline& measured) {
+    std::vector<double> times;
+    for (const TimelineEvent& e : measured.events)
+        if (e.isTransfer()) times.push_back(e.duration());
+    if (times.empty()) return 0;
+    std::nth_element(times.begin(), times.begin() + std::ptrdiff_t(times.size() / 2), times.end());
+    return times[times.size() / 2];
+}
+
 double maxPeak(const nlohmann::json& run) {
     double peak = 0;
     for (const auto& p : run.at("peak_bytes")) peak = std::max(peak, p.get<double>());
@@ -50,7 +61,7 @@ int main(int argc, char** argv) {
     int iterations = -1;
     double within = -1, slotsWithin = -1;
     std::string statistic = "mean";
-    bool partial = false, faultNamesPeer = false;
+    bool partial = false, faultNamesPeer = false, transferFromTrace = false;
     app.add_option("trace", trace)->required();
     app.add_option("--project", project);
     auto* what = app.add_option_group("schedule");
@@ -65,6 +76,9 @@ int main(int argc, char** argv) {
     app.add_option("--statistic", statistic,
                    "of the measured iterations for --makespan-within: mean or median")
         ->check(CLI::IsMember({"mean", "median"}));
+    app.add_flag("--transfer-from-trace", transferFromTrace,
+                 "--makespan-within against stagecraft-run's timing with the link's transfer time the "
+                 "run's own median transfer (a property of the machine), instead of the run's prediction");
     app.add_flag("--partial", partial);
     app.add_flag("--fault-names-peer", faultNamesPeer,
                  "a partial trace's fault names the instruction rank 0 was stuck at and its peer");
@@ -150,7 +164,22 @@ int main(int argc, char** argv) {
                 mean = times.size() % 2 ? times[times.size() / 2]
                                         : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
             }
-            const double predictedUs = run.at("predicted_iteration_us").get<double>();
+            double predictedUs = run.at("predicted_iteration_us").get<double>();
+            if (transferFromTrace) {
+                // The schedule's timing under the machine's own transfer time: what the run's
+                // prediction would be had the project been calibrated on this machine's links.
+                const double transferUs = medianTransferUs(measured);
+                input.sets.push_back("costs.comm=" + std::to_string(transferUs));
+                input.sets.push_back("costs.timing=stagecraft-run");
+                const AnalysisResult timed = analyze(loadAnalysisRequest(input));
+                check(!timed.outcomes.empty(), "the schedule evaluates with the measured transfer time");
+                if (timed.outcomes.empty()) return 1;
+                std::cerr << "check_measured: transfers measured " << transferUs
+                          << " µs (median); the run predicted " << predictedUs
+                          << " µs, with that transfer time "
+                          << timed.outcomes.front().prediction.report.iterationUs << " µs\n";
+                predictedUs = timed.outcomes.front().prediction.report.iterationUs;
+            }
             check(std::abs(mean - predictedUs) <= within * predictedUs,
                   statistic + " measured iteration " + std::to_string(mean) + " µs within " +
                       std::to_string(within * 100) + " % of the predicted " + std::to_string(predictedUs) +

@@ -1,0 +1,392 @@
+#include "passes/run_timing.h"
+
+#include "error.h"
+#include "passes/buffer_slots.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace stagecraft {
+
+namespace {
+
+/// One transfer, by tag: when each end was posted, and the ranks blocked until it arrives.
+struct Transfer {
+    double sendPosted = NAN, recvPosted = NAN;
+    double time = 0; ///< from both ends posted to the arrival
+    int sendRank = -1, recvRank = -1;
+    int sendPeer = -1, recvPeer = -1; ///< the rank each posted end names as its peer
+    std::vector<int> waiters;
+
+    bool known() const { return !std::isnan(sendPosted) && !std::isnan(recvPosted); }
+    double arrival() const { return std::max(sendPosted, recvPosted) + time; }
+};
+
+/// One gradient-sync collective: how many members posted it, the latest post, and its times once
+/// every member has.
+struct Sync {
+    int posted = 0;
+    double ready = 0, start = NAN, end = NAN;
+    std::vector<std::pair<int, std::size_t>> members; ///< (rank, instruction)
+    std::vector<int> waiters;
+};
+
+/// Per rank: what each instruction waits for, its work, and the posting order of its transfers.
+struct RankState {
+    std::size_t pc = 0;
+    double clock = 0;
+    std::vector<double> work;                           ///< [instruction]
+    std::vector<std::int64_t> awaitedTag;               ///< [instruction]: the transfer it waits for, -1
+    std::vector<std::int32_t> awaitedSync;              ///< [instruction]: the collective it waits for, -1
+    std::vector<SlotUse> slots;                         ///< [instruction]
+    std::vector<std::vector<std::int32_t>> sendsByPeer; ///< Send instructions, per peer in program order
+    std::vector<int> sendPeers;                         ///< ascending, sendsByPeer's order
+    std::vector<std::size_t> nextSend;                  ///< [peer index]
+    std::vector<std::vector<std::int32_t>> receivesByPeer;
+    std::vector<int> peers;               ///< ascending, receivesByPeer's order
+    std::vector<std::size_t> nextReceive; ///< [peer index]
+};
+
+/// The key of an op, gradient sync or optimizer step of one device by what it does.
+std::uint64_t workKey(OpKind kind, int pipe, int stage, int mb) {
+    return opIdentity(Op{kind, std::uint8_t(pipe), 0, stage, mb});
+}
+
+OpKind workKind(const Instruction& in) {
+    return in.kind == InstrKind::GradSync    ? OpKind::GradSync
+           : in.kind == InstrKind::Optimizer ? OpKind::Optimizer
+                                             : in.op;
+}
+
+class RunTimer {
+  public:
+    RunTimer(const Schedule& schedule, const Lowered& lowered, const Timeline& listScheduled,
+             const OpCosts& links)
+        : m_s(schedule), m_l(lowered), m_listed(listScheduled), m_links(links) {
+        std::int64_t maxTag = -1;
+        for (const Program& p : m_l.programs)
+            for (const Instruction& in : p.instructions)
+                if (isTransfer(in)) maxTag = std::max(maxTag, in.tag);
+        m_transfers.resize(std::size_t(maxTag + 1));
+        m_syncs.resize(m_l.collectives.size());
+        m_ranks.resize(std::size_t(m_l.ranks));
+        m_event.resize(std::size_t(m_l.ranks));
+        m_lane.assign(std::size_t(m_l.ranks), 0.0);
+        m_out.ranks.resize(std::size_t(m_l.ranks));
+        for (int r = 0; r < m_l.ranks; ++r) prepare(r);
+    }
+
+    /// [rank][instruction]: the index of the instruction's event in the list-scheduled timeline
+    /// (-1: a transfer or a wait, which has none).
+    const std::vector<std::vector<std::int64_t>>& events() const { return m_event; }
+
+    ProgramTiming run() {
+        std::vector<int> ready;
+        for (int r = m_l.ranks - 1; r >= 0; --r) ready.push_back(r);
+        while (!ready.empty()) {
+            const int r = ready.back();
+            ready.pop_back();
+            advance(r, ready);
+        }
+        stuckRanks();
+        for (const Sync& c : m_syncs)
+            if (!c.members.empty() && std::isnan(c.end))
+                throwStuck(m_l, c.members.front().first, c.members.front().second,
+                           "not every member of its collective posts it");
+        finish();
+        return std::move(m_out);
+    }
+
+  private:
+    const Schedule& m_s;
+    const Lowered& m_l;
+    const Timeline& m_listed;
+    const OpCosts& m_links;
+    std::vector<std::vector<std::int64_t>> m_event;
+    std::vector<Transfer> m_transfers;
+    std::vector<Sync> m_syncs;
+    std::vector<RankState> m_ranks;
+    std::vector<double> m_lane; ///< [rank]: when its collective lane is free
+    ProgramTiming m_out;
+
+    const std::vector<Instruction>& program(int r) const { return m_l.programs[std::size_t(r)].instructions; }
+
+    static std::uint64_t bufferKey(Direction dir, const Instruction& in) {
+        return std::uint64_t(dir) | std::uint64_t(in.pipe) << 1 |
+               std::uint64_t(std::uint32_t(in.stage)) << 9 | std::uint64_t(std::uint32_t(in.mb)) << 36;
+    }
+
+    /// The list-scheduled event of each instruction of rank r that carries work: compute ops in the
+    /// device's order (the lowering keeps it), gradient syncs and optimizer steps by their stage (the
+    /// lowering may order those differently, so that every rank posts the syncs in one order).
+    std::vector<std::int64_t> eventsOf(int r) const {
+        const auto& ins = program(r);
+        std::vector<std::int64_t> out(ins.size(), -1);
+        std::size_t first = 0;
+        for (int d = 0; d < r; ++d) first += m_s.order.at(std::size_t(d)).size();
+        const std::vector<Op>& order = m_s.order.at(std::size_t(r));
+        std::unordered_map<std::uint64_t, std::size_t> tail; // sync or optimizer -> its position
+        for (std::size_t k = 0; k < order.size(); ++k)
+            if (!isComputeKind(order[k].kind))
+                tail.emplace(workKey(order[k].kind, order[k].pipe, order[k].stage, -1), k);
+        std::size_t next = 0; // the next compute op of the device's order
+        auto mismatch = [&](std::size_t i) {
+            throw std::logic_error("timeLikeStagecraftRun: rank " + std::to_string(r) + "'s instruction " +
+                                   std::to_string(i) + " (" + describeInstruction(m_l, ins[i]) +
+                                   ") is not its device's next op");
+        };
+        for (std::size_t i = 0; i < ins.size(); ++i) {
+            const Instruction& in = ins[i];
+            if (in.kind == InstrKind::Compute) {
+                while (next < order.size() && !isComputeKind(order[next].kind)) ++next;
+                if (next >= order.size() || order[next].kind != in.op || order[next].stage != in.stage ||
+                    order[next].mb != in.mb || order[next].pipe != in.pipe)
+                    mismatch(i);
+                out[i] = std::int64_t(first + next++);
+            } else if (in.kind == InstrKind::GradSync || in.kind == InstrKind::Optimizer) {
+                const auto it = tail.find(workKey(workKind(in), in.pipe, in.stage, -1));
+                if (it == tail.end()) mismatch(i);
+                out[i] = std::int64_t(first + it->second);
+            }
+        }
+        return out;
+    }
+
+    /// Resolves rank r's program: works, what each instruction waits for, posting order.
+    void prepare(int r) {
+        RankState& s = m_ranks[std::size_t(r)];
+        const auto& ins = program(r);
+        s.work.assign(ins.size(), 0.0);
+        s.awaitedTag.assign(ins.size(), -1);
+        s.awaitedSync.assign(ins.size(), -1);
+        s.slots = planSlots(m_l, r).uses;
+        m_out.ranks[std::size_t(r)].resize(ins.size());
+        m_event[std::size_t(r)] = eventsOf(r);
+        std::unordered_map<std::uint64_t, std::int64_t> received, forwardSent; // buffer -> tag
+        std::unordered_map<std::uint64_t, std::int32_t> syncOf;                // (pipe, stage) -> collective
+        for (std::size_t i = 0; i < ins.size(); ++i) {
+            const Instruction& in = ins[i];
+            if (const std::int64_t e = m_event[std::size_t(r)][i]; e >= 0)
+                s.work[i] = m_listed.events.at(std::size_t(e)).duration();
+            const std::uint64_t stage = std::uint64_t(in.pipe) << 32 | std::uint32_t(in.stage);
+            switch (in.kind) {
+            case InstrKind::Recv:
+                received[bufferKey(in.dir, in)] = in.tag;
+                addInOrder(s.peers, s.receivesByPeer, in.peer, std::int32_t(i));
+                break;
+            case InstrKind::Send:
+                addInOrder(s.sendPeers, s.sendsByPeer, in.peer, std::int32_t(i));
+                if (in.dir == Direction::F) forwardSent[bufferKey(Direction::F, in)] = in.tag;
+                break;
+            case InstrKind::Compute:
+                if (in.op == OpKind::F || in.op == OpKind::B) {
+                    const auto it =
+                        received.find(bufferKey(in.op == OpKind::F ? Direction::F : Direction::B, in));
+                    if (it != received.end()) s.awaitedTag[i] = it->second;
+                } else if (in.op == OpKind::R) {
+                    const auto it = forwardSent.find(bufferKey(Direction::F, in));
+                    if (it != forwardSent.end()) s.awaitedTag[i] = it->second;
+                }
+                break;
+            case InstrKind::GradSync:
+                syncOf[stage] = in.ref;
+                m_syncs.at(std::size_t(in.ref)).members.emplace_back(r, i);
+                break;
+            case InstrKind::Optimizer:
+                if (const auto it = syncOf.find(stage); it != syncOf.end()) s.awaitedSync[i] = it->second;
+                break;
+            case InstrKind::Wait:
+                if ((in.waits == InstrKind::Send || in.waits == InstrKind::Recv) && in.ref >= 0)
+                    s.awaitedTag[i] = ins[std::size_t(in.ref)].tag;
+                break;
+            default:
+                break;
+            }
+        }
+        s.nextReceive.assign(s.peers.size(), 0);
+        s.nextSend.assign(s.sendPeers.size(), 0);
+    }
+
+    /// Appends instruction `at` to `peer`'s list, `peers` ascending and `lists` in its order.
+    static void addInOrder(std::vector<int>& peers, std::vector<std::vector<std::int32_t>>& lists, int peer,
+                           std::int32_t at) {
+        const auto it = std::lower_bound(peers.begin(), peers.end(), peer);
+        const auto p = std::size_t(it - peers.begin());
+        if (it == peers.end() || *it != peer) {
+            peers.insert(it, peer);
+            lists.insert(lists.begin() + std::ptrdiff_t(p), std::vector<std::int32_t>{});
+        }
+        lists[p].push_back(at);
+    }
+
+    /// Posts one end of a transfer at `when`; once both are, its waiters may go on.
+    void post(int r, const Instruction& in, double when, std::vector<int>& ready) {
+        Transfer& t = m_transfers[std::size_t(in.tag)];
+        const bool send = in.kind == InstrKind::Send;
+        (send ? t.sendPosted : t.recvPosted) = when;
+        (send ? t.sendRank : t.recvRank) = r;
+        (send ? t.sendPeer : t.recvPeer) = in.peer;
+        if (!t.known()) return;
+        t.time = m_links.commBetween(t.sendRank, t.recvRank);
+        ready.insert(ready.end(), t.waiters.begin(), t.waiters.end());
+        t.waiters.clear();
+    }
+
+    /// The receives the executor posts when it reaches instruction `i`: per peer, in order, those
+    /// whose slot is free from `i` on, and a receive instruction with the ones before it.
+    void postReceives(int r, std::size_t i, std::vector<int>& ready) {
+        RankState& s = m_ranks[std::size_t(r)];
+        const Instruction& at = program(r)[i];
+        const int duePeer = at.kind == InstrKind::Recv ? at.peer : -1;
+        for (std::size_t p = 0; p < s.peers.size(); ++p) {
+            const std::vector<std::int32_t>& receives = s.receivesByPeer[p];
+            for (std::size_t& next = s.nextReceive[p]; next < receives.size(); ++next) {
+                const auto rr = std::size_t(receives[next]);
+                const bool due = s.peers[p] == duePeer && rr <= i;
+                if (!due && std::size_t(s.slots[rr].postFrom) > i) break;
+                post(r, program(r)[rr], s.clock, ready);
+            }
+        }
+    }
+
+    /// The sends the executor posts once instruction `i` is next: per peer in program order (the
+    /// order MPI matches them in), each from its tensor's computation on.
+    void postSends(int r, std::size_t i, std::vector<int>& ready) {
+        RankState& s = m_ranks[std::size_t(r)];
+        for (std::size_t p = 0; p < s.sendPeers.size(); ++p) {
+            const std::vector<std::int32_t>& sends = s.sendsByPeer[p];
+            for (std::size_t& next = s.nextSend[p]; next < sends.size(); ++next) {
+                const auto at = std::size_t(sends[next]);
+                if (std::size_t(s.slots[at].postFrom) > i && at > i) break;
+                post(r, program(r)[at], s.clock, ready);
+            }
+        }
+    }
+
+    /// A rank posts its part of a gradient sync; the last member starts it on every member's lane.
+    void postSync(int r, const Instruction& in, std::vector<int>& ready) {
+        Sync& c = m_syncs[std::size_t(in.ref)];
+        c.ready = std::max(c.ready, m_ranks[std::size_t(r)].clock);
+        if (++c.posted < int(c.members.size())) return;
+        double start = c.ready;
+        for (const auto& [rank, at] : c.members) start = std::max(start, m_lane[std::size_t(rank)]);
+        double end = start;
+        for (const auto& [rank, at] : c.members) {
+            const double duration = m_ranks[std::size_t(rank)].work[at];
+            m_out.ranks[std::size_t(rank)][at].begin = start;
+            m_out.ranks[std::size_t(rank)][at].end = start + duration;
+            m_lane[std::size_t(rank)] = start + duration;
+            end = std::max(end, start + duration);
+        }
+        c.start = start;
+        c.end = end;
+        ready.insert(ready.end(), c.waiters.begin(), c.waiters.end());
+        c.waiters.clear();
+    }
+
+    /// Runs rank r until it waits for something not yet known, or finishes.
+    void advance(int r, std::vector<int>& ready) {
+        RankState& s = m_ranks[std::size_t(r)];
+        const auto& ins = program(r);
+        while (s.pc < ins.size()) {
+            const std::size_t i = s.pc;
+            const Instruction& in = ins[i];
+            TimedInstruction& t = m_out.ranks[std::size_t(r)][i];
+            t.start = s.clock;
+            postReceives(r, i, ready);
+            double begin = s.clock;
+            if (const std::int64_t tag = s.awaitedTag[i]; tag >= 0) {
+                Transfer& x = m_transfers[std::size_t(tag)];
+                if (!x.known()) {
+                    x.waiters.push_back(r);
+                    return;
+                }
+                begin = std::max(begin, x.arrival());
+            }
+            if (const std::int32_t sync = s.awaitedSync[i]; sync >= 0) {
+                Sync& c = m_syncs[std::size_t(sync)];
+                if (std::isnan(c.end)) {
+                    c.waiters.push_back(r);
+                    return;
+                }
+                begin = std::max(begin, m_out.ranks[std::size_t(r)][syncInstruction(r, sync)].end);
+            }
+            if (in.kind == InstrKind::GradSync) {
+                postSync(r, in, ready); // the rank goes on while the collective runs
+            } else {
+                t.begin = begin;
+                t.end = begin +
+                        (in.kind == InstrKind::Compute || in.kind == InstrKind::Optimizer ? s.work[i] : 0.0);
+                s.clock = t.end;
+            }
+            ++s.pc;
+            postSends(r, s.pc, ready);
+        }
+    }
+
+    std::size_t syncInstruction(int r, std::int32_t sync) const {
+        for (const auto& [rank, at] : m_syncs[std::size_t(sync)].members)
+            if (rank == r) return at;
+        throw std::logic_error("timeRunPrograms: an optimizer step waits for a sync its rank does not join");
+    }
+
+    /// Programs that cannot finish: every rank that waits, at which instruction, for which peer.
+    void stuckRanks() const {
+        int first = -1;
+        std::string waits;
+        for (int r = 0; r < m_l.ranks; ++r) {
+            const RankState& s = m_ranks[std::size_t(r)];
+            if (s.pc >= program(r).size()) continue;
+            if (first < 0) first = r;
+            const std::int64_t tag = s.awaitedTag[s.pc];
+            const Transfer* t = tag >= 0 ? &m_transfers[std::size_t(tag)] : nullptr;
+            const int peer = !t ? -1 : std::isnan(t->sendPosted) ? t->recvPeer : t->sendPeer;
+            waits += (waits.empty() ? "" : "; ") +
+                     ("rank " + std::to_string(r) + " at " + describeInstruction(m_l, program(r)[s.pc])) +
+                     (peer >= 0 ? " for rank " + std::to_string(peer) : "");
+        }
+        if (first >= 0)
+            throwStuck(m_l, first, m_ranks[std::size_t(first)].pc,
+                       "what it waits for is never posted (" + waits + ")");
+    }
+
+    void finish() {
+        for (const auto& rank : m_out.ranks)
+            for (const TimedInstruction& t : rank) m_out.makespan = std::max(m_out.makespan, t.end);
+        for (int r = 0; r < m_l.ranks; ++r)
+            for (const Instruction& in : program(r)) {
+                if (in.kind != InstrKind::Send) continue;
+                const Transfer& x = m_transfers[std::size_t(in.tag)];
+                if (x.time > 0) // a transfer that takes no time is drawn by none, as the simulator's
+                    m_out.timeline.events.push_back(
+                        transferEvent(m_l, r, in, std::max(x.sendPosted, x.recvPosted), x.arrival()));
+            }
+    }
+};
+
+} // namespace
+
+Timeline timeLikeStagecraftRun(const Schedule& schedule, const Lowered& lowered, Timeline listScheduled,
+                               const OpCosts& costs, ProgramTiming* programs) {
+    if (lowered.ranks != schedule.devices || schedule.order.size() != std::size_t(schedule.devices))
+        throw std::logic_error("timeLikeStagecraftRun: the programs are not the schedule's");
+    RunTimer timer(schedule, lowered, listScheduled, costs);
+    ProgramTiming timing = timer.run();
+    // The compute, sync and optimizer events come first in the list-scheduled timeline, its
+    // transfers after them; the programs' transfers replace those.
+    std::vector<TimelineEvent>& events = listScheduled.events;
+    for (std::size_t r = 0; r < timing.ranks.size(); ++r)
+        for (std::size_t i = 0; i < timing.ranks[r].size(); ++i)
+            if (const std::int64_t e = timer.events()[r][i]; e >= 0) {
+                events[std::size_t(e)].start = timing.ranks[r][i].begin;
+                events[std::size_t(e)].end = timing.ranks[r][i].end;
+            }
+    events.resize(schedule.opCount());
+    events.insert(events.end(), timing.timeline.events.begin(), timing.timeline.events.end());
+    if (programs) *programs = std::move(timing);
+    return listScheduled;
+}
+
+} // namespace stagecraft
