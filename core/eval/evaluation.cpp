@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <exception>
 #include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
 
 namespace stagecraft {
 
@@ -60,6 +62,22 @@ void matchTrace(const MeasuredTrace& trace, AnalysisResult& result) {
     } catch (const Error& e) {
         result.overlayError = e.message();
     }
+}
+
+/// A stagecraft-run trace names the timing its own prediction used (otherData.run
+/// .prediction_timing): a measurement is compared with the prediction the run made, so the
+/// project is timed that way too (unless a runtime fit times it). Empty when nothing changes.
+std::optional<Project> projectTimedLikeTrace(const AnalysisRequest& request) {
+    if (!request.trace || request.project.runtimeFit || request.trace->info.runJson.empty() ||
+        request.project.costs.timing == Timing::StagecraftRun)
+        return std::nullopt;
+    const nlohmann::json run = nlohmann::json::parse(request.trace->info.runJson, nullptr, false);
+    if (!run.is_object() ||
+        run.value("prediction_timing", std::string()) != timingName(Timing::StagecraftRun))
+        return std::nullopt;
+    Project project = request.project;
+    project.costs.timing = Timing::StagecraftRun;
+    return project;
 }
 
 } // namespace
@@ -149,7 +167,8 @@ Project projectForSchedule(const Project& project, const Schedule& schedule) {
 
 AnalysisResult analyze(const AnalysisRequest& request) {
     AnalysisResult result;
-    const Project& project = request.project;
+    const std::optional<Project> timedLikeTrace = projectTimedLikeTrace(request);
+    const Project& project = timedLikeTrace ? *timedLikeTrace : request.project;
     const auto stopped = [&] {
         if (request.cancel && request.cancel->load(std::memory_order_relaxed)) result.cancelled = true;
         return result.cancelled;

@@ -274,3 +274,29 @@ TEST_CASE("A cancel during one plain schedule's prediction stops it between its 
     CHECK(stopped.refusals.empty());
     CHECK(reports < 6); // the remaining steps did not run
 }
+
+TEST_CASE("a stagecraft-run trace is compared with the timing its own prediction used", "[eval]") {
+    AnalysisRequest request;
+    request.project = defaultProject();
+    request.project.schedules = {"1f1b"};
+    request.project.costs.mode = CostMode::Manual;
+    request.project.costs.comm = 400;
+    const AnalysisResult listed = analyze(request);
+    REQUIRE(listed.outcomes.size() == 1);
+    MeasuredTrace trace;
+    trace.path = "measured.json";
+    trace.timeline = std::make_shared<const Timeline>(listed.outcomes.front().prediction.timeline);
+    // Another tool's trace (no run, or a run that names no timing) changes nothing.
+    request.trace = trace;
+    CHECK(analyze(request).outcomes.front().prediction.report.notes.find("stagecraft-run") ==
+          std::string::npos);
+    trace.info.runJson = R"({"backend": "host", "prediction_timing": "stagecraft-run"})";
+    request.trace = trace;
+    const AnalysisResult run = analyze(request);
+    REQUIRE(run.outcomes.size() == 1);
+    CHECK(run.outcomes.front().prediction.report.notes.find("timed as stagecraft-run runs it") !=
+          std::string::npos);
+    CHECK(run.outcomes.front().prediction.report.iterationUs >=
+          listed.outcomes.front().prediction.report.iterationUs);
+    CHECK(request.project.costs.timing == Timing::ListScheduler); // the request itself is left alone
+}
