@@ -7,6 +7,7 @@
 #include "file_io.h"
 #include "project/runtime_fit_file.h"
 
+#include <cmath>
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
@@ -101,6 +102,18 @@ void bindFidelity(py::module_& m) {
         .def_property_readonly(
             "shared_processors", [](const Fit& f) { return f.record.costs.cores; },
             "processors the ranks shared (0: one each)")
+        .def_property_readonly(
+            "weight_factors",
+            [](const Fit& f) {
+                py::list out;
+                for (const double w : f.record.costs.weightFactors)
+                    out.append(costOrNone(std::isfinite(w) ? w : -1));
+                return out;
+            },
+            "per rank, its W time over its I time in the fitted run (None where not measured; empty for a "
+            "run "
+            "that does not split its backward): a W another schedule runs on another rank takes that rank's "
+            "speed")
         .def_property_readonly(
             "residual",
             [](const Fit& f) -> py::dict {
