@@ -44,8 +44,10 @@ std::vector<std::filesystem::path> writeTraceExport(const Prediction& prediction
         writePerfettoTrace(prediction.timeline, path, title);
         return {path};
     case TraceExport::Chakra:
-        return writeChakraTraces(lower(prediction.schedule), prediction.timeline,
-                                 path.substr(0, path.size() - std::string_view(".et").size()));
+        return writeChakraTraces(
+            lower(prediction.schedule,
+                  boundaryBytesOf(prediction.schedule, prediction.setup.p2pBytesPerTransfer)),
+            prediction.timeline, path.substr(0, path.size() - std::string_view(".et").size()));
     case TraceExport::ChromeJson:
         break;
     }

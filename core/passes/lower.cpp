@@ -163,6 +163,14 @@ struct Pending {
 
 } // namespace
 
+LowerOptions boundaryBytesOf(const Schedule& schedule, double bytesPerTransfer) {
+    LowerOptions options;
+    if (bytesPerTransfer >= 1)
+        options.boundaryBytes.assign(std::size_t(std::max(0, schedule.stagesPerPipe - 1)),
+                                     std::uint64_t(bytesPerTransfer));
+    return options;
+}
+
 void checkBoundaryBytes(const LowerOptions& options, int stagesPerPipe) {
     if (options.boundaryBytes.empty()) return;
     const std::size_t boundaries = std::size_t(std::max(stagesPerPipe - 1, 0));

@@ -43,4 +43,9 @@ void annotatePrograms(Lowered& lowered, const LowerOptions& options = {});
 /// (ValidationError "lower.bytes").
 void checkBoundaryBytes(const LowerOptions& options, int stagesPerPipe);
 
+/// The options that give every boundary of `schedule` `bytesPerTransfer` bytes (the cost model's
+/// activation size, CostSetup::p2pBytesPerTransfer: what stagecraft-run sends and what a Chakra
+/// export hands a network simulator); one unit per boundary when it is below one byte.
+LowerOptions boundaryBytesOf(const Schedule& schedule, double bytesPerTransfer);
+
 } // namespace stagecraft

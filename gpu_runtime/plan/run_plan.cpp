@@ -92,10 +92,9 @@ RunPlan makeRunPlan(const RunRequest& request) {
     const Schedule& schedule = plan.prediction.schedule;
     plan.boundaryElements = std::uint64_t(project.model.seqLen) *
                             std::uint64_t(project.model.microBatchSize) * std::uint64_t(project.model.hidden);
-    LowerOptions options;
-    const auto bytes = std::uint64_t(double(plan.boundaryElements) * dtypeBytes(project.model.dtype));
-    options.boundaryBytes.assign(std::size_t(std::max(0, schedule.stagesPerPipe - 1)), bytes);
-    plan.lowered = lower(schedule, options);
+    // One activation per boundary: what the executor sends (in any cost mode, unit included).
+    plan.lowered = lower(
+        schedule, boundaryBytesOf(schedule, double(plan.boundaryElements) * dtypeBytes(project.model.dtype)));
     return plan;
 }
 

@@ -3,6 +3,7 @@
 // counts and dependencies of its programs. scripts/chakra/check_et.py reads the same files with
 // Chakra's own schema.
 #include "error.h"
+#include "eval/trace_export.h"
 #include "generators/registry.h"
 #include "io/chakra_trace.h"
 #include "passes/iteration_tail.h"
@@ -12,8 +13,11 @@
 #include "sim/simulator.h"
 
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -138,4 +142,28 @@ TEST_CASE("a recompute node of the Chakra export takes nothing from another rank
         }
     }
     CHECK(recomputes == 16);
+}
+
+TEST_CASE("a project's Chakra export sends the cost model's activation bytes", "[chakra]") {
+    // A network simulator times a transfer by its size: one unit per boundary would make every
+    // pipeline transfer free.
+    Project project = defaultProject();
+    const Prediction prediction = predict(project, generateSchedule("1f1b", {4, 8, 1}));
+    REQUIRE(prediction.setup.p2pBytesPerTransfer > 1e6);
+    const auto dir = std::filesystem::temp_directory_path() / "stagecraft_chakra_bytes";
+    std::filesystem::create_directories(dir);
+    const auto files = writeTraceExport(prediction, (dir / "run.et").string(), TraceExport::Chakra, "1f1b");
+    REQUIRE(files.size() == 4);
+    std::ifstream in(files[1], std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string version;
+    int sends = 0;
+    for (const Node& n : nodesOf(text.str(), &version))
+        if (n.type == 5) {
+            ++sends;
+            CHECK(double(n.attrs.at("comm_size")) == prediction.setup.p2pBytesPerTransfer);
+        }
+    CHECK(sends == 16);
+    std::filesystem::remove_all(dir);
 }
