@@ -4,10 +4,7 @@
 #include "eval/option_table.h"
 #include "project/project_json.h"
 #include "project/project_validate.h"
-
-#ifdef STAGECRAFT_HAVE_SQLITE
-#include "nsys_sqlite.h"
-#endif
+#include "sqlite_rank_reader.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -42,14 +39,6 @@ void ProjectOptions::addIterationOption(CLI::App& command) {
         ->type_name("N");
 }
 
-RankReader sqliteTraceReader() {
-#ifdef STAGECRAFT_HAVE_SQLITE
-    return &readNsysSqlite;
-#else
-    return nullptr;
-#endif
-}
-
 void ProjectOptions::addTraceOptions(CLI::App& command) {
     command
         .add_option("--trace", tracePaths,
@@ -76,7 +65,7 @@ EvaluationInput ProjectOptions::input() const {
     in.tracePaths = tracePaths;
     in.traceMedian = traceMedian;
     in.chunkPlacement = placement == "v" ? ChunkPlacement::V : ChunkPlacement::Loop;
-    in.sqliteReader = sqliteTraceReader();
+    in.sqliteReader = sqliteRankReader();
     in.serializeOverlap = serializeOverlap;
     in.orderOnly = orderOnly;
     return in;

@@ -50,11 +50,6 @@ struct ProjectOptions {
 const CLI::Validator& positiveNumber();
 const CLI::Validator& nonNegativeNumber();
 
-/// Read (or default) the project, apply the overrides in order, validate it (a schedule file is
-/// not accepted here: for commands that need a project).
-/// The Nsight Systems SQLite reader when this build has SQLite, else nullptr.
-RankReader sqliteTraceReader();
-
 Project loadProject(const ProjectOptions& options);
 
 /// The request of the options: a schedule file evaluated alone, or the project's schedules (or
@@ -63,7 +58,6 @@ AnalysisRequest loadRequest(const ProjectOptions& options);
 
 /// The outcome of a one-schedule request, or its refusal thrown as the ValidationError it was.
 const ScheduleOutcome& onlyOutcome(const AnalysisResult& result);
-
 
 /// The order of registered schedule `scheduleName` for the project's parameters (core's
 /// orderFromProject: the layer split and the cluster do not matter to an order).

@@ -5,6 +5,7 @@
 #include "eval/export_files.h"
 #include "option_table_cli.h"
 #include "raster_export.h"
+#include "sqlite_rank_reader.h"
 
 #include <iostream>
 #include <memory>
@@ -32,7 +33,7 @@ void addExportCommand(CLI::App& app, CommandResult& result) {
     state->options = std::make_unique<CliOptionTable>(*command, exportOptions());
     command->callback([&result, state] {
         ExportRequest request = exportRequestFrom(state->input, state->output, state->options->values());
-        request.input.sqliteReader = sqliteTraceReader();
+        request.input.sqliteReader = sqliteRankReader();
         for (const auto& path : writeExport(request, &writeRasterChart))
             std::cout << "wrote " << path.string() << '\n';
         result.status = kExitOk;

@@ -4,10 +4,7 @@
 #include "eval/export_files.h"
 #include "eval/export_request.h"
 #include "render/raster_chart.h"
-
-#ifdef STAGECRAFT_HAVE_SQLITE
-#include "nsys_sqlite.h"
-#endif
+#include "sqlite_rank_reader.h"
 
 #include <cstdio>
 
@@ -75,9 +72,7 @@ int runHeadlessExport(const QString& input, const HeadlessExportOptions& options
         // core's request (the export dialog's gui::ExportRequest is another thing)
         stagecraft::ExportRequest request =
             exportRequestFrom(input.toStdString(), options.output().toStdString(), options.values());
-#ifdef STAGECRAFT_HAVE_SQLITE
-        request.input.sqliteReader = &readNsysSqlite;
-#endif
+        request.input.sqliteReader = sqliteRankReader();
         for (const auto& path : writeExport(request, &render::writeRasterChart))
             std::fprintf(stderr, "stagecraft: wrote %s\n", path.string().c_str());
         return 0;

@@ -5,6 +5,7 @@
 // Exit status: 0 success; 2 bad usage, no display, or (in --screenshot / --bench runs) a file that
 // could not be read; 1 a failure (no OpenGL context, a screenshot that cannot be written).
 
+#include "layout/chart_view.h"
 #include "view/viewer_session.h"
 
 #include <CLI/CLI.hpp>
@@ -62,7 +63,8 @@ void applyStyle() {
 std::optional<int> parseCommandLine(int argc, char** argv, ViewerOptions& o) {
     CLI::App app{"stagecraft-view: a fast timeline of Stagecraft traces, schedule files and projects"};
     app.add_option("files", o.files,
-                   "Chrome traces (.json), schedule files (torch .csv, Stagecraft .json) or projects "
+                   "Chrome traces (.json; torch profiler traces one per rank), Nsight Systems exports "
+                   "(.sqlite, JSON), schedule files (torch .csv, Stagecraft .json) or projects "
                    "(*.stagecraft.json), stacked on one time axis")
         ->required();
     app.add_option(
@@ -91,7 +93,8 @@ std::optional<int> parseCommandLine(int argc, char** argv, ViewerOptions& o) {
         ->check(CLI::Range(1, 100000));
     app.add_flag("--bench", o.bench, "Scripted zoom/pan sweep; prints frame-time statistics and exits");
     app.add_option("--search", o.search, "Find an op at start (as the search box: 3B17, F5)");
-    app.add_option("--zoom", o.zoom, "Start zoomed in by this factor")->check(CLI::Range(1.0, 1e6));
+    app.add_option("--zoom", o.zoom, "Start zoomed in by this factor (up to the chart's limit, 2^20)")
+        ->check(CLI::Range(1.0, kChartMaxZoom));
     app.add_option("--at", o.at, "With --zoom: the time (µs) at the centre");
     app.add_option("--hover", o.hover, "With --screenshot: put the pointer at X Y (window pixels)")
         ->expected(2);

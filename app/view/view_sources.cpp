@@ -5,6 +5,7 @@
 #include "io/chrome_trace.h"
 #include "io/measured_trace.h"
 #include "io/trace_counters.h"
+#include "sqlite_rank_reader.h"
 
 #include <chrono>
 #include <fstream>
@@ -51,6 +52,7 @@ MeasuredTraceOptions runOptions(const LoadOptions& options) {
     MeasuredTraceOptions o;
     o.run.pick = IterationPick::One;
     o.run.iteration = options.traceIteration;
+    o.sqlite = sqliteRankReader(); // Nsight Systems SQLite exports, as the app and the CLI read them
     return o;
 }
 

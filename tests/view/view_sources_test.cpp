@@ -8,6 +8,7 @@
 #include "io/chrome_trace.h"
 #include "io/trace_preview.h"
 #include "layout/chart_view.h"
+#include "sqlite_rank_reader.h"
 #include "view/load_preview.h"
 #include "view/timeline_view.h"
 #include "view/view_chart.h"
@@ -37,6 +38,7 @@ MeasuredTrace appTrace(const std::vector<std::string>& files) {
     MeasuredTraceOptions options;
     options.run.pick = IterationPick::One;
     options.run.iteration = -1;
+    options.sqlite = sqliteRankReader();
     return loadMeasuredTrace(std::vector<fs::path>(files.begin(), files.end()), options);
 }
 
@@ -95,6 +97,11 @@ TEST_CASE("per-rank torch profiler traces of several iterations read as the app 
     requireSameTrace(
         {kTraces + "Interleaved1F1B_pp2_m4_rank0.json", kTraces + "Interleaved1F1B_pp2_m4_rank1.json"});
     requireSameTrace({kTraces + "ZBVZeroBubble_pp2_m4_chrometrace.json"});
+}
+
+TEST_CASE("Nsight Systems exports read as the app and the CLI read them", "[sources]") {
+    requireSameTrace({kSource + "/tests/data/nsys/zb_1f1b_2rank_2mb.json"});
+    if (sqliteRankReader()) requireSameTrace({kSource + "/tests/data/nsys/zb_1f1b_2rank_2mb.sqlite"});
 }
 
 TEST_CASE("a Stagecraft trace reads as the app and the CLI read it", "[sources]") {

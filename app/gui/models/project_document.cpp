@@ -10,10 +10,7 @@
 #include "io/schedule_file.h"
 #include "project/field_labels.h"
 #include "project/project_json.h"
-
-#ifdef STAGECRAFT_HAVE_SQLITE
-#include "nsys_sqlite.h"
-#endif
+#include "sqlite_rank_reader.h"
 
 #include <QDir>
 #include <QFile>
@@ -182,9 +179,7 @@ void ProjectDocument::openTraces(const QStringList& paths) {
     std::vector<std::filesystem::path> files;
     for (const QString& p : paths) files.emplace_back(p.toStdString());
     MeasuredTraceOptions options;
-#ifdef STAGECRAFT_HAVE_SQLITE
-    options.sqlite = &readNsysSqlite;
-#endif
+    options.sqlite = sqliteRankReader();
     m_trace = loadMeasuredTrace(files, options);
     emit traceChanged();
     emit projectChanged();
