@@ -59,6 +59,9 @@ constexpr std::uint64_t opIdentity(const Op& op) {
 /// "F", "B", "W", "R", "GradSync", "Optimizer".
 const char* opKindName(OpKind kind);
 
+/// The one-letter label charts draw: "F", "B", "W", "R", "S" (gradient sync), "O" (optimizer).
+const char* opKindLetter(OpKind kind);
+
 // Ops are named by opName (ir/op_name.h): "2F0", "2R0", "p1:3SYNC", the same everywhere.
 
 } // namespace stagecraft

@@ -24,24 +24,6 @@ int chunkInPipe(const ChunkShape& shape, const Op& op) {
     return std::clamp(chunk, 0, perPipe - 1);
 }
 
-const char* opKindLetter(OpKind kind) {
-    switch (kind) {
-    case OpKind::F:
-        return "F";
-    case OpKind::B:
-        return "B";
-    case OpKind::W:
-        return "W";
-    case OpKind::R:
-        return "R";
-    case OpKind::GradSync:
-        return "S";
-    case OpKind::Optimizer:
-        return "O";
-    }
-    return "?";
-}
-
 std::string shortOpLabel(const ChunkShape& shape, const Op& op) {
     std::string label = op.mb >= 0 ? std::to_string(op.mb) : std::string(opKindLetter(op.kind));
     // Past 26 chunks the letters stop at 'z' rather than run into punctuation.

@@ -28,9 +28,6 @@ int chunksPerPipe(const ChunkShape& shape);
 /// the valid range, so a timeline from a file with odd numbers still gets a letter.
 int chunkInPipe(const ChunkShape& shape, const Op& op);
 
-/// "F", "B", "W", "S" (gradient sync), "O" (optimizer).
-const char* opKindLetter(OpKind kind);
-
 /// Kind and micro-batch ("F3", "B0", "W7", "S" for a gradient sync), then the chunk letter when
 /// devices hold several chunks of one pipe ("F3b"), then a prime for the second pipe ("F3'").
 std::string opLabel(const ChunkShape& shape, const Op& op);
