@@ -36,6 +36,10 @@ class ScheduleEditFixture {
         m_window->resize(1400, 900);
         m_window->show();
         QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        // The Design Tools' shortcuts (Alt+arrows) act in the active window, as on a desktop; on a
+        // real X server without a window manager nothing activates it unless asked.
+        m_window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
         Project project = defaultProject();
         project.schedules = {schedule};
         project.parallel.pp = 4;

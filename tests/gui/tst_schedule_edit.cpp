@@ -176,6 +176,7 @@ class TestScheduleEdit : public QObject, test::ScheduleEditFixture {
         view->selectEvent(edited(), eventOf(op("3W0")));
         const OpRef before = session->editor().find(op("3W0"));
         view->setFocus();
+        QTRY_VERIFY(view->hasFocus());
         QTest::keyClick(view, Qt::Key_Right, Qt::AltModifier);
         m_window->flushAnalysis();
         QCOMPARE(session->editor().find(op("3W0")).index, before.index + 1);
