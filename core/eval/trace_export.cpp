@@ -46,7 +46,8 @@ std::vector<std::filesystem::path> writeTraceExport(const Prediction& prediction
     case TraceExport::Chakra:
         return writeChakraTraces(
             lower(prediction.schedule,
-                  boundaryBytesOf(prediction.schedule, prediction.setup.p2pBytesPerTransfer)),
+                  boundaryBytesOf(prediction.schedule, prediction.setup.p2pBytesPerTransfer,
+                                  prediction.setup.gradientBytes)),
             prediction.timeline, path.substr(0, path.size() - std::string_view(".et").size()));
     case TraceExport::ChromeJson:
         break;

@@ -105,7 +105,11 @@ class Annotator {
         }
         for (auto& program : m_l.programs)
             for (Instruction& in : program.instructions)
-                if (in.kind == InstrKind::GradSync) in.ref = idOfStage[std::size_t(in.stage)];
+                if (in.kind == InstrKind::GradSync) {
+                    in.ref = idOfStage[std::size_t(in.stage)];
+                    if (std::size_t(in.stage) < m_options.gradientBytes.size())
+                        in.bytes = m_options.gradientBytes[std::size_t(in.stage)];
+                }
     }
 
     /// A (pipe, stage, mb) holds one activation buffer from its first instruction to its last on

@@ -163,8 +163,11 @@ struct Pending {
 
 } // namespace
 
-LowerOptions boundaryBytesOf(const Schedule& schedule, double bytesPerTransfer) {
+LowerOptions boundaryBytesOf(const Schedule& schedule, double bytesPerTransfer,
+                             const std::vector<double>& gradientBytes) {
     LowerOptions options;
+    for (const double bytes : gradientBytes)
+        options.gradientBytes.push_back(std::uint64_t(std::max(0.0, bytes)));
     if (bytesPerTransfer >= 1)
         options.boundaryBytes.assign(std::size_t(std::max(0, schedule.stagesPerPipe - 1)),
                                      std::uint64_t(bytesPerTransfer));
@@ -172,6 +175,11 @@ LowerOptions boundaryBytesOf(const Schedule& schedule, double bytesPerTransfer) 
 }
 
 void checkBoundaryBytes(const LowerOptions& options, int stagesPerPipe) {
+    if (!options.gradientBytes.empty() &&
+        options.gradientBytes.size() != std::size_t(std::max(stagesPerPipe, 0)))
+        throw ValidationError("lower.bytes", "gradientBytes",
+                              "gradient bytes are given for " + std::to_string(options.gradientBytes.size()) +
+                                  " stages, the schedule has " + std::to_string(stagesPerPipe) + " per pipe");
     if (options.boundaryBytes.empty()) return;
     const std::size_t boundaries = std::size_t(std::max(stagesPerPipe - 1, 0));
     if (options.boundaryBytes.size() != boundaries)

@@ -22,6 +22,9 @@ struct LowerOptions {
     /// pipes; the gradient coming back has the same size. Empty: one unit per boundary (tests and
     /// examples stay readable). Otherwise one positive entry per boundary (stagesPerPipe - 1).
     std::vector<std::uint64_t> boundaryBytes;
+    /// Bytes a gradient sync of each stage all-reduces ([stage], the same in both pipes). Empty:
+    /// syncs carry no size (0).
+    std::vector<std::uint64_t> gradientBytes;
 };
 
 /// Validates `schedule` (throws ValidationError, see validate/validator.h) and lowers it. GradSync
@@ -45,7 +48,9 @@ void checkBoundaryBytes(const LowerOptions& options, int stagesPerPipe);
 
 /// The options that give every boundary of `schedule` `bytesPerTransfer` bytes (the cost model's
 /// activation size, CostSetup::p2pBytesPerTransfer: what stagecraft-run sends and what a Chakra
-/// export hands a network simulator); one unit per boundary when it is below one byte.
-LowerOptions boundaryBytesOf(const Schedule& schedule, double bytesPerTransfer);
+/// export hands a network simulator; one unit per boundary when it is below one byte) and every
+/// stage's gradient sync `gradientBytes[stage]` (CostSetup::gradientBytes; none when empty).
+LowerOptions boundaryBytesOf(const Schedule& schedule, double bytesPerTransfer,
+                             const std::vector<double>& gradientBytes = {});
 
 } // namespace stagecraft

@@ -256,6 +256,7 @@ void analyticTail(const Project& project, const Schedule& s, const Analytic& a, 
     const double gpusPerReplica = double(dp) * double(a.t.tp);
     auto& sync = setup.costs.duration[int(OpKind::GradSync)];
     auto& step = setup.costs.duration[int(OpKind::Optimizer)];
+    setup.gradientBytes.assign(std::size_t(std::max(0, s.stagesPerPipe)), 0.0);
     for (int pipe = 0; pipe < s.pipes; ++pipe)
         for (int stage = 0; stage < s.stagesPerPipe; ++stage) {
             std::vector<int> members;
@@ -264,6 +265,7 @@ void analyticTail(const Project& project, const Schedule& s, const Analytic& a, 
             const double gbps = oneNode(project, members) ? c.intraNodeGbps : c.interNodeGbps;
             const double bytesPerUs = gbps * kBytesPerUsPerGbps;
             const double grads = a.params(stage) * dtypeBytes(project.model.dtype);
+            setup.gradientBytes[std::size_t(stage)] = grads;
             const std::size_t slot = std::size_t(pipe) * s.stagesPerPipe + stage;
             if (timed) {
                 sync[slot] = zero == 0 ? ringAllReduceUs(grads, n, bytesPerUs, c.latencyUs)

@@ -34,6 +34,9 @@ struct CostSetup {
     bool unitless = false;          ///< unit mode: times are units, memory in M_a
     double flopsPerIteration = 0;   ///< model FLOPs of one iteration over all GPUs (no recompute)
     double p2pBytesPerTransfer = 0; ///< bytes one GPU sends per pipeline transfer (s·b·h·dtype/tp)
+    /// [stage of a pipe]: bytes of one stage replica's gradients on one GPU, what its gradient sync
+    /// all-reduces (or reduce-scatters); empty under unit costs.
+    std::vector<double> gradientBytes;
     /// Bytes all GPUs together send in collectives in one iteration: gradient all-reduce or
     /// reduce-scatter, ZeRO's weight all-gathers.
     double collectiveBytesPerIteration = 0;

@@ -13,6 +13,7 @@
 #include "sim/simulator.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -144,7 +145,7 @@ TEST_CASE("a recompute node of the Chakra export takes nothing from another rank
     CHECK(recomputes == 16);
 }
 
-TEST_CASE("a project's Chakra export sends the cost model's activation bytes", "[chakra]") {
+TEST_CASE("a project's Chakra export sends the cost model's activation and gradient bytes", "[chakra]") {
     // A network simulator times a transfer by its size: one unit per boundary would make every
     // pipeline transfer free.
     Project project = defaultProject();
@@ -158,12 +159,20 @@ TEST_CASE("a project's Chakra export sends the cost model's activation bytes", "
     std::stringstream text;
     text << in.rdbuf();
     std::string version;
-    int sends = 0;
-    for (const Node& n : nodesOf(text.str(), &version))
+    int sends = 0, syncs = 0;
+    for (const Node& n : nodesOf(text.str(), &version)) {
         if (n.type == 5) {
             ++sends;
             CHECK(double(n.attrs.at("comm_size")) == prediction.setup.p2pBytesPerTransfer);
         }
+        if (n.type == 7) { // rank 1's gradient sync all-reduces its stage's gradients
+            ++syncs;
+            REQUIRE(prediction.setup.gradientBytes.size() == 4);
+            CHECK(double(n.attrs.at("comm_size")) == std::floor(prediction.setup.gradientBytes[1]));
+            CHECK(n.attrs.at("comm_size") > 1000000);
+        }
+    }
     CHECK(sends == 16);
+    CHECK(syncs == 1);
     std::filesystem::remove_all(dir);
 }
