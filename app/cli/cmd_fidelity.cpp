@@ -36,6 +36,7 @@ struct FidelityOptions {
     std::string predict; ///< registry names, comma-separated
     ScheduleParams params{0, 0, 0};
     double inputShare = 0.5;
+    double processors = kFindProcessors; ///< the ranks' shared processors, where known
     bool json = false;
 };
 
@@ -66,8 +67,8 @@ struct Fitted {
     std::optional<FidelityReport> residual;
 };
 
-Fitted fitNow(const std::string& run) {
-    const RuntimeFit fit = fitRuntime(readTorchRun(runFiles(run)), run);
+Fitted fitNow(const std::string& run, double processors) {
+    const RuntimeFit fit = fitRuntime(readTorchRun(runFiles(run)), run, processors);
     Fitted f;
     f.record = recordOf(fit, run);
     f.residual = fit.residual;
@@ -274,7 +275,8 @@ void addFidelityCommand(CLI::App& app, CommandResult& result) {
     auto* fitOption =
         command->add_option("--fit", options->fit,
                             "The run to fit: its per-rank torch profiler traces, comma-separated, or their "
-                            "common prefix (RUN for RUN_rank0.json ...)");
+                            "common prefix (RUN for RUN_rank0.json ..., or for every repeat "
+                            "RUN_rep0_rank0.json ...)");
     auto* costsOption =
         command->add_option("--costs", options->costs, "A fit written before with -o, instead of --fit");
     fitOption->excludes(costsOption);
@@ -302,6 +304,14 @@ void addFidelityCommand(CLI::App& app, CommandResult& result) {
                      "share of a whole backward that is its input-gradient part (I), for split schedules "
                      "predicted from a run that did not split it (default 0.5)")
         ->check(CLI::Range(0.0, 1.0));
+    command
+        ->add_option(
+            "--processors", options->processors,
+            "how many processors the fitted run's ranks shared, where known: 0 when each rank had its "
+            "own (pinned one per core, or one GPU each), 2 for four ranks on two cores (default: "
+            "the count whose replay comes closest to the run)")
+        ->check(CLI::Range(0.0, 4096.0))
+        ->needs(fitOption);
     command->add_option("--chart", options->chart,
                         "Draw the measured run above its prediction on one time axis (the first --check run, "
                         "else the fitted run): .svg, .pdf, .png, .tex, .tikz");
@@ -323,7 +333,8 @@ void addFidelityCommand(CLI::App& app, CommandResult& result) {
                 throw ValidationError("cli.trace", "--chart",
                                       "--chart draws a measured run: give --check RUN (or --fit RUN)");
         }
-        const Fitted fit = options->fit.empty() ? readFit(options->costs) : fitNow(options->fit);
+        const Fitted fit =
+            options->fit.empty() ? readFit(options->costs) : fitNow(options->fit, options->processors);
         if (!options->output.empty()) writeFileAtomically(options->output, runtimeFitToJson(fit.record));
         if (!options->chart.empty()) {
             const std::string& drawn = options->checks.empty() ? options->fit : options->checks.front();

@@ -7,6 +7,7 @@
 #include "io/measured_trace.h"
 #include "io/torch_trace.h"
 #include "ir/stage_flow.h"
+#include "number_text.h"
 #include "passes/lower.h"
 #include "passes/lower_torch.h"
 #include "sim/statistics.h"
@@ -313,14 +314,24 @@ std::vector<std::filesystem::path> runFiles(const std::string& spec) {
         from = comma + 1;
         if (entry.empty()) continue;
         std::error_code ec;
-        if (!std::filesystem::is_regular_file(entry, ec) &&
-            std::filesystem::is_regular_file(entry + "_rank0.json", ec)) {
+        const auto rankFiles = [&](const std::string& prefix) {
             for (int r = 0;
-                 std::filesystem::is_regular_file(entry + "_rank" + std::to_string(r) + ".json", ec); ++r)
-                files.emplace_back(entry + "_rank" + std::to_string(r) + ".json");
-            continue;
+                 std::filesystem::is_regular_file(prefix + "_rank" + std::to_string(r) + ".json", ec); ++r)
+                files.emplace_back(prefix + "_rank" + std::to_string(r) + ".json");
+        };
+        const bool aFile = std::filesystem::is_regular_file(entry, ec);
+        if (!aFile && std::filesystem::is_regular_file(entry + "_rank0.json", ec)) {
+            rankFiles(entry);
+        } else if (!aFile && std::filesystem::is_regular_file(entry + "_rep0_rank0.json", ec)) {
+            // Repeated recordings of one run (RUN_rep0_rank0.json, RUN_rep1_rank0.json ...), each
+            // its own processes: readTorchRun joins each rank's repeats into one trace.
+            for (int k = 0;
+                 std::filesystem::is_regular_file(entry + "_rep" + std::to_string(k) + "_rank0.json", ec);
+                 ++k)
+                rankFiles(entry + "_rep" + std::to_string(k));
+        } else {
+            files.emplace_back(entry); // a file, or not there: reading it names the file
         }
-        files.emplace_back(entry);
     }
     return files;
 }
@@ -342,14 +353,8 @@ std::vector<RankTrace> readTorchRun(const std::vector<std::filesystem::path>& pa
     if (ranks.empty()) throw ParseError("trace.empty", "", 0, 0, "no trace file was given");
     const bool named =
         std::all_of(ranks.begin(), ranks.end(), [](const RankTrace& t) { return t.rank >= 0; });
-    if (named)
-        std::stable_sort(ranks.begin(), ranks.end(),
-                         [](const RankTrace& a, const RankTrace& b) { return a.rank < b.rank; });
+    if (named) ranks = joinRepeatedRecordings(std::move(ranks)); // in rank order, one per rank
     for (std::size_t i = 0; i < ranks.size(); ++i) {
-        if (named && i > 0 && ranks[i].rank == ranks[i - 1].rank)
-            throw ParseError("trace.shape", ranks[i].source, 0, 0,
-                             ranks[i - 1].source + " and " + ranks[i].source + " are both of rank " +
-                                 std::to_string(ranks[i].rank) + "; give one file per rank");
         for (ActionRange& r : ranks[i].ranges)
             if (r.stage < 0 && r.chunk == 0)
                 r.stage = int(i); // a single-stage class's own labels ("Forward 3"): the rank's stage
@@ -696,7 +701,7 @@ void fitCosts(RuntimeFit& fit, const std::vector<RankTrace>& ranks, const std::s
 
 } // namespace
 
-RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& source) {
+RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& source, double processors) {
     RuntimeFit fit;
     fit.iterations = completeIterations(ranks);
     if (fit.iterations <= 0)
@@ -723,22 +728,35 @@ RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& so
     // replay comes closest to the run's makespan and bubble, measured against the acceptance's
     // 5 % and 3 points, none shared first (a tie keeps one processor per rank).
     const RunSummary measured = summarizeMeasured(ranks);
+    std::vector<double> counts;
+    if (processors >= 0) { // the user's: one count, no search
+        if (processors > 0 && processors < 1)
+            throw ValidationError("fit.processors", "processors",
+                                  "processors = " + formatNumber(processors) +
+                                      ": the ranks' processors are 0 (one each) or at least 1");
+        counts.push_back(processors >= double(ranks.size()) ? 0 : processors);
+    } else {
+        for (const double cores :
+             {0.0, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0})
+            if (cores == 0 || cores < double(ranks.size())) counts.push_back(cores);
+    }
     RuntimeFit best;
-    for (const double cores :
-         {0.0, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0}) {
-        if (cores > 0 && cores >= double(ranks.size())) break;
+    for (const double cores : counts) {
         RuntimeFit candidate = fit;
         fitCosts(candidate, ranks, source, measured, cores);
         auto miss = [](const FidelityReport& r) {
             return std::max(std::abs(r.makespanError) / 0.05, std::abs(r.bubbleError) / 0.03);
         };
-        if (cores == 0 || miss(candidate.residual) < miss(best.residual)) best = std::move(candidate);
+        if (cores == counts.front() || miss(candidate.residual) < miss(best.residual))
+            best = std::move(candidate);
     }
     if (best.costs.cores > 0) {
         std::ostringstream note;
         note << "the " << ranks.size() << " ranks shared about " << best.costs.cores
-             << " processors (the count whose replay comes closest to the run's makespan and bubble): "
-                "while more ranks compute at once each runs slower, and the costs are each op's work on a "
+             << (processors >= 0 ? " processors (as given)"
+                                 : " processors (the count whose replay comes closest to the run's makespan "
+                                   "and bubble)")
+             << ": while more ranks compute at once each runs slower, and the costs are each op's work on a "
                 "processor of its own";
         best.notes.push_back(note.str());
     }

@@ -30,12 +30,17 @@ namespace stagecraft {
 
 /// The files of one run named by `spec`: a comma-separated list, where an entry that is not a file
 /// but the common prefix of torch's per-rank traces (`RUN` for `RUN_rank0.json`, `RUN_rank1.json`,
-/// ...) stands for all of them, rank 0 up to the first missing one.
+/// ...) stands for all of them, rank 0 up to the first missing one; failing that, the prefix of
+/// repeated recordings of the run (`RUN_rep0_rank0.json`, ..., `RUN_rep1_rank0.json`, ...) stands
+/// for every rank of every repeat, repeat 0 up to the first missing one.
 std::vector<std::filesystem::path> runFiles(const std::string& spec);
 
 /// The ranks of one torch profiler run, one file per rank (or one file holding them all), in
-/// rank order, host-timed. A rank named twice is refused (trace.shape), as are ranges named by a
-/// model chunk rather than a stage (the fit needs torch's own `PP:` names).
+/// rank order, host-timed. Several files of one rank whose times follow one another are repeated
+/// recordings of the run (new processes, one after the other on one machine) and are joined, their
+/// iterations counted on across the files; files of one rank that overlap in time are refused
+/// (trace.shape), as are ranges named by a model chunk rather than a stage (the fit needs torch's
+/// own `PP:` names).
 std::vector<RankTrace> readTorchRun(const std::vector<std::filesystem::path>& paths);
 
 /// What a rank's time in one iteration is made of, µs: the ops' own work, the waits for a
@@ -125,7 +130,13 @@ struct RuntimeFit {
 /// (ranks in rank order, as read by readTorchTrace, with every stage known). Throws
 /// ValidationError("calibrate.trace") when a stage has no F or no backward to fit, and what
 /// executedPrograms throws for a trace without torch's transfer actions.
-RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& source);
+///
+/// `processors`: how many processors the ranks shared, where the user knows it (0: each rank had
+/// its own, as ranks pinned one per core or one GPU each; 2: four CPU ranks on two cores). Left
+/// at kFindProcessors, the fit takes the count whose replay comes closest to the run.
+constexpr double kFindProcessors = -1;
+RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& source,
+                      double processors = kFindProcessors);
 
 /// What a fit file (or a calibrated project's `runtime_fit`) keeps of `fit`, fitted on `source`.
 RuntimeFitRecord recordOf(const RuntimeFit& fit, const std::string& source);

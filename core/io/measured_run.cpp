@@ -225,21 +225,49 @@ int parsePipelineRangeName(std::string_view name, ActionRange& range, std::strin
     return 1;
 }
 
-namespace {
-
-/// Ranks: the files' own when every file names one (sorted, a rank named twice refused), the
-/// order given otherwise.
-void orderRanks(std::vector<RankTrace>& ranks) {
-    const bool named =
-        std::all_of(ranks.begin(), ranks.end(), [](const RankTrace& t) { return t.rank >= 0; });
-    if (!named) return;
+// Files of one rank are joined when their time spans follow one another on the host's clock
+// (every process of a machine stamps Kineto's one clock): the k-th occurrence of an action is then
+// iteration k over all of them, as within one file. Files of one rank that overlap in time are two
+// traces of the same moments, a slip (the same file twice, or two runs' files mixed).
+std::vector<RankTrace> joinRepeatedRecordings(std::vector<RankTrace> ranks) {
     std::stable_sort(ranks.begin(), ranks.end(),
                      [](const RankTrace& a, const RankTrace& b) { return a.rank < b.rank; });
-    for (std::size_t i = 1; i < ranks.size(); ++i)
-        if (ranks[i].rank == ranks[i - 1].rank)
-            shapeError("", ranks[i - 1].source + " and " + ranks[i].source + " are both of rank " +
-                               std::to_string(ranks[i].rank) + "; give one file per rank");
+    const auto span = [](const RankTrace& t) {
+        double t0 = INFINITY, t1 = -INFINITY;
+        for (const ActionRange& r : t.ranges) {
+            t0 = std::min(t0, r.start);
+            t1 = std::max(t1, r.end);
+        }
+        return std::pair{t0, t1};
+    };
+    std::vector<RankTrace> joined;
+    for (std::size_t i = 0; i < ranks.size();) {
+        std::size_t end = i + 1;
+        while (end < ranks.size() && ranks[end].rank == ranks[i].rank) ++end;
+        std::sort(ranks.begin() + std::ptrdiff_t(i), ranks.begin() + std::ptrdiff_t(end),
+                  [&](const RankTrace& a, const RankTrace& b) { return span(a).first < span(b).first; });
+        RankTrace out = std::move(ranks[i]);
+        for (std::size_t k = i + 1; k < end; ++k) {
+            RankTrace& next = ranks[k];
+            if (out.ranges.empty() || next.ranges.empty() || span(next).first < span(out).second ||
+                next.host != out.host)
+                shapeError("", out.source + " and " + next.source + " are both of rank " +
+                                   std::to_string(out.rank) +
+                                   "; give one file per rank (recordings of one run made one after the "
+                                   "other on one machine are joined; these overlap in time)");
+            out.source += " + " + next.source;
+            out.ranges.insert(out.ranges.end(), std::make_move_iterator(next.ranges.begin()),
+                              std::make_move_iterator(next.ranges.end()));
+            out.overlapsByRule += next.overlapsByRule;
+            out.transferRecords += next.transferRecords;
+        }
+        joined.push_back(std::move(out));
+        i = end;
+    }
+    return joined;
 }
+
+namespace {
 
 /// Ranges named by chunk (Megatron/zero-bubble): their stage from the rank and the placement.
 void stagesOfChunks(std::vector<RankTrace>& ranks, ChunkPlacement placement) {
@@ -408,7 +436,8 @@ class Assembly {
 };
 
 Timeline Assembly::run(MeasuredRunInfo& info) {
-    orderRanks(m_ranks);
+    if (std::all_of(m_ranks.begin(), m_ranks.end(), [](const RankTrace& t) { return t.rank >= 0; }))
+        m_ranks = joinRepeatedRecordings(std::move(m_ranks));
     info.ranks = devices();
     info.clock = m_ranks.front().clock;
     stagesOfChunks(m_ranks, m_options.placement);

@@ -82,6 +82,12 @@ struct RankTrace {
     std::size_t transferRecords = 0;
 };
 
+/// Rank traces (ranks known) with one trace per rank, in rank order: several traces of one rank
+/// whose times follow one another (repeated recordings of the run, new processes one after the
+/// other on one machine) become one, their iterations counted on in time order. Traces of one rank
+/// that overlap in time are refused (trace.shape).
+std::vector<RankTrace> joinRepeatedRecordings(std::vector<RankTrace> ranks);
+
 /// How several iterations of one trace become one timeline.
 enum class IterationPick : std::uint8_t {
     One,    ///< the iteration `iteration` (-1: the last)

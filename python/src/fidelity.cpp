@@ -185,7 +185,8 @@ void bindFidelity(py::module_& m) {
         },
         py::arg("run"),
         "Fits torch's runtime model to one measured run: its per-rank torch profiler traces (paths, or "
-        "the common prefix RUN of RUN_rank0.json, RUN_rank1.json ...).");
+        "the common prefix RUN of RUN_rank0.json, RUN_rank1.json ..., or of repeated recordings "
+        "RUN_rep0_rank0.json ..., RUN_rep1_rank0.json ..., joined into one run).");
     m.def(
         "load_fit",
         [](const std::filesystem::path& path) {

@@ -4,6 +4,7 @@ Run by CTest (python_module) with the module built in <build>/python on PYTHONPA
 STAGECRAFT_CLI; the checks hold the module to what core computes, never to numbers of its own.
 """
 
+import glob
 import json
 import os
 import subprocess
@@ -250,7 +251,7 @@ class Fidelity(unittest.TestCase):
             {"parallel.pp": 2, "parallel.microbatches": 8, "parallel.chunks": 2, "parallel.dp": 1,
              "model.layers": 8, "costs.mode": "manual"})
         run = self.run_of("ZBVZeroBubble")[0]
-        traces = [run + "_rank0.json", run + "_rank1.json"]
+        traces = sorted(glob.glob(run + "_rank*.json") + glob.glob(run + "_rep*_rank*.json"))  # every repeat
         calibrated, report = sc.calibrate(project, "zb-v", traces, median=True)
         self.assertIn("torch-gloo runtime model", calibrated.runtime_fit)
         self.assertEqual(report["runtime_fit"], calibrated.runtime_fit)

@@ -44,9 +44,11 @@ def run_prefix(runs, set_name, cls):
 
 
 def traces(prefix):
+    """Every rank's trace of the run; of every repeat, where it was recorded in repeats
+    (`<base>_rep<k>_rank<R>.json`, joined by the readers)."""
     folder, base = os.path.split(prefix)
     return sorted(os.path.join(folder, n) for n in os.listdir(folder)
-                  if n.startswith(base + "_rank") and n.endswith(".json"))
+                  if n.startswith((base + "_rank", base + "_rep")) and n.endswith(".json") and "meta" not in n)
 
 
 def cli(exe, *args):

@@ -8,7 +8,8 @@ output (`export_chrome_trace`), unedited. torch is not a build or test dependenc
 run the script in a throw-away virtual environment,
 
     python3 -m venv VENV && VENV/bin/pip install torch numpy
-    VENV/bin/python scripts/torch/record_timing_matrix.py OUTDIR --pack tests/data/torch-runs
+    VENV/bin/python scripts/torch/record_timing_matrix.py OUTDIR --repeats 8 --profiled-steps 4 \
+        --profiled-steps-pp4 4 --unprofiled-steps 2 --pack tests/data/torch-runs
 
 Model: L = 8 layers, each Linear(H, H) + ReLU; MSE loss on the last stage; m = 8 micro-batches of
 64 rows. The 8 layers are split into S = world * v stages of 8 / S consecutive layers each. The
@@ -37,6 +38,14 @@ every rank, each between two barriers. Files, base name `<Class>_pp<world>_v<v>_
                           program torch's runtime executes
     <base>.meta.json      versions, shapes, step counts, per-rank step wall times (µs) of the
                           profiled and the unprofiled steps, cpu_count and load average
+
+With `--repeats R` every class is recorded R times, round the whole matrix each time (every class
+of every set, then again), each time in new processes; the traces are then
+`<base>_rep<k>_rank<R>.json`, and `<base>.meta.json` holds every repeat's step times one after the
+other. Stagecraft's readers join a rank's repeats into one run (`stagecraft-cli fidelity --fit
+<base>` takes them all). Repeats are what makes runs of different classes comparable on a shared
+machine: one class recorded again a minute later ran the same forward in 2.7 to 4.1 ms, so a
+single recording per class compares the machine's moods as much as the schedules.
 
 A class that refuses a shape gets only `<base>.meta.json`, with `"refused": "<torch's message>"`.
 Runs go one after the other into OUTDIR/<set>/; one line per run is printed. `--pack DIR` then
@@ -134,7 +143,7 @@ def worker(rank, cfg):
         return torch.nn.functional.mse_loss(out, target)
 
     cls = getattr(S, "Schedule" + cfg["cls"])
-    out_dir, base = cfg["out_dir"], cfg["base"]
+    out_dir, base, meta_path = cfg["out_dir"], cfg["base"], os.path.join(cfg["out_dir"], cfg["meta_name"])
     refused = None
     try:
         schedule = cls(stages[0] if v == 1 else stages, n_microbatches=MICROBATCHES, loss_fn=loss_fn)
@@ -144,13 +153,13 @@ def worker(rank, cfg):
         if rank == 0:
             meta = {"torch_version": torch.__version__, "class": "Schedule" + cfg["cls"], "world": world, "v": v,
                     "hidden": hidden, "microbatches": MICROBATCHES, "refused": refused}
-            with open(os.path.join(out_dir, base + ".meta.json"), "w") as f:
+            with open(meta_path, "w") as f:
                 json.dump(meta, f, indent=1)
                 f.write("\n")
         dist.destroy_process_group()
         return
 
-    if rank == 0:
+    if rank == 0 and cfg["write_csv"]:
         path = os.path.join(out_dir, base + ".csv")
         if isinstance(schedule, S._PipelineScheduleRuntime):
             schedule._dump_csv(path, format="compute_only")
@@ -182,7 +191,7 @@ def worker(rank, cfg):
     # Written from inside OUT_DIR under its bare name: torch stores the path it is given as the
     # trace's "traceName", and the recording machine's folders do not belong in the archives.
     os.chdir(out_dir)
-    prof.export_chrome_trace(f"{base}_rank{rank}.json")
+    prof.export_chrome_trace(f"{cfg['trace_base']}_rank{rank}.json")
 
     unprofiled_us = []
     for _ in range(unprofiled):
@@ -225,7 +234,7 @@ def worker(rank, cfg):
             "loadavg_start": cfg["loadavg_start"],
             "loadavg_end": [round(a, 2) for a in os.getloadavg()],
         }
-        with open(os.path.join(out_dir, base + ".meta.json"), "w") as f:
+        with open(meta_path, "w") as f:
             json.dump(meta, f, indent=1)
             f.write("\n")
 
@@ -258,46 +267,102 @@ def step_medians_ms(meta):
     return med(meta["unprofiled_step_us"]), med(meta["profiled_step_us"])
 
 
-def record(out_root, set_names, warmup, profiled, unprofiled, pin, max_attempts):
+def record_one(out_dir, set_name, cls_name, world, hidden, warmup, profiled, unprofiled, pin, max_attempts,
+               repeat, repeats):
+    """One recording of one class: `world` new processes; repeat k of `repeats` (traces
+    `<base>_rep<k>_rank<R>.json` when there are several), again while disturbed."""
     import torch.multiprocessing as mp
 
-    for set_name in set_names:
-        world, hidden, classes = SETS[set_name]
-        out_dir = os.path.abspath(os.path.join(out_root, set_name))
-        os.makedirs(out_dir, exist_ok=True)
-        for cls_name in classes:
-            v, placement = CLASSES[cls_name]
-            base = base_name(cls_name, world, v, hidden)
-            cfg = {
-                "cls": cls_name, "world": world, "v": v, "placement": placement, "hidden": hidden,
-                "out_dir": out_dir, "base": base, "port": free_port(),
-                "warmup": warmup, "profiled": profiled[world], "unprofiled": unprofiled, "pin": pin and world <= os.cpu_count(),
-                "cpu_count": os.cpu_count(), "loadavg_start": [round(a, 2) for a in os.getloadavg()],
-            }
-            started = time.perf_counter()
-            disturbed = []
-            for attempt in range(1, max_attempts + 1):
-                mp.spawn(worker, args=(cfg,), nprocs=world, join=True)
-                with open(os.path.join(out_dir, base + ".meta.json")) as f:
-                    meta = json.load(f)
-                slow = [] if "refused" in meta else disturbed_steps(meta)
-                if not slow or attempt == max_attempts:
-                    break
-                disturbed.append(slowest_rank_steps_ms(meta["profiled_step_us"]))
-                print(f"{set_name}\t{base}\tattempt {attempt} disturbed "
-                      f"({len(slow)} steps over {DISTURBED_FACTOR}x the lower quartile): again", flush=True)
-            if disturbed:
-                meta["disturbed_attempts_step_ms"] = disturbed
-                with open(os.path.join(out_dir, base + ".meta.json"), "w") as f:
-                    json.dump(meta, f, indent=1)
-                    f.write("\n")
-            if "refused" in meta:
-                print(f"{set_name}\t{base}\trefused: {meta['refused']}", flush=True)
-                continue
-            unprof, prof = step_medians_ms(meta)
-            print(f"{set_name}\t{base}\tunprofiled median {unprof:.1f} ms\tprofiled median {prof:.1f} ms\t"
-                  f"load {meta['loadavg_start'][0]:.2f}\t{time.perf_counter() - started:.0f} s\t"
-                  f"torch {meta['torch_version']}", flush=True)
+    v, placement = CLASSES[cls_name]
+    base = base_name(cls_name, world, v, hidden)
+    tag = f"_rep{repeat}" if repeats > 1 else ""
+    cfg = {
+        "cls": cls_name, "world": world, "v": v, "placement": placement, "hidden": hidden,
+        "out_dir": out_dir, "base": base, "trace_base": base + tag, "meta_name": base + tag + ".meta.json",
+        "write_csv": repeat == 0, "port": free_port(),
+        "warmup": warmup, "profiled": profiled[world], "unprofiled": unprofiled, "pin": pin and world <= os.cpu_count(),
+        "cpu_count": os.cpu_count(), "loadavg_start": [round(a, 2) for a in os.getloadavg()],
+    }
+    started = time.perf_counter()
+    disturbed = []
+    meta_path = os.path.join(out_dir, cfg["meta_name"])
+    for attempt in range(1, max_attempts + 1):
+        mp.spawn(worker, args=(cfg,), nprocs=world, join=True)
+        with open(meta_path) as f:
+            meta = json.load(f)
+        slow = [] if "refused" in meta else disturbed_steps(meta)
+        if not slow or attempt == max_attempts:
+            break
+        disturbed.append(slowest_rank_steps_ms(meta["profiled_step_us"]))
+        print(f"{set_name}\t{cfg['trace_base']}\tattempt {attempt} disturbed "
+              f"({len(slow)} steps over {DISTURBED_FACTOR}x the lower quartile): again", flush=True)
+    if disturbed:
+        meta["disturbed_attempts_step_ms"] = disturbed
+        with open(meta_path, "w") as f:
+            json.dump(meta, f, indent=1)
+            f.write("\n")
+    if "refused" in meta:
+        print(f"{set_name}\t{base}\trefused: {meta['refused']}", flush=True)
+        return False
+    unprof, prof = step_medians_ms(meta)
+    print(f"{set_name}\t{cfg['trace_base']}\tunprofiled median {unprof:.1f} ms\tprofiled median {prof:.1f} ms\t"
+          f"load {meta['loadavg_start'][0]:.2f}\t{time.perf_counter() - started:.0f} s\t"
+          f"torch {meta['torch_version']}", flush=True)
+    return True
+
+
+def join_repeat_metas(out_dir, base, repeats):
+    """One `<base>.meta.json` for the repeats of a class: repeat 0's fields, every repeat's step
+    times one after the other per rank, and per repeat its load average and disturbed attempts."""
+    metas = []
+    for k in range(repeats):
+        path = os.path.join(out_dir, f"{base}_rep{k}.meta.json")
+        with open(path) as f:
+            metas.append(json.load(f))
+        os.remove(path)
+    joined = dict(metas[0])
+    joined["repeats"] = repeats
+    for key in ("profiled_step_us", "unprofiled_step_us"):
+        joined[key] = [sum((m[key][r] for m in metas), []) for r in range(len(metas[0][key]))]
+    joined["profiled_steps"] = sum(m["profiled_steps"] for m in metas)
+    joined["unprofiled_steps"] = sum(m["unprofiled_steps"] for m in metas)
+    joined["loadavg_start"] = [m["loadavg_start"] for m in metas]
+    joined["loadavg_end"] = [m["loadavg_end"] for m in metas]
+    joined.pop("disturbed_attempts_step_ms", None)
+    disturbed = {str(k): m["disturbed_attempts_step_ms"] for k, m in enumerate(metas) if "disturbed_attempts_step_ms" in m}
+    if disturbed:
+        joined["disturbed_attempts_step_ms"] = disturbed
+    with open(os.path.join(out_dir, base + ".meta.json"), "w") as f:
+        json.dump(joined, f, indent=1)
+        f.write("\n")
+
+
+def record(out_root, set_names, warmup, profiled, unprofiled, pin, max_attempts, repeats):
+    # Repeats go round the whole matrix (every class of every set, then again), so that the
+    # machine's speed, which drifts over minutes on a shared VM, and each process's own luck (the
+    # same forward took 2.7-4.1 ms in runs of one class a minute apart) fall on every class alike.
+    refused = set()
+    for repeat in range(repeats):
+        for set_name in set_names:
+            world, hidden, classes = SETS[set_name]
+            out_dir = os.path.abspath(os.path.join(out_root, set_name))
+            os.makedirs(out_dir, exist_ok=True)
+            for cls_name in classes:
+                if (set_name, cls_name) in refused:
+                    continue
+                if not record_one(out_dir, set_name, cls_name, world, hidden, warmup, profiled, unprofiled, pin,
+                                  max_attempts, repeat, repeats):
+                    refused.add((set_name, cls_name))
+    if repeats > 1:
+        for set_name in set_names:
+            world, hidden, classes = SETS[set_name]
+            out_dir = os.path.abspath(os.path.join(out_root, set_name))
+            for cls_name in classes:
+                base = base_name(cls_name, world, CLASSES[cls_name][0], hidden)
+                if (set_name, cls_name) in refused:
+                    os.replace(os.path.join(out_dir, base + "_rep0.meta.json"), os.path.join(out_dir, base + ".meta.json"))
+                else:
+                    join_repeat_metas(out_dir, base, repeats)
 
 
 def pack(out_root, set_names, dest):
@@ -319,6 +384,15 @@ def pack(out_root, set_names, dest):
         print(f"{path}\t{os.path.getsize(path)} bytes", flush=True)
 
 
+def load_at_start(meta):
+    """The 1-minute load average at the start: one number, or the range over the repeats."""
+    loads = meta["loadavg_start"]
+    if isinstance(loads[0], list):
+        firsts = [load[0] for load in loads]
+        return f"{min(firsts):.2f}-{max(firsts):.2f}"
+    return f"{loads[0]:.2f}"
+
+
 def table(out_root, set_names):
     print("| class | world | v | H | layers/stage | median unprofiled step (ms) | unprofiled min-max (ms) "
           "| median profiled step (ms) | load at start |")
@@ -338,7 +412,7 @@ def table(out_root, set_names):
             unprof, prof = step_medians_ms(meta)
             slowest = [max(ts) / 1000.0 for ts in zip(*meta["unprofiled_step_us"])]
             print(f"| {meta['class']} | {world} | {v} | {hidden} | {meta['layers_per_stage']} | {unprof:.1f} "
-                  f"| {min(slowest):.1f}-{max(slowest):.1f} | {prof:.1f} | {meta['loadavg_start'][0]:.2f} |")
+                  f"| {min(slowest):.1f}-{max(slowest):.1f} | {prof:.1f} | {load_at_start(meta)} |")
 
 
 def main():
@@ -349,6 +423,9 @@ def main():
     parser.add_argument("--profiled-steps", type=int, default=8, help="recorded steps, world 2")
     parser.add_argument("--profiled-steps-pp4", type=int, default=8, help="recorded steps, world 4")
     parser.add_argument("--unprofiled-steps", type=int, default=8, help="timed steps without the profiler")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="record every class this many times, round the whole matrix each time, in new processes "
+                             "(traces <base>_rep<k>_rank<R>.json); the steps options are per repeat")
     parser.add_argument("--max-attempts", type=int, default=4,
                         help="record a disturbed run again, at most this many attempts in all (see DISTURBED_FACTOR)")
     parser.add_argument("--no-pin", action="store_true", help="let the kernel place ranks (default: rank r on core r where there are as many cores)")
@@ -356,6 +433,8 @@ def main():
     parser.add_argument("--pack-only", action="store_true", help="pack an existing recording, record nothing")
     parser.add_argument("--table", action="store_true", help="print the table of an existing recording, record nothing")
     args = parser.parse_args()
+    if args.repeats < 1:
+        parser.error("--repeats must be at least 1")
     if args.warmup_steps < 2:
         parser.error("--warmup-steps must be at least 2: torch's first step runs its init")
     set_names = args.set or list(SETS)
@@ -365,7 +444,7 @@ def main():
     if not args.pack_only:
         record(args.out_dir, set_names, args.warmup_steps,
                {2: args.profiled_steps, 4: args.profiled_steps_pp4}, args.unprofiled_steps, not args.no_pin,
-               args.max_attempts)
+               args.max_attempts, args.repeats)
     if args.pack:
         pack(args.out_dir, set_names, args.pack)
     return 0

@@ -2,6 +2,7 @@
 // (tests/data/torch-runs): GPipe's Forward i / Backward i with -s gpipe, DualPipeV's OVERLAP_F_B
 // slots with -s dualpipev, the runtime's REDUCE_GRAD and waits, and Schedule1F1B's unlabelled
 // run refused with how to label it.
+#include "../core/torch_runs.h"
 #include "cli_run.h"
 
 #include <catch2/catch.hpp>
@@ -15,11 +16,13 @@ namespace {
 using stagecraft::test::cli;
 using stagecraft::test::Run;
 
-const std::string kRuns = STAGECRAFT_TORCH_RUNS_DIR;
-
-/// The rank files of one recorded run of the pp2_h512 set, space-separated for the command line.
-std::string traces(const std::string& base) {
-    return kRuns + "/pp2_h512/" + base + "_rank0.json " + kRuns + "/pp2_h512/" + base + "_rank1.json";
+/// Every rank file of one recorded run of the pp2_h512 set (of every repeat), space-separated for
+/// the command line.
+std::string traces(const std::string& cls) {
+    std::string out;
+    for (const auto& f : stagecraft::test::torchRunFiles("pp2_h512", cls))
+        out += (out.empty() ? "" : " ") + f.string();
+    return out;
 }
 
 } // namespace
@@ -27,8 +30,7 @@ std::string traces(const std::string& base) {
 TEST_CASE("overlay and calibrate read GPipe's own labels with -s gpipe", "[cli][torch_labels]") {
     const std::string shape =
         " -s gpipe --set parallel.pp=2 --set parallel.microbatches=8 --set parallel.dp=1";
-    const Run overlay =
-        cli("overlay" + shape + " --trace " + traces("GPipe_pp2_v1_m8_h512") + " --median --json");
+    const Run overlay = cli("overlay" + shape + " --trace " + traces("GPipe") + " --median --json");
     INFO(overlay.out);
     REQUIRE(overlay.status == 0);
     const auto json = nlohmann::json::parse(overlay.out);
@@ -37,14 +39,13 @@ TEST_CASE("overlay and calibrate read GPipe's own labels with -s gpipe", "[cli][
 
     const auto out = std::filesystem::temp_directory_path() /
                      ("stagecraft-gpipe-" + std::to_string(::getpid()) + ".stagecraft.json");
-    const Run calibrate = cli("calibrate" + shape + " --trace " + traces("GPipe_pp2_v1_m8_h512") +
-                              " --median -o " + out.string());
+    const Run calibrate =
+        cli("calibrate" + shape + " --trace " + traces("GPipe") + " --median -o " + out.string());
     INFO(calibrate.out);
     CHECK(calibrate.status == 0);
     CHECK_THAT(calibrate.out, Catch::Contains("calibrated gpipe from 32 measured ops"));
     // The calibrated project is a matching project: gpipe on it takes the same traces.
-    const Run again =
-        cli("overlay " + out.string() + " -s gpipe --trace " + traces("GPipe_pp2_v1_m8_h512") + " --median");
+    const Run again = cli("overlay " + out.string() + " -s gpipe --trace " + traces("GPipe") + " --median");
     INFO(again.out);
     CHECK(again.status == 0);
     CHECK_THAT(again.out, Catch::Contains("on gpipe"));
@@ -55,7 +56,7 @@ TEST_CASE("DualPipeV's overlapped ranges overlay onto -s dualpipev; REDUCE_GRAD 
           "[cli][torch_labels]") {
     const Run r = cli("overlay -s dualpipev --set parallel.pp=2 --set parallel.microbatches=8 --set "
                       "parallel.dp=1 --trace " +
-                      traces("DualPipeV_pp2_v2_m8_h512") + " --median --json");
+                      traces("DualPipeV") + " --median --json");
     INFO(r.out);
     REQUIRE(r.status == 0);
     const auto json = nlohmann::json::parse(r.out);
@@ -71,7 +72,7 @@ TEST_CASE("DualPipeV's overlapped ranges overlay onto -s dualpipev; REDUCE_GRAD 
 
     const Run text = cli("overlay -s dualpipev --set parallel.pp=2 --set parallel.microbatches=8 --set "
                          "parallel.dp=1 --trace " +
-                         traces("DualPipeV_pp2_v2_m8_h512"));
+                         traces("DualPipeV"));
     INFO(text.out);
     CHECK(text.status == 0);
     CHECK_THAT(
@@ -83,8 +84,8 @@ TEST_CASE("DualPipeV's overlapped ranges overlay onto -s dualpipev; REDUCE_GRAD 
 
 TEST_CASE("a Schedule1F1B run without compute labels is refused with how to label it",
           "[cli][torch_labels]") {
-    const Run r = cli("overlay -s 1f1b --set parallel.pp=2 --set parallel.microbatches=8 --trace " +
-                      traces("1F1B_pp2_v1_m8_h512"));
+    const Run r =
+        cli("overlay -s 1f1b --set parallel.pp=2 --set parallel.microbatches=8 --trace " + traces("1F1B"));
     INFO(r.out);
     CHECK(r.status == 2);
     CHECK_THAT(r.out, Catch::Contains("point-to-point transfer records (gloo:send, gloo:recv) but no range "

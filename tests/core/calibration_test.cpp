@@ -7,6 +7,7 @@
 #include "project/layer_costs.h"
 #include "project/layer_split.h"
 #include "sim/cost_model.h"
+#include "torch_runs.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -190,14 +191,12 @@ TEST_CASE("calibrate fits the transfer time to the measured op starts, not to th
     // ZBVZeroBubble run, the list scheduler predicts the Interleaved1F1B run of the same model.
     // The waits alone gave 5.9 ms per transfer (the runtime's posts, waits and gaps around a
     // 0.1 ms transfer) and predicted the held-out run 17 % short.
-    const std::filesystem::path runs = std::filesystem::path(STAGECRAFT_TORCH_RUNS_DIR) / "pp2_h1024";
     auto request = [&](const std::string& cls, const std::string& schedule) {
         EvaluationInput input;
         input.schedules = {schedule};
         input.sets = {"parallel.pp=2", "parallel.microbatches=8", "parallel.chunks=2",
                       "parallel.dp=1", "costs.mode=manual",       "model.layers=8"};
-        const std::string base = (runs / (cls + "_pp2_v2_m8_h1024")).string();
-        input.tracePaths = {base + "_rank0.json", base + "_rank1.json"};
+        for (const auto& f : test::torchRunFiles("pp2_h1024", cls)) input.tracePaths.push_back(f.string());
         input.traceMedian = true;
         return loadAnalysisRequest(input);
     };

@@ -14,6 +14,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <random>
 
 using namespace stagecraft;
 
@@ -81,6 +83,16 @@ std::vector<RankTrace> asTrace(const Lowered& l, const ProgramTiming& timing, in
         offset += timing.makespan + 1000;
     }
     return ranks;
+}
+
+/// Costs to make a run from (4 stages), which the fit must find again.
+RuntimeCosts knownCosts() {
+    RuntimeCosts c;
+    c.stages = {StageCompute{1000, 2100, -1, -1}, StageCompute{1100, 2000, -1, -1},
+                StageCompute{900, 1900, -1, -1}, StageCompute{1300, 2500, -1, -1}};
+    c.actions = ActionCosts{50, 120, 200, 0, 400, 10, 12};
+    c.transfer.latency = 300;
+    return c;
 }
 
 Lowered programsOf(const std::string& csv) {
@@ -184,11 +196,7 @@ TEST_CASE("a run made by the model is fitted back to its own costs with no resid
         0);
     CHECK(csv.substr(0, 40) == "0UNSHARD,2UNSHARD,0F0,0SEND_F0,2RECV_F0,");
     const Lowered l = programsOf(csv);
-    RuntimeCosts truth;
-    truth.stages = {StageCompute{1000, 2100, -1, -1}, StageCompute{1100, 2000, -1, -1},
-                    StageCompute{900, 1900, -1, -1}, StageCompute{1300, 2500, -1, -1}};
-    truth.actions = ActionCosts{50, 120, 200, 0, 400, 10, 12};
-    truth.transfer.latency = 300;
+    const RuntimeCosts truth = knownCosts();
     const ProgramTiming timing = timePrograms(l, truth);
     const std::vector<RankTrace> run = asTrace(l, timing, 3);
 
@@ -229,6 +237,20 @@ TEST_CASE("a run made by the model is fitted back to its own costs with no resid
     }
     CHECK(sharedFit.residual.makespanError == Approx(0).margin(1e-9));
     CHECK(sharedFit.residual.startMae == Approx(0).margin(1e-6));
+    // Where the user knows the processors, the fit takes them as given: the right count fits
+    // exactly, "one each" (0) leaves the contention in the costs, and a fraction is refused.
+    const auto sharedTrace = asTrace(l, sharedTiming, 3);
+    CHECK(fitRuntime(sharedTrace, "shared", 1).costs.cores == 1);
+    const RuntimeFit ownEach = fitRuntime(sharedTrace, "shared", 0);
+    CHECK(ownEach.costs.cores == 0);
+    CHECK(ownEach.costs.stages[0].f > truth.stages[0].f);
+    CHECK(fitRuntime(sharedTrace, "shared", 8).costs.cores == 0); // more than the ranks: none shared
+    try {
+        fitRuntime(sharedTrace, "shared", 0.5);
+        FAIL("took half a processor");
+    } catch (const ValidationError& e) {
+        CHECK(e.id() == "fit.processors");
+    }
 
     // Predicting the same run from the fit is the residual; a slower transfer is seen as one.
     RuntimeCosts slower = truth;
@@ -423,4 +445,59 @@ TEST_CASE("the comparison figure puts each device's measured row under its predi
     CHECK(bars[1]->w < bars[0]->w);
     CHECK(bars[1]->tooltip.find("1F0 on D1, measured\nmeasured: starts 0") == 0);
     CHECK(bars[1]->tooltip.find("\ndifference: starts +0") != std::string::npos);
+}
+
+TEST_CASE("repeated recordings of one run are joined, their iterations counted on", "[runtime_fit]") {
+    const auto dir = std::filesystem::path(STAGECRAFT_REFERENCE_DIR) / "torch-traces";
+    const Lowered l = programsOf(executedActionsCsv(
+        readTorchRun({dir / "Interleaved1F1B_pp2_m4_rank0.json", dir / "Interleaved1F1B_pp2_m4_rank1.json"}),
+        0));
+    const RuntimeCosts truth = knownCosts();
+    const ProgramTiming timing = timePrograms(l, truth);
+
+    // Two recordings: 2 iterations, then (new processes, a minute later) 3 more. Given in mixed
+    // order, as files of a folder may come.
+    std::vector<RankTrace> first = asTrace(l, timing, 2), second = asTrace(l, timing, 3);
+    for (RankTrace& t : second) {
+        t.source += "-again";
+        for (ActionRange& r : t.ranges) {
+            r.start += 60e6;
+            r.end += 60e6;
+        }
+    }
+    std::vector<RankTrace> mixed = {second[1], first[0], second[0], first[1]};
+    const std::vector<RankTrace> joined = joinRepeatedRecordings(mixed);
+    REQUIRE(joined.size() == 2);
+    CHECK(joined[0].rank == 0);
+    CHECK(joined[0].source == "rank0 + rank0-again");
+    CHECK(completeIterations(joined) == 5);
+    const RuntimeFit fit = fitRuntime(joined, "joined");
+    CHECK(fit.iterations == 5);
+    CHECK(fit.costs.stages[3].b == Approx(2500));
+    CHECK(fit.residual.makespanError == Approx(0).margin(1e-9));
+
+    // The same rank twice over the same moments is a slip, not a repeat.
+    std::vector<RankTrace> twice = {first[0], first[1], first[0]};
+    const std::string message = [&] {
+        try {
+            joinRepeatedRecordings(twice);
+        } catch (const ParseError& e) {
+            CHECK(e.id() == "trace.shape");
+            return std::string(e.what());
+        }
+        return std::string();
+    }();
+    CHECK(message.find("both of rank 0; give one file per rank") != std::string::npos);
+
+    // `RUN` names every rank of every repeat when the run was recorded in repeats.
+    const auto tmp = std::filesystem::temp_directory_path() /
+                     ("stagecraft-repeat-names-" + std::to_string(std::random_device{}()));
+    std::filesystem::create_directories(tmp);
+    for (const char* name :
+         {"R_rep0_rank0.json", "R_rep0_rank1.json", "R_rep1_rank0.json", "R_rep1_rank1.json"})
+        std::ofstream(tmp / name) << "{}";
+    const auto files = runFiles((tmp / "R").string());
+    REQUIRE(files.size() == 4);
+    CHECK(files[2].filename() == "R_rep1_rank0.json");
+    std::filesystem::remove_all(tmp);
 }

@@ -10,6 +10,7 @@
 #include "io/nsys_trace.h"
 #include "io/torch_trace.h"
 #include "layout/chart_frame.h"
+#include "torch_runs.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -23,23 +24,12 @@ using namespace stagecraft;
 
 namespace {
 
-const std::filesystem::path kRuns = STAGECRAFT_TORCH_RUNS_DIR;
-
-/// The per-rank traces of one recorded run: `cls` as the archive names it ("GPipe", "DualPipeV").
 std::vector<std::filesystem::path> runFiles(const std::string& set, const std::string& cls) {
-    const int world = set.rfind("pp4", 0) == 0 ? 4 : 2;
-    const int v = cls == "GPipe" || cls == "1F1B" ? 1 : 2;
-    const std::string base = cls + "_pp" + std::to_string(world) + "_v" + std::to_string(v) + "_m8_h" +
-                             set.substr(set.find("_h") + 2);
-    std::vector<std::filesystem::path> files;
-    for (int r = 0; r < world; ++r)
-        files.push_back(kRuns / set / (base + "_rank" + std::to_string(r) + ".json"));
-    return files;
+    return test::torchRunFiles(set, cls);
 }
 
 std::string csvOf(const std::string& set, const std::string& cls) {
-    const auto first = runFiles(set, cls).front().string();
-    return first.substr(0, first.rfind("_rank")) + ".csv";
+    return test::torchRunPrefix(set, cls).string() + ".csv";
 }
 
 std::size_t computeEvents(const Timeline& t) {
@@ -75,7 +65,7 @@ TEST_CASE("GPipe's Forward i / Backward i ranges overlay and calibrate onto gpip
     for (const std::string set : {"pp2_h512", "pp2_h1024", "pp4_h512"}) {
         CAPTURE(set);
         const auto files = runFiles(set, "GPipe");
-        const int world = int(files.size());
+        const int world = test::torchRunWorld(set);
         MeasuredRunInfo info;
         const Timeline t = readMeasuredTrace(files, {}, nullptr, &info);
         CHECK(t.shape.devices == world);

@@ -1,7 +1,7 @@
 #pragma once
 // The recorded torch.distributed.pipelining runs (tests/data/torch-runs, unpacked into the build
 // tree by tests/CMakeLists.txt): one 8-layer model, 7 schedule classes, sets pp2_h1024, pp2_h512
-// and pp4_h512, 32 profiled steps each.
+// and pp4_h512, 32 profiled steps each (8 recordings of 4 steps, in new processes each).
 
 #include <filesystem>
 #include <string>
@@ -19,16 +19,30 @@ inline int torchRunWorld(const std::string& set) {
 /// The common prefix of one recorded run's files: `<prefix>_rank0.json` ..., `<prefix>.csv`.
 inline std::filesystem::path torchRunPrefix(const std::string& set, const std::string& cls) {
     const std::string h = set.substr(set.find("_h") + 2);
-    const std::string v = cls == "GPipe" ? "1" : "2"; // GPipe runs one stage per rank
+    const std::string v = cls == "GPipe" || cls == "1F1B" ? "1" : "2"; // one stage per rank
     return kTorchRuns / set / (cls + "_pp" + std::to_string(torchRunWorld(set)) + "_v" + v + "_m8_h" + h);
 }
 
-/// The per-rank traces of one recorded run.
-inline std::vector<std::filesystem::path> torchRunFiles(const std::string& set, const std::string& cls) {
+/// The per-rank traces of one recording of a run: repeat `repeat` of a run recorded in repeats
+/// (`<prefix>_rep<k>_rank<R>.json`), the one recording otherwise (`<prefix>_rank<R>.json`).
+inline std::vector<std::filesystem::path> torchRunRecording(const std::string& set, const std::string& cls,
+                                                            int repeat = 0) {
+    std::string prefix = torchRunPrefix(set, cls).string();
+    if (!std::filesystem::exists(prefix + "_rank0.json")) prefix += "_rep" + std::to_string(repeat);
     std::vector<std::filesystem::path> files;
-    const std::string prefix = torchRunPrefix(set, cls).string();
     for (int r = 0; r < torchRunWorld(set); ++r)
         files.emplace_back(prefix + "_rank" + std::to_string(r) + ".json");
+    return files;
+}
+
+/// Every per-rank trace of a run, of every repeat where it was recorded in repeats (the readers
+/// join a rank's repeats into one trace of all their iterations).
+inline std::vector<std::filesystem::path> torchRunFiles(const std::string& set, const std::string& cls) {
+    std::vector<std::filesystem::path> files = torchRunRecording(set, cls, 0);
+    for (int k = 1; std::filesystem::exists(torchRunRecording(set, cls, k).front()) &&
+                    torchRunRecording(set, cls, k) != torchRunRecording(set, cls, 0);
+         ++k)
+        for (auto& f : torchRunRecording(set, cls, k)) files.push_back(std::move(f));
     return files;
 }
 

@@ -186,7 +186,8 @@ TEST_CASE("foreign readers refuse what they cannot map, naming the file, the eve
               ranks[1].source = "b.json";
               ranks[1].rank = 3;
               assembleMeasuredRun(ranks);
-          }) == "trace.shape a.json and b.json are both of rank 3; give one file per rank");
+          }) == "trace.shape a.json and b.json are both of rank 3; give one file per rank (recordings of one "
+                "run made one after the other on one machine are joined; these overlap in time)");
     CHECK(message([] {
               readMeasuredTrace({runFiles("Interleaved1F1B_pp2_m4", 1)}, {}, nullptr, nullptr);
           }).starts_with("trace.shape"));

@@ -3,6 +3,7 @@
 // app's File > Open and the CLI call (inputKind, loadMeasuredTrace, loadAnalysisRequest +
 // analyze), and the two agree: the kind, the timeline event by event, the iterations, the
 // outcomes, and which prediction a trace is paired with (eval's matchTraceOutcome). No display.
+#include "../core/torch_runs.h"
 #include "eval/evaluation.h"
 #include "eval/evaluation_input.h"
 #include "io/chrome_trace.h"
@@ -32,6 +33,13 @@ namespace {
 const std::string kSource = STAGECRAFT_SOURCE_DIR;
 const std::string kRuns = std::string(STAGECRAFT_TORCH_RUNS_DIR) + "/pp2_h512/";
 const std::string kTraces = kSource + "/tests/data/torch-traces/";
+
+/// The rank files of one recording of a pp2_h512 run (the viewer reads a repeat as its own run).
+std::vector<std::string> recording(const std::string& cls) {
+    std::vector<std::string> files;
+    for (const auto& f : test::torchRunRecording("pp2_h512", cls)) files.push_back(f.string());
+    return files;
+}
 
 /// The app's and the CLI's read of a trace: loadMeasuredTrace with the CLI's default options.
 MeasuredTrace appTrace(const std::vector<std::string>& files) {
@@ -89,9 +97,9 @@ void requireSameAnalysis(const std::string& path, InputKind kind) {
 
 TEST_CASE("per-rank torch profiler traces of several iterations read as the app and the CLI read them",
           "[sources]") {
-    for (const std::string base : {"DualPipeV_pp2_v2_m8_h512", "Interleaved1F1B_pp2_v2_m8_h512"}) {
-        requireSameTrace({kRuns + base + "_rank0.json", kRuns + base + "_rank1.json"});
-        const MeasuredTrace app = appTrace({kRuns + base + "_rank0.json", kRuns + base + "_rank1.json"});
+    for (const std::string cls : {"DualPipeV", "Interleaved1F1B"}) {
+        requireSameTrace(recording(cls));
+        const MeasuredTrace app = appTrace(recording(cls));
         CHECK(app.info.iterations > 1); // several iterations, the last one shown by all three
     }
     requireSameTrace(
@@ -117,8 +125,7 @@ TEST_CASE("schedule files and projects evaluate as the app and the CLI evaluate 
 
 TEST_CASE("a trace is paired with the prediction the CLI's overlay matches it with", "[sources]") {
     const std::string csv = kRuns + "DualPipeV_pp2_v2_m8_h512.csv";
-    const std::vector<std::string> ranks = {kRuns + "DualPipeV_pp2_v2_m8_h512_rank0.json",
-                                            kRuns + "DualPipeV_pp2_v2_m8_h512_rank1.json"};
+    const std::vector<std::string> ranks = recording("DualPipeV");
     const AnalysisResult cli = cliAnalysis(csv, ranks);
     REQUIRE(cli.overlay);
 
@@ -141,8 +148,7 @@ TEST_CASE("a trace is paired with the prediction the CLI's overlay matches it wi
 TEST_CASE("a trace of a schedule that is not shown says why, in eval's words", "[sources]") {
     // The GPipe run beside the DualPipeV schedule: neither names a schedule, and their shapes differ.
     const std::string csv = kRuns + "DualPipeV_pp2_v2_m8_h512.csv";
-    const std::vector<std::string> ranks = {kRuns + "GPipe_pp2_v1_m8_h512_rank0.json",
-                                            kRuns + "GPipe_pp2_v1_m8_h512_rank1.json"};
+    const std::vector<std::string> ranks = recording("GPipe");
     const AnalysisResult cli = cliAnalysis(csv, ranks);
     std::vector<std::string> files{csv};
     files.insert(files.end(), ranks.begin(), ranks.end());

@@ -2,6 +2,7 @@
 // project read back and checked for drawn bars in the palette's colours; a measured trace under
 // its prediction coloured by error; bad, truncated and fuzzed files that give a message and exit
 // status 2, never a crash; no display gives status 2 and says so. Run under xvfb-run by CTest.
+#include "../core/torch_runs.h"
 #include "eval/evaluation.h"
 #include "eval/evaluation_input.h"
 #include "file_io.h"
@@ -130,26 +131,31 @@ TEST_CASE("a Chrome trace opens and its bars are drawn", "[trace]") {
 }
 
 TEST_CASE("per-rank torch traces of several iterations open as one run each", "[trace]") {
-    // torch's profiler traces (tests/data/torch-runs), 32 iterations per rank: read through core's
+    // torch's profiler traces (tests/data/torch-runs), several iterations per rank: read through core's
     // reader of foreign runs, not as Stagecraft traces (which refused the repeats of each op).
     const std::string dir = std::string(STAGECRAFT_TORCH_RUNS_DIR) + "/pp2_h512/";
-    auto files = [&](const std::string& base) {
-        return quoted(dir + base + "_rank0.json") + " " + quoted(dir + base + "_rank1.json");
+    auto files = [&](const std::string& cls) { // one recording of the run (repeat 0)
+        std::string out;
+        for (const auto& f : test::torchRunRecording("pp2_h512", cls)) out += " " + quoted(f.string());
+        return out;
     };
+    const std::string dualPipe = test::torchRunRecording("pp2_h512", "DualPipeV").front().filename().string();
+    const std::string interleaved =
+        test::torchRunRecording("pp2_h512", "Interleaved1F1B").front().filename().string();
     const fs::path png = kOut / "torch-runs.png";
     // Two runs one after the other: the second's rank 0 starts the second run.
-    const Run r =
-        runViewer(quoted(dir + "DualPipeV_pp2_v2_m8_h512.csv") + " " + files("DualPipeV_pp2_v2_m8_h512") +
-                  " " + files("Interleaved1F1B_pp2_v2_m8_h512") + " --screenshot " + quoted(png.string()) +
-                  " --frames 3 --width 1000 --height 640");
+    const Run r = runViewer(quoted(dir + "DualPipeV_pp2_v2_m8_h512.csv") + files("DualPipeV") +
+                            files("Interleaved1F1B") + " --screenshot " + quoted(png.string()) +
+                            " --frames 3 --width 1000 --height 640");
     INFO(r.err);
     CHECK_FALSE(r.crashed);
     CHECK(r.status == 0);
     CHECK(r.err.find("appears twice") == std::string::npos);
-    CHECK(r.err.find("DualPipeV_pp2_v2_m8_h512_rank0.json + " + dir +
-                     "DualPipeV_pp2_v2_m8_h512_rank1.json") != std::string::npos);
-    CHECK(r.err.find("Interleaved1F1B_pp2_v2_m8_h512_rank0.json + " + dir +
-                     "Interleaved1F1B_pp2_v2_m8_h512_rank1.json") != std::string::npos);
+    const auto secondRank = [](const std::string& name) {
+        return name.substr(0, name.size() - 6) + "1.json";
+    };
+    CHECK(r.err.find(dualPipe + " + " + dir + secondRank(dualPipe)) != std::string::npos);
+    CHECK(r.err.find(interleaved + " + " + dir + secondRank(interleaved)) != std::string::npos);
     const Png p = loadPng(png);
     CHECK(p.drawnShare() > 0.05);
 }
