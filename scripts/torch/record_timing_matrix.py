@@ -365,22 +365,26 @@ def record(out_root, set_names, warmup, profiled, unprofiled, pin, max_attempts,
                     join_repeat_metas(out_dir, base, repeats)
 
 
+def pack_folder(src, path):
+    """Every file of `src` (sorted, no owners, no times) into `path` as tar.xz: the same folder
+    always makes the same archive."""
+    def scrub(info):
+        info.uid = info.gid = 0
+        info.uname = info.gname = ""
+        info.mtime = 0
+        info.mode = 0o644
+        return info
+
+    with tarfile.open(path, "w:xz", preset=9) as tar:
+        for name in sorted(os.listdir(src)):
+            tar.add(os.path.join(src, name), arcname=name, filter=scrub)
+
+
 def pack(out_root, set_names, dest):
     os.makedirs(dest, exist_ok=True)
     for set_name in set_names:
-        src = os.path.join(out_root, set_name)
         path = os.path.join(dest, set_name + ".tar.xz")
-
-        def scrub(info):
-            info.uid = info.gid = 0
-            info.uname = info.gname = ""
-            info.mtime = 0
-            info.mode = 0o644
-            return info
-
-        with tarfile.open(path, "w:xz", preset=9) as tar:
-            for name in sorted(os.listdir(src)):
-                tar.add(os.path.join(src, name), arcname=name, filter=scrub)
+        pack_folder(os.path.join(out_root, set_name), path)
         print(f"{path}\t{os.path.getsize(path)} bytes", flush=True)
 
 
