@@ -162,7 +162,9 @@ void MemoryPanel::setResult(AnalysisPtr result, std::shared_ptr<const PreparedMe
 void MemoryPanel::showOutcome(int outcome) {
     if (outcome == m_outcome) return;
     m_outcome = outcome;
-    rebuild();
+    // The chart may name a panel of a result this panel has not been given yet (a schedule added
+    // by the same analysis): it is drawn when that result arrives (setResult keeps the choice).
+    if (m_result && outcome >= 0 && outcome < int(m_result->outcomes.size())) rebuild();
 }
 
 void MemoryPanel::rebuild() {

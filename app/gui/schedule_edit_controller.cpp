@@ -9,8 +9,11 @@
 #include "gui/models/schedule_edit_session.h"
 #include "gui/panels.h"
 #include "gui/schedule_edit_drag.h"
+#include "io/edit_list.h"
 #include "io/schedule_file.h"
+#include "project/project.h"
 
+#include <QFileInfo>
 #include <QUndoCommand>
 #include <utility>
 
@@ -241,6 +244,37 @@ QString ScheduleEditController::saveEditList(const QString& path) const {
     } catch (const std::exception& e) {
         return tr("Cannot save %1: %2").arg(path, QString::fromStdString(e.what()));
     }
+    return {};
+}
+
+QString ScheduleEditController::replayEditList(const QString& path) {
+    const QString name = QFileInfo(path).fileName();
+    EditList list;
+    try {
+        list = parseEditList(readTextFile(path.toStdString()), path.toStdString());
+    } catch (const std::exception& e) {
+        return tell(tr("Cannot replay %1: %2").arg(name, QString::fromStdString(e.what())));
+    }
+    if (!list.base.file.empty())
+        return tell(tr("Cannot replay %1 here: it starts from the schedule file %2, and the window designs "
+                       "from a registered schedule (stagecraft-cli edit --edits %1 replays it).")
+                        .arg(name, QString::fromStdString(list.base.file)));
+    // The list's shape, field by field as a user would set it (each refusal names the rule).
+    const ScheduleParams now = scheduleParams(m_document->project());
+    const std::pair<const char*, std::pair<int, int>> shape[] = {
+        {"parallel.pp", {list.base.params.pp, now.pp}},
+        {"parallel.microbatches", {list.base.params.microbatches, now.microbatches}},
+        {"parallel.chunks", {list.base.params.chunks, now.chunks}}};
+    for (const auto& [field, values] : shape)
+        if (values.first != values.second)
+            if (const auto refused =
+                    m_document->setField(QString::fromLatin1(field), QString::number(values.first)))
+                return tell(tr("Cannot replay %1: %2").arg(name, *refused));
+    const QString base = QString::fromStdString(list.base.schedule);
+    m_document->setScheduleChecked(base, true);
+    if (QString why = begin(base); !why.isEmpty()) return why;
+    if (QString why = step(list.edits, tr("Replay %1").arg(name)); !why.isEmpty()) return why;
+    tell(tr("Replayed %1: %2 edit(s) from %3.").arg(name).arg(list.edits.size()).arg(base), true);
     return {};
 }
 

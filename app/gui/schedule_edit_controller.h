@@ -115,6 +115,12 @@ class ScheduleEditController : public QObject {
     /// (docs/editing.md). Return "" or the error.
     QString saveSchedule(const QString& path) const;
     QString saveEditList(const QString& path) const;
+    /// Replays an edit list (docs/editing.md) as `stagecraft-cli edit --edits` does: the project
+    /// takes the list's pp, micro-batches and chunks and shows its base schedule (each an undoable
+    /// project edit), the design starts from that schedule, and the list's edits apply as one
+    /// undoable step. A list that starts from a schedule file, or whose edits break the order, is
+    /// refused with the reason. Returns "" or the error (also shown).
+    QString replayEditList(const QString& path);
 
     /// The window shows `result`: the op just moved is selected again in it, the ghost set.
     void resultShown(const AnalysisPtr& result);

@@ -281,6 +281,11 @@ void ScheduleEditController::addActions(QMenu* menu) {
                &ScheduleEditController::saveSchedule);
     saveAction(tr("Save Edit &List…"), ".edits.json", tr("Edit list (*.edits.json *.json)"),
                &ScheduleEditController::saveEditList);
+    menu->addAction(tr("&Replay Edit List…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(m_window, tr("Replay Edit List"), {},
+                                                          tr("Edit list (*.edits.json *.json)"));
+        if (!path.isEmpty()) replayEditList(path);
+    });
 }
 
 } // namespace stagecraft::gui

@@ -3,6 +3,7 @@
 // original byte for byte, refuse a drop that deadlocks (drawn red while dragging, the ring
 // named), keyboard moves, and the saved order and edit list replaying to the same order.
 
+#include "generators/registry.h"
 #include "gui/gantt_view.h"
 #include "gui/main_window.h"
 #include "gui/models/format.h"
@@ -218,6 +219,37 @@ class TestScheduleEdit : public QObject, test::ScheduleEditFixture {
         ScheduleEditor replayed(std::move(base), fullStageCosts(saved, 1, 1, 1));
         replayed.applyAll(replay.edits);
         QCOMPARE(replayed.schedule().order, saved.order);
+    }
+
+    void replaysAnEditListFromItsBase() {
+        // The sample list (1F1B at p = 4, m = 8, chunks 2, to ZB-H1's order): the window takes the
+        // list's shape, designs from 1f1b and ends at zb-h1's order, one undo step for the edits.
+        ScheduleEditController* editing = m_window->scheduleEditing();
+        const QString sample =
+            QStringLiteral(STAGECRAFT_SOURCE_DIR "/samples/edits/1f1b-to-zb-h1.edits.json");
+        QCOMPARE(editing->replayEditList(sample), QString());
+        m_window->flushAnalysis();
+        ScheduleEditSession* session = editing->session();
+        QCOMPARE(session->baseName(), std::string("1f1b"));
+        QCOMPARE(session->editCount(), std::size_t(25));
+        QCOMPARE(session->editor().schedule().order, generateSchedule("zb-h1", {4, 8, 2}).order);
+        QVERIFY(editing->editedPanel(m_window->runner()->latest()) >= 0);
+        QVERIFY(m_window->grab().save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/replayed-edit-list.png")));
+        // Undo takes the whole replay back to 1F1B's order.
+        m_window->document()->undoStack()->undo();
+        m_window->flushAnalysis();
+        QCOMPARE(session->editor().schedule().order, generateSchedule("1f1b", {4, 8, 2}).order);
+
+        // A list that breaks the order, or is not a list, is refused with the reason.
+        const QString broken = m_dir->filePath(QStringLiteral("broken.edits.json"));
+        std::ofstream(broken.toStdString())
+            << R"({"stagecraft_edits": 1, "base": {"schedule": "1f1b", "params": {"pp": 4, "microbatches": 8}},
+                  "edits": ["move 0B0 before 0F2"]})";
+        QVERIFY(editing->replayEditList(broken).contains(QStringLiteral("deadlock")));
+        const QString notAList = m_dir->filePath(QStringLiteral("nothing.edits.json"));
+        std::ofstream(notAList.toStdString()) << "[1, 2";
+        QVERIFY(
+            editing->replayEditList(notAList).startsWith(QStringLiteral("Cannot replay nothing.edits.json")));
     }
 
     void oneMoveRetimesAndRepaints_data() {
