@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "eval/evaluation_input.h"
+#include "eval/runtime_fit.h"
 #include "io/chrome_trace.h"
 #include "io/measured_trace.h"
 #include "io/trace_counters.h"
@@ -170,9 +171,13 @@ std::vector<ViewSource> loadSources(const std::vector<std::string>& paths, const
             out.push_back(std::move(failed));
             continue;
         }
-        // A rank the run holds already: this file begins the next run.
+        // A rank the run holds already: this file begins the next run, unless it is another
+        // repeat of the run's recording (RUN_rep<k>_rank<R>.json), which core joins into it.
+        const std::string repeated = repeatedRunOf(path);
+        const bool sameRecording =
+            !repeated.empty() && !run.empty() && repeatedRunOf(run.front()) == repeated;
         for (const RankTrace& t : read)
-            if (t.rank >= 0 && rankIds.count(t.rank)) {
+            if (t.rank >= 0 && rankIds.count(t.rank) && !sameRecording) {
                 endRun();
                 break;
             }

@@ -305,6 +305,20 @@ double sharedVariation(const std::vector<RankTrace>& ranks, const std::vector<Sh
 
 } // namespace
 
+std::string repeatedRunOf(const std::filesystem::path& file) {
+    const std::string name = file.filename().string();
+    const std::size_t rank = name.rfind("_rank");
+    const std::size_t rep = rank == std::string::npos ? std::string::npos : name.rfind("_rep", rank);
+    if (rep == std::string::npos || rep + 4 == rank || !name.ends_with(".json")) return {};
+    const auto digits = [](std::string_view s) {
+        return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    if (!digits(std::string_view(name).substr(rep + 4, rank - rep - 4)) ||
+        !digits(std::string_view(name).substr(rank + 5, name.size() - 5 - rank - 5)))
+        return {};
+    return (file.parent_path() / name.substr(0, rep)).string();
+}
+
 std::vector<std::filesystem::path> runFiles(const std::string& spec) {
     std::vector<std::filesystem::path> files;
     std::size_t from = 0;

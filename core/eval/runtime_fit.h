@@ -35,6 +35,11 @@ namespace stagecraft {
 /// for every rank of every repeat, repeat 0 up to the first missing one.
 std::vector<std::filesystem::path> runFiles(const std::string& spec);
 
+/// The run a file of a repeated recording belongs to: `RUN` for `.../RUN_rep<k>_rank<R>.json`,
+/// "" for any other name (a front end that splits a list of files into runs keeps the repeats of
+/// one run together).
+std::string repeatedRunOf(const std::filesystem::path& file);
+
 /// The ranks of one torch profiler run, one file per rank (or one file holding them all), in
 /// rank order, host-timed. Several files of one rank whose times follow one another are repeated
 /// recordings of the run (new processes, one after the other on one machine) and are joined, their

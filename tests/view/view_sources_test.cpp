@@ -6,6 +6,7 @@
 #include "../core/torch_runs.h"
 #include "eval/evaluation.h"
 #include "eval/evaluation_input.h"
+#include "eval/runtime_fit.h"
 #include "io/chrome_trace.h"
 #include "io/trace_preview.h"
 #include "layout/chart_view.h"
@@ -19,10 +20,13 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <imgui.h>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <tuple>
+#include <unistd.h>
 #include <vector>
 
 using namespace stagecraft;
@@ -34,7 +38,7 @@ const std::string kSource = STAGECRAFT_SOURCE_DIR;
 const std::string kRuns = std::string(STAGECRAFT_TORCH_RUNS_DIR) + "/pp2_h512/";
 const std::string kTraces = kSource + "/tests/data/torch-traces/";
 
-/// The rank files of one recording of a pp2_h512 run (the viewer reads a repeat as its own run).
+/// The rank files of one recording of a pp2_h512 run.
 std::vector<std::string> recording(const std::string& cls) {
     std::vector<std::string> files;
     for (const auto& f : test::torchRunRecording("pp2_h512", cls)) files.push_back(f.string());
@@ -105,6 +109,38 @@ TEST_CASE("per-rank torch profiler traces of several iterations read as the app 
     requireSameTrace(
         {kTraces + "Interleaved1F1B_pp2_m4_rank0.json", kTraces + "Interleaved1F1B_pp2_m4_rank1.json"});
     requireSameTrace({kTraces + "ZBVZeroBubble_pp2_m4_chrometrace.json"});
+}
+
+TEST_CASE("repeated recordings of one run open as one run, as the app and the CLI join them", "[sources]") {
+    // Two recordings of torch's Interleaved1F1B run, the second a minute after the first (every
+    // event 60 s later), named as record_timing_matrix.py --repeats names them.
+    const fs::path dir = fs::temp_directory_path() / ("stagecraft-repeats-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    std::vector<std::string> files;
+    for (int repeat = 0; repeat < 2; ++repeat)
+        for (int rank = 0; rank < 2; ++rank) {
+            std::ifstream in(kTraces + "Interleaved1F1B_pp2_m4_rank" + std::to_string(rank) + ".json");
+            nlohmann::json trace = nlohmann::json::parse(in);
+            for (auto& event : trace["traceEvents"])
+                if (event.contains("ts") && event["ts"].is_number())
+                    event["ts"] = event["ts"].get<double>() + repeat * 60e6;
+            files.push_back(
+                (dir / ("R_rep" + std::to_string(repeat) + "_rank" + std::to_string(rank) + ".json"))
+                    .string());
+            std::ofstream(files.back()) << trace.dump();
+        }
+    CHECK(repeatedRunOf(files[3]) == (dir / "R").string());
+    CHECK(repeatedRunOf(kTraces + "Interleaved1F1B_pp2_m4_rank0.json").empty());
+    requireSameTrace(files);
+    const MeasuredTrace one = appTrace({files[0], files[1]});
+    const MeasuredTrace both = appTrace(files);
+    CHECK(both.info.iterations == 2 * one.info.iterations);
+    // Another run's files after them still begin a run of their own.
+    std::vector<std::string> two = files;
+    two.push_back(kTraces + "Interleaved1F1B_pp2_m4_rank0.json");
+    two.push_back(kTraces + "Interleaved1F1B_pp2_m4_rank1.json");
+    CHECK(view::loadSources(two, view::LoadOptions{}).size() == 2);
+    fs::remove_all(dir);
 }
 
 TEST_CASE("Nsight Systems exports read as the app and the CLI read them", "[sources]") {
