@@ -138,6 +138,41 @@ struct Samples {
     std::vector<double> gaps, postRecv, postSend, waitSend, reduceGrad, unshard, reshard, transfer;
 };
 
+/// The typical value of a primitive over some iterations: its mean within each iteration (an
+/// iteration's time is the sum of its ops, and their times are skewed: a median would under-count
+/// the slow ones), and of those the median over the iterations (one iteration slowed by something
+/// else must not move it). 0 where no iteration has a sample.
+template <class Get>
+double typicalOver(const std::vector<const Samples*>& iterations, Get get) {
+    std::vector<double> means;
+    for (const Samples* it : iterations)
+        if (const std::vector<double>& v = get(*it); !v.empty()) means.push_back(mean(v));
+    return median(means);
+}
+
+/// The typical costs of one recording's iterations, which the spread measures its samples against.
+struct RecordingCosts {
+    std::vector<std::array<double, 4>> compute; ///< [stage][F, B, I, W]
+    double gap = 0, postRecv = 0, postSend = 0;
+};
+
+RecordingCosts recordingCosts(const std::vector<const Samples*>& iterations, int stages) {
+    RecordingCosts c;
+    c.compute.resize(std::size_t(stages));
+    for (std::size_t stage = 0; stage < std::size_t(stages); ++stage)
+        for (std::size_t kind = 0; kind < 4; ++kind)
+            c.compute[stage][kind] =
+                typicalOver(iterations, [&](const Samples& it) -> const std::vector<double>& {
+                    return it.compute[stage][kind];
+                });
+    c.gap = typicalOver(iterations, [](const Samples& it) -> const std::vector<double>& { return it.gaps; });
+    c.postRecv =
+        typicalOver(iterations, [](const Samples& it) -> const std::vector<double>& { return it.postRecv; });
+    c.postSend =
+        typicalOver(iterations, [](const Samples& it) -> const std::vector<double>& { return it.postSend; });
+    return c;
+}
+
 int computeSlot(RangeKind k) {
     return k == RangeKind::F ? 0 : k == RangeKind::B ? 1 : k == RangeKind::I ? 2 : 3;
 }
@@ -250,7 +285,8 @@ Samples collect(const std::vector<RankTrace>& ranks, int k, int stages, bool old
 /// half of the first one's time, of their log durations relative to their stage and kind's cost;
 /// clamped to [0, 0.95]. 0 without pairs.
 double sharedVariation(const std::vector<RankTrace>& ranks, const std::vector<SharedProcessorClock>& clocks,
-                       const RuntimeCosts& c, bool olderNaming) {
+                       const std::vector<RecordingCosts>& costs, const std::vector<std::size_t>& recordingOf,
+                       bool olderNaming) {
     const int iterations = int(clocks.size());
     struct Timed {
         double start, end, logRatio;
@@ -258,16 +294,12 @@ double sharedVariation(const std::vector<RankTrace>& ranks, const std::vector<Sh
     std::vector<double> xs, ys;
     for (int k = 0; k < iterations; ++k) {
         std::vector<std::vector<Timed>> ops(ranks.size());
+        const auto& c = costs[recordingOf[std::size_t(k)]].compute;
         for (std::size_t d = 0; d < ranks.size(); ++d)
             for (const ActionRange* r : iterationActions(ranks[d], k)) {
-                if (!isComputeRange(r->kind) || r->stage < 0 || std::size_t(r->stage) >= c.stages.size())
-                    continue;
-                const StageCompute& sc = c.stages[std::size_t(r->stage)];
-                const RangeKind kind = fittedKind(r->kind, olderNaming);
-                const double cost = kind == RangeKind::F   ? sc.f
-                                    : kind == RangeKind::B ? sc.b
-                                    : kind == RangeKind::I ? sc.i
-                                                           : sc.w;
+                if (!isComputeRange(r->kind) || r->stage < 0 || std::size_t(r->stage) >= c.size()) continue;
+                const double cost =
+                    c[std::size_t(r->stage)][std::size_t(computeSlot(fittedKind(r->kind, olderNaming)))];
                 const double d0 = clocks[std::size_t(k)].work(opStart(*r), r->end);
                 if (cost > 0 && d0 > 0) ops[d].push_back(Timed{opStart(*r), r->end, std::log(d0 / cost)});
             }
@@ -534,12 +566,41 @@ struct RunSamples {
     std::vector<Samples> iterations;
     std::vector<SharedProcessorClock> clocks;
     Samples all;
+    std::vector<std::size_t> recordingOf; ///< [iteration]: the recording (repeat) it is of
+    std::size_t recordings = 1;
 };
+
+/// Which recording each of the first `iterations` iterations is of, by where rank 0's iteration
+/// begins among its recordings (RankTrace::recordingStarts); 0 for all of a run recorded once.
+std::vector<std::size_t> recordingsOfIterations(const std::vector<RankTrace>& ranks, int iterations) {
+    std::vector<std::size_t> out(std::size_t(iterations), 0);
+    if (ranks.empty() || ranks.front().recordingStarts.size() < 2) return out;
+    const std::vector<double>& starts = ranks.front().recordingStarts;
+    for (int k = 0; k < iterations; ++k) {
+        const std::vector<const ActionRange*> actions = iterationActions(ranks.front(), k);
+        if (actions.empty()) continue;
+        const auto after = std::upper_bound(starts.begin(), starts.end(), actions.front()->start);
+        out[std::size_t(k)] = std::size_t(std::max<std::ptrdiff_t>(0, after - starts.begin() - 1));
+    }
+    return out;
+}
+
+/// Each recording's typical costs, indexed by RunSamples::recordingOf.
+std::vector<RecordingCosts> costsByRecording(const RunSamples& run, int stages) {
+    std::vector<std::vector<const Samples*>> members(run.recordings);
+    for (std::size_t k = 0; k < run.iterations.size(); ++k)
+        members[run.recordingOf[k]].push_back(&run.iterations[k]);
+    std::vector<RecordingCosts> out;
+    for (const auto& list : members) out.push_back(recordingCosts(list, stages));
+    return out;
+}
 
 RunSamples collectRun(const RuntimeFit& fit, const std::vector<RankTrace>& ranks, bool olderNaming,
                       double cores) {
     const int stages = fit.programs.stagesPerPipe;
     RunSamples run;
+    run.recordingOf = recordingsOfIterations(ranks, fit.iterations);
+    for (const std::size_t r : run.recordingOf) run.recordings = std::max(run.recordings, r + 1);
     Samples& s = run.all;
     s.compute.resize(std::size_t(stages));
     for (int k = 0; k < fit.iterations; ++k) {
@@ -559,33 +620,33 @@ RunSamples collectRun(const RuntimeFit& fit, const std::vector<RankTrace>& ranks
     return run;
 }
 
-/// The spread of `fit`'s costs: every sample as a multiple of the cost it was fitted to, less
-/// the variation the ranks share.
+/// The spread of `fit`'s costs: every sample as a multiple of its recording's typical cost, less
+/// the variation the ranks share. Measured within each recording: repeats of a run recorded in new
+/// processes run at speeds of their own, which the costs (typical over all of them) average, and
+/// which pooled into the spread would read as every op's own variation.
 void fitSpread(RuntimeFit& fit, const std::vector<RankTrace>& ranks, const RunSamples& run,
                bool olderNaming) {
     RuntimeCosts& c = fit.costs;
-    const ActionCosts& a = c.actions;
-    const Samples& s = run.all;
+    const std::vector<RecordingCosts> typical = costsByRecording(run, fit.programs.stagesPerPipe);
     std::vector<double> compute, gap, post;
-    for (int stage = 0; stage < fit.programs.stagesPerPipe; ++stage) {
-        const StageCompute& sc = c.stages[std::size_t(stage)];
-        const double cost[4] = {sc.f, sc.b, sc.i, sc.w};
-        for (int k = 0; k < 4; ++k)
-            if (cost[k] > 0)
-                for (const double v : s.compute[std::size_t(stage)][std::size_t(k)])
-                    compute.push_back(v / cost[k]);
-    }
     auto relative = [](const std::vector<double>& samples, double cost, std::vector<double>& to) {
         if (cost > 0)
             for (const double v : samples) to.push_back(v / cost);
     };
-    relative(s.gaps, a.gap, gap);
-    relative(s.postRecv, a.postRecv, post);
-    relative(s.postSend, a.postSend, post);
+    for (std::size_t k = 0; k < run.iterations.size(); ++k) {
+        const Samples& s = run.iterations[k];
+        const RecordingCosts& t = typical[run.recordingOf[k]];
+        for (std::size_t stage = 0; stage < t.compute.size(); ++stage)
+            for (std::size_t kind = 0; kind < 4; ++kind)
+                relative(s.compute[stage][kind], t.compute[stage][kind], compute);
+        relative(s.gaps, t.gap, gap);
+        relative(s.postRecv, t.postRecv, post);
+        relative(s.postSend, t.postSend, post);
+    }
     // Only the ranks' own variation makes one wait for another: a slowdown of the whole machine
     // stretches every rank alike. The share the ranks have in common (the correlation of ops that
     // ran at the same time on different ranks) is taken out of the spread; the costs keep it.
-    fit.sharedVariation = sharedVariation(ranks, run.clocks, c, olderNaming);
+    fit.sharedVariation = sharedVariation(ranks, run.clocks, typical, run.recordingOf, olderNaming);
     const double keep = std::sqrt(1.0 - fit.sharedVariation);
     for (auto* list : {&compute, &gap, &post})
         for (double& m : *list) m = 1.0 + keep * (m - 1.0);
@@ -593,6 +654,10 @@ void fitSpread(RuntimeFit& fit, const std::vector<RankTrace>& ranks, const RunSa
         fit.notes.push_back(std::to_string(int(std::lround(100 * fit.sharedVariation))) +
                             " % of the ops' variation is shared by the ranks (ops that ran at the same time "
                             "were slow together): the spread keeps the rest");
+    if (run.recordings > 1)
+        fit.notes.push_back("the run was recorded " + std::to_string(run.recordings) +
+                            " times: the costs are typical of all recordings, the spread is each op's "
+                            "variation within its recording");
     c.spread.compute = quantiles(compute, kSpreadQuantiles);
     c.spread.gap = quantiles(gap, kSpreadQuantiles);
     c.spread.post = quantiles(post, kSpreadQuantiles);
@@ -640,19 +705,14 @@ void fitCosts(RuntimeFit& fit, const std::vector<RankTrace>& ranks, const std::s
     const int stages = fit.programs.stagesPerPipe;
     const bool split = fit.programs.splitBackward;
     const bool olderNaming = namesInputHalvesB(ranks, split);
-    // Each primitive's cost is its mean within an iteration (an iteration's time is the sum of its
-    // ops, and their times are skewed: a median would under-count the slow ones), and of those the
-    // median over the iterations (what the fit is checked against is the median iteration, and
-    // one iteration slowed by something else must not move it).
+    // Each primitive's cost is typical over all iterations (typicalOver; what the fit is checked
+    // against is the median iteration).
     const RunSamples run = collectRun(fit, ranks, olderNaming, cores);
     const std::vector<Samples>& iterations = run.iterations;
     const Samples& s = run.all;
-    auto typical = [&](auto get) {
-        std::vector<double> means;
-        for (const Samples& it : iterations)
-            if (const std::vector<double>& v = get(it); !v.empty()) means.push_back(mean(v));
-        return median(means);
-    };
+    std::vector<const Samples*> all;
+    for (const Samples& it : iterations) all.push_back(&it);
+    auto typical = [&](auto get) { return typicalOver(all, get); };
     auto typicalCompute = [&](int stage, int kind) {
         return typical([&](const Samples& it) -> const std::vector<double>& {
             return it.compute[std::size_t(stage)][std::size_t(kind)];

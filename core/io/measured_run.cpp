@@ -247,6 +247,7 @@ std::vector<RankTrace> joinRepeatedRecordings(std::vector<RankTrace> ranks) {
         std::sort(ranks.begin() + std::ptrdiff_t(i), ranks.begin() + std::ptrdiff_t(end),
                   [&](const RankTrace& a, const RankTrace& b) { return span(a).first < span(b).first; });
         RankTrace out = std::move(ranks[i]);
+        if (end - i > 1) out.recordingStarts = {span(out).first};
         for (std::size_t k = i + 1; k < end; ++k) {
             RankTrace& next = ranks[k];
             if (out.ranges.empty() || next.ranges.empty() || span(next).first < span(out).second ||
@@ -255,6 +256,7 @@ std::vector<RankTrace> joinRepeatedRecordings(std::vector<RankTrace> ranks) {
                                    std::to_string(out.rank) +
                                    "; give one file per rank (recordings of one run made one after the "
                                    "other on one machine are joined; these overlap in time)");
+            out.recordingStarts.push_back(span(next).first);
             out.source += " + " + next.source;
             out.ranges.insert(out.ranges.end(), std::make_move_iterator(next.ranges.begin()),
                               std::make_move_iterator(next.ranges.end()));

@@ -80,6 +80,10 @@ struct RankTrace {
     /// `gloo:send`/`gloo:recv`): a run whose compute carries no label still shows them, so a
     /// refusal can say what the file is and how to label it.
     std::size_t transferRecords = 0;
+    /// Where each recording joined into this trace begins (µs on the host's clock, ascending;
+    /// joinRepeatedRecordings): empty for a trace of one recording. Repeats of a run may run at
+    /// different speeds, so what varies within a recording is told from what varies between them.
+    std::vector<double> recordingStarts;
 };
 
 /// Rank traces (ranks known) with one trace per rank, in rank order: several traces of one rank

@@ -476,6 +476,38 @@ TEST_CASE("repeated recordings of one run are joined, their iterations counted o
     CHECK(fit.costs.stages[3].b == Approx(2500));
     CHECK(fit.residual.makespanError == Approx(0).margin(1e-9));
 
+    CHECK(joined[0].recordingStarts ==
+          std::vector<double>{first[0].ranges.front().start, second[0].ranges.front().start});
+    CHECK(first[0].recordingStarts.empty());
+
+    // Repeats of a run run at speeds of their own: the spread is what varies within each
+    // recording. The second recording here runs every op 1.4 times as long, each exactly so.
+    std::vector<RankTrace> slower = asTrace(l, timePrograms(l, scaledCompute(truth, 1.4)), 3);
+    for (RankTrace& t : slower)
+        for (ActionRange& r : t.ranges) {
+            r.start += 60e6;
+            r.end += 60e6;
+        }
+    const RuntimeFit repeats =
+        fitRuntime(joinRepeatedRecordings({first[0], first[1], slower[0], slower[1]}), "repeats", 0);
+    CHECK(repeats.iterations == 5);
+    CHECK(repeats.costs.stages[3].b == Approx(1.4 * 2500)); // typical of all: 3 of 5 iterations
+    REQUIRE_FALSE(repeats.costs.spread.compute.empty());
+    CHECK(repeats.costs.spread.compute.front() == Approx(1));
+    CHECK(repeats.costs.spread.compute.back() == Approx(1));
+    CHECK(repeats.sharedVariation == 0);
+    // Pooled, the two speeds would read as variation (most of it shared by the ranks, which the
+    // spread then scales down, but not all).
+    const RuntimeFit pooled = fitRuntime(
+        [&] {
+            std::vector<RankTrace> one = joinRepeatedRecordings({first[0], first[1], slower[0], slower[1]});
+            for (RankTrace& t : one) t.recordingStarts.clear();
+            return one;
+        }(),
+        "pooled", 0);
+    CHECK(pooled.sharedVariation > 0.5);
+    CHECK(pooled.costs.spread.compute.front() < 0.95);
+
     // The same rank twice over the same moments is a slip, not a repeat.
     std::vector<RankTrace> twice = {first[0], first[1], first[0]};
     const std::string message = [&] {
