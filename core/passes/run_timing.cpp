@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "passes/buffer_slots.h"
+#include "passes/post_queues.h"
 
 #include <algorithm>
 #include <cmath>
@@ -37,16 +38,11 @@ struct Sync {
 struct RankState {
     std::size_t pc = 0;
     double clock = 0;
-    std::vector<double> work;                           ///< [instruction]
-    std::vector<std::int64_t> awaitedTag;               ///< [instruction]: the transfer it waits for, -1
-    std::vector<std::int32_t> awaitedSync;              ///< [instruction]: the collective it waits for, -1
-    std::vector<SlotUse> slots;                         ///< [instruction]
-    std::vector<std::vector<std::int32_t>> sendsByPeer; ///< Send instructions, per peer in program order
-    std::vector<int> sendPeers;                         ///< ascending, sendsByPeer's order
-    std::vector<std::size_t> nextSend;                  ///< [peer index]
-    std::vector<std::vector<std::int32_t>> receivesByPeer;
-    std::vector<int> peers;               ///< ascending, receivesByPeer's order
-    std::vector<std::size_t> nextReceive; ///< [peer index]
+    std::vector<double> work;              ///< [instruction]
+    std::vector<std::int64_t> awaitedTag;  ///< [instruction]: the transfer it waits for, -1
+    std::vector<std::int32_t> awaitedSync; ///< [instruction]: the collective it waits for, -1
+    std::vector<SlotUse> slots;            ///< [instruction]
+    PostQueues sends, receives;            ///< the executor's posting order
 };
 
 /// The key of an op, gradient sync or optimizer step of one device by what it does.
@@ -174,10 +170,8 @@ class RunTimer {
             switch (in.kind) {
             case InstrKind::Recv:
                 received[bufferKey(in.dir, in)] = in.tag;
-                addInOrder(s.peers, s.receivesByPeer, in.peer, std::int32_t(i));
                 break;
             case InstrKind::Send:
-                addInOrder(s.sendPeers, s.sendsByPeer, in.peer, std::int32_t(i));
                 if (in.dir == Direction::F) forwardSent[bufferKey(Direction::F, in)] = in.tag;
                 break;
             case InstrKind::Compute:
@@ -205,20 +199,8 @@ class RunTimer {
                 break;
             }
         }
-        s.nextReceive.assign(s.peers.size(), 0);
-        s.nextSend.assign(s.sendPeers.size(), 0);
-    }
-
-    /// Appends instruction `at` to `peer`'s list, `peers` ascending and `lists` in its order.
-    static void addInOrder(std::vector<int>& peers, std::vector<std::vector<std::int32_t>>& lists, int peer,
-                           std::int32_t at) {
-        const auto it = std::lower_bound(peers.begin(), peers.end(), peer);
-        const auto p = std::size_t(it - peers.begin());
-        if (it == peers.end() || *it != peer) {
-            peers.insert(it, peer);
-            lists.insert(lists.begin() + std::ptrdiff_t(p), std::vector<std::int32_t>{});
-        }
-        lists[p].push_back(at);
+        s.sends = postQueues(ins, InstrKind::Send);
+        s.receives = postQueues(ins, InstrKind::Recv);
     }
 
     /// Posts one end of a transfer at `when`; once both are, its waiters may go on.
@@ -234,35 +216,23 @@ class RunTimer {
         t.waiters.clear();
     }
 
-    /// The receives the executor posts when it reaches instruction `i`: per peer, in order, those
-    /// whose slot is free from `i` on, and a receive instruction with the ones before it.
+    /// The receives the executor posts when it reaches instruction `i` (it posts early).
     void postReceives(int r, std::size_t i, std::vector<int>& ready) {
         RankState& s = m_ranks[std::size_t(r)];
-        const Instruction& at = program(r)[i];
-        const int duePeer = at.kind == InstrKind::Recv ? at.peer : -1;
-        for (std::size_t p = 0; p < s.peers.size(); ++p) {
-            const std::vector<std::int32_t>& receives = s.receivesByPeer[p];
-            for (std::size_t& next = s.nextReceive[p]; next < receives.size(); ++next) {
-                const auto rr = std::size_t(receives[next]);
-                const bool due = s.peers[p] == duePeer && rr <= i;
-                if (!due && std::size_t(s.slots[rr].postFrom) > i) break;
-                post(r, program(r)[rr], s.clock, ready);
-            }
-        }
+        postDueReceives(
+            s.receives, i, program(r)[i], true, [&](std::size_t at) { return s.slots[at].postFrom; },
+            [&](std::size_t at, bool) {
+                post(r, program(r)[at], s.clock, ready);
+                return true;
+            });
     }
 
-    /// The sends the executor posts once instruction `i` is next: per peer in program order (the
-    /// order MPI matches them in), each from its tensor's computation on.
+    /// The sends the executor posts once instruction `i` is next.
     void postSends(int r, std::size_t i, std::vector<int>& ready) {
         RankState& s = m_ranks[std::size_t(r)];
-        for (std::size_t p = 0; p < s.sendPeers.size(); ++p) {
-            const std::vector<std::int32_t>& sends = s.sendsByPeer[p];
-            for (std::size_t& next = s.nextSend[p]; next < sends.size(); ++next) {
-                const auto at = std::size_t(sends[next]);
-                if (std::size_t(s.slots[at].postFrom) > i && at > i) break;
-                post(r, program(r)[at], s.clock, ready);
-            }
-        }
+        postDueSends(
+            s.sends, i, [&](std::size_t at) { return s.slots[at].postFrom; },
+            [&](std::size_t at) { post(r, program(r)[at], s.clock, ready); });
     }
 
     /// A rank posts its part of a gradient sync; the last member starts it on every member's lane.

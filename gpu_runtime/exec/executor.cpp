@@ -46,25 +46,10 @@ Executor::Executor(const RunPlan& plan, const RankPlan& rankPlan, DeviceLayer& l
     }
     m_requests.assign(m_rank.steps.size(), -1);
     m_gradientOf.assign(m_rank.steps.size(), -1);
-    for (const std::int32_t r : m_rank.receivesInOrder) {
-        const int peer = m_rank.steps[std::size_t(r)].instr.peer;
-        const auto at = std::size_t(std::lower_bound(m_rank.peers.begin(), m_rank.peers.end(), peer) -
-                                    m_rank.peers.begin());
-        if (m_receivesByPeer.size() <= at) m_receivesByPeer.resize(at + 1);
-        m_receivesByPeer[at].push_back(r);
-    }
-    m_nextReceive.assign(m_receivesByPeer.size(), 0);
-    // Sends are posted in program order per peer, the order MPI matches them in: a send to one peer
-    // never waits for the tensor of an earlier send to another (core/passes/run_timing.h times the
-    // same rule).
-    m_sendsByPeer.resize(m_rank.peers.size());
-    for (const std::int32_t s : m_rank.sendsInOrder) {
-        const int peer = m_rank.steps[std::size_t(s)].instr.peer;
-        const auto at = std::size_t(std::lower_bound(m_rank.peers.begin(), m_rank.peers.end(), peer) -
-                                    m_rank.peers.begin());
-        m_sendsByPeer[at].push_back(s);
-    }
-    m_nextSend.assign(m_sendsByPeer.size(), 0);
+    // Sends and receives are posted per peer in program order, the order MPI matches them in
+    // (core's rule, which the prediction times: passes/post_queues.h).
+    m_sends = m_rank.sends;
+    m_receives = m_rank.receives;
     m_nextCompute.assign(m_rank.steps.size(), -1);
     for (std::size_t i = m_rank.steps.size(); i-- > 1;) {
         const InstrKind kind = m_rank.steps[i].instr.kind;
@@ -136,8 +121,8 @@ RankIteration Executor::run(int iteration, Clock::duration timeout) {
     for (auto& users : m_slotUsers) users.clear();
     std::fill(m_gradientUser.begin(), m_gradientUser.end(), -1);
     m_nextGradient = 0;
-    std::fill(m_nextReceive.begin(), m_nextReceive.end(), 0);
-    std::fill(m_nextSend.begin(), m_nextSend.end(), 0);
+    m_receives.restart();
+    m_sends.restart();
     m_deviceDone = 0;
     m_stuck = -1;
     m_openGroup = -1;
@@ -230,29 +215,20 @@ void Executor::postSend(std::size_t index) {
 }
 
 void Executor::postSends(std::size_t index) {
-    for (std::size_t p = 0; p < m_sendsByPeer.size(); ++p) {
-        const std::vector<std::int32_t>& sends = m_sendsByPeer[p];
-        for (std::size_t& next = m_nextSend[p]; next < sends.size(); ++next) {
-            const auto at = std::size_t(sends[next]);
-            if (std::size_t(m_rank.steps[at].postFrom) > index && at > index) break;
-            postSend(at);
-        }
-    }
+    postDueSends(
+        m_sends, index, [&](std::size_t at) { return m_rank.steps[at].postFrom; },
+        [&](std::size_t at) { postSend(at); });
 }
 
-void Executor::postReceives(std::size_t index, Clock::time_point deadline, bool through) {
-    const int peer = through ? m_rank.steps[index].instr.peer : -1;
-    for (std::size_t p = 0; p < m_receivesByPeer.size(); ++p) {
-        const std::vector<std::int32_t>& receives = m_receivesByPeer[p];
-        for (std::size_t& next = m_nextReceive[p]; next < receives.size(); ++next) {
-            const auto r = std::size_t(receives[next]);
-            const Step& s = m_rank.steps[r];
-            const bool due = s.instr.peer == peer && r <= index; // this receive and the ones before it
-            if (!due && (!m_options.earlyPosts || std::size_t(s.postFrom) > index)) break;
-            if (!takeSlot(s, deadline, due)) break;
-            postReceive(r);
-        }
-    }
+void Executor::postReceives(std::size_t index, Clock::time_point deadline) {
+    postDueReceives(
+        m_receives, index, m_rank.steps[index].instr, m_options.earlyPosts,
+        [&](std::size_t at) { return m_rank.steps[at].postFrom; },
+        [&](std::size_t at, bool due) {
+            if (!takeSlot(m_rank.steps[at], deadline, due)) return false;
+            postReceive(at);
+            return true;
+        });
 }
 
 void Executor::step(std::size_t index, Clock::time_point deadline) {
@@ -283,7 +259,7 @@ void Executor::step(std::size_t index, Clock::time_point deadline) {
             std::int64_t(m_stages[std::size_t(s.shape)].activationElements * m_layer.elementBytes());
         m_current.memory.push_back({std::int32_t(index), bytes});
     }
-    if (m_options.earlyPosts) postReceives(index, deadline, in.kind == InstrKind::Recv);
+    if (m_options.earlyPosts) postReceives(index, deadline);
     for (const std::int32_t dependency : s.after) awaitRequest(std::size_t(dependency), deadline);
 
     switch (in.kind) {

@@ -80,9 +80,9 @@ class Executor {
     /// transfers posted on it before have completed. False when not blocking and one has not.
     bool takeSlot(const Step& step, Clock::time_point deadline, bool block);
     /// Posts the receives whose buffers are free before instruction `index`, from each peer in
-    /// program order (MPI matches them in that order); through `index` itself when `through`
-    /// (blocking on a slot then).
-    void postReceives(std::size_t index, Clock::time_point deadline, bool through);
+    /// program order (MPI matches them in that order); through `index` itself when it is a receive
+    /// (blocking on a slot then). The order is core's (postDueReceives).
+    void postReceives(std::size_t index, Clock::time_point deadline);
     void postReceive(std::size_t index);
     /// Posts, in program order, the sends whose tensors are computed before instruction `index`.
     void postSends(std::size_t index);
@@ -118,12 +118,9 @@ class Executor {
     std::vector<std::int32_t> m_gradientOf;   ///< [instruction of a B]: the gradient buffer it wrote
     std::size_t m_nextGradient = 0;
     std::vector<Request> m_requests; ///< [instruction]: this iteration's request, -1 none
-    std::vector<std::vector<std::int32_t>> m_receivesByPeer; ///< [peer slot]: Recv instructions in order
-    std::vector<std::size_t> m_nextReceive;                  ///< [peer slot]: the first not yet posted
-    std::vector<std::vector<std::int32_t>> m_sendsByPeer;    ///< [peer slot]: Send instructions in order
-    std::vector<std::size_t> m_nextSend;                     ///< [peer slot]: the first not yet posted
-    std::size_t m_deviceDone = 0; ///< every instruction before it has finished on the device
-    std::int32_t m_stuck = -1;    ///< the instruction being waited for, -1 none
+    PostQueues m_sends, m_receives;  ///< the plan's, with how many of each are posted
+    std::size_t m_deviceDone = 0;    ///< every instruction before it has finished on the device
+    std::int32_t m_stuck = -1;       ///< the instruction being waited for, -1 none
     RankIteration m_current;
     ComputeWork m_work;                      ///< reused: no allocation per op once warm
     std::vector<std::int32_t> m_nextCompute; ///< [instruction]: the next compute after it, -1 none

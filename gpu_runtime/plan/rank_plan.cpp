@@ -120,19 +120,11 @@ class RankPlanBuilder {
         step.shape = it->second;
     }
 
-    /// Sends and receives in program order, their peers, and where each receive and forward send
-    /// is for the instructions after it.
+    /// Where each receive and forward send is, for the instructions after it.
     void noteOrder(std::size_t i, const Instruction& in) {
         const auto at = std::int32_t(i);
-        if (in.kind == InstrKind::Send) {
-            m_out.sendsInOrder.push_back(at);
-            if (in.dir == Direction::F) m_forwardSendOf[bufferOf(in)] = at;
-        }
-        if (in.kind == InstrKind::Send || in.kind == InstrKind::Recv) m_out.peers.push_back(in.peer);
-        if (in.kind == InstrKind::Recv) {
-            m_receiveOf[bufferOf(in) << 1 | std::uint64_t(in.dir)] = at;
-            m_out.receivesInOrder.push_back(at);
-        }
+        if (in.kind == InstrKind::Send && in.dir == Direction::F) m_forwardSendOf[bufferOf(in)] = at;
+        if (in.kind == InstrKind::Recv) m_receiveOf[bufferOf(in) << 1 | std::uint64_t(in.dir)] = at;
     }
 
     /// What the instruction waits for (its received input, its stage's sync, the instruction a
@@ -202,8 +194,8 @@ class RankPlanBuilder {
         for (const LocalStage& s : m_out.stages)
             m_out.slotElements = std::max(m_out.slotElements, activationElements(m_plan, s.shape));
         m_out.gradientBuffers = m_mostGradientsHeld > 0 ? m_mostGradientsHeld + 1 : 0;
-        std::sort(m_out.peers.begin(), m_out.peers.end());
-        m_out.peers.erase(std::unique(m_out.peers.begin(), m_out.peers.end()), m_out.peers.end());
+        m_out.sends = postQueues(m_program, InstrKind::Send);
+        m_out.receives = postQueues(m_program, InstrKind::Recv);
     }
 
     const RunPlan& m_plan;

@@ -98,6 +98,15 @@ RunPlan makeRunPlan(const RunRequest& request) {
     return plan;
 }
 
+std::vector<int> peersOf(const RankPlan& plan) {
+    std::vector<int> peers;
+    for (const PostQueues* queues : {&plan.sends, &plan.receives})
+        for (const PeerQueue& q : queues->peers) peers.push_back(q.peer);
+    std::sort(peers.begin(), peers.end());
+    peers.erase(std::unique(peers.begin(), peers.end()), peers.end());
+    return peers;
+}
+
 RankPlan replicaRankPlan(const RunPlan& plan, int worldRank, int replicas) {
     const int ranks = plan.lowered.ranks;
     if (replicas < 1 || worldRank < 0 || worldRank >= ranks * replicas)
@@ -108,7 +117,8 @@ RankPlan replicaRankPlan(const RunPlan& plan, int worldRank, int replicas) {
     out.rank = worldRank;
     for (Step& s : out.steps)
         if (s.instr.kind == InstrKind::Send || s.instr.kind == InstrKind::Recv) s.instr.peer += base;
-    for (int& peer : out.peers) peer += base;
+    for (PostQueues* queues : {&out.sends, &out.receives})
+        for (PeerQueue& q : queues->peers) q.peer += base;
     return out;
 }
 

@@ -5,6 +5,7 @@
 // labels. Pure: no MPI, no device; the tests build plans for every registered schedule.
 
 #include "eval/project_simulation.h"
+#include "passes/post_queues.h"
 #include "passes/program.h"
 #include "plan/workload.h"
 
@@ -83,9 +84,9 @@ struct RankPlan {
     /// Gradient send buffers (each one boundary): most input gradients held between a B and the
     /// completion of its SEND_B, counting one send still in flight.
     std::int32_t gradientBuffers = 0;
-    std::vector<int> peers;                    ///< ranks it sends to or receives from, ascending
-    std::vector<std::int32_t> receivesInOrder; ///< indices of the Recv steps, in program order
-    std::vector<std::int32_t> sendsInOrder;    ///< indices of the Send steps, in program order
+    /// Its sends and receives per peer, in the order it posts them (core's rule, which the
+    /// prediction of the run times: passes/post_queues.h).
+    PostQueues sends, receives;
 };
 struct RunPlan {
     Project project; ///< scaled
@@ -107,6 +108,9 @@ RunPlan makeRunPlan(const RunRequest& request);
 /// labels (plan/rank_plan.cpp, in named steps). Throws std::logic_error when the slots it assigns
 /// differ from the lowering's count.
 RankPlan makeRankPlan(const RunPlan& plan, int rank);
+
+/// The ranks `plan`'s rank sends to or receives from, ascending.
+std::vector<int> peersOf(const RankPlan& plan);
 
 /// Data parallelism: `replicas` copies of the pipeline on `replicas * P` ranks (P = the lowering's
 /// ranks), replica k on ranks k·P .. k·P + P - 1, each running its pipeline rank's program. The

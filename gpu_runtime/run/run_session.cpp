@@ -227,7 +227,7 @@ void setUpLayer(DeviceLayer& layer, const MpiSession& mpi, const RunPlan& plan, 
     LayerSetup setup;
     setup.rank = mpi.rank();
     setup.ranks = mpi.size();
-    setup.peers = rankPlan.peers;
+    setup.peers = peersOf(rankPlan);
     setup.collectives = replicaCollectives(plan.lowered, replicas);
     for (const Collective& c : plan.lowered.collectives)
         setup.collectiveElements.push_back(

@@ -184,7 +184,7 @@ TEST_CASE("data-parallel replicas: each runs its pipeline's program among its ow
                 CHECK(a.peer / 2 == world / 2);
             }
         }
-        for (const int peer : replica.peers) CHECK(peer / 2 == world / 2);
+        for (const int peer : peersOf(replica)) CHECK(peer / 2 == world / 2);
     }
     CHECK_THROWS(replicaRankPlan(plan, 4, 2));
     // One all-reduce per stage over the same ranks of every replica.
