@@ -64,14 +64,9 @@ std::string joined(const std::vector<std::string>& specs) {
     return out;
 }
 
-} // namespace
-
-void bindFidelity(py::module_& m) {
-    py::class_<Fit>(m, "RuntimeFit",
-                    "torch's runtime model (torch-gloo) fitted to one measured run: per-stage compute, the "
-                    "framework's own time between actions, posting and transfer costs, their spread, and how "
-                    "many processors the ranks shared. Times in µs.")
-        .def_property_readonly("source", [](const Fit& f) { return f.record.source; })
+/// What a fit holds: its costs, notes and residual, read-only.
+void bindFitProperties(py::class_<Fit>& fit) {
+    fit.def_property_readonly("source", [](const Fit& f) { return f.record.source; })
         .def_property_readonly("model", [](const Fit& f) { return f.record.model; })
         .def_property_readonly("iterations", [](const Fit& f) { return f.record.iterations; })
         .def_property_readonly("ranks", [](const Fit& f) { return f.record.ranks; })
@@ -121,22 +116,26 @@ void bindFidelity(py::module_& m) {
                 return py::dict(py::arg("makespan_error") = f.record.residualMakespanError,
                                 py::arg("bubble_error") = f.record.residualBubbleError);
             },
-            "the fitted run predicted from the fit, against its measurement")
-        .def(
-            "check",
-            [](const Fit& f, const std::vector<std::string>& run) {
-                const std::vector<RankTrace> ranks = readTorchRun(filesOf(run));
-                FidelityReport report;
-                {
-                    py::gil_scoped_release release;
-                    report = predictRun(f.record.costs, ranks, joined(run));
-                }
-                return reportDict(report);
-            },
-            py::arg("run"),
-            "Predicts another measured run (its per-rank traces) and compares: makespan, bubble, per-rank "
-            "times, op errors; op_speed (the run's compute time over the prediction's) and the errors at "
-            "that speed (a diagnosis: what the schedule's timing leaves).")
+            "the fitted run predicted from the fit, against its measurement");
+}
+
+/// What a fit answers: another run checked, schedules predicted, the fit written.
+void bindFitMethods(py::class_<Fit>& fit) {
+    fit.def(
+           "check",
+           [](const Fit& f, const std::vector<std::string>& run) {
+               const std::vector<RankTrace> ranks = readTorchRun(filesOf(run));
+               FidelityReport report;
+               {
+                   py::gil_scoped_release release;
+                   report = predictRun(f.record.costs, ranks, joined(run));
+               }
+               return reportDict(report);
+           },
+           py::arg("run"),
+           "Predicts another measured run (its per-rank traces) and compares: makespan, bubble, per-rank "
+           "times, op errors; op_speed (the run's compute time over the prediction's) and the errors at "
+           "that speed (a diagnosis: what the schedule's timing leaves).")
         .def(
             "predict",
             [](const Fit& f, const std::vector<std::string>& names, int pp, int microbatches, int chunks,
@@ -169,24 +168,38 @@ void bindFidelity(py::module_& m) {
                 writeFileAtomically(path, runtimeFitToJson(f.record));
             },
             py::arg("path"), "Writes the fit file (*.fit.json) atomically.");
+}
 
+} // namespace
+
+void bindFidelity(py::module_& m) {
+    py::class_<Fit> fit(
+        m, "RuntimeFit",
+        "torch's runtime model (torch-gloo) fitted to one measured run: per-stage compute, the "
+        "framework's own time between actions, posting and transfer costs, their spread, and "
+        "how many processors the ranks shared. Times in µs.");
+    bindFitProperties(fit);
+    bindFitMethods(fit);
     m.def(
         "fit_torch_run",
-        [](const std::vector<std::string>& run) {
+        [](const std::vector<std::string>& run, std::optional<double> processors) {
             const std::vector<RankTrace> ranks = readTorchRun(filesOf(run));
             Fit out;
             {
                 py::gil_scoped_release release;
-                const RuntimeFit fit = fitRuntime(ranks, joined(run));
+                const RuntimeFit fit =
+                    fitRuntime(ranks, joined(run), processors ? *processors : kFindProcessors);
                 out.record = recordOf(fit, joined(run));
                 out.residual = fit.residual;
             }
             return out;
         },
-        py::arg("run"),
+        py::arg("run"), py::arg("processors") = py::none(),
         "Fits torch's runtime model to one measured run: its per-rank torch profiler traces (paths, or "
         "the common prefix RUN of RUN_rank0.json, RUN_rank1.json ..., or of repeated recordings "
-        "RUN_rep0_rank0.json ..., RUN_rep1_rank0.json ..., joined into one run).");
+        "RUN_rep0_rank0.json ..., RUN_rep1_rank0.json ..., joined into one run). processors: the "
+        "processors the ranks shared where known (0: one each), as `stagecraft-cli fidelity "
+        "--processors`; None finds the count whose replay comes closest to the run.");
     m.def(
         "load_fit",
         [](const std::filesystem::path& path) {

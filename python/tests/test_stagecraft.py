@@ -245,6 +245,15 @@ class Fidelity(unittest.TestCase):
             self.assertAlmostEqual(report["checks"][0]["op_speed"], check["op_speed"], places=12)
             self.assertAlmostEqual(report["checks"][0]["at_run_speed"]["makespan_error"],
                                    check["makespan_error_at_run_speed"], places=12)
+            # The processors the ranks shared, given as the CLI's --processors.
+            given = sc.fit_torch_run(self.run_of("ZBVZeroBubble"), processors=1.5)
+            self.assertEqual(given.shared_processors, 1.5)
+            args += ["--processors", "1.5"]
+            report = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+            self.assertAlmostEqual(report["residual"]["makespan_error"], given.residual["makespan_error"], places=12)
+        with self.assertRaises(sc.Error) as caught:
+            sc.fit_torch_run(self.run_of("ZBVZeroBubble"), processors=0.5)
+        self.assertEqual(caught.exception.id, "fit.processors")
 
     def test_a_project_calibrated_on_a_torch_run_times_every_schedule_with_its_fit(self):
         project = sc.Project().with_overrides(
