@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "eval/option_table.h"
+#include "eval/trace_read_options.h"
 #include "project/project_json.h"
 #include "project/project_validate.h"
 #include "sqlite_rank_reader.h"
@@ -31,14 +32,6 @@ void ProjectOptions::addTo(CLI::App& command) {
         ->type_name("PATH=VALUE");
 }
 
-void ProjectOptions::addIterationOption(CLI::App& command) {
-    command
-        .add_option("--iteration", traceIteration,
-                    "Which iteration of a trace of several (args.iteration of its slices); the last by "
-                    "default")
-        ->type_name("N");
-}
-
 void ProjectOptions::addTraceOptions(CLI::App& command) {
     command
         .add_option("--trace", tracePaths,
@@ -46,12 +39,7 @@ void ProjectOptions::addTraceOptions(CLI::App& command) {
                     "rank), torch _dump_chrometrace, Nsight Systems exports (.sqlite, JSON)")
         ->expected(1, -1)
         ->type_name("FILE...");
-    command.add_flag("--median", traceMedian,
-                     "Traces of other tools: every op at its median over the iterations the trace holds");
-    command
-        .add_option("--placement", placement,
-                    "Ranges named F{mb}.{chunk}: how (rank, chunk) gives the stage: loop or v")
-        ->check(CLI::IsMember({"loop", "v"}));
+    traceReading = std::make_shared<CliOptionTable>(command, traceReadOptions());
 }
 
 EvaluationInput ProjectOptions::input() const {
@@ -61,10 +49,8 @@ EvaluationInput ProjectOptions::input() const {
     in.schedules = splitNames(scheduleName);
     in.sets = sets;
     in.tracePath = tracePath;
-    in.traceIteration = traceIteration;
     in.tracePaths = tracePaths;
-    in.traceMedian = traceMedian;
-    in.chunkPlacement = placement == "v" ? ChunkPlacement::V : ChunkPlacement::Loop;
+    if (traceReading) readTraceOptions(traceReading->values(), in);
     in.sqliteReader = sqliteRankReader();
     in.serializeOverlap = serializeOverlap;
     in.orderOnly = orderOnly;

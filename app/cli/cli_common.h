@@ -7,9 +7,11 @@
 #include "eval/evaluation.h"
 #include "eval/evaluation_input.h"
 #include "generators/registry.h"
+#include "option_table_cli.h"
 #include "project/project.h"
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,21 +27,18 @@ struct ProjectOptions {
     std::string costsProject; ///< --project: the project whose costs a schedule file is timed with
     std::string scheduleName; ///< --schedule: one name, or a comma list where the command takes several
     std::vector<std::string> sets;
-    std::string tracePath;   ///< --trace, where the command offers it
-    int traceIteration = -1; ///< --iteration: which iteration of a trace of several (-1: the last)
+    std::string tracePath;               ///< the positional trace, where the command offers it
     std::vector<std::string> tracePaths; ///< --trace FILE...: the files of one measured run
-    bool traceMedian = false;            ///< --median: every op at its median over iterations
-    std::string placement = "loop";      ///< --placement: stages of chunk-named ranges (loop, v)
+    /// --iteration, --median, --placement: core's trace reading options (eval/trace_read_options.h).
+    std::shared_ptr<CliOptionTable> traceReading;
     bool serializeOverlap = false;
     bool scheduleRequired = true; ///< a project needs --schedule (a schedule file never does)
     bool acceptsScheduleFile = true;
     bool orderOnly = false; ///< the command draws or writes orders only (see EvaluationInput)
 
     void addTo(CLI::App& command);
-    /// --iteration, for commands that read a measured trace.
-    void addIterationOption(CLI::App& command);
-    /// --trace FILE... (one run, one file per rank where the tool writes one per rank), --median,
-    /// --placement.
+    /// --trace FILE... (one run, one file per rank where the tool writes one per rank) and core's
+    /// trace reading options (--iteration, --median, --placement).
     void addTraceOptions(CLI::App& command);
     /// Core's view of these options; `schedules` are the names --schedule lists.
     EvaluationInput input() const;

@@ -126,7 +126,6 @@ void addCalibrateCommand(CLI::App& app, CommandResult& result) {
     options->project.addTo(*command);
     options->project.addTraceOptions(*command);
     command->get_option("--trace")->required();
-    options->project.addIterationOption(*command);
     command->add_option("-o,--output", options->output, "Calibrated project to write (*.stagecraft.json)")
         ->required();
     command

@@ -50,7 +50,6 @@ void addOverlayCommand(CLI::App& app, CommandResult& result) {
     command->add_option("trace", options->project.tracePath,
                         "Measured trace of the schedule (the older form of --trace with one file)");
     options->project.addTraceOptions(*command);
-    options->project.addIterationOption(*command);
     command->add_flag("--json", options->json, "Machine-readable JSON");
     command->add_option("-o,--output", options->output,
                         std::string("Also write the chart with the measured overlay: ") + chartExtensions());

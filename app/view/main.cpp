@@ -5,7 +5,10 @@
 // Exit status: 0 success; 2 bad usage, no display, or (in --screenshot / --bench runs) a file that
 // could not be read; 1 a failure (no OpenGL context, a screenshot that cannot be written).
 
+#include "error.h"
+#include "eval/trace_read_options.h"
 #include "layout/chart_view.h"
+#include "option_table_cli.h"
 #include "view/viewer_session.h"
 
 #include <CLI/CLI.hpp>
@@ -68,11 +71,11 @@ std::optional<int> parseCommandLine(int argc, char** argv, ViewerOptions& o) {
                    "(*.stagecraft.json), stacked on one time axis")
         ->required();
     app.add_option(
-        "--project", o.load.costsProject,
+        "--project", o.load.input.projectPath,
         "Project whose model, cluster and costs time the schedule files (default: the built-in one)");
-    app.add_option("--set", o.load.sets, "Override a project field: --set parallel.pp=8 (repeatable)");
-    app.add_option("--iteration", o.load.traceIteration,
-                   "Which iteration of a trace of several (default: the last)");
+    app.add_option("--set", o.load.input.sets, "Override a project field: --set parallel.pp=8 (repeatable)");
+    // --iteration, --median, --placement: how a trace is read, as the CLI and the app read it.
+    const cli::CliOptionTable traceReading(app, traceReadOptions());
     app.add_option("--palette", o.chart.palette, "Chart style: paper, slides, colorblind, greyscale");
     app.add_flag("--comm", o.chart.showComm, "Draw communication lanes");
     std::string rows = measuredRowsName(o.chart.measuredRows);
@@ -104,6 +107,12 @@ std::optional<int> parseCommandLine(int argc, char** argv, ViewerOptions& o) {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         return app.exit(e) == 0 ? kViewExitOk : kViewExitBadInput;
+    }
+    try {
+        readTraceOptions(traceReading.values(), o.load.input);
+    } catch (const Error& e) {
+        std::fprintf(stderr, "stagecraft-view: %s\n", e.message().c_str());
+        return kViewExitBadInput;
     }
     o.chart.measuredRows = parseMeasuredRows(rows).value_or(MeasuredRows::Overlaid);
     return std::nullopt;

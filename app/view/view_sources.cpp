@@ -3,6 +3,7 @@
 #include "error.h"
 #include "eval/evaluation_input.h"
 #include "eval/runtime_fit.h"
+#include "eval/trace_read_options.h"
 #include "io/chrome_trace.h"
 #include "io/measured_trace.h"
 #include "io/trace_counters.h"
@@ -50,11 +51,9 @@ void guarded(ViewSource& s, const std::string& name, Read&& read) {
 }
 
 MeasuredTraceOptions runOptions(const LoadOptions& options) {
-    MeasuredTraceOptions o;
-    o.run.pick = IterationPick::One;
-    o.run.iteration = options.traceIteration;
-    o.sqlite = sqliteRankReader(); // Nsight Systems SQLite exports, as the app and the CLI read them
-    return o;
+    EvaluationInput input = options.input;
+    input.sqliteReader = sqliteRankReader(); // Nsight Systems SQLite exports, as the app and the CLI
+    return measuredTraceOptions(input);
 }
 
 /// A measured trace (core's MeasuredTrace) as the source of `files`.
@@ -118,8 +117,8 @@ ViewSource loadSource(const std::string& path, const LoadOptions& options) {
         }
         EvaluationInput input;
         input.path = path;
-        if (s.kind == SourceKind::Schedule) input.projectPath = options.costsProject;
-        input.sets = options.sets;
+        if (s.kind == SourceKind::Schedule) input.projectPath = options.input.projectPath;
+        input.sets = options.input.sets;
         AnalysisRequest request = loadAnalysisRequest(input);
         request.cancel = options.cancel;
         request.progress = options.evaluation;

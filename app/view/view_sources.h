@@ -53,9 +53,10 @@ struct ViewSource {
 
 /// How schedule files are timed and which iteration of a trace is read.
 struct LoadOptions {
-    std::string costsProject; ///< --project: costs, model and cluster for schedule files
-    std::vector<std::string> sets;
-    int traceIteration = -1;
+    /// What every file opens with, as the CLI's and the app's: --project (the costs, model and
+    /// cluster of schedule files), --set, and how a trace is read (--iteration, --median,
+    /// --placement: core's measuredTraceOptions). Each file's own path is set per file.
+    EvaluationInput input;
     /// Set to stop an evaluation of a schedule file or project between its steps (the source then
     /// holds the error "cancelled"); trace reads stop through io/read_progress.h.
     std::shared_ptr<const std::atomic<bool>> cancel;

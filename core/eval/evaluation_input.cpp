@@ -1,6 +1,7 @@
 #include "eval/evaluation_input.h"
 
 #include "error.h"
+#include "eval/trace_read_options.h"
 #include "file_io.h"
 #include "file_kind.h"
 #include "io/chrome_trace.h"
@@ -111,12 +112,7 @@ AnalysisRequest loadAnalysisRequest(const EvaluationInput& input) {
     if (!input.tracePath.empty()) traces.emplace_back(input.tracePath);
     for (const std::string& p : input.tracePaths) traces.emplace_back(p);
     if (!traces.empty()) {
-        MeasuredTraceOptions options;
-        options.run.iteration = input.traceIteration;
-        options.run.pick = input.traceMedian ? IterationPick::Median : IterationPick::One;
-        options.run.placement = input.chunkPlacement;
-        options.sqlite = input.sqliteReader;
-        request.trace = loadMeasuredTrace(traces, options);
+        request.trace = loadMeasuredTrace(traces, measuredTraceOptions(input));
     }
     return request;
 }

@@ -1,6 +1,7 @@
 #include "eval/export_request.h"
 
 #include "error.h"
+#include "eval/trace_read_options.h"
 #include "layout/palette.h"
 
 #include <array>
@@ -12,8 +13,9 @@ namespace {
 
 using enum OptionArity;
 
-// The order is the order of --help in both programs.
-constexpr std::array kExportOptions{
+// The order is the order of --help in both programs: these, the trace reading options
+// (eval/trace_read_options.h), then kChartOptions.
+constexpr std::array kInputOptions{
     OptionSpec{"schedule", "", 's', One, "NAME[,NAME...]",
                "Registered schedules to export, a comma list (see `stagecraft-cli list`); default: the "
                "project's own list; not with a schedule file"},
@@ -28,12 +30,9 @@ constexpr std::array kExportOptions{
                "Measured trace files of one run, drawn over their schedule in charts: a Stagecraft trace, "
                "torch profiler traces (one per rank: repeat --trace), torch _dump_chrometrace, Nsight "
                "Systems exports"},
-    OptionSpec{"iteration", "", 0, One, "N",
-               "Which iteration of a trace of several (args.iteration of its slices); the last by default"},
-    OptionSpec{"median", "", 0, Flag, "",
-               "Traces of other tools: every op at its median over the iterations the trace holds"},
-    OptionSpec{"placement", "", 0, One, "loop|v",
-               "Ranges named F{mb}.{chunk}: how (rank, chunk) gives the stage: loop (default) or v"},
+};
+
+constexpr std::array kChartOptions{
     OptionSpec{"palette", "", 0, One, "NAME", "Chart style: paper (default), slides, colorblind, greyscale"},
     OptionSpec{"width", "width-pt", 0, One, "PT", "Chart width in points, 100 to 5000 (default 500)"},
     OptionSpec{"columns", "", 0, One, "single|double",
@@ -50,8 +49,18 @@ constexpr std::array kExportOptions{
                "Charts: the papers' step grid, the schedules timed with unit costs (F = B = W = 1)"},
 };
 
+const std::vector<OptionSpec>& allOptions() {
+    static const std::vector<OptionSpec> all = [] {
+        std::vector<OptionSpec> out(kInputOptions.begin(), kInputOptions.end());
+        for (const OptionSpec& s : traceReadOptions()) out.push_back(s);
+        out.insert(out.end(), kChartOptions.begin(), kChartOptions.end());
+        return out;
+    }();
+    return all;
+}
+
 const OptionSpec& spec(std::string_view name) {
-    return findOption(kExportOptions, name);
+    return findOption(allOptions(), name);
 }
 
 double widthOf(const OptionValues& given) {
@@ -95,21 +104,13 @@ void readInput(const std::string& inputPath, const OptionValues& given, Evaluati
     in.sets = given.all(spec("set"));
     in.serializeOverlap = given.has("serialize-overlap");
     in.tracePaths = given.all(spec("trace"));
-    if (const auto iteration = given.one(spec("iteration")))
-        in.traceIteration = integerOption(spec("iteration"), *iteration, 0, INT_MAX);
-    in.traceMedian = given.has("median");
-    if (const auto placement = given.one(spec("placement"))) {
-        static constexpr std::array<std::string_view, 2> kPlacements{"loop", "v"};
-        in.chunkPlacement = choiceOption(spec("placement"), *placement, kPlacements) == "v"
-                                ? ChunkPlacement::V
-                                : ChunkPlacement::Loop;
-    }
+    readTraceOptions(given, in);
 }
 
 } // namespace
 
 std::span<const OptionSpec> exportOptions() {
-    return kExportOptions;
+    return allOptions();
 }
 
 ExportRequest exportRequestFrom(const std::string& inputPath, const std::string& output,

@@ -4,8 +4,10 @@
 #include "error.h"
 #include "eval/export_files.h"
 #include "eval/export_request.h"
+#include "eval/trace_read_options.h"
 #include "file_io.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <set>
@@ -46,6 +48,36 @@ TEST_CASE("the export's option table names each option once and describes it", "
     // What the issue asks both programs to take.
     for (const char* name : {"set", "unit-time", "width", "columns", "iteration", "trace", "rows", "dpi"})
         CHECK(names.count(name) == 1);
+}
+
+TEST_CASE("how a trace is read is one table and one translation for every front end", "[export]") {
+    // The export takes the trace reading options as they are (the CLI's overlay and calibrate and
+    // the viewer add the same table to their parsers).
+    for (const OptionSpec& spec : traceReadOptions()) {
+        INFO(spec.name);
+        const auto& all = exportOptions();
+        const auto it =
+            std::find_if(all.begin(), all.end(), [&](const OptionSpec& s) { return s.name == spec.name; });
+        REQUIRE(it != all.end());
+        CHECK(it->help == spec.help);
+        CHECK(it->valueName == spec.valueName);
+    }
+    EvaluationInput input;
+    readTraceOptions(given({{"iteration", "2"}, {"placement", "v"}}), input);
+    MeasuredTraceOptions options = measuredTraceOptions(input);
+    CHECK(options.run.pick == IterationPick::One);
+    CHECK(options.run.iteration == 2);
+    CHECK(options.run.placement == ChunkPlacement::V);
+    readTraceOptions(given({{"median", ""}}), input);
+    options = measuredTraceOptions(input);
+    CHECK(options.run.pick == IterationPick::Median);
+    try {
+        readTraceOptions(given({{"iteration", "-1"}}), input);
+        FAIL("a negative iteration was accepted");
+    } catch (const ValidationError& e) {
+        CHECK(e.id() == "option.value");
+        CHECK(std::string(e.what()).find("--iteration -1") != std::string::npos);
+    }
 }
 
 TEST_CASE("options become the request core's export takes", "[export]") {

@@ -7,6 +7,7 @@
 #include "eval/evaluation.h"
 #include "eval/evaluation_input.h"
 #include "eval/runtime_fit.h"
+#include "eval/trace_read_options.h"
 #include "io/chrome_trace.h"
 #include "io/trace_preview.h"
 #include "layout/chart_view.h"
@@ -109,6 +110,35 @@ TEST_CASE("per-rank torch profiler traces of several iterations read as the app 
     requireSameTrace(
         {kTraces + "Interleaved1F1B_pp2_m4_rank0.json", kTraces + "Interleaved1F1B_pp2_m4_rank1.json"});
     requireSameTrace({kTraces + "ZBVZeroBubble_pp2_m4_chrometrace.json"});
+}
+
+TEST_CASE("the viewer reads a trace with the CLI's --iteration and --median", "[sources]") {
+    const std::vector<std::string> files = recording("Interleaved1F1B");
+    for (const bool median : {false, true}) {
+        INFO("median " << median);
+        EvaluationInput cli; // what `stagecraft-cli overlay --trace ... --iteration 1 [--median]` reads
+        cli.tracePaths = files;
+        cli.traceIteration = 1;
+        cli.traceMedian = median;
+        cli.sqliteReader = sqliteRankReader();
+        const MeasuredTrace expected =
+            loadMeasuredTrace(std::vector<fs::path>(files.begin(), files.end()), measuredTraceOptions(cli));
+        view::LoadOptions options;
+        options.input.traceIteration = 1;
+        options.input.traceMedian = median;
+        const std::vector<view::ViewSource> sources = view::loadSources(files, options);
+        REQUIRE(sources.size() == 1);
+        INFO(sources.front().error);
+        REQUIRE(sources.front().trace);
+        CHECK(*sources.front().trace == *expected.timeline);
+        CHECK(sources.front().traceInfo.iteration == expected.info.iteration);
+    }
+    // The two readings differ, so the check above can fail.
+    view::LoadOptions one, middle;
+    one.input.traceIteration = 1;
+    middle.input.traceMedian = true;
+    CHECK_FALSE(*view::loadSources(files, one).front().trace ==
+                *view::loadSources(files, middle).front().trace);
 }
 
 TEST_CASE("repeated recordings of one run open as one run, as the app and the CLI join them", "[sources]") {
