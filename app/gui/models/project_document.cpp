@@ -3,6 +3,7 @@
 #include "error.h"
 #include "eval/evaluation_input.h"
 #include "eval/schedule_checks.h"
+#include "eval/trace_read_options.h"
 #include "gui/models/gpu_catalogue.h"
 #include "gui/models/project_commands.h"
 #include "io/chrome_trace.h"
@@ -178,9 +179,10 @@ void ProjectDocument::openTrace(const QString& path) {
 void ProjectDocument::openTraces(const QStringList& paths) {
     std::vector<std::filesystem::path> files;
     for (const QString& p : paths) files.emplace_back(p.toStdString());
-    MeasuredTraceOptions options;
-    options.sqlite = sqliteRankReader();
-    m_trace = loadMeasuredTrace(files, options);
+    // The CLI's default reading (the last complete iteration), through core's one translation.
+    EvaluationInput reading;
+    reading.sqliteReader = sqliteRankReader();
+    m_trace = loadMeasuredTrace(files, measuredTraceOptions(reading));
     emit traceChanged();
     emit projectChanged();
 }
