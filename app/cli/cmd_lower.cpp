@@ -11,7 +11,7 @@
 #include "io/programs_json.h"
 #include "io/schedule_file.h"
 #include "io/torch_comms_csv.h"
-#include "passes/iteration_tail.h"
+#include "passes/lower.h"
 #include "passes/lower_torch.h"
 #include "passes/replay.h"
 #include "text/text_programs.h"
@@ -101,8 +101,8 @@ LowerResult lowerFromOptions(const LowerCliOptions& options) {
         Lowered lowered = lowerLikeTorch(schedule, runtime, torch);
         return {std::move(lowered), std::move(schedule)};
     }
-    if (!options.noTail) schedule = addIterationTail(schedule, {});
-    return {lower(schedule, lowerOptions), std::nullopt};
+    return {options.noTail ? lower(schedule, lowerOptions) : lowerIteration(schedule, lowerOptions),
+            std::nullopt};
 }
 
 std::string summary(const Lowered& l, const ReplayOptions& replayOptions) {

@@ -1,7 +1,6 @@
 // `stagecraft-cli show [PROJECT|SCHEDULE_FILE] [--schedule NAME] [--set ...]`: the order-only
 // Gantt chart of a schedule in the terminal. Without --schedule, every schedule the project lists.
 #include "commands.h"
-#include "passes/iteration_tail.h"
 #include "passes/lower.h"
 #include "text/text_gantt.h"
 #include "text/text_programs.h"
@@ -47,7 +46,7 @@ void addShowCommand(CLI::App& app, CommandResult& result) {
             if (options->comm) {
                 CommViewOptions view;
                 view.maxInstructions = options->maxSteps;
-                std::cout << '\n' << formatCommView(lower(addIterationTail(schedule, {}), {}), view);
+                std::cout << '\n' << formatCommView(lowerIteration(schedule), view);
             }
             first = false;
         };

@@ -26,7 +26,7 @@ TailPlan planTail(const Schedule& in, const IterationTailOptions& options) {
     const std::size_t devices = std::size_t(std::max(in.devices, 0));
     // Which stage replicas already sync, and where each one's last backward op is: the sync is
     // posted right after it. "Last" in the order of a walk over devices, then positions.
-    std::vector<char> hasSync(slots, 0);
+    std::vector<char> hasSync(slots, 0), hasStep(slots, 0);
     constexpr std::size_t kNone = std::size_t(-1);
     std::vector<std::pair<std::size_t, std::size_t>> last(slots, {kNone, 0}); // (device, position)
     for (std::size_t d = 0; d < in.order.size(); ++d) {
@@ -35,6 +35,7 @@ TailPlan planTail(const Schedule& in, const IterationTailOptions& options) {
             const Op& op = ops[i];
             const std::size_t slot = std::size_t(op.pipe) * in.stagesPerPipe + op.stage;
             if (op.kind == OpKind::GradSync) hasSync[slot] = 1;
+            if (op.kind == OpKind::Optimizer) hasStep[slot] = 1;
             if (op.kind == lastKind) last[slot] = {d, i};
         }
     }
@@ -58,7 +59,8 @@ TailPlan planTail(const Schedule& in, const IterationTailOptions& options) {
             std::vector<Op>& steps = plan.steps[d];
             for (int pipe = 0; pipe < in.pipes; ++pipe)
                 for (int stage = 0; stage < in.stagesPerPipe; ++stage)
-                    if (std::size_t(in.slot(pipe, stage).device) == d)
+                    if (std::size_t(in.slot(pipe, stage).device) == d &&
+                        !hasStep[std::size_t(pipe) * in.stagesPerPipe + std::size_t(stage)])
                         steps.push_back(Op{OpKind::Optimizer, std::uint8_t(pipe),
                                            std::uint16_t(in.slot(pipe, stage).chunk), stage, -1});
             std::sort(steps.begin(), steps.end(), [](const Op& a, const Op& b) { return a.chunk < b.chunk; });

@@ -3,7 +3,8 @@
 // every stage replica that has none (data-parallel all-reduce or reduce-scatter, posted right
 // after the stage's last backward so it overlaps the rest of the backward pass, as Megatron's
 // overlapped grad reduce and breadth-first's per-stage reduce-scatter do), and an optimizer step
-// per stage at the end of each device's order.
+// per stage at the end of each device's order. Each is added only where the schedule has none, so
+// a schedule that has its tail already keeps it (the pass can run twice).
 
 #include "ir/schedule.h"
 

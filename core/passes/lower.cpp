@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "ir/op_index.h"
+#include "passes/iteration_tail.h"
 #include "sim/list_scheduler.h"
 #include "validate/validator.h"
 
@@ -245,6 +246,10 @@ Lowered lower(const Schedule& input, const LowerOptions& options) {
     }
     annotatePrograms(out, options);
     return out;
+}
+
+Lowered lowerIteration(const Schedule& schedule, const LowerOptions& options) {
+    return lower(addIterationTail(schedule, IterationTailOptions{}), options);
 }
 
 } // namespace stagecraft

@@ -33,6 +33,12 @@ struct LowerOptions {
 /// `options.boundaryBytes` does not fit the schedule.
 Lowered lower(const Schedule& schedule, const LowerOptions& options = {});
 
+/// The programs stagecraft-run executes for one iteration of `schedule`: the iteration tail it
+/// lacks added (passes/iteration_tail.h: a gradient sync per stage, an optimizer step per stage),
+/// then lowered. The one chain of passes the CLI's `lower` and `show --comm` and the Python
+/// module's `lower` use; a prediction's schedule has its tail already (lower it directly).
+Lowered lowerIteration(const Schedule& schedule, const LowerOptions& options = {});
+
 /// Fills in what follows from the instructions' identities and order: peers, tags, bytes,
 /// buffer slots, per-stage and per-rank buffer counts, groups of adjacent transfers, and the
 /// collectives of the gradient syncs. `lowered` must name a shape (ranks, pipes, stages,

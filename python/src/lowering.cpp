@@ -55,11 +55,13 @@ void bindLowering(py::module_& m) {
             if (like != "stagecraft" && like != "torch")
                 throw py::value_error("like must be 'stagecraft' or 'torch', not '" + like + "'");
             py::gil_scoped_release release;
-            return like == "torch" ? lowerLikeTorch(s) : lower(s);
+            return like == "torch" ? lowerLikeTorch(s) : lowerIteration(s);
         },
         py::arg("schedule"), py::arg("like") = "stagecraft",
-        "Lowers a schedule to per-rank programs: 'stagecraft' as stagecraft-run runs them, 'torch' as "
-        "torch.distributed.pipelining's _PipelineScheduleRuntime would.");
+        "Lowers a schedule to per-rank programs: 'stagecraft' as stagecraft-run runs one iteration "
+        "(with the gradient syncs and optimizer steps the schedule lacks, as `stagecraft-cli lower`), "
+        "'torch' as torch.distributed.pipelining's _PipelineScheduleRuntime would (torch adds its own "
+        "gradient reduction).");
 }
 
 } // namespace stagecraft::python

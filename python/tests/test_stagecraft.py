@@ -7,6 +7,7 @@ STAGECRAFT_CLI; the checks hold the module to what core computes, never to numbe
 import glob
 import json
 import os
+import re
 import subprocess
 import tempfile
 import threading
@@ -456,6 +457,14 @@ class Lowering(unittest.TestCase):
         lowered.check_deadlock_free("nccl")
         lowered.check_deadlock_free("mpi")
         self.assertTrue(lowered.program(0)[0].startswith("F s0 mb0"))
+        # One iteration as stagecraft-run runs it, as `stagecraft-cli lower` lowers it: the
+        # schedule's gradient sync and optimizer step on every rank.
+        self.assertEqual(lowered.program(3)[-2:], ["GRAD_SYNC s3 ranks r3", "OPTIMIZER s3"])
+        cli = os.environ.get("STAGECRAFT_CLI")
+        if cli:
+            listing = subprocess.run([cli, "lower", "-s", "1f1b"], check=True, capture_output=True, text=True)
+            ours = ["r%d: %s" % (r, line) for r in range(4) for line in lowered.program(r)]
+            self.assertEqual([l for l in listing.stdout.splitlines() if re.match(r"r\d+: ", l)], ours)
         torch_like = sc.lower(s, like="torch").to_torch_comms_csv().splitlines()
         self.assertEqual(len(torch_like), 4)
         self.assertTrue(torch_like[0].startswith("0UNSHARD,0F0,0SEND_F0"))

@@ -63,3 +63,16 @@ TEST_CASE("BitPipe p=4 m=4 programs match the golden", "[lower][golden]") {
     compareWithGolden("bitpipe_p4_m4",
                       beforeAndAfter(addIterationTail(generateSchedule("bitpipe", {4, 4, 1}), {})));
 }
+
+TEST_CASE("one iteration lowers with the tail the schedule lacks, and only that", "[lower]") {
+    const Schedule plain = generateSchedule("zb-v", ScheduleParams{4, 8, 2});
+    const Schedule tailed = addIterationTail(plain, {});
+    // The tail is added where the schedule has none: twice is once.
+    CHECK(addIterationTail(tailed, {}).order == tailed.order);
+    CHECK(lowerIteration(plain) == lower(tailed));
+    CHECK(lowerIteration(tailed) == lower(tailed));
+    std::size_t steps = 0;
+    for (const Program& p : lowerIteration(plain).programs)
+        for (const Instruction& in : p.instructions) steps += in.kind == InstrKind::Optimizer;
+    CHECK(steps == 8); // one per stage
+}
