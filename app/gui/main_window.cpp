@@ -160,6 +160,15 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     connect(m_gantt, &GanttView::panelActivated, m_memory, &MemoryPanel::showOutcome);
     connect(m_metrics, &MetricsPanel::scheduleActivated, m_memory, &MemoryPanel::showOutcome);
     connect(m_overlay, &OverlayPanel::closeTraceRequested, m_document, &ProjectDocument::clearTrace);
+    connect(m_overlay, &OverlayPanel::readingRequested, this, [this](int iteration, bool median) {
+        try {
+            m_document->setTraceReading(iteration, median);
+        } catch (const Error& e) {
+            m_messages->showMessage(tr("Cannot read that iteration: %1")
+                                        .arg(QString::fromStdString(e.message()))
+                                        .toHtmlEscaped());
+        }
+    });
     connect(m_overlay, &OverlayPanel::eventActivated, m_gantt, &GanttView::revealEvent);
     connect(m_search, &SearchPanel::message, this, [this](const QString& text) {
         m_messages->showMessage(text.toHtmlEscaped(), MessageBar::Kind::Info);
@@ -586,6 +595,9 @@ void MainWindow::onAnalysis(const AnalysisPtr& result) {
     const QString tracePath =
         m_document->trace() ? QString::fromStdString(m_document->trace()->path) : QString();
     m_overlay->setResult(result, tracePath);
+    if (const auto& trace = m_document->trace())
+        m_overlay->setIterations(trace->info.iterationIds, trace->info.iteration,
+                                 m_document->traceReading().traceMedian);
 
     QStringList notes;
     for (const ScheduleRefusal& f : result->refusals) {

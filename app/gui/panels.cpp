@@ -13,6 +13,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QClipboard>
+#include <QComboBox>
 #include <QCursor>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -23,6 +24,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScatterSeries>
+#include <QSignalBlocker>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QTextDocumentFragment>
@@ -285,6 +287,22 @@ OverlayPanel::OverlayPanel(QWidget* parent)
     m_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_label->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     layout->addWidget(m_label);
+    // Which iteration of a trace of several is compared: one of them, or the median over them
+    // (stagecraft-cli overlay --iteration N / --median).
+    m_iterationRow = new QWidget(this);
+    auto* row = new QHBoxLayout(m_iterationRow);
+    row->setContentsMargins(0, 0, 0, 0);
+    m_iteration = new QComboBox(m_iterationRow);
+    m_iteration->setObjectName(QStringLiteral("overlayIteration"));
+    m_iteration->setToolTip(tr("Which of the trace's iterations is compared with the prediction: one, or "
+                               "every op at its median over all of them"));
+    row->addWidget(new QLabel(tr("Iteration:"), m_iterationRow));
+    row->addWidget(m_iteration, 1);
+    layout->addWidget(m_iterationRow);
+    connect(m_iteration, &QComboBox::activated, this, [this](int index) {
+        const int id = m_iteration->itemData(index).toInt();
+        emit readingRequested(id < 0 ? -1 : id, id < 0);
+    });
     // What a user acts on: the ops that drifted most (a click shows one in the chart) and the
     // error per device, both sorted worst first.
     m_drift = new QTreeWidget(this);
@@ -307,8 +325,21 @@ OverlayPanel::OverlayPanel(QWidget* parent)
     setResult(nullptr, {});
 }
 
+void OverlayPanel::setIterations(const std::vector<int>& ids, int shown, bool median) {
+    const QSignalBlocker block(m_iteration);
+    m_iteration->clear();
+    m_iterationRow->setVisible(ids.size() > 1);
+    if (ids.size() <= 1) return;
+    m_iteration->addItem(tr("Median of %1 iterations").arg(ids.size()), -1);
+    for (const int id : ids)
+        m_iteration->addItem(id == ids.back() ? tr("%1 (the last)").arg(id) : QString::number(id), id);
+    const int at = median ? 0 : m_iteration->findData(shown);
+    m_iteration->setCurrentIndex(at < 0 ? m_iteration->count() - 1 : at);
+}
+
 void OverlayPanel::setResult(AnalysisPtr result, const QString& tracePath) {
     m_close->setVisible(!tracePath.isEmpty());
+    if (tracePath.isEmpty()) m_iterationRow->setVisible(false);
     m_drift->clear();
     m_devices->clear();
     const bool lists = result && result->overlay && result->measured && !tracePath.isEmpty();

@@ -12,7 +12,9 @@
 #include <QFrame>
 #include <QWidget>
 #include <functional>
+#include <vector>
 
+class QComboBox;
 class QLabel;
 class QListView;
 class QTableView;
@@ -102,14 +104,24 @@ class OverlayPanel : public QWidget {
     /// The list of the ops that drifted most, worst first (tests click its rows).
     QTreeWidget* driftList() const { return m_drift; }
     QTreeWidget* deviceList() const { return m_devices; }
+    /// Which of the trace's iterations is shown: `ids` the iterations it holds (TraceInfo's
+    /// iterationIds), `shown` the one read, `median` the median over all of them. Hidden for a
+    /// trace of one iteration.
+    void setIterations(const std::vector<int>& ids, int shown, bool median);
+    /// The iteration chooser (tests pick from it).
+    QComboBox* iterationBox() const { return m_iteration; }
   signals:
     void closeTraceRequested();
+    /// The user chose another iteration of the trace (an id), or the median over them.
+    void readingRequested(int iteration, bool median);
     /// A row of the drift list was activated: show that predicted event of that chart panel.
     void eventActivated(int panel, int event);
 
   private:
     void fillLists(const AnalysisResult& result);
     QLabel* m_label;
+    QWidget* m_iterationRow;
+    QComboBox* m_iteration;
     QTreeWidget* m_drift;
     QTreeWidget* m_devices;
     QPushButton* m_close;

@@ -4,6 +4,7 @@
 // predicted row; hovering a measured box names the op, both sides and the difference; the
 // export draws the same rows; unchecking brings the outlines back.
 
+#include "eval/trace_read_options.h"
 #include "gui/chart_export.h"
 #include "gui/gantt_view.h"
 #include "gui/main_window.h"
@@ -16,6 +17,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
 #include <QFile>
 #include <QMimeData>
 #include <QTemporaryDir>
@@ -53,12 +55,7 @@ class TestMeasuredRows : public QObject {
     void measuredRowsSitUnderTheirPredictionAndExport() {
         QTemporaryDir dir;
         Settings::instance().setMeasuredRows(QStringLiteral("overlaid")); // whatever a last run left
-        MainWindowOptions options;
-        options.offerRecovery = false;
-        options.confirmClose = false;
-        options.restoreGeometry = false;
-        options.autosaveDirectory = dir.filePath(QStringLiteral("autosave"));
-        MainWindow window(options);
+        MainWindow window(test::quietWindowOptions(dir));
         window.resize(1400, 900);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
@@ -185,6 +182,58 @@ class TestMeasuredRows : public QObject {
         QVERIFY(!view->composition().compared);
         QCOMPARE(view->frame().panels[std::size_t(panel)].rows, devices);
         QCOMPARE(view->composition().panels[std::size_t(panel)].measured, result->measured.get());
+    }
+
+    /// The overlay panel's Iteration chooser reads the trace again with another iteration, or the
+    /// median over them, as `stagecraft-cli overlay --iteration N / --median` reads it.
+    void iterationChooserReadsTheTraceAgain() {
+        QTemporaryDir dir;
+        MainWindow window(test::quietWindowOptions(dir));
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const QString run = QStringLiteral(STAGECRAFT_TORCH_RUNS_DIR "/pp2_h512/LoopedBFS_pp2_v2_m8_h512");
+        QCOMPARE(window.openPath(run + QStringLiteral(".csv")), QString());
+        window.flushAnalysis();
+        drop(&window, {run + QStringLiteral("_rank0.json"), run + QStringLiteral("_rank1.json")});
+        window.flushAnalysis();
+        QVERIFY2(window.runner()->latest()->overlay, qPrintable(window.messageBar()->text()));
+        const MeasuredTrace opened = *window.document()->trace();
+        const int iterations = opened.info.iterations;
+        QVERIFY(iterations > 1);
+        QCOMPARE(opened.info.iteration, opened.info.iterationIds.back()); // the last, as the CLI reads it
+
+        QComboBox* box = window.overlayPanel()->iterationBox();
+        QVERIFY(box->isVisible());
+        QCOMPARE(box->count(), iterations + 1); // the median, then each iteration
+        QCOMPARE(box->currentIndex(), iterations);
+
+        // The median over the iterations: what `overlay --median` reads.
+        box->setCurrentIndex(0);
+        emit box->activated(0);
+        window.flushAnalysis();
+        QVERIFY(window.document()->traceReading().traceMedian);
+        QVERIFY2(window.runner()->latest()->overlay, qPrintable(window.messageBar()->text()));
+        QVERIFY(!(*window.document()->trace()->timeline == *opened.timeline));
+        EvaluationInput cli;
+        cli.tracePaths = {(run + QStringLiteral("_rank0.json")).toStdString(),
+                          (run + QStringLiteral("_rank1.json")).toStdString()};
+        cli.traceMedian = true;
+        const MeasuredTrace expected = loadMeasuredTrace(opened.files, measuredTraceOptions(cli));
+        QVERIFY(*window.document()->trace()->timeline == *expected.timeline);
+        QCOMPARE(box->currentIndex(), 0);
+
+        // The first iteration.
+        const int first = opened.info.iterationIds.front();
+        box->setCurrentIndex(1);
+        emit box->activated(1);
+        window.flushAnalysis();
+        QVERIFY(!window.document()->traceReading().traceMedian);
+        QCOMPARE(window.document()->trace()->info.iteration, first);
+        QCOMPARE(box->currentIndex(), 1);
+
+        const QImage shot = window.grab().toImage();
+        QVERIFY(shot.save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/overlay-iteration.png")));
     }
 };
 

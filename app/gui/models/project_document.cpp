@@ -179,10 +179,25 @@ void ProjectDocument::openTrace(const QString& path) {
 void ProjectDocument::openTraces(const QStringList& paths) {
     std::vector<std::filesystem::path> files;
     for (const QString& p : paths) files.emplace_back(p.toStdString());
-    // The CLI's default reading (the last complete iteration), through core's one translation.
+    // A new trace opens at its last iteration, as in the CLI and the viewer.
     EvaluationInput reading;
     reading.sqliteReader = sqliteRankReader();
     m_trace = loadMeasuredTrace(files, measuredTraceOptions(reading));
+    m_traceReading = reading;
+    emit traceChanged();
+    emit projectChanged();
+}
+
+void ProjectDocument::setTraceReading(int iteration, bool median) {
+    EvaluationInput reading = m_traceReading;
+    reading.sqliteReader = sqliteRankReader();
+    reading.traceIteration = iteration;
+    reading.traceMedian = median;
+    if (m_trace && !m_trace->files.empty()) {
+        MeasuredTrace again = loadMeasuredTrace(m_trace->files, measuredTraceOptions(reading));
+        m_trace = std::move(again);
+    }
+    m_traceReading = reading;
     emit traceChanged();
     emit projectChanged();
 }

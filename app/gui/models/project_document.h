@@ -4,6 +4,7 @@
 // every change is undoable and every view hears of it through projectChanged().
 
 #include "eval/evaluation.h"
+#include "eval/evaluation_input.h"
 #include "project/project.h"
 
 #include <QObject>
@@ -81,6 +82,13 @@ class ProjectDocument : public QObject {
     void clearTrace();
     /// Show a trace already read (one refused for its shape, once the shape is applied).
     void setTrace(MeasuredTrace trace);
+    /// How the trace is read: which iteration, or the median over its iterations (the CLI's
+    /// --iteration and --median, through core's measuredTraceOptions). A new trace starts at the
+    /// last iteration.
+    const EvaluationInput& traceReading() const { return m_traceReading; }
+    /// Reads the trace's files again with that iteration (an id of TraceInfo::iterationIds, -1
+    /// the last) or the median; throws stagecraft::Error (the trace and its reading then stay).
+    void setTraceReading(int iteration, bool median);
 
     /// What the analysis needs, copied (it runs on another thread), with scheduleChecks().
     AnalysisRequest request() const;
@@ -106,6 +114,7 @@ class ProjectDocument : public QObject {
     QUndoStack m_undo;
     std::vector<ImportedSchedule> m_imported;
     std::optional<MeasuredTrace> m_trace;
+    EvaluationInput m_traceReading;
     QString m_proposedSavePath;
 };
 
