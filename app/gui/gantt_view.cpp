@@ -1,6 +1,7 @@
 #include "gui/gantt_view.h"
 
 #include "error.h"
+#include "eval/selection_links.h"
 #include "gui/chart_drag_editor.h"
 #include "gui/chart_ghost.h"
 #include "gui/models/release_off_thread.h"
@@ -321,14 +322,6 @@ QString GanttView::toolTipAt(const QPoint& viewportPos) const {
 }
 
 void GanttView::selectEvent(int panel, int event) {
-    if (panel == m_chart.comparedPanel && m_chart.compared && event >= 0 &&
-        m_chart.compared->isMeasured(std::size_t(event))) {
-        // A measured box selects its prediction, whose dependencies the schedule knows.
-        const ComparedRows& rows = *m_chart.compared;
-        const std::size_t m = rows.measuredEvent(std::size_t(event));
-        if (m >= rows.predictedOf.size() || rows.predictedOf[m] < 0) return;
-        event = rows.predictedOf[m];
-    }
     m_selection = std::make_pair(panel, event);
     m_producers.clear();
     m_consumers.clear();
@@ -338,8 +331,12 @@ void GanttView::selectEvent(int panel, int event) {
             const Prediction& p = m_result->outcomes[std::size_t(panel)].prediction;
             deps = std::make_unique<EventDependencies>(p);
         }
-        m_producers = deps->producers(event);
-        m_consumers = deps->consumers(event);
+        // What the click outlines is core's rule (eval/selection_links.h), as in the viewer: a
+        // measured box of paired rows shows its prediction's dependencies on the measured boxes.
+        const ComparedRows* rows = panel == m_chart.comparedPanel ? m_chart.compared.get() : nullptr;
+        SelectionLinks links = selectionLinks(*deps, event, rows);
+        m_producers = std::move(links.producers);
+        m_consumers = std::move(links.consumers);
         emit panelActivated(panel);
     }
     viewport()->update();

@@ -170,7 +170,10 @@ QString ScheduleEditController::shiftSelected(int by) {
 std::optional<Op> ScheduleEditController::selectedOp() {
     const auto selected = m_view->selection();
     const AnalysisPtr& result = m_view->result();
-    if (!m_session || !selected || selected->first != editedPanel(result)) {
+    // A measured box (a trace drawn in rows of its own) is no op of the design.
+    if (!m_session || !selected || selected->first != editedPanel(result) || selected->second < 0 ||
+        std::size_t(selected->second) >=
+            result->outcomes[std::size_t(selected->first)].prediction.timeline.events.size()) {
         m_messages->showMessage(
             tr("Select an op of the schedule being designed by hand first (Edit > Design by Hand).")
                 .toHtmlEscaped(),

@@ -58,7 +58,9 @@ void ScheduleEditController::toggleBlockOp(const Op& op) {
     };
     if (m_block.empty()) // the op selected by a plain click before joins
         if (const auto selected = m_view->selection();
-            selected && selected->first == editedPanel(m_view->result())) {
+            selected && selected->first == editedPanel(m_view->result()) && selected->second >= 0 &&
+            std::size_t(selected->second) <
+                m_view->result()->outcomes[std::size_t(selected->first)].prediction.timeline.events.size()) {
             const Op& first = m_view->result()
                                   ->outcomes[std::size_t(selected->first)]
                                   .prediction.timeline.events[std::size_t(selected->second)]

@@ -1,6 +1,7 @@
 #include "view/timeline_view.h"
 
 #include "error.h"
+#include "eval/selection_links.h"
 #include "ir/op_name.h"
 #include "layout/error_colors.h"
 #include "layout/gantt_layout.h"
@@ -178,44 +179,19 @@ void TimelineView::select(int panel, int event) {
     clearSelection();
     if (!m_chart || panel < 0 || std::size_t(panel) >= m_chart->panels().size()) return;
     m_selection = std::make_pair(panel, event);
+    // What the click outlines is core's rule (eval/selection_links.h), as in the app's chart.
     const ViewPanel& selected = m_chart->panels()[std::size_t(panel)];
-    if (selected.compared && event >= 0 && selected.compared->isMeasured(std::size_t(event))) {
-        // A measured box of paired rows: its prediction's dependencies, on the measured row.
-        const ComparedRows& rows = *selected.compared;
-        const std::size_t m = rows.measuredEvent(std::size_t(event));
-        const EventDependencies* deps = m_chart->dependencies(panel);
-        if (!deps || m >= rows.predictedOf.size() || rows.predictedOf[m] < 0) return;
-        auto measuredBoxes = [&](const std::vector<int>& events, std::vector<int>& out) {
-            for (int e : events)
-                if (e >= 0 && std::size_t(e) < rows.measuredOf.size() && rows.measuredOf[std::size_t(e)] >= 0)
-                    out.push_back(int(rows.rowEventOfMeasured(std::size_t(rows.measuredOf[std::size_t(e)]))));
-        };
-        measuredBoxes(deps->producers(rows.predictedOf[m]), m_producers);
-        measuredBoxes(deps->consumers(rows.predictedOf[m]), m_consumers);
-        return;
-    }
+    SelectionLinks links;
     if (const EventDependencies* deps = m_chart->dependencies(panel)) {
-        m_producers = deps->producers(event);
-        m_consumers = deps->consumers(event);
-        return;
+        links = selectionLinks(*deps, event, selected.compared);
+    } else if (selected.partner >= 0) {
+        // A trace in a panel of its own, paired with a prediction: the prediction's dependencies.
+        if (const EventDependencies* partner = m_chart->dependencies(selected.partner))
+            links = pairedSelectionLinks(*partner, event, selected.counterpart,
+                                         m_chart->panels()[std::size_t(selected.partner)].counterpart);
     }
-    // A measured op paired with a prediction: the prediction's dependencies, mapped through the
-    // matching both ways (a trace has no schedule of its own to ask).
-    const ViewPanel& vp = m_chart->panels()[std::size_t(panel)];
-    if (vp.partner < 0 || std::size_t(event) >= vp.counterpart.size() ||
-        vp.counterpart[std::size_t(event)] < 0)
-        return;
-    const ViewPanel& pred = m_chart->panels()[std::size_t(vp.partner)];
-    const EventDependencies* deps = m_chart->dependencies(vp.partner);
-    if (!deps) return;
-    auto back = [&](const std::vector<int>& events, std::vector<int>& out) {
-        for (int e : events)
-            if (e >= 0 && std::size_t(e) < pred.counterpart.size() && pred.counterpart[std::size_t(e)] >= 0)
-                out.push_back(pred.counterpart[std::size_t(e)]);
-    };
-    const int predicted = vp.counterpart[std::size_t(event)];
-    back(deps->producers(predicted), m_producers);
-    back(deps->consumers(predicted), m_consumers);
+    m_producers = std::move(links.producers);
+    m_consumers = std::move(links.consumers);
 }
 
 void TimelineView::jumpTo(int panel, int event) {

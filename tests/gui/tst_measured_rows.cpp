@@ -145,10 +145,14 @@ class TestMeasuredRows : public QObject {
         QVERIFY2(tip.contains(QStringLiteral(", measured<br>measured: starts ")), qPrintable(tip));
         QVERIFY2(tip.contains(QStringLiteral("<br>predicted: starts ")), qPrintable(tip));
         QVERIFY2(tip.contains(QStringLiteral("<br>difference: starts ")), qPrintable(tip));
-        // A click on it selects its prediction (whose dependencies the schedule knows).
+        // A click selects the measured box and outlines, on the measured rows, the measured ops
+        // its prediction waits for and that wait for it (core's selectionLinks, as the viewer).
         QTest::mouseClick(view->viewport(), Qt::LeftButton, Qt::NoModifier, at);
         QVERIFY(view->selection());
-        QCOMPARE(view->selection()->second, rows->predictedOf[slowest]);
+        QCOMPARE(view->selection()->second, int(rows->rowEventOfMeasured(slowest)));
+        QVERIFY(!view->producerEvents().empty() || !view->consumerEvents().empty());
+        for (const std::vector<int>* linked : {&view->producerEvents(), &view->consumerEvents()})
+            for (const int e : *linked) QVERIFY(rows->isMeasured(std::size_t(e)));
         view->clearSelection();
 
         // The chart (the window's docks would show this machine's paths), for docs/gui.md: refreshed
