@@ -313,10 +313,7 @@ QString GanttView::toolTipAt(const QPoint& viewportPos) const {
         const TimelineEvent& m =
             m_result->measured->events[std::size_t(m_measuredOf[std::size_t(hit->event)])];
         text += QStringLiteral("<br><span style='color:#d62728'>measured: ") +
-                describeEvent(m, o.prediction.timeline.shape.splitBackward, false)
-                    .section(QLatin1Char('\n'), 1)
-                    .toHtmlEscaped() +
-                QStringLiteral("</span>");
+                QString::fromStdString(eventTimesText(m, false)).toHtmlEscaped() + QStringLiteral("</span>");
     }
     return text;
 }

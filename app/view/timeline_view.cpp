@@ -262,12 +262,13 @@ void TimelineView::drawTooltip(int panel, int event) const {
         return;
     }
     const TimelineEvent& e = vp.timeline->events[std::size_t(event)];
-    const bool u = vp.unitless;
+    // Core's hover text (the app's chart says the same): the op and its device, then its times.
+    const std::string text = eventHoverText(e, vp.timeline->shape.splitBackward, vp.unitless);
+    const std::size_t cut = text.find('\n');
     ImGui::BeginTooltip();
-    ImGui::TextUnformatted(eventTitle(e, vp.timeline->shape.splitBackward).c_str());
-    ImGui::TextDisabled("%s · device %d", vp.title.c_str(), e.device);
-    ImGui::Text("start %s   end %s", durationText(e.start, u).c_str(), durationText(e.end, u).c_str());
-    ImGui::Text("duration %s", durationText(e.duration(), u).c_str());
+    ImGui::TextUnformatted(text.substr(0, cut).c_str());
+    ImGui::TextDisabled("%s", vp.title.c_str());
+    ImGui::TextUnformatted(text.substr(cut + 1).c_str());
     if (vp.partner >= 0 && std::size_t(event) < vp.counterpart.size() &&
         vp.counterpart[std::size_t(event)] >= 0) {
         const ViewPanel& other = m_chart->panels()[std::size_t(vp.partner)];
@@ -276,9 +277,7 @@ void TimelineView::drawTooltip(int panel, int event) const {
         const TimelineEvent& pred = measured ? o : e;
         const TimelineEvent& meas = measured ? e : o;
         ImGui::Separator();
-        ImGui::Text("%s: start %s, duration %s", measured ? "predicted" : "measured",
-                    durationText(o.start, other.unitless).c_str(),
-                    durationText(o.duration(), other.unitless).c_str());
+        ImGui::Text("%s: %s", measured ? "predicted" : "measured", eventTimesText(o, other.unitless).c_str());
         if (pred.duration() > 0) {
             const double err = (meas.duration() - pred.duration()) / pred.duration() * 100;
             const Color c = durationErrorColor(pred.duration(), meas.duration());

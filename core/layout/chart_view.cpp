@@ -2,6 +2,7 @@
 
 #include "ir/op_name.h"
 #include "layout/chart_frame.h"
+#include "number_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -79,6 +80,17 @@ std::string eventTitle(const TimelineEvent& e, bool splitBackward) {
         break;
     }
     return "Transfer of " + name;
+}
+
+std::string eventTimesText(const TimelineEvent& e, bool unitless) {
+    const auto time = [&](double t) { return unitless ? unitsText(t) : durationText(t); };
+    return "start " + time(e.start) + " · end " + time(e.end) + " · duration " + time(e.duration());
+}
+
+std::string eventHoverText(const TimelineEvent& e, bool splitBackward, bool unitless) {
+    std::string head = eventTitle(e, splitBackward) + " · device " + std::to_string(e.device);
+    if (e.peer >= 0) head += " → " + std::to_string(e.peer);
+    return head + '\n' + eventTimesText(e, unitless);
 }
 
 } // namespace stagecraft

@@ -112,4 +112,20 @@ TEST_CASE("A hover names an event the same way in every front end", "[layout][ch
     e.comm = CommKind::Gradient;
     e.op.kind = OpKind::B;
     CHECK(eventTitle(e, false) == "Send gradient of 2B0");
+
+    // The whole hover text: title and device (a transfer's peer), then the times in the chart's
+    // units, as the app's chart and the viewer show it.
+    e.device = 2;
+    e.peer = 1;
+    e.start = 1200;
+    e.end = 3450;
+    CHECK(eventHoverText(e, false, false) ==
+          "Send gradient of 2B0 · device 2 → 1\nstart 1.2 ms · end 3.45 ms · duration 2.25 ms");
+    e.lane = Lane::Compute;
+    e.peer = -1;
+    e.start = 12;
+    e.end = 14.5;
+    CHECK(eventHoverText(e, true, true) ==
+          "2I0 · device 2\nstart 12 units · end 14.5 units · duration 2.5 units");
+    CHECK(eventTimesText(e, true) == "start 12 units · end 14.5 units · duration 2.5 units");
 }
