@@ -465,7 +465,7 @@ void GanttView::paintEvent(QPaintEvent*) {
     paintOverlays(painter, t0, t1, visible.top(), visible.bottom());
     paintHighlights(painter);
     if (m_dragEditor) m_dragEditor->paintSelection(painter);
-    if (m_drag == Drag::Edit) m_dragEditor->paintDrag(painter);
+    if (m_drag == Drag::Edit && m_dragEditor) m_dragEditor->paintDrag(painter);
     painter.restore();
 
     // The axis: ticks for the window, in the chart's unit. When the chart is taller than the

@@ -337,7 +337,7 @@ void OverlayPanel::setIterations(const std::vector<int>& ids, int shown, bool me
     m_iteration->setCurrentIndex(at < 0 ? m_iteration->count() - 1 : at);
 }
 
-void OverlayPanel::setResult(AnalysisPtr result, const QString& tracePath) {
+void OverlayPanel::setResult(const AnalysisPtr& result, const QString& tracePath) {
     m_close->setVisible(!tracePath.isEmpty());
     if (tracePath.isEmpty()) m_iterationRow->setVisible(false);
     m_drift->clear();

@@ -99,7 +99,7 @@ class OverlayPanel : public QWidget {
     Q_OBJECT
   public:
     explicit OverlayPanel(QWidget* parent = nullptr);
-    void setResult(AnalysisPtr result, const QString& tracePath);
+    void setResult(const AnalysisPtr& result, const QString& tracePath);
     QString text() const; ///< everything shown, as plain text (tests)
     /// The list of the ops that drifted most, worst first (tests click its rows).
     QTreeWidget* driftList() const { return m_drift; }

@@ -67,7 +67,7 @@ void ChartView::setLeftTime(double t) {
 }
 
 std::string eventTitle(const TimelineEvent& e, bool splitBackward) {
-    const std::string name = opName(e.op, splitBackward);
+    std::string name = opName(e.op, splitBackward);
     if (e.lane != Lane::Comm) return name;
     switch (e.comm) {
     case CommKind::Activation:
