@@ -6,6 +6,7 @@
 #include "bindings.h"
 #include "eval/calibration.h"
 #include "eval/evaluation_input.h"
+#include "eval/trace_read_options.h"
 #include "ir/op_name.h"
 
 #include <pybind11/stl.h>
@@ -19,11 +20,12 @@ AnalysisRequest requestWithTrace(const Project& project, const std::string& sche
     AnalysisRequest request;
     request.project = project;
     request.project.schedules = {schedule};
-    MeasuredTraceOptions options;
-    options.run.iteration = iteration;
-    options.run.pick = median ? IterationPick::Median : IterationPick::One;
+    // Read as the CLI reads `--iteration N` / `--median` (core's one translation).
+    EvaluationInput reading;
+    reading.traceIteration = iteration;
+    reading.traceMedian = median;
     std::vector<std::filesystem::path> paths(traces.begin(), traces.end());
-    request.trace = loadMeasuredTrace(paths, options);
+    request.trace = loadMeasuredTrace(paths, measuredTraceOptions(reading));
     return request;
 }
 
@@ -86,10 +88,12 @@ void bindMeasured(py::module_& m) {
                     py::dict(py::arg("makespan_error") = report.listAfter.makespanError,
                              py::arg("bubble_predicted") = report.listAfter.bubblePredicted,
                              py::arg("bubble_measured") = report.listAfter.bubbleMeasured),
-                py::arg("runtime_fit") = report.runtime ? py::object(py::str(describeRuntimeFit(*report.runtime)))
-                                                        : py::object(py::none()),
-                py::arg("runtime_refusal") = report.runtimeRefusal.empty() ? py::object(py::none())
-                                                                           : py::object(py::str(report.runtimeRefusal)),
+                py::arg("runtime_fit") = report.runtime
+                                             ? py::object(py::str(describeRuntimeFit(*report.runtime)))
+                                             : py::object(py::none()),
+                py::arg("runtime_refusal") = report.runtimeRefusal.empty()
+                                                 ? py::object(py::none())
+                                                 : py::object(py::str(report.runtimeRefusal)),
                 py::arg("note") = report.project.costs.note);
             return py::make_tuple(report.project, summary);
         },
