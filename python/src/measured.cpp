@@ -16,7 +16,8 @@ namespace stagecraft::python {
 namespace {
 
 AnalysisRequest requestWithTrace(const Project& project, const std::string& schedule,
-                                 const std::vector<std::string>& traces, int iteration, bool median) {
+                                 const std::vector<std::string>& traces, int iteration, bool median,
+                                 const std::string& placement) {
     AnalysisRequest request;
     request.project = project;
     request.project.schedules = {schedule};
@@ -24,6 +25,9 @@ AnalysisRequest requestWithTrace(const Project& project, const std::string& sche
     EvaluationInput reading;
     reading.traceIteration = iteration;
     reading.traceMedian = median;
+    OptionValues given; // --placement's rule and message
+    given.add("placement", placement);
+    readTraceOptions(given, reading);
     std::vector<std::filesystem::path> paths(traces.begin(), traces.end());
     request.trace = loadMeasuredTrace(paths, measuredTraceOptions(reading));
     return request;
@@ -52,22 +56,25 @@ void bindMeasured(py::module_& m) {
     m.def(
         "overlay",
         [](const Project& project, const std::string& schedule, const std::vector<std::string>& traces,
-           int iteration, bool median) {
-            const AnalysisRequest request = requestWithTrace(project, schedule, traces, iteration, median);
+           int iteration, bool median, const std::string& placement) {
+            const AnalysisRequest request =
+                requestWithTrace(project, schedule, traces, iteration, median, placement);
             const AnalysisResult result = analyzeOrRaise(request);
             if (!result.overlay) throw ValidationError("overlay.mismatch", "trace", result.overlayError);
             return overlayDict(result.overlay->report,
                                result.outcomes[result.overlay->outcome].prediction.timeline);
         },
         py::arg("project"), py::arg("schedule"), py::arg("traces"), py::arg("iteration") = -1,
-        py::arg("median") = false,
+        py::arg("median") = false, py::arg("placement") = "loop",
         "A measured trace (one file, or a run's per-rank files) against the project's prediction of "
-        "`schedule`: makespan, bubble and op errors, as `stagecraft-cli overlay`.");
+        "`schedule`: makespan, bubble and op errors, as `stagecraft-cli overlay` (placement: how "
+        "ranges named F{mb}.{chunk} give the stage, 'loop' or 'v', as --placement).");
     m.def(
         "calibrate",
         [](const Project& project, const std::string& schedule, const std::vector<std::string>& traces,
-           int iteration, bool median, double inputShare, bool runtimeModel) {
-            const AnalysisRequest request = requestWithTrace(project, schedule, traces, iteration, median);
+           int iteration, bool median, double inputShare, bool runtimeModel, const std::string& placement) {
+            const AnalysisRequest request =
+                requestWithTrace(project, schedule, traces, iteration, median, placement);
             CalibrationOptions options;
             options.inputShare = inputShare;
             options.runtimeModel = runtimeModel;
@@ -99,6 +106,7 @@ void bindMeasured(py::module_& m) {
         },
         py::arg("project"), py::arg("schedule"), py::arg("traces"), py::arg("iteration") = -1,
         py::arg("median") = false, py::arg("input_share") = 0.5, py::arg("runtime_model") = true,
+        py::arg("placement") = "loop",
         "Fits the project's manual costs to a measured trace of `schedule` and, from a torch profiler "
         "run, the runtime model, which the calibrated project keeps and times every schedule with (as "
         "`stagecraft-cli calibrate`; runtime_model=False: the list scheduler only): returns (calibrated "

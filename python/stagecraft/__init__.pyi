@@ -214,7 +214,12 @@ def simulate(project: Project, schedule: str) -> Simulation: ...
 def simulate(project: Project, schedule: Schedule) -> Simulation: ...
 def lower(schedule: Schedule, like: str = "stagecraft") -> Lowered: ...
 def overlay(
-    project: Project, schedule: str, traces: Sequence[str], iteration: int = -1, median: bool = False
+    project: Project,
+    schedule: str,
+    traces: Sequence[str],
+    iteration: int = -1,
+    median: bool = False,
+    placement: str = "loop",
 ) -> dict[str, Any]: ...
 def calibrate(
     project: Project,
@@ -224,4 +229,5 @@ def calibrate(
     median: bool = False,
     input_share: float = 0.5,
     runtime_model: bool = True,
+    placement: str = "loop",
 ) -> tuple[Project, dict[str, Any]]: ...

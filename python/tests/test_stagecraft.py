@@ -321,6 +321,13 @@ class MeasuredTraces(unittest.TestCase):
                     "--set", "parallel.microbatches=4", "--set", "model.hidden=256", "--set", "model.seq_len=128"]
             printed = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
             self.assertAlmostEqual(printed["makespan"]["error"], report["makespan_error"], places=12)
+        # --placement's rule and message are core's: a Stagecraft trace names its stages, so "v"
+        # changes nothing; a placement that is neither is refused as the CLI refuses it.
+        self.assertEqual(sc.overlay(self.project, "zb-h1", [self.trace], placement="v"), report)
+        with self.assertRaises(sc.Error) as caught:
+            sc.overlay(self.project, "zb-h1", [self.trace], placement="zigzag")
+        self.assertEqual(caught.exception.id, "option.value")
+        self.assertIn("--placement zigzag: must be one of loop, v", str(caught.exception))
 
     def test_calibration_brings_the_prediction_to_the_run(self):
         calibrated, report = sc.calibrate(self.project, "zb-h1", [self.trace])
