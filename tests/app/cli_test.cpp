@@ -556,6 +556,13 @@ TEST_CASE("overlay reads one iteration of a measured trace of several", "[cli][o
     const Run missing = cli(base + " --iteration 5");
     CHECK(missing.status == 2);
     CHECK_THAT(missing.out, Catch::Contains("iteration 5 is not in the trace; it holds iterations 0, 1"));
+    // The reading options are core's table: its rules and messages (as the export and the viewer).
+    const Run negative = cli(base + " --iteration -2");
+    CHECK(negative.status == 2);
+    CHECK_THAT(negative.out, Catch::Contains("--iteration -2: must be a whole number"));
+    const Run placement = cli(base + " --placement zigzag");
+    CHECK(placement.status == 2);
+    CHECK_THAT(placement.out, Catch::Contains("--placement zigzag: must be one of loop, v"));
     std::filesystem::remove_all(dir);
 }
 

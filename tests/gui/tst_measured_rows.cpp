@@ -153,6 +153,8 @@ class TestMeasuredRows : public QObject {
         QVERIFY(!view->producerEvents().empty() || !view->consumerEvents().empty());
         for (const std::vector<int>* linked : {&view->producerEvents(), &view->consumerEvents()})
             for (const int e : *linked) QVERIFY(rows->isMeasured(std::size_t(e)));
+        QVERIFY(view->grab().toImage().save(
+            QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/measured-rows-selected.png")));
         view->clearSelection();
 
         // The chart (the window's docks would show this machine's paths), for docs/gui.md: refreshed

@@ -439,3 +439,18 @@ TEST_CASE("without a display it exits 2 and says what to do", "[no_display]") {
     CHECK(r.err.find("no display") != std::string::npos);
     CHECK(r.err.find("xvfb-run") != std::string::npos);
 }
+
+TEST_CASE("the trace reading options are core's, with core's messages", "[no_display]") {
+    // Parsed before any window opens: no display is needed to be told.
+    const std::string trace = quoted(kSource + "/tests/fuzz/corpus/chrome_trace/stagecraft_1f1b.json");
+    Run r = runViewer(trace + " --placement zigzag", "env -u DISPLAY -u WAYLAND_DISPLAY");
+    CHECK(r.status == 2);
+    CHECK(r.err.find("--placement zigzag: must be one of loop, v") != std::string::npos);
+    r = runViewer(trace + " --iteration -3", "env -u DISPLAY -u WAYLAND_DISPLAY");
+    CHECK(r.status == 2);
+    CHECK(r.err.find("--iteration -3: must be a whole number") != std::string::npos);
+    // Accepted options get as far as the display check.
+    r = runViewer(trace + " --median --placement v", "env -u DISPLAY -u WAYLAND_DISPLAY");
+    CHECK(r.status == 2);
+    CHECK(r.err.find("no display") != std::string::npos);
+}
