@@ -261,6 +261,7 @@ Samples collect(const std::vector<RankTrace>& ranks, int k, int stages, bool old
                     s.reshard.push_back(d);
                     break;
                 case RangeKind::Other:
+                case RangeKind::R: // stagecraft-run's recompute: no primitive of torch's runtime
                     break;
                 }
                 // A transfer the consumer waited for: from the later post to its arrival.

@@ -46,8 +46,7 @@ struct Claimed {
     std::int32_t pid = 0;        ///< in 0..kMaxPid
     std::int32_t iteration = -1; ///< args.iteration; -1 when absent
     bool chunkKnown = true;
-    bool fromName = false;      ///< identity read from a "PP:2F0"-style name
-    bool gpuAnnotation = false; ///< Kineto's gpu_user_annotation (preferred over host annotations)
+    bool fromName = false; ///< identity read from a "2F0"-style name
 };
 /// A deque, not a vector: it grows block by block, never holding two copies while it grows.
 using ClaimedSlices = std::deque<Claimed>;
@@ -140,8 +139,10 @@ class SliceReader {
             const FlatValue* name = find(event, "name");
             std::optional<Op> action;
             if (name && name->isString()) action = opOfName(name->text);
+            // Only Stagecraft's categories: a range another tool named with an action string
+            // (torch's "PP:2F0" user annotations) is that tool's reader's (io/torch_trace.h).
+            if (!ours) return;
             if (!action) {
-                if (!ours) return; // not a pipeline slice
                 if (args && !args->isObject()) fail(i, "args", args, "must be an object");
                 fail(i, "args.kind", nullptr,
                      "a '" + std::string(cat) +
@@ -149,7 +150,6 @@ class SliceReader {
                          "action string such as '2F0'");
             }
             c.fromName = true;
-            c.gpuAnnotation = cat == "gpu_user_annotation";
             c.chunkKnown = false;
             c.event.op = *action;
             if (action->stage > kMaxIndex || action->mb > kMaxIndex)
@@ -634,12 +634,6 @@ Timeline readTrace(ByteSource& in, const std::string& source, const TraceReadOpt
 
     TraceInfo found;
     ClaimedSlices& slices = reader.slices();
-    // Kineto projects each "PP:" annotation onto the GPU stream as well; when it does, the GPU copy
-    // is the one that times the op.
-    if (std::any_of(slices.begin(), slices.end(), [](const Claimed& c) { return c.gpuAnnotation; }))
-        slices.erase(std::remove_if(slices.begin(), slices.end(),
-                                    [](const Claimed& c) { return c.fromName && !c.gpuAnnotation; }),
-                     slices.end());
     selectIteration(slices, options, source, found);
 
     Timeline timeline;
@@ -662,8 +656,9 @@ Timeline readTrace(ByteSource& in, const std::string& source, const TraceReadOpt
         if (slices.empty())
             throw ParseError(
                 "trace.empty", source, 0, 0,
-                "no slice is a pipeline op: expected Stagecraft slices (cat F, B, W, ...) or slices "
-                "named with torch action strings such as 'PP:2F0'");
+                "no slice is a pipeline op: expected Stagecraft slices (cat F, B, W, ... with the op in "
+                "args or named with an action string such as '2F0'); ranges torch named ('PP:2F0') "
+                "are read as a torch trace (readMeasuredTrace)");
         const int devices = mapPidsToDevices(slices);
         inferChunks(slices, devices);
         timeline.shape = inferShape(slices, devices);

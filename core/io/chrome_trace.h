@@ -1,8 +1,9 @@
 #pragma once
 // Chrome trace event JSON, the file format of a Timeline: every trace Stagecraft writes opens in
-// Perfetto (ui.perfetto.dev) as is, and reads back into the same Timeline. The reader also takes
-// traces of other tools whose slices are named with torch action strings ("PP:2F0" annotations
-// of the PyTorch profiler). docs/trace-format.md describes the mapping.
+// Perfetto (ui.perfetto.dev) as is, and reads back into the same Timeline. The reader claims
+// Stagecraft's categories only; ranges torch named ("PP:2F0" annotations of the PyTorch
+// profiler) are io/torch_trace.h's, reached through io/measured_trace.h (one reader per format).
+// docs/trace-format.md describes the mapping.
 
 #include "sim/timeline.h"
 
@@ -76,9 +77,9 @@ void writeChromeTrace(const Timeline& timeline, const std::filesystem::path& pat
                       const ChromeTraceOptions& options = {});
 
 /// Reads a trace (object form or bare array). Bad JSON is a ParseError("trace.json") with line
-/// and column; a slice the reader claims (a Stagecraft category, or a name that is an action
-/// string) with a bad field is a ParseError("trace.event") naming traceEvents[i], the field, the
-/// value and the rule. Events it does not understand are skipped. `source` names the text in
+/// and column; a slice the reader claims (a Stagecraft category, its op in args or its name an
+/// action string such as "2F0") with a bad field is a ParseError("trace.event") naming traceEvents[i], the
+/// field, the value and the rule. Events it does not understand are skipped. `source` names the text in
 /// messages (usually the file path). Reads with default options.
 Timeline parseChromeTrace(std::string_view text, const std::string& source);
 Timeline readChromeTrace(const std::filesystem::path& path);

@@ -53,6 +53,9 @@ std::string torchActionName(const ActionRange& r) {
     case RangeKind::Reshard:
         type = "RESHARD";
         break;
+    case RangeKind::R:
+        type = "R";
+        break;
     case RangeKind::Other:
         return {};
     }

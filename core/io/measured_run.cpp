@@ -23,10 +23,11 @@ namespace {
 /// Stages and micro-batches beyond this are not a pipeline a person ran; refusing them keeps
 /// shapes (and the vectors sized by them) small.
 constexpr int kMaxIndex = 1 << 20;
-constexpr std::size_t kRangeKindCount = std::size_t(RangeKind::Reshard) + 1;
+constexpr std::size_t kRangeKindCount = std::size_t(RangeKind::R) + 1;
 
+/// An op of the timeline: torch's compute actions and stagecraft-run's recomputes.
 bool isCompute(RangeKind k) {
-    return isComputeRange(k);
+    return isComputeRange(k) || k == RangeKind::R;
 }
 
 std::uint64_t keyOf(RangeKind kind, int stage, int mb) {
@@ -128,6 +129,8 @@ const char* rangeKindName(RangeKind k) {
         return "UNSHARD";
     case RangeKind::Reshard:
         return "RESHARD";
+    case RangeKind::R:
+        return "R";
     }
     return "?";
 }
@@ -173,6 +176,7 @@ bool parseRangeName(std::string_view name, ActionRange& range, std::string* why)
         {"I", RangeKind::I, true},
         {"B", RangeKind::B, true},
         {"W", RangeKind::W, true},
+        {"R", RangeKind::R, true}, // after RECV_*, RESHARD and REDUCE_GRAD, which start with R too
     };
     for (const Type& t : kTypes) {
         if (rest.substr(0, t.text.size()) != t.text) continue;
@@ -193,7 +197,7 @@ bool parseRangeName(std::string_view name, ActionRange& range, std::string* why)
         return true;
     }
     return refuse("names no torch action type (F, I, B, W, SEND_F, RECV_F, SEND_B, RECV_B, UNSHARD, "
-                  "RESHARD, REDUCE_GRAD)");
+                  "RESHARD, REDUCE_GRAD) nor a recompute (R)");
 }
 
 int parsePipelineRangeName(std::string_view name, ActionRange& range, std::string* why) {
@@ -660,7 +664,10 @@ void Assembly::assembleDevice(int d, Timeline& timeline, MeasuredRunInfo& info) 
             continue;
         }
         if (first.mb < 0) continue;
-        e.op.kind = kind == RangeKind::F ? OpKind::F : kind == RangeKind::W ? OpKind::W : OpKind::B;
+        e.op.kind = kind == RangeKind::F   ? OpKind::F
+                    : kind == RangeKind::W ? OpKind::W
+                    : kind == RangeKind::R ? OpKind::R
+                                           : OpKind::B;
         e.op.chunk = std::uint16_t(m_chunkOf[std::size_t(first.stage)]);
         if (m_shape.wholeBackwards && kind == RangeKind::B) whole.push_back(compute.size());
         if (first.overlap == OverlapHalf::Forward) timeline.shape.overlapped.push_back(e.op);

@@ -32,9 +32,12 @@ enum class RangeKind : std::uint8_t {
     ReduceGrad, ///< REDUCE_GRAD: the stage's gradients scaled (or reduced with FSDP)
     Unshard,    ///< UNSHARD (FSDP; otherwise almost nothing)
     Reshard,    ///< RESHARD
+    /// A recompute: stagecraft-run names it "2R0" (torch has no such action); read as an R op of
+    /// the timeline, never fitted as a torch primitive.
+    R,
 };
 
-/// F, I, B or W.
+/// F, I, B or W: the compute actions torch names (a recompute, R, is none of them).
 bool isComputeRange(RangeKind kind);
 /// An action that is neither compute nor a transfer (WAIT_*, REDUCE_GRAD, UNSHARD, RESHARD).
 bool isBookkeepingRange(RangeKind kind);

@@ -7,10 +7,34 @@
 #include "io/torch_trace.h"
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 #include <tuple>
 
 namespace stagecraft {
+
+namespace {
+
+/// Whether the file past its first `from` bytes holds one of torch's marks (namesTorchActions),
+/// read block by block: memory stays one block whatever the file's size. Each block starts with
+/// the previous one's last bytes, so a mark cut by a block's end is still found.
+bool restNamesTorchActions(const std::filesystem::path& path, std::size_t from) {
+    constexpr std::size_t kBlock = std::size_t(1) << 20, kCarry = 32; // longer than any mark
+    std::ifstream in(path, std::ios::binary);
+    if (!in.seekg(std::streamoff(from > kCarry ? from - kCarry : 0))) return false;
+    std::string block(kBlock + kCarry, '\0');
+    std::size_t kept = 0;
+    while (in) {
+        in.read(block.data() + kept, std::streamsize(kBlock));
+        const std::size_t size = kept + std::size_t(std::max<std::streamsize>(0, in.gcount()));
+        if (namesTorchActions(std::string_view(block.data(), size))) return true;
+        kept = std::min(kCarry, size);
+        std::copy(block.data() + size - kept, block.data() + size, block.data());
+    }
+    return false;
+}
+
+} // namespace
 
 TraceFormat detectTraceFormat(const std::filesystem::path& path) {
     const std::string head = fileHead(path);
@@ -18,6 +42,12 @@ TraceFormat detectTraceFormat(const std::filesystem::path& path) {
     if (kind == FileKind::Sqlite) return TraceFormat::NsysSqlite;
     if (kind == FileKind::NsysJson) return TraceFormat::NsysJson;
     if (looksLikeTorchTrace(head)) return TraceFormat::Torch;
+    // Stagecraft's writer opens with otherData.stagecraft_trace; a file whose head says nothing
+    // either way is torch's when its rest carries torch's marks (the Stagecraft reader claims no
+    // torch-named range: one reader per format).
+    if (head.find("\"stagecraft_trace\"") == std::string::npos && head.size() == kSniffBytes &&
+        restNamesTorchActions(path, head.size()))
+        return TraceFormat::Torch;
     return TraceFormat::Stagecraft;
 }
 

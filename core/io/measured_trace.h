@@ -18,7 +18,9 @@ using RankReader = std::vector<RankTrace> (*)(const std::filesystem::path& path)
 
 /// Which format a file holds.
 enum class TraceFormat : std::uint8_t { Stagecraft, Torch, NsysJson, NsysSqlite };
-/// From the first bytes: SQLite's file header, an nsys JSON line, a torch trace, else Stagecraft.
+/// From the first bytes: SQLite's file header, an nsys JSON line, a torch trace, else Stagecraft;
+/// a JSON trace whose first 64 KiB name neither torch nor Stagecraft is torch's when the rest of
+/// it carries torch's marks (namesTorchActions).
 TraceFormat detectTraceFormat(const std::filesystem::path& path);
 
 struct MeasuredTraceOptions {

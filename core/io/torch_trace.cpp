@@ -429,14 +429,18 @@ std::vector<RankTrace> readTorchTrace(const std::filesystem::path& path, TraceCl
     return readRanks(in, in.source(), clock);
 }
 
+bool namesTorchActions(std::string_view text) {
+    return text.find("\"schemaVersion\"") != std::string_view::npos ||
+           text.find("\"distributedInfo\"") != std::string_view::npos ||
+           text.find("\"PP:") != std::string_view::npos ||
+           text.find("\"computation\"") != std::string_view::npos ||
+           text.find("\"communication\"") != std::string_view::npos;
+}
+
 bool looksLikeTorchTrace(std::string_view text) {
     const std::string_view head = text.substr(0, std::size_t(64) * 1024);
     if (head.find("\"stagecraft_trace\"") != std::string_view::npos) return false;
-    return head.find("\"schemaVersion\"") != std::string_view::npos ||
-           head.find("\"distributedInfo\"") != std::string_view::npos ||
-           head.find("\"PP:") != std::string_view::npos ||
-           head.find("\"computation\"") != std::string_view::npos ||
-           head.find("\"communication\"") != std::string_view::npos;
+    return namesTorchActions(head);
 }
 
 } // namespace stagecraft

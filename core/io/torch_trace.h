@@ -41,4 +41,10 @@ std::vector<RankTrace> readTorchTrace(const std::filesystem::path& path, TraceCl
 /// rather than one Stagecraft wrote (`otherData.stagecraft_trace`). Looks at the first 64 KiB.
 bool looksLikeTorchTrace(std::string_view text);
 
+/// True when `text` (any part of a trace) holds one of torch's marks: a Kineto `schemaVersion` or
+/// `distributedInfo`, a "PP:" range, or `_dump_chrometrace`'s computation/communication slices.
+/// For a file whose first 64 KiB say neither torch nor Stagecraft (a merged trace that opens with
+/// thousands of other events), the rest of it decides.
+bool namesTorchActions(std::string_view text);
+
 } // namespace stagecraft

@@ -1,6 +1,6 @@
 // Chrome trace files: every generator's simulated timeline survives write -> read unchanged, the
 // JSON has the structure Perfetto needs (metadata, one pid per device, action-string names,
-// paired flows, no overlapping slices on a track), torch profiler annotations read, and bad
+// paired flows, no overlapping slices on a track), torch-named ranges left to torch's reader, and bad
 // traces are refused with messages that name the event, the field and the rule.
 #include "error.h"
 #include "generators/registry.h"
@@ -229,45 +229,32 @@ TEST_CASE("An end that ts + dur cannot give is read from args.end", "[trace]") {
     CHECK(t.shape == TimelineShape{"1f1b", 2, 1, 2, 2, 1, false});
 }
 
-TEST_CASE("Torch profiler traces with PP: annotations read as measured timelines", "[trace]") {
-    // A bare array as Kineto writes per rank, two ranks merged: host annotations, kernels,
-    // metadata, a compound and a communication action that are not compute ops.
-    const std::string text = R"([
- {"ph":"M","name":"process_name","pid":7001,"args":{"name":"python"}},
- {"ph":"X","cat":"user_annotation","name":"PP:1F0","pid":7002,"tid":3,"ts":110.5,"dur":10},
- {"ph":"X","cat":"user_annotation","name":"PP:0F1","pid":7001,"tid":3,"ts":112,"dur":10},
+TEST_CASE("Ranges torch named are not this reader's: it claims Stagecraft's categories only", "[trace]") {
+    // A torch profiler file (user annotations "PP:2F0") is read by the torch trace reader
+    // (torch_trace_test); the Stagecraft reader refuses it and says which reader it is for.
+    const std::string torchNamed = R"([
  {"ph":"X","cat":"user_annotation","name":"PP:0F0","pid":7001,"tid":3,"ts":100,"dur":10},
- {"ph":"X","cat":"user_annotation","name":"PP:0SEND_F0","pid":7001,"tid":3,"ts":110,"dur":1},
- {"ph":"X","cat":"kernel","name":"ampere_sgemm","pid":0,"tid":7,"ts":101,"dur":3,"args":{"stream":7}},
- {"ph":"X","cat":"user_annotation","name":"PP:(0F3;7B2)OVERLAP_F_B","pid":7001,"tid":3,"ts":300,"dur":1},
- {"ph":"X","cat":"user_annotation","name":"PP:3F0","pid":7002,"tid":3,"ts":121,"dur":10},
- {"ph":"X","cat":"user_annotation","name":" 1W0 ","pid":7002,"tid":3,"ts":140,"dur":5},
- {"ph":"i","name":"iteration","pid":7001,"tid":3,"ts":99,"s":"p"}
-])";
-    const Timeline t = parseChromeTrace(text, "rank.json");
-    CHECK(t.origin == "measured");
-    CHECK(t.shape == TimelineShape{"", 2, 1, 4, 2, 2, true});
-    REQUIRE(t.events.size() == 5);
-    auto is = [](const TimelineEvent& e, OpKind kind, int stage, int mb, int device, int chunk, double start,
-                 double end) {
-        return e.op == Op{kind, 0, std::uint16_t(chunk), stage, mb} && e.device == device &&
-               e.lane == Lane::Compute && e.comm == CommKind::None && e.start == start && e.end == end;
-    };
-    // Device 0 (pid 7001) in start order, then device 1; 1F0 and 3F0 on one device are chunks 0 and 1.
-    CHECK(is(t.events[0], OpKind::F, 0, 0, 0, 0, 100, 110));
-    CHECK(is(t.events[1], OpKind::F, 0, 1, 0, 0, 112, 122));
-    CHECK(is(t.events[2], OpKind::F, 1, 0, 1, 0, 110.5, 120.5));
-    CHECK(is(t.events[3], OpKind::F, 3, 0, 1, 1, 121, 131));
-    CHECK(is(t.events[4], OpKind::W, 1, 0, 1, 0, 140, 145));
+ {"ph":"X","cat":"gpu_user_annotation","name":"PP:0F0","pid":0,"tid":7,"ts":104,"dur":12}])";
+    CHECK(errorOf(torchNamed) ==
+          "[trace.empty] t.json: no slice is a pipeline op: expected Stagecraft slices (cat F, B, W, ... "
+          "with the op in args or named with an action string such as '2F0'); ranges torch named "
+          "('PP:2F0') are read as a torch trace (readMeasuredTrace)");
 
-    // With GPU-side copies of the annotations, those time the ops and the host copies are ignored.
-    const std::string both = R"({"traceEvents":[
- {"ph":"X","cat":"user_annotation","name":"PP:0F0","pid":7001,"tid":3,"ts":100,"dur":10},
- {"ph":"X","cat":"gpu_user_annotation","name":"PP:0F0","pid":0,"tid":7,"ts":104,"dur":12}]})";
-    const Timeline gpu = parseChromeTrace(both, "rank.json");
-    REQUIRE(gpu.events.size() == 1);
-    CHECK(gpu.events[0].start == 104);
-    CHECK(gpu.events[0].end == 116);
+    // Stagecraft's own categories still take their op from the name when args carry none.
+    const Timeline t = parseChromeTrace(R"([
+ {"ph":"X","cat":"F","name":"1F0","pid":8,"tid":3,"ts":110.5,"dur":10},
+ {"ph":"X","cat":"F","name":"PP:0F0","pid":3,"tid":3,"ts":100,"dur":10},
+ {"ph":"X","cat":"user_annotation","name":"PP:0F1","pid":3,"tid":3,"ts":112,"dur":10},
+ {"ph":"X","cat":"W","name":"3W0","pid":8,"tid":3,"ts":140,"dur":5}])",
+                                        "t.json");
+    CHECK(t.origin == "measured");
+    CHECK(t.shape == TimelineShape{"", 2, 1, 4, 1, 2, true});
+    REQUIRE(t.events.size() == 3); // the user annotation PP:0F1 is not claimed
+    CHECK(t.events[0].op == Op{OpKind::F, 0, 0, 0, 0});
+    CHECK(t.events[0].device == 0); // pids 3 and 8 are devices 0 and 1
+    CHECK(t.events[1].op == Op{OpKind::F, 0, 0, 1, 0});
+    CHECK(t.events[2].op == Op{OpKind::W, 0, 1, 3, 0}); // stage 3 is device 1's second chunk
+    CHECK(t.events[2].start == 140);
 }
 
 TEST_CASE("Bad traces are refused with the event, field, value and rule", "[trace]") {
@@ -296,9 +283,9 @@ TEST_CASE("Bad traces are refused with the event, field, value and rule", "[trac
     CHECK(errorOf("\x1f\x8b\x08") ==
           "[trace.json] t.json: the file is gzip-compressed; decompress it first (gunzip)");
     CHECK(errorOf(R"([{"ph":"X","name":"matmul","pid":1,"ts":0,"dur":1}])") ==
-          "[trace.empty] t.json: no slice is a pipeline op: expected Stagecraft slices (cat F, B, W, ...) or "
-          "slices "
-          "named with torch action strings such as 'PP:2F0'");
+          "[trace.empty] t.json: no slice is a pipeline op: expected Stagecraft slices (cat F, B, W, ... "
+          "with the op in args or named with an action string such as '2F0'); ranges torch named "
+          "('PP:2F0') are read as a torch trace (readMeasuredTrace)");
 
     // Slices the reader claims.
     CHECK(errorOf(oneSlice(
@@ -341,7 +328,7 @@ TEST_CASE("Bad traces are refused with the event, field, value and rule", "[trac
           "receiving device)");
     CHECK(errorOf(
               oneSlice(R"({"ph":"X","cat":"F","pid":0,"ts":0,"dur":1,"args":{"kind":"F","mb":0,"stage":0}},)"
-                       R"({"ph":"X","name":"PP:0F0","pid":0,"ts":3,"dur":1})")) ==
+                       R"({"ph":"X","cat":"F","name":"PP:0F0","pid":0,"ts":3,"dur":1})")) ==
           "[trace.event] t.json: traceEvents[1]: op 0F0 appears twice (first at traceEvents[0])");
     CHECK(errorOf(R"({"otherData":{"stagecraft_trace":2},"traceEvents":[]})") ==
           "[trace.version] t.json: otherData.stagecraft_trace = 2: this build reads Stagecraft trace version "
@@ -476,7 +463,7 @@ TEST_CASE("An iteration the trace does not hold is refused with the ones it hold
           "[trace.event] t.json: traceEvents[0].args.iteration = \"2\": must be an integer in 0..2147483647 "
           "(the iteration of the slice)");
     CHECK(errorOf(oneSlice(slice + R"(,"iteration":2}},{"ph":"M"},)" +
-                           R"({"ph":"X","name":"PP:1F0","pid":1,"ts":3,"dur":1})")) ==
+                           R"({"ph":"X","cat":"F","name":"1F0","pid":1,"ts":3,"dur":1})")) ==
           "[trace.event] t.json: traceEvents[2].args.iteration: missing; when one slice carries an iteration "
           "every pipeline slice does (traceEvents[0] does)");
     const Timeline one = parseChromeTrace(oneSlice(slice + R"(,"iteration":2}})"), "t.json");

@@ -6,9 +6,11 @@
 #include "golden_file.h"
 #include "golden_support.h"
 #include "io/chrome_trace.h"
+#include "io/measured_run.h"
 #include "io/schedule_json.h"
 #include "io/torch_comms_csv.h"
 #include "io/torch_csv.h"
+#include "io/torch_trace.h"
 #include "ir/op_name.h"
 #include "passes/lower.h"
 #include "passes/lower_torch.h"
@@ -221,12 +223,17 @@ TEST_CASE("a measured run's R ranges match the prediction in the overlay and the
     CHECK(groups.kinds[int(OpKind::R)].meanAbsDurationError == Approx(0.5));
     CHECK(groups.kinds[int(OpKind::F)].meanAbsDurationError == Approx(0));
 
-    // torch-style slice names: stagecraft-run names a recompute "PP:0R1".
-    const Timeline named = parseChromeTrace(
-        R"([{"ph":"X","cat":"user_annotation","name":"PP:0R1","pid":5,"tid":1,"ts":10,"dur":2}])",
-        "rank.json");
-    REQUIRE(named.events.size() == 1);
-    CHECK(named.events[0].op == Op{OpKind::R, 0, 0, 0, 1});
+    // torch-style range names (a profiler or Nsight Systems trace of stagecraft-run): a recompute
+    // is "PP:0R1", read by the foreign readers' one name parser as an R op.
+    const Timeline named = assembleMeasuredRun(parseTorchTrace(
+        R"([{"ph":"X","cat":"user_annotation","name":"PP:0F1","pid":5,"tid":1,"ts":4,"dur":2},)"
+        R"({"ph":"X","cat":"user_annotation","name":"PP:0R1","pid":5,"tid":1,"ts":10,"dur":2},)"
+        R"({"ph":"X","cat":"user_annotation","name":"PP:0B1","pid":5,"tid":1,"ts":12,"dur":4}])",
+        "rank.json"));
+    REQUIRE(named.events.size() == 3);
+    CHECK(named.events[1].op == Op{OpKind::R, 0, 0, 0, 1});
+    CHECK(named.events[1].start == Approx(6)); // from the first op's start
+    CHECK(named.events[1].end == Approx(8));
 }
 
 TEST_CASE("the registry lists 1F1B with full recompute with its constraints", "[registry][recompute]") {

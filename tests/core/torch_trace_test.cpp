@@ -2,6 +2,7 @@
 // torch itself wrote (tests/data/torch-traces/, made by scripts/torch/record_pipelining_traces.py)
 // and small hand-written files that follow Nsight Systems' documented export layout.
 #include "error.h"
+#include "file_io.h"
 #include "io/json_scan.h"
 #include "io/measured_run.h"
 #include "io/measured_trace.h"
@@ -9,6 +10,8 @@
 #include "io/torch_trace.h"
 
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <random>
 #include <string>
 
 using namespace stagecraft;
@@ -160,7 +163,7 @@ TEST_CASE("foreign readers refuse what they cannot map, naming the file, the eve
               parseTorchTrace(R"({"traceEvents":[{"ph":"X","name":"PP:0X1","ts":1,"dur":2}]})", "t.json");
           }) == "trace.event t.json: traceEvents[0] named 'PP:0X1': '0X1' names no torch action type (F, I, "
                 "B, W, SEND_F, "
-                "RECV_F, SEND_B, RECV_B, UNSHARD, RESHARD, REDUCE_GRAD)");
+                "RECV_F, SEND_B, RECV_B, UNSHARD, RESHARD, REDUCE_GRAD) nor a recompute (R)");
     CHECK(message([] {
               parseTorchTrace(R"({"traceEvents":[{"ph":"X","name":"PP:0F1","ts":1,"dur":-2}]})", "t.json");
           }) == "trace.event t.json: traceEvents[0] 'PP:0F1' needs finite ts and dur >= 0 (µs)");
@@ -308,4 +311,38 @@ TEST_CASE("a torch run of a shape no evaluated schedule has is refused with both
           "devices, 4 "
           "stages, 8 micro-batches, split backward); pick one of its shape with --schedule and --set "
           "parallel.pp/microbatches/chunks");
+}
+
+TEST_CASE("a torch trace is found by its content, even when its marks start after the first 64 KiB",
+          "[torch_trace]") {
+    // A rank's file that opens with over 64 KiB of other events: its head names neither torch nor
+    // Stagecraft, its rest carries "PP:" ranges, so it is torch's.
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("stagecraft-late-marks-" + std::to_string(std::random_device{}()) + ".json");
+    std::string text = "[";
+    while (text.size() < 70 * 1024)
+        text += R"({"ph":"X","cat":"python_function","name":"step","pid":12,"tid":1,"ts":0,"dur":1},)";
+    text += R"({"ph":"X","cat":"user_annotation","name":"PP:0F0","pid":12,"tid":1,"ts":10,"dur":2},)"
+            R"({"ph":"X","cat":"gpu_user_annotation","name":"PP:0F0","pid":0,"tid":7,"ts":11,"dur":3},)"
+            R"({"ph":"X","cat":"user_annotation","name":"PP:0F1","pid":12,"tid":1,"ts":15,"dur":2},)"
+            R"({"ph":"X","cat":"gpu_user_annotation","name":"PP:0F1","pid":0,"tid":7,"ts":16,"dur":4}])";
+    writeFileAtomically(path, text);
+    CHECK(detectTraceFormat(path) == TraceFormat::Torch);
+    // The GPU copies of the annotations time the ops (Kineto projects each range onto its stream).
+    const Timeline t = readMeasuredTrace({path}, {});
+    std::filesystem::remove(path);
+    REQUIRE(computeEvents(t) == 2);
+    CHECK(t.shape.microbatches == 2);
+    CHECK(t.events[0].end - t.events[0].start == Approx(3));
+    CHECK(t.events[1].end - t.events[1].start == Approx(4));
+
+    // A Stagecraft trace of the same length stays the Stagecraft reader's.
+    std::string ours = "[";
+    while (ours.size() < 70 * 1024)
+        ours += R"({"ph":"X","cat":"python_function","name":"step","pid":0,"tid":1,"ts":0,"dur":1},)";
+    ours += R"({"ph":"X","cat":"F","pid":0,"ts":3,"dur":1,"args":{"kind":"F","mb":0,"stage":0}}])";
+    writeFileAtomically(path, ours);
+    CHECK(detectTraceFormat(path) == TraceFormat::Stagecraft);
+    CHECK(readMeasuredTrace({path}, {}).events.size() == 1);
+    std::filesystem::remove(path);
 }
