@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "io/measured_slots.h"
+#include "io/measured_transfer.h"
 #include "ir/stage_flow.h"
 #include "number_text.h"
 #include "sim/statistics.h"
@@ -626,7 +627,11 @@ void Assembly::addTransfer(int d, RangeKind kind, const ActionRange& first, cons
     const int peer = m_shape.rankOfStage.at(peerStage);
     if (const auto peerTimes = timesOf(peer, keyOf(peerKind, peerStage, first.mb))) {
         info.commTime += times->second - times->first;
-        info.commWaitTime += std::max(0.0, std::min(times->second, peerTimes->first) - times->first);
+        const auto& [sendTimes, recvTimes] =
+            send ? std::pair{*times, *peerTimes} : std::pair{*peerTimes, *times};
+        const MeasuredTransfer t =
+            measureTransfer({sendTimes.first, sendTimes.second, recvTimes.first, recvTimes.second});
+        info.commWaitTime += send ? t.senderWait() : t.receiverWait();
     }
     if (!send || first.stage >= stages() || peer == d) return;
     TimelineEvent e = event;

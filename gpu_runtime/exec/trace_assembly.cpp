@@ -1,5 +1,7 @@
 #include "exec/trace_assembly.h"
 
+#include "io/measured_transfer.h"
+
 #include <algorithm>
 #include <optional>
 #include <unordered_map>
@@ -183,23 +185,25 @@ class Assembly {
             e.peer = q;
             e.lane = Lane::Comm;
             e.comm = send.dir == Direction::F ? CommKind::Activation : CommKind::Gradient;
-            e.start = std::max(s.start, v.start); // both ends posted: the transfer can run
-            e.end = std::max(e.start, v.end);
+            const MeasuredTransfer measured = measureTransfer({s.start, s.end, v.start, v.end});
+            e.start = measured.start; // both ends posted: the transfer can run
+            e.end = measured.end;
             m_transfers.push_back({e, std::uint32_t(it)});
-            if (v.end + m_tolerance < s.start) {
+            if (measured.clockContradiction > m_tolerance) {
                 ++m_out.causalityViolations;
-                m_out.worstViolationUs = std::max(m_out.worstViolationUs, s.start - v.end);
+                m_out.worstViolationUs = std::max(m_out.worstViolationUs, measured.clockContradiction);
             }
-            noteWait(send, recv, r, q, s, v, e.start, it);
+            noteWait(send, recv, r, q, measured, it);
             checkDependency(Op{flow, send.pipe, 0, send.stage, send.mb},
                             Op{flow, recv.pipe, 0, recv.stage, recv.mb});
         }
     }
 
-    /// Who waited for whom: the side that posted first, until the other posted at `both`.
-    void noteWait(const Instruction& send, const Instruction& recv, int r, int q, const Stamp& s,
-                  const Stamp& v, double both, std::size_t it) {
-        const bool receiverWaited = v.start < s.start;
+    /// Who waited for whom (core's rule, io/measured_transfer.h): the side that posted first, until
+    /// the other posted or its own call returned.
+    void noteWait(const Instruction& send, const Instruction& recv, int r, int q,
+                  const MeasuredTransfer& measured, std::size_t it) {
+        const bool receiverWaited = measured.receiverWaited;
         TraceSlice wait;
         wait.device = receiverWaited ? q : r;
         wait.lane = Lane::Comm;
@@ -208,8 +212,8 @@ class Assembly {
                     (receiverWaited ? transferName(InstrKind::Recv, recv.dir)
                                     : transferName(InstrKind::Send, send.dir)) +
                     " mb" + std::to_string(send.mb) + " for rank " + std::to_string(receiverWaited ? r : q);
-        wait.start = std::min(s.start, v.start);
-        wait.end = both;
+        wait.start = measured.waitStart;
+        wait.end = measured.waitEnd;
         wait.iteration = std::uint32_t(it);
         if (wait.end > wait.start) m_out.waits.push_back(std::move(wait));
     }

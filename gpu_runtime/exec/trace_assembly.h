@@ -4,7 +4,10 @@
 // waited for the other to post and the transfer itself, memory counters per rank, and the checks
 // a measurement must pass before anyone trusts it (causality of every transfer, every
 // dependency in measured time). A send meets the receive the lowering matched it with
-// (Lowered::matches), so the pairing is core's, not re-derived from tags. Pure: the runtime
+// (Lowered::matches), so the pairing is core's, not re-derived from tags; who waited for whom and
+// the causality check are core's rule too (io/measured_transfer.h), the one the foreign traces'
+// assembly uses. The rest is this runtime's own measurement: its clock offsets, every iteration
+// kept, its memory stamps. Pure: the runtime
 // gathers, this assembles, in named steps (trace_assembly.cpp); tests feed it by hand.
 
 #include "exec/executor.h"

@@ -142,7 +142,32 @@ TEST_CASE("a transfer posted on one side first waits for the other", "[runtime][
     CHECK(trace.waits.front().name.rfind("wait RECV_", 0) == 0);
 }
 
-TEST_CASE("clock offsets measured before and after the run are interpolated per iteration", "[runtime][trace]") {
+TEST_CASE("a send that returned before its receive was posted waited only while it ran", "[runtime][trace]") {
+    // Core's rule (io/measured_transfer.h): the wait ends when the other side posted or when the
+    // waiting side's own call returned (an eager send), whichever came first.
+    const RunPlan plan = tinyPlan("gpipe");
+    MeasuredRun run = replayPrediction(plan, 1, 0);
+    const RankPlan rank0 = makeRankPlan(plan, 0);
+    const RankPlan rank1 = makeRankPlan(plan, 1);
+    std::size_t send = 0, recv = 0;
+    while (rank0.steps[send].instr.kind != InstrKind::Send) ++send;
+    while (rank1.steps[recv].instr.kind != InstrKind::Recv) ++recv;
+    Stamp& sent = run.ranks[0][0].stamps[send];
+    Stamp& received = run.ranks[1][0].stamps[recv];
+    received.start = sent.start + 50; // posted well after the send returned
+    received.end = received.start + 2;
+    sent.end = sent.start + 1;
+    const AssembledTrace trace = assembleTrace(plan, run, 0);
+    const auto wait = std::find_if(trace.waits.begin(), trace.waits.end(), [&](const TraceSlice& w) {
+        return w.device == 0 && w.start == sent.start;
+    });
+    REQUIRE(wait != trace.waits.end());
+    CHECK(wait->end == sent.end); // not the receive's posting
+    CHECK(wait->name.rfind("wait SEND_", 0) == 0);
+}
+
+TEST_CASE("clock offsets measured before and after the run are interpolated per iteration",
+          "[runtime][trace]") {
     MeasuredRun run;
     run.clockOffsetUs = {0, 10};
     run.ranks.resize(2);
