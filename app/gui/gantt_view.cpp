@@ -636,7 +636,7 @@ QRectF GanttView::idleRect(int panel, const IdleInterval& iv) const {
     const ChartFramePanel& fp = m_frame.panels[std::size_t(panel)];
     const int r = rowOfDevice(panel, iv.device);
     if (r < 0 || r >= fp.rows) return {};
-    const ChartFrameRow& row = m_frame.rows[std::size_t(fp.firstRow + r)];
+    const ChartFrameRow& row = m_frame.rows[std::size_t(fp.firstRow) + std::size_t(r)];
     const TimeMapping& fit = fitMapping();
     return QRectF(fit.timeToX(iv.start), row.y, fit.pxPerUs * iv.duration(), m_frame.rowHeight);
 }
@@ -650,7 +650,7 @@ void GanttView::paintOverlays(QPainter& painter, double t0, double t1, double y0
             painter.setPen(Qt::NoPen);
             const std::vector<IdleInterval>& gaps = idleGaps(int(panel));
             for (int r = 0; r < fp.rows; ++r) {
-                const ChartFrameRow& row = m_frame.rows[std::size_t(fp.firstRow + r)];
+                const ChartFrameRow& row = m_frame.rows[std::size_t(fp.firstRow) + std::size_t(r)];
                 const int d = deviceOfRow(int(panel), r);
                 if (d < 0 || row.y > y1 || row.y + m_frame.rowHeight < y0) continue;
                 const std::vector<std::size_t>& list = idleGapsOf(int(panel), d);

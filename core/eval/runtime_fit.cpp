@@ -442,6 +442,7 @@ RunSummary summarizeMeasured(const std::vector<RankTrace>& ranks) {
     for (int k = 0; k < iterations; ++k) runs.push_back(summarizeIteration(ranks, k));
     RunSummary out = medianOf(runs);
     std::vector<double> makespans;
+    makespans.reserve(runs.size());
     for (const RunSummary& r : runs) makespans.push_back(r.makespan);
     std::tie(out.makespanLow, out.makespanHigh) = medianInterval(makespans);
     return out;
@@ -592,6 +593,7 @@ std::vector<RecordingCosts> costsByRecording(const RunSamples& run, int stages) 
     for (std::size_t k = 0; k < run.iterations.size(); ++k)
         members[run.recordingOf[k]].push_back(&run.iterations[k]);
     std::vector<RecordingCosts> out;
+    out.reserve(members.size());
     for (const auto& list : members) out.push_back(recordingCosts(list, stages));
     return out;
 }
@@ -712,6 +714,7 @@ void fitCosts(RuntimeFit& fit, const std::vector<RankTrace>& ranks, const std::s
     const std::vector<Samples>& iterations = run.iterations;
     const Samples& s = run.all;
     std::vector<const Samples*> all;
+    all.reserve(iterations.size());
     for (const Samples& it : iterations) all.push_back(&it);
     auto typical = [&](auto get) { return typicalOver(all, get); };
     auto typicalCompute = [&](int stage, int kind) {
