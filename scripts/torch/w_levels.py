@@ -6,10 +6,10 @@
 Each argument is a run's base name (RUN_rank0.json, RUN_rank1.json, ... or RUN_rep<k>_rank<r>.json
 beside it). For every stage it prints the W ranges' durations grouped into levels: sorted, a new
 level wherever one duration is more than 12 % above the one before. On the recordings of
-tests/data/torch-runs the levels of one stage lie about one weight-sized matmul apart (1.2 ms at
-H = 1024, 64 rows): torch's stage_backward_weight runs autograd once per parameter group, and how
-the groups came out (sets of autograd nodes) decides how much of the input-gradient work a W does
-again. docs/fidelity.md ("torch's W levels") says what this means for predictions.
+tests/data/torch-runs the levels of one stage lie about one weight-sized GEMM apart (1.2 ms at
+H = 1024, 64 rows): each of a W's GEMMs runs fast or about twice as long, and which changes
+within a run and between runs. docs/fidelity.md ("torch's W levels") says what this means for
+predictions.
 
 A W range holds no receive wait (torch waits for received tensors inside F, I and B ranges only),
 so its duration is the op's. Only the Python standard library is used.
