@@ -4,6 +4,7 @@
 #include "ir/op_name.h"
 
 #include <charconv>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 namespace stagecraft {
@@ -12,7 +13,7 @@ namespace {
 
 constexpr const char* kGrammar =
     "an edit is 'move OP after|before OP', 'move OP to INDEX', 'shift OP +N|-N', 'swap OP OP', "
-    "'split OP|all' or 'merge OP|all', with OP an op name such as 1W3";
+    "'split OP|all', 'merge OP|all' or 'pipe MB to PIPE', with OP an op name such as 1W3";
 
 struct Word {
     std::string_view text;
@@ -43,6 +44,8 @@ const char* kindWord(EditKind kind) {
         return "split";
     case EditKind::Merge:
         return "merge";
+    case EditKind::Pipe:
+        return "pipe";
     }
     return "?";
 }
@@ -87,6 +90,14 @@ class EditReader {
                 edit.all = true;
             else
                 edit.op = op(1);
+        } else if (head.text == "pipe") {
+            edit.kind = EditKind::Pipe;
+            expectWords(4, "pipe MB to PIPE");
+            edit.op.mb = int(checkedNumber(1, "a micro-batch", std::numeric_limits<std::int32_t>::max()));
+            if (m_words[2].text != "to")
+                fail(m_words[2].column,
+                     "'" + std::string(m_words[2].text) + "': a pipe edit reads 'pipe MB to PIPE'");
+            edit.index = checkedNumber(3, "a pipe", 255);
         } else {
             fail(head.column, "'" + std::string(head.text) + "' is not an edit: " + kGrammar);
         }
@@ -130,6 +141,15 @@ class EditReader {
         return value;
     }
 
+    /// A count from 0 up to `most`, naming what it counts in the message.
+    std::int64_t checkedNumber(std::size_t i, const char* what, std::int64_t most) const {
+        const std::int64_t value = number(i, false);
+        if (value > most)
+            fail(m_words[i].column,
+                 "'" + std::string(m_words[i].text) + "': " + what + " is at most " + std::to_string(most));
+        return value;
+    }
+
     const std::string& m_source;
     std::vector<Word> m_words;
 };
@@ -159,6 +179,8 @@ std::int64_t jsonInt(const nlohmann::json& json, const std::string& key, const s
 std::string formatEdit(const Edit& edit, bool splitBackward) {
     std::string out = kindWord(edit.kind);
     out += ' ';
+    if (edit.kind == EditKind::Pipe)
+        return out + std::to_string(edit.op.mb) + " to " + std::to_string(edit.index);
     if ((edit.kind == EditKind::Split || edit.kind == EditKind::Merge) && edit.all) return out + "all";
     // A split or merge names the backward as a whole ("split 2B4"), whatever the schedule's form.
     const bool whole = edit.kind == EditKind::Split || edit.kind == EditKind::Merge;
@@ -174,6 +196,7 @@ std::string formatEdit(const Edit& edit, bool splitBackward) {
         return out + " " + opName(edit.other, splitBackward);
     case EditKind::Split:
     case EditKind::Merge:
+    case EditKind::Pipe:
         return out;
     }
     return out;
@@ -194,6 +217,11 @@ Edit parseEdit(std::string_view text, const std::string& source) {
 
 nlohmann::json editToJson(const Edit& edit, bool splitBackward) {
     nlohmann::json json = {{"edit", kindWord(edit.kind)}};
+    if (edit.kind == EditKind::Pipe) {
+        json["mb"] = edit.op.mb;
+        json["to"] = edit.index;
+        return json;
+    }
     if ((edit.kind == EditKind::Split || edit.kind == EditKind::Merge) && edit.all) {
         json["op"] = "all";
         return json;
@@ -215,6 +243,7 @@ nlohmann::json editToJson(const Edit& edit, bool splitBackward) {
         break;
     case EditKind::Split:
     case EditKind::Merge:
+    case EditKind::Pipe:
         break;
     }
     return json;
@@ -234,7 +263,8 @@ Edit editFromJson(const nlohmann::json& json, const std::string& path) {
                        "or a string such as \"split 2B4\"");
     const auto kind = json.find("edit");
     if (kind == json.end() || !kind->is_string())
-        jsonFail(path + ".edit", "must be one of \"move\", \"shift\", \"swap\", \"split\", \"merge\"");
+        jsonFail(path + ".edit",
+                 "must be one of \"move\", \"shift\", \"swap\", \"split\", \"merge\", \"pipe\"");
     const std::string word = kind->get<std::string>();
     Edit edit;
     if (word == "split" || word == "merge") {
@@ -244,6 +274,17 @@ Edit editFromJson(const nlohmann::json& json, const std::string& path) {
             edit.all = true;
         else
             edit.op = jsonOp(json, "op", path);
+        return edit;
+    }
+    if (word == "pipe") {
+        edit.kind = EditKind::Pipe;
+        const std::int64_t mb = jsonInt(json, "mb", path);
+        if (mb < 0 || mb > std::numeric_limits<std::int32_t>::max())
+            jsonFail(path + ".mb", "a micro-batch counts from 0, not " + std::to_string(mb));
+        edit.op.mb = int(mb);
+        edit.index = jsonInt(json, "to", path);
+        if (edit.index < 0 || edit.index > 255)
+            jsonFail(path + ".to", "a pipe counts from 0 (to 255), not " + std::to_string(edit.index));
         return edit;
     }
     edit.op = jsonOp(json, "op", path);
@@ -269,7 +310,7 @@ Edit editFromJson(const nlohmann::json& json, const std::string& path) {
     } else {
         jsonFail(path + ".edit", "'" + word +
                                      "' is not an edit: one of \"move\", \"shift\", \"swap\", "
-                                     "\"split\", \"merge\"");
+                                     "\"split\", \"merge\", \"pipe\"");
     }
     return edit;
 }

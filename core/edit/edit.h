@@ -10,6 +10,8 @@
 //   swap 1W3 1F5          (two neighbours on one device trade places)
 //   split 2B4             split all              (a whole backward becomes I then W)
 //   merge 2B4             merge all              (an I and the W right after it become one backward)
+//   pipe 5 to 1           (micro-batch 5 runs on pipe 1 of a two-pipe schedule: each of its ops
+//                          goes to the device that pipe places its stage on, at its time there)
 
 #include "ir/op.h"
 
@@ -21,7 +23,7 @@
 
 namespace stagecraft {
 
-enum class EditKind : std::uint8_t { Move, Shift, Swap, Split, Merge };
+enum class EditKind : std::uint8_t { Move, Shift, Swap, Split, Merge, Pipe };
 
 /// Where a move puts its op: at an index of the device's order (the index the op has after the
 /// move), or right before / after another op of the same device.
@@ -29,11 +31,13 @@ enum class MoveAnchor : std::uint8_t { Index, Before, After };
 
 struct Edit {
     EditKind kind = EditKind::Move;
-    Op op;            ///< the op moved, shifted, swapped, split or merged (its chunk is ignored)
+    Op op;            ///< the op moved, shifted, swapped, split or merged (its chunk is ignored); for
+                      ///< a pipe edit only its micro-batch counts
     bool all = false; ///< split / merge: every backward, not one op
     MoveAnchor anchor = MoveAnchor::Index;
     Op other;               ///< move before / after it; swap with it
-    std::int64_t index = 0; ///< move to this index; shift by this many places (negative: earlier)
+    std::int64_t index = 0; ///< move to this index; shift by this many places (negative: earlier);
+                            ///< the pipe a pipe edit puts the micro-batch on
 
     friend bool operator==(const Edit&, const Edit&) = default;
 };
@@ -50,7 +54,7 @@ Edit parseEdit(std::string_view text, const std::string& source = "edit");
 
 /// The JSON form: {"edit": "move", "op": "1W3", "after": "1F5"} ("before", "to": index),
 /// {"edit": "shift", "op": "1W3", "by": 2}, {"edit": "swap", "op": "1W3", "with": "1F5"},
-/// {"edit": "split", "op": "2B4"} or {"edit": "split", "op": "all"}.
+/// {"edit": "split", "op": "2B4"}, {"edit": "split", "op": "all"} or {"edit": "pipe", "mb": 5, "to": 1}.
 nlohmann::json editToJson(const Edit& edit, bool splitBackward);
 /// Reads the JSON form, or a string in the text form. Throws ValidationError "edit.json" whose
 /// field is `path` plus the key ("edits[3].op") naming the value and the rule.

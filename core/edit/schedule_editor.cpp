@@ -674,6 +674,8 @@ EditOutcome ScheduleEditor::dispatch(const Edit& edit) {
         return split(edit);
     case EditKind::Merge:
         return merge(edit);
+    case EditKind::Pipe:
+        return repipe(edit);
     }
     refuse("edit.op", "edit", "unknown edit kind");
 }

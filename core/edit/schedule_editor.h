@@ -58,7 +58,8 @@ class ScheduleEditor {
     /// Apply one edit (see the class comment for what throws). Amortised cost: the places the op
     /// moves over plus the re-timed cone; split / merge of one backward likewise, except the first
     /// split of a schedule that does not split its backward and the merge of its last split
-    /// backward, which switch the whole order's form (linear, once).
+    /// backward, which switch the whole order's form (linear, once). A pipe edit rebuilds the
+    /// orders of the devices it changes (linear in them) and re-times from the first change.
     EditOutcome apply(const Edit& edit);
     /// Apply `edits` in order; the outcome of each.
     std::vector<EditOutcome> applyAll(const std::vector<Edit>& edits);
@@ -104,6 +105,9 @@ class ScheduleEditor {
     EditOutcome moveTo(const Op& op, std::int64_t index, Edit inverse);
     EditOutcome split(const Edit& edit);
     EditOutcome merge(const Edit& edit);
+    /// A micro-batch onto the other pipe (edit/pipe_edit.cpp): linear in the devices' orders it
+    /// changes, re-timed from the first place that changed.
+    EditOutcome repipe(const Edit& edit);
     void toSplitForm();
     void toWholeForm();
     template <typename Visit>

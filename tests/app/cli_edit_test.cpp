@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <unistd.h>
 
@@ -124,4 +125,38 @@ TEST_CASE("edit --repair lists the moves that mend a broken order, and the resul
     const Run none = cli("edit -s 1f1b --set parallel.pp=4 --set parallel.microbatches=8 --repair");
     CHECK(none.status == 0);
     CHECK_THAT(none.out, Catch::Contains("repair: 0 move(s): the order runs"));
+}
+
+TEST_CASE("edit moves a micro-batch to the other pipe of a two-pipe compute order", "[cli][edit]") {
+    const TempDir dir;
+    REQUIRE(cli("generate -s chimera --set parallel.pp=4 --set parallel.microbatches=8 -o " +
+                (dir / "chimera.json"))
+                .status == 0);
+    // The registered Chimera carries its gradient syncs, which the editor does not hold yet.
+    const Run refused = cli("edit " + (dir / "chimera.json") + " -e 'pipe 1 to 1'");
+    CHECK(refused.status != 0);
+    CHECK_THAT(refused.out, Catch::Contains("holds p1:3SYNC on device 0: hand edits work on compute orders"));
+    // Its compute order (the syncs dropped from the file) takes the pipe edit.
+    nlohmann::json file = nlohmann::json::parse(stagecraft::readTextFile(dir / "chimera.json"));
+    for (auto& ops : file["order"]) {
+        nlohmann::json kept = nlohmann::json::array();
+        for (const auto& op : ops)
+            if (op.get<std::string>().find("SYNC") == std::string::npos) kept.push_back(op);
+        ops = kept;
+    }
+    stagecraft::writeFileAtomically(dir / "compute.json", file.dump());
+    const Run moved = cli("edit " + (dir / "compute.json") + " -e 'pipe 1 to 1' -o " + (dir / "moved.json") +
+                          " --save-edits " + (dir / "list.json"));
+    INFO(moved.out);
+    REQUIRE(moved.status == 0);
+    CHECK_THAT(moved.out, Catch::Contains("  1. pipe 1 to 1: makespan 30 -> 32 (+2)"));
+    CHECK_THAT(stagecraft::readTextFile(dir / "moved.json"), Catch::Contains("\"p1:0F1\""));
+    CHECK_THAT(stagecraft::readTextFile(dir / "list.json"), Catch::Contains("\"pipe 1 to 1\""));
+    // The saved list replays to the same file.
+    const Run replay = cli("edit --edits " + (dir / "list.json") + " -o " + (dir / "replayed.json"));
+    REQUIRE(replay.status == 0);
+    CHECK(stagecraft::readTextFile(dir / "replayed.json") == stagecraft::readTextFile(dir / "moved.json"));
+    const Run again = cli("edit " + (dir / "compute.json") + " -e 'pipe 1 to 0'");
+    CHECK(again.status != 0);
+    CHECK_THAT(again.out, Catch::Contains("pipe 1 to 0: micro-batch 1 runs on pipe 0 already"));
 }

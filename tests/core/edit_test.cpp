@@ -28,9 +28,9 @@ std::string refusal(const std::string& text) {
 } // namespace
 
 TEST_CASE("Edits print and read back in the text and JSON forms", "[edit]") {
-    for (const char* text :
-         {"move 1W3 after 1F5", "move 1W3 before 1F5", "move 2I4 to 7", "shift 1W3 +2", "shift 1W3 -1",
-          "swap 1W3 1F5", "split 2B4", "split all", "merge 2B4", "merge all", "move p1:3F2 after p1:3I0"}) {
+    for (const char* text : {"move 1W3 after 1F5", "move 1W3 before 1F5", "move 2I4 to 7", "shift 1W3 +2",
+                             "shift 1W3 -1", "swap 1W3 1F5", "split 2B4", "split all", "merge 2B4",
+                             "merge all", "move p1:3F2 after p1:3I0", "pipe 5 to 1", "pipe 0 to 0"}) {
         INFO(text);
         const Edit edit = parseEdit(text);
         CHECK(formatEdit(edit, true) == text);
@@ -41,6 +41,7 @@ TEST_CASE("Edits print and read back in the text and JSON forms", "[edit]") {
     CHECK(parseEdit("split 2I4") == parseEdit("split 2B4"));
     CHECK(editToJson(parseEdit("move 1W3 after 1F5"), true).dump() ==
           R"({"after":"1F5","edit":"move","op":"1W3"})");
+    CHECK(editToJson(parseEdit("pipe 5 to 1"), true).dump() == R"({"edit":"pipe","mb":5,"to":1})");
 }
 
 TEST_CASE("A malformed edit names the word and the grammar", "[edit]") {
@@ -60,6 +61,24 @@ TEST_CASE("A malformed edit names the word and the grammar", "[edit]") {
     CHECK(refusal("swap 1W3 1F5 1F6") ==
           "edit.syntax 14 | 'swap' takes 2 word(s) after it (swap OP OP), found 3");
     CHECK(refusal("").starts_with("edit.syntax 1 | an empty edit"));
+    CHECK(refusal("pipe 5 into 1") == "edit.syntax 8 | 'into': a pipe edit reads 'pipe MB to PIPE'");
+    CHECK(refusal("pipe 1F5 to 1") == "edit.syntax 6 | '1F5' is not a whole number");
+    CHECK(refusal("pipe 5 to 256") == "edit.syntax 11 | '256': a pipe is at most 255");
+    CHECK(refusal("pipe 5 to") ==
+          "edit.syntax 8 | 'pipe' takes 3 word(s) after it (pipe MB to PIPE), found 2");
+    for (const auto& [json, message] :
+         {std::pair{R"({"edit": "pipe", "mb": -1, "to": 1})",
+                    "edits[2].mb: a micro-batch counts from 0, not -1"},
+          std::pair{R"({"edit": "pipe", "mb": 3, "to": 300})",
+                    "edits[2].to: a pipe counts from 0 (to 255), not 300"},
+          std::pair{R"({"edit": "pipe", "mb": 3})", "edits[2].to: must be a whole number"}}) {
+        try {
+            editFromJson(nlohmann::json::parse(json), "edits[2]");
+            FAIL("accepted " << json);
+        } catch (const ValidationError& e) {
+            CHECK(e.message() == message);
+        }
+    }
     try {
         editFromJson(nlohmann::json::parse(R"({"edit": "move", "op": "1W3", "after": "1F5", "to": 3})"),
                      "edits[2]");
