@@ -28,6 +28,48 @@ struct MovedOp {
     double start = 0;
 };
 
+double startOrLast(const OpTime& t) {
+    return t.start >= 0 ? t.start : std::numeric_limits<double>::infinity();
+}
+
+/// Undo of a pipe edit: back to the old pipe, then each op after the op it followed (in order of
+/// position, so that an op's predecessor is in its place before the op is).
+std::vector<Edit> inverseOf(std::vector<MovedOp> moved, const std::vector<std::vector<Op>>& order, int mb,
+                            int from) {
+    std::vector<Edit> out{
+        Edit{EditKind::Pipe, Op{OpKind::F, 0, 0, 0, mb}, false, MoveAnchor::Index, {}, from}};
+    std::sort(moved.begin(), moved.end(), [](const MovedOp& a, const MovedOp& b) {
+        return a.device != b.device ? a.device < b.device : a.index < b.index;
+    });
+    for (const MovedOp& m : moved) {
+        if (m.index == 0)
+            out.push_back(Edit{EditKind::Move, m.op, false, MoveAnchor::Index, {}, 0});
+        else
+            out.push_back(
+                Edit{EditKind::Move, m.op, false, MoveAnchor::After, order[m.device][m.index - 1], 0});
+    }
+    return out;
+}
+
+/// A device's new order: its ops but the leaving ones, with the arriving ones merged in by their
+/// start (after remaining ops that start at the same time).
+std::vector<Op> mergeByStart(const std::vector<Op>& old, const std::vector<OpTime>& times,
+                             const std::vector<std::uint8_t>& leaving, std::vector<MovedOp> incoming) {
+    std::stable_sort(incoming.begin(), incoming.end(),
+                     [](const MovedOp& a, const MovedOp& b) { return a.start < b.start; });
+    std::vector<Op> merged;
+    merged.reserve(old.size() + incoming.size());
+    std::size_t next = 0;
+    for (std::size_t i = 0; i < old.size(); ++i) {
+        if (!leaving.empty() && leaving[i]) continue;
+        const double start = startOrLast(times[i]);
+        while (next < incoming.size() && incoming[next].start < start) merged.push_back(incoming[next++].op);
+        merged.push_back(old[i]);
+    }
+    while (next < incoming.size()) merged.push_back(incoming[next++].op);
+    return merged;
+}
+
 } // namespace
 
 EditOutcome ScheduleEditor::repipe(const Edit& edit) {
@@ -66,30 +108,14 @@ EditOutcome ScheduleEditor::repipe(const Edit& edit) {
                 refusePipe("edit.slot", "mb", edit,
                            opName(op, true) + " runs with its W as one whole backward: split " +
                                opName(op, false) + " before moving its micro-batch");
-            const OpTime& t = m_times[std::size_t(at.device)][std::size_t(at.index)];
-            const double start = t.start >= 0 ? t.start : std::numeric_limits<double>::infinity();
             moved.push_back({m_s.order[std::size_t(at.device)][std::size_t(at.index)], std::size_t(at.device),
-                             std::size_t(at.index), start});
+                             std::size_t(at.index),
+                             startOrLast(m_times[std::size_t(at.device)][std::size_t(at.index)])});
         }
 
-    // The inverse: back to the old pipe, then each op after the op it followed (in order of
-    // position, so that an op's predecessor is in its place before the op is).
-    EditOutcome out{
-        {Edit{EditKind::Pipe, Op{OpKind::F, 0, 0, 0, mb}, false, MoveAnchor::Index, {}, from}}, 0, {}};
-    std::vector<MovedOp> byPlace = moved;
-    std::sort(byPlace.begin(), byPlace.end(), [](const MovedOp& a, const MovedOp& b) {
-        return a.device != b.device ? a.device < b.device : a.index < b.index;
-    });
-    for (const MovedOp& m : byPlace) {
-        const auto& ops = m_s.order[m.device];
-        if (m.index == 0)
-            out.inverse.push_back(Edit{EditKind::Move, m.op, false, MoveAnchor::Index, {}, 0});
-        else
-            out.inverse.push_back(Edit{EditKind::Move, m.op, false, MoveAnchor::After, ops[m.index - 1], 0});
-    }
+    EditOutcome out{inverseOf(moved, m_s.order, mb, from), 0, {}};
 
-    // The new orders: each changed device's remaining ops, with the arriving ones merged in by
-    // their start (after remaining ops that start at the same time).
+    // The new orders: each changed device's remaining ops with the arriving ones merged in.
     const std::size_t devices = std::size_t(m_s.devices);
     std::vector<std::vector<MovedOp>> arriving(devices);
     std::vector<std::vector<std::uint8_t>> leaving(devices);
@@ -108,22 +134,8 @@ EditOutcome ScheduleEditor::repipe(const Edit& edit) {
     std::vector<std::size_t> first(devices, std::size_t(-1));
     for (std::size_t d = 0; d < devices; ++d) {
         if (arriving[d].empty() && leaving[d].empty()) continue;
-        auto& incoming = arriving[d];
-        std::stable_sort(incoming.begin(), incoming.end(),
-                         [](const MovedOp& a, const MovedOp& b) { return a.start < b.start; });
         const auto& old = m_s.order[d];
-        std::vector<Op> merged;
-        merged.reserve(old.size() + incoming.size());
-        std::size_t next = 0;
-        for (std::size_t i = 0; i < old.size(); ++i) {
-            if (!leaving[d].empty() && leaving[d][i]) continue;
-            const double start =
-                m_times[d][i].start >= 0 ? m_times[d][i].start : std::numeric_limits<double>::infinity();
-            while (next < incoming.size() && incoming[next].start < start)
-                merged.push_back(incoming[next++].op);
-            merged.push_back(old[i]);
-        }
-        while (next < incoming.size()) merged.push_back(incoming[next++].op);
+        std::vector<Op> merged = mergeByStart(old, m_times[d], leaving[d], std::move(arriving[d]));
         std::size_t same = 0;
         while (same < old.size() && same < merged.size() && old[same] == merged[same]) ++same;
         first[d] = same;
