@@ -671,6 +671,10 @@ Timeline readTrace(ByteSource& in, const std::string& source, const TraceReadOpt
 
 } // namespace
 
+bool namesStagecraftTrace(std::string_view head) {
+    return head.find("\"stagecraft_trace\"") != std::string_view::npos;
+}
+
 Timeline parseChromeTrace(std::string_view text, const std::string& source) {
     return parseChromeTrace(text, source, TraceReadOptions{});
 }

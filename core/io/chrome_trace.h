@@ -76,6 +76,10 @@ std::string timelineToChromeTrace(const Timeline& timeline, const ChromeTraceOpt
 void writeChromeTrace(const Timeline& timeline, const std::filesystem::path& path,
                       const ChromeTraceOptions& options = {});
 
+/// True when `head` (a file's first bytes) carries the mark every Stagecraft trace opens with
+/// (`otherData.stagecraft_trace`, written first): the sniffers' test for "ours".
+bool namesStagecraftTrace(std::string_view head);
+
 /// Reads a trace (object form or bare array). Bad JSON is a ParseError("trace.json") with line
 /// and column; a slice the reader claims (a Stagecraft category, its op in args or its name an
 /// action string such as "2F0") with a bad field is a ParseError("trace.event") naming traceEvents[i], the

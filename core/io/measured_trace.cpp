@@ -7,6 +7,7 @@
 #include "io/torch_trace.h"
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <tuple>
@@ -29,7 +30,7 @@ bool restNamesTorchActions(const std::filesystem::path& path, std::size_t from) 
         const std::size_t size = kept + std::size_t(std::max<std::streamsize>(0, in.gcount()));
         if (namesTorchActions(std::string_view(block.data(), size))) return true;
         kept = std::min(kCarry, size);
-        std::copy(block.data() + size - kept, block.data() + size, block.data());
+        std::memmove(block.data(), block.data() + size - kept, kept); // the ranges may overlap
     }
     return false;
 }
@@ -45,8 +46,7 @@ TraceFormat detectTraceFormat(const std::filesystem::path& path) {
     // Stagecraft's writer opens with otherData.stagecraft_trace; a file whose head says nothing
     // either way is torch's when its rest carries torch's marks (the Stagecraft reader claims no
     // torch-named range: one reader per format).
-    if (head.find("\"stagecraft_trace\"") == std::string::npos && head.size() == kSniffBytes &&
-        restNamesTorchActions(path, head.size()))
+    if (!namesStagecraftTrace(head) && head.size() == kSniffBytes && restNamesTorchActions(path, head.size()))
         return TraceFormat::Torch;
     return TraceFormat::Stagecraft;
 }

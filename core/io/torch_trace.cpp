@@ -1,6 +1,7 @@
 #include "io/torch_trace.h"
 
 #include "error.h"
+#include "file_kind.h"
 #include "io/json_scan.h"
 #include "io/overlap_ranges.h"
 
@@ -438,9 +439,8 @@ bool namesTorchActions(std::string_view text) {
 }
 
 bool looksLikeTorchTrace(std::string_view text) {
-    const std::string_view head = text.substr(0, std::size_t(64) * 1024);
-    if (head.find("\"stagecraft_trace\"") != std::string_view::npos) return false;
-    return namesTorchActions(head);
+    const std::string_view head = text.substr(0, kSniffBytes);
+    return !namesStagecraftTrace(head) && namesTorchActions(head);
 }
 
 } // namespace stagecraft
