@@ -4,7 +4,8 @@
 // near the end of the order (few ops downstream), in the middle, and at the start (nearly every
 // op downstream), next to a full re-validation and list scheduling of the same schedule (what an
 // edit would cost without the editor). `retimed_per_edit` counts the ops each edit re-timed: the
-// time follows it, not the schedule's size. Run: ./build/bench/edit_bench
+// time follows it, not the schedule's size. Chimera with its gradient syncs, which the editor
+// re-times whole, for comparison. Run: ./build/bench/edit_bench
 #include "edit/schedule_editor.h"
 #include "generators/registry.h"
 #include "ir/op_name.h"
@@ -64,6 +65,36 @@ void editMove(benchmark::State& state, int p, int m, Where where) {
     state.counters["edits"] = benchmark::Counter(double(edits), benchmark::Counter::kIsRate);
 }
 
+/// The same on Chimera, whose orders hold its eager gradient syncs: the editor re-times such an
+/// order whole per edit (docs/editing.md), so this follows the schedule's size. Device 0's first
+/// sync that has an op after it moves one place later and back.
+void editMoveSynced(benchmark::State& state, int p, int m) {
+    const Schedule s = generateSchedule("chimera", shape(p, m));
+    ScheduleEditor editor(s, fullStageCosts(s, 1, 1, 1, 0.1, 2.0));
+    Edit later;
+    later.kind = EditKind::Shift;
+    later.index = 1;
+    const auto& ops = s.order[0];
+    for (std::size_t i = 0; i + 1 < ops.size(); ++i)
+        if (ops[i].kind == OpKind::GradSync) {
+            later.op = ops[i];
+            break;
+        }
+    Edit back = later;
+    back.index = -1;
+    std::size_t edits = 0;
+    for (auto _ : state) {
+        editor.apply(later);
+        editor.apply(back);
+        edits += 2;
+        benchmark::DoNotOptimize(editor.makespan());
+    }
+    if (later.op.kind != OpKind::GradSync || !editor.runs())
+        state.SkipWithError("no sync moved, or it broke");
+    state.counters["ops"] = double(s.opCount());
+    state.counters["edits"] = benchmark::Counter(double(edits), benchmark::Counter::kIsRate);
+}
+
 /// What one edit costs without the editor: validate the whole order and list-schedule it.
 void fullCheck(benchmark::State& state, int p, int m) {
     const Schedule s = generateSchedule("zb-h1", shape(p, m));
@@ -91,5 +122,9 @@ BENCHMARK_CAPTURE(editMove, p64_m5461_end, 64, 5461, Where::End)->Unit(benchmark
 BENCHMARK_CAPTURE(editMove, p64_m5461_middle, 64, 5461, Where::Middle)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(editMove, p64_m5461_start, 64, 5461, Where::Start)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(fullCheck, p64_m5461, 64, 5461)->Unit(benchmark::kMicrosecond);
+
+BENCHMARK_CAPTURE(editMoveSynced, chimera_p8_m32, 8, 32)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(editMoveSynced, chimera_p32_m256, 32, 256)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(editMoveSynced, chimera_p64_m5440, 64, 5440)->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();

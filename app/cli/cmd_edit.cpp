@@ -30,9 +30,12 @@ constexpr const char* kEditHelp = R"(Edits, applied in the order given (docs/edi
   --swap OP:OP                                      two neighbours of one device trade places
   --split OP | all                                  a whole backward becomes I then W
   --merge OP | all                                  an I and the W right after it become one backward
-  -e, --edit TEXT                                   any edit in its text form: "move 1W3 after 1F5"
+  -e, --edit TEXT                                   any edit in its text form: "move 1W3 after 1F5",
+                                                    "pipe 5 to 1" (a micro-batch onto the other pipe),
+                                                    "add 2SYNC after 2W7", "drop 2SYNC" (a stage's
+                                                    gradient sync or, as 2OPT, optimizer step)
 OP is an op's name: <stage><kind><micro-batch>, as 1W3 (stage 1's W of micro-batch 3), 2I4 or 2B4
-(a backward), p1:3F2 on a second pipe.
+(a backward), p1:3F2 on a second pipe; 2SYNC and 2OPT are stage 2's gradient sync and optimizer step.
 )";
 
 struct EditOptions {
@@ -211,8 +214,8 @@ EditCosts editCosts(const EditOptions& options, const EditInput& input) {
 
 void addEditCommand(CLI::App& app, CommandResult& result) {
     auto* command = app.add_subcommand(
-        "edit", "Edit a schedule's order by hand (move, shift, swap, split, merge), print what each edit "
-                "changes or breaks, and write the result (.csv for torch, .json)");
+        "edit", "Edit a schedule's order by hand (move, shift, swap, split, merge, pipe, add / drop a sync), "
+                "print what each edit changes or breaks, and write the result (.csv for torch, .json)");
     command->footer(kEditHelp);
     auto options = std::make_shared<EditOptions>();
     options->project.scheduleRequired = false;

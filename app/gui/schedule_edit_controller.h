@@ -83,6 +83,13 @@ class ScheduleEditController : public QObject {
     QString mergeSelected();
     /// The selected op and the op after it on its device trade places.
     QString swapSelectedWithNext();
+    /// The selected op's micro-batch runs on the other pipe of a two-pipe schedule (the pipe edit).
+    QString pipeSelected();
+    /// The selected op's stage posts its gradient sync right after it: added when the order holds
+    /// none for that stage (the iteration tail posts it otherwise), moved there when it does.
+    QString syncAfterSelected();
+    /// The selected gradient sync or optimizer step leaves the order (back to the iteration tail).
+    QString dropSelected();
     /// The helpers (edit/fill_bubbles.h, edit/repair.h), each one undo step; the message bar lists
     /// what they moved.
     QString fillBubbles();

@@ -1,6 +1,7 @@
-// Design by hand: the tools on the selected op (jump over a kind, split, merge, swap), the
-// helpers (fill bubbles, compact, repair a refused move) and the Edit menu's entries. Each kept
-// tool is one undo step through ScheduleEditController::step.
+// Design by hand: the tools on the selected op (jump over a kind, split, merge, swap, the other
+// pipe, post or drop a gradient sync), the helpers (fill bubbles, compact, repair a refused move)
+// and the Edit menu's entries. Each kept tool is one undo step through
+// ScheduleEditController::step.
 #include "edit/block_move.h"
 #include "edit/fill_bubbles.h"
 #include "edit/kind_jump.h"
@@ -145,6 +146,43 @@ QString ScheduleEditController::swapSelectedWithNext() {
     return move(swap);
 }
 
+QString ScheduleEditController::pipeSelected() {
+    const std::optional<Op> selected = selectedOp();
+    if (!selected) return tr("Select an op of the schedule being designed by hand first.");
+    const Schedule& s = m_session->editor().schedule();
+    if (s.pipes != 2 || selected->mb < 0)
+        return tell(tr("Select an op of a micro-batch in a schedule with two pipes (Chimera, BitPipe): "
+                       "its micro-batch then runs on the other pipe."),
+                    true);
+    Edit pipe;
+    pipe.kind = EditKind::Pipe;
+    pipe.op.mb = selected->mb;
+    pipe.index = 1 - selected->pipe;
+    return move(pipe);
+}
+
+QString ScheduleEditController::syncAfterSelected() {
+    const std::optional<Op> selected = selectedOp();
+    if (!selected) return tr("Select an op of the schedule being designed by hand first.");
+    if (!isComputeKind(selected->kind))
+        return tell(tr("Select a compute op: its stage's gradient sync is posted right after it."), true);
+    Edit post;
+    post.op = Op{OpKind::GradSync, selected->pipe, 0, selected->stage, -1};
+    post.kind = m_session->editor().find(post.op).valid() ? EditKind::Move : EditKind::Add;
+    post.anchor = MoveAnchor::After;
+    post.other = *selected;
+    return move(post);
+}
+
+QString ScheduleEditController::dropSelected() {
+    const std::optional<Op> selected = selectedOp();
+    if (!selected) return tr("Select an op of the schedule being designed by hand first.");
+    Edit drop;
+    drop.kind = EditKind::Drop;
+    drop.op = *selected;
+    return move(drop);
+}
+
 QString ScheduleEditController::helperStep(const QString& label,
                                            std::vector<Edit> (*helper)(ScheduleEditor&)) {
     if (!m_session) return tr("Not designing a schedule by hand (Edit > Design by Hand).");
@@ -251,6 +289,15 @@ void ScheduleEditController::addActions(QMenu* menu) {
          [this] { splitSelected(); });
     tool("Merge Backward", tr("&Merge Backward"), {},
          tr("The selected I and the W right after it become one backward"), [this] { mergeSelected(); });
+    tool("Move Micro-batch to Other Pipe", tr("Move Micro-batch to Other &Pipe"), {},
+         tr("The selected op's micro-batch runs on the other pipe of Chimera or BitPipe"),
+         [this] { pipeSelected(); });
+    tool("Post Sync After Op", tr("Post Stage's Gradient S&ync After Op"), {},
+         tr("The selected op's stage posts its gradient sync right after it (added, or moved there)"),
+         [this] { syncAfterSelected(); });
+    tool("Drop Sync", tr("&Drop Gradient Sync"), {},
+         tr("The selected sync or optimizer step leaves the order: the iteration tail posts it"),
+         [this] { dropSelected(); });
     tools->addSeparator();
     tool("Fill Bubbles", tr("&Fill Bubbles"), {},
          tr("Slide W ops into idle gaps of their device (memory never rises)"), [this] { fillBubbles(); });

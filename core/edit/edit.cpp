@@ -13,7 +13,8 @@ namespace {
 
 constexpr const char* kGrammar =
     "an edit is 'move OP after|before OP', 'move OP to INDEX', 'shift OP +N|-N', 'swap OP OP', "
-    "'split OP|all', 'merge OP|all' or 'pipe MB to PIPE', with OP an op name such as 1W3";
+    "'split OP|all', 'merge OP|all', 'pipe MB to PIPE', 'add SYNC|OPT after|before OP', 'add SYNC|OPT to "
+    "INDEX' or 'drop SYNC|OPT', with OP an op name such as 1W3 and SYNC / OPT one such as 2SYNC / 2OPT";
 
 struct Word {
     std::string_view text;
@@ -46,6 +47,10 @@ const char* kindWord(EditKind kind) {
         return "merge";
     case EditKind::Pipe:
         return "pipe";
+    case EditKind::Add:
+        return "add";
+    case EditKind::Drop:
+        return "drop";
     }
     return "?";
 }
@@ -58,9 +63,10 @@ class EditReader {
         if (m_words.empty()) fail(1, "an empty edit: " + std::string(kGrammar));
         const Word& head = m_words[0];
         Edit edit;
-        if (head.text == "move") {
-            edit.kind = EditKind::Move;
-            expectWords(4, "move OP after|before OP, or move OP to INDEX");
+        if (head.text == "move" || head.text == "add") {
+            edit.kind = head.text == "move" ? EditKind::Move : EditKind::Add;
+            expectWords(4, std::string(head.text) + " OP after|before OP, or " + std::string(head.text) +
+                               " OP to INDEX");
             edit.op = op(1);
             const Word& where = m_words[2];
             if (where.text == "after" || where.text == "before") {
@@ -70,14 +76,19 @@ class EditReader {
                 edit.anchor = MoveAnchor::Index;
                 edit.index = number(3, false);
             } else {
-                fail(where.column,
-                     "'" + std::string(where.text) + "': a move goes 'after', 'before' or 'to'");
+                fail(where.column, "'" + std::string(where.text) +
+                                       "': " + (edit.kind == EditKind::Add ? "an add" : "a move") +
+                                       " goes 'after', 'before' or 'to'");
             }
         } else if (head.text == "shift") {
             edit.kind = EditKind::Shift;
             expectWords(3, "shift OP +N or shift OP -N");
             edit.op = op(1);
             edit.index = number(2, true);
+        } else if (head.text == "drop") {
+            edit.kind = EditKind::Drop;
+            expectWords(2, "drop OP, as drop 2SYNC");
+            edit.op = op(1);
         } else if (head.text == "swap") {
             edit.kind = EditKind::Swap;
             expectWords(3, "swap OP OP");
@@ -187,6 +198,7 @@ std::string formatEdit(const Edit& edit, bool splitBackward) {
     out += opName(edit.op, splitBackward && !whole);
     switch (edit.kind) {
     case EditKind::Move:
+    case EditKind::Add:
         if (edit.anchor == MoveAnchor::Index) return out + " to " + std::to_string(edit.index);
         return out + (edit.anchor == MoveAnchor::After ? " after " : " before ") +
                opName(edit.other, splitBackward);
@@ -197,6 +209,7 @@ std::string formatEdit(const Edit& edit, bool splitBackward) {
     case EditKind::Split:
     case EditKind::Merge:
     case EditKind::Pipe:
+    case EditKind::Drop:
         return out;
     }
     return out;
@@ -230,6 +243,7 @@ nlohmann::json editToJson(const Edit& edit, bool splitBackward) {
         opName(edit.op, splitBackward && edit.kind != EditKind::Split && edit.kind != EditKind::Merge);
     switch (edit.kind) {
     case EditKind::Move:
+    case EditKind::Add:
         if (edit.anchor == MoveAnchor::Index)
             json["to"] = edit.index;
         else
@@ -244,6 +258,7 @@ nlohmann::json editToJson(const Edit& edit, bool splitBackward) {
     case EditKind::Split:
     case EditKind::Merge:
     case EditKind::Pipe:
+    case EditKind::Drop:
         break;
     }
     return json;
@@ -264,7 +279,8 @@ Edit editFromJson(const nlohmann::json& json, const std::string& path) {
     const auto kind = json.find("edit");
     if (kind == json.end() || !kind->is_string())
         jsonFail(path + ".edit",
-                 "must be one of \"move\", \"shift\", \"swap\", \"split\", \"merge\", \"pipe\"");
+                 "must be one of \"move\", \"shift\", \"swap\", \"split\", \"merge\", \"pipe\", \"add\", "
+                 "\"drop\"");
     const std::string word = kind->get<std::string>();
     Edit edit;
     if (word == "split" || word == "merge") {
@@ -288,11 +304,13 @@ Edit editFromJson(const nlohmann::json& json, const std::string& path) {
         return edit;
     }
     edit.op = jsonOp(json, "op", path);
-    if (word == "move") {
-        edit.kind = EditKind::Move;
+    if (word == "move" || word == "add") {
+        edit.kind = word == "move" ? EditKind::Move : EditKind::Add;
         const int given =
             int(json.contains("after")) + int(json.contains("before")) + int(json.contains("to"));
-        if (given != 1) jsonFail(path, "a move has exactly one of \"after\", \"before\" and \"to\"");
+        if (given != 1)
+            jsonFail(path, std::string(word == "move" ? "a move" : "an add") +
+                               " has exactly one of \"after\", \"before\" and \"to\"");
         if (json.contains("to")) {
             edit.index = jsonInt(json, "to", path);
             if (edit.index < 0)
@@ -307,10 +325,12 @@ Edit editFromJson(const nlohmann::json& json, const std::string& path) {
     } else if (word == "swap") {
         edit.kind = EditKind::Swap;
         edit.other = jsonOp(json, "with", path);
+    } else if (word == "drop") {
+        edit.kind = EditKind::Drop;
     } else {
         jsonFail(path + ".edit", "'" + word +
                                      "' is not an edit: one of \"move\", \"shift\", \"swap\", "
-                                     "\"split\", \"merge\", \"pipe\"");
+                                     "\"split\", \"merge\", \"pipe\", \"add\", \"drop\"");
     }
     return edit;
 }

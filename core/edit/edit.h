@@ -12,6 +12,10 @@
 //   merge 2B4             merge all              (an I and the W right after it become one backward)
 //   pipe 5 to 1           (micro-batch 5 runs on pipe 1 of a two-pipe schedule: each of its ops
 //                          goes to the device that pipe places its stage on, at its time there)
+//   add 2SYNC after 2W7   add 2OPT to 30          (a gradient sync / optimizer step of a stage, placed
+//                          like a move: its device is the one that holds the stage)
+//   drop 2SYNC            (the stage's sync leaves the order: the iteration tail posts it right
+//                          after the stage's last backward when the order is simulated)
 
 #include "ir/op.h"
 
@@ -23,10 +27,10 @@
 
 namespace stagecraft {
 
-enum class EditKind : std::uint8_t { Move, Shift, Swap, Split, Merge, Pipe };
+enum class EditKind : std::uint8_t { Move, Shift, Swap, Split, Merge, Pipe, Add, Drop };
 
-/// Where a move puts its op: at an index of the device's order (the index the op has after the
-/// move), or right before / after another op of the same device.
+/// Where a move (or an add) puts its op: at an index of the device's order (the index the op has
+/// after the move), or right before / after another op of the same device.
 enum class MoveAnchor : std::uint8_t { Index, Before, After };
 
 struct Edit {
@@ -54,7 +58,8 @@ Edit parseEdit(std::string_view text, const std::string& source = "edit");
 
 /// The JSON form: {"edit": "move", "op": "1W3", "after": "1F5"} ("before", "to": index),
 /// {"edit": "shift", "op": "1W3", "by": 2}, {"edit": "swap", "op": "1W3", "with": "1F5"},
-/// {"edit": "split", "op": "2B4"}, {"edit": "split", "op": "all"} or {"edit": "pipe", "mb": 5, "to": 1}.
+/// {"edit": "split", "op": "2B4"}, {"edit": "split", "op": "all"}, {"edit": "pipe", "mb": 5, "to": 1},
+/// {"edit": "add", "op": "2SYNC", "after": "2W7"} (like a move) or {"edit": "drop", "op": "2SYNC"}.
 nlohmann::json editToJson(const Edit& edit, bool splitBackward);
 /// Reads the JSON form, or a string in the text form. Throws ValidationError "edit.json" whose
 /// field is `path` plus the key ("edits[3].op") naming the value and the rule.

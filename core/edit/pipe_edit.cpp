@@ -70,6 +70,26 @@ std::vector<Op> mergeByStart(const std::vector<Op>& old, const std::vector<OpTim
     return merged;
 }
 
+/// A stage's sync and optimizer step wait for every backward of their pipe: where the arriving
+/// micro-batch's last backward of a stage (kind `last`) lands after them, they move to right
+/// after it, in their order.
+void tailAfterBackward(std::vector<Op>& order, const std::vector<MovedOp>& arriving, OpKind last) {
+    for (const MovedOp& m : arriving) {
+        if (m.op.kind != last) continue;
+        const auto at = std::size_t(std::find(order.begin(), order.end(), m.op) - order.begin());
+        std::vector<Op> kept, following;
+        kept.reserve(order.size());
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            const Op& op = order[i];
+            const bool tail = op.kind == OpKind::GradSync || op.kind == OpKind::Optimizer;
+            (i < at && tail && op.pipe == m.op.pipe && op.stage == m.op.stage ? following : kept)
+                .push_back(op);
+            if (i == at) kept.insert(kept.end(), following.begin(), following.end());
+        }
+        order = std::move(kept);
+    }
+}
+
 } // namespace
 
 EditOutcome ScheduleEditor::repipe(const Edit& edit) {
@@ -113,10 +133,19 @@ EditOutcome ScheduleEditor::repipe(const Edit& edit) {
                              startOrLast(m_times[std::size_t(at.device)][std::size_t(at.index)])});
         }
 
-    EditOutcome out{inverseOf(moved, m_s.order, mb, from), 0, {}};
+    // The syncs and optimizer steps of the devices the micro-batch arrives on may have to follow
+    // it (tailAfterBackward); the undo puts each back after the op it followed.
+    const std::size_t devices = std::size_t(m_s.devices);
+    std::vector<MovedOp> restored = moved;
+    if (wholeRetime())
+        for (int stage = 0; stage < m_s.stagesPerPipe; ++stage) {
+            const auto d = std::size_t(m_s.slot(to, stage).device);
+            for (std::size_t i = 0; i < m_s.order[d].size(); ++i)
+                if (isTailKind(m_s.order[d][i].kind)) restored.push_back({m_s.order[d][i], d, i, 0});
+        }
+    EditOutcome out{inverseOf(restored, m_s.order, mb, from), 0, {}};
 
     // The new orders: each changed device's remaining ops with the arriving ones merged in.
-    const std::size_t devices = std::size_t(m_s.devices);
     std::vector<std::vector<MovedOp>> arriving(devices);
     std::vector<std::vector<std::uint8_t>> leaving(devices);
     for (const MovedOp& m : moved) {
@@ -135,7 +164,8 @@ EditOutcome ScheduleEditor::repipe(const Edit& edit) {
     for (std::size_t d = 0; d < devices; ++d) {
         if (arriving[d].empty() && leaving[d].empty()) continue;
         const auto& old = m_s.order[d];
-        std::vector<Op> merged = mergeByStart(old, m_times[d], leaving[d], std::move(arriving[d]));
+        std::vector<Op> merged = mergeByStart(old, m_times[d], leaving[d], arriving[d]);
+        if (wholeRetime()) tailAfterBackward(merged, arriving[d], m_s.splitBackward ? OpKind::W : OpKind::B);
         std::size_t same = 0;
         while (same < old.size() && same < merged.size() && old[same] == merged[same]) ++same;
         first[d] = same;

@@ -42,12 +42,7 @@ ScheduleEditor::ScheduleEditor(Schedule schedule, OpCosts costs)
                        "schedule '" + m_s.name + "' holds the recompute " + opName(op, m_s.splitBackward) +
                            " on device " + std::to_string(d) +
                            ": hand edits do not move recompute ops yet; edit the schedule without them");
-            if (!isComputeKind(op.kind))
-                refuse("edit.schedule", m_s.name,
-                       "schedule '" + m_s.name + "' holds " + opName(op, m_s.splitBackward) + " on device " +
-                           std::to_string(d) +
-                           ": hand edits work on compute orders (F, B, W); the "
-                           "iteration tail (syncs, optimizer) is added when the order is simulated");
+            if (!isComputeKind(op.kind)) ++m_tailOps;
         }
     const std::size_t slots = std::size_t(m_s.pipes) * std::size_t(m_s.stagesPerPipe);
     for (int k = 0; k < 3; ++k)
@@ -55,11 +50,20 @@ ScheduleEditor::ScheduleEditor(Schedule schedule, OpCosts costs)
             refuse("edit.schedule", "costs",
                    "the cost table holds " + std::to_string(m_costs.duration[std::size_t(k)].size()) + " " +
                        opKindName(OpKind(k)) + " costs for " + std::to_string(slots) + " stages");
+    // A table without sync and optimizer costs times them as free (they may be added by an edit).
+    for (const OpKind kind : {OpKind::GradSync, OpKind::Optimizer}) {
+        auto& costs = m_costs.duration[std::size_t(kind)];
+        if (costs.empty()) costs.assign(slots, 0.0);
+        if (costs.size() != slots)
+            refuse("edit.schedule", "costs",
+                   "the cost table holds " + std::to_string(costs.size()) + " " + opKindName(kind) +
+                       " costs for " + std::to_string(slots) + " stages");
+    }
     m_whole.assign(slots * std::size_t(m_s.microbatches), 0);
     for (const Op& b : m_s.wholeBackward) setWhole(b, true);
     // Busy time is the same whatever the order, and whether or not the backward is split.
     for (const auto& ops : m_s.order)
-        for (const Op& op : ops) m_busy += durationOf(op);
+        for (const Op& op : ops) m_busy += busyOf(op);
     // Change propagation needs every op to take time, so that a cycle keeps changing times.
     m_positiveCosts = true;
     for (int k = 0; k < 3; ++k)
@@ -70,6 +74,11 @@ ScheduleEditor::ScheduleEditor(Schedule schedule, OpCosts costs)
 }
 
 std::size_t ScheduleEditor::slotOf(const Op& op) const {
+    if (!isComputeKind(op.kind)) // a sync or optimizer step: one per (pipe, stage), after the op slots
+        return computeSlots() +
+               (std::size_t(op.kind == OpKind::Optimizer) * std::size_t(m_s.pipes) + op.pipe) *
+                   std::size_t(m_s.stagesPerPipe) +
+               std::size_t(op.stage);
     return ((std::size_t(op.kind) * std::size_t(m_s.pipes) + op.pipe) * std::size_t(m_s.stagesPerPipe) +
             std::size_t(op.stage)) *
                std::size_t(m_s.microbatches) +
@@ -89,8 +98,7 @@ void ScheduleEditor::setWhole(const Op& b, bool whole) {
 }
 
 void ScheduleEditor::rebuildPositions() {
-    m_pos.assign(3 * std::size_t(m_s.pipes) * std::size_t(m_s.stagesPerPipe) * std::size_t(m_s.microbatches),
-                 kAbsent);
+    m_pos.assign(computeSlots() + 2 * std::size_t(m_s.pipes) * std::size_t(m_s.stagesPerPipe), kAbsent);
     m_times.resize(std::size_t(m_s.devices));
     m_wait.resize(std::size_t(m_s.devices));
     for (std::size_t d = 0; d < m_s.order.size(); ++d) {
@@ -101,9 +109,17 @@ void ScheduleEditor::rebuildPositions() {
     }
 }
 
+std::size_t ScheduleEditor::computeSlots() const {
+    return 3 * std::size_t(m_s.pipes) * std::size_t(m_s.stagesPerPipe) * std::size_t(m_s.microbatches);
+}
+
+bool ScheduleEditor::isTailKind(OpKind kind) {
+    return kind == OpKind::GradSync || kind == OpKind::Optimizer;
+}
+
 OpRef ScheduleEditor::find(const Op& op) const {
-    if (!isComputeKind(op.kind) || op.pipe >= m_s.pipes || op.stage < 0 || op.stage >= m_s.stagesPerPipe ||
-        op.mb < 0 || op.mb >= m_s.microbatches)
+    if (op.pipe >= m_s.pipes || op.stage < 0 || op.stage >= m_s.stagesPerPipe) return {};
+    if (isTailKind(op.kind) ? op.mb != -1 : op.kind == OpKind::R || op.mb < 0 || op.mb >= m_s.microbatches)
         return {};
     const std::int32_t index = m_pos[slotOf(op)];
     if (index == kAbsent) return {};
@@ -122,8 +138,12 @@ OpRef ScheduleEditor::require(const Op& op, const char* role) const {
     if (op.kind == OpKind::W && !m_s.splitBackward)
         why = "the schedule does not split its backward: split " +
               opName(Op{OpKind::B, op.pipe, 0, op.stage, op.mb}, false) + " first";
-    else if (!isComputeKind(op.kind))
-        why = "hand edits move compute ops (F, B, W) only";
+    else if (op.kind == OpKind::R)
+        why = "hand edits do not move recompute ops";
+    else if (isTailKind(op.kind) && op.pipe < m_s.pipes && op.stage >= 0 && op.stage < m_s.stagesPerPipe)
+        why = "the order holds no such op (the iteration tail adds it when the order is simulated); "
+              "add it with 'add " +
+              name + " after OP'";
     else if (op.pipe >= m_s.pipes || op.stage >= m_s.stagesPerPipe || op.mb >= m_s.microbatches)
         why = "the schedule has " + std::to_string(m_s.pipes) + " pipe(s), stages 0.." +
               std::to_string(m_s.stagesPerPipe - 1) + " and micro-batches 0.." +
@@ -167,9 +187,18 @@ Timeline ScheduleEditor::timeline() const {
     return simulate(m_s, costs());
 }
 
+double ScheduleEditor::busyOf(const Op& op) const {
+    return op.kind == OpKind::GradSync ? 0.0 : durationOf(op); // a collective runs beside the compute
+}
+
 double ScheduleEditor::makespan() const {
     if (!runs()) return 0;
     double end = 0;
+    if (wholeRetime()) { // a collective may end after its device's last op
+        for (const auto& times : m_times)
+            for (const OpTime& t : times) end = std::max(end, t.end);
+        return end;
+    }
     for (const auto& times : m_times)
         if (!times.empty()) end = std::max(end, times.back().end); // a device's last op ends last
     return end;
@@ -248,6 +277,7 @@ double ScheduleEditor::inputsReadyAt(int device, std::size_t index) const {
 }
 
 std::size_t ScheduleEditor::update(const std::vector<OpRef>& seeds, std::vector<std::size_t> from) {
+    if (wholeRetime()) return retimeWhole();
     if (runs() && m_positiveCosts) {
         const std::size_t pops = propagate(seeds);
         if (pops != kGaveUp) return pops;
@@ -311,6 +341,7 @@ std::size_t ScheduleEditor::propagate(const std::vector<OpRef>& seeds) {
 }
 
 std::size_t ScheduleEditor::retime(std::vector<std::size_t> from) {
+    if (wholeRetime()) return retimeWhole();
     const std::size_t devices = std::size_t(m_s.devices);
     // Ops a broken order left untimed are re-timed too: the edit may have mended it.
     for (std::size_t d = 0; d < devices; ++d) from[d] = std::min(from[d], m_unresolved[d]);
@@ -390,7 +421,6 @@ std::size_t ScheduleEditor::retime(std::vector<std::size_t> from) {
 /// a broken dependency; otherwise the waits form a ring of devices.
 void ScheduleEditor::describeBreak(const std::vector<std::size_t>& done) {
     std::vector<BlockedDevice> blocked;
-    const BlockedDevice* local = nullptr;
     for (std::size_t d = 0; d < done.size(); ++d) {
         if (done[d] >= m_s.order[d].size()) continue;
         BlockedDevice b;
@@ -405,6 +435,14 @@ void ScheduleEditor::describeBreak(const std::vector<std::size_t>& done) {
         b.reason = waitReason(m_s, b.at, b.waitingFor);
         blocked.push_back(std::move(b));
     }
+    setBreak(blocked, findWaitRing(blocked, done.size()));
+}
+
+/// Names what stops the order: a device whose op waits for an op later on that device, else the
+/// ring of devices `ring` waiting on each other, else (a collective some replica never posts)
+/// every stop.
+void ScheduleEditor::setBreak(const std::vector<BlockedDevice>& blocked, const std::vector<int>& ring) {
+    const BlockedDevice* local = nullptr;
     m_broken = EditBreak{};
     for (const BlockedDevice& b : blocked)
         if (b.waitingFor.valid() && b.waitingFor.device == b.device) {
@@ -423,9 +461,17 @@ void ScheduleEditor::describeBreak(const std::vector<std::size_t>& done) {
         return;
     }
     m_broken.kind = BreakKind::Deadlock;
-    const std::vector<int> ring = findWaitRing(blocked, done.size());
-    m_broken.message = "deadlock: devices wait on each other in a ring: ";
     const char* separator = "";
+    if (ring.empty()) {
+        m_broken.message = "the order cannot run: ";
+        for (const BlockedDevice& b : blocked) {
+            m_broken.waits.push_back(b);
+            m_broken.message += separator + b.reason;
+            separator = "; ";
+        }
+        return;
+    }
+    m_broken.message = "deadlock: devices wait on each other in a ring: ";
     for (const int d : ring)
         for (const BlockedDevice& b : blocked)
             if (b.device == d) {
@@ -433,6 +479,28 @@ void ScheduleEditor::describeBreak(const std::vector<std::size_t>& done) {
                 m_broken.message += separator + b.reason;
                 separator = "; ";
             }
+}
+
+/// An order with gradient syncs or optimizer steps, re-timed whole by the list scheduler: its
+/// collectives start in the order the scheduler reaches them, which no local rule reproduces.
+std::size_t ScheduleEditor::retimeWhole() {
+    const OpIndex index(m_s);
+    const ListScheduleResult run = listSchedule(m_s, index, costs());
+    std::size_t total = 0;
+    for (std::size_t d = 0; d < m_s.order.size(); ++d) {
+        const std::size_t count = m_s.order[d].size();
+        total += count;
+        m_unresolved[d] = count;
+        for (std::size_t i = 0; i < count; ++i) {
+            m_times[d][i] = run.time(int(d), int(i));
+            if (m_times[d][i].end < 0 && m_unresolved[d] == count) m_unresolved[d] = i;
+        }
+    }
+    if (run.complete())
+        m_broken = EditBreak{};
+    else
+        setBreak(run.blocked, run.cycle);
+    return total;
 }
 
 EditOutcome ScheduleEditor::moveTo(const Op& op, std::int64_t index, Edit inverse) {
@@ -676,6 +744,10 @@ EditOutcome ScheduleEditor::dispatch(const Edit& edit) {
         return merge(edit);
     case EditKind::Pipe:
         return repipe(edit);
+    case EditKind::Add:
+        return addTail(edit);
+    case EditKind::Drop:
+        return dropTail(edit);
     }
     refuse("edit.op", "edit", "unknown edit kind");
 }

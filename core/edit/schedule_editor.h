@@ -49,10 +49,16 @@ struct EditOutcome {
 
 class ScheduleEditor {
   public:
-    /// `schedule` must pass the validator and hold no gradient syncs, optimizer steps or
-    /// overlapped slots (ValidationError "edit.schedule" otherwise: the edits keep compute orders).
-    /// `costs` are per kind in the split convention: B is the input gradient and W the weight
-    /// gradient, so a whole backward costs B + W whether or not the schedule splits it.
+    /// `schedule` must pass the validator and hold no recompute ops or overlapped slots
+    /// (ValidationError "edit.schedule" otherwise). `costs` are per kind in the split convention:
+    /// B is the input gradient and W the weight gradient, so a whole backward costs B + W whether
+    /// or not the schedule splits it; sync and optimizer costs may be left empty (free).
+    ///
+    /// An order that holds gradient syncs or optimizer steps (Chimera's and BitPipe's eager syncs,
+    /// or ones an edit added) is re-timed whole after every edit, by the list scheduler itself:
+    /// its collectives start in the order that scheduler reaches their last post, which no local
+    /// rule reproduces, so change propagation would drift from simulate(). Linear in the ops;
+    /// compute-only orders keep the incremental re-timing above.
     ScheduleEditor(Schedule schedule, OpCosts costs);
 
     /// Apply one edit (see the class comment for what throws). Amortised cost: the places the op
@@ -91,7 +97,12 @@ class ScheduleEditor {
     /// files, not per move). Throws ValidationError "schedule.deadlock" when broken.
     Timeline timeline() const;
 
+    /// True while the order holds gradient syncs or optimizer steps (see the constructor).
+    bool wholeRetime() const { return m_tailOps > 0; }
+
   private:
+    static bool isTailKind(OpKind kind);
+    std::size_t computeSlots() const;
     std::size_t slotOf(const Op& op) const;
     std::int32_t& posOf(const Op& op) { return m_pos[slotOf(op)]; }
     std::int32_t posOf(const Op& op) const { return m_pos[slotOf(op)]; }
@@ -115,6 +126,14 @@ class ScheduleEditor {
     template <typename Visit>
     void forEachConsumer(const Op& op, Visit&& visit) const;
     double durationOf(const Op& op) const;
+    /// Device time an op takes: its duration, but none for a gradient sync (a posted collective).
+    double busyOf(const Op& op) const;
+    /// Add / drop a gradient sync or optimizer step (edit kinds Add, Drop).
+    EditOutcome addTail(const Edit& edit);
+    EditOutcome dropTail(const Edit& edit);
+    /// An order with syncs or optimizer steps: every op re-timed by listSchedule.
+    std::size_t retimeWhole();
+    void setBreak(const std::vector<BlockedDevice>& blocked, const std::vector<int>& ring);
     /// The times of the op at `index` of `device` from its neighbours' current times.
     OpTime timeOf(std::size_t device, std::size_t index) const;
     /// After an edit: propagate from `seeds` (the ops whose producers or cost changed) when the
@@ -128,11 +147,13 @@ class ScheduleEditor {
     Schedule m_s;
     OpCosts m_costs; // split convention
     double m_busy = 0;
-    bool m_positiveCosts = false;             // every op takes time: change propagation applies
-    std::vector<std::int32_t> m_pos;          // [kind F/B/W][pipe][stage][mb] -> index in its device's order
-    std::vector<std::uint8_t> m_whole;        // [pipe][stage][mb]: B runs with its W as one whole backward
-    std::vector<std::vector<OpTime>> m_times; // [device][index]
-    std::vector<std::size_t> m_unresolved;    // [device] first op a broken order cannot reach
+    bool m_positiveCosts = false;      // every op takes time: change propagation applies
+    std::size_t m_tailOps = 0;         // gradient syncs and optimizer steps in the order
+    std::vector<std::int32_t> m_pos;   // [kind F/B/W][pipe][stage][mb], then [sync/optimizer][pipe][stage]
+                                       // -> index in its device's order
+    std::vector<std::uint8_t> m_whole; // [pipe][stage][mb]: B runs with its W as one whole backward
+    std::vector<std::vector<OpTime>> m_times;      // [device][index]
+    std::vector<std::size_t> m_unresolved;         // [device] first op a broken order cannot reach
     std::vector<std::vector<std::int32_t>> m_wait; // [device][index] scratch: producers not yet timed
     EditBreak m_broken;
 };

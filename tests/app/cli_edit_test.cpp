@@ -127,25 +127,19 @@ TEST_CASE("edit --repair lists the moves that mend a broken order, and the resul
     CHECK_THAT(none.out, Catch::Contains("repair: 0 move(s): the order runs"));
 }
 
-TEST_CASE("edit moves a micro-batch to the other pipe of a two-pipe compute order", "[cli][edit]") {
+TEST_CASE("edit moves a micro-batch to the other pipe of Chimera, its eager syncs following", "[cli][edit]") {
     const TempDir dir;
     REQUIRE(cli("generate -s chimera --set parallel.pp=4 --set parallel.microbatches=8 -o " +
                 (dir / "chimera.json"))
                 .status == 0);
-    // The registered Chimera carries its gradient syncs, which the editor does not hold yet.
-    const Run refused = cli("edit " + (dir / "chimera.json") + " -e 'pipe 1 to 1'");
-    CHECK(refused.status != 0);
-    CHECK_THAT(refused.out, Catch::Contains("holds p1:3SYNC on device 0: hand edits work on compute orders"));
-    // Its compute order (the syncs dropped from the file) takes the pipe edit.
-    nlohmann::json file = nlohmann::json::parse(stagecraft::readTextFile(dir / "chimera.json"));
-    for (auto& ops : file["order"]) {
-        nlohmann::json kept = nlohmann::json::array();
-        for (const auto& op : ops)
-            if (op.get<std::string>().find("SYNC") == std::string::npos) kept.push_back(op);
-        ops = kept;
-    }
-    stagecraft::writeFileAtomically(dir / "compute.json", file.dump());
-    const Run moved = cli("edit " + (dir / "compute.json") + " -e 'pipe 1 to 1' -o " + (dir / "moved.json") +
+    // The registered Chimera, gradient syncs and all: micro-batch 7 ends on pipe 0, so pipe 0's
+    // syncs move after its last backwards (the file then validates: each sync after its backwards).
+    const Run last = cli("edit " + (dir / "chimera.json") + " -e 'pipe 7 to 0' -o " + (dir / "last.json"));
+    INFO(last.out);
+    REQUIRE(last.status == 0);
+    CHECK_THAT(last.out, Catch::Contains("  1. pipe 7 to 0: makespan 30 -> 33 (+3)"));
+    REQUIRE(cli("validate " + (dir / "last.json")).status == 0);
+    const Run moved = cli("edit " + (dir / "chimera.json") + " -e 'pipe 1 to 1' -o " + (dir / "moved.json") +
                           " --save-edits " + (dir / "list.json"));
     INFO(moved.out);
     REQUIRE(moved.status == 0);
@@ -156,7 +150,35 @@ TEST_CASE("edit moves a micro-batch to the other pipe of a two-pipe compute orde
     const Run replay = cli("edit --edits " + (dir / "list.json") + " -o " + (dir / "replayed.json"));
     REQUIRE(replay.status == 0);
     CHECK(stagecraft::readTextFile(dir / "replayed.json") == stagecraft::readTextFile(dir / "moved.json"));
-    const Run again = cli("edit " + (dir / "compute.json") + " -e 'pipe 1 to 0'");
+    const Run again = cli("edit " + (dir / "chimera.json") + " -e 'pipe 1 to 0'");
     CHECK(again.status != 0);
     CHECK_THAT(again.out, Catch::Contains("pipe 1 to 0: micro-batch 1 runs on pipe 0 already"));
+}
+
+TEST_CASE("edit adds, moves and drops a gradient sync, and names one placed before its backward",
+          "[cli][edit]") {
+    const TempDir dir;
+    const std::string base = "edit -s 1f1b --set parallel.pp=4 --set parallel.microbatches=8 --unit ";
+    // An eager sync of stage 3 right after its last backward, then one place later.
+    const Run added = cli(base + "-e 'add 3SYNC after 3B7' -e 'shift 3SYNC -1' -o " + (dir / "a.json") +
+                          " --save-edits " + (dir / "list.json"));
+    INFO(added.out);
+    REQUIRE(added.status != 0);
+    CHECK_THAT(added.out,
+               Catch::Contains("edit 2 (shift 3SYNC -1) breaks the schedule: device 3 position 15: "
+                               "3SYNC runs before its dependency 3B7 at position 16 of the same "
+                               "device"));
+    const Run kept = cli(base + "-e 'add 3SYNC after 3B7' -o " + (dir / "a.json") + " --save-edits " +
+                         (dir / "list.json"));
+    INFO(kept.out);
+    REQUIRE(kept.status == 0);
+    CHECK_THAT(kept.out, Catch::Contains("  1. add 3SYNC after 3B7: makespan"));
+    CHECK_THAT(stagecraft::readTextFile(dir / "a.json"), Catch::Contains("\"3SYNC\""));
+    const Run replay = cli("edit --edits " + (dir / "list.json") + " -e 'drop 3SYNC' -o " + (dir / "b.json"));
+    INFO(replay.out);
+    REQUIRE(replay.status == 0);
+    CHECK_THAT(stagecraft::readTextFile(dir / "b.json"), !Catch::Contains("SYNC"));
+    const Run twice = cli(base + "-e 'add 3SYNC after 3B7' -e 'add 3SYNC to 0'");
+    CHECK(twice.status != 0);
+    CHECK_THAT(twice.out, Catch::Contains("add 3SYNC to 0: device 3 runs it already, at position 16"));
 }

@@ -28,9 +28,11 @@ std::string refusal(const std::string& text) {
 } // namespace
 
 TEST_CASE("Edits print and read back in the text and JSON forms", "[edit]") {
-    for (const char* text : {"move 1W3 after 1F5", "move 1W3 before 1F5", "move 2I4 to 7", "shift 1W3 +2",
-                             "shift 1W3 -1", "swap 1W3 1F5", "split 2B4", "split all", "merge 2B4",
-                             "merge all", "move p1:3F2 after p1:3I0", "pipe 5 to 1", "pipe 0 to 0"}) {
+    for (const char* text :
+         {"move 1W3 after 1F5", "move 1W3 before 1F5", "move 2I4 to 7", "shift 1W3 +2", "shift 1W3 -1",
+          "swap 1W3 1F5", "split 2B4", "split all", "merge 2B4", "merge all", "move p1:3F2 after p1:3I0",
+          "pipe 5 to 1", "pipe 0 to 0", "add 2SYNC after 2W7", "add p1:3OPT to 5", "add 0SYNC before 0F1",
+          "drop 2SYNC", "drop p1:3OPT", "move 2SYNC to 4"}) {
         INFO(text);
         const Edit edit = parseEdit(text);
         CHECK(formatEdit(edit, true) == text);
@@ -42,6 +44,9 @@ TEST_CASE("Edits print and read back in the text and JSON forms", "[edit]") {
     CHECK(editToJson(parseEdit("move 1W3 after 1F5"), true).dump() ==
           R"({"after":"1F5","edit":"move","op":"1W3"})");
     CHECK(editToJson(parseEdit("pipe 5 to 1"), true).dump() == R"({"edit":"pipe","mb":5,"to":1})");
+    CHECK(editToJson(parseEdit("add 2SYNC after 2W7"), true).dump() ==
+          R"({"after":"2W7","edit":"add","op":"2SYNC"})");
+    CHECK(editToJson(parseEdit("drop p1:3SYNC"), true).dump() == R"({"edit":"drop","op":"p1:3SYNC"})");
 }
 
 TEST_CASE("A malformed edit names the word and the grammar", "[edit]") {
@@ -64,6 +69,10 @@ TEST_CASE("A malformed edit names the word and the grammar", "[edit]") {
     CHECK(refusal("pipe 5 into 1") == "edit.syntax 8 | 'into': a pipe edit reads 'pipe MB to PIPE'");
     CHECK(refusal("pipe 1F5 to 1") == "edit.syntax 6 | '1F5' is not a whole number");
     CHECK(refusal("pipe 5 to 256") == "edit.syntax 11 | '256': a pipe is at most 255");
+    CHECK(refusal("add 2SYNC beside 2W7") ==
+          "edit.syntax 11 | 'beside': an add goes 'after', 'before' or 'to'");
+    CHECK(refusal("drop 2SYNC 2W7") == "edit.syntax 12 | 'drop' takes 1 word(s) after it (drop OP, as drop "
+                                       "2SYNC), found 2");
     CHECK(refusal("pipe 5 to") ==
           "edit.syntax 8 | 'pipe' takes 3 word(s) after it (pipe MB to PIPE), found 2");
     for (const auto& [json, message] :
@@ -86,6 +95,12 @@ TEST_CASE("A malformed edit names the word and the grammar", "[edit]") {
     } catch (const ValidationError& e) {
         CHECK(e.field() == "edits[2]");
         CHECK(e.message() == "edits[2]: a move has exactly one of \"after\", \"before\" and \"to\"");
+    }
+    try {
+        editFromJson(nlohmann::json::parse(R"({"edit": "add", "op": "2SYNC"})"), "edits[4]");
+        FAIL("accepted");
+    } catch (const ValidationError& e) {
+        CHECK(e.message() == "edits[4]: an add has exactly one of \"after\", \"before\" and \"to\"");
     }
 }
 

@@ -11,6 +11,7 @@
 #include "io/edit_list.h"
 #include "ir/op_name.h"
 #include "sim/memory_model.h"
+#include "sim/metrics.h"
 #include "validate/validator.h"
 
 #include <catch2/catch.hpp>
@@ -28,12 +29,11 @@ OpCosts unitCosts(const Schedule& s, double comm = 0) {
     return fullStageCosts(split, 1, 1, 1, comm);
 }
 
-/// A registered schedule's compute order: Chimera and BitPipe carry their gradient syncs, which
-/// the editor does not hold yet.
-Schedule computeOnly(const std::string& name, const ScheduleParams& params) {
-    Schedule s = generateSchedule(name, params);
-    for (auto& ops : s.order) std::erase_if(ops, [](const Op& op) { return !isComputeKind(op.kind); });
-    return s;
+/// Unit costs with a gradient sync of `sync` and an optimizer step of `step` per stage replica.
+OpCosts unitCostsWithTail(const Schedule& s, double comm, double sync, double step) {
+    Schedule split = s;
+    split.splitBackward = true;
+    return fullStageCosts(split, 1, 1, 1, comm, sync, step);
 }
 
 Edit edit(const std::string& text) {
@@ -197,11 +197,13 @@ TEST_CASE("Split and merge keep whole backwards together and undo exactly", "[ed
 TEST_CASE("A micro-batch moves to the other pipe, re-timed exactly, and undo restores the order", "[edit]") {
     for (const char* name : {"chimera", "bitpipe"}) {
         INFO(name);
-        const Schedule base = computeOnly(name, {4, 8, 1});
+        // The registered schedule, eager gradient syncs and all, each sync taking time.
+        const Schedule base = generateSchedule(name, {4, 8, 1});
         REQUIRE(base.pipes == 2);
-        ScheduleEditor editor(base, unitCosts(base, 0.25));
+        ScheduleEditor editor(base, unitCostsWithTail(base, 0.25, 0.5, 0));
+        REQUIRE(editor.wholeRetime());
         std::vector<std::vector<Edit>> undo;
-        for (int mb = 0; mb < base.microbatches; mb += 3) {
+        for (const int mb : {0, 3, 6, 7}) { // 7 ends last: its pipe's syncs must follow it
             const Op f{OpKind::F, 0, 0, 0, mb};
             const int from = editor.find(f).valid() ? 0 : 1;
             const int to = 1 - from;
@@ -233,7 +235,7 @@ TEST_CASE("A micro-batch moves to the other pipe, re-timed exactly, and undo res
 }
 
 TEST_CASE("A pipe edit that cannot apply is refused and changes nothing", "[edit]") {
-    const Schedule chimera = computeOnly("chimera", {4, 8, 1});
+    const Schedule chimera = generateSchedule("chimera", {4, 8, 1});
     ScheduleEditor editor(chimera, unitCosts(chimera));
     const int pipeOfZero = editor.find(Op{OpKind::F, 0, 0, 0, 0}).valid() ? 0 : 1;
     auto refusal = [](ScheduleEditor& e, const std::string& text) { return refusalOf(e, text); };
@@ -306,6 +308,127 @@ TEST_CASE("Incremental re-timing equals a full list scheduling after random move
         CHECK(editor.runs());
         checkAgainstFullRun(editor);
     }
+}
+
+/// The editor's makespan and bubble equal the metrics of a full simulation of its order.
+void checkMetricsAgainstSimulation(const ScheduleEditor& editor) {
+    const Timeline timeline = editor.timeline();
+    const OpCosts costs = editor.costs();
+    const TimeMetrics metrics = computeTimeMetrics(editor.schedule(), timeline, &costs);
+    CHECK(editor.makespan() == Approx(metrics.makespan));
+    CHECK(editor.bubbleRatio() == Approx(metrics.bubbleRatio).margin(1e-12));
+}
+
+TEST_CASE("Orders with gradient syncs re-time as a full simulation after random moves of every kind",
+          "[edit]") {
+    struct Case {
+        const char* name;
+        ScheduleParams params;
+    };
+    // Chimera and BitPipe carry eager syncs; 1F1B gets one added per stage.
+    const Case cases[] = {{"chimera", {4, 8, 1}}, {"bitpipe", {4, 8, 1}}, {"1f1b", {4, 8, 1}}};
+    std::mt19937 random(2424);
+    for (const Case& c : cases) {
+        INFO(c.name);
+        const Schedule base = generateSchedule(c.name, c.params);
+        ScheduleEditor editor(base, unitCostsWithTail(base, 0.25, 1.5, 0.5));
+        if (base.pipes == 1)
+            for (int stage = 0; stage < base.stagesPerPipe; ++stage) {
+                const std::string last = std::to_string(stage) + "B" + std::to_string(base.microbatches - 1);
+                editor.apply(edit("add " + std::to_string(stage) + "SYNC after " + last));
+                editor.apply(
+                    edit("add " + std::to_string(stage) + "OPT after " + std::to_string(stage) + "SYNC"));
+            }
+        REQUIRE(editor.wholeRetime());
+        REQUIRE(editor.runs());
+        checkAgainstFullRun(editor);
+        checkMetricsAgainstSimulation(editor);
+        const Schedule start = editor.schedule();
+        std::vector<std::vector<Edit>> undo;
+        int broken = 0, tailMoves = 0;
+        for (int step = 0; step < 150; ++step) {
+            const Schedule& s = editor.schedule();
+            const auto& ops = s.order[random() % unsigned(s.devices)];
+            const Op op = ops[random() % ops.size()];
+            Edit e;
+            e.kind = EditKind::Shift;
+            e.op = op;
+            e.index = std::int64_t(random() % 9) - 4;
+            try {
+                undo.push_back(editor.apply(e).inverse);
+            } catch (const ValidationError&) {
+                continue;
+            }
+            tailMoves += isComputeKind(op.kind) ? 0 : 1;
+            broken += editor.runs() ? 0 : 1;
+            checkAgainstFullRun(editor);
+            if (editor.runs()) checkMetricsAgainstSimulation(editor);
+            if (!editor.runs() && step % 3 != 0) {
+                editor.applyAll(undo.back());
+                undo.pop_back();
+            }
+        }
+        CHECK(broken > 0);
+        CHECK(tailMoves > 0);
+        for (auto it = undo.rbegin(); it != undo.rend(); ++it) editor.applyAll(*it);
+        CHECK(editor.schedule() == start);
+        checkAgainstFullRun(editor);
+    }
+}
+
+TEST_CASE("A gradient sync is added, dropped and placed, and one before its backward is named", "[edit]") {
+    const Schedule base = generateSchedule("1f1b", {4, 8, 1});
+    ScheduleEditor editor(base, unitCostsWithTail(base, 0, 3, 0));
+    CHECK_FALSE(editor.wholeRetime());
+    const double plain = editor.makespan();
+    // Stage 0's sync right after its last backward: device 0 ends last, so the collective (3
+    // units) ends after everything else.
+    const EditOutcome added = editor.apply(edit("add 0SYNC after 0B7"));
+    REQUIRE(added.inverse.size() == 1);
+    CHECK(formatEdit(added.inverse[0], false) == "drop 0SYNC");
+    CHECK(editor.wholeRetime());
+    REQUIRE(editor.runs());
+    CHECK(editor.makespan() == Approx(plain + 3));
+    CHECK(editor.bubbleRatio() == Approx(1 - 4 * 8 * 3.0 / (4 * (plain + 3)))); // the sync is not busy time
+    checkAgainstFullRun(editor);
+    checkMetricsAgainstSimulation(editor);
+    // Posted one place earlier, it runs before the backward it reduces: named, and undone.
+    const EditOutcome early = editor.apply(edit("shift 0SYNC -1"));
+    CHECK(early.broken.kind == BreakKind::Dependency);
+    CHECK(early.broken.message ==
+          "device 0 position 15: 0SYNC runs before its dependency 0B7 at position 16 of the same device");
+    editor.applyAll(early.inverse);
+    CHECK(editor.runs());
+    // Dropped, the order is the compute order again and re-times incrementally.
+    const EditOutcome dropped = editor.apply(edit("drop 0SYNC"));
+    CHECK(formatEdit(dropped.inverse[0], false) == "add 0SYNC to 16");
+    CHECK(editor.schedule() == base);
+    CHECK_FALSE(editor.wholeRetime());
+    CHECK(editor.makespan() == Approx(plain));
+    editor.applyAll(dropped.inverse);
+    CHECK(editor.find(parseEdit("drop 0SYNC").op) == OpRef{0, 16});
+    // What cannot be added or dropped is refused, naming why.
+    auto refusal = [&](const std::string& text) { return refusalOf(editor, text); };
+    CHECK(refusal("add 0SYNC to 3") ==
+          "edit.target | add 0SYNC to 3: device 0 runs it already, at position 16 "
+          "(move it instead)");
+    CHECK(refusal("add 1F3 to 0") ==
+          "edit.op | add 1F3 to 0: only a gradient sync (as 2SYNC) or an optimizer step (as 2OPT) is added; "
+          "compute ops move");
+    CHECK(
+        refusal("add 1SYNC after 0B7") ==
+        "edit.target | add 1SYNC after 0B7: 1SYNC runs on device 1 (the device of stage 1 of pipe 0), 0B7 on "
+        "device 0");
+    CHECK(refusal("add 1SYNC to 17") ==
+          "edit.target | add 1SYNC to 17: device 1 runs 16 ops: an added op goes to an index 0..16");
+    CHECK(refusal("add 4SYNC to 0") ==
+          "edit.op | add 4SYNC to 0: the schedule has 1 pipe(s) and stages 0..3");
+    CHECK(refusal("drop 1SYNC") ==
+          "edit.op | op 1SYNC: the order holds no such op (the iteration tail adds it when the order is "
+          "simulated); add it with 'add 1SYNC after OP'");
+    CHECK(refusal("drop 1F0") ==
+          "edit.op | drop 1F0: only a gradient sync (as 2SYNC) or an optimizer step (as "
+          "2OPT) is dropped; compute ops stay in the order");
 }
 
 TEST_CASE("A move re-times only the ops whose times it changes", "[edit]") {

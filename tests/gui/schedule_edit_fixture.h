@@ -59,7 +59,9 @@ class ScheduleEditFixture {
         const auto& events =
             m_window->ganttView()->result()->outcomes[std::size_t(edited())].prediction.timeline.events;
         for (std::size_t i = 0; i < events.size(); ++i)
-            if (events[i].lane == Lane::Compute && sameOp(events[i].op, o)) return int(i);
+            // A gradient sync's box is its collective, on the communication lane.
+            if ((events[i].lane == Lane::Compute || !isComputeKind(o.kind)) && sameOp(events[i].op, o))
+                return int(i);
         return -1;
     }
 

@@ -1,6 +1,7 @@
 // Design by hand's tools in the window (issue 24): Alt+Up / Alt+Down jump over a kind, swap with
-// the next op, split and merge a backward, fill bubbles, compact, and a refused move made anyway
-// and repaired. Each is one undo step that gives back the order before it byte for byte.
+// the next op, split and merge a backward, fill bubbles, compact, a refused move made anyway and
+// repaired, a micro-batch onto Chimera's other pipe, and a gradient sync dropped and posted. Each
+// is one undo step that gives back the order before it byte for byte.
 
 #include "gui/models/schedule_edit_session.h"
 #include "gui/schedule_edit_drag.h"
@@ -185,6 +186,49 @@ class TestScheduleEditTools : public QObject, test::ScheduleEditFixture {
         std::vector<Op> band = m_window->scheduleEditing()->block();
         QCOMPARE(band.size(), std::size_t(3)); // 1F0 1F1 1F2
         for (const Op& o : band) QCOMPARE(int(o.kind), int(OpKind::F));
+    }
+
+    void theOtherPipeAndAGradientSync() {
+        openDesign("chimera");
+        const Schedule original = editor().schedule();
+        // Micro-batch 7 onto the other pipe: one step, and that pipe's eager syncs follow it.
+        const Op f = editor().find(op("0F7")).valid() ? op("0F7") : op("p1:0F7");
+        const std::string to = f.pipe == 0 ? "1" : "0";
+        select(f);
+        trigger("Move Micro-batch to Other Pipe");
+        QVERIFY(!editor().find(f).valid());
+        QVERIFY(editor().runs());
+        QCOMPARE(undoStack()->undoText(), QString::fromStdString("pipe 7 to " + to));
+        m_window->ganttView()->viewport()->repaint();
+        QVERIFY(m_window->ganttView()->viewport()->grab().toImage().save(
+            QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/design-by-hand-pipe.png")));
+        undoStack()->undo();
+        m_window->flushAnalysis();
+        QVERIFY(editor().schedule() == original);
+
+        // Drop an eager sync (the iteration tail posts it again), then post it right after the
+        // stage's last backward, and undo both.
+        const Op sync = op("p1:3SYNC"), last = op("p1:3B7");
+        select(sync);
+        trigger("Drop Sync");
+        QVERIFY2(!editor().find(sync).valid(), qPrintable(m_window->messageBar()->text()));
+        QCOMPARE(undoStack()->undoText(), QStringLiteral("drop p1:3SYNC"));
+        select(last);
+        trigger("Post Sync After Op");
+        QCOMPARE(undoStack()->undoText(), QStringLiteral("add p1:3SYNC after p1:3B7"));
+        QCOMPARE(editor().find(sync).index, editor().find(last).index + 1);
+        QVERIFY(editor().runs());
+        // The stage's sync posted after an op of another stage's pipe is its own stage's: 0B4
+        // posts 0SYNC, which then runs before 0B5, a backward it reduces: refused, named.
+        select(op("0B4"));
+        trigger("Post Sync After Op");
+        QVERIFY2(
+            m_window->messageBar()->text().contains(QStringLiteral("0SYNC runs before its dependency 0B5")),
+            qPrintable(m_window->messageBar()->text()));
+        undoStack()->undo();
+        undoStack()->undo();
+        m_window->flushAnalysis();
+        QVERIFY(editor().schedule() == original);
     }
 
   private:

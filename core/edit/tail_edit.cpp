@@ -1,0 +1,102 @@
+// The add and drop edits of ScheduleEditor: a gradient sync or optimizer step of one stage enters
+// or leaves its device's order. A designer places a stage's sync where its collective should be
+// posted (eagerly, between compute ops, as Chimera and BitPipe do; or later); dropping it hands
+// the stage back to the iteration tail, which posts it right after the stage's last backward when
+// the order is simulated (passes/iteration_tail.h). Each is the other's inverse.
+#include "edit/schedule_editor.h"
+#include "error.h"
+#include "ir/op_name.h"
+
+namespace stagecraft {
+
+namespace {
+
+[[noreturn]] void refuseTail(const std::string& id, const std::string& field, const Edit& edit,
+                             const std::string& why) {
+    throw ValidationError(id, field, formatEdit(edit, false) + ": " + why);
+}
+
+} // namespace
+
+EditOutcome ScheduleEditor::addTail(const Edit& edit) {
+    Op op = edit.op;
+    if (!isTailKind(op.kind))
+        refuseTail("edit.op", "op", edit,
+                   "only a gradient sync (as 2SYNC) or an optimizer step (as 2OPT) is added; compute "
+                   "ops move");
+    if (op.pipe >= m_s.pipes || op.stage < 0 || op.stage >= m_s.stagesPerPipe)
+        refuseTail("edit.op", "op", edit,
+                   "the schedule has " + std::to_string(m_s.pipes) + " pipe(s) and stages 0.." +
+                       std::to_string(m_s.stagesPerPipe - 1));
+    if (const OpRef there = find(op); there.valid())
+        refuseTail("edit.target", "op", edit,
+                   "device " + std::to_string(there.device) + " runs it already, at position " +
+                       std::to_string(there.index) + " (move it instead)");
+    const StageSlot& slot = m_s.slot(op.pipe, op.stage);
+    op.chunk = std::uint16_t(slot.chunk);
+    op.mb = -1;
+    const auto d = std::size_t(slot.device);
+    auto& ops = m_s.order[d];
+    std::int64_t index = edit.index;
+    if (edit.anchor != MoveAnchor::Index) {
+        const char* role = edit.anchor == MoveAnchor::After ? "after" : "before";
+        const OpRef other = require(edit.other, role);
+        if (std::size_t(other.device) != d)
+            refuseTail("edit.target", role, edit,
+                       opName(op, false) + " runs on device " + std::to_string(d) + " (the device of stage " +
+                           std::to_string(op.stage) + " of pipe " + std::to_string(op.pipe) + "), " +
+                           opName(edit.other, m_s.splitBackward) + " on device " +
+                           std::to_string(other.device));
+        index = other.index + (edit.anchor == MoveAnchor::After ? 1 : 0);
+    }
+    if (index < 0 || std::size_t(index) > ops.size())
+        refuseTail("edit.target", "index", edit,
+                   "device " + std::to_string(d) + " runs " + std::to_string(ops.size()) +
+                       " ops: an added op goes to an index 0.." + std::to_string(ops.size()));
+    const auto i = std::size_t(index);
+    // Not between a whole backward's B and its W: they run as one slot.
+    if (m_s.splitBackward && i > 0 && i < ops.size() && ops[i - 1].kind == OpKind::B && isWhole(ops[i - 1]))
+        refuseTail("edit.slot", "index", edit,
+                   "it cannot go between " + opName(ops[i - 1], true) +
+                       " and its W: they run as one whole backward (split " + opName(ops[i - 1], false) +
+                       " first)");
+    ops.insert(ops.begin() + std::ptrdiff_t(i), op);
+    m_times[d].insert(m_times[d].begin() + std::ptrdiff_t(i), OpTime{});
+    m_wait[d].insert(m_wait[d].begin() + std::ptrdiff_t(i), 0);
+    for (std::size_t k = i; k < ops.size(); ++k) posOf(ops[k]) = std::int32_t(k);
+    m_busy += busyOf(op);
+    ++m_tailOps;
+    EditOutcome out{{Edit{EditKind::Drop, op, false, MoveAnchor::Index, {}, 0}}, 0, {}};
+    out.retimed = retimeWhole();
+    return out;
+}
+
+EditOutcome ScheduleEditor::dropTail(const Edit& edit) {
+    if (!isTailKind(edit.op.kind))
+        refuseTail("edit.op", "op", edit,
+                   "only a gradient sync (as 2SYNC) or an optimizer step (as 2OPT) is dropped; compute "
+                   "ops stay in the order");
+    const OpRef at = require(edit.op, "op");
+    const auto d = std::size_t(at.device), i = std::size_t(at.index);
+    auto& ops = m_s.order[d];
+    const Op op = ops[i];
+    posOf(op) = -1;
+    ops.erase(ops.begin() + std::ptrdiff_t(i));
+    m_times[d].erase(m_times[d].begin() + std::ptrdiff_t(i));
+    m_wait[d].erase(m_wait[d].begin() + std::ptrdiff_t(i));
+    for (std::size_t k = i; k < ops.size(); ++k) posOf(ops[k]) = std::int32_t(k);
+    m_busy -= busyOf(op);
+    --m_tailOps;
+    EditOutcome out{{Edit{EditKind::Add, op, false, MoveAnchor::Index, {}, std::int64_t(i)}}, 0, {}};
+    if (wholeRetime()) {
+        out.retimed = retimeWhole();
+    } else {
+        // Back to a compute-only order: every op timed from scratch, once, so that later edits
+        // propagate from times the incremental rule made.
+        std::fill(m_unresolved.begin(), m_unresolved.end(), 0);
+        out.retimed = retime(std::vector<std::size_t>(std::size_t(m_s.devices), 0));
+    }
+    return out;
+}
+
+} // namespace stagecraft
