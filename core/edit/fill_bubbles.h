@@ -22,7 +22,9 @@ std::vector<Edit> fillBubbles(ScheduleEditor& editor);
 /// "Compact": the same for ops of every kind, so every op is pulled into the earliest idle gap of
 /// its device where its inputs have arrived and it fits. Nothing starts later (the same argument:
 /// a moved op ends within its gap, and its consumers can only start earlier), but memory may rise:
-/// a forward pulled earlier holds its activations longer.
+/// a forward pulled earlier holds its activations longer. Compute ops only: gradient syncs and
+/// optimizer steps wait for their stage's backwards, and a sync takes no device time (the gap
+/// after it is counted from the op before it).
 std::vector<Edit> compact(ScheduleEditor& editor);
 
 } // namespace stagecraft

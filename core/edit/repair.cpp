@@ -269,6 +269,57 @@ bool makeBestMove(const RepairView& v, ScheduleEditor& editor, DryRun& run,
     return false;
 }
 
+/// The op of `ops` a gradient sync or optimizer step `tail` must follow that comes last: the
+/// last backward (kind `last`) of each micro-batch of its pipe's stage, and for a step its
+/// stage's sync. -1 when none comes after it.
+std::ptrdiff_t lastAwaited(const std::vector<Op>& ops, std::size_t at, OpKind last) {
+    const Op& tail = ops[at];
+    std::ptrdiff_t found = -1;
+    for (std::size_t i = at + 1; i < ops.size(); ++i) {
+        const Op& op = ops[i];
+        const bool backward = op.kind == last;
+        const bool sync = tail.kind == OpKind::Optimizer && op.kind == OpKind::GradSync;
+        if ((backward || sync) && op.pipe == tail.pipe && op.stage == tail.stage) found = std::ptrdiff_t(i);
+    }
+    return found;
+}
+
+/// Gradient syncs and optimizer steps the compute repair left before what they wait for move
+/// right after the last of it; they only move later, so no compute op waits longer. If a step
+/// still waits on a collective that waits on ops after it (a ring through the collective), the
+/// steps go to the ends of their devices' orders, where they belong.
+void placeTailOps(ScheduleEditor& editor, std::vector<RepairMove>& moves) {
+    const auto apply = [&](const Edit& edit, std::string reason) {
+        editor.apply(edit);
+        moves.push_back({edit, std::move(reason)});
+    };
+    const OpKind last = editor.schedule().splitBackward ? OpKind::W : OpKind::B;
+    const bool split = editor.schedule().splitBackward;
+    for (std::size_t d = 0; d < editor.schedule().order.size(); ++d)
+        for (std::size_t i = 0; i < editor.schedule().order[d].size(); ++i) {
+            const std::vector<Op>& ops = editor.schedule().order[d];
+            if (isComputeKind(ops[i].kind)) continue;
+            const std::ptrdiff_t after = lastAwaited(ops, i, last);
+            if (after < 0) continue;
+            const Op tail = ops[i], awaited = ops[std::size_t(after)];
+            apply(Edit{EditKind::Move, tail, false, MoveAnchor::After, awaited, 0},
+                  opName(tail, split) + " at position " + std::to_string(i) + " of device " +
+                      std::to_string(d) + " waits for " + opName(awaited, split) + " at position " +
+                      std::to_string(after) + ", which comes later: moved right after it");
+            --i; // the op now at i has not been looked at
+        }
+    if (editor.runs()) return;
+    for (std::size_t d = 0; d < editor.schedule().order.size(); ++d)
+        for (std::size_t i = editor.schedule().order[d].size(); i-- > 0;) {
+            const std::vector<Op>& ops = editor.schedule().order[d];
+            if (ops[i].kind != OpKind::Optimizer || i + 1 == ops.size()) continue;
+            const Op step = ops[i];
+            apply(Edit{EditKind::Move, step, false, MoveAnchor::Index, {}, std::int64_t(ops.size() - 1)},
+                  "the order waits in a ring through " + opName(step, split) +
+                      "'s collective: the step moved to the end of device " + std::to_string(d) + "'s order");
+        }
+}
+
 } // namespace
 
 std::vector<RepairMove> repair(ScheduleEditor& editor) {
@@ -288,6 +339,8 @@ std::vector<RepairMove> repair(ScheduleEditor& editor) {
         if (!makeBestMove(view, editor, run, candidates, moves))
             throw std::logic_error("repair: no move lets the order go on");
     }
+    // The dry run follows compute dependencies; syncs and steps wait for their stage's backwards.
+    if (!editor.runs()) placeTailOps(editor, moves);
     if (!editor.runs())
         throw std::logic_error("repair: the dry run completes, the editor's order does not: " +
                                editor.broken().message);

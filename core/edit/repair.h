@@ -16,6 +16,12 @@
 // lets at least R run, so every move lets the order go on: at most as many moves as ops, and the order that
 // results runs. A valid order needs none. Fewest moves is not proven, only aimed at: each move is one the
 // order needed at that moment (no device could go on without one), chosen for how far it gets.
+//
+// Gradient syncs and optimizer steps wait for every backward of their stage, which the dry run
+// (two producers per op) does not follow: once the compute order runs, each sync or step that
+// sits before something it waits for moves right after the last of it (later only, so no compute
+// op waits longer), and should a step still wait in a ring through its collective, the steps go
+// to the ends of their devices' orders.
 
 #include "edit/schedule_editor.h"
 

@@ -17,6 +17,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <random>
+#include <unordered_map>
 
 namespace {
 
@@ -76,6 +77,18 @@ void checkAgainstFullRun(const ScheduleEditor& editor) {
             REQUIRE(editor.time(d, i).start == Approx(full.time(d, int(i)).start));
             REQUIRE(editor.time(d, i).end == Approx(full.time(d, int(i)).end));
         }
+}
+
+/// Repairs `editor`'s order and checks the outcome: moves exactly when it was broken, an order
+/// that runs, validates and is timed as a full simulation. `wasBroken` says which it was.
+std::vector<RepairMove> repairChecked(ScheduleEditor& editor, bool& wasBroken) {
+    wasBroken = !editor.runs();
+    std::vector<RepairMove> moves = repair(editor);
+    CHECK(moves.empty() == !wasBroken);
+    REQUIRE(editor.runs());
+    CHECK(findProblems(editor.schedule()).empty());
+    checkAgainstFullRun(editor);
+    return moves;
 }
 
 } // namespace
@@ -494,10 +507,14 @@ TEST_CASE("Fill bubbles slides W into idle time: nothing later, no more memory, 
 TEST_CASE("Compact and fill bubbles never start an op later, on orders a random walk messed up", "[edit]") {
     std::mt19937 random(7);
     std::size_t moved[2] = {0, 0}; // by fill bubbles, by compact
-    for (const char* name : {"1f1b", "zb-h1", "interleaved", "zb-v"}) {
+    // Chimera and BitPipe with their eager syncs, each taking time: syncs are not pulled into
+    // gaps (they take no device time), and the gaps are the compute ops' own.
+    for (const char* name : {"1f1b", "zb-h1", "interleaved", "zb-v", "chimera", "bitpipe"}) {
         INFO(name);
-        const Schedule base = generateSchedule(name, {4, 8, 2});
-        ScheduleEditor editor(base, unitCosts(base, 0.25));
+        const bool twoPipes = std::string(name) == "chimera" || std::string(name) == "bitpipe";
+        const Schedule base = generateSchedule(name, {4, 8, twoPipes ? 1 : 2});
+        const auto costsOf = [](const Schedule& s) { return unitCostsWithTail(s, 0.25, 1.5, 0); };
+        ScheduleEditor editor(base, costsOf(base));
         if (!base.splitBackward) editor.apply(edit("split all"));
         for (int step = 0; step < 60; ++step) {
             const Schedule& s = editor.schedule();
@@ -516,14 +533,10 @@ TEST_CASE("Compact and fill bubbles never start an op later, on orders a random 
         REQUIRE(editor.runs());
         for (const bool all : {false, true}) {
             const Schedule before = editor.schedule();
-            std::vector<double> startOf(3 * 2 * std::size_t(before.stagesPerPipe) * 8 + 1);
-            auto slot = [&](const Op& op) {
-                return (std::size_t(op.kind) * 2 + op.pipe) * std::size_t(before.stagesPerPipe) * 8 +
-                       std::size_t(op.stage) * 8 + std::size_t(op.mb);
-            };
+            std::unordered_map<std::uint64_t, double> startOf;
             for (int d = 0; d < before.devices; ++d)
                 for (std::size_t i = 0; i < before.order[std::size_t(d)].size(); ++i)
-                    startOf[slot(before.order[std::size_t(d)][i])] = editor.time(d, i).start;
+                    startOf[opIdentity(before.order[std::size_t(d)][i])] = editor.time(d, i).start;
             const double makespan = editor.makespan();
             const std::vector<Edit> moves = all ? compact(editor) : fillBubbles(editor);
             moved[all ? 1 : 0] += moves.size();
@@ -532,9 +545,9 @@ TEST_CASE("Compact and fill bubbles never start an op later, on orders a random 
             for (int d = 0; d < before.devices; ++d)
                 for (std::size_t i = 0; i < editor.schedule().order[std::size_t(d)].size(); ++i)
                     CHECK(editor.time(d, i).start <=
-                          startOf[slot(editor.schedule().order[std::size_t(d)][i])] + 1e-9);
+                          startOf.at(opIdentity(editor.schedule().order[std::size_t(d)][i])) + 1e-9);
             checkAgainstFullRun(editor);
-            ScheduleEditor replay(before, unitCosts(before, 0.25));
+            ScheduleEditor replay(before, costsOf(before));
             replay.applyAll(moves);
             CHECK(replay.schedule().order == editor.schedule().order);
         }
@@ -624,12 +637,8 @@ TEST_CASE("Repair makes every order that random moves broke run, timed as a full
                 } catch (const ValidationError&) { // into or out of a whole backward: refused
                 }
             }
-            const bool wasBroken = !editor.runs();
-            const std::vector<RepairMove> moves = repair(editor);
-            CHECK(moves.empty() == !wasBroken);
-            REQUIRE(editor.runs());
-            CHECK(findProblems(editor.schedule()).empty());
-            checkAgainstFullRun(editor);
+            bool wasBroken = false;
+            const std::vector<RepairMove> moves = repairChecked(editor, wasBroken);
             CHECK(moves.size() <= 2 * editor.schedule().opCount());
             if (wasBroken) {
                 ++broken;
@@ -653,4 +662,57 @@ TEST_CASE("Repair makes every order that random moves broke run, timed as a full
     INFO("repaired " << broken << " broken orders with " << repairMoves << " moves (" << splits
                      << " splits); the random moves were " << breakingMoves);
     CHECK(repairMoves <= breakingMoves); // 588 against 705 when written
+}
+
+TEST_CASE("Repair mends orders with gradient syncs and optimizer steps that random moves broke",
+          "[edit][repair]") {
+    std::mt19937 random(77);
+    std::size_t broken = 0, tailMoves = 0;
+    for (const char* name : {"chimera", "bitpipe", "1f1b"}) {
+        Schedule base = generateSchedule(name, {4, 8, 1});
+        // 1F1B with every stage's sync posted eagerly and its optimizer step at the device's end.
+        std::vector<Edit> tail;
+        if (base.pipes == 1)
+            for (int stage = 0; stage < base.stagesPerPipe; ++stage) {
+                const std::string s = std::to_string(stage);
+                tail.push_back(edit("add " + s + "SYNC after " + s + "B7"));
+                tail.push_back(edit("add " + s + "OPT after " + s + "SYNC"));
+            }
+        for (int trial = 0; trial < 30; ++trial) {
+            INFO(name << " trial " << trial);
+            ScheduleEditor editor(base, unitCostsWithTail(base, 0.25, 2, 1));
+            std::vector<Edit> applied = tail;
+            editor.applyAll(applied);
+            for (int k = 0; k < 1 + trial % 4; ++k) {
+                const auto& ops = editor.schedule().order[random() % unsigned(editor.schedule().devices)];
+                // Every other move takes a sync or step, the ops this repair places.
+                std::vector<Op> tails;
+                for (const Op& op : ops)
+                    if (!isComputeKind(op.kind)) tails.push_back(op);
+                Edit e;
+                e.kind = EditKind::Move;
+                e.op = k % 2 == 0 && !tails.empty() ? tails[random() % tails.size()]
+                                                    : ops[random() % ops.size()];
+                e.index = std::int64_t(random() % ops.size());
+                try {
+                    editor.apply(e);
+                    applied.push_back(e);
+                } catch (const ValidationError&) {
+                }
+            }
+            bool wasBroken = false;
+            const std::vector<RepairMove> moves = repairChecked(editor, wasBroken);
+            broken += wasBroken ? 1 : 0;
+            ScheduleEditor replay(base, unitCostsWithTail(base, 0.25, 2, 1));
+            replay.applyAll(applied);
+            for (const RepairMove& m : moves) {
+                CHECK_FALSE(m.reason.empty());
+                tailMoves += isComputeKind(m.edit.op.kind) ? 0 : 1;
+                replay.apply(m.edit);
+            }
+            CHECK(replay.schedule().order == editor.schedule().order);
+        }
+    }
+    CHECK(broken > 20);
+    CHECK(tailMoves > 0); // syncs or steps were placed by the repair
 }
