@@ -302,9 +302,9 @@ void addEditCommand(CLI::App& app, CommandResult& result) {
             last = figures();
         };
         if (options->repair) {
-            const std::vector<RepairMove> moves = repair(editor);
-            std::cout << "repair: " << moves.size() << " move(s)" << (moves.empty() ? ": the order runs" : "")
-                      << "\n";
+            RepairSearch search;
+            const std::vector<RepairMove> moves = repair(editor, &search);
+            std::cout << "repair: " << describeRepair(moves.size(), search) << "\n";
             for (const RepairMove& move : moves) {
                 applied.push_back(formatEdit(move.edit, editor.schedule().splitBackward));
                 std::cout << "  " << applied.size() << ". " << applied.back() << "  (" << move.reason

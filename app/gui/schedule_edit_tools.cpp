@@ -221,16 +221,18 @@ QString ScheduleEditController::repairRefused() {
     const bool split = m_session->editor().schedule().splitBackward;
     ScheduleEditor trial = m_session->editor();
     std::vector<RepairMove> moves;
+    RepairSearch search;
     try {
         trial.apply(wanted);
-        moves = repair(trial);
+        moves = repair(trial, &search);
     } catch (const Error& e) {
         return tell(QString::fromStdString(e.message()));
     }
     std::vector<Edit> edits{wanted};
     for (const RepairMove& m : moves) edits.push_back(m.edit);
-    const QString name = tr("%1 and repair (%n move(s))", nullptr, int(moves.size()))
-                             .arg(QString::fromStdString(formatEdit(wanted, split)));
+    const QString name = tr("%1 and repair (%2)")
+                             .arg(QString::fromStdString(formatEdit(wanted, split)),
+                                  QString::fromStdString(describeRepair(moves.size(), search)));
     if (QString why = step(edits, name); !why.isEmpty()) return why;
     // The repair's moves, each with why it was needed: the message bar's lines.
     QString text = name.toHtmlEscaped();

@@ -1,5 +1,6 @@
 #include "edit/repair.h"
 
+#include "edit/fewest_moves.h"
 #include "error.h"
 #include "ir/op_name.h"
 
@@ -320,11 +321,62 @@ void placeTailOps(ScheduleEditor& editor, std::vector<RepairMove>& moves) {
         }
 }
 
+/// Work the fewest-moves search may do, in ops visited: its cycle checks are this over the
+/// order's size (about 0.1 s).
+constexpr std::size_t kSearchWork = 50'000'000;
+
+/// "0B3 moved after 0F7: this one move makes the order run (...)", or "one of the 2 moves, ...".
+std::string fewestReason(const Edit& edit, std::size_t count, bool split, int device) {
+    const std::string where = edit.anchor == MoveAnchor::Index
+                                  ? "to the front of device " + std::to_string(device) + "'s order"
+                                  : "after " + opName(edit.other, split);
+    const std::string which =
+        count == 1 ? "this one move makes the order run"
+                   : "one of " + std::to_string(count) + " moves, the fewest that make the order run";
+    return opName(edit.op, split) + " moved " + where + ": " + which +
+           " (searched: with fewer ops moved and the others kept in their order, some device waits forever)";
+}
+
+/// The greedy's moves, or fewer found by the search; `search` says whether they are the fewest.
+std::vector<RepairMove> fewestOrGreedy(ScheduleEditor& editor, const ScheduleEditor& before,
+                                       std::vector<RepairMove> greedy, RepairSearch& search) {
+    search.greedyMoves = greedy.size();
+    search.fewest = greedy.size() <= 1; // a broken order needs a move
+    if (search.fewest) return greedy;
+    const Schedule& start = before.schedule();
+    const std::size_t budget =
+        std::max<std::size_t>(1, kSearchWork / std::max<std::size_t>(1, start.opCount()));
+    const FewestMoves found = fewestMoves(start, greedy.size() - 1, budget);
+    search.steps = found.steps;
+    if (!found.found) {
+        search.fewest = found.complete;
+        return greedy;
+    }
+    ScheduleEditor trial = before;
+    std::vector<RepairMove> moves;
+    for (const Edit& edit : found.moves) {
+        trial.apply(edit);
+        moves.push_back(
+            {edit, fewestReason(edit, found.moves.size(), start.splitBackward, trial.find(edit.op).device)});
+    }
+    if (!trial.runs()) return greedy; // the list scheduler sees what the graph does not: keep the greedy's
+    editor = std::move(trial);
+    search.fewest = found.complete;
+    return moves;
+}
+
 } // namespace
 
-std::vector<RepairMove> repair(ScheduleEditor& editor) {
+std::vector<RepairMove> repair(ScheduleEditor& editor, RepairSearch* search) {
     std::vector<RepairMove> moves;
-    if (editor.runs()) return moves;
+    RepairSearch ignored;
+    RepairSearch& report = search ? *search : ignored;
+    report = RepairSearch{};
+    if (editor.runs()) {
+        report.fewest = true;
+        return moves;
+    }
+    const ScheduleEditor before = editor;
     const Schedule start = editor.schedule();
     DryRun run(start);
     const RepairView view{start, start.splitBackward, run, editor};
@@ -344,7 +396,17 @@ std::vector<RepairMove> repair(ScheduleEditor& editor) {
     if (!editor.runs())
         throw std::logic_error("repair: the dry run completes, the editor's order does not: " +
                                editor.broken().message);
-    return moves;
+    return fewestOrGreedy(editor, before, std::move(moves), report);
+}
+
+std::string describeRepair(std::size_t moves, const RepairSearch& search) {
+    std::string out = std::to_string(moves) + " move(s)";
+    if (moves == 0) return out + ": the order runs";
+    if (!search.fewest) return out + ", not proven the fewest (the search's budget ran out)";
+    if (moves == 1 && search.greedyMoves <= 1) return out + ", the fewest";
+    out += ", the fewest (searched";
+    if (search.greedyMoves > moves) out += "; the greedy made " + std::to_string(search.greedyMoves);
+    return out + ")";
 }
 
 } // namespace stagecraft

@@ -111,8 +111,9 @@ TEST_CASE("edit --repair lists the moves that mend a broken order, and the resul
     REQUIRE(run.status == 0);
     CHECK_THAT(run.out,
                Catch::Contains("  1. move 0B0 before 0F2: breaks the schedule: deadlock: devices wait"));
-    CHECK_THAT(run.out, Catch::Contains("repair: 1 move(s)\n  2. move 1B0 before 1F2  (device 0 is stuck at "
-                                        "position 2: 0B0 waits for 1B0"));
+    CHECK_THAT(run.out, Catch::Contains(
+                            "repair: 1 move(s), the fewest\n  2. move 1B0 before 1F2  (device 0 is stuck at "
+                            "position 2: 0B0 waits for 1B0"));
     CHECK_THAT(run.out, Catch::Contains("1f1b after 2 edit(s): makespan 33 -> "));
     const Run valid = cli("validate " + (dir / "a.csv"));
     CHECK(valid.status == 0);
@@ -125,6 +126,13 @@ TEST_CASE("edit --repair lists the moves that mend a broken order, and the resul
     const Run none = cli("edit -s 1f1b --set parallel.pp=4 --set parallel.microbatches=8 --repair");
     CHECK(none.status == 0);
     CHECK_THAT(none.out, Catch::Contains("repair: 0 move(s): the order runs"));
+    // Where the greedy needs two moves, the search finds one and says so.
+    const Run fewer =
+        cli("edit -s 1f1b --set parallel.pp=4 --set parallel.microbatches=8 -e 'move 0B3 to 0' --repair");
+    INFO(fewer.out);
+    CHECK(fewer.status == 0);
+    CHECK_THAT(fewer.out, Catch::Contains("repair: 1 move(s), the fewest (searched; the greedy made 2)\n"
+                                          "  2. move 0B3 after 0F7  (0B3 moved after 0F7: this one move"));
 }
 
 TEST_CASE("edit moves a micro-batch to the other pipe of Chimera, its eager syncs following", "[cli][edit]") {

@@ -81,9 +81,10 @@ void checkAgainstFullRun(const ScheduleEditor& editor) {
 
 /// Repairs `editor`'s order and checks the outcome: moves exactly when it was broken, an order
 /// that runs, validates and is timed as a full simulation. `wasBroken` says which it was.
-std::vector<RepairMove> repairChecked(ScheduleEditor& editor, bool& wasBroken) {
+std::vector<RepairMove> repairChecked(ScheduleEditor& editor, bool& wasBroken,
+                                      RepairSearch* search = nullptr) {
     wasBroken = !editor.runs();
-    std::vector<RepairMove> moves = repair(editor);
+    std::vector<RepairMove> moves = repair(editor, search);
     CHECK(moves.empty() == !wasBroken);
     REQUIRE(editor.runs());
     CHECK(findProblems(editor.schedule()).empty());
@@ -613,7 +614,8 @@ TEST_CASE("Repair makes every order that random moves broke run, timed as a full
                           {"zb-v", {4, 8, 1}, ""},  {"1f1b", {4, 8, 1}, "split 1B3"},
                           {"zb-h2", {5, 12, 1}, ""}};
     std::mt19937 random(2024);
-    std::size_t broken = 0, breakingMoves = 0, repairMoves = 0, splits = 0;
+    std::size_t broken = 0, breakingMoves = 0, repairMoves = 0, splits = 0, greedyMoves = 0, proven = 0,
+                fewer = 0;
     for (const Case& c : cases) {
         const Schedule base = generateSchedule(c.name, c.params);
         for (int trial = 0; trial < 40; ++trial) {
@@ -638,12 +640,17 @@ TEST_CASE("Repair makes every order that random moves broke run, timed as a full
                 }
             }
             bool wasBroken = false;
-            const std::vector<RepairMove> moves = repairChecked(editor, wasBroken);
+            RepairSearch search;
+            const std::vector<RepairMove> moves = repairChecked(editor, wasBroken, &search);
             CHECK(moves.size() <= 2 * editor.schedule().opCount());
+            CHECK(moves.size() <= search.greedyMoves); // the search never makes more
             if (wasBroken) {
                 ++broken;
                 breakingMoves += applied.size() - (*c.first ? 1 : 0);
                 repairMoves += moves.size();
+                greedyMoves += search.greedyMoves;
+                proven += search.fewest ? 1 : 0;
+                fewer += moves.size() < search.greedyMoves ? 1 : 0;
             }
             // The listed moves replay: from the base, the random moves and then the repair's.
             ScheduleEditor replay(base, unitCosts(base, 0.25));
@@ -660,8 +667,50 @@ TEST_CASE("Repair makes every order that random moves broke run, timed as a full
     CHECK(broken > 50); // the random moves did break orders
     // Not a proof of fewest moves: the greedy's total against the random moves that broke them.
     INFO("repaired " << broken << " broken orders with " << repairMoves << " moves (" << splits
-                     << " splits); the random moves were " << breakingMoves);
-    CHECK(repairMoves <= breakingMoves); // 588 against 705 when written
+                     << " splits; the greedy alone " << greedyMoves << ", the search found fewer for "
+                     << fewer << " orders and proved " << proven << " fewest); the random moves were "
+                     << breakingMoves);
+    // When written: 230 orders, the greedy 588 moves, the search fewer for 58 orders (486 moves in
+    // all) and the fewest proven for all 230; the random moves were 705.
+    CHECK(repairMoves <= breakingMoves);
+    CHECK(fewer > 0);
+    CHECK(proven == broken);
+}
+
+TEST_CASE("Repair's search finds one move where the greedy made two, and says it is the fewest",
+          "[edit][repair]") {
+    const Schedule base = generateSchedule("1f1b", {4, 8, 1});
+    ScheduleEditor editor(base, unitCosts(base, 0.25));
+    editor.apply(edit("move 0B3 to 0")); // device 0 would wait at 0B3 for 1B3, which waits for 0F3
+    REQUIRE_FALSE(editor.runs());
+    RepairSearch search;
+    const std::vector<RepairMove> moves = repair(editor, &search);
+    CHECK(search.greedyMoves == 2);
+    CHECK(search.fewest);
+    CHECK(search.steps > 0);
+    REQUIRE(moves.size() == 1);
+    CHECK(formatEdit(moves[0].edit, false) == "move 0B3 after 0F7");
+    CHECK(moves[0].reason ==
+          "0B3 moved after 0F7: this one move makes the order run (searched: with fewer ops "
+          "moved and the others kept in their order, some device waits forever)");
+    CHECK(editor.runs());
+    checkAgainstFullRun(editor);
+    // Four random-looking moves on ZB-H1 at p = 32, m = 256 (24,576 ops): the greedy makes 7 moves,
+    // the search proves 4 the fewest within its cap.
+    const Schedule big = generateSchedule("zb-h1", {32, 256, 1});
+    ScheduleEditor large(big, unitCosts(big, 0.25));
+    large.applyAll(
+        {edit("move 5F3 to 300"), edit("move 9W100 to 2"), edit("move 20B7 to 0"), edit("move 3F40 to 5")});
+    REQUIRE_FALSE(large.runs());
+    CHECK(repair(large, &search).size() == 4);
+    CHECK(search.greedyMoves == 7);
+    CHECK(search.fewest);
+    CHECK(large.runs());
+    // A valid order: nothing to search, zero moves are the fewest.
+    ScheduleEditor valid(base, unitCosts(base));
+    CHECK(repair(valid, &search).empty());
+    CHECK(search.fewest);
+    CHECK(search.greedyMoves == 0);
 }
 
 TEST_CASE("Repair mends orders with gradient syncs and optimizer steps that random moves broke",
