@@ -14,7 +14,8 @@ cd "$(dirname "$0")/.."
 
 # Debian 12 packages: the toolchain, core's libraries, the Qt 6 desktop application (libqt6opengl6-dev
 # is what QtCharts' CMake package needs), and the tools the tests use to check exported charts and to
-# run the GUI tests on a virtual display, and the runtime (stagecraft-run: MPI and OpenBLAS).
+# run the GUI tests on a virtual display, the runtime (stagecraft-run: MPI and OpenBLAS), and the
+# Python module (python3-venv: the wheel check installs it into a fresh venv).
 PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git
   nlohmann-json3-dev catch2 libcli11-dev libbenchmark-dev
@@ -23,7 +24,7 @@ PACKAGES=(
   xvfb xauth fonts-dejavu-core librsvg2-bin poppler-utils libxml2-utils
   libopenmpi-dev openmpi-bin libopenblas-dev
   libsqlite3-dev
-  python3-dev python3-numpy pybind11-dev
+  python3-dev python3-numpy pybind11-dev python3-venv
   clang-14 libclang-rt-14-dev
 )
 
@@ -55,7 +56,8 @@ build() {
   install_packages
   # ccache keeps a second build of an unchanged tree to seconds; it is bounded so that it never
   # grows without limit on a developer machine.
-  if command -v ccache >/dev/null; then ccache --max-size=2G >/dev/null 2>&1 || true; fi
+  # Three builds share it: the default one, the sanitizer one and the wheel check's.
+  if command -v ccache >/dev/null; then ccache --max-size=3G >/dev/null 2>&1 || true; fi
   # Paths inside the checkout are hashed relative to it, so every clone and worktree shares one
   # cache (a fresh clone in another folder rebuilds from the cache in seconds).
   export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
