@@ -3,6 +3,7 @@
 // order given, each printed with what it changed (makespan, bubble, peak memory) or what it broke.
 // The edits and their rules are core's (edit/, docs/editing.md); this file reads flags and prints.
 #include "commands.h"
+#include "edit/editor_costs.h"
 #include "edit/fill_bubbles.h"
 #include "edit/repair.h"
 #include "edit/schedule_editor.h"
@@ -193,16 +194,15 @@ struct EditCosts {
 
 EditCosts editCosts(const EditOptions& options, const EditInput& input) {
     const ProjectOptions& in = options.project;
-    Schedule split = input.schedule;
-    split.splitBackward = true;
-    EditCosts out{fullStageCosts(split, 1, 1, 1), unitMemoryInputs(split), Units{}};
+    const CostSetup unit = unitEditorCostSetup(input.schedule);
+    EditCosts out{unit.costs, unit.memory, Units{}};
     const bool projectGiven =
         !in.costsProject.empty() ||
         (!in.projectPath.empty() && input.base.file.empty() && options.editsPath.empty());
     if (projectGiven && !options.unit) {
         ProjectOptions costsOptions = in;
         if (!in.costsProject.empty()) costsOptions.projectPath = in.costsProject;
-        const CostSetup setup = buildCostSetup(loadProject(costsOptions), split);
+        const CostSetup setup = editorCostSetup(loadProject(costsOptions), input.schedule);
         out.costs = setup.costs;
         out.memory = setup.memory;
         out.units.physical = !setup.unitless;

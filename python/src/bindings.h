@@ -25,5 +25,7 @@ void bindMeasured(py::module_& m);
 void bindFidelity(py::module_& m);
 /// search(): the configuration search, its results as numpy columns, best configs and fronts.
 void bindSearch(py::module_& m);
+/// Editor: hand edits of a schedule's order, repair, fill bubbles and compact.
+void bindEditing(py::module_& m);
 
 } // namespace stagecraft::python

@@ -11,4 +11,5 @@ PYBIND11_MODULE(_stagecraft, m) {
     sp::bindFidelity(m);
     sp::bindMeasured(m);
     sp::bindSearch(m);
+    sp::bindEditing(m);
 }

@@ -3,7 +3,8 @@
 Generate any registered schedule, validate it, simulate it with a project's model, cluster and
 costs (op times, idle causes and memory curves as numpy arrays), lower it to per-rank programs,
 read and write torch.distributed.pipelining's CSV and Stagecraft's JSON, and search the
-configurations (pp, dp, tp, micro-batches, chunks, schedule, ZeRO stage) that fit the memory. Every call goes to
+configurations (pp, dp, tp, micro-batches, chunks, schedule, ZeRO stage) that fit the memory, and
+edit a schedule's order by hand (Editor). Every call goes to
 the same C++ core as stagecraft-cli and the desktop app; errors are stagecraft.Error with the
 core's stable id (.id), ValidationError with the .field it concerns, ParseError with .line and
 .column.
@@ -16,6 +17,7 @@ core's stable id (.id), ValidationError with the .field it concerns, ParseError 
 
 from ._stagecraft import (  # noqa: F401
     OP_KINDS,
+    Editor,
     Error,
     Lowered,
     ParseError,
@@ -44,6 +46,7 @@ from ._stagecraft import (  # noqa: F401
 
 __all__ = [
     "OP_KINDS",
+    "Editor",
     "Error",
     "Lowered",
     "ParseError",

@@ -479,5 +479,61 @@ class Lowering(unittest.TestCase):
             sc.lower(s, like="megatron")
 
 
+class Editing(unittest.TestCase):
+    EDITS = os.path.join(os.path.dirname(__file__), "..", "..", "samples", "edits", "1f1b-to-zb-h1.edits.json")
+
+    def test_the_listed_moves_take_1f1b_to_zb_h1_and_undo_restores_it(self):
+        with open(self.EDITS) as f:
+            edits = json.load(f)["edits"]
+        base = sc.generate("1f1b", 4, 8)
+        editor = sc.Editor(base)  # unit costs
+        self.assertEqual(editor.makespan, 33)
+        undo = []
+        for outcome in editor.apply_all(edits):
+            self.assertIsNone(outcome["broken"])
+            undo.append(outcome["inverse"])
+        self.assertEqual(editor.makespan, 27)  # ZB-H1's, as the paper draws it
+        self.assertEqual(editor.schedule.op_names(), sc.generate("zb-h1", 4, 8).op_names())
+        for inverse in reversed(undo):
+            editor.apply_all(inverse)
+        self.assertEqual(editor.schedule.to_json(), base.to_json())
+
+    def test_a_broken_order_is_named_and_repaired_with_the_fewest_moves(self):
+        editor = sc.Editor(sc.generate("1f1b", 4, 8))
+        broken = editor.apply("move 0B3 to 0")["broken"]
+        self.assertEqual(broken["kind"], "dependency")
+        self.assertIn("0B3 runs before its dependency 0F3", broken["message"])
+        self.assertFalse(editor.runs)
+        repaired = editor.repair()
+        self.assertTrue(editor.runs)
+        self.assertEqual([m for m, _ in repaired["moves"]], ["move 0B3 after 0F7"])
+        self.assertTrue(repaired["fewest"])
+        self.assertEqual(repaired["summary"], "1 move(s), the fewest (searched; the greedy made 2)")
+        sc.validate(editor.schedule)
+
+    def test_edits_that_cannot_apply_raise_with_their_id(self):
+        editor = sc.Editor(sc.generate("1f1b", 4, 8))
+        with self.assertRaises(sc.ParseError) as caught:
+            editor.apply("mv 1W3 after 1F5")
+        self.assertEqual(caught.exception.id, "edit.syntax")
+        with self.assertRaises(sc.ValidationError) as caught:
+            editor.apply("move 1F3 after 2F5")
+        self.assertEqual(caught.exception.id, "edit.target")
+        self.assertEqual(editor.makespan, 33)  # nothing changed
+
+    def test_chimera_with_its_syncs_and_a_project_times_as_simulate_does(self):
+        project = unit_project()
+        editor = sc.Editor(project.order("chimera"), project)
+        outcome = editor.apply("pipe 7 to 0" if editor.schedule.op_names().count("p1:0F7") else "pipe 7 to 1")
+        self.assertIsNone(outcome["broken"])
+        self.assertEqual(editor.makespan, sc.simulate(project, editor.schedule).makespan)
+        sc.validate(editor.schedule)
+        before = editor.makespan
+        for move in editor.compact():  # compute ops pulled into gaps; the syncs stay put
+            self.assertRegex(move, r"^move (p1:)?\d+[FIBW]\d+ before ")
+        self.assertLessEqual(editor.makespan, before)
+        sc.validate(editor.schedule)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -1,7 +1,7 @@
 #include "gui/models/schedule_edit_session.h"
 
+#include "edit/editor_costs.h"
 #include "project/project.h"
-#include "sim/cost_model.h"
 
 #include <algorithm>
 
@@ -12,9 +12,7 @@ namespace {
 /// apart, so a split is timed right).
 ScheduleEditor editorOf(const Project& project, const std::string& name) {
     Schedule schedule = orderFromProject(project, name);
-    Schedule split = schedule;
-    split.splitBackward = true;
-    const OpCosts costs = buildCostSetup(project, split).costs;
+    const OpCosts costs = editorCostSetup(project, schedule).costs;
     return ScheduleEditor(std::move(schedule), costs);
 }
 
