@@ -171,7 +171,7 @@ QString ScheduleEditController::syncAfterSelected() {
     post.kind = m_session->editor().find(post.op).valid() ? EditKind::Move : EditKind::Add;
     post.anchor = MoveAnchor::After;
     post.other = *selected;
-    return move(post);
+    return move(post); // an added sync brings its replicas' along (docs/editing.md)
 }
 
 QString ScheduleEditController::dropSelected() {
@@ -180,7 +180,7 @@ QString ScheduleEditController::dropSelected() {
     Edit drop;
     drop.kind = EditKind::Drop;
     drop.op = *selected;
-    return move(drop);
+    return move(drop); // its replicas' syncs leave with it: one collective
 }
 
 QString ScheduleEditController::helperStep(const QString& label,

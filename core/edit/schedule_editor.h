@@ -131,9 +131,14 @@ class ScheduleEditor {
     /// Add / drop a gradient sync or optimizer step (edit kinds Add, Drop).
     EditOutcome addTail(const Edit& edit);
     EditOutcome dropTail(const Edit& edit);
+    void eraseTail(OpRef at);
+    /// For each stage whose sync is in the order on some pipe but not on another, that pipe's sync
+    /// added right after its stage's last backward (where the iteration tail would post it).
+    std::vector<Edit> missingReplicaSyncs() const;
     /// An order with syncs or optimizer steps: every op re-timed by listSchedule.
     std::size_t retimeWhole();
     void setBreak(const std::vector<BlockedDevice>& blocked, const std::vector<int>& ring);
+    void insertTail(std::size_t device, std::size_t index, const Op& op);
     /// The times of the op at `index` of `device` from its neighbours' current times.
     OpTime timeOf(std::size_t device, std::size_t index) const;
     /// After an edit: propagate from `seeds` (the ops whose producers or cost changed) when the

@@ -2,10 +2,15 @@
 // or leaves its device's order. A designer places a stage's sync where its collective should be
 // posted (eagerly, between compute ops, as Chimera and BitPipe do; or later); dropping it hands
 // the stage back to the iteration tail, which posts it right after the stage's last backward when
-// the order is simulated (passes/iteration_tail.h). Each is the other's inverse.
+// the order is simulated (passes/iteration_tail.h). Each is the other's inverse. A stage's sync is
+// one collective of all its replicas (the stage in each pipe: the validator's rule "replicas of a
+// stage sync together"), so adding one replica's sync adds the others' where the tail would post
+// them, and dropping one drops them all.
 #include "edit/schedule_editor.h"
 #include "error.h"
 #include "ir/op_name.h"
+
+#include <algorithm>
 
 namespace stagecraft {
 
@@ -60,23 +65,66 @@ EditOutcome ScheduleEditor::addTail(const Edit& edit) {
                    "it cannot go between " + opName(ops[i - 1], true) +
                        " and its W: they run as one whole backward (split " + opName(ops[i - 1], false) +
                        " first)");
+    insertTail(d, i, op);
+    // The stage's replicas on the other pipes sync in the same collective: theirs come along, each
+    // right after its stage's last backward (where the iteration tail would post it).
+    if (op.kind == OpKind::GradSync)
+        for (const Edit& add : missingReplicaSyncs()) {
+            const StageSlot& at = m_s.slot(add.op.pipe, add.op.stage);
+            Op replica = add.op;
+            replica.chunk = std::uint16_t(at.chunk);
+            const std::size_t after =
+                add.anchor == MoveAnchor::After ? std::size_t(find(add.other).index) + 1 : 0;
+            insertTail(std::size_t(at.device), after, replica);
+        }
+    EditOutcome out{{Edit{EditKind::Drop, op, false, MoveAnchor::Index, {}, 0}}, 0, {}};
+    out.retimed = retimeWhole();
+    return out;
+}
+
+void ScheduleEditor::insertTail(std::size_t d, std::size_t i, const Op& op) {
+    auto& ops = m_s.order[d];
     ops.insert(ops.begin() + std::ptrdiff_t(i), op);
     m_times[d].insert(m_times[d].begin() + std::ptrdiff_t(i), OpTime{});
     m_wait[d].insert(m_wait[d].begin() + std::ptrdiff_t(i), 0);
     for (std::size_t k = i; k < ops.size(); ++k) posOf(ops[k]) = std::int32_t(k);
     m_busy += busyOf(op);
     ++m_tailOps;
-    EditOutcome out{{Edit{EditKind::Drop, op, false, MoveAnchor::Index, {}, 0}}, 0, {}};
-    out.retimed = retimeWhole();
-    return out;
 }
 
-EditOutcome ScheduleEditor::dropTail(const Edit& edit) {
-    if (!isTailKind(edit.op.kind))
-        refuseTail("edit.op", "op", edit,
-                   "only a gradient sync (as 2SYNC) or an optimizer step (as 2OPT) is dropped; compute "
-                   "ops stay in the order");
-    const OpRef at = require(edit.op, "op");
+std::vector<Edit> ScheduleEditor::missingReplicaSyncs() const {
+    std::vector<Edit> adds;
+    if (m_s.pipes < 2) return adds;
+    const OpKind last = m_s.splitBackward ? OpKind::W : OpKind::B;
+    for (int stage = 0; stage < m_s.stagesPerPipe; ++stage) {
+        std::vector<int> missing;
+        for (int pipe = 0; pipe < m_s.pipes; ++pipe)
+            if (!find(Op{OpKind::GradSync, std::uint8_t(pipe), 0, stage, -1}).valid())
+                missing.push_back(pipe);
+        if (missing.empty() || int(missing.size()) == m_s.pipes) continue;
+        for (const int pipe : missing) {
+            Edit add{EditKind::Add,
+                     Op{OpKind::GradSync, std::uint8_t(pipe), 0, stage, -1},
+                     false,
+                     MoveAnchor::Index,
+                     {},
+                     0};
+            std::int32_t latest = -1;
+            for (int mb = 0; mb < m_s.microbatches; ++mb) {
+                const Op backward{last, std::uint8_t(pipe), 0, stage, mb};
+                if (const OpRef at = find(backward); at.valid() && at.index > latest) {
+                    latest = at.index;
+                    add.other = m_s.order[std::size_t(at.device)][std::size_t(at.index)];
+                    add.anchor = MoveAnchor::After;
+                }
+            }
+            adds.push_back(add); // a pipe that runs no micro-batch posts it first
+        }
+    }
+    return adds;
+}
+
+void ScheduleEditor::eraseTail(OpRef at) {
     const auto d = std::size_t(at.device), i = std::size_t(at.index);
     auto& ops = m_s.order[d];
     const Op op = ops[i];
@@ -87,7 +135,34 @@ EditOutcome ScheduleEditor::dropTail(const Edit& edit) {
     for (std::size_t k = i; k < ops.size(); ++k) posOf(ops[k]) = std::int32_t(k);
     m_busy -= busyOf(op);
     --m_tailOps;
-    EditOutcome out{{Edit{EditKind::Add, op, false, MoveAnchor::Index, {}, std::int64_t(i)}}, 0, {}};
+}
+
+EditOutcome ScheduleEditor::dropTail(const Edit& edit) {
+    if (!isTailKind(edit.op.kind))
+        refuseTail("edit.op", "op", edit,
+                   "only a gradient sync (as 2SYNC) or an optimizer step (as 2OPT) is dropped; compute "
+                   "ops stay in the order");
+    const OpRef at = require(edit.op, "op");
+    // A gradient sync is one collective of its stage's replicas: all of theirs leave. Undo adds
+    // the first back (which brings the others along) and moves each other one to its place.
+    std::vector<OpRef> leaving{at};
+    if (edit.op.kind == OpKind::GradSync)
+        for (int pipe = 0; pipe < m_s.pipes; ++pipe)
+            if (const OpRef r = find(Op{OpKind::GradSync, std::uint8_t(pipe), 0, edit.op.stage, -1});
+                r.valid() && !(r == at))
+                leaving.push_back(r);
+    std::sort(leaving.begin(), leaving.end(), [](const OpRef& a, const OpRef& b) {
+        return a.device != b.device ? a.device < b.device : a.index < b.index;
+    });
+    EditOutcome out{{}, 0, {}};
+    for (const OpRef& r : leaving)
+        out.inverse.push_back(Edit{out.inverse.empty() ? EditKind::Add : EditKind::Move,
+                                   m_s.order[std::size_t(r.device)][std::size_t(r.index)],
+                                   false,
+                                   MoveAnchor::Index,
+                                   {},
+                                   std::int64_t(r.index)});
+    for (auto r = leaving.rbegin(); r != leaving.rend(); ++r) eraseTail(*r);
     if (wholeRetime()) {
         out.retimed = retimeWhole();
     } else {

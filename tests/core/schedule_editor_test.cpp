@@ -713,6 +713,32 @@ TEST_CASE("Repair's search finds one move where the greedy made two, and says it
     CHECK(search.greedyMoves == 0);
 }
 
+TEST_CASE("The replicas of a stage sync together: a sync dropped or added takes its replicas' along",
+          "[edit]") {
+    const Schedule base = generateSchedule("chimera", {4, 8, 1});
+    ScheduleEditor editor(base, unitCostsWithTail(base, 0.25, 1, 0));
+    // Stage 3 of pipe 1 (device 0) and stage 3 of pipe 0 (device 3) sync in one collective.
+    const EditOutcome dropped = editor.apply(edit("drop p1:3SYNC"));
+    CHECK_FALSE(editor.find(parseEdit("drop p1:3SYNC").op).valid());
+    CHECK_FALSE(editor.find(parseEdit("drop 3SYNC").op).valid());
+    CHECK(dropped.broken.kind == BreakKind::None);
+    CHECK(findProblems(editor.schedule()).empty()); // the validator's rule holds
+    checkAgainstFullRun(editor);
+    // Undo adds the first back (its replica's comes along) and moves the other to its place.
+    CHECK(formatEdits(dropped.inverse, false) == "add p1:3SYNC to 15; move 3SYNC to 15");
+    editor.applyAll(dropped.inverse);
+    CHECK(editor.schedule() == base);
+    // Added after the stage's last backward of pipe 1, pipe 0's sync goes after its own.
+    editor.apply(edit("drop 3SYNC"));
+    const EditOutcome added = editor.apply(edit("add p1:3SYNC after p1:3B7"));
+    CHECK(formatEdits(added.inverse, false) == "drop p1:3SYNC");
+    const OpRef replica = editor.find(parseEdit("drop 3SYNC").op);
+    REQUIRE(replica.valid());
+    CHECK(editor.schedule().order[3][std::size_t(replica.index) - 1] == parseEdit("drop 3B5").op);
+    CHECK(findProblems(editor.schedule()).empty());
+    checkAgainstFullRun(editor);
+}
+
 TEST_CASE("Repair mends orders with gradient syncs and optimizer steps that random moves broke",
           "[edit][repair]") {
     std::mt19937 random(77);

@@ -212,11 +212,14 @@ class TestScheduleEditTools : public QObject, test::ScheduleEditFixture {
         select(sync);
         trigger("Drop Sync");
         QVERIFY2(!editor().find(sync).valid(), qPrintable(m_window->messageBar()->text()));
+        QVERIFY(!editor().find(op("3SYNC")).valid()); // its replica's sync left with it: one collective
+        QVERIFY(editor().runs());
         QCOMPARE(undoStack()->undoText(), QStringLiteral("drop p1:3SYNC"));
         select(last);
         trigger("Post Sync After Op");
         QCOMPARE(undoStack()->undoText(), QStringLiteral("add p1:3SYNC after p1:3B7"));
         QCOMPARE(editor().find(sync).index, editor().find(last).index + 1);
+        QVERIFY(editor().find(op("3SYNC")).valid()); // the replica's, after its last backward
         QVERIFY(editor().runs());
         // The stage's sync posted after an op of another stage's pipe is its own stage's: 0B4
         // posts 0SYNC, which then runs before 0B5, a backward it reduces: refused, named.
