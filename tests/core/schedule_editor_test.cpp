@@ -360,6 +360,7 @@ TEST_CASE("Orders with gradient syncs re-time as a full simulation after random 
         const Schedule start = editor.schedule();
         std::vector<std::vector<Edit>> undo;
         int broken = 0, tailMoves = 0;
+        int otherKinds = 0;
         for (int step = 0; step < 150; ++step) {
             const Schedule& s = editor.schedule();
             const auto& ops = s.order[random() % unsigned(s.devices)];
@@ -368,12 +369,25 @@ TEST_CASE("Orders with gradient syncs re-time as a full simulation after random 
             e.kind = EditKind::Shift;
             e.op = op;
             e.index = std::int64_t(random() % 9) - 4;
+            // Now and then a split or merge of the op's backward, or its micro-batch onto the other
+            // pipe, or a sync dropped or added back: each re-times whole, and undoes exactly.
+            if (step % 10 == 5 && op.mb >= 0) {
+                const std::string b = opName(Op{OpKind::B, op.pipe, 0, op.stage, op.mb}, false);
+                const char* forms[] = {"split ", "merge ", "pipe "};
+                const std::string form = forms[(step / 10) % (base.pipes == 2 ? 3 : 2)];
+                e = form == "pipe "
+                        ? edit("pipe " + std::to_string(op.mb) + " to " + std::to_string(1 - op.pipe))
+                        : edit(form + b);
+            } else if (step % 10 == 7 && !isComputeKind(op.kind)) {
+                e = edit("drop " + opName(op, false));
+            }
             try {
                 undo.push_back(editor.apply(e).inverse);
             } catch (const ValidationError&) {
                 continue;
             }
             tailMoves += isComputeKind(op.kind) ? 0 : 1;
+            otherKinds += e.kind == EditKind::Shift ? 0 : 1;
             broken += editor.runs() ? 0 : 1;
             checkAgainstFullRun(editor);
             if (editor.runs()) checkMetricsAgainstSimulation(editor);
@@ -384,6 +398,7 @@ TEST_CASE("Orders with gradient syncs re-time as a full simulation after random 
         }
         CHECK(broken > 0);
         CHECK(tailMoves > 0);
+        CHECK(otherKinds > 0);
         for (auto it = undo.rbegin(); it != undo.rend(); ++it) editor.applyAll(*it);
         CHECK(editor.schedule() == start);
         checkAgainstFullRun(editor);
