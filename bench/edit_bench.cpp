@@ -5,7 +5,9 @@
 // op downstream), next to a full re-validation and list scheduling of the same schedule (what an
 // edit would cost without the editor). `retimed_per_edit` counts the ops each edit re-timed: the
 // time follows it, not the schedule's size. Chimera with its gradient syncs, which the editor
-// re-times whole, for comparison. Run: ./build/bench/edit_bench
+// re-times whole, for comparison; and repair (with its fewest-moves search) of four breaks.
+// Run: ./build/bench/edit_bench
+#include "edit/repair.h"
 #include "edit/schedule_editor.h"
 #include "generators/registry.h"
 #include "ir/op_name.h"
@@ -95,6 +97,32 @@ void editMoveSynced(benchmark::State& state, int p, int m) {
     state.counters["edits"] = benchmark::Counter(double(edits), benchmark::Counter::kIsRate);
 }
 
+/// Repair of ZB-H1 broken by four moves (an F moved late, a W before its I, a B to the front, an F
+/// early): the greedy, then the fewest-moves search that proves its count or beats it (within
+/// its cap of about 0.1 s of work). `moves` is what the repair made, `greedy` the greedy's count.
+void repairFourBreaks(benchmark::State& state, int p, int m) {
+    const Schedule s = generateSchedule("zb-h1", shape(p, m));
+    ScheduleEditor broken(s, unitCosts(s));
+    const int last = p - 1, mid = p / 2;
+    for (const std::string& text :
+         {"move 1F3 to " + std::to_string(2 * m),
+          "move " + std::to_string(mid) + "W" + std::to_string(m / 2) + " to 2",
+          "move " + std::to_string(last) + "B7 to 0", "move 0F" + std::to_string(m - 2) + " to 1"})
+        broken.apply(parseEdit(text));
+    RepairSearch search;
+    std::size_t moves = 0;
+    for (auto _ : state) {
+        ScheduleEditor editor = broken;
+        moves = repair(editor, &search).size();
+        benchmark::DoNotOptimize(editor.makespan());
+    }
+    if (broken.runs()) state.SkipWithError("the moves did not break the order");
+    state.counters["ops"] = double(s.opCount());
+    state.counters["moves"] = double(moves);
+    state.counters["greedy"] = double(search.greedyMoves);
+    state.counters["fewest"] = search.fewest ? 1 : 0;
+}
+
 /// What one edit costs without the editor: validate the whole order and list-schedule it.
 void fullCheck(benchmark::State& state, int p, int m) {
     const Schedule s = generateSchedule("zb-h1", shape(p, m));
@@ -126,5 +154,8 @@ BENCHMARK_CAPTURE(fullCheck, p64_m5461, 64, 5461)->Unit(benchmark::kMicrosecond)
 BENCHMARK_CAPTURE(editMoveSynced, chimera_p8_m32, 8, 32)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(editMoveSynced, chimera_p32_m256, 32, 256)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(editMoveSynced, chimera_p64_m5440, 64, 5440)->Unit(benchmark::kMicrosecond);
+
+BENCHMARK_CAPTURE(repairFourBreaks, p8_m32, 8, 32)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(repairFourBreaks, p32_m256, 32, 256)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();
