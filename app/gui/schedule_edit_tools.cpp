@@ -291,7 +291,7 @@ void ScheduleEditController::addActions(QMenu* menu) {
          [this] { splitSelected(); });
     tool("Merge Backward", tr("&Merge Backward"), {},
          tr("The selected I and the W right after it become one backward"), [this] { mergeSelected(); });
-    tool("Move Micro-batch to Other Pipe", tr("Move Micro-batch to Other &Pipe"), {},
+    tool("Move Micro-batch to Other Pipe", tr("Move Micro-batch to Ot&her Pipe"), {},
          tr("The selected op's micro-batch runs on the other pipe of Chimera or BitPipe"),
          [this] { pipeSelected(); });
     tool("Post Sync After Op", tr("Post Stage's Gradient S&ync After Op"), {},
