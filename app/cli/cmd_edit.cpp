@@ -234,9 +234,10 @@ void addEditCommand(CLI::App& app, CommandResult& result) {
                         "Write the base and every edit applied as an edit list file, to replay with --edits");
     command->add_flag("--fill-bubbles", options->fillBubbles,
                       "After the edits, slide W ops into the idle time of their device (each move listed)");
-    command->add_flag("--compact", options->compact,
-                      "After the edits (and --fill-bubbles), pull ops of every kind into the idle time of "
-                      "their device (each move listed; memory may rise)");
+    command->add_flag(
+        "--compact", options->compact,
+        "After the edits (and --fill-bubbles), pull compute ops (F, B, W) into the idle time of "
+        "their device (each move listed; memory may rise)");
     command->add_flag("--repair", options->repair,
                       "An edit that breaks the schedule does not stop the command: after the edits, the "
                       "order is repaired by moves, each listed with its reason (docs/editing.md)");
