@@ -132,9 +132,9 @@ class ScheduleEditor {
     EditOutcome addTail(const Edit& edit);
     EditOutcome dropTail(const Edit& edit);
     void eraseTail(OpRef at);
-    /// For each stage whose sync is in the order on some pipe but not on another, that pipe's sync
-    /// added right after its stage's last backward (where the iteration tail would post it).
-    std::vector<Edit> missingReplicaSyncs() const;
+    /// The place right after the last backward of (pipe, stage) in its device's order, where the
+    /// iteration tail posts the stage's sync.
+    std::size_t afterLastBackward(int pipe, int stage) const;
     /// An order with syncs or optimizer steps: every op re-timed by listSchedule.
     std::size_t retimeWhole();
     void setBreak(const std::vector<BlockedDevice>& blocked, const std::vector<int>& ring);

@@ -69,13 +69,12 @@ EditOutcome ScheduleEditor::addTail(const Edit& edit) {
     // The stage's replicas on the other pipes sync in the same collective: theirs come along, each
     // right after its stage's last backward (where the iteration tail would post it).
     if (op.kind == OpKind::GradSync)
-        for (const Edit& add : missingReplicaSyncs()) {
-            const StageSlot& at = m_s.slot(add.op.pipe, add.op.stage);
-            Op replica = add.op;
-            replica.chunk = std::uint16_t(at.chunk);
-            const std::size_t after =
-                add.anchor == MoveAnchor::After ? std::size_t(find(add.other).index) + 1 : 0;
-            insertTail(std::size_t(at.device), after, replica);
+        for (int pipe = 0; pipe < m_s.pipes; ++pipe) {
+            const Op replica{OpKind::GradSync, std::uint8_t(pipe),
+                             std::uint16_t(m_s.slot(pipe, op.stage).chunk), op.stage, -1};
+            if (!find(replica).valid())
+                insertTail(std::size_t(m_s.slot(pipe, op.stage).device), afterLastBackward(pipe, op.stage),
+                           replica);
         }
     EditOutcome out{{Edit{EditKind::Drop, op, false, MoveAnchor::Index, {}, 0}}, 0, {}};
     out.retimed = retimeWhole();
@@ -92,36 +91,13 @@ void ScheduleEditor::insertTail(std::size_t d, std::size_t i, const Op& op) {
     ++m_tailOps;
 }
 
-std::vector<Edit> ScheduleEditor::missingReplicaSyncs() const {
-    std::vector<Edit> adds;
-    if (m_s.pipes < 2) return adds;
+std::size_t ScheduleEditor::afterLastBackward(int pipe, int stage) const {
     const OpKind last = m_s.splitBackward ? OpKind::W : OpKind::B;
-    for (int stage = 0; stage < m_s.stagesPerPipe; ++stage) {
-        std::vector<int> missing;
-        for (int pipe = 0; pipe < m_s.pipes; ++pipe)
-            if (!find(Op{OpKind::GradSync, std::uint8_t(pipe), 0, stage, -1}).valid())
-                missing.push_back(pipe);
-        if (missing.empty() || int(missing.size()) == m_s.pipes) continue;
-        for (const int pipe : missing) {
-            Edit add{EditKind::Add,
-                     Op{OpKind::GradSync, std::uint8_t(pipe), 0, stage, -1},
-                     false,
-                     MoveAnchor::Index,
-                     {},
-                     0};
-            std::int32_t latest = -1;
-            for (int mb = 0; mb < m_s.microbatches; ++mb) {
-                const Op backward{last, std::uint8_t(pipe), 0, stage, mb};
-                if (const OpRef at = find(backward); at.valid() && at.index > latest) {
-                    latest = at.index;
-                    add.other = m_s.order[std::size_t(at.device)][std::size_t(at.index)];
-                    add.anchor = MoveAnchor::After;
-                }
-            }
-            adds.push_back(add); // a pipe that runs no micro-batch posts it first
-        }
-    }
-    return adds;
+    std::size_t after = 0; // a pipe that runs no micro-batch posts it first
+    for (int mb = 0; mb < m_s.microbatches; ++mb)
+        if (const OpRef at = find(Op{last, std::uint8_t(pipe), 0, stage, mb}); at.valid())
+            after = std::max(after, std::size_t(at.index) + 1);
+    return after;
 }
 
 void ScheduleEditor::eraseTail(OpRef at) {
