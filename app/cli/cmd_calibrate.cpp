@@ -70,6 +70,9 @@ std::string reportText(const CalibrationReport& r, const std::string& output) {
         for (const std::string& note : r.runtime->notes) out += "  " + note + "\n";
         out += "every schedule is predicted as torch runs it on the measured machine (the project's "
                "runtime_fit; `stagecraft-cli fidelity` shows the fit)\n";
+    } else if (r.project.costs.timing == Timing::StagecraftRun) {
+        out += "every schedule is timed as stagecraft-run executes its programs (costs.timing = "
+               "stagecraft-run, the timing the run predicted itself with)\n";
     } else {
         if (!r.runtimeRefusal.empty()) out += "no runtime model: " + r.runtimeRefusal + "\n";
         out += "every schedule whose stages split model.layers = " + std::to_string(r.project.model.layers) +
@@ -106,6 +109,7 @@ std::string reportJson(const CalibrationReport& r, const std::string& output) {
                    {"after_list_scheduler", side(r.listAfter)},
                    {"runtime_fit", r.runtime ? Json(runtimeFitJson(*r.runtime)) : Json(nullptr)},
                    {"runtime_refusal", r.runtimeRefusal.empty() ? Json(nullptr) : Json(r.runtimeRefusal)},
+                   {"timing", r.runtime ? Json(r.runtime->model) : Json(timingName(r.project.costs.timing))},
                    {"layers", layers},
                    {"backward", backward},
                    {"comm_us", r.project.costs.comm},

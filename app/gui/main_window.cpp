@@ -782,6 +782,9 @@ void MainWindow::calibrate() {
         const QString timing = report.runtime
                                    ? tr("Every schedule is timed as torch runs it: %1.")
                                          .arg(QString::fromStdString(describeRuntimeFit(*report.runtime)))
+                               : report.project.costs.timing == Timing::StagecraftRun
+                                   ? tr("Every schedule is timed as stagecraft-run executes it, as the run "
+                                        "predicted itself (costs.timing).")
                                    : tr("Costs per range of the model's layers: every schedule whose stages "
                                         "split the layers runs "
                                         "on them.%1")

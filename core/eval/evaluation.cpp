@@ -64,9 +64,8 @@ void matchTrace(const MeasuredTrace& trace, AnalysisResult& result) {
     }
 }
 
-/// A stagecraft-run trace names the timing its own prediction used (otherData.run
-/// .prediction_timing): a measurement is compared with the prediction the run made, so the
-/// project is timed that way too (unless a runtime fit times it). Empty when nothing changes.
+} // namespace
+
 std::optional<Project> projectTimedLikeTrace(const AnalysisRequest& request) {
     if (!request.trace || request.project.runtimeFit || request.trace->info.runJson.empty() ||
         request.project.costs.timing == Timing::StagecraftRun)
@@ -79,8 +78,6 @@ std::optional<Project> projectTimedLikeTrace(const AnalysisRequest& request) {
     project.costs.timing = Timing::StagecraftRun;
     return project;
 }
-
-} // namespace
 
 TraceMatch matchTraceOutcome(const Timeline& measured, std::span<const ScheduleOutcome* const> candidates) {
     const std::string& wanted = measured.shape.schedule;

@@ -81,6 +81,42 @@ TEST_CASE("calibrate writes a project whose prediction is within 10% of the meas
     std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("calibrate on a stagecraft-run trace keeps the runtime's timing for every schedule",
+          "[cli][calibrate][host_runs]") {
+    // The run's own prediction timed its lowered programs as the runtime executes them
+    // (otherData.run.prediction_timing); the project written times every schedule that way.
+    const std::string runs = std::string(STAGECRAFT_HOST_RUNS_DIR) + "/sleep_pp2/";
+    const std::string sets =
+        " --set parallel.pp=2 --set costs.mode=manual --set costs.f=4000 --set costs.b=4000 "
+        "--set costs.w=4000 --set model.hidden=1024 --set model.seq_len=1024";
+    const std::string project =
+        std::string(STAGECRAFT_SOURCE_DIR) + "/tests/data/runtime/tiny.stagecraft.json";
+    const auto out = std::filesystem::temp_directory_path() /
+                     ("stagecraft-calibrate-host-" + std::to_string(::getpid()) + ".stagecraft.json");
+    const Run text = cli("calibrate " + project + " -s zb-v" + sets + " --trace " + runs +
+                         "zb-v.json --median -o " + out.string());
+    INFO(text.out);
+    REQUIRE(text.status == 0);
+    CHECK(text.out.find("every schedule is timed as stagecraft-run executes its programs") !=
+          std::string::npos);
+    CHECK(text.out.find("no runtime model") == std::string::npos);
+    const Run json = cli("calibrate " + project + " -s zb-v" + sets + " --trace " + runs +
+                         "zb-v.json --median -o " + out.string() + " --json");
+    REQUIRE(json.status == 0);
+    CHECK(nlohmann::json::parse(json.out)["timing"] == "stagecraft-run");
+    CHECK(stagecraft::readProject(out.string()).costs.timing == stagecraft::Timing::StagecraftRun);
+    // Another schedule's run, predicted from the project alone, within the acceptance's 10 %.
+    const Run other = cli("simulate " + out.string() + " -s interleaved --json");
+    REQUIRE(other.status == 0);
+    const double predicted = nlohmann::json::parse(other.out)[0]["iteration_us"].get<double>();
+    const Run measured = cli("overlay " + out.string() + " -s interleaved --trace " + runs +
+                             "interleaved.json --median --json");
+    REQUIRE(measured.status == 0);
+    const double run = nlohmann::json::parse(measured.out)["makespan"]["measured_us"].get<double>();
+    CHECK(std::abs(predicted - run) / run < 0.10);
+    std::filesystem::remove(out);
+}
+
 TEST_CASE("calibrate once, then simulate and compare schedules of other shapes on the project",
           "[cli][calibrate]") {
     const auto dir =
