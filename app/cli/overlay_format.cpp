@@ -97,21 +97,27 @@ std::string summaryText(const OverlayView& v) {
 
 std::string groupsText(const OverlayView& v) {
     const TimeText t{v.unitless};
-    std::vector<std::vector<std::string>> rows{
-        {"device", "ops", "mean |duration error|", "measured/predicted"}};
+    // Busy and idle per device, predicted and measured: whether a device's makespan error is its
+    // ops' costs or its waiting.
+    std::vector<std::vector<std::string>> devices{{"device", "ops", "busy predicted", "busy measured",
+                                                   "idle predicted", "idle measured", "mean |duration error|",
+                                                   "measured/predicted"}};
     for (std::size_t d = 0; d < v.breakdown.devices.size(); ++d) {
         const OverlayGroup& g = v.breakdown.devices[d];
-        rows.push_back({"D" + std::to_string(d), std::to_string(g.ops), t(g.meanAbsDurationError),
-                        ratioText(g.durationRatio)});
+        const DeviceTime& time = v.breakdown.deviceTimes[d];
+        devices.push_back({"D" + std::to_string(d), std::to_string(g.ops), t(time.busyPredicted),
+                           t(time.busyMeasured), t(time.idlePredicted), t(time.idleMeasured),
+                           t(g.meanAbsDurationError), ratioText(g.durationRatio)});
     }
-    rows.push_back({"kind", "ops", "mean |duration error|", "measured/predicted"});
+    std::vector<std::vector<std::string>> kinds{
+        {"kind", "ops", "mean |duration error|", "measured/predicted"}};
     for (int k = 0; k < kOpKindCount; ++k) {
         const OverlayGroup& g = v.breakdown.kinds[std::size_t(k)];
         if (g.ops == 0) continue;
-        rows.push_back({opKindName(OpKind(k)), std::to_string(g.ops), t(g.meanAbsDurationError),
-                        ratioText(g.durationRatio)});
+        kinds.push_back({opKindName(OpKind(k)), std::to_string(g.ops), t(g.meanAbsDurationError),
+                         ratioText(g.durationRatio)});
     }
-    return textTable(rows);
+    return textTable(devices) + textTable(kinds);
 }
 
 std::string driftText(const OverlayView& v) {
@@ -239,6 +245,11 @@ std::string overlayAsJson(const AnalysisResult& evaluated, const MeasuredTrace& 
     for (std::size_t d = 0; d < v.breakdown.devices.size(); ++d) {
         Json entry{{"device", d}};
         entry.update(groupJson(v.breakdown.devices[d]));
+        const DeviceTime& time = v.breakdown.deviceTimes[d];
+        entry.update({{"busy_predicted_us", time.busyPredicted},
+                      {"busy_measured_us", time.busyMeasured},
+                      {"idle_predicted_us", time.idlePredicted},
+                      {"idle_measured_us", time.idleMeasured}});
         devices.push_back(std::move(entry));
     }
     Json kinds = Json::array();

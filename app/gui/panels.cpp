@@ -313,7 +313,14 @@ OverlayPanel::OverlayPanel(QWidget* parent)
                            "to show it in the chart"));
     m_devices = new QTreeWidget(this);
     m_devices->setObjectName(QStringLiteral("overlayDevices"));
-    m_devices->setHeaderLabels({tr("Device"), tr("Ops"), tr("Mean |error|"), tr("Measured / predicted")});
+    m_devices->setHeaderLabels(
+        {tr("Device"), tr("Ops"), tr("Mean |error|"), tr("Ratio"), tr("Busy"), tr("Idle")});
+    m_devices->headerItem()->setToolTip(3, tr("The device's measured op time over its predicted op time"));
+    // Busy and idle as "predicted → measured": whether a device's error is its ops' costs or its
+    // waiting (for inputs, transfers, the runtime between ops).
+    m_devices->headerItem()->setToolTip(4, tr("Time the device computed: predicted → measured"));
+    m_devices->headerItem()->setToolTip(
+        5, tr("The rest of the makespan (waiting for inputs, transfers, the runtime): predicted → measured"));
     m_devices->setRootIsDecorated(false);
     layout->addWidget(m_drift, 2);
     layout->addWidget(m_devices, 1);
@@ -442,6 +449,10 @@ void OverlayPanel::fillLists(const AnalysisResult& result) {
         item->setText(1, QString::number(qulonglong(g.ops)));
         item->setText(2, t(g.meanAbsDurationError));
         item->setText(3, g.durationRatio ? QString::number(*g.durationRatio, 'f', 3) : QStringLiteral("–"));
+        // Whether the device's error is its ops' costs or its waiting.
+        const DeviceTime& time = breakdown.deviceTimes[std::size_t(d)];
+        item->setText(4, QStringLiteral("%1 → %2").arg(t(time.busyPredicted), t(time.busyMeasured)));
+        item->setText(5, QStringLiteral("%1 → %2").arg(t(time.idlePredicted), t(time.idleMeasured)));
     }
     for (QTreeWidget* list : {m_drift, m_devices})
         for (int c = 0; c < list->columnCount(); ++c) list->resizeColumnToContents(c);

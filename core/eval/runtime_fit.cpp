@@ -391,10 +391,12 @@ std::vector<RankTrace> readTorchRun(const std::vector<std::filesystem::path>& pa
             throw ParseError(
                 "trace.container", path.string(), 0, 0,
                 std::string("is ") +
-                    (format == TraceFormat::Stagecraft ? "not a torch profiler trace (a Stagecraft trace?)"
-                                                       : "an Nsight Systems export") +
-                    "; the runtime fit reads torch profiler traces (stagecraft-cli overlay reads this "
-                    "one)");
+                    (format == TraceFormat::Stagecraft
+                         ? "not a torch profiler trace (a Stagecraft trace?); the runtime fit reads torch "
+                           "profiler traces (stagecraft-cli calibrate fits a stagecraft-run trace, timed as "
+                           "that runtime executes its programs, and overlay compares one)"
+                         : "an Nsight Systems export; the runtime fit reads torch profiler traces "
+                           "(stagecraft-cli overlay reads this one)"));
         for (RankTrace& t : readTorchTrace(path, TraceClock::Host)) ranks.push_back(std::move(t));
     }
     if (ranks.empty()) throw ParseError("trace.empty", "", 0, 0, "no trace file was given");

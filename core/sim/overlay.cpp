@@ -231,6 +231,18 @@ OverlayBreakdown breakdownOverlay(const Timeline& predicted, const Timeline& mea
     }
     OverlayBreakdown breakdown;
     for (const GroupSums& g : perDevice) breakdown.devices.push_back(g.group());
+    breakdown.deviceTimes.assign(perDevice.size(), DeviceTime{});
+    auto addBusy = [&](const Timeline& t, double DeviceTime::*busy) {
+        for (const TimelineEvent& e : t.events)
+            if (e.lane == Lane::Compute && e.device >= 0 && e.device < devices)
+                breakdown.deviceTimes[std::size_t(e.device)].*busy += e.duration();
+    };
+    addBusy(predicted, &DeviceTime::busyPredicted);
+    addBusy(measured, &DeviceTime::busyMeasured);
+    for (DeviceTime& d : breakdown.deviceTimes) {
+        d.idlePredicted = std::max(0.0, report.makespanPredicted - d.busyPredicted);
+        d.idleMeasured = std::max(0.0, report.makespanMeasured - d.busyMeasured);
+    }
     for (std::size_t k = 0; k < perKind.size(); ++k) breakdown.kinds[k] = perKind[k].group();
     breakdown.mostDrift = largestDrift(report, top);
     return breakdown;

@@ -58,10 +58,21 @@ struct OverlayGroup {
     std::optional<double> durationRatio;
 };
 
+/// Where one device's time went, in the prediction and in the measurement (µs): its compute lane
+/// busy (every op's duration, matched or not) and the rest of the makespan, which it spent waiting
+/// for its inputs, for transfers, or for the runtime between ops. Which of the two departs from
+/// the prediction says whether the costs or the timing of the schedule are off: a device whose
+/// busy time matches and whose idle time does not waited where the prediction did not.
+struct DeviceTime {
+    double busyPredicted = 0, busyMeasured = 0;
+    double idlePredicted = 0, idleMeasured = 0;
+};
+
 /// Where a measurement departs from its prediction: per device, per op kind, and the ops that
 /// drifted most.
 struct OverlayBreakdown {
     std::vector<OverlayGroup> devices;            ///< [device] (shape.devices entries)
+    std::vector<DeviceTime> deviceTimes;          ///< [device]: busy and idle, against the makespans
     std::array<OverlayGroup, kOpKindCount> kinds; ///< [OpKind]
     /// Indices into OverlayReport::ops, largest |durationError| first (ties: prediction order).
     std::vector<std::size_t> mostDrift;

@@ -19,6 +19,15 @@ Timeline predicted(const std::string& name = "1f1b", double comm = 0.0) {
     return simulate(s, fullStageCosts(s, 1, 1, 1, comm));
 }
 
+/// `t` with every time `factor` times as late: every op `factor` times as long.
+Timeline stretched(Timeline t, double factor) {
+    for (TimelineEvent& e : t.events) {
+        e.start *= factor;
+        e.end *= factor;
+    }
+    return t;
+}
+
 std::string mismatchOf(const Timeline& p, const Timeline& m) {
     try {
         compareTimelines(p, m);
@@ -147,11 +156,7 @@ TEST_CASE("The breakdown groups op errors by device and kind and finds the ops t
           "[trace][overlay]") {
     // 1F1B, p = 4, m = 8: F = 1 and B = 2 measured 10% slower on every device.
     const Timeline p = predicted();
-    Timeline m = p;
-    for (TimelineEvent& e : m.events) {
-        e.start *= 1.1;
-        e.end *= 1.1;
-    }
+    const Timeline m = stretched(p, 1.1);
     const OverlayReport r = compareTimelines(p, m);
     const OverlayBreakdown b = breakdownOverlay(p, m, r);
     REQUIRE(b.devices.size() == 4);
@@ -172,6 +177,42 @@ TEST_CASE("The breakdown groups op errors by device and kind and finds the ops t
     CHECK_FALSE(b.kinds[std::size_t(OpKind::W)].durationRatio);
     REQUIRE(b.mostDrift.size() == 5);
     for (const std::size_t k : b.mostDrift) CHECK(p.events[r.ops[k].predictedEvent].op.kind == OpKind::B);
+}
+
+TEST_CASE("The breakdown says per device how much was busy and how much idle, predicted and measured",
+          "[trace][overlay]") {
+    // 1F1B, p = 4, m = 8, F = 1, B = 2: every device computes 8 x 3 = 24 of a makespan of
+    // (m + p - 1) x 3 = 33, so it idles 9.
+    const Timeline p = predicted();
+    const Timeline slower = stretched(p, 1.1);
+    const OverlayReport r = compareTimelines(p, slower);
+    const OverlayBreakdown b = breakdownOverlay(p, slower, r);
+    REQUIRE(b.deviceTimes.size() == 4);
+    for (const DeviceTime& d : b.deviceTimes) {
+        CHECK(d.busyPredicted == Approx(24).margin(1e-9));
+        CHECK(d.idlePredicted == Approx(9).margin(1e-9));
+        CHECK(d.busyMeasured == Approx(26.4).margin(1e-9));
+        CHECK(d.idleMeasured == Approx(9.9).margin(1e-9));
+    }
+    // The last device starts 10 later and runs as long: its ops cost what was predicted, and every
+    // device waits for it. Its last backward ends at 27 (three stages' backwards before device 0's),
+    // so the run ends at 37 and every device idles 13.
+    Timeline late = p;
+    double lastEnd = 0;
+    for (TimelineEvent& e : late.events)
+        if (e.device == 3) {
+            lastEnd = std::max(lastEnd, e.end);
+            e.start += 10;
+            e.end += 10;
+        }
+    CHECK(lastEnd == Approx(27).margin(1e-9));
+    const OverlayReport lr = compareTimelines(p, late);
+    const OverlayBreakdown lb = breakdownOverlay(p, late, lr);
+    CHECK(lr.makespanMeasured == Approx(37).margin(1e-9));
+    for (const DeviceTime& d : lb.deviceTimes) {
+        CHECK(d.busyMeasured == Approx(24).margin(1e-9));
+        CHECK(d.idleMeasured == Approx(13).margin(1e-9));
+    }
 }
 
 TEST_CASE("The ops that drifted most come largest first, ties in prediction order", "[trace][overlay]") {

@@ -19,6 +19,7 @@
 #include <QPushButton>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeWidget>
 #include <QUndoStack>
 
 using namespace stagecraft;
@@ -126,7 +127,8 @@ class TestCalibrateWindow : public QObject {
         QVERIFY(comm);
         QVERIFY(!comm->isEnabled());
         for (const ScheduleOutcome& o : window.runner()->latest()->outcomes)
-            QVERIFY2(o.prediction.report.notes.find("timed as torch-gloo") != std::string::npos, o.name.c_str());
+            QVERIFY2(o.prediction.report.notes.find("timed as torch-gloo") != std::string::npos,
+                     o.name.c_str());
 
         // Every listed schedule is still drawn: 1f1b, interleaved, zb-h1, zb-h2, zb-v.
         const AnalysisPtr result = window.runner()->latest();
@@ -179,6 +181,58 @@ class TestCalibrateWindow : public QObject {
         proposed.clear();
         QVERIFY(window.save());
         QVERIFY(proposed.isEmpty());
+    }
+
+    void calibratingAStagecraftRunKeepsTheRuntimesTiming() {
+        // A run of stagecraft-run (tests/data/host-runs) predicted itself as the runtime executes
+        // its programs: after Calibrate from Trace the project keeps that timing, the message says
+        // so, and the overlay's device list says where each device's time went.
+        QTemporaryDir dir;
+        Project project = readProject(STAGECRAFT_SOURCE_DIR "/tests/data/runtime/tiny.stagecraft.json");
+        for (const char* set : {"parallel.pp=2", "costs.mode=manual", "costs.f=4000", "costs.b=4000",
+                                "costs.w=4000", "model.hidden=1024", "model.seq_len=1024"})
+            applyProjectOverride(project, set);
+        project.schedules = {"zb-h1", "interleaved", "zb-v"};
+        const QString file = dir.filePath(QStringLiteral("host.stagecraft.json"));
+        writeProject(project, file.toStdString());
+
+        MainWindowOptions options;
+        options.offerRecovery = false;
+        options.confirmClose = false;
+        options.restoreGeometry = false;
+        options.autosaveDirectory = dir.filePath(QStringLiteral("autosave"));
+        MainWindow window(options);
+        window.resize(1400, 1000);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QCOMPARE(window.openPath(file), QString());
+        window.flushAnalysis();
+        drop(&window, {QStringLiteral(STAGECRAFT_HOST_RUNS_DIR "/sleep_pp2/zb-h1.json")});
+        window.flushAnalysis();
+        QVERIFY(window.runner()->latest()->overlay);
+
+        window.calibrate();
+        window.flushAnalysis();
+        const Project& calibrated = window.document()->project();
+        QCOMPARE(calibrated.costs.timing, Timing::StagecraftRun);
+        QVERIFY(!calibrated.runtimeFit.has_value());
+        QVERIFY2(window.messageBar()->text().contains(QStringLiteral("timed as stagecraft-run executes it")),
+                 qPrintable(window.messageBar()->text()));
+        const AnalysisPtr result = window.runner()->latest();
+        QVERIFY(result->refusals.empty());
+        QCOMPARE(result->outcomes.size(), std::size_t(3));
+        QVERIFY(result->overlay);
+
+        auto* devices = window.overlayPanel()->findChild<QTreeWidget*>(QStringLiteral("overlayDevices"));
+        QVERIFY(devices);
+        QCOMPARE(devices->columnCount(), 6);
+        QCOMPARE(devices->topLevelItemCount(), 2);
+        for (int i = 0; i < devices->topLevelItemCount(); ++i) {
+            QVERIFY(devices->topLevelItem(i)->text(4).contains(QStringLiteral(" → ")));
+            QVERIFY(devices->topLevelItem(i)->text(5).contains(QStringLiteral(" → ")));
+        }
+        QVERIFY(
+            window.grab().save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/calibrated-stagecraft-run.png")));
     }
 };
 
