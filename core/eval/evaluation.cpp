@@ -64,19 +64,25 @@ void matchTrace(const MeasuredTrace& trace, AnalysisResult& result) {
     }
 }
 
+/// The request's project timed as its trace's run predicted itself, or empty when nothing changes.
+std::optional<Project> projectTimedLikeTrace(const AnalysisRequest& request) {
+    if (!request.trace || request.project.runtimeFit) return std::nullopt;
+    const std::optional<Timing> timing = traceTiming(*request.trace);
+    if (!timing || *timing == request.project.costs.timing) return std::nullopt;
+    Project project = request.project;
+    project.costs.timing = *timing;
+    return project;
+}
+
 } // namespace
 
-std::optional<Project> projectTimedLikeTrace(const AnalysisRequest& request) {
-    if (!request.trace || request.project.runtimeFit || request.trace->info.runJson.empty() ||
-        request.project.costs.timing == Timing::StagecraftRun)
-        return std::nullopt;
-    const nlohmann::json run = nlohmann::json::parse(request.trace->info.runJson, nullptr, false);
+std::optional<Timing> traceTiming(const MeasuredTrace& trace) {
+    if (trace.info.runJson.empty()) return std::nullopt;
+    const nlohmann::json run = nlohmann::json::parse(trace.info.runJson, nullptr, false);
     if (!run.is_object() ||
         run.value("prediction_timing", std::string()) != timingName(Timing::StagecraftRun))
         return std::nullopt;
-    Project project = request.project;
-    project.costs.timing = Timing::StagecraftRun;
-    return project;
+    return Timing::StagecraftRun;
 }
 
 TraceMatch matchTraceOutcome(const Timeline& measured, std::span<const ScheduleOutcome* const> candidates) {

@@ -162,11 +162,11 @@ struct TraceMatch {
 };
 TraceMatch matchTraceOutcome(const Timeline& measured, std::span<const ScheduleOutcome* const> candidates);
 
-/// A stagecraft-run trace names the timing its own prediction used (otherData.run
-/// .prediction_timing): a measurement is compared with the prediction the run made, so analyze()
-/// times the project that way too (unless a runtime fit times it), and a project calibrated on it
-/// keeps that timing. The request's project so timed, or empty when nothing changes.
-std::optional<Project> projectTimedLikeTrace(const AnalysisRequest& request);
+/// The timing a stagecraft-run trace's own prediction used (otherData.run.prediction_timing) when
+/// it was stagecraft-run's; empty for any other trace. A measurement is compared with the
+/// prediction the run made, so analyze() times the project that way too (unless a runtime fit
+/// times it), and a project calibrated on it keeps that timing.
+std::optional<Timing> traceTiming(const MeasuredTrace& trace);
 
 /// Generate, simulate and measure every schedule the request names; match the trace, if any,
 /// with the schedule of the same name. Never throws for a bad schedule: it becomes a refusal.
