@@ -9,7 +9,8 @@
 #   scripts/check_wheel.sh [WORK_DIR]     (default: a new temporary folder; kept for inspection)
 # BUILD_DIR=DIR keeps scikit-build-core's CMake build there, so that a second run rebuilds little
 # (core's objects also come from ccache when it is installed). STAGECRAFT_CLI=PATH lets the tests
-# that compare the module with the CLI run; STAGECRAFT_TORCH_RUNS=DIR the ones on recorded runs.
+# that compare the module with the CLI run; STAGECRAFT_TORCH_RUNS=DIR and STAGECRAFT_HOST_RUNS=DIR the
+# ones on recorded runs (torch's and stagecraft-run's).
 # Exit status 77: PyPI could not be reached (nothing was checked).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"

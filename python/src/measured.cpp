@@ -8,6 +8,7 @@
 #include "eval/evaluation_input.h"
 #include "eval/trace_read_options.h"
 #include "ir/op_name.h"
+#include "sim/overlay.h"
 
 #include <pybind11/stl.h>
 
@@ -33,7 +34,26 @@ AnalysisRequest requestWithTrace(const Project& project, const std::string& sche
     return request;
 }
 
-py::dict overlayDict(const OverlayReport& r, const Timeline& predicted) {
+/// Per device, as the CLI's device table: its op errors and where its time went (busy and idle,
+/// predicted and measured, µs).
+py::list deviceList(const OverlayReport& r, const Timeline& predicted, const Timeline& measured) {
+    const OverlayBreakdown b = breakdownOverlay(predicted, measured, r);
+    py::list devices;
+    for (std::size_t d = 0; d < b.devices.size(); ++d) {
+        const OverlayGroup& g = b.devices[d];
+        const DeviceTime& time = b.deviceTimes[d];
+        devices.append(py::dict(
+            py::arg("device") = d, py::arg("ops") = g.ops,
+            py::arg("mean_abs_duration_error") = g.meanAbsDurationError,
+            py::arg("duration_ratio") =
+                g.durationRatio ? py::object(py::float_(*g.durationRatio)) : py::none(),
+            py::arg("busy_predicted") = time.busyPredicted, py::arg("busy_measured") = time.busyMeasured,
+            py::arg("idle_predicted") = time.idlePredicted, py::arg("idle_measured") = time.idleMeasured));
+    }
+    return devices;
+}
+
+py::dict overlayDict(const OverlayReport& r, const Timeline& predicted, const Timeline& measured) {
     py::dict out(py::arg("makespan_predicted") = r.makespanPredicted,
                  py::arg("makespan_measured") = r.makespanMeasured,
                  py::arg("makespan_error") = r.makespanError, py::arg("bubble_predicted") = r.bubblePredicted,
@@ -47,6 +67,7 @@ py::dict overlayDict(const OverlayReport& r, const Timeline& predicted) {
         if (event < predicted.events.size())
             out["worst_op"] = opName(predicted.events[event].op, predicted.shape.splitBackward);
     }
+    out["devices"] = deviceList(r, predicted, measured);
     return out;
 }
 
@@ -62,7 +83,8 @@ void bindMeasured(py::module_& m) {
             const AnalysisResult result = analyzeOrRaise(request);
             if (!result.overlay) throw ValidationError("overlay.mismatch", "trace", result.overlayError);
             return overlayDict(result.overlay->report,
-                               result.outcomes[result.overlay->outcome].prediction.timeline);
+                               result.outcomes[result.overlay->outcome].prediction.timeline,
+                               *result.measured);
         },
         py::arg("project"), py::arg("schedule"), py::arg("traces"), py::arg("iteration") = -1,
         py::arg("median") = false, py::arg("placement") = "loop",
@@ -101,6 +123,8 @@ void bindMeasured(py::module_& m) {
                 py::arg("runtime_refusal") = report.runtimeRefusal.empty()
                                                  ? py::object(py::none())
                                                  : py::object(py::str(report.runtimeRefusal)),
+                py::arg("timing") = report.runtime ? report.runtime->model
+                                                   : std::string(timingName(report.project.costs.timing)),
                 py::arg("note") = report.project.costs.note);
             return py::make_tuple(report.project, summary);
         },

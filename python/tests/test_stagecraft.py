@@ -321,6 +321,14 @@ class MeasuredTraces(unittest.TestCase):
                     "--set", "parallel.microbatches=4", "--set", "model.hidden=256", "--set", "model.seq_len=128"]
             printed = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
             self.assertAlmostEqual(printed["makespan"]["error"], report["makespan_error"], places=12)
+            # Per device, where the time went: the CLI's table, from the same core breakdown.
+            for mine, theirs in zip(report["devices"], printed["devices"], strict=True):
+                for key in ("busy_predicted", "busy_measured", "idle_predicted", "idle_measured"):
+                    self.assertAlmostEqual(mine[key], theirs[key + "_us"], places=6)
+        self.assertEqual(len(report["devices"]), 2)
+        for device in report["devices"]:
+            self.assertAlmostEqual(device["busy_predicted"] + device["idle_predicted"], report["makespan_predicted"])
+            self.assertAlmostEqual(device["busy_measured"] + device["idle_measured"], report["makespan_measured"])
         # --placement's rule and message are core's: a Stagecraft trace names its stages, so "v"
         # changes nothing; a placement that is neither is refused as the CLI refuses it.
         self.assertEqual(sc.overlay(self.project, "zb-h1", [self.trace], placement="v"), report)
@@ -334,11 +342,31 @@ class MeasuredTraces(unittest.TestCase):
         self.assertEqual(calibrated.get("costs.mode"), "manual")
         self.assertLess(abs(report["after"]["makespan_error"]), abs(report["before"]["makespan_error"]))
         self.assertIn("zb-h1_pp2_m4_host.json", report["note"])
-        # A Stagecraft trace is not a torch run: no runtime model, and the report says why.
+        # A Stagecraft trace is not a torch run: no runtime model, and the report says why. This run
+        # predates prediction_timing in the runtime's traces: the list scheduler times the project.
         self.assertIsNone(calibrated.runtime_fit)
         self.assertIn("torch profiler", report["runtime_refusal"])
+        self.assertEqual(report["timing"], "list-scheduler")
         with self.assertRaises(sc.Error):
             sc.overlay(self.project, "1f1b", [self.trace])  # a trace of another schedule
+
+
+@unittest.skipUnless(os.environ.get("STAGECRAFT_HOST_RUNS"), "the unpacked tests/data/host-runs (set by CTest)")
+class StagecraftRunCalibration(unittest.TestCase):
+    """A project calibrated on a stagecraft-run trace times every schedule as that runtime runs it."""
+
+    def test_the_runtime_s_timing_is_kept(self):
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "data")
+        project = sc.Project.load(os.path.join(root, "runtime", "tiny.stagecraft.json")).with_overrides(
+            {"parallel.pp": 2, "costs.mode": "manual", "costs.f": 4000, "costs.b": 4000, "costs.w": 4000,
+             "model.hidden": 1024, "model.seq_len": 1024})
+        runs = os.path.join(os.environ["STAGECRAFT_HOST_RUNS"], "sleep_pp2")
+        calibrated, report = sc.calibrate(project, "zb-h1", [os.path.join(runs, "zb-h1.json")], median=True)
+        self.assertEqual(report["timing"], "stagecraft-run")
+        self.assertEqual(calibrated.get("costs.timing"), "stagecraft-run")
+        # Another schedule's run, overlaid on the calibrated project: within the acceptance's 10 %.
+        other = sc.overlay(calibrated, "interleaved", [os.path.join(runs, "interleaved.json")], median=True)
+        self.assertLess(abs(other["makespan_error"]), 0.10)
 
 
 class TorchExample(unittest.TestCase):
