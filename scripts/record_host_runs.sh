@@ -13,7 +13,7 @@
 set -euo pipefail
 
 if (($# < 3)); then
-    sed -n '6,7p' "$0" >&2
+    sed -n '6,9p' "$0" >&2
     exit 2
 fi
 build=$1
