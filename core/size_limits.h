@@ -13,6 +13,7 @@ namespace stagecraft {
 inline constexpr int kMaxDevices = 4096;                     ///< pipeline devices p
 inline constexpr int kMaxMicrobatches = 1 << 20;             ///< micro-batches m
 inline constexpr int kMaxChunksPerDevice = 64;               ///< v of looped schedules
+inline constexpr int kMaxSequenceSlices = 64;                ///< k of sequence-sliced schedules (Seq1F1B)
 inline constexpr int kMaxStagesPerPipe = 1 << 16;            ///< stages of one pipe in a file
 inline constexpr int kMaxFileChunks = 1 << 16;               ///< chunk index a file may name
 inline constexpr int kMaxPipes = 256;                        ///< pipes a trace may name

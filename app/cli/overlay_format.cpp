@@ -73,7 +73,7 @@ std::string ratioText(const std::optional<double>& ratio) {
 }
 
 std::string opName(const OverlayView& v, const OpDeviation& d) {
-    return opName(v.predicted.events[d.predictedEvent].op, v.predicted.shape.splitBackward);
+    return opName(v.predicted.events[d.predictedEvent].op, v.predicted.shape.splitBackward, v.predicted.shape.sequenceSlices);
 }
 
 std::string summaryText(const OverlayView& v) {
@@ -181,7 +181,7 @@ std::string runText(const OverlayView& v, const MeasuredTrace& trace) {
                (v.report.unmatched.size() == 1 ? "" : "s") + " (";
         for (std::size_t i = 0; i < v.report.unmatched.size() && i < 4; ++i)
             out += (i ? ", " : "") +
-                   opName(v.predicted.events[v.report.unmatched[i]].op, v.predicted.shape.splitBackward);
+                   opName(v.predicted.events[v.report.unmatched[i]].op, v.predicted.shape.splitBackward, v.predicted.shape.sequenceSlices);
         out += v.report.unmatched.size() > 4 ? ", ...)\n" : ")\n";
     }
     if (trace.run) {
@@ -261,7 +261,7 @@ std::string overlayAsJson(const AnalysisResult& evaluated, const MeasuredTrace& 
     }
     Json unmatched = Json::array();
     for (const std::size_t i : r.unmatched)
-        unmatched.push_back(opName(v.predicted.events[i].op, v.predicted.shape.splitBackward));
+        unmatched.push_back(opName(v.predicted.events[i].op, v.predicted.shape.splitBackward, v.predicted.shape.sequenceSlices));
     Json runJson = nullptr;
     if (trace.run)
         runJson = {{"ranks", trace.run->ranks},

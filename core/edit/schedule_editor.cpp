@@ -35,12 +35,17 @@ ScheduleEditor::ScheduleEditor(Schedule schedule, OpCosts costs)
                "schedule '" + m_s.name +
                    "' has overlapped forward-backward slots, which hand edits do not "
                    "keep yet");
+    if (m_s.sequenceSlices > 1)
+        refuse("edit.schedule", m_s.name,
+               "schedule '" + m_s.name + "' cuts its micro-batches into " +
+                   std::to_string(m_s.sequenceSlices) + " sequence slices, which hand edits do not name yet");
     for (int d = 0; d < m_s.devices; ++d)
         for (const Op& op : m_s.order[std::size_t(d)]) {
             if (op.kind == OpKind::R)
                 refuse("edit.schedule", m_s.name,
-                       "schedule '" + m_s.name + "' holds the recompute " + opName(op, m_s.splitBackward) +
-                           " on device " + std::to_string(d) +
+                       "schedule '" + m_s.name + "' holds the recompute " +
+                           opName(op, m_s.splitBackward, m_s.sequenceSlices) + " on device " +
+                           std::to_string(d) +
                            ": hand edits do not move recompute ops yet; edit the schedule without them");
             if (!isComputeKind(op.kind)) ++m_tailOps;
         }
@@ -133,7 +138,7 @@ OpRef ScheduleEditor::find(const Op& op) const {
 OpRef ScheduleEditor::require(const Op& op, const char* role) const {
     const OpRef ref = find(op);
     if (ref.valid()) return ref;
-    const std::string name = opName(op, m_s.splitBackward);
+    const std::string name = opName(op, m_s.splitBackward, m_s.sequenceSlices);
     std::string why = "the schedule has no such op";
     if (op.kind == OpKind::W && !m_s.splitBackward)
         why = "the schedule does not split its backward: split " +
@@ -454,10 +459,11 @@ void ScheduleEditor::setBreak(const std::vector<BlockedDevice>& blocked, const s
         const Op& dep = m_s.order[std::size_t(local->device)][std::size_t(local->waitingFor.index)];
         m_broken.kind = BreakKind::Dependency;
         m_broken.waits = {*local};
-        m_broken.message = "device " + std::to_string(local->device) + " position " +
-                           std::to_string(local->at.index) + ": " + opName(op, m_s.splitBackward) +
-                           " runs before its dependency " + opName(dep, m_s.splitBackward) + " at position " +
-                           std::to_string(local->waitingFor.index) + " of the same device";
+        m_broken.message =
+            "device " + std::to_string(local->device) + " position " + std::to_string(local->at.index) +
+            ": " + opName(op, m_s.splitBackward, m_s.sequenceSlices) + " runs before its dependency " +
+            opName(dep, m_s.splitBackward, m_s.sequenceSlices) + " at position " +
+            std::to_string(local->waitingFor.index) + " of the same device";
         return;
     }
     m_broken.kind = BreakKind::Deadlock;
@@ -510,9 +516,9 @@ EditOutcome ScheduleEditor::moveTo(const Op& op, std::int64_t index, Edit invers
     const std::size_t i = std::size_t(at.index);
     if (index < 0 || std::size_t(index) >= ops.size())
         refuse("edit.target", "index",
-               opName(op, m_s.splitBackward) + " cannot go to index " + std::to_string(index) + ": device " +
-                   std::to_string(at.device) + " runs " + std::to_string(ops.size()) + " ops (indices 0.." +
-                   std::to_string(ops.size() - 1) + ")");
+               opName(op, m_s.splitBackward, m_s.sequenceSlices) + " cannot go to index " +
+                   std::to_string(index) + ": device " + std::to_string(at.device) + " runs " +
+                   std::to_string(ops.size()) + " ops (indices 0.." + std::to_string(ops.size() - 1) + ")");
     const std::size_t j = std::size_t(index);
     // Without the op, the new place is between ops j-1 and j: not inside a whole backward.
     if (m_s.splitBackward && j > 0 && j + 1 < ops.size()) {
@@ -600,7 +606,8 @@ EditOutcome ScheduleEditor::split(const Edit& edit) {
     if (!edit.all) {
         if (edit.op.kind != OpKind::B)
             refuse("edit.op", "op",
-                   "split " + opName(edit.op, m_s.splitBackward) + ": only a backward (B) splits");
+                   "split " + opName(edit.op, m_s.splitBackward, m_s.sequenceSlices) +
+                       ": only a backward (B) splits");
         require(edit.op, "op");
         if (m_s.splitBackward && !isWhole(edit.op))
             refuse("edit.slot", "op", "split " + opName(edit.op, false) + ": its backward is split already");
@@ -708,12 +715,14 @@ EditOutcome ScheduleEditor::dispatch(const Edit& edit) {
         const OpRef other = require(edit.other, edit.anchor == MoveAnchor::After ? "after" : "before");
         if (other.device != at.device)
             refuse("edit.target", edit.anchor == MoveAnchor::After ? "after" : "before",
-                   opName(edit.op, m_s.splitBackward) + " runs on device " + std::to_string(at.device) +
-                       ", " + opName(edit.other, m_s.splitBackward) + " on device " +
+                   opName(edit.op, m_s.splitBackward, m_s.sequenceSlices) + " runs on device " +
+                       std::to_string(at.device) + ", " +
+                       opName(edit.other, m_s.splitBackward, m_s.sequenceSlices) + " on device " +
                        std::to_string(other.device) + ": an op moves within its own device's order");
         if (other == at)
             refuse("edit.target", "after",
-                   opName(edit.op, m_s.splitBackward) + " cannot move relative to itself");
+                   opName(edit.op, m_s.splitBackward, m_s.sequenceSlices) +
+                       " cannot move relative to itself");
         std::int64_t k = other.index > at.index ? other.index - 1 : other.index; // index without the op
         const std::int64_t j = edit.anchor == MoveAnchor::After ? k + 1 : k;
         return moveTo(edit.op, j, Edit{EditKind::Move, edit.op, false, MoveAnchor::Index, {}, at.index});
@@ -730,8 +739,8 @@ EditOutcome ScheduleEditor::dispatch(const Edit& edit) {
         const OpRef other = require(edit.other, "with");
         if (other.device != at.device || std::abs(other.index - at.index) != 1)
             refuse("edit.target", "with",
-                   "swap " + opName(edit.op, m_s.splitBackward) + " " +
-                       opName(edit.other, m_s.splitBackward) + ": they are at device " +
+                   "swap " + opName(edit.op, m_s.splitBackward, m_s.sequenceSlices) + " " +
+                       opName(edit.other, m_s.splitBackward, m_s.sequenceSlices) + ": they are at device " +
                        std::to_string(at.device) + " position " + std::to_string(at.index) + " and device " +
                        std::to_string(other.device) + " position " + std::to_string(other.index) +
                        "; a swap trades two neighbours of one device");

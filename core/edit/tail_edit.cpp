@@ -50,7 +50,7 @@ EditOutcome ScheduleEditor::addTail(const Edit& edit) {
             refuseTail("edit.target", role, edit,
                        opName(op, false) + " runs on device " + std::to_string(d) + " (the device of stage " +
                            std::to_string(op.stage) + " of pipe " + std::to_string(op.pipe) + "), " +
-                           opName(edit.other, m_s.splitBackward) + " on device " +
+                           opName(edit.other, m_s.splitBackward, m_s.sequenceSlices) + " on device " +
                            std::to_string(other.device));
         index = other.index + (edit.anchor == MoveAnchor::After ? 1 : 0);
     }

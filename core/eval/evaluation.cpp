@@ -161,7 +161,9 @@ Schedule orderFromProject(const Project& project, std::string_view name) {
 Project projectForSchedule(const Project& project, const Schedule& schedule) {
     Project fitted = project;
     fitted.parallel.pp = schedule.devices;
-    fitted.parallel.microbatches = schedule.microbatches;
+    // A sliced schedule's micro-batch numbers are slice units: the project counts micro-batches.
+    fitted.parallel.microbatches = schedule.microbatches / std::max(1, schedule.sequenceSlices);
+    if (schedule.sequenceSlices > 1) fitted.parallel.slices = schedule.sequenceSlices;
     // Per-stage overrides name full stages of the project's pipeline; on another pipeline they
     // would name stages that do not exist.
     if (schedule.devices != project.parallel.pp) fitted.costs.stages.clear();

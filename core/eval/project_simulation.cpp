@@ -100,7 +100,7 @@ Prediction predictTailed(const Project& project, Schedule&& tailed, const WorkCo
     const double tp = std::max(1, project.parallel.tp);
     const double gpus = double(s.devices) * dp * tp;
     const double seconds = r.iterationUs * 1e-6;
-    r.samplesPerSecond = double(s.microbatches) * project.model.microBatchSize * dp / seconds;
+    r.samplesPerSecond = s.sampleMicrobatches() * project.model.microBatchSize * dp / seconds;
     r.tokensPerSecond = r.samplesPerSecond * project.model.seqLen;
     r.tflopsPerGpu = out.setup.flopsPerIteration / seconds / gpus / 1e12;
     r.mfu = project.cluster.peakTflops > 0 ? r.tflopsPerGpu / project.cluster.peakTflops : 0.0;

@@ -1040,6 +1040,14 @@ ScheduleTiming timeScheduleLikeTorch(const RuntimeCosts& costs, const Schedule& 
     } else {
         mapped = wholeBackwardCosts(mapped);
     }
+    if (schedule.sequenceSlices > 1) {
+        // Fitted per micro-batch; a slice computes its share (uniform slices).
+        mapped = scaledCompute(mapped, schedule.sliceShare());
+        out.notes.push_back(
+            "each of the " + std::to_string(schedule.sequenceSlices) +
+            " sequence slices of a micro-batch costs its share of the fitted costs; torch has no "
+            "slices, so its runtime is timed running the slices as micro-batches");
+    }
     // torch lowers a compute-only order and reduces each stage's gradients itself (REDUCE_GRAD);
     // its step has no optimizer.
     Schedule order = schedule;

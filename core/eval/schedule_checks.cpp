@@ -30,8 +30,7 @@ CheckedSchedule checkSchedule(const Project& project, const GeneratorInfo& info)
         return c;
     }
     // Every micro-batch runs once through the S stages of one pipe, whatever the pipe count.
-    c.ops = std::size_t(info.stagesPerPipe(c.params)) * std::size_t(std::max(c.params.microbatches, 1)) *
-            std::size_t(opsPerStageMicrobatch(info));
+    c.ops = std::size_t(computeOpCount(info, c.params));
     c.effortOps = double(c.ops) * (info.usesCosts ? kSearchEffortPerOp : 1);
     try {
         checkLayersFit(project, info);

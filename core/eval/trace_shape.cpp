@@ -41,7 +41,10 @@ TraceShapeFit fitTraceShape(const Project& project, const Timeline& measured) {
     TraceShapeFit fit;
     fit.project = project;
     fit.project.parallel.pp = std::clamp(shape.devices, 1, kMaxDevices);
-    fit.project.parallel.microbatches = std::clamp(shape.microbatches, 1, kMaxMicrobatches);
+    // A sliced run's micro-batch numbers are slice units: the project counts micro-batches.
+    const int slices = std::clamp(shape.sequenceSlices, 1, kMaxSequenceSlices);
+    fit.project.parallel.microbatches = std::clamp(shape.microbatches / slices, 1, kMaxMicrobatches);
+    if (slices > 1) fit.project.parallel.slices = slices;
     const int chunks = shape.devices > 0 ? shape.stagesPerPipe / shape.devices : 1;
     if (chunks >= 2 && chunks <= kMaxChunksPerDevice) fit.project.parallel.chunks = chunks;
 
@@ -50,9 +53,10 @@ TraceShapeFit fitTraceShape(const Project& project, const Timeline& measured) {
     for (const GeneratorInfo& info : generators()) {
         const ScheduleParams own = effectiveParams(info, params);
         if (constraintViolation(info, own) || info.pipes != shape.pipes ||
-            info.splitBackward != shape.splitBackward || info.stagesPerPipe(own) != shape.stagesPerPipe)
+            info.splitBackward != shape.splitBackward || info.stagesPerPipe(own) != shape.stagesPerPipe ||
+            readsParam(info, kParamSlices) != (slices > 1))
             continue;
-        const double ops = double(shape.stagesPerPipe) * shape.microbatches * opsPerStageMicrobatch(info);
+        const double ops = computeOpCount(info, own);
         try {
             if (ops > kMaxOpsToGenerate || samePlacement(generateSchedule(info.name, own), placement))
                 fit.schedules.emplace_back(info.name);

@@ -20,6 +20,10 @@ void check1f1bRecompute(const ScheduleParams&);
 /// 1F1B with full recompute: 1f1b's order, an R right before every B.
 Schedule oneFOneBRecompute(const ScheduleParams&);
 
+/// Seq1F1B: 1F1B over `slices` sequence slices of every micro-batch (seq1f1b.cpp).
+void checkSeq1f1b(const ScheduleParams&);
+Schedule seq1f1b(const ScheduleParams&);
+
 void checkInterleaved(const ScheduleParams&);
 Schedule interleaved(const ScheduleParams&);
 

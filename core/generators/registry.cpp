@@ -33,7 +33,10 @@ constexpr ParamSpec kChunks = spec(kParamChunks);
 constexpr ParamSpec kChunksInterleaved = spec(kParamChunks, 2, "model chunks v per device (>= 2)");
 constexpr ParamSpec kChunksWaves = spec(kParamChunks, 2, "chunks per device, two per wave (even)");
 
+constexpr ParamSpec kSlices = spec(kParamSlices);
+
 constexpr std::array kPlainParams{kPp, kMicrobatches};
+constexpr std::array kSlicedParams{kPp, kMicrobatches, kSlices};
 constexpr std::array kEvenParams{kPpEven, kMicrobatches};
 constexpr std::array kInterleavedParams{kPp, kMicrobatches, kChunksInterleaved};
 constexpr std::array kLoopedParams{kPp, kMicrobatches, kChunks};
@@ -149,6 +152,12 @@ const std::array kGenerators{
                   "forward and whole backward of the two chunks overlap in F&B slots.",
                   "microbatches >= 2 * pp", kPlainParams, true, 1, false, stagesDouble, gen::checkDualPipeV,
                   fromParams<gen::dualPipeV>},
+    GeneratorInfo{"seq1f1b", "Seq1F1B (1F1B over sequence slices)",
+                  "Every micro-batch cut into k slices along the sequence, run through 1F1B slice by slice "
+                  "(forwards in slice order, backwards in reverse): the bubble and the activations in "
+                  "flight shrink by about k.",
+                  "none (uniform slices: each a 1/k share of its micro-batch's costs)", kSlicedParams, false,
+                  1, false, stagesOne, gen::checkSeq1f1b, fromParams<gen::seq1f1b>},
 };
 
 std::string lower(std::string_view text) {
@@ -175,8 +184,18 @@ std::string formatDouble(double value) {
 } // namespace
 
 std::span<const ScheduleParamField> scheduleParamFields() {
-    static constexpr std::array kRows{kParamPp, kParamMicrobatches, kParamChunks};
+    static constexpr std::array kRows{kParamPp, kParamMicrobatches, kParamChunks, kParamSlices};
     return kRows;
+}
+
+bool readsParam(const GeneratorInfo& info, const ScheduleParamField& param) {
+    return std::any_of(info.params.begin(), info.params.end(),
+                       [&](const ParamSpec& s) { return s.param == &param; });
+}
+
+double computeOpCount(const GeneratorInfo& info, const ScheduleParams& params) {
+    const int units = params.microbatches * (readsParam(info, kParamSlices) ? params.slices : 1);
+    return double(info.stagesPerPipe(params)) * std::max(units, 1) * opsPerStageMicrobatch(info);
 }
 
 std::span<const GeneratorInfo> generators() {
@@ -211,7 +230,7 @@ void checkParams(const GeneratorInfo& info, const ScheduleParams& params) {
     checkRange(kPp, params.pp, info.name);
     checkRange(kMicrobatches, params.microbatches, info.name);
     for (const auto& spec : info.params) checkRange(spec, params.*(spec.param->member), info.name);
-    const double ops = double(info.stagesPerPipe(params)) * params.microbatches * opsPerStageMicrobatch(info);
+    const double ops = computeOpCount(info, params);
     if (ops > double(kMaxOps))
         throw ValidationError("generator.range", "parallel.microbatches",
                               std::string(info.name) + " with pp = " + std::to_string(params.pp) +
@@ -265,9 +284,8 @@ void checkRequest(const GeneratorInfo& info, const GenerateRequest& request) {
 
 ScheduleParams effectiveParams(const GeneratorInfo& info, const ScheduleParams& params) {
     ScheduleParams effective = params;
-    const bool usesChunks = std::any_of(info.params.begin(), info.params.end(),
-                                        [](const ParamSpec& s) { return s.param == &kParamChunks; });
-    if (!usesChunks) effective.chunks = 1; // ignored by this schedule
+    if (!readsParam(info, kParamChunks)) effective.chunks = 1; // ignored by this schedule
+    if (!readsParam(info, kParamSlices)) effective.slices = 1;
     return effective;
 }
 

@@ -89,6 +89,14 @@ constexpr int opsPerStageMicrobatch(const GeneratorInfo& info) {
     return (info.splitBackward ? 3 : 2) + (info.recomputes ? 1 : 0);
 }
 
+/// True when `info`'s schedules read `param` (the others ignore it: effectiveParams sets it to 1).
+bool readsParam(const GeneratorInfo& info, const ScheduleParamField& param);
+
+/// Compute ops `info` generates for `params` (effective ones: effectiveParams): every
+/// micro-batch, or with sequence slices every slice unit, runs once through the stages of one
+/// pipe. Op-count estimates and limits take it.
+double computeOpCount(const GeneratorInfo& info, const ScheduleParams& params);
+
 /// Every registered generator, in the order the GUI and `list` show them.
 std::span<const GeneratorInfo> generators();
 

@@ -16,6 +16,7 @@ struct ScheduleParams {
     int pp = 4;           ///< pipeline devices p
     int microbatches = 8; ///< m
     int chunks = 2;       ///< v: model chunks per device (read by interleaved and breadth-first only)
+    int slices = 2;       ///< k: sequence slices per micro-batch (read by seq1f1b only)
     friend bool operator==(const ScheduleParams&, const ScheduleParams&) = default;
 };
 
@@ -48,6 +49,15 @@ inline constexpr ScheduleParamField kParamChunks{"chunks",
                                                  "2",
                                                  "model chunks v per device (interleaved, breadth-first)",
                                                  &ScheduleParams::chunks};
+
+inline constexpr ScheduleParamField kParamSlices{"slices",
+                                                 "parallel.slices",
+                                                 1,
+                                                 kMaxSequenceSlices,
+                                                 2,
+                                                 "2",
+                                                 "sequence slices k per micro-batch (seq1f1b)",
+                                                 &ScheduleParams::slices};
 
 /// Every schedule parameter, in the order forms and `list` show them.
 std::span<const ScheduleParamField> scheduleParamFields();

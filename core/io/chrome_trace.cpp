@@ -299,6 +299,14 @@ TimelineShape shapeFromOtherData(const json& other, const std::string& source, s
         fail("trace.shape", "split_backward", split == other.end() ? nullptr : &*split,
              "must be true or false");
     shape.splitBackward = split->get<bool>();
+    // Written only for a schedule whose micro-batches are cut into sequence slices (ops' micro-batch
+    // numbers are then slice units).
+    if (other.contains("sequence_slices")) {
+        shape.sequenceSlices = integer("sequence_slices", kMaxSequenceSlices);
+        if (shape.sequenceSlices < 1 || shape.microbatches % shape.sequenceSlices != 0)
+            fail("trace.shape", "sequence_slices", &*other.find("sequence_slices"),
+                 "must be at least 1 and divide microbatches (the slice units)");
+    }
     if (const auto overlapped = other.find("overlapped"); overlapped != other.end()) {
         const std::string rule = "must be an array of [pipe, stage, micro-batch, chunk] inside the shape";
         if (!overlapped->is_array() || overlapped->size() > kMaxOps)
@@ -586,7 +594,7 @@ void checkSlices(const ClaimedSlices& slices, const TimelineShape& shape, const 
         const Claimed& c = slices[repeat];
         throw ParseError(
             "trace.event", source, 0, 0,
-            "traceEvents[" + std::to_string(c.index) + "]: op " + opName(c.event.op, shape.splitBackward) +
+            "traceEvents[" + std::to_string(c.index) + "]: op " + opName(c.event.op, shape.splitBackward, shape.sequenceSlices) +
                 " appears twice (first at traceEvents[" + std::to_string(slices[firstOfRepeat].index) + "])");
     }
     if (problem)

@@ -74,9 +74,10 @@ void appendKey(std::string& out, std::string_view key) {
     out += "\":";
 }
 
-std::string sliceName(const TimelineEvent& e, bool splitBackward) {
-    if (!e.isTransfer()) return opName(e.op, splitBackward);
-    return std::string(e.comm == CommKind::Activation ? "SEND_F " : "SEND_B ") + opName(e.op, splitBackward) +
+std::string sliceName(const TimelineEvent& e, const TimelineShape& shape) {
+    const std::string name = opName(e.op, shape.splitBackward, shape.sequenceSlices);
+    if (!e.isTransfer()) return name;
+    return std::string(e.comm == CommKind::Activation ? "SEND_F " : "SEND_B ") + name +
            " -> D" + std::to_string(e.peer);
 }
 
@@ -320,10 +321,10 @@ double exactDuration(double start, double end) {
 
 /// `iteration`: args.iteration, written only for a timeline of several iterations, so that the
 /// file of one iteration stays as it was.
-void appendSlice(std::string& out, const TimelineEvent& e, int tid, bool splitBackward,
+void appendSlice(std::string& out, const TimelineEvent& e, int tid, const TimelineShape& shape,
                  const std::uint32_t* iteration) {
     out += "{\"ph\":\"X\",\"name\":";
-    appendString(out, sliceName(e, splitBackward));
+    appendString(out, sliceName(e, shape));
     const char* kind = e.isTransfer() ? "send" : opKindName(e.op.kind);
     out += ",\"cat\":\"";
     out += kind;
@@ -443,6 +444,10 @@ void appendOtherData(std::string& out, const Timeline& t, const ChromeTraceOptio
     }
     appendKey(out, "split_backward");
     out += shape.splitBackward ? "true" : "false";
+    if (shape.sequenceSlices > 1) {
+        appendKey(out, "sequence_slices");
+        appendInt(out, shape.sequenceSlices);
+    }
     if (!shape.overlapped.empty()) {
         // Heads of overlapped forward-backward slots as [pipe, stage, micro-batch, chunk].
         appendKey(out, "overlapped");
@@ -498,7 +503,7 @@ void appendEvents(std::string& out, const Timeline& t, const std::vector<std::ui
     std::size_t flowId = 0;
     for (std::size_t i = 0; i < t.events.size(); ++i) {
         const TimelineEvent& e = t.events[i];
-        appendSlice(out, e, tracks.tidOf[i], t.shape.splitBackward,
+        appendSlice(out, e, tracks.tidOf[i], t.shape,
                     iterations.empty() ? nullptr : &iterations[i]);
         if (!e.isTransfer()) continue;
         const auto consumer = opEvent.find(IterationOp{iterationOf(i), opIdentity(consumerOf(e))});

@@ -24,9 +24,9 @@ constexpr int kMaxDepth = 16; // the format nests 4 deep; more is a broken or ho
 constexpr int kMaxChunks = kMaxFileChunks;
 constexpr std::string_view kSync = kSyncSuffix;
 constexpr std::string_view kOptimizer = kOptimizerSuffix;
-constexpr std::array<std::string_view, 12> kKeys{
-    "stagecraft_schedule", "name",           "devices",   "pipes", "stages_per_pipe", "microbatches",
-    "chunks_per_device",   "split_backward", "placement", "order", "overlapped",      "whole_backward"};
+constexpr std::array<std::string_view, 13> kKeys{
+    "stagecraft_schedule", "name",      "devices", "pipes",      "stages_per_pipe", "microbatches",    "chunks_per_device",
+    "split_backward",      "placement", "order",   "overlapped", "whole_backward",  "sequence_slices"};
 
 std::string jsonString(const std::string& text) {
     return Json(text).dump(-1, ' ', false, Json::error_handler_t::replace);
@@ -198,6 +198,15 @@ class JsonReader {
             fail("schedule_json.field", "split_backward",
                  shortDump(split) + " is not true or false (whether B and W are separate ops)");
         s.splitBackward = split.get<bool>();
+        // Micro-batches cut into sequence slices (Seq1F1B): ops name "<op>.<slice>" and
+        // `microbatches` counts the slice units.
+        if (const auto slices = root.find("sequence_slices"); slices != root.end()) {
+            s.sequenceSlices = readInt(*slices, "sequence_slices", 1, kMaxSequenceSlices);
+            if (s.microbatches % s.sequenceSlices != 0)
+                fail("schedule_json.field", "sequence_slices",
+                     "sequence_slices = " + std::to_string(s.sequenceSlices) + " does not divide microbatches = " +
+                         std::to_string(s.microbatches) + " (the slice units: micro-batches x slices)");
+        }
         readPlacement(member(root, "placement", ""), s, chunkLimit);
         s.chunksPerDevice = 0;
         for (const auto& pipe : s.placement)
@@ -329,7 +338,7 @@ class JsonReader {
     Op checkHead(const Op& op, OpKind kind, const std::string& path, const Schedule& s) const {
         if (op.kind != kind)
             fail("schedule_json.field", path,
-                 "'" + opName(op, s.splitBackward) + "' is not " +
+                 "'" + opName(op, s.splitBackward, s.sequenceSlices) + "' is not " +
                      (kind == OpKind::F
                           ? "a forward: an overlapped slot is named by the forward that heads it"
                           : "an input-gradient backward: a whole backward is named by its B"));
@@ -346,6 +355,22 @@ class JsonReader {
 
     template <typename Path>
     Op readOpText(std::string_view view, const Path& path, const Schedule& s) const {
+        if (const std::size_t dot = view.rfind('.'); dot != std::string_view::npos) {
+            // "<op>.<slice>": a sequence slice; the op's mb is its unit (micro-batch x k + slice).
+            std::string why;
+            if (!parseOpName(view, &why, s.sequenceSlices))
+                fail("schedule_json.field", path(), why + (s.sequenceSlices > 1 ? "" : " (sequence_slices is 1)"));
+            const int slice = std::stoi(std::string(view.substr(dot + 1)));
+            Op op = readOpText(view.substr(0, dot), path, s, s.microbatches / s.sequenceSlices);
+            op.mb = op.mb * s.sequenceSlices + slice;
+            return op;
+        }
+        return readOpText(view, path, s, s.microbatches);
+    }
+
+    /// An op name without a slice; its micro-batch is below `microbatches`.
+    template <typename Path>
+    Op readOpText(std::string_view view, const Path& path, const Schedule& s, int microbatches) const {
         const auto quoted = [&] { return "'" + std::string(view) + "'"; };
         std::optional<OpKind> special;
         std::string_view head;
@@ -388,10 +413,10 @@ class JsonReader {
                          " is a whole backward, but split_backward is true: write its input-gradient part I "
                          "followed by its weight-gradient part W");
         }
-        if (!special && action.mb >= s.microbatches)
+        if (!special && action.mb >= microbatches)
             fail("schedule_json.field", path(),
                  quoted() + ": micro-batch " + std::to_string(action.mb) + " is outside 0.." +
-                     std::to_string(s.microbatches - 1));
+                     std::to_string(microbatches - 1));
         if (action.pipe >= s.pipes)
             fail("schedule_json.field", path(),
                  quoted() + ": pipe " + std::to_string(action.pipe) + " is outside 0.." +
@@ -434,7 +459,7 @@ class JsonReader {
             const auto& ops = s.order[std::size_t(p.device)];
             if (p.position >= 0 && std::size_t(p.position) < ops.size()) {
                 path = indexPath(path, std::size_t(p.position));
-                op = " ('" + opName(ops[std::size_t(p.position)], s.splitBackward) + "')";
+                op = " ('" + opName(ops[std::size_t(p.position)], s.splitBackward, s.sequenceSlices) + "')";
             }
         }
         throw ValidationError("schedule_json.schedule", path,
@@ -457,6 +482,7 @@ std::string scheduleToJson(const Schedule& s) {
     out += "  \"microbatches\": " + std::to_string(s.microbatches) + ",\n";
     out += "  \"chunks_per_device\": " + std::to_string(s.chunksPerDevice) + ",\n";
     out += std::string("  \"split_backward\": ") + (s.splitBackward ? "true" : "false") + ",\n";
+    if (s.sequenceSlices > 1) out += "  \"sequence_slices\": " + std::to_string(s.sequenceSlices) + ",\n";
     out += "  \"placement\": [";
     for (std::size_t pipe = 0; pipe < s.placement.size(); ++pipe) {
         out += pipe == 0 ? "\n    [" : ",\n    [";
@@ -473,7 +499,7 @@ std::string scheduleToJson(const Schedule& s) {
         for (std::size_t i = 0; i < s.order[d].size(); ++i) {
             if (i > 0) out += ", ";
             out += '"';
-            out += opName(s.order[d][i], s.splitBackward);
+            out += opName(s.order[d][i], s.splitBackward, s.sequenceSlices);
             out += '"';
         }
         out += "]";
@@ -484,7 +510,7 @@ std::string scheduleToJson(const Schedule& s) {
         if (heads->empty()) continue;
         out += ",\n  \"" + std::string(key) + "\": [";
         for (std::size_t i = 0; i < heads->size(); ++i)
-            out += (i > 0 ? ", \"" : "\"") + opName((*heads)[i], s.splitBackward) + '"';
+            out += (i > 0 ? ", \"" : "\"") + opName((*heads)[i], s.splitBackward, s.sequenceSlices) + '"';
         out += "]";
     }
     out += "\n}\n";

@@ -505,10 +505,17 @@ std::string scheduleToTorchCsv(const Schedule& schedule) {
             "schedule '" + schedule.name + "' has " + std::to_string(schedule.pipes) +
                 " pipes: torch's compute-only CSV has no way to express a second pipe (an action "
                 "names a stage, not a pipe); save it as .json, Stagecraft's schedule format");
+    if (schedule.sequenceSlices > 1)
+        throw ValidationError("csv.slices", "sequence_slices",
+                              "schedule '" + schedule.name + "' cuts every micro-batch into " +
+                                  std::to_string(schedule.sequenceSlices) +
+                                  " sequence slices: torch's compute-only CSV has no slice index (an action "
+                                  "names a micro-batch); save it as .json, Stagecraft's schedule format");
     for (std::size_t d = 0; d < schedule.order.size(); ++d)
         for (const Op& op : schedule.order[d])
             if (op.kind == OpKind::R)
-                refuseTorchRecompute("device " + std::to_string(d), opName(op, schedule.splitBackward));
+                refuseTorchRecompute("device " + std::to_string(d),
+                                     opName(op, schedule.splitBackward, schedule.sequenceSlices));
     std::string out;
     const ScheduleSlots slots = schedule.overlapped.empty() && schedule.wholeBackward.empty()
                                     ? ScheduleSlots{}

@@ -30,7 +30,7 @@ OpIndex::OpIndex(const Schedule& schedule)
             const Op& op = ops[i];
             const OpRef here{static_cast<std::int32_t>(d), static_cast<std::int32_t>(i)};
             if (op.pipe >= m_pipes || op.stage < 0 || op.stage >= m_stages) {
-                m_problems.push_back({here, opName(op, schedule.splitBackward) + " names stage " +
+                m_problems.push_back({here, opName(op, schedule.splitBackward, schedule.sequenceSlices) + " names stage " +
                                                 std::to_string(op.stage) + " of pipe " +
                                                 std::to_string(op.pipe) + ", but the schedule has " +
                                                 std::to_string(m_pipes) + " pipe(s) of " +
@@ -39,7 +39,7 @@ OpIndex::OpIndex(const Schedule& schedule)
             }
             if (!isComputeKind(op.kind)) continue;
             if (op.mb < 0 || op.mb >= m_microbatches) {
-                m_problems.push_back({here, opName(op, schedule.splitBackward) + " names micro-batch " +
+                m_problems.push_back({here, opName(op, schedule.splitBackward, schedule.sequenceSlices) + " names micro-batch " +
                                                 std::to_string(op.mb) + ", outside 0.." +
                                                 std::to_string(m_microbatches - 1)});
                 continue;
@@ -53,7 +53,7 @@ OpIndex::OpIndex(const Schedule& schedule)
             int& pipe = m_mbPipe[static_cast<std::size_t>(op.mb)];
             if (pipe < 0) pipe = op.pipe;
             if (pipe != op.pipe) {
-                m_problems.push_back({here, opName(op, schedule.splitBackward) + ": micro-batch " +
+                m_problems.push_back({here, opName(op, schedule.splitBackward, schedule.sequenceSlices) + ": micro-batch " +
                                                 std::to_string(op.mb) + " already flows through pipe " +
                                                 std::to_string(pipe) + "; a micro-batch uses one pipe"});
                 continue;
@@ -62,7 +62,7 @@ OpIndex::OpIndex(const Schedule& schedule)
             if (slot >= 0) {
                 const OpRef first = refOf(std::size_t(slot));
                 m_problems.push_back(
-                    {here, opName(op, schedule.splitBackward) + " appears twice: first on device " +
+                    {here, opName(op, schedule.splitBackward, schedule.sequenceSlices) + " appears twice: first on device " +
                                std::to_string(first.device) + " at position " + std::to_string(first.index)});
                 continue;
             }
@@ -78,6 +78,7 @@ void OpIndex::resolveDependencies(const Schedule& schedule) {
     // slots can be computed without bounds checks.
     auto gidAt = [&](std::size_t slot) { return m_slots[slot] >= 0 ? m_slots[slot] : OpDeps::kMissing; };
     std::size_t crossDevice = 0;
+    const int slices = std::max(1, schedule.sequenceSlices);
     for (std::size_t d = 0; d < schedule.order.size(); ++d) {
         const std::vector<Op>& ops = schedule.order[d];
         const std::size_t begin = m_deviceOffset[d];
@@ -95,6 +96,19 @@ void OpIndex::resolveDependencies(const Schedule& schedule) {
                 // F's only producer is on the previous stage; B has its local one first.
                 std::int32_t& slot = op.kind == OpKind::F ? deps.first : deps.second;
                 slot = gidAt(slotOf(op.kind, op.pipe, from, op.mb));
+            }
+            if (slices > 1) {
+                // Sequence slices of one micro-batch on one device (Seq1F1B): a slice's forward
+                // needs the earlier slices' keys and values, a slice's backward the gradients the
+                // later slices' backwards return to them. F's second slot is free (its input comes
+                // through the first); B's local producer F(u) follows from B(u + 1), which waits
+                // for F(u + 1) and so for F(u), so B's first slot takes B(u + 1) where there is one.
+                const int slice = op.mb % slices;
+                if (op.kind == OpKind::F && slice > 0)
+                    deps.second = gidAt(slotOf(OpKind::F, op.pipe, op.stage, op.mb - 1));
+                else if (op.kind == OpKind::B && slice + 1 < slices && op.mb + 1 < m_microbatches &&
+                         !recomputed(op.pipe, op.stage, op.mb))
+                    deps.first = gidAt(slotOf(OpKind::B, op.pipe, op.stage, op.mb + 1));
             }
             crossDevice += std::size_t(remote(deps.first)) + std::size_t(remote(deps.second));
         }

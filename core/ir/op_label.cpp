@@ -8,7 +8,7 @@
 namespace stagecraft {
 
 ChunkShape chunkShapeOf(const Schedule& schedule) {
-    return {schedule.pipes, schedule.stagesPerPipe, schedule.chunksPerDevice};
+    return {schedule.pipes, schedule.stagesPerPipe, schedule.chunksPerDevice, schedule.sequenceSlices};
 }
 
 int chunksPerPipe(const ChunkShape& shape) {
@@ -24,16 +24,27 @@ int chunkInPipe(const ChunkShape& shape, const Op& op) {
     return std::clamp(chunk, 0, perPipe - 1);
 }
 
+namespace {
+
+/// "3", or "3.1" for unit 7 of two sequence slices; the kind's letter for ops without a micro-batch.
+std::string unitText(const Op& op, int slices) {
+    if (op.mb < 0) return opKindLetter(op.kind);
+    if (slices <= 1) return std::to_string(op.mb);
+    return std::to_string(op.mb / slices) + "." + std::to_string(op.mb % slices);
+}
+
+} // namespace
+
 std::string shortOpLabel(const ChunkShape& shape, const Op& op) {
-    std::string label = op.mb >= 0 ? std::to_string(op.mb) : std::string(opKindLetter(op.kind));
+    std::string label = unitText(op, shape.slices);
     // Past 26 chunks the letters stop at 'z' rather than run into punctuation.
     if (chunksPerPipe(shape) > 1) label += char('a' + std::min(chunkInPipe(shape, op), 25));
     if (op.pipe > 0) label += '\'';
     return label;
 }
 
-std::string cellOpLabel(const Op& op) {
-    std::string label = op.mb >= 0 ? std::to_string(op.mb) : std::string(opKindLetter(op.kind));
+std::string cellOpLabel(const Op& op, int slices) {
+    std::string label = unitText(op, slices);
     if (op.pipe > 0) label += '\'';
     return label;
 }

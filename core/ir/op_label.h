@@ -16,6 +16,7 @@ struct ChunkShape {
     int pipes = 1;
     int stagesPerPipe = 0;
     int chunksPerDevice = 1;
+    int slices = 1; ///< sequence slices: a unit u reads "j.q" (micro-batch j, slice q)
 };
 
 ChunkShape chunkShapeOf(const Schedule& schedule);
@@ -41,6 +42,7 @@ std::string shortOpLabel(const ChunkShape& shape, const Op& op);
 /// micro-batch number, with a prime for the second pipe of a bidirectional schedule ("3", "3'").
 /// The kind is the box's colour and the chunk its shade, so neither is spelt out. Ops without a
 /// micro-batch keep their letter ("S", "O'").
-std::string cellOpLabel(const Op& op);
+/// With sequence slices (`slices` > 1) the micro-batch reads with its slice ("3.1").
+std::string cellOpLabel(const Op& op, int slices = 1);
 
 } // namespace stagecraft

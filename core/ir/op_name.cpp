@@ -20,13 +20,21 @@ std::size_t recomputeLetter(std::string_view text) {
                                                                                    : std::string_view::npos;
 }
 
+/// The largest unit a name may give (units are micro-batches of a sliced schedule).
+constexpr int kMaxUnit = 1 << 30;
+
 } // namespace
 
 bool isRecomputeName(std::string_view text) {
     return recomputeLetter(trim(text)) != std::string_view::npos;
 }
 
-std::string opName(const Op& op, bool splitBackward) {
+std::string opName(const Op& op, bool splitBackward, int slices) {
+    if (slices > 1 && isComputeKind(op.kind) && op.mb >= 0) {
+        Op whole = op;
+        whole.mb = op.mb / slices;
+        return opName(whole, splitBackward) + "." + std::to_string(op.mb % slices);
+    }
     if (isComputeKind(op.kind) && op.kind != OpKind::R) return actionString(op, splitBackward);
     // The ops torch names no action for read like one: pipe prefix and stage, then the kind.
     std::string out;
@@ -37,8 +45,29 @@ std::string opName(const Op& op, bool splitBackward) {
     return out;
 }
 
-std::optional<Op> parseOpName(std::string_view raw, std::string* why) {
+std::optional<Op> parseOpName(std::string_view raw, std::string* why, int slices) {
     const std::string_view text = trim(raw);
+    if (const std::size_t dot = text.rfind('.'); dot != std::string_view::npos) {
+        // "<op>.<slice>": a slice of a micro-batch cut along the sequence (Seq1F1B).
+        const std::string_view slice = text.substr(dot + 1);
+        if (!isDigits(slice) || slice.size() > 9)
+            return fail(why, "'" + std::string(text) + "': a slice follows the micro-batch as '.<slice>', as in '2F3.1'");
+        if (slices <= 1)
+            return fail(why, "'" + std::string(text) + "' names slice " + std::string(slice) +
+                                 ", but the schedule cuts no micro-batch into sequence slices");
+        const int q = std::stoi(std::string(slice));
+        if (q >= slices)
+            return fail(why, "'" + std::string(text) + "' names slice " + std::to_string(q) + ", but micro-batches have " +
+                                 std::to_string(slices) + " slices (0.." + std::to_string(slices - 1) + ")");
+        std::optional<Op> op = parseOpName(text.substr(0, dot), why);
+        if (!op) return std::nullopt;
+        if (!isComputeKind(op->kind))
+            return fail(why, "'" + std::string(text) + "': only F, B, W and R ops have sequence slices");
+        if (op->mb > (kMaxUnit - q) / slices)
+            return fail(why, "'" + std::string(text) + "': micro-batch " + std::to_string(op->mb) + " is out of range");
+        op->mb = op->mb * slices + q;
+        return op;
+    }
     if (const std::size_t letter = recomputeLetter(text); letter != std::string_view::npos) {
         std::string forward(text);
         forward[letter] = 'F';

@@ -22,7 +22,9 @@ inline constexpr std::string_view kOptimizerSuffix = "OPT";
 /// "<stage>SYNC" / "<stage>OPT" for a gradient sync / optimizer step, and "p1:" in front
 /// on the second pipe of a bidirectional schedule ("p1:3SYNC"). `splitBackward` is the schedule's
 /// (Schedule::splitBackward, TimelineShape::splitBackward). parseOpName reads it back.
-std::string opName(const Op& op, bool splitBackward);
+/// With `slices` > 1 (Schedule::sequenceSlices, Seq1F1B) a compute op's unit reads as its
+/// micro-batch and slice: unit 7 of two slices is "2F3.1".
+std::string opName(const Op& op, bool splitBackward, int slices = 1);
 
 /// True when `text` is written like a recompute: its kind letter (after the pipe prefix and the
 /// stage digits) is R, as in "2R0" or "p1:3R2". parseOpName then reads it as one or says why not.
@@ -31,6 +33,8 @@ bool isRecomputeName(std::string_view text);
 /// Reads an op name as opName writes it (blanks around it ignored). I and B both give OpKind::B;
 /// chunk is 0 and a sync's or optimizer's mb -1. On failure returns nullopt and, when `why` is
 /// given, sets it to a sentence naming the text and the grammar.
-std::optional<Op> parseOpName(std::string_view text, std::string* why = nullptr);
+/// A name with a slice ("2F3.1") needs the schedule's `slices` and gives the op its unit
+/// (micro-batch x slices + slice); without slices it is refused, naming the schedule's rule.
+std::optional<Op> parseOpName(std::string_view text, std::string* why = nullptr, int slices = 1);
 
 } // namespace stagecraft

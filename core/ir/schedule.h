@@ -26,6 +26,10 @@ struct Schedule {
     int microbatches = 0;       ///< m, over all pipes together
     int chunksPerDevice = 1;    ///< model chunks a device holds, over all pipes
     bool splitBackward = false; ///< B is the input gradient and W the weight gradient (zero bubble)
+    /// k: every micro-batch is cut into k slices along the sequence (Seq1F1B). An op's `mb` then
+    /// names a unit u = micro-batch x k + slice, `microbatches` counts units (m x k), and every
+    /// op computes a 1/k share of its micro-batch. 1: no slices.
+    int sequenceSlices = 1;
     std::vector<std::vector<StageSlot>> placement; ///< [pipe][stage]
     std::vector<std::vector<Op>> order;            ///< [device]: ops in execution order
     /// What the generator wants users to know about this order (zb-auto: its lower bound and
@@ -43,11 +47,16 @@ struct Schedule {
     /// Fraction of a full stage (layers / p) that one stage of this schedule holds: p / S.
     /// Chunk ops of interleaved (1/v), V-shaped and BitPipe (1/2) schedules cost that much.
     double stageFraction() const { return double(devices) / double(stagesPerPipe); }
+    /// What one op computes of its stage's work for a whole micro-batch: 1/k with sequence slices.
+    double sliceShare() const { return 1.0 / double(sequenceSlices); }
+    /// Micro-batches of samples an iteration runs: units over slices.
+    double sampleMicrobatches() const { return double(microbatches) / double(sequenceSlices); }
 
     friend bool operator==(const Schedule& a, const Schedule& b) {
         return a.name == b.name && a.devices == b.devices && a.pipes == b.pipes &&
                a.stagesPerPipe == b.stagesPerPipe && a.microbatches == b.microbatches &&
                a.chunksPerDevice == b.chunksPerDevice && a.splitBackward == b.splitBackward &&
+               a.sequenceSlices == b.sequenceSlices &&
                a.placement == b.placement && a.order == b.order && a.overlapped == b.overlapped &&
                a.wholeBackward == b.wholeBackward;
     }

@@ -16,7 +16,7 @@ namespace {
 constexpr const char* kDot = " \u00B7 "; // " · "
 
 ChunkShape chunkShape(const TimelineShape& shape) {
-    return {shape.pipes, shape.stagesPerPipe, shape.chunksPerDevice};
+    return {shape.pipes, shape.stagesPerPipe, shape.chunksPerDevice, shape.sequenceSlices};
 }
 
 /// Display unit of a chart whose axis ends at `end`: microseconds switch to ms from 2 ms and to
@@ -118,7 +118,12 @@ std::string timelineSummary(const Timeline& timeline, TimeUnit unit) {
         if (e.lane == Lane::Compute) busy += e.duration();
     }
     std::string text = "p=" + std::to_string(rows);
-    if (shape.microbatches > 0) text += kDot + std::string("m=") + std::to_string(shape.microbatches);
+    if (shape.microbatches > 0) {
+        // A sliced schedule's micro-batch numbers are slice units: m counts micro-batches.
+        const int slices = std::max(1, shape.sequenceSlices);
+        text += kDot + std::string("m=") + std::to_string(shape.microbatches / slices);
+        if (slices > 1) text += kDot + std::string("k=") + std::to_string(slices);
+    }
     if (chunksPerPipe(shape) > 1) text += kDot + std::string("v=") + std::to_string(chunksPerPipe(shape));
     const TimeAxis axis = niceTimeAxis(makespan, 1, unit);
     text += kDot + std::string("makespan ") + formatSignificant(makespan / axis.displayScale);

@@ -86,16 +86,17 @@ std::vector<LegendEntry> legendEntries(const ChartLegendContent& seen, const Pal
     return entries;
 }
 
-std::string tooltipOf(const TimelineEvent& e, bool splitBackward, const TimeAxis& axis) {
+std::string tooltipOf(const TimelineEvent& e, const TimelineShape& shape, const TimeAxis& axis) {
+    const std::string name = opName(e.op, shape.splitBackward, shape.sequenceSlices);
     auto at = [&](double t) { return formatNumber(t / axis.displayScale); };
     const std::string unit = axis.unit.empty() ? "" : " " + axis.unit;
     std::string tip;
     if (e.lane == Lane::Comm) {
-        tip = std::string(commKindName(e.comm)) + " of " + opName(e.op, splitBackward) + " D" +
+        tip = std::string(commKindName(e.comm)) + " of " + name + " D" +
               std::to_string(e.device);
         if (e.peer >= 0) tip += " \u2192 D" + std::to_string(e.peer);
     } else {
-        tip = opName(e.op, splitBackward) + " on D" + std::to_string(e.device);
+        tip = name + " on D" + std::to_string(e.device);
     }
     return tip + ": " + at(e.start) + "\u2013" + at(e.end) + unit + " (" + at(e.duration()) + unit + ")";
 }
@@ -476,14 +477,14 @@ void appendEventBar(Scene& scene, const ChartFrame& frame, const Timeline& timel
         const Color fill = opColor(pal, e.op.kind, pipe, chunkInPipe(shape, e.op), chunksPerPipe(shape));
         scene.rects.push_back({x, row.y, w, rowH, fill, pal.opStroke, pal.opStrokeWidth, RectRole::Op, int(k),
                                panel, opKindName(e.op.kind),
-                               tooltip ? tooltipOf(e, shape.splitBackward, frame.axisAtFit) : std::string()});
+                               tooltip ? tooltipOf(e, shape, frame.axisAtFit) : std::string()});
         if (!frame.labels || pal.labelSize > rowH - 2) return;
         // The label inside the box's border; in a box too narrow for it at the palette's size it
         // shrinks, down to the frame's minLabelSize (a single-column figure of interleaved 1F1B numbers its
         // half-unit boxes), and below that the box has none.
         const double room = w - 2 * pal.opStrokeWidth; // the width estimate errs wide already
         if (room <= 0) return;                         // no label fits: skip building one
-        std::string label = cellOpLabel(e.op);
+        std::string label = cellOpLabel(e.op, shape.sequenceSlices);
         const double natural = estimateTextWidth(label, pal.labelSize);
         const double size = natural <= room ? pal.labelSize : pal.labelSize * room / natural;
         if (size < std::min(frame.minLabelSize, pal.labelSize)) return;
@@ -501,7 +502,7 @@ void appendEventBar(Scene& scene, const ChartFrame& frame, const Timeline& timel
                                int(k),
                                panel,
                                commKindName(e.comm),
-                               tooltip ? tooltipOf(e, shape.splitBackward, frame.axisAtFit) : std::string()});
+                               tooltip ? tooltipOf(e, shape, frame.axisAtFit) : std::string()});
     }
 }
 

@@ -38,13 +38,13 @@ RankActions computeActions(const Schedule& s) {
             const Op& op = ops[i];
             if (op.kind == OpKind::R)
                 refuse("rank " + std::to_string(d),
-                       "'" + opName(op, s.splitBackward) +
+                       "'" + opName(op, s.splitBackward, s.sequenceSlices) +
                            "' is a recompute: torch's runtime has no recompute action (its stages "
                            "checkpoint inside their modules); lower it with Stagecraft's lowering");
             if (!isComputeKind(op.kind))
                 refuse(
                     "rank " + std::to_string(d),
-                    "'" + opName(op, s.splitBackward) +
+                    "'" + opName(op, s.splitBackward, s.sequenceSlices) +
                         "' is not a compute op: torch's runtime lowers a compute-only "
                         "order and adds its own REDUCE_GRAD (lower the schedule without its iteration tail)");
             if (nextSlot < deviceSlots.size() && std::size_t(deviceSlots[nextSlot].position) == i) {

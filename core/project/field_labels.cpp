@@ -29,6 +29,7 @@ constexpr std::pair<std::string_view, std::string_view> kLabels[] = {
     {"parallel.tp", "Tensor parallel (tp)"},
     {"parallel.microbatches", "Micro-batches (m)"},
     {"parallel.chunks", "Chunks per device (v)"},
+    {"parallel.slices", "Sequence slices (k)"},
     {"memory.limit_gib", "Memory limit (GiB)"},
     {"memory.limit_microbatches", "Activation limit (micro-batches)"},
     {"memory.zero_stage", "ZeRO stage"},

@@ -168,6 +168,7 @@ const std::array kFields{
                                                "tensor-parallel degree (inside one node)"),
     scheduleParam<kParamMicrobatches>(),
     scheduleParam<kParamChunks>(),
+    scheduleParam<kParamSlices>(),
 
     field<SectionAccess<&P::memory, &Y::limitGib>>(D, "memory.limit_gib", "GiB", 0, 1e6, false, "80",
                                                    "memory budget per GPU; 0 = no limit"),

@@ -210,8 +210,7 @@ SearchPlan planSearch(const Project& project, const SearchSpace& space) {
                             c.point = point;
                             Project p = projectForConfig(project, c);
                             const ScheduleParams params = effectiveParams(*info, scheduleParams(p));
-                            const double ops = double(info->stagesPerPipe(params)) * info->pipes * m *
-                                               double(opsPerStageMicrobatch(*info));
+                            const double ops = computeOpCount(*info, params) * info->pipes;
                             if (constraintViolation(*info, params) || ops > double(space.maxOpsPerConfig)) {
                                 ++plan.skipped;
                                 continue;

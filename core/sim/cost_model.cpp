@@ -220,11 +220,13 @@ MemoryInputs analyticMemory(const Project& project, const Schedule& s, const Ana
         for (int stage = 0; stage < s.stagesPerPipe; ++stage) {
             StageMemory m;
             m.staticBytes = a.params(stage) * (weights + grads + optimizer);
-            m.activationBytes = a.activationBytes(stage, project.memory.recompute);
+            // A sequence slice holds its share of the micro-batch's activations.
+            const double share = s.sliceShare();
+            m.activationBytes = a.activationBytes(stage, project.memory.recompute) * share;
             m.keptForWBytes =
-                s.splitBackward ? a.layers[std::size_t(stage)] * layerWeightGradActivationBytes(a.t) : 0.0;
+                s.splitBackward ? a.layers[std::size_t(stage)] * layerWeightGradActivationBytes(a.t) * share : 0.0;
             // A recomputed forward keeps the stage's input, one boundary activation.
-            m.checkpointBytes = boundaryBytes(a.t);
+            m.checkpointBytes = boundaryBytes(a.t) * share;
             inputs.stages.push_back(m);
         }
     return inputs;
@@ -286,8 +288,17 @@ void analyticTail(const Project& project, const Schedule& s, const Analytic& a, 
                                 double(tp - 1) / double(tp) * a.t.seqLen * a.t.microBatch * a.t.hidden *
                                 a.t.dtypeBytes;
         setup.collectiveBytesPerIteration +=
-            perLayer * project.model.layers * double(s.microbatches) * double(tp) * dp;
+            perLayer * project.model.layers * s.sampleMicrobatches() * double(tp) * dp;
     }
+}
+
+/// `t` with every time times `share`: a sequence slice's share of its micro-batch's stage times
+/// (uniform slices; the causal attention's dependence on a slice's position is not modelled).
+StageTimes sliced(StageTimes t, double share) {
+    if (share == 1.0) return t;
+    for (auto* times : {&t.f, &t.b, &t.w})
+        for (double& v : *times) v *= share;
+    return t;
 }
 
 /// Fill op durations from per-stage times (the same for every pipe).
@@ -315,7 +326,7 @@ void refuseDoubleRecompute(const Project& project, const Schedule& s) {
                 throw ValidationError(
                     "costs.recompute", "memory.recompute",
                     "memory.recompute = full recomputes inside every backward, but schedule '" + s.name +
-                        "' places its own recompute ops (" + opName(op, s.splitBackward) +
+                        "' places its own recompute ops (" + opName(op, s.splitBackward, s.sequenceSlices) +
                         "): set memory.recompute to none or selective for it");
 }
 
@@ -382,17 +393,19 @@ CostSetup buildCostSetup(const Project& project, const Schedule& s) {
         requirePositive(project.cluster.interNodeGbps, "cluster.inter_node_gbps");
     }
     const Analytic model(project, s, analytic);
-    const StageTimes times = analytic ? model.times(project.memory.recompute) : manualTimes(project, s);
+    const StageTimes whole = analytic ? model.times(project.memory.recompute) : manualTimes(project, s);
+    const StageTimes times = sliced(whole, s.sliceShare());
     fillDurations(s, times, setup.costs);
     const double serial = project.costs.f + project.costs.b + project.costs.w;
     if (fb > 0 && serial > 0) setup.costs.overlap = fb / serial;
     setup.memory = analyticMemory(project, s, model);
     setup.flopsPerIteration =
-        model.flopsPerMicrobatch() * double(s.microbatches) * double(std::max(1, project.parallel.dp));
-    setup.p2pBytesPerTransfer = boundaryBytes(model.t);
-    setup.summary.f = perFullStage(times.f, s.devices);
-    setup.summary.b = perFullStage(times.b, s.devices);
-    setup.summary.w = perFullStage(times.w, s.devices);
+        model.flopsPerMicrobatch() * s.sampleMicrobatches() * double(std::max(1, project.parallel.dp));
+    // A sequence slice sends its share of the boundary activation.
+    setup.p2pBytesPerTransfer = boundaryBytes(model.t) * s.sliceShare();
+    setup.summary.f = perFullStage(whole.f, s.devices); // per micro-batch, whatever its slices
+    setup.summary.b = perFullStage(whole.b, s.devices);
+    setup.summary.w = perFullStage(whole.w, s.devices);
     const std::string fbw = "F " + durationText(setup.summary.f) + ", B " + durationText(setup.summary.b) +
                             ", W " + durationText(setup.summary.w) + " per stage";
 

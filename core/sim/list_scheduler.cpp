@@ -10,7 +10,8 @@ namespace stagecraft {
 
 OpCosts fullStageCosts(const Schedule& schedule, double f, double b, double w, double comm, double gradSync,
                        double optimizer) {
-    const double fraction = schedule.stageFraction();
+    // A chunk stage costs its share of a full stage, a sequence slice its share of a micro-batch.
+    const double fraction = schedule.stageFraction() * schedule.sliceShare();
     const std::size_t slots = static_cast<std::size_t>(schedule.pipes) * schedule.stagesPerPipe;
     OpCosts costs;
     costs.comm = comm;
@@ -344,10 +345,10 @@ struct Run {
 std::string waitReason(const Schedule& schedule, OpRef at, OpRef waitingFor) {
     const Op& op = schedule.order[std::size_t(at.device)][std::size_t(at.index)];
     const std::string here = "device " + std::to_string(at.device) + " waits at position " +
-                             std::to_string(at.index) + " (" + opName(op, schedule.splitBackward) + ")";
+                             std::to_string(at.index) + " (" + opName(op, schedule.splitBackward, schedule.sequenceSlices) + ")";
     if (!waitingFor.valid()) return here + " for an op that the schedule does not contain";
     const Op& dep = schedule.order[std::size_t(waitingFor.device)][std::size_t(waitingFor.index)];
-    std::string reason = here + " for " + opName(dep, schedule.splitBackward) + " at position " +
+    std::string reason = here + " for " + opName(dep, schedule.splitBackward, schedule.sequenceSlices) + " at position " +
                          std::to_string(waitingFor.index) + " of device " + std::to_string(waitingFor.device);
     if (dep.kind == OpKind::GradSync) reason += ", a gradient sync whose other replicas never post it";
     return reason;

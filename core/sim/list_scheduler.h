@@ -42,9 +42,10 @@ struct OpCosts {
     }
 };
 
-/// Costs given per full stage (layers / p), the convention of the project file: a stage of this
-/// schedule costs `stageFraction()` of that; a backward that is not split costs b + w; a
-/// recompute (R) costs what the forward costs.
+/// Costs given per full stage (layers / p) and micro-batch, the convention of the project file: a
+/// stage of this schedule costs `stageFraction()` of that, a sequence slice `sliceShare()` of its
+/// micro-batch's; a backward that is not split costs b + w; a recompute (R) costs what the forward
+/// costs.
 OpCosts fullStageCosts(const Schedule& schedule, double f, double b, double w, double comm = 0.0,
                        double gradSync = 0.0, double optimizer = 0.0);
 

@@ -9,7 +9,7 @@ namespace stagecraft {
 
 MemoryInputs unitMemoryInputs(const Schedule& s) {
     MemoryInputs inputs;
-    const double perStage = s.stageFraction();
+    const double perStage = s.stageFraction() * s.sliceShare();
     inputs.stages.assign(std::size_t(s.pipes) * s.stagesPerPipe,
                          StageMemory{0.0, perStage, s.splitBackward ? perStage : 0.0});
     return inputs;

@@ -19,8 +19,8 @@ const char* commKindName(CommKind kind) {
 }
 
 TimelineShape shapeOf(const Schedule& s) {
-    return {s.name,         s.devices,         s.pipes,         s.stagesPerPipe,
-            s.microbatches, s.chunksPerDevice, s.splitBackward, s.overlapped};
+    return {s.name,          s.devices,         s.pipes,         s.stagesPerPipe, s.microbatches,
+            s.chunksPerDevice, s.splitBackward, s.overlapped, s.sequenceSlices};
 }
 
 double Timeline::makespan() const {

@@ -53,6 +53,7 @@ struct TimelineShape {
     int chunksPerDevice = 1;
     bool splitBackward = false;
     std::vector<Op> overlapped = {}; ///< heads of overlapped forward-backward slots (Schedule::overlapped)
+    int sequenceSlices = 1;          ///< Schedule::sequenceSlices: ops' mb are slice units when > 1
     friend bool operator==(const TimelineShape&, const TimelineShape&) = default;
 };
 

@@ -47,8 +47,8 @@ std::vector<std::size_t> eventIndexByOp(const Schedule& s, const OpIndex& index,
             throw ValidationError(
                 "timeline.mismatch", where,
                 where + " position " + std::to_string(i) + ": the timeline has " +
-                    opName(e.op, s.splitBackward) + ", schedule '" + s.name + "' has " +
-                    (i < order.size() ? opName(order[i], s.splitBackward) : std::string("no more ops")));
+                    opName(e.op, s.splitBackward, s.sequenceSlices) + ", schedule '" + s.name + "' has " +
+                    (i < order.size() ? opName(order[i], s.splitBackward, s.sequenceSlices) : std::string("no more ops")));
         byGid[index.globalId(OpRef{e.device, std::int32_t(i)})] = k;
         ++i;
     }

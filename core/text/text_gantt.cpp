@@ -55,7 +55,10 @@ std::string renderTextGantt(const Schedule& s, const TextGanttOptions& options) 
     std::size_t shown = lastStep;
     if (options.maxSteps > 0) shown = std::min(shown, std::size_t(options.maxSteps));
 
-    std::string out = s.name + ": p=" + std::to_string(s.devices) + " m=" + std::to_string(s.microbatches) +
+    // A sliced schedule's micro-batch numbers are slice units: m counts micro-batches, k their slices.
+    std::string out = s.name + ": p=" + std::to_string(s.devices) +
+                      " m=" + std::to_string(s.microbatches / std::max(1, s.sequenceSlices)) +
+                      (s.sequenceSlices > 1 ? " k=" + std::to_string(s.sequenceSlices) : "") +
                       " stages/pipe=" + std::to_string(s.stagesPerPipe) + (s.pipes > 1 ? " pipes=2" : "") +
                       ", " + std::to_string(lastStep) + " steps (every op one step)\n";
     const std::string deviceWidth = std::to_string(s.devices - 1);

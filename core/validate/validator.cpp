@@ -60,6 +60,11 @@ bool checkShape(const Schedule& s, Collector& out) {
     ok &= rule(s.microbatches >= 1 && s.microbatches <= kMaxMicrobatches,
                "micro-batches = " + std::to_string(s.microbatches) + ": must be in 1.." +
                    std::to_string(kMaxMicrobatches));
+    ok &= rule(s.sequenceSlices >= 1 && s.sequenceSlices <= kMaxSequenceSlices &&
+                   s.microbatches % std::max(1, s.sequenceSlices) == 0,
+               "sequence slices = " + std::to_string(s.sequenceSlices) + ": must be in 1.." +
+                   std::to_string(kMaxSequenceSlices) + " and divide the " + std::to_string(s.microbatches) +
+                   " slice units (micro-batches x slices)");
     if (!ok) return false;
     ok &= rule(int(s.order.size()) == s.devices, "the schedule has " + std::to_string(s.order.size()) +
                                                      " device orders for " + std::to_string(s.devices) +
@@ -101,17 +106,17 @@ void checkOps(const Schedule& s, Collector& out) {
             const StageSlot& slot = s.slot(op.pipe, op.stage);
             if (slot.device != d)
                 out.add("schedule.op", d, i,
-                        at(d, i) + ": " + opName(op, s.splitBackward) + " runs on device " +
+                        at(d, i) + ": " + opName(op, s.splitBackward, s.sequenceSlices) + " runs on device " +
                             std::to_string(d) + ", but its stage is placed on device " +
                             std::to_string(slot.device));
             else if (slot.chunk != op.chunk)
                 out.add("schedule.op", d, i,
-                        at(d, i) + ": " + opName(op, s.splitBackward) + " says chunk " +
+                        at(d, i) + ": " + opName(op, s.splitBackward, s.sequenceSlices) + " says chunk " +
                             std::to_string(op.chunk) + ", but its stage is chunk " +
                             std::to_string(slot.chunk));
             if (op.kind == OpKind::W && !s.splitBackward)
                 out.add("schedule.op", d, i,
-                        at(d, i) + ": " + opName(op, s.splitBackward) +
+                        at(d, i) + ": " + opName(op, s.splitBackward, s.sequenceSlices) +
                             " is a weight-gradient op, but this schedule does not split the backward");
         }
     }
@@ -134,7 +139,7 @@ void checkComplete(const Schedule& s, const OpIndex& index, Collector& out) {
                 if (!index.find(kind, pipe, stage, mb).valid()) {
                     Op missing{kind, std::uint8_t(pipe), std::uint16_t(s.slot(pipe, stage).chunk), stage, mb};
                     out.add("schedule.missing", s.slot(pipe, stage).device, -1,
-                            opName(missing, s.splitBackward) + " is missing: device " +
+                            opName(missing, s.splitBackward, s.sequenceSlices) + " is missing: device " +
                                 std::to_string(s.slot(pipe, stage).device) + " must run it exactly once");
                 }
     }
@@ -161,8 +166,8 @@ void checkRecompute(const Schedule& s, const OpIndex& index, Collector& out) {
             const Op forward{OpKind::F, op.pipe, op.chunk, op.stage, op.mb};
             if (!index.find(OpKind::F, op.pipe, op.stage, op.mb).valid()) {
                 out.add("schedule.recompute", d, i,
-                        at(d, i) + ": " + opName(op, s.splitBackward) + " recomputes " +
-                            opName(forward, s.splitBackward) +
+                        at(d, i) + ": " + opName(op, s.splitBackward, s.sequenceSlices) + " recomputes " +
+                            opName(forward, s.splitBackward, s.sequenceSlices) +
                             ", which the schedule does not run: a recompute re-runs a forward");
                 continue;
             }
@@ -171,8 +176,8 @@ void checkRecompute(const Schedule& s, const OpIndex& index, Collector& out) {
             if (next < forwards[stage].size() && forwards[stage][next] != op.mb) {
                 const Op due{OpKind::R, op.pipe, op.chunk, op.stage, forwards[stage][next]};
                 out.add("schedule.recompute", d, i,
-                        at(d, i) + ": " + opName(op, s.splitBackward) + " comes before " +
-                            opName(due, s.splitBackward) +
+                        at(d, i) + ": " + opName(op, s.splitBackward, s.sequenceSlices) + " comes before " +
+                            opName(due, s.splitBackward, s.sequenceSlices) +
                             ", whose forward ran first: a stage recomputes its micro-batches in the order "
                             "of their forwards");
                 return; // one out of order shifts every later one: report the first
@@ -232,9 +237,9 @@ void checkDynamics(const Schedule& s, const OpIndex& index, Collector& out) {
         if (b.waitingFor.valid() && b.waitingFor.device == b.device) {
             local = true;
             out.add("schedule.order", b.device, b.at.index,
-                    at(b.device, b.at.index) + ": " + opName(s.order[b.device][b.at.index], s.splitBackward) +
+                    at(b.device, b.at.index) + ": " + opName(s.order[b.device][b.at.index], s.splitBackward, s.sequenceSlices) +
                         " runs before its dependency " +
-                        opName(s.order[b.device][b.waitingFor.index], s.splitBackward) + " at position " +
+                        opName(s.order[b.device][b.waitingFor.index], s.splitBackward, s.sequenceSlices) + " at position " +
                         std::to_string(b.waitingFor.index) + " of the same device");
         }
     if (local) return;

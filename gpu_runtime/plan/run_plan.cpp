@@ -90,8 +90,18 @@ RunPlan makeRunPlan(const RunRequest& request) {
     plan.prediction = std::move(result.outcomes.front().prediction);
 
     const Schedule& schedule = plan.prediction.schedule;
-    plan.boundaryElements = std::uint64_t(project.model.seqLen) *
-                            std::uint64_t(project.model.microBatchSize) * std::uint64_t(project.model.hidden);
+    if (schedule.sequenceSlices > 1 && request.workload == Workload::Model)
+        throw ValidationError(
+            "runtime.slices", "parallel.slices",
+            plan.schedule + " cuts every micro-batch into " + std::to_string(schedule.sequenceSlices) +
+                " sequence slices; the model workload runs whole micro-batches (a slice's "
+                "attention over the earlier slices' keys and values is not implemented): run "
+                "it with --workload sleep");
+    // One slice unit carries its share of the micro-batch's sequence.
+    plan.boundaryElements =
+        (std::uint64_t(project.model.seqLen) + std::uint64_t(schedule.sequenceSlices) - 1) /
+        std::uint64_t(schedule.sequenceSlices) * std::uint64_t(project.model.microBatchSize) *
+        std::uint64_t(project.model.hidden);
     // One activation per boundary: what the executor sends (in any cost mode, unit included).
     plan.lowered = lower(
         schedule, boundaryBytesOf(schedule, double(plan.boundaryElements) * dtypeBytes(project.model.dtype)));

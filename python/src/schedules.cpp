@@ -86,7 +86,7 @@ void bindSchedules(py::module_& m) {
                 std::vector<std::string> names;
                 names.reserve(s.opCount());
                 for (const auto& order : s.order)
-                    for (const Op& op : order) names.push_back(opName(op, s.splitBackward));
+                    for (const Op& op : order) names.push_back(opName(op, s.splitBackward, s.sequenceSlices));
                 return names;
             },
             "Every op's name in the order of ops(), as torch writes actions ('2F0', '2I0', '2W0'; "

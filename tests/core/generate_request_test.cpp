@@ -33,10 +33,12 @@ TEST_CASE("requests of generators that do not use costs carry the parameters onl
     Project p = defaultProject();
     p.parallel.chunks = 3;
     const GenerateRequest r = generateRequest(p, findGenerator("1f1b"));
-    CHECK(r.params == ScheduleParams{4, 8, 1}); // chunks ignored by 1F1B
+    CHECK(r.params == ScheduleParams{4, 8, 1, 1}); // chunks and slices ignored by 1F1B
     CHECK(r.stageCosts.empty());
     CHECK(r.memoryLimit == 0);
-    CHECK(generateRequest(p, findGenerator("interleaved")).params == ScheduleParams{4, 8, 3});
+    CHECK(generateRequest(p, findGenerator("interleaved")).params == ScheduleParams{4, 8, 3, 1});
+    p.parallel.slices = 4;
+    CHECK(generateRequest(p, findGenerator("seq1f1b")).params == ScheduleParams{4, 8, 1, 4});
 }
 
 TEST_CASE("a cost-aware generator gets the cost model's stage costs and the memory limit", "[request]") {

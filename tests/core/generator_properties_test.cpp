@@ -36,7 +36,8 @@ void checkCounts(const Schedule& s, const GeneratorInfo& info, const SchedulePar
     std::size_t compute = 0;
     for (const auto& ops : s.order)
         compute += std::count_if(ops.begin(), ops.end(), [](const Op& op) { return isComputeKind(op.kind); });
-    REQUIRE(compute == std::size_t(s.stagesPerPipe) * params.microbatches * kinds);
+    // A sliced schedule (Seq1F1B) runs its ops per slice unit: m x k of them.
+    REQUIRE(compute == std::size_t(s.stagesPerPipe) * params.microbatches * kinds * s.sequenceSlices);
     // Each device runs F, B (and W) once per micro-batch of each stage it holds.
     const OpIndex index(s);
     std::vector<std::size_t> perPipe(s.pipes, 0);
@@ -125,6 +126,6 @@ TEST_CASE("Unknown schedule names list the valid ones, case-insensitively", "[ge
               "interleaved, breadth-first, chimera, bitpipe, bitpipe-figure, hanayo, zb-h1, zb-h2, zb-v, "
               "v-1f1b, zb-v-half, "
               "zb-v-min, zb-auto, interleaved-zb, dualpipe, "
-              "dualpipev");
+              "dualpipev, seq1f1b");
     }
 }

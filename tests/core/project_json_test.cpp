@@ -73,7 +73,8 @@ TEST_CASE("The struct default project is written in a stable form", "[project]")
     "dp": 1,
     "tp": 1,
     "microbatches": 8,
-    "chunks": 2
+    "chunks": 2,
+    "slices": 2
   },
   "memory": {
     "limit_gib": 80.0,
@@ -114,9 +115,10 @@ TEST_CASE("Missing keys of a present section take the struct defaults", "[projec
     Project expected;
     expected.model.layers = 48;
     expected.costs.efficiency = 0.25;
-    CHECK(parseProject(withVersion(R"(, "model": {"layers": 48}, "cluster": {}, "parallel": {}, "memory": {},)"
-                                   R"( "costs": {"efficiency": 0.25})"),
-                       "t.json") == expected);
+    CHECK(
+        parseProject(withVersion(R"(, "model": {"layers": 48}, "cluster": {}, "parallel": {}, "memory": {},)"
+                                 R"( "costs": {"efficiency": 0.25})"),
+                     "t.json") == expected);
     // Whole-number values of number fields may be written as integers.
     CHECK(parseProject(withVersion(R"(, "model": {}, "cluster": {"peak_tflops": 989}, "parallel": {},)"
                                    R"( "memory": {}, "costs": {})"),
@@ -139,8 +141,9 @@ TEST_CASE("A missing section is refused by name, never filled with defaults", "[
         parseProject(withVersion(R"(, "parallel": {"pp": 8}, "costs": {"mode": "unit"})"), "t.json");
     CHECK(unit.parallel.pp == 8);
     CHECK(unit.costs.mode == CostMode::Unit);
-    CHECK_THAT(test::errorSummary([] { parseProject(withVersion(R"(, "costs": {"mode": "unit"})"), "t.json"); }),
-               Catch::Contains("missing section \"parallel\""));
+    CHECK_THAT(
+        test::errorSummary([] { parseProject(withVersion(R"(, "costs": {"mode": "unit"})"), "t.json"); }),
+        Catch::Contains("missing section \"parallel\""));
 }
 
 TEST_CASE("Malformed JSON is reported with line and column", "[project]") {
@@ -291,7 +294,7 @@ TEST_CASE("Errors of --set name the path, the value and the rule", "[project]") 
           "memory, costs (set section.field)");
     CHECK(failure("parallel", "4", "project.key") ==
           "parallel is a section; set one of its fields: parallel.pp, parallel.dp, parallel.tp, "
-          "parallel.microbatches, parallel.chunks");
+          "parallel.microbatches, parallel.chunks, parallel.slices");
     CHECK(failure("stagecraft", "2", "project.key") ==
           "stagecraft is the file's format version and cannot be set");
     CHECK(failure("model.layers", "abc", "project.type") == "model.layers = \"abc\": must be an integer");

@@ -46,11 +46,11 @@ TEST_CASE("JSON round trip of every generator over p 1..8, m 1..16, v 1..4", "[s
         REQUIRE(parseScheduleJson(scheduleToJson(tail), "rt.json") == tail);
         ++checked;
     });
-    // The CSV sweep's 2412 single-pipe schedules, zb-auto's 128 and 1f1b-recompute's 128 (p 1..8 x m
-    // 1..16; torch's CSV has no R), plus chimera and the two bitpipe orders (p even, m % p == 0: p = 2,
-    // 4, 6, 8 give 8 + 4 + 2 + 2 values of m) 16 each, and dualpipe (p even, m even and m >= 2p:
-    // 7 + 5 + 3 + 1) 16.
-    CHECK(checked == 2412 + 128 + 128 + 3 * 16 + 16);
+    // The CSV sweep's 2412 single-pipe schedules, zb-auto's 128, 1f1b-recompute's 128 and seq1f1b's
+    // 128 (p 1..8 x m 1..16; torch's CSV has no R and no slices), plus chimera and the two bitpipe orders (p
+    // even, m % p == 0: p = 2, 4, 6, 8 give 8 + 4 + 2 + 2 values of m) 16 each, and dualpipe (p even, m even
+    // and m >= 2p: 7 + 5 + 3 + 1) 16.
+    CHECK(checked == 2412 + 128 + 128 + 128 + 3 * 16 + 16);
 }
 
 TEST_CASE("JSON text of a bidirectional schedule with syncs and optimizer steps", "[schedule-files]") {
@@ -119,7 +119,7 @@ TEST_CASE("Bad schedule JSON fields are refused naming the JSON path", "[schedul
     CHECK(jsonError(withOrder(kGoodOrder, R"( "split_backwards": true,)")) ==
           "schedule_json.field [split_backwards] | s.json: split_backwards: unknown key; the keys are "
           "stagecraft_schedule, name, devices, pipes, stages_per_pipe, microbatches, chunks_per_device, "
-          "split_backward, placement, order, overlapped, whole_backward");
+          "split_backward, placement, order, overlapped, whole_backward, sequence_slices");
     CHECK(jsonError(R"({"stagecraft_schedule": 1, "devices": "4"})") ==
           "schedule_json.field [devices] | s.json: devices: \"4\" is not an integer in 1..4096");
     CHECK(jsonError(R"({"stagecraft_schedule": 1, "devices": 2, "pipes": 3})") ==

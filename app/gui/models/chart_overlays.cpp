@@ -29,7 +29,7 @@ QString describeIdle(const IdleInterval& iv, const Timeline& timeline, bool unit
     QString producer;
     if (iv.producer >= 0 && std::size_t(iv.producer) < timeline.events.size())
         producer = QString::fromStdString(
-            opName(timeline.events[std::size_t(iv.producer)].op, timeline.shape.splitBackward));
+            opName(timeline.events[std::size_t(iv.producer)].op, timeline.shape.splitBackward, timeline.shape.sequenceSlices));
     QString what;
     switch (iv.cause) {
     case IdleCause::Warmup:
