@@ -73,7 +73,8 @@ std::string ratioText(const std::optional<double>& ratio) {
 }
 
 std::string opName(const OverlayView& v, const OpDeviation& d) {
-    return opName(v.predicted.events[d.predictedEvent].op, v.predicted.shape.splitBackward, v.predicted.shape.sequenceSlices);
+    return opName(v.predicted.events[d.predictedEvent].op, v.predicted.shape.splitBackward,
+                  v.predicted.shape.sequenceSlices);
 }
 
 std::string summaryText(const OverlayView& v) {
@@ -180,8 +181,9 @@ std::string runText(const OverlayView& v, const MeasuredTrace& trace) {
         out += "not in the measurement: " + std::to_string(v.report.unmatched.size()) + " op" +
                (v.report.unmatched.size() == 1 ? "" : "s") + " (";
         for (std::size_t i = 0; i < v.report.unmatched.size() && i < 4; ++i)
-            out += (i ? ", " : "") +
-                   opName(v.predicted.events[v.report.unmatched[i]].op, v.predicted.shape.splitBackward, v.predicted.shape.sequenceSlices);
+            out +=
+                (i ? ", " : "") + opName(v.predicted.events[v.report.unmatched[i]].op,
+                                         v.predicted.shape.splitBackward, v.predicted.shape.sequenceSlices);
         out += v.report.unmatched.size() > 4 ? ", ...)\n" : ")\n";
     }
     if (trace.run) {
@@ -261,7 +263,8 @@ std::string overlayAsJson(const AnalysisResult& evaluated, const MeasuredTrace& 
     }
     Json unmatched = Json::array();
     for (const std::size_t i : r.unmatched)
-        unmatched.push_back(opName(v.predicted.events[i].op, v.predicted.shape.splitBackward, v.predicted.shape.sequenceSlices));
+        unmatched.push_back(opName(v.predicted.events[i].op, v.predicted.shape.splitBackward,
+                                   v.predicted.shape.sequenceSlices));
     Json runJson = nullptr;
     if (trace.run)
         runJson = {{"ranks", trace.run->ranks},

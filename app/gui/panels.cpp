@@ -374,7 +374,8 @@ void OverlayPanel::setResult(const AnalysisPtr& result, const QString& tracePath
         const OpDeviation& d = r.ops[std::size_t(r.worstOp)];
         const TimelineEvent& e = o.prediction.timeline.events[d.predictedEvent];
         worst = QStringLiteral("%1 on D%2 (%3%4)")
-                    .arg(QString::fromStdString(opName(e.op, o.prediction.timeline.shape.splitBackward, o.prediction.timeline.shape.sequenceSlices))
+                    .arg(QString::fromStdString(opName(e.op, o.prediction.timeline.shape.splitBackward,
+                                                       o.prediction.timeline.shape.sequenceSlices))
                              .toHtmlEscaped())
                     .arg(e.device)
                     .arg(d.durationError >= 0 ? QStringLiteral("+") : QString(), t(d.durationError));
@@ -424,7 +425,8 @@ void OverlayPanel::fillLists(const AnalysisResult& result) {
         const TimelineEvent& p = predicted.events[d.predictedEvent];
         const TimelineEvent& m = measured.events[d.measuredEvent];
         auto* item = new QTreeWidgetItem(m_drift);
-        item->setText(0, QString::fromStdString(opName(p.op, predicted.shape.splitBackward, predicted.shape.sequenceSlices)));
+        item->setText(0, QString::fromStdString(
+                             opName(p.op, predicted.shape.splitBackward, predicted.shape.sequenceSlices)));
         item->setText(1, QStringLiteral("D%1").arg(p.device));
         item->setText(2, t(p.duration()));
         item->setText(3, t(m.duration()));

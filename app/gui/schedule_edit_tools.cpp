@@ -135,7 +135,8 @@ QString ScheduleEditController::swapSelectedWithNext() {
     const auto& ops = editor.schedule().order[std::size_t(at.device)];
     if (std::size_t(at.index) + 1 >= ops.size()) {
         return tell(tr("%1 is the last op of device %2: nothing to swap it with.")
-                        .arg(QString::fromStdString(opName(*selected, editor.schedule().splitBackward, editor.schedule().sequenceSlices)))
+                        .arg(QString::fromStdString(opName(*selected, editor.schedule().splitBackward,
+                                                           editor.schedule().sequenceSlices)))
                         .arg(at.device),
                     true);
     }

@@ -152,7 +152,8 @@ bool SidePanel::draw(const std::vector<ViewSource>& sources, ViewChart& chart, T
     if (const auto sel = view.selection()) {
         const ViewPanel& vp = chart.panels()[std::size_t(sel->first)];
         const TimelineEvent& e = vp.timeline->events[std::size_t(sel->second)];
-        ImGui::Text("selected: %s on device %d%s", opName(e.op, vp.timeline->shape.splitBackward, vp.timeline->shape.sequenceSlices).c_str(),
+        ImGui::Text("selected: %s on device %d%s",
+                    opName(e.op, vp.timeline->shape.splitBackward, vp.timeline->shape.sequenceSlices).c_str(),
                     vp.compared ? ComparedRows::deviceOfRow(e.device) : e.device,
                     vp.compared && vp.compared->isMeasured(std::size_t(sel->second)) ? ", measured" : "");
         ImGui::Text("%s to %s", durationText(e.start, vp.unitless).c_str(),

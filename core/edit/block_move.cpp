@@ -42,9 +42,10 @@ std::vector<Edit> blockMove(const ScheduleEditor& editor, const std::vector<Op>&
                             const Op& other) {
     const std::vector<Op> ops = orderedBlock(editor, block);
     if (std::any_of(ops.begin(), ops.end(), [&](const Op& op) { return sameOp(op, other); }))
-        throw ValidationError("edit.target", anchor == MoveAnchor::After ? "after" : "before",
-                              opName(other, editor.schedule().splitBackward, editor.schedule().sequenceSlices) +
-                                  " is in the block: a block moves next to an op outside it");
+        throw ValidationError(
+            "edit.target", anchor == MoveAnchor::After ? "after" : "before",
+            opName(other, editor.schedule().splitBackward, editor.schedule().sequenceSlices) +
+                " is in the block: a block moves next to an op outside it");
     std::vector<Edit> edits;
     for (std::size_t i = 0; i < ops.size(); ++i) {
         Edit edit;

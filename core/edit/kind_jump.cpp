@@ -18,7 +18,8 @@ Edit kindJump(const ScheduleEditor& editor, const Op& op, bool later) {
     const Schedule& s = editor.schedule();
     const OpRef at = editor.find(op);
     if (!at.valid())
-        throw ValidationError("edit.op", "op", opName(op, s.splitBackward, s.sequenceSlices) + ": the schedule has no such op");
+        throw ValidationError(
+            "edit.op", "op", opName(op, s.splitBackward, s.sequenceSlices) + ": the schedule has no such op");
     const std::vector<Op>& ops = s.order[std::size_t(at.device)];
     const std::int64_t n = std::int64_t(ops.size()), i = at.index;
     // A whole backward's B and W are one unit of kind B: [first, last] of the unit at k.
@@ -40,9 +41,9 @@ Edit kindJump(const ScheduleEditor& editor, const Op& op, bool later) {
     const std::int64_t next = later ? own1 + 1 : own0 - 1;
     if (next < 0 || next >= n)
         throw ValidationError("edit.target", later ? "after" : "before",
-                              opName(op, s.splitBackward, s.sequenceSlices) + " is the " + (later ? "last" : "first") +
-                                  " op of device " + std::to_string(at.device) + ": there is nothing " +
-                                  (later ? "after" : "before") + " it to jump over");
+                              opName(op, s.splitBackward, s.sequenceSlices) + " is the " +
+                                  (later ? "last" : "first") + " op of device " + std::to_string(at.device) +
+                                  ": there is nothing " + (later ? "after" : "before") + " it to jump over");
     const OpKind kind = unitAt(next, first, last);
     std::int64_t edge = later ? last : first; // the farthest op jumped over
     for (std::int64_t k = edge + step; k >= 0 && k < n; k = edge + step) {

@@ -5,10 +5,9 @@
 // go through 1F1B with k - 1 more warm-up forwards on every device (w = min(p - r - 2 + k, m k);
 // k = 1 is 1F1B's p - r - 1), forwards in unit order, backwards micro-batch by micro-batch with
 // the slices descending. The rule of the ZB repository's seq1f1b.py, the same counts as the
-// authors' schedules.py; its Figure 1 is the golden (docs/seq1f1b.md).
-#include "generators/generators.h"
-
+// authors' schedules.py; its Figure 1 is the golden (docs/schedules.md).
 #include "error.h"
+#include "generators/generators.h"
 #include "size_limits.h"
 
 #include <algorithm>
@@ -21,7 +20,8 @@ void checkSeq1f1b(const ScheduleParams& p) {
     // Units go where micro-batches go: m x k of them must fit the micro-batch range.
     if (std::int64_t(p.microbatches) * p.slices > kMaxMicrobatches)
         throw ValidationError("generator.range", "parallel.slices",
-                              "parallel.slices = " + std::to_string(p.slices) + ": seq1f1b runs microbatches x slices = " +
+                              "parallel.slices = " + std::to_string(p.slices) +
+                                  ": seq1f1b runs microbatches x slices = " +
                                   std::to_string(std::int64_t(p.microbatches) * p.slices) +
                                   " slice units, more than the limit of " + std::to_string(kMaxMicrobatches));
 }

@@ -592,10 +592,11 @@ void checkSlices(const ClaimedSlices& slices, const TimelineShape& shape, const 
     }
     if (repeat < bad) {
         const Claimed& c = slices[repeat];
-        throw ParseError(
-            "trace.event", source, 0, 0,
-            "traceEvents[" + std::to_string(c.index) + "]: op " + opName(c.event.op, shape.splitBackward, shape.sequenceSlices) +
-                " appears twice (first at traceEvents[" + std::to_string(slices[firstOfRepeat].index) + "])");
+        throw ParseError("trace.event", source, 0, 0,
+                         "traceEvents[" + std::to_string(c.index) + "]: op " +
+                             opName(c.event.op, shape.splitBackward, shape.sequenceSlices) +
+                             " appears twice (first at traceEvents[" +
+                             std::to_string(slices[firstOfRepeat].index) + "])");
     }
     if (problem)
         throw ParseError("trace.event", source, 0, 0,

@@ -77,8 +77,8 @@ void appendKey(std::string& out, std::string_view key) {
 std::string sliceName(const TimelineEvent& e, const TimelineShape& shape) {
     const std::string name = opName(e.op, shape.splitBackward, shape.sequenceSlices);
     if (!e.isTransfer()) return name;
-    return std::string(e.comm == CommKind::Activation ? "SEND_F " : "SEND_B ") + name +
-           " -> D" + std::to_string(e.peer);
+    return std::string(e.comm == CommKind::Activation ? "SEND_F " : "SEND_B ") + name + " -> D" +
+           std::to_string(e.peer);
 }
 
 void checkWritable(const Timeline& t) {
@@ -503,8 +503,7 @@ void appendEvents(std::string& out, const Timeline& t, const std::vector<std::ui
     std::size_t flowId = 0;
     for (std::size_t i = 0; i < t.events.size(); ++i) {
         const TimelineEvent& e = t.events[i];
-        appendSlice(out, e, tracks.tidOf[i], t.shape,
-                    iterations.empty() ? nullptr : &iterations[i]);
+        appendSlice(out, e, tracks.tidOf[i], t.shape, iterations.empty() ? nullptr : &iterations[i]);
         if (!e.isTransfer()) continue;
         const auto consumer = opEvent.find(IterationOp{iterationOf(i), opIdentity(consumerOf(e))});
         if (consumer == opEvent.end() || t.events[consumer->second].device != e.peer) continue;

@@ -25,8 +25,9 @@ constexpr int kMaxChunks = kMaxFileChunks;
 constexpr std::string_view kSync = kSyncSuffix;
 constexpr std::string_view kOptimizer = kOptimizerSuffix;
 constexpr std::array<std::string_view, 13> kKeys{
-    "stagecraft_schedule", "name",      "devices", "pipes",      "stages_per_pipe", "microbatches",    "chunks_per_device",
-    "split_backward",      "placement", "order",   "overlapped", "whole_backward",  "sequence_slices"};
+    "stagecraft_schedule", "name",           "devices",   "pipes", "stages_per_pipe", "microbatches",
+    "chunks_per_device",   "split_backward", "placement", "order", "overlapped",      "whole_backward",
+    "sequence_slices"};
 
 std::string jsonString(const std::string& text) {
     return Json(text).dump(-1, ' ', false, Json::error_handler_t::replace);
@@ -204,8 +205,9 @@ class JsonReader {
             s.sequenceSlices = readInt(*slices, "sequence_slices", 1, kMaxSequenceSlices);
             if (s.microbatches % s.sequenceSlices != 0)
                 fail("schedule_json.field", "sequence_slices",
-                     "sequence_slices = " + std::to_string(s.sequenceSlices) + " does not divide microbatches = " +
-                         std::to_string(s.microbatches) + " (the slice units: micro-batches x slices)");
+                     "sequence_slices = " + std::to_string(s.sequenceSlices) +
+                         " does not divide microbatches = " + std::to_string(s.microbatches) +
+                         " (the slice units: micro-batches x slices)");
         }
         readPlacement(member(root, "placement", ""), s, chunkLimit);
         s.chunksPerDevice = 0;
@@ -359,7 +361,8 @@ class JsonReader {
             // "<op>.<slice>": a sequence slice; the op's mb is its unit (micro-batch x k + slice).
             std::string why;
             if (!parseOpName(view, &why, s.sequenceSlices))
-                fail("schedule_json.field", path(), why + (s.sequenceSlices > 1 ? "" : " (sequence_slices is 1)"));
+                fail("schedule_json.field", path(),
+                     why + (s.sequenceSlices > 1 ? "" : " (sequence_slices is 1)"));
             const int slice = std::stoi(std::string(view.substr(dot + 1)));
             Op op = readOpText(view.substr(0, dot), path, s, s.microbatches / s.sequenceSlices);
             op.mb = op.mb * s.sequenceSlices + slice;

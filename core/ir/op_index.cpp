@@ -30,8 +30,8 @@ OpIndex::OpIndex(const Schedule& schedule)
             const Op& op = ops[i];
             const OpRef here{static_cast<std::int32_t>(d), static_cast<std::int32_t>(i)};
             if (op.pipe >= m_pipes || op.stage < 0 || op.stage >= m_stages) {
-                m_problems.push_back({here, opName(op, schedule.splitBackward, schedule.sequenceSlices) + " names stage " +
-                                                std::to_string(op.stage) + " of pipe " +
+                m_problems.push_back({here, opName(op, schedule.splitBackward, schedule.sequenceSlices) +
+                                                " names stage " + std::to_string(op.stage) + " of pipe " +
                                                 std::to_string(op.pipe) + ", but the schedule has " +
                                                 std::to_string(m_pipes) + " pipe(s) of " +
                                                 std::to_string(m_stages) + " stages"});
@@ -39,9 +39,9 @@ OpIndex::OpIndex(const Schedule& schedule)
             }
             if (!isComputeKind(op.kind)) continue;
             if (op.mb < 0 || op.mb >= m_microbatches) {
-                m_problems.push_back({here, opName(op, schedule.splitBackward, schedule.sequenceSlices) + " names micro-batch " +
-                                                std::to_string(op.mb) + ", outside 0.." +
-                                                std::to_string(m_microbatches - 1)});
+                m_problems.push_back({here, opName(op, schedule.splitBackward, schedule.sequenceSlices) +
+                                                " names micro-batch " + std::to_string(op.mb) +
+                                                ", outside 0.." + std::to_string(m_microbatches - 1)});
                 continue;
             }
             if (computeSlot(op.kind) >= m_kinds) {
@@ -53,17 +53,19 @@ OpIndex::OpIndex(const Schedule& schedule)
             int& pipe = m_mbPipe[static_cast<std::size_t>(op.mb)];
             if (pipe < 0) pipe = op.pipe;
             if (pipe != op.pipe) {
-                m_problems.push_back({here, opName(op, schedule.splitBackward, schedule.sequenceSlices) + ": micro-batch " +
-                                                std::to_string(op.mb) + " already flows through pipe " +
-                                                std::to_string(pipe) + "; a micro-batch uses one pipe"});
+                m_problems.push_back({here, opName(op, schedule.splitBackward, schedule.sequenceSlices) +
+                                                ": micro-batch " + std::to_string(op.mb) +
+                                                " already flows through pipe " + std::to_string(pipe) +
+                                                "; a micro-batch uses one pipe"});
                 continue;
             }
             std::int32_t& slot = m_slots[slotOf(op.kind, op.pipe, op.stage, op.mb)];
             if (slot >= 0) {
                 const OpRef first = refOf(std::size_t(slot));
-                m_problems.push_back(
-                    {here, opName(op, schedule.splitBackward, schedule.sequenceSlices) + " appears twice: first on device " +
-                               std::to_string(first.device) + " at position " + std::to_string(first.index)});
+                m_problems.push_back({here, opName(op, schedule.splitBackward, schedule.sequenceSlices) +
+                                                " appears twice: first on device " +
+                                                std::to_string(first.device) + " at position " +
+                                                std::to_string(first.index)});
                 continue;
             }
             slot = std::int32_t(offset + i);

@@ -51,20 +51,23 @@ std::optional<Op> parseOpName(std::string_view raw, std::string* why, int slices
         // "<op>.<slice>": a slice of a micro-batch cut along the sequence (Seq1F1B).
         const std::string_view slice = text.substr(dot + 1);
         if (!isDigits(slice) || slice.size() > 9)
-            return fail(why, "'" + std::string(text) + "': a slice follows the micro-batch as '.<slice>', as in '2F3.1'");
+            return fail(why, "'" + std::string(text) +
+                                 "': a slice follows the micro-batch as '.<slice>', as in '2F3.1'");
         if (slices <= 1)
             return fail(why, "'" + std::string(text) + "' names slice " + std::string(slice) +
                                  ", but the schedule cuts no micro-batch into sequence slices");
         const int q = std::stoi(std::string(slice));
         if (q >= slices)
-            return fail(why, "'" + std::string(text) + "' names slice " + std::to_string(q) + ", but micro-batches have " +
-                                 std::to_string(slices) + " slices (0.." + std::to_string(slices - 1) + ")");
+            return fail(why, "'" + std::string(text) + "' names slice " + std::to_string(q) +
+                                 ", but micro-batches have " + std::to_string(slices) + " slices (0.." +
+                                 std::to_string(slices - 1) + ")");
         std::optional<Op> op = parseOpName(text.substr(0, dot), why);
         if (!op) return std::nullopt;
         if (!isComputeKind(op->kind))
             return fail(why, "'" + std::string(text) + "': only F, B, W and R ops have sequence slices");
         if (op->mb > (kMaxUnit - q) / slices)
-            return fail(why, "'" + std::string(text) + "': micro-batch " + std::to_string(op->mb) + " is out of range");
+            return fail(why, "'" + std::string(text) + "': micro-batch " + std::to_string(op->mb) +
+                                 " is out of range");
         op->mb = op->mb * slices + q;
         return op;
     }

@@ -62,13 +62,15 @@ ScheduleSlots findSlots(const Schedule& s, const OpIndex& index) {
     for (const Op& head : s.overlapped) {
         const OpRef ref = index.find(OpKind::F, head.pipe, head.stage, head.mb);
         if (head.kind != OpKind::F || !ref.valid() || std::size_t(ref.device) >= s.order.size()) {
-            result.problems.push_back({OpRef{}, "overlapped slot head " + opName(head, s.splitBackward, s.sequenceSlices) +
+            result.problems.push_back({OpRef{}, "overlapped slot head " +
+                                                    opName(head, s.splitBackward, s.sequenceSlices) +
                                                     ": must be a forward the schedule runs"});
             continue;
         }
         const auto& ops = s.order[std::size_t(ref.device)];
         const std::size_t i = std::size_t(ref.index), length = std::size_t(overlapSlotLength(s));
-        const std::string where = at(ref) + ": overlapped slot headed by " + opName(head, s.splitBackward, s.sequenceSlices);
+        const std::string where =
+            at(ref) + ": overlapped slot headed by " + opName(head, s.splitBackward, s.sequenceSlices);
         if (i + length > ops.size() || ops[i + 1].kind != OpKind::B) {
             result.problems.push_back(
                 {ref, where + " must be followed by the backward (B) it overlaps with"});
@@ -93,7 +95,8 @@ ScheduleSlots findSlots(const Schedule& s, const OpIndex& index) {
         const OpRef ref = index.find(OpKind::B, head.pipe, head.stage, head.mb);
         if (head.kind != OpKind::B || !s.splitBackward || !ref.valid() ||
             std::size_t(ref.device) >= s.order.size()) {
-            result.problems.push_back({OpRef{}, "whole backward " + opName(head, s.splitBackward, s.sequenceSlices) +
+            result.problems.push_back({OpRef{}, "whole backward " +
+                                                    opName(head, s.splitBackward, s.sequenceSlices) +
                                                     ": must be a backward (B) of a schedule that splits the "
                                                     "backward"});
             continue;
@@ -101,13 +104,15 @@ ScheduleSlots findSlots(const Schedule& s, const OpIndex& index) {
         const auto& ops = s.order[std::size_t(ref.device)];
         const std::size_t i = std::size_t(ref.index);
         if (i + 2 > ops.size() || !isW(ops[i + 1], head)) {
-            result.problems.push_back({ref, at(ref) + ": whole backward " + opName(head, s.splitBackward, s.sequenceSlices) +
+            result.problems.push_back({ref, at(ref) + ": whole backward " +
+                                                opName(head, s.splitBackward, s.sequenceSlices) +
                                                 " must be followed at once by its weight gradient W"});
             continue;
         }
         if (i > 0 && ops[i - 1].kind == OpKind::F &&
             std::binary_search(s.overlapped.begin(), s.overlapped.end(), ops[i - 1], byIdentity)) {
-            result.problems.push_back({ref, at(ref) + ": whole backward " + opName(head, s.splitBackward, s.sequenceSlices) +
+            result.problems.push_back({ref, at(ref) + ": whole backward " +
+                                                opName(head, s.splitBackward, s.sequenceSlices) +
                                                 " is the backward of an overlapped slot already"});
             continue;
         }

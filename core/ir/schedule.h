@@ -56,9 +56,8 @@ struct Schedule {
         return a.name == b.name && a.devices == b.devices && a.pipes == b.pipes &&
                a.stagesPerPipe == b.stagesPerPipe && a.microbatches == b.microbatches &&
                a.chunksPerDevice == b.chunksPerDevice && a.splitBackward == b.splitBackward &&
-               a.sequenceSlices == b.sequenceSlices &&
-               a.placement == b.placement && a.order == b.order && a.overlapped == b.overlapped &&
-               a.wholeBackward == b.wholeBackward;
+               a.sequenceSlices == b.sequenceSlices && a.placement == b.placement && a.order == b.order &&
+               a.overlapped == b.overlapped && a.wholeBackward == b.wholeBackward;
     }
 };
 

@@ -92,8 +92,7 @@ std::string tooltipOf(const TimelineEvent& e, const TimelineShape& shape, const 
     const std::string unit = axis.unit.empty() ? "" : " " + axis.unit;
     std::string tip;
     if (e.lane == Lane::Comm) {
-        tip = std::string(commKindName(e.comm)) + " of " + name + " D" +
-              std::to_string(e.device);
+        tip = std::string(commKindName(e.comm)) + " of " + name + " D" + std::to_string(e.device);
         if (e.peer >= 0) tip += " \u2192 D" + std::to_string(e.peer);
     } else {
         tip = name + " on D" + std::to_string(e.device);

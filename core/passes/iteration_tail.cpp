@@ -89,8 +89,8 @@ Schedule addIterationTail(const Schedule& in, const IterationTailOptions& option
     // Everything but the orders, which are copied with room for the tail: copying them whole
     // first would move every op twice. The binding fails to compile when Schedule gains a member,
     // so a new field cannot be dropped silently here.
-    const auto& [name, devices, pipes, stagesPerPipe, microbatches, chunksPerDevice, splitBackward, sequenceSlices,
-                 placement, order, notes, overlapped, wholeBackward] = in;
+    const auto& [name, devices, pipes, stagesPerPipe, microbatches, chunksPerDevice, splitBackward,
+                 sequenceSlices, placement, order, notes, overlapped, wholeBackward] = in;
     Schedule out;
     out.name = name;
     out.devices = devices;

@@ -223,8 +223,9 @@ MemoryInputs analyticMemory(const Project& project, const Schedule& s, const Ana
             // A sequence slice holds its share of the micro-batch's activations.
             const double share = s.sliceShare();
             m.activationBytes = a.activationBytes(stage, project.memory.recompute) * share;
-            m.keptForWBytes =
-                s.splitBackward ? a.layers[std::size_t(stage)] * layerWeightGradActivationBytes(a.t) * share : 0.0;
+            m.keptForWBytes = s.splitBackward
+                                  ? a.layers[std::size_t(stage)] * layerWeightGradActivationBytes(a.t) * share
+                                  : 0.0;
             // A recomputed forward keeps the stage's input, one boundary activation.
             m.checkpointBytes = boundaryBytes(a.t) * share;
             inputs.stages.push_back(m);

@@ -345,11 +345,13 @@ struct Run {
 std::string waitReason(const Schedule& schedule, OpRef at, OpRef waitingFor) {
     const Op& op = schedule.order[std::size_t(at.device)][std::size_t(at.index)];
     const std::string here = "device " + std::to_string(at.device) + " waits at position " +
-                             std::to_string(at.index) + " (" + opName(op, schedule.splitBackward, schedule.sequenceSlices) + ")";
+                             std::to_string(at.index) + " (" +
+                             opName(op, schedule.splitBackward, schedule.sequenceSlices) + ")";
     if (!waitingFor.valid()) return here + " for an op that the schedule does not contain";
     const Op& dep = schedule.order[std::size_t(waitingFor.device)][std::size_t(waitingFor.index)];
-    std::string reason = here + " for " + opName(dep, schedule.splitBackward, schedule.sequenceSlices) + " at position " +
-                         std::to_string(waitingFor.index) + " of device " + std::to_string(waitingFor.device);
+    std::string reason = here + " for " + opName(dep, schedule.splitBackward, schedule.sequenceSlices) +
+                         " at position " + std::to_string(waitingFor.index) + " of device " +
+                         std::to_string(waitingFor.device);
     if (dep.kind == OpKind::GradSync) reason += ", a gradient sync whose other replicas never post it";
     return reason;
 }

@@ -34,10 +34,11 @@ std::vector<const TimelineEvent*> eventsByOp(const Schedule& s, const OpIndex& i
                 "device " + std::to_string(e.device) + " has more ops in the timeline than the " +
                     std::to_string(s.order[e.device].size()) + " of schedule '" + s.name + "'");
         if (!(e.op == s.order[e.device][i]))
-            throw ValidationError("timeline.mismatch", "device " + std::to_string(e.device),
-                                  "device " + std::to_string(e.device) + " position " + std::to_string(i) +
-                                      ": the timeline has " + opName(e.op, s.splitBackward, s.sequenceSlices) + ", schedule '" +
-                                      s.name + "' has " + opName(s.order[e.device][i], s.splitBackward, s.sequenceSlices));
+            throw ValidationError(
+                "timeline.mismatch", "device " + std::to_string(e.device),
+                "device " + std::to_string(e.device) + " position " + std::to_string(i) +
+                    ": the timeline has " + opName(e.op, s.splitBackward, s.sequenceSlices) + ", schedule '" +
+                    s.name + "' has " + opName(s.order[e.device][i], s.splitBackward, s.sequenceSlices));
         byGid[index.globalId(OpRef{e.device, std::int32_t(i)})] = &e;
         ++i;
     }

@@ -85,9 +85,10 @@ OverlayReport compareTimelines(const Timeline& predicted, const Timeline& measur
                      "predicted op " + opName(e.op, shape.splitBackward, shape.sequenceSlices) + ": " + *why);
         const auto [it, inserted] = predictedOf.emplace(opIdentity(e.op), i);
         if (!inserted)
-            mismatch(where("predicted", i),
-                     "op " + opName(e.op, shape.splitBackward, shape.sequenceSlices) + " appears twice in the prediction (events[" +
-                         std::to_string(it->second) + "] and events[" + std::to_string(i) + "])");
+            mismatch(where("predicted", i), "op " + opName(e.op, shape.splitBackward, shape.sequenceSlices) +
+                                                " appears twice in the prediction (events[" +
+                                                std::to_string(it->second) + "] and events[" +
+                                                std::to_string(i) + "])");
     }
 
     constexpr std::size_t kUnmatched = std::size_t(-1);
@@ -96,16 +97,18 @@ OverlayReport compareTimelines(const Timeline& predicted, const Timeline& measur
         const TimelineEvent& e = measured.events[j];
         if (e.isTransfer()) continue;
         if (const auto why = outsideShape(e.op, shape))
-            mismatch(where("measured", j), "measured op " + opName(e.op, shape.splitBackward, shape.sequenceSlices) + ": " + *why);
+            mismatch(where("measured", j),
+                     "measured op " + opName(e.op, shape.splitBackward, shape.sequenceSlices) + ": " + *why);
         const auto it = predictedOf.find(opIdentity(e.op));
         if (it == predictedOf.end())
-            mismatch(where("measured", j), "measured op " + opName(e.op, shape.splitBackward, shape.sequenceSlices) + " (device " +
-                                               std::to_string(e.device) + ", events[" + std::to_string(j) +
-                                               "]) is not in the prediction");
+            mismatch(where("measured", j), "measured op " +
+                                               opName(e.op, shape.splitBackward, shape.sequenceSlices) +
+                                               " (device " + std::to_string(e.device) + ", events[" +
+                                               std::to_string(j) + "]) is not in the prediction");
         const TimelineEvent& p = predicted.events[it->second];
         if (p.device != e.device)
-            mismatch(where("measured", j), "op " + opName(e.op, shape.splitBackward, shape.sequenceSlices) + " runs on device " +
-                                               std::to_string(p.device) +
+            mismatch(where("measured", j), "op " + opName(e.op, shape.splitBackward, shape.sequenceSlices) +
+                                               " runs on device " + std::to_string(p.device) +
                                                " in the prediction and on device " +
                                                std::to_string(e.device) + " in the measurement (events[" +
                                                std::to_string(j) + "])");
@@ -132,8 +135,8 @@ OverlayReport compareTimelines(const Timeline& predicted, const Timeline& measur
                 report.unmatched.push_back(i);
                 continue;
             }
-            mismatch(where("predicted", i), "op " + opName(p.op, shape.splitBackward, shape.sequenceSlices) + " (device " +
-                                                std::to_string(p.device) +
+            mismatch(where("predicted", i), "op " + opName(p.op, shape.splitBackward, shape.sequenceSlices) +
+                                                " (device " + std::to_string(p.device) +
                                                 ") of the prediction is missing from the measurement");
         }
         const TimelineEvent& m = measured.events[measuredOf[i]];
@@ -224,8 +227,10 @@ OverlayBreakdown breakdownOverlay(const Timeline& predicted, const Timeline& mea
                      "predicted event of kind " + std::to_string(int(p.op.kind)) + ", not an op kind");
         if (p.device < 0 || p.device >= devices)
             mismatch(where("predicted", d.predictedEvent),
-                     "predicted op " + opName(p.op, predicted.shape.splitBackward, predicted.shape.sequenceSlices) + " runs on device " +
-                         std::to_string(p.device) + ", outside [0, " + std::to_string(devices) + ")");
+                     "predicted op " +
+                         opName(p.op, predicted.shape.splitBackward, predicted.shape.sequenceSlices) +
+                         " runs on device " + std::to_string(p.device) + ", outside [0, " +
+                         std::to_string(devices) + ")");
         perDevice[std::size_t(p.device)].add(p.duration(), m.duration());
         perKind[std::size_t(p.op.kind)].add(p.duration(), m.duration());
     }

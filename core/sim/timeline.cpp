@@ -19,8 +19,9 @@ const char* commKindName(CommKind kind) {
 }
 
 TimelineShape shapeOf(const Schedule& s) {
-    return {s.name,          s.devices,         s.pipes,         s.stagesPerPipe, s.microbatches,
-            s.chunksPerDevice, s.splitBackward, s.overlapped, s.sequenceSlices};
+    return {s.name,          s.devices,      s.pipes,
+            s.stagesPerPipe, s.microbatches, s.chunksPerDevice,
+            s.splitBackward, s.overlapped,   s.sequenceSlices};
 }
 
 double Timeline::makespan() const {

@@ -44,11 +44,12 @@ std::vector<std::size_t> eventIndexByOp(const Schedule& s, const OpIndex& index,
         std::size_t& i = next[std::size_t(e.device)];
         const auto& order = s.order[std::size_t(e.device)];
         if (i >= order.size() || !(e.op == order[i]))
-            throw ValidationError(
-                "timeline.mismatch", where,
-                where + " position " + std::to_string(i) + ": the timeline has " +
-                    opName(e.op, s.splitBackward, s.sequenceSlices) + ", schedule '" + s.name + "' has " +
-                    (i < order.size() ? opName(order[i], s.splitBackward, s.sequenceSlices) : std::string("no more ops")));
+            throw ValidationError("timeline.mismatch", where,
+                                  where + " position " + std::to_string(i) + ": the timeline has " +
+                                      opName(e.op, s.splitBackward, s.sequenceSlices) + ", schedule '" +
+                                      s.name + "' has " +
+                                      (i < order.size() ? opName(order[i], s.splitBackward, s.sequenceSlices)
+                                                        : std::string("no more ops")));
         byGid[index.globalId(OpRef{e.device, std::int32_t(i)})] = k;
         ++i;
     }

@@ -237,10 +237,11 @@ void checkDynamics(const Schedule& s, const OpIndex& index, Collector& out) {
         if (b.waitingFor.valid() && b.waitingFor.device == b.device) {
             local = true;
             out.add("schedule.order", b.device, b.at.index,
-                    at(b.device, b.at.index) + ": " + opName(s.order[b.device][b.at.index], s.splitBackward, s.sequenceSlices) +
+                    at(b.device, b.at.index) + ": " +
+                        opName(s.order[b.device][b.at.index], s.splitBackward, s.sequenceSlices) +
                         " runs before its dependency " +
-                        opName(s.order[b.device][b.waitingFor.index], s.splitBackward, s.sequenceSlices) + " at position " +
-                        std::to_string(b.waitingFor.index) + " of the same device");
+                        opName(s.order[b.device][b.waitingFor.index], s.splitBackward, s.sequenceSlices) +
+                        " at position " + std::to_string(b.waitingFor.index) + " of the same device");
         }
     if (local) return;
     std::string message = "deadlock: ";

@@ -65,7 +65,8 @@ py::dict overlayDict(const OverlayReport& r, const Timeline& predicted, const Ti
     if (r.worstOp >= 0 && std::size_t(r.worstOp) < r.ops.size()) {
         const std::size_t event = r.ops[std::size_t(r.worstOp)].predictedEvent;
         if (event < predicted.events.size())
-            out["worst_op"] = opName(predicted.events[event].op, predicted.shape.splitBackward, predicted.shape.sequenceSlices);
+            out["worst_op"] = opName(predicted.events[event].op, predicted.shape.splitBackward,
+                                     predicted.shape.sequenceSlices);
     }
     out["devices"] = deviceList(r, predicted, measured);
     return out;

@@ -28,8 +28,9 @@ QString describeIdle(const IdleInterval& iv, const Timeline& timeline, bool unit
     const QString length = unitless ? formatUnits(iv.duration()) : formatMicros(iv.duration());
     QString producer;
     if (iv.producer >= 0 && std::size_t(iv.producer) < timeline.events.size())
-        producer = QString::fromStdString(
-            opName(timeline.events[std::size_t(iv.producer)].op, timeline.shape.splitBackward, timeline.shape.sequenceSlices));
+        producer =
+            QString::fromStdString(opName(timeline.events[std::size_t(iv.producer)].op,
+                                          timeline.shape.splitBackward, timeline.shape.sequenceSlices));
     QString what;
     switch (iv.cause) {
     case IdleCause::Warmup:
