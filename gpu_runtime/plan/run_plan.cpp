@@ -94,8 +94,8 @@ RunPlan makeRunPlan(const RunRequest& request) {
         throw ValidationError(
             "runtime.slices", "parallel.slices",
             plan.schedule + " cuts every micro-batch into " + std::to_string(schedule.sequenceSlices) +
-                " sequence slices; the model workload runs whole micro-batches (a slice's "
-                "attention over the earlier slices' keys and values is not implemented): run "
+                " sequence slices; the model workload computes whole micro-batches only (a slice's "
+                "attention would need the earlier slices' keys and values, which it does not keep): run "
                 "it with --workload sleep");
     // One slice unit carries its share of the micro-batch's sequence.
     plan.boundaryElements =

@@ -84,7 +84,7 @@ TEST_CASE("rank plans hold their buffers in the lowering's slots", "[runtime][pl
                 r.workload = workload;
                 r.sets = {"costs.mode=manual"};
                 if (workload == Workload::Model && readsParam(info, kParamSlices)) {
-                    // A slice's attention over the earlier slices is not implemented: refused.
+                    // The model workload computes whole micro-batches only: a sliced schedule is refused.
                     CHECK_THROWS_WITH(makeRunPlan(r), Catch::Contains("runtime.slices") &&
                                                           Catch::Contains("--workload sleep"));
                     continue;
