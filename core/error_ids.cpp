@@ -30,6 +30,8 @@ constexpr std::array kIds{
     ErrorIdInfo{"costs.devices", In, "the schedule's device count differs from the project's pipeline size"},
     ErrorIdInfo{"costs.recompute", In,
                 "memory.recompute = full for a schedule that places its own recompute (R) ops"},
+    ErrorIdInfo{"costs.slice_costs", In, "costs.slice_costs has not one entry per sequence slice"},
+    ErrorIdInfo{"costs.slices", In, "the sequence has fewer tokens than the split needs slices"},
     ErrorIdInfo{"costs.stages", In, "a per-stage cost override names a stage the schedule does not have"},
     ErrorIdInfo{"csv.bidirectional", In, "a schedule with two pipes cannot be written as a torch CSV"},
     ErrorIdInfo{"csv.cell", In, "a torch CSV cell is not a valid action"},

@@ -22,8 +22,7 @@ double memoryAfterOp(const Prediction& p, const TimelineEvent& e) {
     const bool recomputed = p.index && e.op.mb >= 0 && e.op.mb < s.microbatches && e.op.pipe < s.pipes &&
                             e.op.stage < s.stagesPerPipe &&
                             p.index->recomputed(e.op.pipe, e.op.stage, e.op.mb);
-    const OpMemoryChange change =
-        opMemoryChange(p.setup.memory.stages[slot], e.op.kind, s.splitBackward, recomputed);
+    const OpMemoryChange change = opMemoryChange(p.setup.memory, slot, e.op, s.splitBackward, recomputed);
     // An allocation at the start is inside the curve before `end` unless the op took no time.
     if (e.start == e.end) bytes += change.allocated;
     bytes -= change.freed;

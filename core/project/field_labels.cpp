@@ -30,6 +30,7 @@ constexpr std::pair<std::string_view, std::string_view> kLabels[] = {
     {"parallel.microbatches", "Micro-batches (m)"},
     {"parallel.chunks", "Chunks per device (v)"},
     {"parallel.slices", "Sequence slices (k)"},
+    {"parallel.slice_split", "Slice split (uniform or balanced)"},
     {"memory.limit_gib", "Memory limit (GiB)"},
     {"memory.limit_microbatches", "Activation limit (micro-batches)"},
     {"memory.zero_stage", "ZeRO stage"},
@@ -43,6 +44,7 @@ constexpr std::pair<std::string_view, std::string_view> kLabels[] = {
     {"costs.fb", "Overlapped F&B slot (µs)"},
     {"costs.layers", "Per-layer costs (first-last:f:b:w)"},
     {"costs.note", "Where the costs come from"},
+    {"costs.slice_costs", "Relative slice costs"},
     {"costs.optimizer_sync", "Optimizer step (flush or post-validation)"},
     {"costs.timing", "Timing (list scheduler or stagecraft-run)"},
 };

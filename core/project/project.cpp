@@ -81,6 +81,10 @@ std::string_view timingName(Timing value) {
     return value == Timing::StagecraftRun ? "stagecraft-run" : "list-scheduler";
 }
 
+std::string_view sliceSplitName(SliceSplit value) {
+    return value == SliceSplit::Balanced ? "balanced" : "uniform";
+}
+
 double dtypeBytes(DType dtype) {
     return dtype == DType::FP32 ? 4.0 : 2.0;
 }

@@ -34,6 +34,11 @@ enum class OptimizerSync { Flush, PostValidation };
 /// receives posted when their buffer slot is free, so a copy can land between two ops.
 enum class Timing { ListScheduler, StagecraftRun };
 
+/// How a micro-batch's tokens are cut into sequence slices (seq1f1b; core/sim/slice_work.h).
+/// Uniform: equal tokens, so causal attention gives later slices more work. Balanced: equal work
+/// (thunlp's computation-wise partition), so earlier slices hold more tokens and activations.
+enum class SliceSplit { Uniform, Balanced };
+
 struct ModelConfig {
     int layers = 24;
     int hidden = 2048;
@@ -60,8 +65,9 @@ struct ClusterConfig {
 /// The schedule parameters (pp, microbatches, chunks: generators/schedule_params.h, where each
 /// is described once) and the parallelism around the pipeline.
 struct ParallelConfig : ScheduleParams {
-    int dp = 1; ///< data-parallel replicas
-    int tp = 1; ///< tensor-parallel degree
+    int dp = 1;                                  ///< data-parallel replicas
+    int tp = 1;                                  ///< tensor-parallel degree
+    SliceSplit sliceSplit = SliceSplit::Uniform; ///< how sequence slices cut the tokens
     friend bool operator==(const ParallelConfig&, const ParallelConfig&) = default;
 };
 
@@ -116,6 +122,10 @@ struct CostsConfig {
     /// Where the costs come from and what rule filled what the source did not measure (calibrate
     /// writes it); shown, never interpreted. Written only when not empty.
     std::string note = {};
+    /// What each sequence slice costs relative to the others (measured, or a paper's figure), in
+    /// slice order; overrides the model's causal-attention rule. Empty = from the model (unit
+    /// mode: every slice the same). Needs as many entries as parallel.slices.
+    std::vector<double> sliceCosts = {};
     friend bool operator==(const CostsConfig&, const CostsConfig&) = default;
 };
 
@@ -153,6 +163,7 @@ std::string_view recomputeName(Recompute value);         ///< "none", "selective
 std::string_view costModeName(CostMode mode);            ///< "analytic", "manual", "unit"
 std::string_view optimizerSyncName(OptimizerSync value); ///< "flush", "post-validation"
 std::string_view timingName(Timing value);               ///< "list-scheduler", "stagecraft-run"
+std::string_view sliceSplitName(SliceSplit value);       ///< "uniform", "balanced"
 double dtypeBytes(DType dtype);                          ///< 2 or 4
 
 } // namespace stagecraft

@@ -17,9 +17,11 @@ constexpr std::array<std::string_view, 3> kRecomputeChoices{"none", "selective",
 constexpr std::array<std::string_view, 3> kCostModeChoices{"analytic", "manual", "unit"};
 constexpr std::array<std::string_view, 2> kOptimizerSyncChoices{"flush", "post-validation"};
 constexpr std::array<std::string_view, 2> kTimingChoices{"list-scheduler", "stagecraft-run"};
+constexpr std::array<std::string_view, 2> kSliceSplitChoices{"uniform", "balanced"};
 constexpr std::array<std::string_view, 5> kSections{"model", "cluster", "parallel", "memory", "costs"};
 constexpr int kMaxModelLayers = 16384;
 constexpr double kMaxNoteBytes = 2000;
+constexpr double kMaxRelativeCost = 1e6; // a slice a million times another's is a typo
 
 std::string_view enumText(DType value) {
     return dtypeName(value);
@@ -35,6 +37,9 @@ std::string_view enumText(OptimizerSync value) {
 }
 std::string_view enumText(Timing value) {
     return timingName(value);
+}
+std::string_view enumText(SliceSplit value) {
+    return sliceSplitName(value);
 }
 
 // Accessors are generated from pointers to members, so each table row names its member once.
@@ -169,6 +174,11 @@ const std::array kFields{
     scheduleParam<kParamMicrobatches>(),
     scheduleParam<kParamChunks>(),
     scheduleParam<kParamSlices>(),
+    writtenWhenSet(field<EnumAccess<&P::parallel, &L::sliceSplit, kSliceSplitChoices.size()>>(
+        FieldKind::Enum, "parallel.slice_split", "", 0, 0, false, "uniform",
+        "how sequence slices cut a micro-batch's tokens: uniform (equal tokens; causal attention makes "
+        "later slices cost more) or balanced (equal work; earlier slices hold more tokens)",
+        kSliceSplitChoices)),
 
     field<SectionAccess<&P::memory, &Y::limitGib>>(D, "memory.limit_gib", "GiB", 0, 1e6, false, "80",
                                                    "memory budget per GPU; 0 = no limit"),
@@ -220,6 +230,10 @@ const std::array kFields{
         FieldKind::LayerCosts, "costs.layers", "", 0, kMaxModelLayers, false, "",
         "manual: what ranges of the model's layers cost, in place of f, b, w (first-last:f:b:w,...); a "
         "stage costs the sum over its layers; calibrate writes them")),
+    writtenWhenSet(field<SectionAccess<&P::costs, &K::sliceCosts>>(
+        FieldKind::NumberList, "costs.slice_costs", "", 0, kMaxSequenceSlices, false, "",
+        "what each sequence slice costs relative to the others, in slice order (one per "
+        "parallel.slices; measured or a paper's figure); empty = from the model's causal attention")),
     writtenWhenSet(field<SectionAccess<&P::costs, &K::note>>(
         FieldKind::String, "costs.note", "", 0, kMaxNoteBytes, false, "",
         "where the costs come from and the rules that filled in what was not measured (calibrate "
@@ -288,6 +302,16 @@ std::optional<std::string> layerCostsProblem(const ProjectField& f,
     return std::nullopt;
 }
 
+/// Relative costs: each finite and > 0 (a slice that costs nothing is not a slice).
+std::optional<std::string> numberListProblem(const ProjectField& f, const std::vector<double>& numbers) {
+    if (auto problem = countProblem(f, numbers.size())) return problem;
+    for (std::size_t i = 0; i < numbers.size(); ++i)
+        if (!(std::isfinite(numbers[i]) && numbers[i] > 0 && numbers[i] <= kMaxRelativeCost))
+            return listEntry(f, i) + " = " + detail::formatNumber(numbers[i]) +
+                   ": must be > 0 and <= " + detail::formatNumber(kMaxRelativeCost);
+    return std::nullopt;
+}
+
 std::optional<std::string> stringListProblem(const ProjectField& f, const std::vector<std::string>& names) {
     if (auto problem = countProblem(f, names.size())) return problem;
     for (std::size_t i = 0; i < names.size(); ++i) {
@@ -314,6 +338,8 @@ std::size_t kindIndex(FieldKind kind) {
         return 4;
     case FieldKind::LayerCosts:
         return 5;
+    case FieldKind::NumberList:
+        return 6;
     }
     return 0;
 }
@@ -350,6 +376,8 @@ std::string_view fieldKindName(FieldKind kind) {
         return "list of stage costs";
     case FieldKind::LayerCosts:
         return "list of layer costs";
+    case FieldKind::NumberList:
+        return "list of numbers";
     }
     return "?";
 }
@@ -371,6 +399,7 @@ std::string describeFieldRange(const ProjectField& f) {
     case FieldKind::StringList:
     case FieldKind::StageCosts:
     case FieldKind::LayerCosts:
+    case FieldKind::NumberList:
         return detail::formatNumber(f.min) + ".." + detail::formatNumber(f.max) + " entries";
     }
     return "";
@@ -414,6 +443,9 @@ std::optional<std::string> fieldRangeProblem(const ProjectField& f, const FieldV
     case FieldKind::LayerCosts:
         if (const auto* v = std::get_if<std::vector<LayerRangeCost>>(&value)) return layerCostsProblem(f, *v);
         break;
+    case FieldKind::NumberList:
+        if (const auto* v = std::get_if<std::vector<double>>(&value)) return numberListProblem(f, *v);
+        break;
     }
     return std::nullopt;
 }
@@ -447,6 +479,11 @@ std::string formatFieldValue(const FieldValue& value) {
             for (std::size_t i = 0; i < v.size(); ++i)
                 out += (i ? "," : "") + std::to_string(v[i].stage) + ":" + detail::formatNumber(v[i].f) +
                        ":" + detail::formatNumber(v[i].b) + ":" + detail::formatNumber(v[i].w);
+            return out;
+        }
+        std::string operator()(const std::vector<double>& v) const {
+            std::string out;
+            for (std::size_t i = 0; i < v.size(); ++i) out += (i ? "," : "") + detail::formatNumber(v[i]);
             return out;
         }
         std::string operator()(const std::vector<LayerRangeCost>& v) const {

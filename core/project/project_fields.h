@@ -24,13 +24,15 @@ enum class FieldKind {
     StringList, ///< JSON array of strings; min/max bound the entry count
     StageCosts, ///< JSON array of {"stage", "f", "b", "w"}; min/max bound the entry count
     LayerCosts, ///< JSON array of {"first", "last", "f", "b", "w"}; min/max bound the entry count
+    NumberList, ///< JSON array of numbers, each > 0 and finite; min/max bound the entry count
 };
 
 /// A field's value. Int -> int, Double -> double, String and Enum -> std::string (an enum holds
 /// its choice name), StringList -> vector<string>, StageCosts -> vector<StageCostOverride>,
-/// LayerCosts -> vector<LayerRangeCost>.
-using FieldValue = std::variant<int, double, std::string, std::vector<std::string>,
-                                std::vector<StageCostOverride>, std::vector<LayerRangeCost>>;
+/// LayerCosts -> vector<LayerRangeCost>, NumberList -> vector<double>.
+using FieldValue =
+    std::variant<int, double, std::string, std::vector<std::string>, std::vector<StageCostOverride>,
+                 std::vector<LayerRangeCost>, std::vector<double>>;
 
 struct ProjectField {
     std::string_view path;    ///< dotted path, "model.layers"; also the `--set` name

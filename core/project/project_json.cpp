@@ -330,6 +330,14 @@ class Reader {
             }
             return names;
         }
+        case FieldKind::NumberList: {
+            if (!value.is_array()) wrongType(path, value, "must be a list of numbers [1, 1.27, ...]");
+            checkCount(field, value);
+            std::vector<double> numbers;
+            for (std::size_t i = 0; i < value.size(); ++i)
+                numbers.push_back(readNumber(indexed(path, i), value[i]));
+            return numbers;
+        }
         case FieldKind::StageCosts:
             if (!value.is_array()) wrongType(path, value, kStageListRule);
             checkCount(field, value);
@@ -434,6 +442,11 @@ OrderedJson toJson(const FieldValue& value) {
         OrderedJson operator()(const std::vector<std::string>& v) const {
             OrderedJson out = OrderedJson::array();
             for (const auto& name : v) out.push_back(name);
+            return out;
+        }
+        OrderedJson operator()(const std::vector<double>& v) const {
+            OrderedJson out = OrderedJson::array();
+            for (const double number : v) out.push_back(number);
             return out;
         }
         OrderedJson operator()(const std::vector<StageCostOverride>& v) const {
@@ -549,6 +562,17 @@ FieldValue parseSetValue(const ProjectField& field, std::string_view raw) {
         if (text.empty()) return names;
         for (const auto part : split(text, ',')) names.emplace_back(trimmed(part));
         return names;
+    }
+    case FieldKind::NumberList: {
+        std::vector<double> numbers;
+        if (text.empty()) return numbers;
+        for (const auto part : split(text, ',')) {
+            double number = 0;
+            if (!parseDouble(trimmed(part), number))
+                throw wrong("each entry must be a number, entries separated by commas (1,1.27,1.55,1.82)");
+            numbers.push_back(number);
+        }
+        return numbers;
     }
     case FieldKind::StageCosts: {
         std::vector<StageCostOverride> stages;

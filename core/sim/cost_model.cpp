@@ -5,11 +5,13 @@
 #include "number_text.h"
 #include "project/layer_costs.h"
 #include "project/layer_split.h"
+#include "sim/slice_work.h"
 #include "sim/transformer_math.h"
 
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <string_view>
 
@@ -158,8 +160,28 @@ struct Analytic {
                (last(stage) ? embeddingParams(t) : 0.0);
     }
 
+    /// The attention matmuls of one layer's forward (QK^T and AV over the whole sequence): the
+    /// part of the work that grows with the square of the sequence length.
+    double attentionCore() const {
+        return 4.0 * t.seqLen * t.seqLen * t.microBatch * t.hidden / double(t.tp);
+    }
+
+    /// The part of `times(recompute)` spent in attention matmuls: the input-gradient backward
+    /// does them twice, and a recompute (full or selective) once more.
+    StageTimes attentionTimes(Recompute recompute) const {
+        const double core = attentionCore() / flopsPerUs;
+        const double backward = recompute == Recompute::None ? 2.0 : 3.0;
+        StageTimes out;
+        for (const double l : layers) {
+            out.f.push_back(l * core);
+            out.b.push_back(l * backward * core);
+            out.w.push_back(0.0);
+        }
+        return out;
+    }
+
     StageTimes times(Recompute recompute) const {
-        const double attentionCore = 4.0 * t.seqLen * t.seqLen * t.microBatch * t.hidden / double(t.tp);
+        const double attentionCore = this->attentionCore();
         const double recomputeFlops = recompute == Recompute::Full        ? layerForwardFlops(t)
                                       : recompute == Recompute::Selective ? attentionCore
                                                                           : 0.0;
@@ -293,8 +315,8 @@ void analyticTail(const Project& project, const Schedule& s, const Analytic& a, 
     }
 }
 
-/// `t` with every time times `share`: a sequence slice's share of its micro-batch's stage times
-/// (uniform slices; the causal attention's dependence on a slice's position is not modelled).
+/// `t` with every time times `share`: the mean sequence slice's share of its micro-batch's stage
+/// times (what each slice costs relative to that mean: sliceCosts).
 StageTimes sliced(StageTimes t, double share) {
     if (share == 1.0) return t;
     for (auto* times : {&t.f, &t.b, &t.w})
@@ -315,6 +337,103 @@ void fillDurations(const Schedule& s, const StageTimes& t, OpCosts& costs) {
             costs.duration[int(OpKind::W)][slot] = s.splitBackward ? t.w[i] : 0.0;
             costs.duration[int(OpKind::R)][slot] = t.f[i]; // a recompute re-runs the forward
         }
+}
+
+/// Slice lengths of the project's split; throws when the sequence has fewer tokens than slices.
+std::vector<int> sliceLengths(const Project& project, const Schedule& s, const Analytic& a) {
+    const int k = s.sequenceSlices, tokens = project.model.seqLen;
+    std::vector<int> lengths;
+    if (project.parallel.sliceSplit == SliceSplit::Balanced) {
+        // The cut is one for every stage: balanced on the whole model's forward.
+        const StageTimes all = a.times(project.memory.recompute);
+        const StageTimes attention = a.attentionTimes(project.memory.recompute);
+        double total = 0, quadratic = 0;
+        for (std::size_t i = 0; i < all.f.size(); ++i) total += all.f[i], quadratic += attention.f[i];
+        lengths = balancedSliceLengths(tokens, k, total > 0 ? quadratic / total : 0.0);
+    } else {
+        lengths = uniformSliceLengths(tokens, k);
+    }
+    if (lengths.empty())
+        throw ValidationError("costs.slices", "parallel.slices",
+                              "parallel.slices = " + std::to_string(k) + ": model.seq_len = " +
+                                  std::to_string(tokens) + " tokens cannot be cut into " + std::to_string(k) +
+                                  " " + std::string(sliceSplitName(project.parallel.sliceSplit)) +
+                                  " slices of at least one token each");
+    return lengths;
+}
+
+bool allOnes(const std::vector<double>& factors) {
+    return std::all_of(factors.begin(), factors.end(), [](double v) { return std::abs(v - 1.0) < 1e-12; });
+}
+
+/// What each sequence slice of a sliced schedule costs and weighs relative to the mean slice
+/// (core/sim/slice_work.h). The relative costs come from costs.slice_costs when given; otherwise from the
+/// model: each (stage, kind) splits into attention, which grows with the query-key pairs a slice computes,
+/// and the rest, which grows with its tokens (manual costs split in the model's proportion). Unit mode keeps
+/// every slice equal unless costs.slice_costs says otherwise.
+void sliceCosts(const Project& project, const Schedule& s, const Analytic* a, CostSetup& setup) {
+    const int k = s.sequenceSlices;
+    if (k <= 1) return;
+    const std::vector<double>& given = project.costs.sliceCosts;
+    if (!given.empty() && int(given.size()) != k)
+        throw ValidationError(
+            "costs.slice_costs", "costs.slice_costs",
+            "costs.slice_costs has " + std::to_string(given.size()) +
+                " entries: it needs one per sequence slice, parallel.slices = " + std::to_string(k));
+    const std::size_t slots = std::size_t(s.pipes) * s.stagesPerPipe;
+    OpCosts& costs = setup.costs;
+    costs.slices = k;
+    if (!given.empty()) {
+        double mean = 0;
+        for (const double v : given) mean += v / k;
+        std::vector<double> relative;
+        for (const double v : given) relative.push_back(v / mean);
+        if (allOnes(relative)) return;
+        for (const OpKind kind : {OpKind::F, OpKind::B, OpKind::W, OpKind::R}) {
+            auto& scale = costs.sliceScale[int(kind)];
+            for (std::size_t slot = 0; slot < slots; ++slot)
+                scale.insert(scale.end(), relative.begin(), relative.end());
+        }
+    }
+    if (!a) return;
+    const std::vector<int> lengths = sliceLengths(project, s, *a);
+    if (const auto tokens = relativeSliceTokens(lengths); !allOnes(tokens)) setup.memory.sliceScale = tokens;
+    if (!given.empty()) return;
+    const StageTimes model = a->times(project.memory.recompute);
+    const StageTimes attention = a->attentionTimes(project.memory.recompute);
+    const auto share = [](double part, double whole) {
+        return whole > 0 && std::isfinite(part / whole) ? std::clamp(part / whole, 0.0, 1.0) : 0.0;
+    };
+    std::array<std::vector<double>, kOpKindCount> scale;
+    for (std::size_t slot = 0; slot < slots; ++slot) {
+        const std::size_t i = slot % std::size_t(s.stagesPerPipe);
+        const double forward = share(attention.f[i], model.f[i]);
+        const double backward = s.splitBackward ? share(attention.b[i], model.b[i])
+                                                : share(attention.b[i], model.b[i] + model.w[i]);
+        for (const auto& [kind, attentionShare] :
+             {std::pair{OpKind::F, forward}, std::pair{OpKind::B, backward}, std::pair{OpKind::W, 0.0},
+              std::pair{OpKind::R, forward}}) {
+            const auto relative = relativeSliceWork(lengths, attentionShare);
+            scale[int(kind)].insert(scale[int(kind)].end(), relative.begin(), relative.end());
+        }
+    }
+    for (int kind = 0; kind < kOpKindCount; ++kind)
+        if (!allOnes(scale[kind])) costs.sliceScale[kind] = std::move(scale[kind]);
+}
+
+/// ", slices' F 0.80/0.95/1.08/1.17 of the mean (stage 1)": what the costs summary says of slices
+/// that differ ("" when they do not). Stage 1 (or 0) stands for the stages: the last holds the head.
+std::string sliceSummary(const Schedule& s, const OpCosts& costs) {
+    const auto& scale = costs.sliceScale[int(OpKind::F)];
+    if (scale.empty() || costs.slices <= 1) return "";
+    const std::size_t stage = s.stagesPerPipe > 1 ? 1 : 0;
+    std::string out = ", slices' F ";
+    for (std::size_t q = 0; q < std::size_t(costs.slices); ++q) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%s%.2f", q ? "/" : "", scale[stage * costs.slices + q]);
+        out += text;
+    }
+    return out + " of the mean (stage " + std::to_string(stage) + ")";
 }
 
 /// memory.recompute = full charges a forward inside every backward; a schedule with R ops places
@@ -381,8 +500,9 @@ CostSetup buildCostSetup(const Project& project, const Schedule& s) {
         setup.memory = unitMemoryInputs(s);
         // Memory is counted in M_a here, so a limit in activations applies as it is.
         setup.memory.limitBytes = project.memory.limitMicrobatches;
+        sliceCosts(project, s, nullptr, setup);
         setup.summary.f = setup.summary.b = setup.summary.w = 1.0;
-        setup.summary.text = "unit: F = B = W = 1 per stage, no communication";
+        setup.summary.text = "unit: F = B = W = 1 per stage, no communication" + sliceSummary(s, setup.costs);
         return setup;
     }
 
@@ -400,6 +520,7 @@ CostSetup buildCostSetup(const Project& project, const Schedule& s) {
     const double serial = project.costs.f + project.costs.b + project.costs.w;
     if (fb > 0 && serial > 0) setup.costs.overlap = fb / serial;
     setup.memory = analyticMemory(project, s, model);
+    sliceCosts(project, s, &model, setup);
     setup.flopsPerIteration =
         model.flopsPerMicrobatch() * s.sampleMicrobatches() * double(std::max(1, project.parallel.dp));
     // A sequence slice sends its share of the boundary activation.
@@ -408,7 +529,8 @@ CostSetup buildCostSetup(const Project& project, const Schedule& s) {
     setup.summary.b = perFullStage(whole.b, s.devices);
     setup.summary.w = perFullStage(whole.w, s.devices);
     const std::string fbw = "F " + durationText(setup.summary.f) + ", B " + durationText(setup.summary.b) +
-                            ", W " + durationText(setup.summary.w) + " per stage";
+                            ", W " + durationText(setup.summary.w) + " per stage" +
+                            sliceSummary(s, setup.costs);
 
     analyticTail(project, s, model, analytic, setup);
     if (!analytic) {

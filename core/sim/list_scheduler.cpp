@@ -65,6 +65,7 @@ struct Run {
     Sink sink;
     ListScheduleResult result;
     std::array<const double*, kOpKindCount> duration{}; // costs.duration[kind].data()
+    bool sliceScaled = false;                           // some slice costs other than the mean
     std::vector<std::size_t> head;                      // next op per device
     std::vector<double> deviceFree;                     // end of the last compute op per device
     std::vector<double> commFree;                       // end of the last collective per device
@@ -89,7 +90,10 @@ struct Run {
         result.deviceOffset.assign(devices + 1, 0);
         for (std::size_t d = 0; d < devices; ++d)
             result.deviceOffset[d + 1] = result.deviceOffset[d] + schedule.order[d].size();
-        for (int k = 0; k < kOpKindCount; ++k) duration[k] = costs.duration[k].data();
+        for (int k = 0; k < kOpKindCount; ++k) {
+            duration[k] = costs.duration[k].data();
+            sliceScaled |= !costs.sliceScale[k].empty();
+        }
         head.assign(devices, 0);
         deviceFree.assign(devices, 0.0);
         commFree.assign(devices, 0.0);
@@ -139,6 +143,7 @@ struct Run {
 
     std::size_t gidOf(OpRef ref) const { return result.deviceOffset[ref.device] + ref.index; }
     double costOf(const Op& op) const {
+        if (sliceScaled) return costs.of(op, schedule.stagesPerPipe);
         return duration[static_cast<int>(op.kind)]
                        [std::size_t(op.pipe) * std::size_t(schedule.stagesPerPipe) + std::size_t(op.stage)];
     }

@@ -31,14 +31,21 @@ struct OpCosts {
     /// An overlapped forward-backward slot (ir/overlap.h) lasts this times the sum of its ops'
     /// durations: 1 = no gain from overlapping (the project's costs.fb / (f + b + w)).
     double overlap = 1.0;
+    /// Sequence slices whose costs differ (causal attention, core/sim/slice_work.h): what slice q
+    /// of an op kind costs relative to `duration`, the mean slice, at
+    /// sliceScale[kind][slot * slices + q]. Empty = every slice costs the same.
+    std::array<std::vector<double>, kOpKindCount> sliceScale;
+    int slices = 1;
 
     double commBetween(int from, int to) const {
         if (from == to) return 0.0;
         return nodeOfDevice.empty() || nodeOfDevice[from] == nodeOfDevice[to] ? comm : commInterNode;
     }
     double of(const Op& op, int stagesPerPipe) const {
-        return duration[static_cast<int>(op.kind)]
-                       [std::size_t(op.pipe) * std::size_t(stagesPerPipe) + std::size_t(op.stage)];
+        const std::size_t slot = std::size_t(op.pipe) * std::size_t(stagesPerPipe) + std::size_t(op.stage);
+        const auto& scale = sliceScale[static_cast<int>(op.kind)];
+        const double mean = duration[static_cast<int>(op.kind)][slot];
+        return scale.empty() ? mean : mean * scale[slot * std::size_t(slices) + std::size_t(op.mb % slices)];
     }
 };
 

@@ -32,6 +32,17 @@ OpMemoryChange opMemoryChange(const StageMemory& m, OpKind kind, bool splitBackw
     }
 }
 
+OpMemoryChange opMemoryChange(const MemoryInputs& inputs, std::size_t slot, const Op& op, bool splitBackward,
+                              bool recomputed) {
+    OpMemoryChange change = opMemoryChange(inputs.stages[slot], op.kind, splitBackward, recomputed);
+    if (!inputs.sliceScale.empty() && op.mb >= 0) {
+        const double weight = inputs.sliceScale[std::size_t(op.mb) % inputs.sliceScale.size()];
+        change.allocated *= weight;
+        change.freed *= weight;
+    }
+    return change;
+}
+
 namespace {
 
 using Change = std::pair<double, double>; // (time, delta bytes)
@@ -94,10 +105,9 @@ void forEachChange(const Schedule& s, const Timeline& timeline, const MemoryInpu
         if (e.lane != Lane::Compute || e.device < 0 || e.device >= s.devices) continue;
         if (e.op.pipe >= s.pipes || e.op.stage < 0 || e.op.stage >= s.stagesPerPipe) continue;
         const std::size_t slot = std::size_t(e.op.pipe) * s.stagesPerPipe + e.op.stage;
-        const StageMemory& mem = inputs.stages[slot];
         const bool again = !recomputed.empty() && e.op.mb >= 0 && std::size_t(e.op.mb) < m &&
                            recomputed[slot * m + std::size_t(e.op.mb)];
-        const OpMemoryChange change = opMemoryChange(mem, e.op.kind, s.splitBackward, again);
+        const OpMemoryChange change = opMemoryChange(inputs, slot, e.op, s.splitBackward, again);
         // Every compute op is one change, even of 0 bytes (curves keep a point per op).
         if (e.op.kind == OpKind::F || e.op.kind == OpKind::R)
             f(e.device, Change{e.start, change.allocated});

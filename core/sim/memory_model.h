@@ -30,6 +30,9 @@ struct MemoryInputs {
     /// The limit is the GPU's memory, which is below the project's own limit (a 120 GiB limit
     /// on an 80 GiB GPU is an 80 GiB budget): reports say so.
     bool limitIsGpuMemory = false;
+    /// Sequence slices of unequal length: what slice q's activations weigh relative to `stages`'
+    /// mean slice (core/sim/slice_work.h). Empty = every slice weighs the same.
+    std::vector<double> sliceScale;
 };
 
 struct DeviceMemory {
@@ -56,6 +59,11 @@ struct OpMemoryChange {
     double freed = 0;
 };
 OpMemoryChange opMemoryChange(const StageMemory& m, OpKind kind, bool splitBackward, bool recomputed);
+
+/// The change of `op` of stage replica `slot`, its slice's weight included: what the curves and
+/// the inspector call for an op of a schedule.
+OpMemoryChange opMemoryChange(const MemoryInputs& inputs, std::size_t slot, const Op& op, bool splitBackward,
+                              bool recomputed);
 
 /// What computeMemory keeps per device: the whole curve (charts, exports, the op inspector), or
 /// only the static memory and the peak (reports and searches that print figures: a curve costs

@@ -294,7 +294,7 @@ TEST_CASE("Errors of --set name the path, the value and the rule", "[project]") 
           "memory, costs (set section.field)");
     CHECK(failure("parallel", "4", "project.key") ==
           "parallel is a section; set one of its fields: parallel.pp, parallel.dp, parallel.tp, "
-          "parallel.microbatches, parallel.chunks, parallel.slices");
+          "parallel.microbatches, parallel.chunks, parallel.slices, parallel.slice_split");
     CHECK(failure("stagecraft", "2", "project.key") ==
           "stagecraft is the file's format version and cannot be set");
     CHECK(failure("model.layers", "abc", "project.type") == "model.layers = \"abc\": must be an integer");

@@ -1,0 +1,30 @@
+#pragma once
+// How a micro-batch's sequence is cut into k slices (Seq1F1B, TeraPipe), and what each slice then
+// costs. Causal attention makes a slice's work grow with its position: a slice of s tokens ending
+// at token P attends to every token before it, s·P − s²/2 query-key pairs, while its projections
+// and MLP grow with s alone. An equal split in tokens therefore gives later slices more work; an
+// equal split in work (thunlp's computation-wise partition) gives earlier slices more tokens.
+
+#include <vector>
+
+namespace stagecraft {
+
+/// Slice lengths of an equal split of `seqLen` tokens; the first `seqLen % slices` slices hold one
+/// more token. Needs 1 <= slices <= seqLen.
+std::vector<int> uniformSliceLengths(int seqLen, int slices);
+
+/// Slice lengths of equal work, where `attentionShare` of the whole sequence's work is causal
+/// attention (0 <= share < 1) and the rest grows linearly with tokens. From the last slice
+/// backwards, each takes the most tokens whose work is at most 1/k of the total, rounded down to a
+/// multiple of `multiple`; the first slice takes the rest (thunlp's `uniform_comp`). Returns an
+/// empty vector when a slice would hold no token (more slices than the sequence can give).
+std::vector<int> balancedSliceLengths(int seqLen, int slices, double attentionShare, int multiple = 1);
+
+/// Each slice's work relative to the mean slice (the factors average 1): the linear part in
+/// proportion to its tokens, the attention part to the query-key pairs it computes.
+std::vector<double> relativeSliceWork(const std::vector<int>& lengths, double attentionShare);
+
+/// Each slice's tokens relative to the mean slice: what its activations weigh.
+std::vector<double> relativeSliceTokens(const std::vector<int>& lengths);
+
+} // namespace stagecraft

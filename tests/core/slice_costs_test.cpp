@@ -1,0 +1,191 @@
+// Sequence slices whose costs depend on their position: causal attention gives a slice of s tokens
+// ending at token P the work of s·P − s²/2 query-key pairs. Checked against thunlp's Seq1F1B code
+// (its computation-wise partition and the relative costs of an even split, schedules-next §2.3),
+// the reference's "uneven slices hurt" makespans, and the memory of a balanced split.
+#include "error.h"
+#include "eval/project_simulation.h"
+#include "generators/registry.h"
+#include "project/project.h"
+#include "project/project_json.h"
+#include "sim/cost_model.h"
+#include "sim/slice_work.h"
+
+#include <catch2/catch.hpp>
+#include <numeric>
+#include <vector>
+
+using namespace stagecraft;
+
+namespace {
+
+/// thunlp's example configuration (24 layers, h 4096, ffn 16384, 32 heads of 128, V 32000): per
+/// token, projections 8h² and MLP 4h·ffn per layer plus 4hV for the embedding and head; per causal
+/// query-key pair (4d + 3)·H per layer. The share of attention in the whole sequence's work.
+double thunlpAttentionShare(double seqLen) {
+    const double h = 4096, ffn = 16384, heads = 32, d = 128, vocab = 32000, layers = 24;
+    const double linear = layers * (8 * h * h + 4 * h * ffn) + 4 * h * vocab;
+    const double attention = layers * (4 * d + 3) * heads * seqLen * seqLen / 2;
+    return attention / (linear * seqLen + attention);
+}
+
+Project slicedProject(int p, int m, int k) {
+    Project project;
+    project.costs.mode = CostMode::Unit;
+    project.parallel.pp = p;
+    project.parallel.microbatches = m;
+    project.parallel.slices = k;
+    project.model.layers = 4 * p;
+    return project;
+}
+
+double makespan(const Project& project) {
+    const Prediction prediction = predict(project, generateSchedule("seq1f1b", project.parallel));
+    return prediction.timeline.makespan();
+}
+
+} // namespace
+
+TEST_CASE("Slices of equal work reproduce thunlp's computation-wise partition", "[slices]") {
+    // thunlp rounds each slice down to a multiple of the tensor-parallel degree (2 here).
+    CHECK(balancedSliceLengths(16384, 4, thunlpAttentionShare(16384), 2) ==
+          std::vector<int>{4930, 4238, 3776, 3440});
+    CHECK(balancedSliceLengths(32768, 4, thunlpAttentionShare(32768), 2) ==
+          std::vector<int>{11040, 8418, 7080, 6230});
+    // Without attention every token weighs the same: an even split.
+    CHECK(balancedSliceLengths(4096, 4, 0.0) == std::vector<int>{1024, 1024, 1024, 1024});
+    // More slices than tokens cannot be cut.
+    CHECK(balancedSliceLengths(3, 4, 0.5).empty());
+    CHECK(uniformSliceLengths(3, 4).empty());
+    CHECK(uniformSliceLengths(10, 4) == std::vector<int>{3, 3, 2, 2});
+}
+
+TEST_CASE("An even split's slices cost what thunlp's FLOP formula gives", "[slices]") {
+    for (const auto& [tokens, expected] : {std::pair{16384, std::vector<double>{1, 1.147, 1.295, 1.442}},
+                                           std::pair{32768, std::vector<double>{1, 1.274, 1.549, 1.823}}}) {
+        INFO("L = " << tokens);
+        const std::vector<double> work =
+            relativeSliceWork(uniformSliceLengths(tokens, 4), thunlpAttentionShare(tokens));
+        REQUIRE(work.size() == 4);
+        CHECK(std::accumulate(work.begin(), work.end(), 0.0) == Approx(4)); // the mean slice is 1
+        for (std::size_t q = 0; q < 4; ++q) CHECK(work[q] / work[0] == Approx(expected[q]).margin(5e-4));
+        // The balanced split's slices all do the same work.
+        for (const double w : relativeSliceWork(balancedSliceLengths(tokens, 4, thunlpAttentionShare(tokens)),
+                                                thunlpAttentionShare(tokens)))
+            CHECK(w == Approx(1).epsilon(1e-3));
+    }
+}
+
+TEST_CASE("Uneven slices hurt: the reference's makespans at p=4, m=8", "[golden][slices]") {
+    // Unit mode: F = 1 and B = 2 per micro-batch and stage, so the reference's figures (which take
+    // a micro-batch's F as k units) are k times these.
+    Project four = slicedProject(4, 8, 4);
+    CHECK(4 * makespan(four) == Approx(105)); // equal slices: m (F + B) + (p - 1)(F + B) / k
+    four.costs.sliceCosts = {1, 1.274, 1.549, 1.823};
+    CHECK(4 * makespan(four) == Approx(132.1).margin(0.05));
+    Project two = slicedProject(4, 8, 2);
+    CHECK(2 * makespan(two) == Approx(57));
+    two.costs.sliceCosts = {1, 1.274};
+    CHECK(2 * makespan(two) == Approx(63.1).margin(0.05));
+    // The costs are relative: a scale of them predicts the same.
+    two.costs.sliceCosts = {10, 12.74};
+    CHECK(2 * makespan(two) == Approx(63.1).margin(0.05));
+}
+
+TEST_CASE("Analytic costs give later slices of an even split more attention work", "[slices]") {
+    Project project;
+    project.parallel.pp = 4;
+    project.parallel.microbatches = 8;
+    project.parallel.slices = 4;
+    project.model.seqLen = 32768;
+    const Schedule s = generateSchedule("seq1f1b", project.parallel);
+    const CostSetup setup = buildCostSetup(project, s);
+    const auto cost = [&](OpKind kind, int stage, int slice) {
+        return setup.costs.of(Op{kind, 0, 0, stage, slice}, s.stagesPerPipe);
+    };
+    for (const OpKind kind : {OpKind::F, OpKind::B}) {
+        INFO("kind " << int(kind));
+        for (int q = 1; q < 4; ++q) CHECK(cost(kind, 1, q) > cost(kind, 1, q - 1));
+        // The slices of one micro-batch cost what the whole micro-batch costs.
+        double sum = 0;
+        for (int q = 0; q < 4; ++q) sum += cost(kind, 1, q);
+        CHECK(sum == Approx(4 * setup.costs.duration[int(kind)][1]));
+    }
+    // The backward does twice the forward's attention matmuls, and its weight gradient (folded in
+    // here, none of it attention) twice the forward's other work: the same share, the same spread.
+    CHECK(cost(OpKind::B, 1, 3) / cost(OpKind::B, 1, 0) ==
+          Approx(cost(OpKind::F, 1, 3) / cost(OpKind::F, 1, 0)));
+    // The first stage's forward with the embedding only; the last with the LM head dilutes it.
+    CHECK(cost(OpKind::F, 3, 3) / cost(OpKind::F, 3, 0) < cost(OpKind::F, 1, 3) / cost(OpKind::F, 1, 0));
+    // A balanced split evens the costs out and weighs the earlier, longer slices more in memory.
+    project.parallel.sliceSplit = SliceSplit::Balanced;
+    const CostSetup balanced = buildCostSetup(project, s);
+    // The cut balances the whole model's forward (thunlp counts the embedding and the head in
+    // every slice): summed over the stages each slice costs the same; a stage without the head,
+    // where attention weighs more, still sees its later slices a little dearer.
+    const auto forward = [&](int slice) {
+        double sum = 0;
+        for (int stage = 0; stage < 4; ++stage)
+            sum += balanced.costs.of(Op{OpKind::F, 0, 0, stage, slice}, s.stagesPerPipe);
+        return sum;
+    };
+    for (int q = 1; q < 4; ++q) CHECK(forward(q) == Approx(forward(0)).epsilon(1e-3)); // whole tokens
+    const double middle0 = balanced.costs.of(Op{OpKind::F, 0, 0, 1, 0}, s.stagesPerPipe);
+    const double middle3 = balanced.costs.of(Op{OpKind::F, 0, 0, 1, 3}, s.stagesPerPipe);
+    CHECK(middle3 > middle0);
+    CHECK(middle3 / middle0 < cost(OpKind::F, 1, 3) / cost(OpKind::F, 1, 0));
+    REQUIRE(balanced.memory.sliceScale.size() == 4);
+    CHECK(balanced.memory.sliceScale[0] > 1.0);
+    CHECK(balanced.memory.sliceScale[3] < 1.0);
+    CHECK(std::accumulate(balanced.memory.sliceScale.begin(), balanced.memory.sliceScale.end(), 0.0) ==
+          Approx(4));
+    CHECK(setup.memory.sliceScale.empty()); // even tokens: even activations
+}
+
+TEST_CASE("A balanced split holds more activations early: device 0 peaks above the even split",
+          "[slices][memory]") {
+    Project project;
+    project.parallel.pp = 4;
+    project.parallel.microbatches = 8;
+    project.parallel.slices = 4;
+    project.model.seqLen = 32768;
+    project.memory.limitGib = 0;
+    const Prediction even = predict(project, generateSchedule("seq1f1b", project.parallel));
+    project.parallel.sliceSplit = SliceSplit::Balanced;
+    const Prediction balanced = predict(project, generateSchedule("seq1f1b", project.parallel));
+    // The last device holds k slices at once at most (k - 1 + 1): the first, longest ones of a
+    // micro-batch are among them, so its peak rises.
+    const auto peak = [](const Prediction& p, int d) {
+        return p.report.memory.devices[std::size_t(d)].peakBytes -
+               p.report.memory.devices[std::size_t(d)].staticBytes;
+    };
+    CHECK(peak(balanced, 3) > peak(even, 3));
+    // ... and the balanced split's even costs shorten the iteration.
+    CHECK(balanced.timeline.makespan() < even.timeline.makespan());
+}
+
+TEST_CASE("Slice costs are checked against the slices", "[slices][errors]") {
+    Project project = slicedProject(4, 8, 4);
+    project.costs.sliceCosts = {1, 2};
+    CHECK_THROWS_WITH(makespan(project), Catch::Contains("costs.slice_costs has 2 entries") &&
+                                             Catch::Contains("parallel.slices = 4"));
+    Project tooMany = slicedProject(2, 2, 8);
+    tooMany.costs.mode = CostMode::Analytic;
+    tooMany.model.seqLen = 4;
+    CHECK_THROWS_WITH(makespan(tooMany), Catch::Contains("model.seq_len = 4 tokens cannot be cut into 8"));
+    // The field itself: entries > 0, read from JSON and from --set, written back.
+    Project p;
+    CHECK_THROWS_WITH(setProjectField(p, "costs.slice_costs", "1,0"),
+                      Catch::Contains("costs.slice_costs[1] = 0: must be > 0"));
+    CHECK_THROWS_WITH(setProjectField(p, "costs.slice_costs", "1,x"),
+                      Catch::Contains("each entry must be a number"));
+    setProjectField(p, "costs.slice_costs", "1, 1.274");
+    setProjectField(p, "parallel.slice_split", "balanced");
+    const std::string json = projectToJson(p);
+    CHECK_THAT(json,
+               Catch::Contains("\"slice_costs\": [") && Catch::Contains("\"slice_split\": \"balanced\""));
+    CHECK(parseProject(json, "p.json") == p);
+    CHECK_THROWS_WITH(parseProject(R"({"stagecraft": 2, "costs": {"slice_costs": [1, "a"]}})", "bad.json"),
+                      Catch::Contains("costs.slice_costs[1]"));
+    // Written only when set: a default project's file is as before.
+    CHECK_THAT(projectToJson(Project{}), !Catch::Contains("slice_costs") && !Catch::Contains("slice_split"));
+}
