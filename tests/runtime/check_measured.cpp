@@ -165,6 +165,17 @@ int main(int argc, char** argv) {
                                         : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
             }
             double predictedUs = run.at("predicted_iteration_us").get<double>();
+            // The run predicted itself from the same project, timed as it executes: a cost the
+            // runtime dropped (or one only it applied) would pass the comparison below and fail here.
+            EvaluationInput asRun = input;
+            asRun.sets.push_back("costs.timing=stagecraft-run");
+            const AnalysisResult own = analyze(loadAnalysisRequest(asRun));
+            check(!own.outcomes.empty(), "the schedule evaluates under stagecraft-run's timing");
+            if (own.outcomes.empty()) return 1;
+            const double projectUs = own.outcomes.front().prediction.report.iterationUs;
+            check(std::abs(predictedUs - projectUs) <= 1e-6 * projectUs,
+                  "the run predicted " + std::to_string(predictedUs) + " µs, the project " +
+                      std::to_string(projectUs) + " µs");
             if (transferFromTrace) {
                 // The schedule's timing under the machine's own transfer time: what the run's
                 // prediction would be had the project been calibrated on this machine's links.
