@@ -302,7 +302,7 @@ QString GanttView::toolTipAt(const QPoint& viewportPos) const {
     const auto& events = o.prediction.timeline.events;
     const TimelineEvent& e = events[std::size_t(hit->event)];
     QString text = QStringLiteral("<b>%1</b><br>").arg(QString::fromStdString(o.title).toHtmlEscaped()) +
-                   describeEvent(e, o.prediction.timeline.shape.splitBackward, o.prediction.report.unitless)
+                   describeEvent(e, o.prediction.timeline.shape, o.prediction.report.unitless)
                        .toHtmlEscaped()
                        .replace(QLatin1Char('\n'), QStringLiteral("<br>"));
     if (e.lane == Lane::Compute)

@@ -263,7 +263,7 @@ void TimelineView::drawTooltip(int panel, int event) const {
     }
     const TimelineEvent& e = vp.timeline->events[std::size_t(event)];
     // Core's hover text (the app's chart says the same): the op and its device, then its times.
-    const std::string text = eventHoverText(e, vp.timeline->shape.splitBackward, vp.unitless);
+    const std::string text = eventHoverText(e, vp.timeline->shape, vp.unitless);
     const std::size_t cut = text.find('\n');
     ImGui::BeginTooltip();
     ImGui::TextUnformatted(text.substr(0, cut).c_str());

@@ -66,8 +66,8 @@ void ChartView::setLeftTime(double t) {
     setMapping(m);
 }
 
-std::string eventTitle(const TimelineEvent& e, bool splitBackward) {
-    std::string name = opName(e.op, splitBackward);
+std::string eventTitle(const TimelineEvent& e, const TimelineShape& shape) {
+    std::string name = opName(e.op, shape.splitBackward, shape.sequenceSlices);
     if (e.lane != Lane::Comm) return name;
     switch (e.comm) {
     case CommKind::Activation:
@@ -87,8 +87,8 @@ std::string eventTimesText(const TimelineEvent& e, bool unitless) {
     return "start " + time(e.start) + " · end " + time(e.end) + " · duration " + time(e.duration());
 }
 
-std::string eventHoverText(const TimelineEvent& e, bool splitBackward, bool unitless) {
-    std::string head = eventTitle(e, splitBackward) + " · device " + std::to_string(e.device);
+std::string eventHoverText(const TimelineEvent& e, const TimelineShape& shape, bool unitless) {
+    std::string head = eventTitle(e, shape) + " · device " + std::to_string(e.device);
     if (e.peer >= 0) head += " → " + std::to_string(e.peer);
     return head + '\n' + eventTimesText(e, unitless);
 }

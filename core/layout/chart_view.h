@@ -59,13 +59,14 @@ class ChartView {
 };
 
 /// What a hover shows first for an event, in every front end: the op's one name (opName), and for
-/// a transfer what it carries ("Send activation of 2F0", "Gradient all-reduce 2SYNC").
-std::string eventTitle(const TimelineEvent& event, bool splitBackward);
+/// a transfer what it carries ("Send activation of 2F0", "Gradient all-reduce 2SYNC"), named as
+/// the timeline's `shape` names its ops (I or B; a sequence slice as "2F3.1").
+std::string eventTitle(const TimelineEvent& event, const TimelineShape& shape);
 
 /// What a hover says of an event, in every front end, two lines: its title and device
 /// ("2F0 · device 1"; a transfer "Send activation of 2F0 · device 1 → 2"), then its times
 /// ("start 1.2 ms · end 3.4 ms · duration 2.2 ms"; "units" under unit costs).
-std::string eventHoverText(const TimelineEvent& event, bool splitBackward, bool unitless);
+std::string eventHoverText(const TimelineEvent& event, const TimelineShape& shape, bool unitless);
 
 /// The times line of eventHoverText alone (a counterpart's, after "measured: ").
 std::string eventTimesText(const TimelineEvent& event, bool unitless);

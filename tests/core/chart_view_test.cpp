@@ -101,17 +101,19 @@ TEST_CASE("A span fills the plot; a resize keeps the zoom and the left edge", "[
 TEST_CASE("A hover names an event the same way in every front end", "[layout][chart_view]") {
     TimelineEvent e;
     e.op = Op{OpKind::F, 0, 0, 2, 0}; // stage 2, micro-batch 0
-    CHECK(eventTitle(e, true) == "2F0");
+    TimelineShape split, whole;
+    split.splitBackward = true;
+    CHECK(eventTitle(e, split) == "2F0");
     e.op.kind = OpKind::B;
-    CHECK(eventTitle(e, true) == "2I0");
-    CHECK(eventTitle(e, false) == "2B0");
+    CHECK(eventTitle(e, split) == "2I0");
+    CHECK(eventTitle(e, whole) == "2B0");
     e.lane = Lane::Comm;
     e.comm = CommKind::Activation;
     e.op.kind = OpKind::F;
-    CHECK(eventTitle(e, true) == "Send activation of 2F0");
+    CHECK(eventTitle(e, split) == "Send activation of 2F0");
     e.comm = CommKind::Gradient;
     e.op.kind = OpKind::B;
-    CHECK(eventTitle(e, false) == "Send gradient of 2B0");
+    CHECK(eventTitle(e, whole) == "Send gradient of 2B0");
 
     // The whole hover text: title and device (a transfer's peer), then the times in the chart's
     // units, as the app's chart and the viewer show it.
@@ -119,13 +121,20 @@ TEST_CASE("A hover names an event the same way in every front end", "[layout][ch
     e.peer = 1;
     e.start = 1200;
     e.end = 3450;
-    CHECK(eventHoverText(e, false, false) ==
+    CHECK(eventHoverText(e, whole, false) ==
           "Send gradient of 2B0 · device 2 → 1\nstart 1.2 ms · end 3.45 ms · duration 2.25 ms");
     e.lane = Lane::Compute;
     e.peer = -1;
     e.start = 12;
     e.end = 14.5;
-    CHECK(eventHoverText(e, true, true) ==
+    CHECK(eventHoverText(e, split, true) ==
           "2I0 · device 2\nstart 12 units · end 14.5 units · duration 2.5 units");
     CHECK(eventTimesText(e, true) == "start 12 units · end 14.5 units · duration 2.5 units");
+
+    // A sequence-sliced timeline names the slice: unit 7 of k = 2 is micro-batch 3, slice 1.
+    TimelineShape sliced;
+    sliced.sequenceSlices = 2;
+    e.op = Op{OpKind::F, 0, 0, 2, 7};
+    CHECK(eventTitle(e, sliced) == "2F3.1");
+    CHECK(eventHoverText(e, sliced, true).rfind("2F3.1 · device 2\n", 0) == 0);
 }

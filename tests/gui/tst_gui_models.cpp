@@ -244,8 +244,7 @@ class TestGuiModels : public QObject {
         const std::vector<int> consumers = deps.consumers(f0);
         QVERIFY(std::find(consumers.begin(), consumers.end(), f1) != consumers.end());
         QVERIFY(deps.producers(-1).empty());
-        const QString text =
-            describeEvent(p.timeline.events[std::size_t(f1)], p.timeline.shape.splitBackward, false);
+        const QString text = describeEvent(p.timeline.events[std::size_t(f1)], p.timeline.shape, false);
         QVERIFY2(text.startsWith(QStringLiteral("1F0 · device 1\nstart ")), qPrintable(text));
         QVERIFY(text.contains(QStringLiteral("duration")));
     }

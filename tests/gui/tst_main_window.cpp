@@ -652,6 +652,42 @@ class TestMainWindow : public QObject {
         QCOMPARE(view->zoom(), 1.0);
     }
 
+    void slicesOfUnequalCostShowTheirNameAndLength() {
+        // Seq1F1B at 32K tokens, k = 4: causal attention makes each slice of an even split dearer
+        // than the one before; the hover names the slice ("1F0.3"), the form has the split.
+        Project sliced = defaultProject();
+        sliced.parallel.pp = 4;
+        sliced.parallel.dp = 1;
+        sliced.parallel.microbatches = 4;
+        sliced.parallel.slices = 4;
+        sliced.model.seqLen = 32768;
+        sliced.memory.limitGib = 0;
+        sliced.schedules = {"seq1f1b"};
+        m_window->document()->applyProject(sliced, QStringLiteral("sliced"));
+        m_window->flushAnalysis();
+        QVERIFY(m_window->parameterPanel()->editorFor(QStringLiteral("parallel.slice_split")));
+        QVERIFY(m_window->parameterPanel()->editorFor(QStringLiteral("costs.slice_costs")));
+        GanttView* view = m_window->ganttView();
+        view->viewport()->repaint();
+        const auto& timeline = view->result()->outcomes[0].prediction.timeline;
+        // Device 1's four first forwards: micro-batch 0, slices 0..3, each longer than the last.
+        std::vector<const TimelineEvent*> forwards;
+        for (const TimelineEvent& e : timeline.events)
+            if (e.device == 1 && e.lane == Lane::Compute && e.op.kind == OpKind::F && e.op.mb < 4)
+                forwards.push_back(&e);
+        QCOMPARE(forwards.size(), std::size_t(4));
+        for (std::size_t q = 1; q < 4; ++q) QVERIFY(forwards[q]->duration() > forwards[q - 1]->duration());
+        const TimelineEvent& last = *forwards[3];
+        const ChartFrameRow& row = view->frame().rows[1];
+        const double middle = (last.start + last.end) / 2;
+        const QPoint p(int(view->mapping().timeToX(middle) * view->pixelsPerPoint()),
+                       int(view->fromScene(QPointF(0, row.y + view->frame().rowHeight / 2)).y()));
+        QVERIFY2(view->toolTipAt(p).contains(QStringLiteral("<br>1F0.3 · device 1<br>")),
+                 qPrintable(view->toolTipAt(p)));
+        QVERIFY(
+            m_window->grab().save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/seq1f1b-uneven-slices.png")));
+    }
+
     void hoverAndClickDeepInABigChart() {
         Project big = defaultProject();
         big.parallel.microbatches = 2048;
@@ -676,10 +712,9 @@ class TestMainWindow : public QObject {
         QCOMPARE(e.device, 3);
         const double t = view->mapping().xToTime(p.x() / view->pixelsPerPoint());
         QVERIFY(e.start <= t + 1e-9 && t <= e.end + 1e-9);
-        QVERIFY2(view->toolTipAt(p).contains(
-                     QString::fromStdString(
-                         eventTitle(e, view->result()->outcomes[0].prediction.timeline.shape.splitBackward)) +
-                     QStringLiteral(" · device 3")),
+        QVERIFY2(view->toolTipAt(p).contains(QString::fromStdString(eventTitle(
+                                                 e, view->result()->outcomes[0].prediction.timeline.shape)) +
+                                             QStringLiteral(" · device 3")),
                  qPrintable(view->toolTipAt(p)));
         QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, p);
         QVERIFY(view->selection());

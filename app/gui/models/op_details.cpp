@@ -7,9 +7,9 @@
 #include <algorithm>
 
 namespace stagecraft::gui {
-QString describeEvent(const TimelineEvent& e, bool splitBackward, bool unitless) {
+QString describeEvent(const TimelineEvent& e, const TimelineShape& shape, bool unitless) {
     // Core's hover text, as the viewer's hover says it.
-    return QString::fromStdString(eventHoverText(e, splitBackward, unitless));
+    return QString::fromStdString(eventHoverText(e, shape, unitless));
 }
 
 QString memoryAfterText(const Prediction& p, const TimelineEvent& e) {

@@ -11,9 +11,9 @@
 
 namespace stagecraft::gui {
 
-/// "5F3 · device 1" (the op's one name, opName) and a start/end/duration line. `splitBackward` is
-/// the timeline's; `unitless` prints times as units instead of µs.
-QString describeEvent(const TimelineEvent& event, bool splitBackward, bool unitless);
+/// "5F3 · device 1" (the op's one name, opName, as the timeline's `shape` names it) and a
+/// start/end/duration line; `unitless` prints times as units instead of µs.
+QString describeEvent(const TimelineEvent& event, const TimelineShape& shape, bool unitless);
 
 /// "memory after: 12.3 GiB" ("memory after: 3 × M_a" in unit mode).
 QString memoryAfterText(const Prediction& prediction, const TimelineEvent& event);
