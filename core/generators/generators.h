@@ -20,9 +20,14 @@ void check1f1bRecompute(const ScheduleParams&);
 /// 1F1B with full recompute: 1f1b's order, an R right before every B.
 Schedule oneFOneBRecompute(const ScheduleParams&);
 
+/// Refuses more slice units (microbatches x slices) than micro-batch numbers hold (seq1f1b.cpp).
+void checkSliceUnits(const ScheduleParams&, std::string_view schedule);
 /// Seq1F1B: 1F1B over `slices` sequence slices of every micro-batch (seq1f1b.cpp).
 void checkSeq1f1b(const ScheduleParams&);
 Schedule seq1f1b(const ScheduleParams&);
+/// TeraPipe: GPipe over `slices` token slices of every micro-batch (terapipe.cpp).
+void checkTerapipe(const ScheduleParams&);
+Schedule terapipe(const ScheduleParams&);
 
 void checkInterleaved(const ScheduleParams&);
 Schedule interleaved(const ScheduleParams&);

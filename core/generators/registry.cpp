@@ -156,8 +156,13 @@ const std::array kGenerators{
                   "Every micro-batch cut into k slices along the sequence, run through 1F1B slice by slice "
                   "(forwards in slice order, backwards in reverse): the bubble and the activations in "
                   "flight shrink by about k.",
-                  "none (uniform slices: each a 1/k share of its micro-batch's costs)", kSlicedParams, false,
-                  1, false, stagesOne, gen::checkSeq1f1b, fromParams<gen::seq1f1b>},
+                  "none (a slice's cost follows its position: parallel.slice_split, costs.slice_costs)",
+                  kSlicedParams, false, 1, false, stagesOne, gen::checkSeq1f1b, fromParams<gen::seq1f1b>},
+    GeneratorInfo{"terapipe", "TeraPipe (GPipe over token slices)",
+                  "Every micro-batch cut into k token slices, run GPipe-style: all forwards in slice order, "
+                  "then all backwards in reverse. Seq1F1B's bubble, GPipe's memory (every slice in flight).",
+                  "none (a slice's cost follows its position: parallel.slice_split, costs.slice_costs)",
+                  kSlicedParams, false, 1, false, stagesOne, gen::checkTerapipe, fromParams<gen::terapipe>},
 };
 
 std::string lower(std::string_view text) {

@@ -16,14 +16,18 @@
 
 namespace stagecraft::gen {
 
-void checkSeq1f1b(const ScheduleParams& p) {
+void checkSliceUnits(const ScheduleParams& p, std::string_view schedule) {
     // Units go where micro-batches go: m x k of them must fit the micro-batch range.
     if (std::int64_t(p.microbatches) * p.slices > kMaxMicrobatches)
-        throw ValidationError("generator.range", "parallel.slices",
-                              "parallel.slices = " + std::to_string(p.slices) +
-                                  ": seq1f1b runs microbatches x slices = " +
-                                  std::to_string(std::int64_t(p.microbatches) * p.slices) +
-                                  " slice units, more than the limit of " + std::to_string(kMaxMicrobatches));
+        throw ValidationError(
+            "generator.range", "parallel.slices",
+            "parallel.slices = " + std::to_string(p.slices) + ": " + std::string(schedule) +
+                " runs microbatches x slices = " + std::to_string(std::int64_t(p.microbatches) * p.slices) +
+                " slice units, more than the limit of " + std::to_string(kMaxMicrobatches));
+}
+
+void checkSeq1f1b(const ScheduleParams& p) {
+    checkSliceUnits(p, "seq1f1b");
 }
 
 Schedule seq1f1b(const ScheduleParams& params) {

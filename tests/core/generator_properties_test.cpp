@@ -126,6 +126,6 @@ TEST_CASE("Unknown schedule names list the valid ones, case-insensitively", "[ge
               "interleaved, breadth-first, chimera, bitpipe, bitpipe-figure, hanayo, zb-h1, zb-h2, zb-v, "
               "v-1f1b, zb-v-half, "
               "zb-v-min, zb-auto, interleaved-zb, dualpipe, "
-              "dualpipev, seq1f1b");
+              "dualpipev, seq1f1b, terapipe");
     }
 }

@@ -9,6 +9,7 @@
 #include "ir/op_name.h"
 #include "sim/memory_model.h"
 #include "sim/simulator.h"
+#include "sliced_schedules.h"
 #include "validate/validator.h"
 
 #include <algorithm>
@@ -20,19 +21,12 @@ using namespace stagecraft;
 
 namespace {
 
-ScheduleParams sliced(int p, int m, int k) {
-    ScheduleParams params{p, m, 1};
-    params.slices = k;
-    return params;
-}
+const auto sliced = test::slicedParams;
 
 /// Device `d`'s order as the reference writes it: "F0.0 F0.1 ... B3.0" (kind, micro-batch, slice).
 std::string orderText(const Schedule& s, int d) {
     std::string out;
-    for (const Op& op : s.order[std::size_t(d)]) {
-        const std::string name = opName(op, s.splitBackward, s.sequenceSlices); // "2F3.1"
-        out += (out.empty() ? "" : " ") + name.substr(name.find_first_not_of("0123456789"));
-    }
+    for (const Op& op : s.order[std::size_t(d)]) out += (out.empty() ? "" : " ") + test::sliceOpText(s, op);
     return out;
 }
 
