@@ -34,10 +34,13 @@ AnalysisRequest requestWithTrace(const Project& project, const std::string& sche
     return request;
 }
 
+py::object optionalFloat(const std::optional<double>& value) {
+    return value ? py::object(py::float_(*value)) : py::none();
+}
+
 /// Per device, as the CLI's device table: its op errors and where its time went (busy and idle,
 /// predicted and measured, µs).
-py::list deviceList(const OverlayReport& r, const Timeline& predicted, const Timeline& measured) {
-    const OverlayBreakdown b = breakdownOverlay(predicted, measured, r);
+py::list deviceList(const OverlayBreakdown& b) {
     py::list devices;
     for (std::size_t d = 0; d < b.devices.size(); ++d) {
         const OverlayGroup& g = b.devices[d];
@@ -45,12 +48,40 @@ py::list deviceList(const OverlayReport& r, const Timeline& predicted, const Tim
         devices.append(py::dict(
             py::arg("device") = d, py::arg("ops") = g.ops,
             py::arg("mean_abs_duration_error") = g.meanAbsDurationError,
-            py::arg("duration_ratio") =
-                g.durationRatio ? py::object(py::float_(*g.durationRatio)) : py::none(),
+            py::arg("duration_ratio") = optionalFloat(g.durationRatio),
             py::arg("busy_predicted") = time.busyPredicted, py::arg("busy_measured") = time.busyMeasured,
             py::arg("idle_predicted") = time.idlePredicted, py::arg("idle_measured") = time.idleMeasured));
     }
     return devices;
+}
+
+/// Per op kind that was measured, as the CLI's kind table.
+py::list kindList(const OverlayBreakdown& b) {
+    py::list kinds;
+    for (int k = 0; k < kOpKindCount; ++k) {
+        const OverlayGroup& g = b.kinds[std::size_t(k)];
+        if (g.ops == 0) continue;
+        kinds.append(py::dict(py::arg("kind") = std::string(opKindName(OpKind(k))), py::arg("ops") = g.ops,
+                              py::arg("mean_abs_duration_error") = g.meanAbsDurationError,
+                              py::arg("duration_ratio") = optionalFloat(g.durationRatio)));
+    }
+    return kinds;
+}
+
+/// The ops whose duration drifted most, largest first, as the CLI's "drifted most" table (µs).
+py::list driftList(const OverlayReport& r, const OverlayBreakdown& b, const Timeline& predicted,
+                   const Timeline& measured) {
+    py::list ops;
+    for (const std::size_t k : b.mostDrift) {
+        const OpDeviation& d = r.ops[k];
+        const TimelineEvent& p = predicted.events[d.predictedEvent];
+        ops.append(py::dict(
+            py::arg("op") = opName(p.op, predicted.shape.splitBackward, predicted.shape.sequenceSlices),
+            py::arg("device") = p.device, py::arg("predicted_duration") = p.duration(),
+            py::arg("measured_duration") = measured.events[d.measuredEvent].duration(),
+            py::arg("duration_error") = d.durationError, py::arg("start_error") = d.startError));
+    }
+    return ops;
 }
 
 py::dict overlayDict(const OverlayReport& r, const Timeline& predicted, const Timeline& measured) {
@@ -68,7 +99,10 @@ py::dict overlayDict(const OverlayReport& r, const Timeline& predicted, const Ti
             out["worst_op"] = opName(predicted.events[event].op, predicted.shape.splitBackward,
                                      predicted.shape.sequenceSlices);
     }
-    out["devices"] = deviceList(r, predicted, measured);
+    const OverlayBreakdown b = breakdownOverlay(predicted, measured, r);
+    out["devices"] = deviceList(b);
+    out["kinds"] = kindList(b);
+    out["most_drift"] = driftList(r, b, predicted, measured);
     return out;
 }
 

@@ -325,6 +325,21 @@ class MeasuredTraces(unittest.TestCase):
             for mine, theirs in zip(report["devices"], printed["devices"], strict=True):
                 for key in ("busy_predicted", "busy_measured", "idle_predicted", "idle_measured"):
                     self.assertAlmostEqual(mine[key], theirs[key + "_us"], places=6)
+            # Per op kind, and the ops that drifted most: the CLI's tables too.
+            self.assertEqual([k["kind"] for k in report["kinds"]], [k["kind"] for k in printed["kinds"]])
+            for mine, theirs in zip(report["kinds"], printed["kinds"], strict=True):
+                self.assertEqual(mine["ops"], theirs["ops"])
+                self.assertAlmostEqual(mine["mean_abs_duration_error"], theirs["mean_abs_duration_error_us"], places=6)
+            self.assertEqual([d["op"] for d in report["most_drift"]], [d["op"] for d in printed["most_drift"]])
+            for mine, theirs in zip(report["most_drift"], printed["most_drift"], strict=True):
+                self.assertAlmostEqual(mine["start_error"], theirs["start_error_us"], places=6)
+        self.assertEqual({k["kind"] for k in report["kinds"]}, {"F", "B", "W", "GradSync", "Optimizer"})
+        self.assertEqual(sum(k["ops"] for k in report["kinds"]), report["matched_ops"])
+        self.assertEqual(len(report["most_drift"]), 5)
+        errors = [abs(d["duration_error"]) for d in report["most_drift"]]
+        self.assertEqual(errors, sorted(errors, reverse=True))
+        self.assertAlmostEqual(report["most_drift"][0]["measured_duration"] - report["most_drift"][0]["predicted_duration"],
+                               report["most_drift"][0]["duration_error"])
         self.assertEqual(len(report["devices"]), 2)
         for device in report["devices"]:
             self.assertAlmostEqual(device["busy_predicted"] + device["idle_predicted"], report["makespan_predicted"])
