@@ -20,6 +20,8 @@ namespace stagecraft {
 ///     in a split schedule and "3B17" in either; "2SYNC", "p1:0OPT" for one stage's sync or step;
 ///   - "KIND MB" (F, B, I, W) for that op on every stage and pipe;
 ///   - "S" / "GradSync" and "O" / "Optimizer" for every gradient sync / optimizer step.
+/// On a sequence-sliced timeline (Seq1F1B, TeraPipe) a micro-batch names all its slices, and
+/// ".SLICE" one of them: "3F2.1", "F2.1".
 /// Anything else finds nothing, and `why` (when given) says what the query should look like.
 /// Linear in events.
 std::vector<std::size_t> findTimelineOps(const Timeline& timeline, std::string_view query,

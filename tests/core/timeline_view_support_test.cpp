@@ -66,6 +66,35 @@ TEST_CASE("findTimelineOps: an action string names one op, a label names it on e
     CHECK(t.events[all[0]].op.stage == 0);
 }
 
+TEST_CASE("findTimelineOps: on a sliced timeline a micro-batch names its slices, .SLICE one of them",
+          "[view_support][slices]") {
+    ScheduleParams params{4, 4, 1};
+    params.slices = 2;
+    const Schedule s = generateSchedule("seq1f1b", params);
+    const Timeline t = simulate(s, fullStageCosts(s, 1, 1, 1));
+    // "2F3.1" as every front end names it: stage 2, micro-batch 3, slice 1 (unit 7).
+    const std::vector<std::size_t> one = findTimelineOps(t, "2F3.1");
+    REQUIRE(one.size() == 1);
+    CHECK(t.events[one[0]].op.stage == 2);
+    CHECK(t.events[one[0]].op.mb == 7);
+    // "2F3": both slices of micro-batch 3 on stage 2; "b3.0": slice 0's backward on every stage.
+    const std::vector<std::size_t> both = findTimelineOps(t, "2F3");
+    REQUIRE(both.size() == 2);
+    CHECK(t.events[both[0]].op.mb == 6);
+    CHECK(t.events[both[1]].op.mb == 7);
+    const std::vector<std::size_t> slice0 = findTimelineOps(t, "b3.0");
+    REQUIRE(slice0.size() == 4);
+    for (const std::size_t i : slice0) CHECK(t.events[i].op.mb == 6);
+    // A slice the timeline does not have names nothing, and the message says the range.
+    std::string why;
+    CHECK(findTimelineOps(t, "2F3.2", &why).empty());
+    CHECK_THAT(why, Catch::Contains("slices 0..1"));
+    CHECK(findTimelineOps(t, "2SYNC.1").empty());
+    CHECK(findTimelineOps(t, "S.1").empty());
+    // An unsliced timeline keeps reading a dot as nothing it knows.
+    CHECK(findTimelineOps(unitTimeline("1f1b", 4, 8), "3B5.1").empty());
+}
+
 TEST_CASE("findTimelineOps: the second pipe, syncs, and queries that name nothing", "[view_support]") {
     const Timeline chimera = unitTimeline("chimera", 4, 4);
     // The first forward of the second pipe, by its action string.
