@@ -61,6 +61,7 @@ std::string reportText(const CalibrationReport& r, const std::string& output) {
     }
     out += textTable(layers);
     out += "backward: " + backwardText(r.fit) + "\n";
+    if (!r.fit.sliceRule.empty()) out += "slices: " + r.fit.sliceRule + "\n";
     out += "comm " + durationText(r.project.costs.comm) +
            " per cross-device dependency, fitted to the measured op starts (" +
            std::to_string(r.fit.commSamples) + " waited-for transfers alone gave " +
@@ -102,6 +103,8 @@ std::string reportJson(const CalibrationReport& r, const std::string& output) {
     }
     Json backward{{"split_measured", r.fit.splitMeasured}};
     backward["rule"] = r.fit.rule.empty() ? Json(nullptr) : Json(r.fit.rule);
+    // A sequence-sliced run: each slice's cost relative to the mean slice (costs.slice_costs).
+    const Json slices = r.project.costs.sliceCosts.empty() ? Json(nullptr) : Json(r.project.costs.sliceCosts);
     const Json out{{"schedule", r.schedule},
                    {"samples", r.fit.samples},
                    {"before", side(r.before)},
@@ -112,6 +115,7 @@ std::string reportJson(const CalibrationReport& r, const std::string& output) {
                    {"timing", r.runtime ? Json(r.runtime->model) : Json(timingName(r.project.costs.timing))},
                    {"layers", layers},
                    {"backward", backward},
+                   {"slice_costs", slices},
                    {"comm_us", r.project.costs.comm},
                    {"comm_from_waits_us", r.commFromWaits},
                    {"note", r.project.costs.note},

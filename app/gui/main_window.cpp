@@ -777,6 +777,9 @@ void MainWindow::calibrate() {
             report.fit.rule.empty()
                 ? tr("B and W as measured.")
                 : tr("Not in the trace: %1 (costs.note).").arg(QString::fromStdString(report.fit.rule));
+        const QString slices = report.fit.sliceRule.empty()
+                                   ? QString()
+                                   : tr(" Slices: %1.").arg(QString::fromStdString(report.fit.sliceRule));
         // A torch run is also fitted with the runtime model: every schedule is then timed as torch
         // runs it; otherwise the list scheduler prices every schedule from the layer costs.
         const QString timing = report.runtime
@@ -793,7 +796,7 @@ void MainWindow::calibrate() {
                                                   : tr(" No runtime model: %1")
                                                         .arg(QString::fromStdString(report.runtimeRefusal)));
         m_messages->showMessage(
-            tr("%1. %2 %3 Save writes a new file.").arg(summary, timing, rule).toHtmlEscaped(),
+            tr("%1. %2 %3%4 Save writes a new file.").arg(summary, timing, rule, slices).toHtmlEscaped(),
             MessageBar::Kind::Info);
     } catch (const std::exception& e) {
         m_messages->showMessage(tr("Cannot calibrate: %1").arg(errorText(e)).toHtmlEscaped());

@@ -31,6 +31,7 @@ std::string noteOf(const MeasuredTrace& trace, const std::string& schedule, cons
                        std::to_string(fit.samples) + " ops, " + std::to_string(fit.stages) +
                        " stages): per stage the median F, B, W, given to the layers the stage held";
     if (!fit.rule.empty()) note += "; " + fit.rule;
+    if (!fit.sliceRule.empty()) note += "; " + fit.sliceRule;
     return note;
 }
 

@@ -56,6 +56,11 @@ CostFit fitCosts(const Timeline& measured, const Project& project, const Calibra
     // Durations per (kind, chunk stage), over pipes.
     std::vector<std::array<std::vector<double>, 3>> durations(static_cast<std::size_t>(stages));
     std::map<std::tuple<int, int, int, int>, const TimelineEvent*> byOp; // kind, pipe, stage, mb
+    // A sequence-sliced run times slices: a micro-batch's op costs the sum over its slices, and
+    // what the slices cost relative to one another is fitted apart (costs.slice_costs).
+    const int slices = std::max(1, s.sequenceSlices);
+    std::map<std::tuple<int, int, int, int>, double> perMicrobatch; // kind, pipe, stage, micro-batch
+    std::vector<double> perSlice(std::size_t(slices), 0.0);
     CostFit fit;
     fit.stages = stages;
     fit.splitMeasured = s.splitBackward;
@@ -71,10 +76,13 @@ CostFit fitCosts(const Timeline& measured, const Project& project, const Calibra
         if (const auto it = sendTime.find({int(e.op.kind), e.op.pipe, e.op.stage, e.op.mb, e.device});
             it != sendTime.end())
             duration += it->second;
-        durations[std::size_t(e.op.stage)][std::size_t(e.op.kind)].push_back(duration);
+        perMicrobatch[{int(e.op.kind), e.op.pipe, e.op.stage, e.op.mb / slices}] += duration;
+        if (e.op.mb >= 0) perSlice[std::size_t(e.op.mb % slices)] += duration;
         byOp[{int(e.op.kind), e.op.pipe, e.op.stage, e.op.mb}] = &e;
         ++fit.samples;
     }
+    for (const auto& [key, duration] : perMicrobatch)
+        durations[std::size_t(std::get<2>(key))][std::size_t(std::get<0>(key))].push_back(duration);
     for (int stage = 0; stage < stages; ++stage) {
         const auto& d = durations[std::size_t(stage)];
         if (d[std::size_t(OpKind::F)].empty() || d[std::size_t(OpKind::B)].empty())
@@ -103,6 +111,19 @@ CostFit fitCosts(const Timeline& measured, const Project& project, const Calibra
     if (!s.splitBackward) {
         splitWholeBackward(fit.costs.layers, options.inputShare);
         fit.rule = wholeBackwardRule(options.inputShare);
+    }
+    fit.costs.sliceCosts.clear();
+    if (slices > 1) {
+        double mean = 0;
+        for (const double total : perSlice) mean += total / slices;
+        if (mean > 0) {
+            for (const double total : perSlice) fit.costs.sliceCosts.push_back(total / mean);
+            std::string spread;
+            for (const double v : fit.costs.sliceCosts)
+                spread += (spread.empty() ? "" : "/") + detail::formatNumber(std::round(v * 1000) / 1000);
+            fit.sliceRule = "the " + std::to_string(slices) + " sequence slices measured " + spread +
+                            " of the mean slice (costs.slice_costs, for k = " + std::to_string(slices) + ")";
+        }
     }
     // The plain fields hold the mean per full stage of the measured pipeline, for captions.
     double sumF = 0, sumB = 0, sumW = 0;

@@ -40,13 +40,18 @@ struct CostFit {
     /// What was not measured and the rule that filled it in, in words ("" when nothing was
     /// missing): a backward timed whole, split by `CalibrationOptions::inputShare`.
     std::string rule;
+    /// A sequence-sliced run: what its slices cost relative to one another, in words
+    /// (`costs.sliceCosts`); "" for a run without slices.
+    std::string sliceRule;
 };
 
 /// Fits manual costs to `measured` for a model of `project.model.layers` layers, starting from
 /// `project.costs`. Each measured stage's median F, B, W (over pipes and micro-batches) become the
 /// costs of the layers it held, so every schedule (any placement, pp or chunk count that splits the
 /// layers) is priced from the same measurement. A backward timed whole is split by
-/// `options.inputShare` (splitWholeBackward) and `rule` says so. `comm` is the median, over
+/// `options.inputShare` (splitWholeBackward) and `rule` says so. A sequence-sliced run's op of a
+/// micro-batch costs the sum over its slices; each slice's share of all measured compute time,
+/// over the mean slice's, becomes `costs.sliceCosts`. `comm` is the median, over
 /// cross-device dependencies (F to the next stage's F, B to the previous stage's B) whose
 /// consumer's device was idle when the producer ended, of the consumer's start minus the
 /// producer's end: the time a transfer adds when nothing hides it. Throws ValidationError

@@ -379,7 +379,8 @@ void sliceCosts(const Project& project, const Schedule& s, const Analytic* a, Co
         throw ValidationError(
             "costs.slice_costs", "costs.slice_costs",
             "costs.slice_costs has " + std::to_string(given.size()) +
-                " entries: it needs one per sequence slice, parallel.slices = " + std::to_string(k));
+                " entries: it needs one per sequence slice, parallel.slices = " + std::to_string(k) +
+                " (clear it, --set costs.slice_costs=, for the model's causal-attention rule)");
     const std::size_t slots = std::size_t(s.pipes) * s.stagesPerPipe;
     OpCosts& costs = setup.costs;
     costs.slices = k;

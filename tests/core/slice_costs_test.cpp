@@ -7,6 +7,7 @@
 #include "generators/registry.h"
 #include "project/project.h"
 #include "project/project_json.h"
+#include "sim/calibration.h"
 #include "sim/cost_model.h"
 #include "sim/slice_work.h"
 
@@ -188,4 +189,46 @@ TEST_CASE("Slice costs are checked against the slices", "[slices][errors]") {
                       Catch::Contains("costs.slice_costs[1]"));
     // Written only when set: a default project's file is as before.
     CHECK_THAT(projectToJson(Project{}), !Catch::Contains("slice_costs") && !Catch::Contains("slice_split"));
+}
+
+TEST_CASE("Calibrating on a sliced run fits a micro-batch's costs and its slices' spread",
+          "[slices][calibrate]") {
+    // The "run": Seq1F1B with slices costing 1 : 1.5 : 2 : 2.5, manual costs per full stage.
+    Project truth;
+    truth.costs.mode = CostMode::Manual;
+    truth.costs.f = 8000;
+    truth.costs.b = 6000;
+    truth.costs.w = 4000;
+    truth.costs.sliceCosts = {1, 1.5, 2, 2.5};
+    truth.parallel.pp = 2;
+    truth.parallel.microbatches = 4;
+    truth.parallel.slices = 4;
+    truth.model.layers = 4;
+    const Prediction run = predict(truth, generateSchedule("seq1f1b", truth.parallel));
+
+    Project start = truth;
+    start.costs.sliceCosts.clear();
+    const CostFit fit = fitCosts(run.timeline, start);
+    // A micro-batch's op costs the sum of its slices' (not one slice's): the run's per-stage costs.
+    REQUIRE(fit.costs.layers.size() == 2);
+    for (const LayerRangeCost& l : fit.costs.layers) {
+        CHECK(l.f == Approx(8000));
+        CHECK(l.b + l.w == Approx(10000)); // timed whole: B + W, split by the input share
+    }
+    // The slices' spread, relative to the mean slice.
+    REQUIRE(fit.costs.sliceCosts.size() == 4);
+    for (std::size_t q = 0; q < 4; ++q)
+        CHECK(fit.costs.sliceCosts[q] == Approx(truth.costs.sliceCosts[q] / 1.75));
+    CHECK_THAT(fit.sliceRule, Catch::Contains("0.571/0.857/1.143/1.429"));
+    // The fitted project predicts the run.
+    Project calibrated = start;
+    calibrated.costs = fit.costs;
+    const Prediction again = predict(calibrated, generateSchedule("seq1f1b", calibrated.parallel));
+    CHECK(again.timeline.makespan() == Approx(run.timeline.makespan()).epsilon(1e-9));
+    // A run without slices fits none.
+    Project plain = start;
+    const Prediction oneF = predict(plain, generateSchedule("1f1b", plain.parallel));
+    const CostFit unsliced = fitCosts(oneF.timeline, plain);
+    CHECK(unsliced.costs.sliceCosts.empty());
+    CHECK(unsliced.sliceRule.empty());
 }
