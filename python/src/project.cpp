@@ -23,14 +23,15 @@ const ProjectField& fieldNamed(const std::string& path) {
     throw ValidationError("project.field", path, path + ": not a project field"); // not reached
 }
 
-/// A field's value as Python sees it: numbers and strings as themselves, lists of names as
-/// lists, cost lists as the text `--set` takes.
+/// A field's value as Python sees it: numbers and strings as themselves, lists of names and of
+/// numbers as lists, cost lists as the text `--set` takes.
 py::object fieldValue(const Project& project, const ProjectField& field) {
     const FieldValue value = field.get(project);
     if (const int* i = std::get_if<int>(&value)) return py::int_(*i);
     if (const double* d = std::get_if<double>(&value)) return py::float_(*d);
     if (const std::string* s = std::get_if<std::string>(&value)) return py::str(*s);
     if (const auto* names = std::get_if<std::vector<std::string>>(&value)) return py::cast(*names);
+    if (const auto* numbers = std::get_if<std::vector<double>>(&value)) return py::cast(*numbers);
     return py::str(formatFieldValue(value));
 }
 
@@ -74,9 +75,11 @@ void bindProject(py::module_& m) {
         .def_property_readonly(
             "runtime_fit",
             [](const Project& p) {
-                return p.runtimeFit ? py::object(py::str(describeRuntimeFit(*p.runtimeFit))) : py::object(py::none());
+                return p.runtimeFit ? py::object(py::str(describeRuntimeFit(*p.runtimeFit)))
+                                    : py::object(py::none());
             },
-            "What the runtime fit a calibration from a torch run keeps rests on (it then times every schedule), "
+            "What the runtime fit a calibration from a torch run keeps rests on (it then times every "
+            "schedule), "
             "or None.")
         .def(
             "without_runtime_fit",

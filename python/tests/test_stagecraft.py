@@ -113,6 +113,20 @@ class Simulation(unittest.TestCase):
         with self.assertRaises(sc.Error):
             sc.Project().with_overrides({"costs.timing": "nccl"})
 
+    def test_slices_of_unequal_cost_are_a_list_of_numbers_away(self):
+        # Seq1F1B, p = 4, m = 8, k = 4: the reference's "uneven slices hurt", 132.1 against 105 when
+        # a micro-batch's forward is 4 units (unit costs give 1: a quarter of those).
+        settings = {"parallel.pp": 4, "parallel.microbatches": 8, "parallel.slices": 4, "model.layers": 16,
+                    "costs.mode": "unit"}
+        even = sc.simulate(sc.Project().with_overrides(settings), "seq1f1b")
+        self.assertAlmostEqual(4 * even.makespan, 105)
+        uneven_project = sc.Project().with_overrides({**settings, "costs.slice_costs": [1, 1.274, 1.549, 1.823]})
+        self.assertEqual(uneven_project.get("costs.slice_costs"), [1, 1.274, 1.549, 1.823])
+        self.assertAlmostEqual(4 * sc.simulate(uneven_project, "seq1f1b").makespan, 132.1, delta=0.05)
+        with self.assertRaises(sc.Error) as caught:
+            sc.Project().with_overrides({"costs.slice_costs": [1, 0]})
+        self.assertIn("costs.slice_costs[1] = 0", str(caught.exception))
+
     def test_op_times_idle_causes_and_memory_hold_together(self):
         sim = sc.simulate(unit_project(), "zb-h1")
         ops = sim.ops()
