@@ -389,8 +389,8 @@ void sliceCosts(const Project& project, const Schedule& s, const Analytic* a, Co
         for (const double v : given) mean += v / k;
         std::vector<double> relative;
         for (const double v : given) relative.push_back(v / mean);
-        if (allOnes(relative)) return;
         for (const OpKind kind : {OpKind::F, OpKind::B, OpKind::W, OpKind::R}) {
+            if (allOnes(relative)) break;
             auto& scale = costs.sliceScale[int(kind)];
             for (std::size_t slot = 0; slot < slots; ++slot)
                 scale.insert(scale.end(), relative.begin(), relative.end());

@@ -29,9 +29,10 @@ std::vector<int> balancedSliceLengths(int seqLen, int slices, double attentionSh
     double end = L;
     for (int q = slices - 1; q > 0; --q) {
         // workShare(s, end) = 1/k is a quadratic in s: -(rho/L²) s² + ((1-rho)/L + 2 rho end/L²) s
-        // - 1/k = 0; the smaller root is the slice that ends at `end`.
+        // - 1/k = 0; the smaller root is the slice that ends at `end`, written 2c / (b + sqrt(...))
+        // so that it stays exact as rho goes to 0 (no attention: s = L/k).
         const double a = rho / (L * L), b = (1.0 - rho) / L + 2.0 * rho * end / (L * L), c = 1.0 / slices;
-        const double s = a > 0 ? (b - std::sqrt(std::max(0.0, b * b - 4.0 * a * c))) / (2.0 * a) : c / b;
+        const double s = 2.0 * c / (b + std::sqrt(std::max(0.0, b * b - 4.0 * a * c)));
         const int tokens = int(std::floor(s + 1e-9)) / multiple * multiple;
         if (tokens < 1) return {};
         lengths[std::size_t(q)] = tokens;

@@ -140,6 +140,11 @@ TEST_CASE("Analytic costs give later slices of an even split more attention work
     CHECK(std::accumulate(balanced.memory.sliceScale.begin(), balanced.memory.sliceScale.end(), 0.0) ==
           Approx(4));
     CHECK(setup.memory.sliceScale.empty()); // even tokens: even activations
+    // Measured costs that are all the same replace the model's spread; the cut still weighs memory.
+    project.costs.sliceCosts = {1, 1, 1, 1};
+    const CostSetup measured = buildCostSetup(project, s);
+    CHECK(measured.costs.sliceScale[int(OpKind::F)].empty());
+    CHECK(measured.memory.sliceScale == balanced.memory.sliceScale);
 }
 
 TEST_CASE("A balanced split holds more activations early: device 0 peaks above the even split",
