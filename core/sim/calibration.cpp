@@ -72,6 +72,8 @@ CostFit fitCosts(const Timeline& measured, const Project& project, const Calibra
     for (const TimelineEvent& e : measured.events) {
         if (e.lane != Lane::Compute || !isComputeKind(e.op.kind) || e.op.stage < 0 || e.op.stage >= stages)
             continue;
+        // A recompute re-runs its forward, which the cost model prices as F: it is not fitted.
+        if (e.op.kind == OpKind::R) continue;
         double duration = e.duration();
         if (const auto it = sendTime.find({int(e.op.kind), e.op.pipe, e.op.stage, e.op.mb, e.device});
             it != sendTime.end())

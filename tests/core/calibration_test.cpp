@@ -4,8 +4,11 @@
 #include "error.h"
 #include "eval/calibration.h"
 #include "eval/evaluation_input.h"
+#include "eval/project_simulation.h"
+#include "generators/registry.h"
 #include "project/layer_costs.h"
 #include "project/layer_split.h"
+#include "sim/calibration.h"
 #include "sim/cost_model.h"
 #include "torch_runs.h"
 
@@ -211,4 +214,29 @@ TEST_CASE("calibrate fits the transfer time to the measured op starts, not to th
     const AnalysisResult predicted = analyze(heldOut);
     REQUIRE(predicted.overlay);
     CHECK(std::abs(predicted.overlay->report.makespanError) < 0.10);
+}
+
+TEST_CASE("A run with recompute ops is fitted on its F, B and W; its recomputes are priced as F",
+          "[calibrate]") {
+    // 1F1B with an R before every B (p = 4, m = 8), manual costs: the "run" is its own prediction.
+    Project truth;
+    truth.costs.mode = CostMode::Manual;
+    truth.costs.f = 3000;
+    truth.costs.b = 2000;
+    truth.costs.w = 1000;
+    truth.parallel.pp = 4;
+    truth.parallel.microbatches = 8;
+    truth.model.layers = 8;
+    const Prediction run = predict(truth, generateSchedule("1f1b-recompute", truth.parallel));
+    const CostFit fit = fitCosts(run.timeline, truth);
+    REQUIRE(fit.costs.layers.size() == 4);
+    for (const LayerRangeCost& l : fit.costs.layers) {
+        CHECK(l.f == Approx(3000));
+        CHECK(l.b + l.w == Approx(3000));
+    }
+    CHECK(fit.samples == std::size_t(4 * 8 * 2)); // F and B; the 32 recomputes are not samples
+    Project calibrated = truth;
+    calibrated.costs = fit.costs;
+    CHECK(predict(calibrated, generateSchedule("1f1b-recompute", calibrated.parallel)).timeline.makespan() ==
+          Approx(run.timeline.makespan()));
 }
