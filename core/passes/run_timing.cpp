@@ -5,9 +5,11 @@
 #include "passes/post_queues.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <stdexcept>
 #include <unordered_map>
+#include <utility>
 
 namespace stagecraft {
 
@@ -19,7 +21,9 @@ struct Transfer {
     double time = 0; ///< from both ends posted to the arrival
     int sendRank = -1, recvRank = -1;
     int sendPeer = -1, recvPeer = -1; ///< the rank each posted end names as its peer
-    std::vector<int> waiters;
+    /// The ranks blocked on it: only its two ends name its tag, so at most two (kept inline: a
+    /// million transfers would otherwise cost a million small allocations).
+    std::array<int, 2> waiters{-1, -1};
 
     bool known() const { return !std::isnan(sendPosted) && !std::isnan(recvPosted); }
     double arrival() const { return std::max(sendPosted, recvPosted) + time; }
@@ -212,8 +216,8 @@ class RunTimer {
         (send ? t.sendPeer : t.recvPeer) = in.peer;
         if (!t.known()) return;
         t.time = m_links.commBetween(t.sendRank, t.recvRank);
-        ready.insert(ready.end(), t.waiters.begin(), t.waiters.end());
-        t.waiters.clear();
+        for (int& waiter : t.waiters)
+            if (waiter >= 0) ready.push_back(std::exchange(waiter, -1));
     }
 
     /// The receives the executor posts when it reaches instruction `i` (it posts early).
@@ -270,7 +274,12 @@ class RunTimer {
             if (const std::int64_t tag = s.awaitedTag[i]; tag >= 0) {
                 Transfer& x = m_transfers[std::size_t(tag)];
                 if (!x.known()) {
-                    x.waiters.push_back(r);
+                    // A rank waits on a transfer it is an end of, once at a time.
+                    int& slot = x.waiters[0] < 0 || x.waiters[0] == r ? x.waiters[0] : x.waiters[1];
+                    if (slot >= 0 && slot != r)
+                        throw std::logic_error("timeLikeStagecraftRun: a third rank waits on transfer " +
+                                               std::to_string(tag));
+                    slot = r;
                     return;
                 }
                 begin = std::max(begin, x.arrival());
