@@ -70,6 +70,9 @@ class RunTimer {
             for (const Instruction& in : p.instructions)
                 if (isTransfer(in)) maxTag = std::max(maxTag, in.tag);
         m_transfers.resize(std::size_t(maxTag + 1));
+        m_tagOf.assign(std::size_t(std::max(0, m_s.pipes)) * std::size_t(std::max(0, m_s.stagesPerPipe)) *
+                           std::size_t(std::max(0, m_s.microbatches)) * kBuffers,
+                       -1);
         m_syncs.resize(m_l.collectives.size());
         m_ranks.resize(std::size_t(m_l.ranks));
         m_event.resize(std::size_t(m_l.ranks));
@@ -108,14 +111,28 @@ class RunTimer {
     std::vector<Transfer> m_transfers;
     std::vector<Sync> m_syncs;
     std::vector<RankState> m_ranks;
-    std::vector<double> m_lane; ///< [rank]: when its collective lane is free
+    std::vector<double> m_lane;        ///< [rank]: when its collective lane is free
+    std::vector<std::int64_t> m_tagOf; ///< [bufferIndex]: the tag that fills a buffer; -1: none
     ProgramTiming m_out;
 
     const std::vector<Instruction>& program(int r) const { return m_l.programs[std::size_t(r)].instructions; }
 
-    static std::uint64_t bufferKey(Direction dir, const Instruction& in) {
-        return std::uint64_t(dir) | std::uint64_t(in.pipe) << 1 |
-               std::uint64_t(std::uint32_t(in.stage)) << 9 | std::uint64_t(std::uint32_t(in.mb)) << 36;
+    /// What a rank's compute waits for, by buffer: the tag of the receive of its input (F) or of
+    /// its output gradient (B), and of the send of a forward's output (a recompute waits for it).
+    enum Buffer : std::size_t { kReceivedF, kReceivedB, kSentF, kBuffers };
+
+    /// The tag table's index of a buffer of (pipe, stage, micro-batch): a flat table, shared by
+    /// the ranks in turn (a hash map per rank costs more than the rest of the preparation).
+    std::size_t bufferIndex(Buffer which, const Instruction& in) const {
+        const std::size_t stages = std::size_t(std::max(0, m_s.stagesPerPipe));
+        const std::size_t units = std::size_t(std::max(0, m_s.microbatches));
+        if (in.pipe >= m_s.pipes || in.stage < 0 || std::size_t(in.stage) >= stages || in.mb < 0 ||
+            std::size_t(in.mb) >= units)
+            throw std::logic_error("timeLikeStagecraftRun: " + describeInstruction(m_l, in) +
+                                   " names no stage and micro-batch of the schedule");
+        return ((std::size_t(in.pipe) * stages + std::size_t(in.stage)) * units + std::size_t(in.mb)) *
+                   kBuffers +
+               which;
     }
 
     /// The list-scheduled event of each instruction of rank r that carries work: compute ops in the
@@ -164,8 +181,13 @@ class RunTimer {
         s.slots = planSlots(m_l, r).uses;
         m_out.ranks[std::size_t(r)].resize(ins.size());
         m_event[std::size_t(r)] = eventsOf(r);
-        std::unordered_map<std::uint64_t, std::int64_t> received, forwardSent; // buffer -> tag
-        std::unordered_map<std::uint64_t, std::int32_t> syncOf;                // (pipe, stage) -> collective
+        std::unordered_map<std::uint64_t, std::int32_t> syncOf; // (pipe, stage) -> collective
+        std::vector<std::size_t> touched;                       // entries of m_tagOf this rank set
+        auto remember = [&](Buffer which, const Instruction& in) {
+            const std::size_t at = bufferIndex(which, in);
+            m_tagOf[at] = in.tag;
+            touched.push_back(at);
+        };
         for (std::size_t i = 0; i < ins.size(); ++i) {
             const Instruction& in = ins[i];
             if (const std::int64_t e = m_event[std::size_t(r)][i]; e >= 0)
@@ -173,20 +195,16 @@ class RunTimer {
             const std::uint64_t stage = std::uint64_t(in.pipe) << 32 | std::uint32_t(in.stage);
             switch (in.kind) {
             case InstrKind::Recv:
-                received[bufferKey(in.dir, in)] = in.tag;
+                remember(in.dir == Direction::F ? kReceivedF : kReceivedB, in);
                 break;
             case InstrKind::Send:
-                if (in.dir == Direction::F) forwardSent[bufferKey(Direction::F, in)] = in.tag;
+                if (in.dir == Direction::F) remember(kSentF, in);
                 break;
             case InstrKind::Compute:
-                if (in.op == OpKind::F || in.op == OpKind::B) {
-                    const auto it =
-                        received.find(bufferKey(in.op == OpKind::F ? Direction::F : Direction::B, in));
-                    if (it != received.end()) s.awaitedTag[i] = it->second;
-                } else if (in.op == OpKind::R) {
-                    const auto it = forwardSent.find(bufferKey(Direction::F, in));
-                    if (it != forwardSent.end()) s.awaitedTag[i] = it->second;
-                }
+                if (in.op == OpKind::F || in.op == OpKind::B)
+                    s.awaitedTag[i] = m_tagOf[bufferIndex(in.op == OpKind::F ? kReceivedF : kReceivedB, in)];
+                else if (in.op == OpKind::R)
+                    s.awaitedTag[i] = m_tagOf[bufferIndex(kSentF, in)];
                 break;
             case InstrKind::GradSync:
                 syncOf[stage] = in.ref;
@@ -203,6 +221,7 @@ class RunTimer {
                 break;
             }
         }
+        for (const std::size_t at : touched) m_tagOf[at] = -1; // the next rank starts from an empty table
         s.sends = postQueues(ins, InstrKind::Send);
         s.receives = postQueues(ins, InstrKind::Recv);
     }
