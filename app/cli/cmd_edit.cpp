@@ -37,6 +37,7 @@ constexpr const char* kEditHelp = R"(Edits, applied in the order given (docs/edi
                                                     gradient sync or, as 2OPT, optimizer step)
 OP is an op's name: <stage><kind><micro-batch>, as 1W3 (stage 1's W of micro-batch 3), 2I4 or 2B4
 (a backward), p1:3F2 on a second pipe; 2SYNC and 2OPT are stage 2's gradient sync and optimizer step.
+With sequence slices (seq1f1b, terapipe) a compute op names its slice: 1W3.1 is slice 1 of micro-batch 3.
 )";
 
 struct EditOptions {
@@ -78,8 +79,10 @@ std::string colonForm(const std::string& kind, const std::string& value) {
     return text;
 }
 
-/// The edits of the flags, in the order they were given on the command line.
-std::vector<std::pair<std::string, Edit>> flagEdits(CLI::App& command, const EditOptions& options) {
+/// The edits of the flags, in the order they were given on the command line, ops named as a
+/// schedule of `slices` sequence slices names them.
+std::vector<std::pair<std::string, Edit>> flagEdits(CLI::App& command, const EditOptions& options,
+                                                    int slices) {
     const std::map<std::string, std::pair<const char*, const std::vector<std::string>*>> flags{
         {"--move", {"move", &options.moves}},    {"--shift", {"shift", &options.shifts}},
         {"--swap", {"swap", &options.swaps}},    {"--split", {"split", &options.splits}},
@@ -94,7 +97,7 @@ std::vector<std::pair<std::string, Edit>> flagEdits(CLI::App& command, const Edi
         if (i >= values->size()) continue;
         const std::string& value = (*values)[i];
         const std::string text = *kind ? colonForm(kind, value) : value;
-        edits.emplace_back(text, parseEdit(text, flag->first + " " + value));
+        edits.emplace_back(text, parseEdit(text, flag->first + " " + value, slices));
     }
     return edits;
 }
@@ -162,7 +165,9 @@ EditInput loadEditInput(CLI::App& command, const EditOptions& options) {
         const EditList list = parseEditList(readTextFile(options.editsPath), options.editsPath);
         base = list.base;
         schedule = loadEditBase(base, std::filesystem::path(options.editsPath).parent_path());
-        for (std::size_t i = 0; i < list.edits.size(); ++i) edits.emplace_back(list.texts[i], list.edits[i]);
+        const ListedEdits listed = readListEdits(list, schedule.sequenceSlices);
+        for (std::size_t i = 0; i < listed.edits.size(); ++i)
+            edits.emplace_back(listed.texts[i], listed.edits[i]);
     } else if (!in.projectPath.empty() && isScheduleFile(in.projectPath)) {
         if (!in.scheduleName.empty())
             throw ValidationError("cli.schedule", "--schedule",
@@ -178,7 +183,7 @@ EditInput loadEditInput(CLI::App& command, const EditOptions& options) {
         base.params = scheduleParams(project);
         schedule = generateFromProject(project, base.schedule);
     }
-    for (auto& edit : flagEdits(command, options)) edits.push_back(std::move(edit));
+    for (auto& edit : flagEdits(command, options, schedule.sequenceSlices)) edits.push_back(std::move(edit));
 
     return input;
 }
@@ -268,7 +273,7 @@ void addEditCommand(CLI::App& app, CommandResult& result) {
                   << "\n";
         std::vector<std::string> applied;
         for (std::size_t i = 0; i < edits.size(); ++i) {
-            const std::string text = formatEdit(edits[i].second, editor.schedule().splitBackward);
+            const std::string text = formatEdit(edits[i].second, editor.schedule());
             EditOutcome outcome;
             try {
                 outcome = editor.apply(edits[i].second);
@@ -297,7 +302,7 @@ void addEditCommand(CLI::App& app, CommandResult& result) {
             const std::vector<Edit> moves = run(editor);
             std::cout << title << ": " << moves.size() << " move(s)\n";
             for (const Edit& move : moves) {
-                applied.push_back(formatEdit(move, editor.schedule().splitBackward));
+                applied.push_back(formatEdit(move, editor.schedule()));
                 std::cout << "  " << applied.size() << ". " << applied.back() << "\n";
             }
             last = figures();
@@ -307,7 +312,7 @@ void addEditCommand(CLI::App& app, CommandResult& result) {
             const std::vector<RepairMove> moves = repair(editor, &search);
             std::cout << "repair: " << describeRepair(moves.size(), search) << "\n";
             for (const RepairMove& move : moves) {
-                applied.push_back(formatEdit(move.edit, editor.schedule().splitBackward));
+                applied.push_back(formatEdit(move.edit, editor.schedule()));
                 std::cout << "  " << applied.size() << ". " << applied.back() << "  (" << move.reason
                           << ")\n";
             }

@@ -3,6 +3,7 @@
 #include "edit/block_move.h"
 #include "error.h"
 #include "file_io.h"
+#include "generators/registry.h"
 #include "gui/gantt_view.h"
 #include "gui/models/project_document.h"
 #include "gui/models/schedule_edit_preview.h"
@@ -106,8 +107,7 @@ int ScheduleEditController::originalPanel(const AnalysisPtr& result) const {
 
 QString ScheduleEditController::move(const Edit& edit) {
     if (!m_session) return tr("Not designing a schedule by hand (Edit > Design by Hand).");
-    return step({edit},
-                QString::fromStdString(formatEdit(edit, m_session->editor().schedule().splitBackward)));
+    return step({edit}, QString::fromStdString(formatEdit(edit, m_session->editor().schedule())));
 }
 
 QString ScheduleEditController::step(const std::vector<Edit>& edits, const QString& label) {
@@ -262,22 +262,29 @@ QString ScheduleEditController::replayEditList(const QString& path) {
         return tell(tr("Cannot replay %1 here: it starts from the schedule file %2, and the window designs "
                        "from a registered schedule (stagecraft-cli edit --edits %1 replays it).")
                         .arg(name, QString::fromStdString(list.base.file)));
-    // The list's shape, field by field as a user would set it (each refusal names the rule).
+    // The list's shape, field by field as a user would set it (each refusal names the rule): the
+    // parameters its base schedule reads.
     const ScheduleParams now = scheduleParams(m_document->project());
-    const std::pair<const char*, std::pair<int, int>> shape[] = {
-        {"parallel.pp", {list.base.params.pp, now.pp}},
-        {"parallel.microbatches", {list.base.params.microbatches, now.microbatches}},
-        {"parallel.chunks", {list.base.params.chunks, now.chunks}}};
-    for (const auto& [field, values] : shape)
-        if (values.first != values.second)
-            if (const auto refused =
-                    m_document->setField(QString::fromLatin1(field), QString::number(values.first)))
-                return tell(tr("Cannot replay %1: %2").arg(name, *refused));
+    const GeneratorInfo* info = tryFindGenerator(list.base.schedule);
+    for (const ScheduleParamField& field : scheduleParamFields()) {
+        const int wanted = list.base.params.*(field.member);
+        if ((info && !readsParam(*info, field)) || wanted == now.*(field.member)) continue;
+        if (const auto refused =
+                m_document->setField(QString::fromLatin1(field.path.data(), qsizetype(field.path.size())),
+                                     QString::number(wanted)))
+            return tell(tr("Cannot replay %1: %2").arg(name, *refused));
+    }
     const QString base = QString::fromStdString(list.base.schedule);
     m_document->setScheduleChecked(base, true);
     if (QString why = begin(base); !why.isEmpty()) return why;
-    if (QString why = step(list.edits, tr("Replay %1").arg(name)); !why.isEmpty()) return why;
-    tell(tr("Replayed %1: %2 edit(s) from %3.").arg(name).arg(list.edits.size()).arg(base), true);
+    ListedEdits listed;
+    try {
+        listed = readListEdits(list, m_session->editor().schedule().sequenceSlices);
+    } catch (const std::exception& e) {
+        return tell(tr("Cannot replay %1: %2").arg(name, QString::fromStdString(e.what())));
+    }
+    if (QString why = step(listed.edits, tr("Replay %1").arg(name)); !why.isEmpty()) return why;
+    tell(tr("Replayed %1: %2 edit(s) from %3.").arg(name).arg(listed.edits.size()).arg(base), true);
     return {};
 }
 

@@ -27,9 +27,10 @@ QString blockLabel(const ScheduleEditor& editor, const std::vector<Edit>& edits)
     std::vector<Op> ops;
     ops.reserve(edits.size());
     for (const Edit& edit : edits) ops.push_back(edit.op);
-    const bool split = editor.schedule().splitBackward;
+    const Schedule& schedule = editor.schedule();
     QStringList names;
-    for (const Op& op : orderedBlock(editor, ops)) names << QString::fromStdString(opName(op, split));
+    for (const Op& op : orderedBlock(editor, ops))
+        names << QString::fromStdString(opName(op, schedule.splitBackward, schedule.sequenceSlices));
     const Edit& first = edits.front();
     if (first.kind == EditKind::Shift)
         return QStringLiteral("shift %1 %2%3")
@@ -38,7 +39,7 @@ QString blockLabel(const ScheduleEditor& editor, const std::vector<Edit>& edits)
     return QStringLiteral("move %1 %2 %3")
         .arg(names.join(QStringLiteral(", ")),
              first.anchor == MoveAnchor::Before ? QStringLiteral("before") : QStringLiteral("after"),
-             QString::fromStdString(opName(first.other, split)));
+             QString::fromStdString(opName(first.other, schedule.splitBackward, schedule.sequenceSlices)));
 }
 
 /// The backward op (B) of `op`'s micro-batch and stage: what split and merge name.
@@ -197,7 +198,7 @@ QString ScheduleEditController::helperStep(const QString& label,
     if (QString why = step(edits, name); !why.isEmpty()) return why;
     QStringList lines;
     for (const Edit& edit : edits)
-        lines << QString::fromStdString(formatEdit(edit, m_session->editor().schedule().splitBackward));
+        lines << QString::fromStdString(formatEdit(edit, m_session->editor().schedule()));
     m_messages->showMessage(tr("%1: %2").arg(name, lines.join(QStringLiteral("; "))).toHtmlEscaped(),
                             MessageBar::Kind::Info);
     return {};
@@ -219,7 +220,6 @@ QString ScheduleEditController::repairRefused() {
                     true);
     }
     const Edit wanted = *m_refused;
-    const bool split = m_session->editor().schedule().splitBackward;
     ScheduleEditor trial = m_session->editor();
     std::vector<RepairMove> moves;
     RepairSearch search;
@@ -232,7 +232,7 @@ QString ScheduleEditController::repairRefused() {
     std::vector<Edit> edits{wanted};
     for (const RepairMove& m : moves) edits.push_back(m.edit);
     const QString name = tr("%1 and repair (%2)")
-                             .arg(QString::fromStdString(formatEdit(wanted, split)),
+                             .arg(QString::fromStdString(formatEdit(wanted, trial.schedule())),
                                   QString::fromStdString(describeRepair(moves.size(), search)));
     if (QString why = step(edits, name); !why.isEmpty()) return why;
     // The repair's moves, each with why it was needed: the message bar's lines.
@@ -240,8 +240,7 @@ QString ScheduleEditController::repairRefused() {
     for (std::size_t i = 0; i < moves.size(); ++i)
         text += QStringLiteral("<br>%1. %2 (%3)")
                     .arg(i + 1)
-                    .arg(QString::fromStdString(
-                             formatEdit(moves[i].edit, m_session->editor().schedule().splitBackward))
+                    .arg(QString::fromStdString(formatEdit(moves[i].edit, m_session->editor().schedule()))
                              .toHtmlEscaped(),
                          QString::fromStdString(moves[i].reason).toHtmlEscaped());
     m_messages->showMessage(text, MessageBar::Kind::Info);

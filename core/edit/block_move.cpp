@@ -17,16 +17,18 @@ bool sameOp(const Op& a, const Op& b) {
 
 std::vector<Op> orderedBlock(const ScheduleEditor& editor, const std::vector<Op>& block) {
     const bool split = editor.schedule().splitBackward;
+    const int slices = editor.schedule().sequenceSlices;
     std::vector<std::pair<std::int32_t, Op>> placed;
     int device = -1;
     for (const Op& op : block) {
         const OpRef at = editor.find(op);
         if (!at.valid())
-            throw ValidationError("edit.op", "block", opName(op, split) + ": the schedule has no such op");
+            throw ValidationError("edit.op", "block",
+                                  opName(op, split, slices) + ": the schedule has no such op");
         if (device >= 0 && at.device != device)
             throw ValidationError("edit.target", "block",
-                                  opName(op, split) + " runs on device " + std::to_string(at.device) + ", " +
-                                      opName(placed.front().second, split) + " on device " +
+                                  opName(op, split, slices) + " runs on device " + std::to_string(at.device) +
+                                      ", " + opName(placed.front().second, split, slices) + " on device " +
                                       std::to_string(device) + ": a block is ops of one device");
         device = at.device;
         placed.emplace_back(at.index, op);

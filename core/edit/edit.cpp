@@ -55,9 +55,25 @@ const char* kindWord(EditKind kind) {
     return "?";
 }
 
+/// An op an edit names: parseOpName's, and with sequence slices a compute op must name its slice,
+/// since "2F3" alone would be any of micro-batch 3's slices (search reads it so; an edit moves one).
+std::optional<Op> editOpName(std::string_view text, std::string* why, int slices) {
+    std::optional<Op> op = parseOpName(text, why, slices);
+    if (op && slices > 1 && isComputeKind(op->kind) && text.find('.') == std::string_view::npos) {
+        const std::string name(text);
+        if (why)
+            *why = "'" + name + "': the schedule cuts each micro-batch into " + std::to_string(slices) +
+                   " sequence slices, so an edit names one: " + name + ".0 .. " + name + "." +
+                   std::to_string(slices - 1);
+        return std::nullopt;
+    }
+    return op;
+}
+
 class EditReader {
   public:
-    EditReader(std::string_view text, const std::string& source) : m_source(source), m_words(words(text)) {}
+    EditReader(std::string_view text, const std::string& source, int slices)
+        : m_source(source), m_words(words(text)), m_slices(slices) {}
 
     Edit read() {
         if (m_words.empty()) fail(1, "an empty edit: " + std::string(kGrammar));
@@ -129,7 +145,7 @@ class EditReader {
 
     Op op(std::size_t i) const {
         std::string why;
-        const std::optional<Op> parsed = parseOpName(m_words[i].text, &why);
+        const std::optional<Op> parsed = editOpName(m_words[i].text, &why, m_slices);
         if (!parsed) fail(m_words[i].column, why);
         return *parsed;
     }
@@ -163,18 +179,19 @@ class EditReader {
 
     const std::string& m_source;
     std::vector<Word> m_words;
+    int m_slices = 1;
 };
 
 [[noreturn]] void jsonFail(const std::string& field, const std::string& message) {
     throw ValidationError("edit.json", field, field + ": " + message);
 }
 
-Op jsonOp(const nlohmann::json& json, const std::string& key, const std::string& path) {
+Op jsonOp(const nlohmann::json& json, const std::string& key, const std::string& path, int slices) {
     const std::string field = path + "." + key;
     const auto it = json.find(key);
     if (it == json.end() || !it->is_string()) jsonFail(field, "must be an op name such as \"1W3\"");
     std::string why;
-    const std::optional<Op> op = parseOpName(it->get<std::string>(), &why);
+    const std::optional<Op> op = editOpName(it->get<std::string>(), &why, slices);
     if (!op) jsonFail(field, why);
     return *op;
 }
@@ -187,7 +204,7 @@ std::int64_t jsonInt(const nlohmann::json& json, const std::string& key, const s
 
 } // namespace
 
-std::string formatEdit(const Edit& edit, bool splitBackward) {
+std::string formatEdit(const Edit& edit, bool splitBackward, int slices) {
     std::string out = kindWord(edit.kind);
     out += ' ';
     if (edit.kind == EditKind::Pipe)
@@ -195,17 +212,17 @@ std::string formatEdit(const Edit& edit, bool splitBackward) {
     if ((edit.kind == EditKind::Split || edit.kind == EditKind::Merge) && edit.all) return out + "all";
     // A split or merge names the backward as a whole ("split 2B4"), whatever the schedule's form.
     const bool whole = edit.kind == EditKind::Split || edit.kind == EditKind::Merge;
-    out += opName(edit.op, splitBackward && !whole);
+    out += opName(edit.op, splitBackward && !whole, slices);
     switch (edit.kind) {
     case EditKind::Move:
     case EditKind::Add:
         if (edit.anchor == MoveAnchor::Index) return out + " to " + std::to_string(edit.index);
         return out + (edit.anchor == MoveAnchor::After ? " after " : " before ") +
-               opName(edit.other, splitBackward);
+               opName(edit.other, splitBackward, slices);
     case EditKind::Shift:
         return out + (edit.index >= 0 ? " +" : " ") + std::to_string(edit.index);
     case EditKind::Swap:
-        return out + " " + opName(edit.other, splitBackward);
+        return out + " " + opName(edit.other, splitBackward, slices);
     case EditKind::Split:
     case EditKind::Merge:
     case EditKind::Pipe:
@@ -215,20 +232,24 @@ std::string formatEdit(const Edit& edit, bool splitBackward) {
     return out;
 }
 
-std::string formatEdits(const std::vector<Edit>& edits, bool splitBackward) {
+std::string formatEdit(const Edit& edit, const Schedule& schedule) {
+    return formatEdit(edit, schedule.splitBackward, schedule.sequenceSlices);
+}
+
+std::string formatEdits(const std::vector<Edit>& edits, bool splitBackward, int slices) {
     std::string out;
     for (const Edit& edit : edits) {
         if (!out.empty()) out += "; ";
-        out += formatEdit(edit, splitBackward);
+        out += formatEdit(edit, splitBackward, slices);
     }
     return out;
 }
 
-Edit parseEdit(std::string_view text, const std::string& source) {
-    return EditReader(text, source).read();
+Edit parseEdit(std::string_view text, const std::string& source, int slices) {
+    return EditReader(text, source, slices).read();
 }
 
-nlohmann::json editToJson(const Edit& edit, bool splitBackward) {
+nlohmann::json editToJson(const Edit& edit, bool splitBackward, int slices) {
     nlohmann::json json = {{"edit", kindWord(edit.kind)}};
     if (edit.kind == EditKind::Pipe) {
         json["mb"] = edit.op.mb;
@@ -239,21 +260,22 @@ nlohmann::json editToJson(const Edit& edit, bool splitBackward) {
         json["op"] = "all";
         return json;
     }
-    json["op"] =
-        opName(edit.op, splitBackward && edit.kind != EditKind::Split && edit.kind != EditKind::Merge);
+    json["op"] = opName(
+        edit.op, splitBackward && edit.kind != EditKind::Split && edit.kind != EditKind::Merge, slices);
     switch (edit.kind) {
     case EditKind::Move:
     case EditKind::Add:
         if (edit.anchor == MoveAnchor::Index)
             json["to"] = edit.index;
         else
-            json[edit.anchor == MoveAnchor::After ? "after" : "before"] = opName(edit.other, splitBackward);
+            json[edit.anchor == MoveAnchor::After ? "after" : "before"] =
+                opName(edit.other, splitBackward, slices);
         break;
     case EditKind::Shift:
         json["by"] = edit.index;
         break;
     case EditKind::Swap:
-        json["with"] = opName(edit.other, splitBackward);
+        json["with"] = opName(edit.other, splitBackward, slices);
         break;
     case EditKind::Split:
     case EditKind::Merge:
@@ -264,10 +286,10 @@ nlohmann::json editToJson(const Edit& edit, bool splitBackward) {
     return json;
 }
 
-Edit editFromJson(const nlohmann::json& json, const std::string& path) {
+Edit editFromJson(const nlohmann::json& json, const std::string& path, int slices) {
     if (json.is_string()) {
         try {
-            return parseEdit(json.get<std::string>(), path);
+            return parseEdit(json.get<std::string>(), path, slices);
         } catch (const ParseError& e) {
             // The message names `path` and the column in the edit's text.
             throw ValidationError("edit.json", path, e.message());
@@ -289,7 +311,7 @@ Edit editFromJson(const nlohmann::json& json, const std::string& path) {
         if (op != json.end() && op->is_string() && op->get<std::string>() == "all")
             edit.all = true;
         else
-            edit.op = jsonOp(json, "op", path);
+            edit.op = jsonOp(json, "op", path, slices);
         return edit;
     }
     if (word == "pipe") {
@@ -303,7 +325,7 @@ Edit editFromJson(const nlohmann::json& json, const std::string& path) {
             jsonFail(path + ".to", "a pipe counts from 0 (to 255), not " + std::to_string(edit.index));
         return edit;
     }
-    edit.op = jsonOp(json, "op", path);
+    edit.op = jsonOp(json, "op", path, slices);
     if (word == "move" || word == "add") {
         edit.kind = word == "move" ? EditKind::Move : EditKind::Add;
         const int given =
@@ -317,14 +339,14 @@ Edit editFromJson(const nlohmann::json& json, const std::string& path) {
                 jsonFail(path + ".to", "an index counts from 0, not " + std::to_string(edit.index));
         } else {
             edit.anchor = json.contains("after") ? MoveAnchor::After : MoveAnchor::Before;
-            edit.other = jsonOp(json, edit.anchor == MoveAnchor::After ? "after" : "before", path);
+            edit.other = jsonOp(json, edit.anchor == MoveAnchor::After ? "after" : "before", path, slices);
         }
     } else if (word == "shift") {
         edit.kind = EditKind::Shift;
         edit.index = jsonInt(json, "by", path);
     } else if (word == "swap") {
         edit.kind = EditKind::Swap;
-        edit.other = jsonOp(json, "with", path);
+        edit.other = jsonOp(json, "with", path, slices);
     } else if (word == "drop") {
         edit.kind = EditKind::Drop;
     } else {

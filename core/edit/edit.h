@@ -18,6 +18,7 @@
 //                          after the stage's last backward when the order is simulated)
 
 #include "ir/op.h"
+#include "ir/schedule.h"
 
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
@@ -47,22 +48,29 @@ struct Edit {
 };
 
 /// "move 1W3 after 1F5", the text form parseEdit reads back. `splitBackward` names B as I (the
-/// schedule's own naming); parseEdit reads either.
-std::string formatEdit(const Edit& edit, bool splitBackward);
+/// schedule's own naming); parseEdit reads either. With `slices` > 1 (Schedule::sequenceSlices) an
+/// op's unit is written as its micro-batch and slice: "move 1F3.1 after 1B2.0".
+std::string formatEdit(const Edit& edit, bool splitBackward, int slices = 1);
+/// formatEdit in `schedule`'s own naming (its backward form and sequence slices).
+std::string formatEdit(const Edit& edit, const Schedule& schedule);
 /// A list as formatEdit lines joined by "; " (reports, undo labels).
-std::string formatEdits(const std::vector<Edit>& edits, bool splitBackward);
+std::string formatEdits(const std::vector<Edit>& edits, bool splitBackward, int slices = 1);
 
 /// Reads one edit in the text form (blanks around words ignored). Throws ParseError "edit.syntax"
 /// naming `source`, the 1-based column of the word at fault, the word and the grammar.
-Edit parseEdit(std::string_view text, const std::string& source = "edit");
+/// `slices` is the schedule's sequence slices: with more than one, a compute op is named with its
+/// slice ("2F3.1" is slice 1 of micro-batch 3) and a name without one is refused (it would name
+/// every slice); with one, a slice is refused.
+Edit parseEdit(std::string_view text, const std::string& source = "edit", int slices = 1);
 
 /// The JSON form: {"edit": "move", "op": "1W3", "after": "1F5"} ("before", "to": index),
 /// {"edit": "shift", "op": "1W3", "by": 2}, {"edit": "swap", "op": "1W3", "with": "1F5"},
 /// {"edit": "split", "op": "2B4"}, {"edit": "split", "op": "all"}, {"edit": "pipe", "mb": 5, "to": 1},
 /// {"edit": "add", "op": "2SYNC", "after": "2W7"} (like a move) or {"edit": "drop", "op": "2SYNC"}.
-nlohmann::json editToJson(const Edit& edit, bool splitBackward);
-/// Reads the JSON form, or a string in the text form. Throws ValidationError "edit.json" whose
-/// field is `path` plus the key ("edits[3].op") naming the value and the rule.
-Edit editFromJson(const nlohmann::json& json, const std::string& path);
+nlohmann::json editToJson(const Edit& edit, bool splitBackward, int slices = 1);
+/// Reads the JSON form, or a string in the text form, op names read as parseEdit reads them for a
+/// schedule of `slices` sequence slices. Throws ValidationError "edit.json" whose field is `path`
+/// plus the key ("edits[3].op") naming the value and the rule.
+Edit editFromJson(const nlohmann::json& json, const std::string& path, int slices = 1);
 
 } // namespace stagecraft

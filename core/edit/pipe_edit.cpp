@@ -126,8 +126,9 @@ EditOutcome ScheduleEditor::repipe(const Edit& edit) {
             if (!at.valid()) continue;
             if (kind == OpKind::B && m_s.splitBackward && isWhole(op))
                 refusePipe("edit.slot", "mb", edit,
-                           opName(op, true) + " runs with its W as one whole backward: split " +
-                               opName(op, false) + " before moving its micro-batch");
+                           opName(op, true, m_s.sequenceSlices) +
+                               " runs with its W as one whole backward: split " +
+                               opName(op, false, m_s.sequenceSlices) + " before moving its micro-batch");
             moved.push_back({m_s.order[std::size_t(at.device)][std::size_t(at.index)], std::size_t(at.device),
                              std::size_t(at.index),
                              startOrLast(m_times[std::size_t(at.device)][std::size_t(at.index)])});

@@ -129,7 +129,7 @@ struct RepairView {
         const OpRef ref = run.index().refOf(gid);
         return start.order[std::size_t(ref.device)][std::size_t(ref.index)];
     }
-    std::string name(std::size_t gid) const { return opName(opOf(gid), split); }
+    std::string name(std::size_t gid) const { return opName(opOf(gid), split, start.sequenceSlices); }
     std::size_t deviceOf(std::size_t gid) const { return std::size_t(run.index().deviceOf(gid)); }
     std::string where(std::size_t gid, std::size_t device) const {
         return "position " + std::to_string(run.position(gid)) +
@@ -153,6 +153,7 @@ struct RepairView {
 void addCandidates(const RepairView& v, std::size_t d, std::vector<Candidate>& candidates) {
     const DryRun& run = v.run;
     const bool split = v.split;
+    const int slices = v.start.sequenceSlices;
     const auto& ops = run.order()[d];
     const auto opOf = [&](std::size_t gid) { return v.opOf(gid); };
     const auto name = [&](std::size_t gid) { return v.name(gid); };
@@ -178,7 +179,7 @@ void addCandidates(const RepairView& v, std::size_t d, std::vector<Candidate>& c
     pull.splitFirst = whole(r);
     pull.ownDevice = pull.device == d;
     pull.reason = stuck + (r != y ? "; that waits, in turn, for " + name(r) + " at " + where(r, d) : "") +
-                  "; " + name(r) + " can run now: moved before " + opName(pull.edit.other, split) +
+                  "; " + name(r) + " can run now: moved before " + opName(pull.edit.other, split, slices) +
                   ", where device " + std::to_string(pull.device) + " is stuck";
     candidates.push_back(std::move(pull));
     if (whole(x)) return; // a whole backward moves only as a pair
@@ -195,7 +196,7 @@ void addCandidates(const RepairView& v, std::size_t d, std::vector<Candidate>& c
         push.to = after;
         push.edit.anchor = MoveAnchor::After;
         push.edit.other = opOf(ops[after]);
-        push.reason = stuck + ": " + name(x) + " moved after " + opName(push.edit.other, split);
+        push.reason = stuck + ": " + name(x) + " moved after " + opName(push.edit.other, split, slices);
     } else {
         std::size_t next = push.from + 1;
         while (next < ops.size() && !run.consumes(ops[next], x)) ++next;
@@ -296,6 +297,7 @@ void placeTailOps(ScheduleEditor& editor, std::vector<RepairMove>& moves) {
     };
     const OpKind last = editor.schedule().splitBackward ? OpKind::W : OpKind::B;
     const bool split = editor.schedule().splitBackward;
+    const int slices = editor.schedule().sequenceSlices;
     for (std::size_t d = 0; d < editor.schedule().order.size(); ++d)
         for (std::size_t i = 0; i < editor.schedule().order[d].size(); ++i) {
             const std::vector<Op>& ops = editor.schedule().order[d];
@@ -304,8 +306,8 @@ void placeTailOps(ScheduleEditor& editor, std::vector<RepairMove>& moves) {
             if (after < 0) continue;
             const Op tail = ops[i], awaited = ops[std::size_t(after)];
             apply(Edit{EditKind::Move, tail, false, MoveAnchor::After, awaited, 0},
-                  opName(tail, split) + " at position " + std::to_string(i) + " of device " +
-                      std::to_string(d) + " waits for " + opName(awaited, split) + " at position " +
+                  opName(tail, split, slices) + " at position " + std::to_string(i) + " of device " +
+                      std::to_string(d) + " waits for " + opName(awaited, split, slices) + " at position " +
                       std::to_string(after) + ", which comes later: moved right after it");
             --i; // the op now at i has not been looked at
         }
@@ -316,7 +318,7 @@ void placeTailOps(ScheduleEditor& editor, std::vector<RepairMove>& moves) {
             if (ops[i].kind != OpKind::Optimizer || i + 1 == ops.size()) continue;
             const Op step = ops[i];
             apply(Edit{EditKind::Move, step, false, MoveAnchor::Index, {}, std::int64_t(ops.size() - 1)},
-                  "the order waits in a ring through " + opName(step, split) +
+                  "the order waits in a ring through " + opName(step, split, slices) +
                       "'s collective: the step moved to the end of device " + std::to_string(d) + "'s order");
         }
 }
@@ -326,14 +328,14 @@ void placeTailOps(ScheduleEditor& editor, std::vector<RepairMove>& moves) {
 constexpr std::size_t kSearchWork = 50'000'000;
 
 /// "0B3 moved after 0F7: this one move makes the order run (...)", or "one of the 2 moves, ...".
-std::string fewestReason(const Edit& edit, std::size_t count, bool split, int device) {
+std::string fewestReason(const Edit& edit, std::size_t count, bool split, int slices, int device) {
     const std::string where = edit.anchor == MoveAnchor::Index
                                   ? "to the front of device " + std::to_string(device) + "'s order"
-                                  : "after " + opName(edit.other, split);
+                                  : "after " + opName(edit.other, split, slices);
     const std::string which =
         count == 1 ? "this one move makes the order run"
                    : "one of " + std::to_string(count) + " moves, the fewest that make the order run";
-    return opName(edit.op, split) + " moved " + where + ": " + which +
+    return opName(edit.op, split, slices) + " moved " + where + ": " + which +
            " (searched: with fewer ops moved and the others kept in their order, some device waits forever)";
 }
 
@@ -356,8 +358,8 @@ std::vector<RepairMove> fewestOrGreedy(ScheduleEditor& editor, const ScheduleEdi
     std::vector<RepairMove> moves;
     for (const Edit& edit : found.moves) {
         trial.apply(edit);
-        moves.push_back(
-            {edit, fewestReason(edit, found.moves.size(), start.splitBackward, trial.find(edit.op).device)});
+        moves.push_back({edit, fewestReason(edit, found.moves.size(), start.splitBackward,
+                                            start.sequenceSlices, trial.find(edit.op).device)});
     }
     if (!trial.runs()) return greedy; // the list scheduler sees what the graph does not: keep the greedy's
     editor = std::move(trial);

@@ -35,10 +35,6 @@ ScheduleEditor::ScheduleEditor(Schedule schedule, OpCosts costs)
                "schedule '" + m_s.name +
                    "' has overlapped forward-backward slots, which hand edits do not "
                    "keep yet");
-    if (m_s.sequenceSlices > 1)
-        refuse("edit.schedule", m_s.name,
-               "schedule '" + m_s.name + "' cuts its micro-batches into " +
-                   std::to_string(m_s.sequenceSlices) + " sequence slices, which hand edits do not name yet");
     for (int d = 0; d < m_s.devices; ++d)
         for (const Op& op : m_s.order[std::size_t(d)]) {
             if (op.kind == OpKind::R)
@@ -55,6 +51,16 @@ ScheduleEditor::ScheduleEditor(Schedule schedule, OpCosts costs)
             refuse("edit.schedule", "costs",
                    "the cost table holds " + std::to_string(m_costs.duration[std::size_t(k)].size()) + " " +
                        opKindName(OpKind(k)) + " costs for " + std::to_string(slots) + " stages");
+    for (int k = 0; k < 3; ++k) {
+        const auto& scale = m_costs.sliceScale[std::size_t(k)];
+        if (!scale.empty() && (m_costs.slices != m_s.sequenceSlices ||
+                               scale.size() != slots * std::size_t(std::max(1, m_s.sequenceSlices))))
+            refuse("edit.schedule", "costs",
+                   "the cost table's " + std::string(opKindName(OpKind(k))) + " slice costs are for " +
+                       std::to_string(m_costs.slices) + " slices of " + std::to_string(scale.size()) +
+                       " entries; the schedule has " + std::to_string(m_s.sequenceSlices) + " slices of " +
+                       std::to_string(slots) + " stages");
+    }
     // A table without sync and optimizer costs times them as free (they may be added by an edit).
     for (const OpKind kind : {OpKind::GradSync, OpKind::Optimizer}) {
         auto& costs = m_costs.duration[std::size_t(kind)];
@@ -142,7 +148,7 @@ OpRef ScheduleEditor::require(const Op& op, const char* role) const {
     std::string why = "the schedule has no such op";
     if (op.kind == OpKind::W && !m_s.splitBackward)
         why = "the schedule does not split its backward: split " +
-              opName(Op{OpKind::B, op.pipe, 0, op.stage, op.mb}, false) + " first";
+              opName(Op{OpKind::B, op.pipe, 0, op.stage, op.mb}, false, m_s.sequenceSlices) + " first";
     else if (op.kind == OpKind::R)
         why = "hand edits do not move recompute ops";
     else if (isTailKind(op.kind) && op.pipe < m_s.pipes && op.stage >= 0 && op.stage < m_s.stagesPerPipe)
@@ -152,7 +158,8 @@ OpRef ScheduleEditor::require(const Op& op, const char* role) const {
     else if (op.pipe >= m_s.pipes || op.stage >= m_s.stagesPerPipe || op.mb >= m_s.microbatches)
         why = "the schedule has " + std::to_string(m_s.pipes) + " pipe(s), stages 0.." +
               std::to_string(m_s.stagesPerPipe - 1) + " and micro-batches 0.." +
-              std::to_string(m_s.microbatches - 1);
+              std::to_string(m_s.microbatches / std::max(1, m_s.sequenceSlices) - 1) +
+              (m_s.sequenceSlices > 1 ? " of " + std::to_string(m_s.sequenceSlices) + " slices each" : "");
     refuse("edit.op", role, std::string(role) + " " + name + ": " + why);
 }
 
@@ -162,28 +169,48 @@ void ScheduleEditor::checkMovable(const Op& op) const {
     if (!m_s.splitBackward) return;
     const Op b{OpKind::B, op.pipe, 0, op.stage, op.mb};
     if ((op.kind == OpKind::B || op.kind == OpKind::W) && isWhole(b))
-        refuse(
-            "edit.slot", "op",
-            opName(op, true) + " runs with " +
-                opName(Op{op.kind == OpKind::B ? OpKind::W : OpKind::B, op.pipe, 0, op.stage, op.mb}, true) +
-                " as one whole backward: split " + opName(b, false) + " before moving either");
+        refuse("edit.slot", "op",
+               opName(op, true, m_s.sequenceSlices) + " runs with " +
+                   opName(Op{op.kind == OpKind::B ? OpKind::W : OpKind::B, op.pipe, 0, op.stage, op.mb}, true,
+                          m_s.sequenceSlices) +
+                   " as one whole backward: split " + opName(b, false, m_s.sequenceSlices) +
+                   " before moving either");
 }
 
 double ScheduleEditor::durationOf(const Op& op) const {
-    const std::size_t slot = std::size_t(op.pipe) * std::size_t(m_s.stagesPerPipe) + std::size_t(op.stage);
-    const double own = m_costs.duration[std::size_t(op.kind)][slot];
+    // OpCosts::of, so that a sequence slice costs what its position makes it (sim/slice_work.h).
+    const double own = m_costs.of(op, m_s.stagesPerPipe);
     if (op.kind == OpKind::B && !m_s.splitBackward)
-        return own + m_costs.duration[std::size_t(OpKind::W)][slot];
+        return own + m_costs.of(Op{OpKind::W, op.pipe, op.chunk, op.stage, op.mb}, m_s.stagesPerPipe);
     return own;
 }
 
 OpCosts ScheduleEditor::costs() const {
     OpCosts out = m_costs;
     if (!m_s.splitBackward) {
-        for (std::size_t i = 0; i < out.duration[std::size_t(OpKind::B)].size(); ++i)
-            out.duration[std::size_t(OpKind::B)][i] += m_costs.duration[std::size_t(OpKind::W)][i];
+        auto& b = out.duration[std::size_t(OpKind::B)];
+        const auto& w = m_costs.duration[std::size_t(OpKind::W)];
+        // A whole backward of a slice costs its input half at B's slice scale plus its weight half
+        // at W's: one scale per slice of the sum.
+        auto& bScale = out.sliceScale[std::size_t(OpKind::B)];
+        const auto& wScale = m_costs.sliceScale[std::size_t(OpKind::W)];
+        if (!bScale.empty() || !wScale.empty()) {
+            const std::size_t slices = std::size_t(std::max(1, m_costs.slices));
+            std::vector<double> scale(b.size() * slices, 1.0);
+            for (std::size_t i = 0; i < b.size(); ++i)
+                for (std::size_t q = 0; q < slices; ++q) {
+                    const std::size_t at = i * slices + q;
+                    const double sum = b[i] + w[i];
+                    const double sb = bScale.empty() ? 1.0 : bScale[at],
+                                 sw = wScale.empty() ? 1.0 : wScale[at];
+                    scale[at] = sum > 0 ? (b[i] * sb + w[i] * sw) / sum : 1.0;
+                }
+            bScale = std::move(scale);
+        }
+        for (std::size_t i = 0; i < b.size(); ++i) b[i] += w[i];
         std::fill(out.duration[std::size_t(OpKind::W)].begin(), out.duration[std::size_t(OpKind::W)].end(),
                   0.0);
+        out.sliceScale[std::size_t(OpKind::W)].clear();
     }
     return out;
 }
@@ -216,15 +243,20 @@ double ScheduleEditor::bubbleRatio() const {
 
 template <typename Visit>
 void ScheduleEditor::forEachProducer(const Op& op, Visit&& visit) const {
+    // With sequence slices (OpIndex::resolveDependencies' rule) a slice's forward also waits for the
+    // previous slice's on its stage, a slice's backward for the next slice's.
+    const int slices = m_s.sequenceSlices;
     switch (op.kind) {
     case OpKind::F:
         if (const int from = producerStage(OpKind::F, op.stage, m_s.stagesPerPipe); from >= 0)
             visit(Op{OpKind::F, op.pipe, 0, from, op.mb});
+        if (slices > 1 && op.mb % slices > 0) visit(Op{OpKind::F, op.pipe, 0, op.stage, op.mb - 1});
         break;
     case OpKind::B:
         visit(Op{OpKind::F, op.pipe, 0, op.stage, op.mb});
         if (const int from = producerStage(OpKind::B, op.stage, m_s.stagesPerPipe); from >= 0)
             visit(Op{OpKind::B, op.pipe, 0, from, op.mb});
+        if (slices > 1 && op.mb % slices + 1 < slices) visit(Op{OpKind::B, op.pipe, 0, op.stage, op.mb + 1});
         break;
     case OpKind::W:
         visit(Op{OpKind::B, op.pipe, 0, op.stage, op.mb});
@@ -236,16 +268,19 @@ void ScheduleEditor::forEachProducer(const Op& op, Visit&& visit) const {
 
 template <typename Visit>
 void ScheduleEditor::forEachConsumer(const Op& op, Visit&& visit) const {
+    const int slices = m_s.sequenceSlices;
     switch (op.kind) {
     case OpKind::F:
         if (const int to = consumerStage(OpKind::F, op.stage, m_s.stagesPerPipe); to >= 0)
             visit(Op{OpKind::F, op.pipe, 0, to, op.mb});
         visit(Op{OpKind::B, op.pipe, 0, op.stage, op.mb});
+        if (slices > 1 && op.mb % slices + 1 < slices) visit(Op{OpKind::F, op.pipe, 0, op.stage, op.mb + 1});
         break;
     case OpKind::B:
         if (const int to = consumerStage(OpKind::B, op.stage, m_s.stagesPerPipe); to >= 0)
             visit(Op{OpKind::B, op.pipe, 0, to, op.mb});
         if (m_s.splitBackward) visit(Op{OpKind::W, op.pipe, 0, op.stage, op.mb});
+        if (slices > 1 && op.mb % slices > 0) visit(Op{OpKind::B, op.pipe, 0, op.stage, op.mb - 1});
         break;
     default:
         break;
@@ -525,10 +560,11 @@ EditOutcome ScheduleEditor::moveTo(const Op& op, std::int64_t index, Edit invers
         const Op& before = ops[j - 1 + (j > i ? 1 : 0)];
         if (before.kind == OpKind::B && isWhole(before))
             refuse("edit.slot", "index",
-                   opName(op, true) + " cannot go between " + opName(before, true) +
+                   opName(op, true, m_s.sequenceSlices) + " cannot go between " +
+                       opName(before, true, m_s.sequenceSlices) +
                        " and its W: they run as "
                        "one whole backward (split " +
-                       opName(before, false) + " first)");
+                       opName(before, false, m_s.sequenceSlices) + " first)");
     }
     auto& times = m_times[std::size_t(at.device)];
     if (j > i) {
@@ -610,7 +646,8 @@ EditOutcome ScheduleEditor::split(const Edit& edit) {
                        ": only a backward (B) splits");
         require(edit.op, "op");
         if (m_s.splitBackward && !isWhole(edit.op))
-            refuse("edit.slot", "op", "split " + opName(edit.op, false) + ": its backward is split already");
+            refuse("edit.slot", "op",
+                   "split " + opName(edit.op, false, m_s.sequenceSlices) + ": its backward is split already");
     }
     const bool wasWhole = !m_s.splitBackward;
     // Without the switch of form the whole schedule is not re-timed: a whole backward's times
@@ -656,9 +693,10 @@ EditOutcome ScheduleEditor::merge(const Edit& edit) {
               ops[std::size_t(at.index) + 1].stage == b.stage &&
               ops[std::size_t(at.index) + 1].pipe == b.pipe && ops[std::size_t(at.index) + 1].mb == b.mb))
             refuse("edit.slot", "op",
-                   "merge " + opName(b, false) + ": its W must come right after it (device " +
-                       std::to_string(at.device) + " runs " + opName(w, true) + " at position " +
-                       std::to_string(posOf(w)) + "); move it there first");
+                   "merge " + opName(b, false, m_s.sequenceSlices) +
+                       ": its W must come right after it (device " + std::to_string(at.device) + " runs " +
+                       opName(w, true, m_s.sequenceSlices) + " at position " + std::to_string(posOf(w)) +
+                       "); move it there first");
         merged.push_back(ops[std::size_t(at.index)]);
     };
     if (edit.all) {
@@ -668,11 +706,13 @@ EditOutcome ScheduleEditor::merge(const Edit& edit) {
     } else {
         if (edit.op.kind != OpKind::B)
             refuse("edit.op", "op",
-                   "merge " + opName(edit.op, true) + ": name the backward (B or I) to merge");
+                   "merge " + opName(edit.op, true, m_s.sequenceSlices) +
+                       ": name the backward (B or I) to merge");
         require(edit.op, "op");
         if (isWhole(edit.op))
             refuse("edit.slot", "op",
-                   "merge " + opName(edit.op, false) + ": it is one whole backward already");
+                   "merge " + opName(edit.op, false, m_s.sequenceSlices) +
+                       ": it is one whole backward already");
         check(edit.op);
     }
     std::vector<std::size_t> from(std::size_t(m_s.devices), std::size_t(-1));

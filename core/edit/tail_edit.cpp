@@ -48,8 +48,9 @@ EditOutcome ScheduleEditor::addTail(const Edit& edit) {
         const OpRef other = require(edit.other, role);
         if (std::size_t(other.device) != d)
             refuseTail("edit.target", role, edit,
-                       opName(op, false) + " runs on device " + std::to_string(d) + " (the device of stage " +
-                           std::to_string(op.stage) + " of pipe " + std::to_string(op.pipe) + "), " +
+                       opName(op, false, m_s.sequenceSlices) + " runs on device " + std::to_string(d) +
+                           " (the device of stage " + std::to_string(op.stage) + " of pipe " +
+                           std::to_string(op.pipe) + "), " +
                            opName(edit.other, m_s.splitBackward, m_s.sequenceSlices) + " on device " +
                            std::to_string(other.device));
         index = other.index + (edit.anchor == MoveAnchor::After ? 1 : 0);
@@ -62,9 +63,9 @@ EditOutcome ScheduleEditor::addTail(const Edit& edit) {
     // Not between a whole backward's B and its W: they run as one slot.
     if (m_s.splitBackward && i > 0 && i < ops.size() && ops[i - 1].kind == OpKind::B && isWhole(ops[i - 1]))
         refuseTail("edit.slot", "index", edit,
-                   "it cannot go between " + opName(ops[i - 1], true) +
-                       " and its W: they run as one whole backward (split " + opName(ops[i - 1], false) +
-                       " first)");
+                   "it cannot go between " + opName(ops[i - 1], true, m_s.sequenceSlices) +
+                       " and its W: they run as one whole backward (split " +
+                       opName(ops[i - 1], false, m_s.sequenceSlices) + " first)");
     insertTail(d, i, op);
     // The stage's replicas on the other pipes sync in the same collective: theirs come along, each
     // right after its stage's last backward (where the iteration tail would post it).

@@ -107,13 +107,25 @@ EditList parseEditList(std::string_view text, const std::string& source) {
     list.base = readBase(json["base"]);
     const auto edits = json.find("edits");
     if (edits == json.end() || !edits->is_array()) refuse("edits", "must be a list of edits");
-    for (std::size_t i = 0; i < edits->size(); ++i) {
-        const std::string path = "edits[" + std::to_string(i) + "]";
-        list.edits.push_back(editFromJson((*edits)[i], path));
-        list.texts.push_back((*edits)[i].is_string() ? (*edits)[i].get<std::string>()
-                                                     : formatEdit(list.edits.back(), false));
+    for (const Json& item : *edits) {
+        if (!item.is_string() && !item.is_object())
+            refuse("edits[" + std::to_string(list.items.size()) + "]",
+                   "an edit is a string such as \"split 2B4\" or an object such as "
+                   "{\"edit\": \"split\", \"op\": \"2B4\"}");
+        list.items.push_back(item.dump());
     }
     return list;
+}
+
+ListedEdits readListEdits(const EditList& list, int slices) {
+    ListedEdits out;
+    for (std::size_t i = 0; i < list.items.size(); ++i) {
+        const Json item = Json::parse(list.items[i]); // written by parseEditList: well formed
+        out.edits.push_back(editFromJson(item, "edits[" + std::to_string(i) + "]", slices));
+        out.texts.push_back(item.is_string() ? item.get<std::string>()
+                                             : formatEdit(out.edits.back(), false, slices));
+    }
+    return out;
 }
 
 Schedule loadEditBase(const EditBase& base, const std::filesystem::path& folder) {

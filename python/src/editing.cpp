@@ -14,10 +14,10 @@ namespace stagecraft::python {
 
 namespace {
 
-std::vector<std::string> texts(const std::vector<Edit>& edits, bool split) {
+std::vector<std::string> texts(const std::vector<Edit>& edits, const Schedule& schedule) {
     std::vector<std::string> out;
     out.reserve(edits.size());
-    for (const Edit& e : edits) out.push_back(formatEdit(e, split));
+    for (const Edit& e : edits) out.push_back(formatEdit(e, schedule));
     return out;
 }
 
@@ -32,14 +32,14 @@ py::object brokenOf(const EditBreak& broken) {
                     py::arg("message") = broken.message, py::arg("waits") = waits);
 }
 
-py::dict outcomeOf(const EditOutcome& out, bool split) {
-    return py::dict(py::arg("inverse") = texts(out.inverse, split), py::arg("retimed") = out.retimed,
+py::dict outcomeOf(const EditOutcome& out, const Schedule& schedule) {
+    return py::dict(py::arg("inverse") = texts(out.inverse, schedule), py::arg("retimed") = out.retimed,
                     py::arg("broken") = brokenOf(out.broken));
 }
 
 /// One edit applied, without the GIL (a pipe edit or a switch of form is linear in the order).
 EditOutcome applyText(ScheduleEditor& editor, const std::string& text) {
-    const Edit edit = parseEdit(text, "edit");
+    const Edit edit = parseEdit(text, "edit", editor.schedule().sequenceSlices);
     py::gil_scoped_release release;
     return editor.apply(edit);
 }
@@ -51,7 +51,7 @@ std::vector<std::string> helperMoves(ScheduleEditor& editor, std::vector<Edit> (
         py::gil_scoped_release release;
         moves = helper(editor);
     }
-    return texts(moves, editor.schedule().splitBackward);
+    return texts(moves, editor.schedule());
 }
 
 } // namespace
@@ -71,7 +71,7 @@ void bindEditing(py::module_& m) {
         .def(
             "apply",
             [](ScheduleEditor& editor, const std::string& text) {
-                return outcomeOf(applyText(editor, text), editor.schedule().splitBackward);
+                return outcomeOf(applyText(editor, text), editor.schedule());
             },
             py::arg("edit"),
             "Applies one edit in its text form; returns {'inverse': [edits that undo it], 'retimed': ops "
@@ -83,7 +83,7 @@ void bindEditing(py::module_& m) {
             [](ScheduleEditor& editor, const std::vector<std::string>& edits) {
                 py::list out;
                 for (const std::string& text : edits)
-                    out.append(outcomeOf(applyText(editor, text), editor.schedule().splitBackward));
+                    out.append(outcomeOf(applyText(editor, text), editor.schedule()));
                 return out;
             },
             py::arg("edits"), "apply() for each edit in turn; the outcome of each.")
@@ -98,8 +98,7 @@ void bindEditing(py::module_& m) {
                 }
                 py::list listed;
                 for (const RepairMove& move : moves)
-                    listed.append(
-                        py::make_tuple(formatEdit(move.edit, editor.schedule().splitBackward), move.reason));
+                    listed.append(py::make_tuple(formatEdit(move.edit, editor.schedule()), move.reason));
                 return py::dict(py::arg("moves") = listed, py::arg("fewest") = search.fewest,
                                 py::arg("greedy_moves") = search.greedyMoves,
                                 py::arg("summary") = describeRepair(moves.size(), search));

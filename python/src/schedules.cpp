@@ -111,14 +111,15 @@ void bindSchedules(py::module_& m) {
         "Every registered schedule with its parameters and rules, in the order the app lists them.");
     m.def(
         "generate",
-        [](const std::string& name, int pp, int microbatches, int chunks) {
-            const ScheduleParams params{pp, microbatches, chunks};
+        [](const std::string& name, int pp, int microbatches, int chunks, int slices) {
+            const ScheduleParams params{pp, microbatches, chunks, slices};
             py::gil_scoped_release release;
             return generateSchedule(name, params);
         },
-        py::arg("name"), py::arg("pp"), py::arg("microbatches"), py::arg("chunks") = 2,
+        py::arg("name"), py::arg("pp"), py::arg("microbatches"), py::arg("chunks") = 2, py::arg("slices") = 2,
         "The order of a registered schedule for its parameters (unit costs for cost-aware ones; "
-        "Project.order uses the project's costs). Raises ValidationError naming a broken rule.");
+        "Project.order uses the project's costs); `slices` is read by the schedules of sequence "
+        "slices (seq1f1b, terapipe). Raises ValidationError naming a broken rule.");
     m.def(
         "validate",
         [](const Schedule& s) {

@@ -578,6 +578,24 @@ class Editing(unittest.TestCase):
         self.assertEqual(caught.exception.id, "edit.target")
         self.assertEqual(editor.makespan, 33)  # nothing changed
 
+    def test_a_schedule_of_sequence_slices_is_edited_by_slice_names(self):
+        # Seq1F1B, p = 4, m = 4, k = 2, the second slice twice the first's cost.
+        project = unit_project(**{"parallel.microbatches": 4, "parallel.slices": 2, "parallel.chunks": 1,
+                                  "costs.slice_costs": [1, 2]})
+        editor = sc.Editor(project.order("seq1f1b"), project)
+        self.assertEqual(editor.makespan, sc.simulate(project, editor.schedule).makespan)
+        editor.apply("split all")
+        outcome = editor.apply("shift 3W0.1 +1")
+        self.assertIsNone(outcome["broken"])
+        self.assertEqual(outcome["inverse"], ["shift 3W0.1 -1"])
+        self.assertAlmostEqual(editor.makespan, sc.simulate(project, editor.schedule).makespan)
+        broken = editor.apply("move 0F0.1 to 0")["broken"]
+        self.assertIn("0F0.1 runs before its dependency 0F0.0", broken["message"])
+        with self.assertRaises(sc.ParseError) as caught:
+            editor.apply("shift 3W0 +1")
+        self.assertIn("so an edit names one: 3W0.0 .. 3W0.1", str(caught.exception))
+        self.assertEqual(sc.generate("terapipe", 2, 2, slices=3).op_names()[:3], ["0F0.0", "0F0.1", "0F0.2"])
+
     def test_chimera_with_its_syncs_and_a_project_times_as_simulate_does(self):
         project = unit_project()
         editor = sc.Editor(project.order("chimera"), project)

@@ -190,3 +190,30 @@ TEST_CASE("edit adds, moves and drops a gradient sync, and names one placed befo
     CHECK(twice.status != 0);
     CHECK_THAT(twice.out, Catch::Contains("add 3SYNC to 0: device 3 runs it already, at position 16"));
 }
+
+TEST_CASE("edit names sequence slices, saves them and refuses an op without its slice", "[cli][edit]") {
+    const TempDir dir;
+    const std::string shape = "edit -s seq1f1b --set parallel.pp=4 --set parallel.microbatches=4 "
+                              "--set parallel.slices=2 --set parallel.chunks=1 --unit ";
+    const Run edited = cli(shape + "--split all --move 3W3.1:after:3I3.0 -o " + (dir / "a.json") +
+                           " --save-edits " + (dir / "list.json"));
+    INFO(edited.out);
+    REQUIRE(edited.status == 0);
+    // Seq1F1B at unit costs: (m k + p - 1) (F + B) / k = 11 x 3 / 2.
+    CHECK_THAT(edited.out, Catch::Contains("seq1f1b: makespan 16.5 units"));
+    CHECK_THAT(edited.out, Catch::Contains("  2. move 3W3.1 after 3I3.0:"));
+    const nlohmann::json list = nlohmann::json::parse(stagecraft::readTextFile(dir / "list.json"));
+    CHECK(list["base"]["params"]["slices"] == 2);
+    CHECK(list["edits"][1] == "move 3W3.1 after 3I3.0");
+    const Run replayed = cli("edit --edits " + (dir / "list.json") + " -o " + (dir / "b.json"));
+    REQUIRE(replayed.status == 0);
+    CHECK(stagecraft::readTextFile(dir / "a.json") == stagecraft::readTextFile(dir / "b.json"));
+    // The edited file is a sliced schedule the editor opens and edits again.
+    const Run again = cli("edit " + (dir / "a.json") + " --unit -e 'shift 3W3.1 -1'");
+    CHECK(again.status == 0);
+
+    const Run whole = cli(shape + "--move 3F3:after:3B2.0");
+    CHECK(whole.status == 2);
+    CHECK_THAT(whole.out, Catch::Contains("'3F3': the schedule cuts each micro-batch into 2 sequence slices, "
+                                          "so an edit names one: 3F3.0 .. 3F3.1"));
+}

@@ -113,13 +113,14 @@ TEST_CASE("An edit list reads back what it writes and names a bad field", "[edit
     CHECK(list.base.schedule == "1f1b");
     CHECK(list.base.params.pp == 4);
     CHECK(list.base.params.microbatches == 8);
-    REQUIRE(list.edits.size() == 2);
-    CHECK(list.edits[1] == parseEdit("move 1W7 to 23"));
-    CHECK(editListToJson(list.base, list.texts) == json);
+    const ListedEdits listed = readListEdits(list, 1);
+    REQUIRE(listed.edits.size() == 2);
+    CHECK(listed.edits[1] == parseEdit("move 1W7 to 23"));
+    CHECK(editListToJson(list.base, listed.texts) == json);
 
     auto error = [](const std::string& text) {
         try {
-            parseEditList(text, "list.json");
+            readListEdits(parseEditList(text, "list.json"), 1);
         } catch (const Error& e) {
             return e.id() + " | " + e.message();
         }

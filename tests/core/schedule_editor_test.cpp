@@ -41,11 +41,22 @@ Edit edit(const std::string& text) {
     return parseEdit(text);
 }
 
+/// A shift of a random op of a random device by up to `span` places either way.
+Edit randomShift(const Schedule& s, std::mt19937& random, int span) {
+    const int d = int(random() % unsigned(s.devices));
+    const auto& ops = s.order[std::size_t(d)];
+    Edit e;
+    e.kind = EditKind::Shift;
+    e.op = ops[random() % ops.size()];
+    e.index = std::int64_t(random() % unsigned(2 * span + 1)) - span;
+    return e;
+}
+
 /// "id | message" of the edit's refusal (the editor's schedule checked unchanged), or "applied".
 std::string refusalOf(ScheduleEditor& editor, const std::string& text) {
     const Schedule before = editor.schedule();
     try {
-        editor.apply(edit(text));
+        editor.apply(parseEdit(text, "edit", editor.schedule().sequenceSlices));
     } catch (const ValidationError& e) {
         CHECK(editor.schedule() == before);
         return e.id() + " | " + e.message();
@@ -102,7 +113,7 @@ TEST_CASE("Moves from 1F1B with a split backward reach ZB-H1's order and 27 unit
     CHECK(editor.makespan() == Approx(33)); // 1F1B: (m + p - 1)(F + B + W)
 
     std::vector<std::vector<Edit>> undo;
-    for (const Edit& e : list.edits) {
+    for (const Edit& e : readListEdits(list, 1).edits) {
         const EditOutcome outcome = editor.apply(e);
         INFO(formatEdit(e, true));
         REQUIRE(editor.runs());
@@ -533,15 +544,8 @@ TEST_CASE("Compact and fill bubbles never start an op later, on orders a random 
         ScheduleEditor editor(base, costsOf(base));
         if (!base.splitBackward) editor.apply(edit("split all"));
         for (int step = 0; step < 60; ++step) {
-            const Schedule& s = editor.schedule();
-            const int d = int(random() % unsigned(s.devices));
-            const auto& ops = s.order[std::size_t(d)];
-            Edit e;
-            e.kind = EditKind::Shift;
-            e.op = ops[random() % ops.size()];
-            e.index = std::int64_t(random() % 7) - 3;
             try {
-                const EditOutcome outcome = editor.apply(e);
+                const EditOutcome outcome = editor.apply(randomShift(editor.schedule(), random, 3));
                 if (!editor.runs()) editor.applyAll(outcome.inverse);
             } catch (const ValidationError&) {
             }
@@ -805,4 +809,120 @@ TEST_CASE("Repair mends orders with gradient syncs and optimizer steps that rand
     }
     CHECK(broken > 20);
     CHECK(tailMoves > 0); // syncs or steps were placed by the repair
+}
+
+namespace {
+
+/// Unit costs whose slices differ, as causal attention makes them: slice q of k costs
+/// (0.5 + q) / (k / 2) of the mean slice for every kind and stage.
+OpCosts unevenSliceCosts(const Schedule& s) {
+    OpCosts costs = unitCosts(s);
+    const int k = s.sequenceSlices;
+    costs.slices = k;
+    const std::size_t slots = std::size_t(s.pipes) * std::size_t(s.stagesPerPipe);
+    for (const OpKind kind : {OpKind::F, OpKind::B, OpKind::W}) {
+        auto& scale = costs.sliceScale[std::size_t(kind)];
+        for (std::size_t slot = 0; slot < slots; ++slot)
+            for (int q = 0; q < k; ++q)
+                scale.push_back((0.5 + q) / (double(k) / 2) * (kind == OpKind::W ? 0.8 : 1.0));
+    }
+    return costs;
+}
+
+} // namespace
+
+TEST_CASE("Sequence slices: edits name a slice, uneven slices re-time as a full simulation", "[edit]") {
+    // Seq1F1B at p = 4, m = 4, k = 2 and TeraPipe at p = 3, m = 2, k = 3: units are micro-batch x
+    // slices + slice, named "2F3.1"; a slice's F waits for the previous slice's, its B for the next's.
+    for (const auto& [name, params] : {std::pair{"seq1f1b", ScheduleParams{4, 4, 1, 2}},
+                                       std::pair{"terapipe", ScheduleParams{3, 2, 1, 3}}}) {
+        INFO(name);
+        const Schedule base = generateSchedule(name, params);
+        const int k = base.sequenceSlices;
+        REQUIRE(k == params.slices);
+        ScheduleEditor editor(base, unevenSliceCosts(base));
+        checkAgainstFullRun(editor);
+        checkMetricsAgainstSimulation(editor);
+        const double before = editor.makespan();
+        ScheduleEditor even(base, unitCosts(base));
+        CHECK(before != Approx(even.makespan())); // the slices' costs are in the timing
+
+        // Names: with the slice, read and written back; without, refused naming the slices.
+        const Edit split = parseEdit("split 1B1.0", "edit", k);
+        CHECK(split.op.mb == k);
+        CHECK(formatEdit(split, base) == "split 1B1.0");
+        editor.apply(split);
+        CHECK(formatEdit(editor.apply(parseEdit("split all", "edit", k)).inverse.front(), editor.schedule())
+                  .starts_with("merge "));
+        checkAgainstFullRun(editor);
+        try {
+            parseEdit("move 1W1 after 1F1.0", "edit", k);
+            FAIL("accepted");
+        } catch (const ParseError& e) {
+            CHECK(std::string(e.what()).find("'1W1': the schedule cuts each micro-batch into " +
+                                             std::to_string(k) +
+                                             " sequence slices, so an edit names one: 1W1.0 .. 1W1." +
+                                             std::to_string(k - 1)) != std::string::npos);
+        }
+        CHECK_THROWS_AS(parseEdit("split 1B1.0"), ParseError); // a schedule without slices
+        CHECK(refusalOf(editor, "move 1W9.0 to 0")
+                  .starts_with("edit.op | op 1W9.0: the schedule has 1 pipe(s), "
+                               "stages 0.."));
+
+        // A slice's forward moved before the previous slice's breaks the slices' order, by name.
+        const Op f0{OpKind::F, 0, 0, 0, 0}, f1{OpKind::F, 0, 0, 0, 1};
+        Edit early;
+        early.kind = EditKind::Move;
+        early.op = f1;
+        early.anchor = MoveAnchor::Before;
+        early.other = f0;
+        const EditOutcome out = editor.apply(early);
+        REQUIRE(editor.broken().kind == BreakKind::Dependency);
+        CHECK(editor.broken().message.find("0F0.1 runs before its dependency 0F0.0") != std::string::npos);
+        editor.applyAll(out.inverse);
+        CHECK(editor.runs());
+
+        // Random moves: every op's times equal a full list scheduling with the uneven slices.
+        std::mt19937 random(28);
+        int broken = 0;
+        for (int step = 0; step < 200; ++step) {
+            EditOutcome moved;
+            try {
+                moved = editor.apply(randomShift(editor.schedule(), random, 4));
+            } catch (const ValidationError&) {
+                continue;
+            }
+            broken += editor.runs() ? 0 : 1;
+            checkAgainstFullRun(editor);
+            if (!editor.runs()) editor.applyAll(moved.inverse);
+        }
+        CHECK(broken > 0);
+        CHECK(editor.runs());
+        checkMetricsAgainstSimulation(editor);
+    }
+}
+
+TEST_CASE("An edit list on a sliced base reads its slice names against the base", "[edit]") {
+    EditBase base;
+    base.schedule = "seq1f1b";
+    base.params = {4, 4, 1, 2};
+    const std::string json = editListToJson(base, {"split all", "move 3W3.1 after 3I3.0"});
+    const EditList list = parseEditList(json, "list.json");
+    const Schedule schedule = loadEditBase(list.base, {});
+    const ListedEdits listed = readListEdits(list, schedule.sequenceSlices);
+    REQUIRE(listed.edits.size() == 2);
+    CHECK(listed.edits[1].op == Op{OpKind::W, 0, 0, 3, 7});
+    CHECK(listed.texts[1] == "move 3W3.1 after 3I3.0");
+    ScheduleEditor editor(schedule, unitCosts(schedule));
+    editor.applyAll(listed.edits);
+    CHECK(editor.runs());
+    checkAgainstFullRun(editor);
+    // Read as a schedule without slices, the slice is refused with the edit's field.
+    try {
+        readListEdits(list, 1);
+        FAIL("accepted");
+    } catch (const ValidationError& e) {
+        CHECK(e.field() == "edits[1]");
+        CHECK(e.message().find("the schedule cuts no micro-batch into sequence slices") != std::string::npos);
+    }
 }

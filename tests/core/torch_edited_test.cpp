@@ -43,7 +43,8 @@ TEST_CASE("an order designed by hand is the order torch loaded, and torch ran ev
     Schedule split = base; // unit costs in the editor's convention (F = B = W = 1)
     split.splitBackward = true;
     ScheduleEditor editor(base, fullStageCosts(split, 1, 1, 1, 0));
-    for (const Edit& e : list.edits) REQUIRE(editor.apply(e).broken.kind == BreakKind::None);
+    for (const Edit& e : readListEdits(list, base.sequenceSlices).edits)
+        REQUIRE(editor.apply(e).broken.kind == BreakKind::None);
     CHECK(editor.schedule().order == edited.order);
     CHECK(editor.makespan() == Approx(30)); // 1F1B's 33 units, 3 fewer (docs/editing.md)
 

@@ -25,12 +25,12 @@ namespace {
 void applyToBase(const stagecraft::EditList& list) {
     using namespace stagecraft;
     const ScheduleParams& p = list.base.params;
-    if (list.base.schedule.empty() || p.pp > 8 || p.microbatches > 16 || p.chunks > 4) return;
+    if (list.base.schedule.empty() || p.pp > 8 || p.microbatches > 16 || p.chunks > 4 || p.slices > 8) return;
     Schedule base;
     try {
         base = generateSchedule(list.base.schedule, p);
         ScheduleEditor editor(base, unitEditorCostSetup(base).costs);
-        for (const Edit& edit : list.edits) {
+        for (const Edit& edit : readListEdits(list, base.sequenceSlices).edits) {
             const Schedule before = editor.schedule();
             EditOutcome out;
             try {
@@ -61,16 +61,27 @@ STAGECRAFT_FUZZ_TARGET(edit_list) {
     } catch (const Error&) {
         return;
     }
-    const EditList again = parseEditList(editListToJson(list.base, list.texts), "fuzz");
-    if (again.edits != list.edits || again.base.schedule != list.base.schedule ||
-        again.base.file != list.base.file || again.base.params.pp != list.base.params.pp ||
-        again.base.params.microbatches != list.base.params.microbatches ||
-        again.base.params.chunks != list.base.params.chunks)
-        std::abort(); // the writer and the reader disagree
-    for (const Edit& edit : list.edits)
-        for (const bool split : {false, true}) {
-            if (!(parseEdit(formatEdit(edit, split)) == edit)) std::abort();
-            if (!(editFromJson(editToJson(edit, split), "fuzz") == edit)) std::abort();
+    // The edits as a schedule without slices and as one of the base's slices (or two) read them.
+    const int sliced = list.base.params.slices > 1 ? list.base.params.slices : 2;
+    for (const int slices : {1, sliced}) {
+        ListedEdits listed;
+        try {
+            listed = readListEdits(list, slices);
+        } catch (const Error&) {
+            continue;
         }
+        const EditList again = parseEditList(editListToJson(list.base, listed.texts), "fuzz");
+        if (readListEdits(again, slices).edits != listed.edits || again.base.schedule != list.base.schedule ||
+            again.base.file != list.base.file || again.base.params.pp != list.base.params.pp ||
+            again.base.params.microbatches != list.base.params.microbatches ||
+            again.base.params.chunks != list.base.params.chunks ||
+            again.base.params.slices != list.base.params.slices)
+            std::abort(); // the writer and the reader disagree
+        for (const Edit& edit : listed.edits)
+            for (const bool split : {false, true}) {
+                if (!(parseEdit(formatEdit(edit, split, slices), "fuzz", slices) == edit)) std::abort();
+                if (!(editFromJson(editToJson(edit, split, slices), "fuzz", slices) == edit)) std::abort();
+            }
+    }
     applyToBase(list);
 }

@@ -213,11 +213,12 @@ class TestScheduleEdit : public QObject, test::ScheduleEditFixture {
         std::stringstream text;
         text << in.rdbuf();
         const EditList replay = parseEditList(text.str(), list.toStdString());
-        QCOMPARE(replay.edits.size(), std::size_t(1));
+        QCOMPARE(replay.items.size(), std::size_t(1));
         // Costs do not change an order: unit costs replay it.
         Schedule base = loadEditBase(replay.base, m_dir->path().toStdString());
+        const ListedEdits edits = readListEdits(replay, base.sequenceSlices);
         ScheduleEditor replayed(std::move(base), fullStageCosts(saved, 1, 1, 1));
-        replayed.applyAll(replay.edits);
+        replayed.applyAll(edits.edits);
         QCOMPARE(replayed.schedule().order, saved.order);
     }
 
@@ -250,6 +251,66 @@ class TestScheduleEdit : public QObject, test::ScheduleEditFixture {
         std::ofstream(notAList.toStdString()) << "[1, 2";
         QVERIFY(
             editing->replayEditList(notAList).startsWith(QStringLiteral("Cannot replay nothing.edits.json")));
+    }
+
+    void designsAScheduleOfSequenceSlicesByHand() {
+        // Seq1F1B at p = 4, m = 4, k = 2, the second slice of each micro-batch twice the first's
+        // cost (causal attention): the window designs it, a drag and the keyboard move slices,
+        // the undo steps name them, and the edited panel is timed with the slices' costs.
+        Project project = m_window->document()->project();
+        project.schedules = {"seq1f1b"};
+        project.parallel.microbatches = 4;
+        project.parallel.chunks = 1;
+        project.parallel.slices = 2;
+        project.costs.sliceCosts = {1, 2};
+        m_window->document()->applyProject(project, QStringLiteral("sliced"));
+        m_window->flushAnalysis();
+        ScheduleEditController* editing = m_window->scheduleEditing();
+        QCOMPARE(editing->begin(QStringLiteral("seq1f1b")), QString());
+        m_window->flushAnalysis();
+        ScheduleEditSession* session = editing->session();
+        QCOMPARE(session->editor().schedule().sequenceSlices, 2);
+        Edit split;
+        split.kind = EditKind::Split;
+        split.all = true;
+        QCOMPARE(editing->move(split), QString());
+        m_window->flushAnalysis();
+
+        // Drag the last stage's W of slice 0 of micro-batch 0 past the next op of its device.
+        auto sliced = [](const char* name) { return *parseOpName(name, nullptr, 2); };
+        const Op w = sliced("3W0.1");
+        const OpRef before = session->editor().find(w);
+        GanttView* view = m_window->ganttView();
+        const Op next = session->editor().schedule().order[3][std::size_t(before.index) + 1];
+        const QPoint from = centreOf(w);
+        const QPoint to = edgeOf(next, true);
+        QTest::mousePress(view->viewport(), Qt::LeftButton, {}, from);
+        QTest::mouseMove(view->viewport(), from + QPoint(10, 0));
+        QTest::mouseMove(view->viewport(), to);
+        QTest::mouseRelease(view->viewport(), Qt::LeftButton, {}, to);
+        m_window->flushAnalysis();
+        QCOMPARE(session->editor().find(w).index, before.index + 1);
+        const QString undo = m_window->document()->undoStack()->undoText();
+        QVERIFY2(undo.contains(QStringLiteral("3W0.1")), qPrintable(undo));
+
+        // The keyboard moves the selected slice back; the order is the one before the drag.
+        view->selectEvent(edited(), eventOf(w));
+        view->setFocus();
+        QTRY_VERIFY(view->hasFocus());
+        QTest::keyClick(view, Qt::Key_Left, Qt::AltModifier);
+        m_window->flushAnalysis();
+        QCOMPARE(session->editor().find(w).index, before.index);
+
+        // The edited panel is timed as the editor times it, with the slices' unequal costs.
+        const AnalysisPtr& result = m_window->runner()->latest();
+        QCOMPARE(result->outcomes[std::size_t(edited())].prediction.report.iterationUs,
+                 session->editor().makespan());
+        const Schedule& s = session->editor().schedule();
+        const OpCosts& costs = session->editor().costs();
+        QVERIFY(costs.of(sliced("0F0.1"), s.stagesPerPipe) >
+                1.9 * costs.of(sliced("0F0.0"), s.stagesPerPipe));
+        QVERIFY(
+            m_window->grab().save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/design-sequence-slices.png")));
     }
 
     void oneMoveRetimesAndRepaints_data() {

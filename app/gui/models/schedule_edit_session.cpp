@@ -59,7 +59,7 @@ EditStep ScheduleEditSession::applyStep(const std::vector<Edit>& edits) {
         step.inverse.clear();
         return step;
     }
-    for (const Edit& edit : edits) m_texts.push_back(formatEdit(edit, m_editor.schedule().splitBackward));
+    for (const Edit& edit : edits) m_texts.push_back(formatEdit(edit, m_editor.schedule()));
     return step;
 }
 
