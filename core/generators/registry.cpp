@@ -195,7 +195,8 @@ std::span<const ScheduleParamField> scheduleParamFields() {
 
 bool readsParam(const GeneratorInfo& info, const ScheduleParamField& param) {
     return std::any_of(info.params.begin(), info.params.end(),
-                       [&](const ParamSpec& s) { return s.param == &param; });
+                       // By member: a row of scheduleParamFields() is a copy of the kParam* constant.
+                       [&](const ParamSpec& s) { return s.param->member == param.member; });
 }
 
 double computeOpCount(const GeneratorInfo& info, const ScheduleParams& params) {

@@ -122,4 +122,12 @@ TEST_CASE("schedule parameters are described once", "[request]") {
         setFieldValue(p, *field, FieldValue{3});
         CHECK(scheduleParams(p).*(row.member) == 3);
     }
+    // Whether a schedule reads a parameter is the same asked with the row or its constant.
+    const GeneratorInfo& seq = findGenerator("seq1f1b");
+    const GeneratorInfo& interleaved = findGenerator("interleaved");
+    for (const ScheduleParamField& row : scheduleParamFields()) {
+        INFO(row.name);
+        CHECK(readsParam(seq, row) == (row.member != &ScheduleParams::chunks));
+        CHECK(readsParam(interleaved, row) == (row.member != &ScheduleParams::slices));
+    }
 }

@@ -311,6 +311,20 @@ class TestScheduleEdit : public QObject, test::ScheduleEditFixture {
                 1.9 * costs.of(sliced("0F0.0"), s.stagesPerPipe));
         QVERIFY(
             m_window->grab().save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/design-sequence-slices.png")));
+
+        // The edit list names the slices and replays, from a project of another shape, to this order.
+        const QString list = m_dir->filePath(QStringLiteral("sliced.edits.json"));
+        QCOMPARE(editing->saveEditList(list), QString());
+        const Schedule designed = session->editor().schedule();
+        Project other = m_window->document()->project();
+        other.parallel.slices = 4;
+        other.parallel.microbatches = 8;
+        m_window->document()->applyProject(other, QStringLiteral("other shape"));
+        m_window->flushAnalysis();
+        QCOMPARE(editing->replayEditList(list), QString());
+        m_window->flushAnalysis();
+        QCOMPARE(m_window->document()->project().parallel.slices, 2);
+        QCOMPARE(editing->session()->editor().schedule().order, designed.order);
     }
 
     void oneMoveRetimesAndRepaints_data() {
