@@ -11,7 +11,7 @@ mkdir -p "$out"
 unit=(--set costs.mode=unit --set parallel.pp=4 --set parallel.microbatches=8 --set model.layers=16)
 for width in 240 500; do
   for schedule in 1f1b 1f1b-recompute interleaved zb-h1 zb-v zb-v-half zb-v-min v-1f1b hanayo chimera bitpipe \
-    bitpipe-figure dualpipev seq1f1b terapipe; do
+    bitpipe-figure dualpipev seq1f1b seq1f1b-i terapipe; do
     for ext in svg pdf; do
       "$cli" export -s "$schedule" "${unit[@]}" --set parallel.chunks=2 --width "$width" \
         -o "$out/$schedule-p4-m8-${width}pt.$ext" >/dev/null

@@ -37,7 +37,7 @@ constexpr const char* kEditHelp = R"(Edits, applied in the order given (docs/edi
                                                     gradient sync or, as 2OPT, optimizer step)
 OP is an op's name: <stage><kind><micro-batch>, as 1W3 (stage 1's W of micro-batch 3), 2I4 or 2B4
 (a backward), p1:3F2 on a second pipe; 2SYNC and 2OPT are stage 2's gradient sync and optimizer step.
-With sequence slices (seq1f1b, terapipe) a compute op names its slice: 1W3.1 is slice 1 of micro-batch 3.
+With sequence slices (seq1f1b, seq1f1b-i, terapipe) a compute op names its slice: 1W3.1 is slice 1 of micro-batch 3.
 )";
 
 struct EditOptions {

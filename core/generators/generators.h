@@ -6,6 +6,18 @@
 
 namespace stagecraft::gen {
 
+/// The 1F1B skeleton of one device's `total` steps: `warm` forwards, then a forward and a backward in
+/// turn, then the remaining backwards. forward(i) and backward(i) push the i-th of each.
+template <typename Forward, typename Backward>
+void warmupSteadyCooldown(int total, int warm, Forward&& forward, Backward&& backward) {
+    for (int i = 0; i < warm; ++i) forward(i);
+    for (int i = 0; i < total - warm; ++i) {
+        forward(warm + i);
+        backward(i);
+    }
+    for (int i = total - warm; i < total; ++i) backward(i);
+}
+
 void checkGpipe(const ScheduleParams&);
 Schedule gpipe(const ScheduleParams&);
 
@@ -25,6 +37,9 @@ void checkSliceUnits(const ScheduleParams&, std::string_view schedule);
 /// Seq1F1B: 1F1B over `slices` sequence slices of every micro-batch (seq1f1b.cpp).
 void checkSeq1f1b(const ScheduleParams&);
 Schedule seq1f1b(const ScheduleParams&);
+/// Seq1F1B-I: interleaved 1F1B over `slices` sequence slices, the authors' code (seq1f1b_interleaved.cpp).
+void checkSeq1f1bInterleaved(const ScheduleParams&);
+Schedule seq1f1bInterleaved(const ScheduleParams&);
 /// TeraPipe: GPipe over `slices` token slices of every micro-batch (terapipe.cpp).
 void checkTerapipe(const ScheduleParams&);
 Schedule terapipe(const ScheduleParams&);

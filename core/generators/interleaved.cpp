@@ -53,12 +53,7 @@ Schedule interleaved(const ScheduleParams& params) {
         auto backward = [&](int k) {
             pushOp(s, r, OpKind::B, 0, (v - 1 - forwardChunk(k)) * p + r, microbatch(k));
         };
-        for (int k = 0; k < warm; ++k) forward(k);
-        for (int k = 0; k < total - warm; ++k) {
-            forward(warm + k);
-            backward(k);
-        }
-        for (int k = total - warm; k < total; ++k) backward(k);
+        warmupSteadyCooldown(total, warm, forward, backward);
     }
     return s;
 }

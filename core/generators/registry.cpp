@@ -37,6 +37,7 @@ constexpr ParamSpec kSlices = spec(kParamSlices);
 
 constexpr std::array kPlainParams{kPp, kMicrobatches};
 constexpr std::array kSlicedParams{kPp, kMicrobatches, kSlices};
+constexpr std::array kSlicedInterleavedParams{kPp, kMicrobatches, kChunksInterleaved, kSlices};
 constexpr std::array kEvenParams{kPpEven, kMicrobatches};
 constexpr std::array kInterleavedParams{kPp, kMicrobatches, kChunksInterleaved};
 constexpr std::array kLoopedParams{kPp, kMicrobatches, kChunks};
@@ -158,6 +159,12 @@ const std::array kGenerators{
                   "flight shrink by about k.",
                   "none (a slice's cost follows its position: parallel.slice_split, costs.slice_costs)",
                   kSlicedParams, false, 1, false, stagesOne, gen::checkSeq1f1b, fromParams<gen::seq1f1b>},
+    GeneratorInfo{"seq1f1b-i", "Seq1F1B-I (interleaved 1F1B over sequence slices)",
+                  "Seq1F1B's slices through interleaved 1F1B's chunks, as the authors' code runs them: "
+                  "slice units take the micro-batches' place in Megatron's lookup, k - 1 more warm-up "
+                  "forwards, backwards slice by slice in reverse.",
+                  "chunks >= 2; microbatches % pp == 0; pp % slices == 0", kSlicedInterleavedParams, false, 1,
+                  false, stagesChunks, gen::checkSeq1f1bInterleaved, fromParams<gen::seq1f1bInterleaved>},
     GeneratorInfo{"terapipe", "TeraPipe (GPipe over token slices)",
                   "Every micro-batch cut into k token slices, run GPipe-style: all forwards in slice order, "
                   "then all backwards in reverse. Seq1F1B's bubble, GPipe's memory (every slice in flight).",

@@ -40,12 +40,9 @@ Schedule seq1f1b(const ScheduleParams& params) {
     for (int r = 0; r < p; ++r) {
         reserveOrder(s, r, 2 * std::size_t(units));
         const int warm = std::clamp(p - r - 2 + k, 0, units);
-        for (int u = 0; u < warm; ++u) pushOp(s, r, OpKind::F, 0, r, u);
-        for (int i = 0; i < units - warm; ++i) {
-            pushOp(s, r, OpKind::F, 0, r, warm + i);
-            pushOp(s, r, OpKind::B, 0, r, backwardUnit(i));
-        }
-        for (int i = units - warm; i < units; ++i) pushOp(s, r, OpKind::B, 0, r, backwardUnit(i));
+        warmupSteadyCooldown(
+            units, warm, [&](int u) { pushOp(s, r, OpKind::F, 0, r, u); },
+            [&](int i) { pushOp(s, r, OpKind::B, 0, r, backwardUnit(i)); });
     }
     return s;
 }

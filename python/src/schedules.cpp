@@ -119,7 +119,7 @@ void bindSchedules(py::module_& m) {
         py::arg("name"), py::arg("pp"), py::arg("microbatches"), py::arg("chunks") = 2, py::arg("slices") = 2,
         "The order of a registered schedule for its parameters (unit costs for cost-aware ones; "
         "Project.order uses the project's costs); `slices` is read by the schedules of sequence "
-        "slices (seq1f1b, terapipe). Raises ValidationError naming a broken rule.");
+        "slices (seq1f1b, seq1f1b-i, terapipe). Raises ValidationError naming a broken rule.");
     m.def(
         "validate",
         [](const Schedule& s) {

@@ -18,7 +18,8 @@ using stagecraft::test::takesChunks;
 namespace {
 
 /// The documented constraints, written independently of the generators' own checks.
-bool expectedAccepted(std::string_view name, int p, int m, int v) {
+bool expectedAccepted(std::string_view name, int p, int m, int v, int k) {
+    if (name == "seq1f1b-i") return v >= 2 && m % p == 0 && p % k == 0;
     if (name == "interleaved" || name == "interleaved-zb")
         return v >= 2 && m % std::max(1, m / p) == 0; // torch's equal rounds
     if (name == "chimera" || name == "bitpipe" || name == "bitpipe-figure") return p % 2 == 0 && m % p == 0;
@@ -57,26 +58,29 @@ void checkCounts(const Schedule& s, const GeneratorInfo& info, const SchedulePar
 TEST_CASE("Every generator over p 1..16, m 1..64, v 1..4", "[generators][property]") {
     for (const GeneratorInfo& info : generators()) DYNAMIC_SECTION(info.name) {
             const int maxChunks = takesChunks(info) ? 4 : 1;
+            // Sliced schedules over k 1..4; the others ignore the slices (2 by default).
+            const bool sliced = readsParam(info, kParamSlices);
             int accepted = 0;
             for (int p = 1; p <= 16; ++p)
                 for (int m = 1; m <= 64; ++m)
-                    for (int v = 1; v <= maxChunks; ++v) {
-                        const ScheduleParams params{p, m, v};
-                        INFO(info.name << " p=" << p << " m=" << m << " v=" << v);
-                        const auto violation = constraintViolation(info, params);
-                        REQUIRE(violation.has_value() == !expectedAccepted(info.name, p, m, v));
-                        if (violation) {
-                            REQUIRE_THAT(*violation, Catch::Contains("parallel."));
-                            REQUIRE_THROWS_AS(generateSchedule(info.name, params), ValidationError);
-                            continue;
+                    for (int v = 1; v <= maxChunks; ++v)
+                        for (int k = sliced ? 1 : 2; k <= (sliced ? 4 : 2); ++k) {
+                            const ScheduleParams params{p, m, v, k};
+                            INFO(info.name << " p=" << p << " m=" << m << " v=" << v << " k=" << k);
+                            const auto violation = constraintViolation(info, params);
+                            REQUIRE(violation.has_value() == !expectedAccepted(info.name, p, m, v, k));
+                            if (violation) {
+                                REQUIRE_THAT(*violation, Catch::Contains("parallel."));
+                                REQUIRE_THROWS_AS(generateSchedule(info.name, params), ValidationError);
+                                continue;
+                            }
+                            ++accepted;
+                            const Schedule s = generateSchedule(info.name, params);
+                            const auto problems = findProblems(s, 3);
+                            INFO((problems.empty() ? std::string() : problems.front().message));
+                            REQUIRE(problems.empty());
+                            checkCounts(s, info, params);
                         }
-                        ++accepted;
-                        const Schedule s = generateSchedule(info.name, params);
-                        const auto problems = findProblems(s, 3);
-                        INFO((problems.empty() ? std::string() : problems.front().message));
-                        REQUIRE(problems.empty());
-                        checkCounts(s, info, params);
-                    }
             INFO(info.name);
             CHECK(accepted > 0);
         }
@@ -126,6 +130,6 @@ TEST_CASE("Unknown schedule names list the valid ones, case-insensitively", "[ge
               "interleaved, breadth-first, chimera, bitpipe, bitpipe-figure, hanayo, zb-h1, zb-h2, zb-v, "
               "v-1f1b, zb-v-half, "
               "zb-v-min, zb-auto, interleaved-zb, dualpipe, "
-              "dualpipev, seq1f1b, terapipe");
+              "dualpipev, seq1f1b, seq1f1b-i, terapipe");
     }
 }

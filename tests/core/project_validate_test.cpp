@@ -70,7 +70,7 @@ TEST_CASE("Each rule between fields has its own message", "[project]") {
           "schedules[1] = \"zb\": unknown schedule; valid names: gpipe, 1f1b, 1f1b-recompute, "
           "interleaved, breadth-first, chimera, "
           "bitpipe, bitpipe-figure, hanayo, zb-h1, zb-h2, zb-v, v-1f1b, zb-v-half, zb-v-min, zb-auto, "
-          "interleaved-zb, dualpipe, dualpipev, seq1f1b, terapipe");
+          "interleaved-zb, dualpipe, dualpipev, seq1f1b, seq1f1b-i, terapipe");
     CHECK(schedules[1].message == "schedules[2] = \"1F1B\": listed twice (also schedules[0])");
 
     p = defaultProject();

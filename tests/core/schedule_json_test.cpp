@@ -49,8 +49,9 @@ TEST_CASE("JSON round trip of every generator over p 1..8, m 1..16, v 1..4", "[s
     // The CSV sweep's 2412 single-pipe schedules, zb-auto's 128, 1f1b-recompute's 128, seq1f1b's and
     // terapipe's 128 each (p 1..8 x m 1..16; torch's CSV has no R and no slices), plus chimera and the two
     // bitpipe orders (p even, m % p == 0: p = 2, 4, 6, 8 give 8 + 4 + 2 + 2 values of m) 16 each, and
-    // dualpipe (p even, m even and m >= 2p: 7 + 5 + 3 + 1) 16.
-    CHECK(checked == 2412 + 128 + 128 + 2 * 128 + 3 * 16 + 16);
+    // dualpipe (p even, m even and m >= 2p: 7 + 5 + 3 + 1) 16, and seq1f1b-i (its 2 slices dividing
+    // p, m % p == 0, as chimera: 16) at chunks 2, 3 and 4.
+    CHECK(checked == 2412 + 128 + 128 + 2 * 128 + 3 * 16 + 16 + 3 * 16);
 }
 
 TEST_CASE("JSON text of a bidirectional schedule with syncs and optimizer steps", "[schedule-files]") {
