@@ -139,7 +139,8 @@ CalibrationReport calibrateFromTrace(const AnalysisRequest& request, const Calib
     // stagecraft-run would run it on the measured machine (the list scheduler, which delays each
     // transfer from its producer's end rather than from a receive posted when its buffer frees,
     // times interleaved and V schedules about 10 % short on such runs, docs/fidelity.md).
-    if (const std::optional<Timing> timing = traceTiming(*request.trace)) {
+    if (const std::optional<Timing> timing =
+            request.timingFromTrace ? traceTiming(*request.trace) : std::optional<Timing>()) {
         report.project.costs.timing = *timing;
         report.project.costs.note += "; timed as " + std::string(timingName(*timing)) +
                                      " executes its programs, as the run predicted itself";

@@ -66,7 +66,7 @@ void matchTrace(const MeasuredTrace& trace, AnalysisResult& result) {
 
 /// The request's project timed as its trace's run predicted itself, or empty when nothing changes.
 std::optional<Project> projectTimedLikeTrace(const AnalysisRequest& request) {
-    if (!request.trace || request.project.runtimeFit) return std::nullopt;
+    if (!request.trace || !request.timingFromTrace || request.project.runtimeFit) return std::nullopt;
     const std::optional<Timing> timing = traceTiming(*request.trace);
     if (!timing || *timing == request.project.costs.timing) return std::nullopt;
     Project project = request.project;

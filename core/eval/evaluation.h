@@ -67,6 +67,10 @@ struct AnalysisRequest {
     /// estimateWork check the request's schedules themselves. They depend on the parallel and
     /// model settings only: whoever changes those in a copy of a request resets them.
     std::shared_ptr<const ScheduleChecks> checks = {};
+    /// A trace stagecraft-run wrote says how the run predicted itself (traceTiming): the project is
+    /// then timed that way, and a calibration on it keeps that timing. False: the project's own
+    /// costs.timing, to see what another timing would have said of the same run.
+    bool timingFromTrace = true;
 };
 
 /// At which step a schedule was refused.

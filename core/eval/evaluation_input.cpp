@@ -113,6 +113,7 @@ AnalysisRequest loadAnalysisRequest(const EvaluationInput& input) {
     for (const std::string& p : input.tracePaths) traces.emplace_back(p);
     if (!traces.empty()) {
         request.trace = loadMeasuredTrace(traces, measuredTraceOptions(input));
+        request.timingFromTrace = !input.projectTiming;
     }
     return request;
 }

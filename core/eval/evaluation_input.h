@@ -35,6 +35,9 @@ struct EvaluationInput {
     ChunkPlacement chunkPlacement = ChunkPlacement::Loop;
     /// Reads Nsight Systems SQLite exports (a front end linked with SQLite passes it).
     RankReader sqliteReader = nullptr;
+    /// A trace stagecraft-run wrote is predicted with the project's own costs.timing, not as the run
+    /// predicted itself (AnalysisRequest::timingFromTrace).
+    bool projectTiming = false;
     /// Which iteration of a trace of several to overlay: an args.iteration id, -1 the last.
     int traceIteration = -1;
     /// OVERLAP_F_B cells of torch CSVs are read as their sub-actions one after the other.

@@ -16,6 +16,9 @@ constexpr std::array kTraceReadOptions{
                "Traces of other tools: every op at its median over the iterations the trace holds"},
     OptionSpec{"placement", "", 0, One, "loop|v",
                "Ranges named F{mb}.{chunk}: how (rank, chunk) gives the stage: loop (default) or v"},
+    OptionSpec{"project-timing", "", 0, Flag, "",
+               "A stagecraft-run trace: predict with the project's costs.timing, not as the run predicted "
+               "itself"},
 };
 
 const OptionSpec& spec(std::string_view name) {
@@ -32,6 +35,7 @@ void readTraceOptions(const OptionValues& given, EvaluationInput& input) {
     if (const auto iteration = given.one(spec("iteration")))
         input.traceIteration = integerOption(spec("iteration"), *iteration, 0, INT_MAX);
     input.traceMedian = given.has("median");
+    input.projectTiming = given.has("project-timing");
     if (const auto placement = given.one(spec("placement"))) {
         static constexpr std::array<std::string_view, 2> kPlacements{"loop", "v"};
         input.chunkPlacement = choiceOption(spec("placement"), *placement, kPlacements) == "v"

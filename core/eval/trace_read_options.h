@@ -13,7 +13,7 @@
 
 namespace stagecraft {
 
-/// --iteration N, --median, --placement loop|v.
+/// --iteration N, --median, --placement loop|v, --project-timing.
 std::span<const OptionSpec> traceReadOptions();
 
 /// The trace options `given` holds, into `input` (ValidationError "option.value" for a value out

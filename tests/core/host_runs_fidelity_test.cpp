@@ -48,8 +48,7 @@ AnalysisRequest runRequest(int ranks, const std::string& schedule, const std::st
         if (set == "sliced") input.sets.insert(input.sets.end(), kSlicedSets.begin(), kSlicedSets.end());
     }
     input.schedules = {schedule};
-    input.tracePath =
-        (kHostRuns / (set + "_pp" + std::to_string(ranks)) / (schedule + ".json")).string();
+    input.tracePath = (kHostRuns / (set + "_pp" + std::to_string(ranks)) / (schedule + ".json")).string();
     input.traceMedian = true;
     return loadAnalysisRequest(input);
 }
@@ -138,7 +137,8 @@ TEST_CASE("a calibration on a run of sequence slices finds their costs and predi
                 // Normalized to a mean of 1: 0.571, 0.857, 1.143, 1.429.
                 CHECK(slices[q] == Approx(recorded[q] / 1.75).epsilon(0.02));
             }
-            const auto file = scratch("sliced-pp" + std::to_string(ranks) + "-" + fitted + ".stagecraft.json");
+            const auto file =
+                scratch("sliced-pp" + std::to_string(ranks) + "-" + fitted + ".stagecraft.json");
             writeProject(report.project, file);
             Project cleared = report.project;
             cleared.costs.sliceCosts.clear();
@@ -165,4 +165,37 @@ TEST_CASE("a calibration on a run of sequence slices finds their costs and predi
             }
         }
     }
+}
+
+TEST_CASE("an overlay on a stagecraft-run trace can keep the project's own timing", "[host_runs][fidelity]") {
+    // By default a run the runtime wrote is predicted as the run predicted itself (its programs,
+    // receives posted when their slot frees); --project-timing keeps the project's list scheduler,
+    // to see what that timing would have said of the same run.
+    EvaluationInput input;
+    input.path = std::string(STAGECRAFT_SOURCE_DIR) + "/tests/data/runtime/tiny.stagecraft.json";
+    input.sets = recordedSets(2);
+    input.sets.push_back("costs.comm=600"); // with free transfers the two timings agree
+    input.schedules = {"interleaved"};
+    input.tracePath = (kHostRuns / "sleep_pp2" / "interleaved.json").string();
+    input.traceMedian = true;
+    const AnalysisResult likeRun = analyze(loadAnalysisRequest(input));
+    input.projectTiming = true;
+    const AnalysisRequest ownRequest = loadAnalysisRequest(input);
+    CHECK_FALSE(ownRequest.timingFromTrace);
+    const AnalysisResult own = analyze(ownRequest);
+    REQUIRE(likeRun.overlay);
+    REQUIRE(own.overlay);
+
+    AnalysisRequest alone;
+    alone.project = ownRequest.project;
+    REQUIRE(alone.project.costs.timing == Timing::ListScheduler);
+    const double listed = analyze(alone).outcomes.at(0).prediction.report.time.makespan;
+    alone.project.costs.timing = Timing::StagecraftRun;
+    const double runTimed = analyze(alone).outcomes.at(0).prediction.report.time.makespan;
+    CHECK(own.overlay->report.makespanPredicted == Approx(listed).epsilon(1e-9));
+    CHECK(likeRun.overlay->report.makespanPredicted == Approx(runTimed).epsilon(1e-9));
+    // Interleaved's receives wait for their slots: the list scheduler times it short of the run.
+    CHECK(listed < runTimed);
+    CHECK(std::abs(relative(runTimed, likeRun.overlay->report.makespanMeasured)) <
+          std::abs(relative(listed, own.overlay->report.makespanMeasured)));
 }
