@@ -18,7 +18,7 @@ namespace {
 
 AnalysisRequest requestWithTrace(const Project& project, const std::string& schedule,
                                  const std::vector<std::string>& traces, int iteration, bool median,
-                                 const std::string& placement) {
+                                 const std::string& placement, bool projectTiming) {
     AnalysisRequest request;
     request.project = project;
     request.project.schedules = {schedule};
@@ -31,6 +31,7 @@ AnalysisRequest requestWithTrace(const Project& project, const std::string& sche
     readTraceOptions(given, reading);
     std::vector<std::filesystem::path> paths(traces.begin(), traces.end());
     request.trace = loadMeasuredTrace(paths, measuredTraceOptions(reading));
+    request.timingFromTrace = !projectTiming; // as --project-timing
     return request;
 }
 
@@ -112,9 +113,9 @@ void bindMeasured(py::module_& m) {
     m.def(
         "overlay",
         [](const Project& project, const std::string& schedule, const std::vector<std::string>& traces,
-           int iteration, bool median, const std::string& placement) {
+           int iteration, bool median, const std::string& placement, bool projectTiming) {
             const AnalysisRequest request =
-                requestWithTrace(project, schedule, traces, iteration, median, placement);
+                requestWithTrace(project, schedule, traces, iteration, median, placement, projectTiming);
             const AnalysisResult result = analyzeOrRaise(request);
             if (!result.overlay) throw ValidationError("overlay.mismatch", "trace", result.overlayError);
             return overlayDict(result.overlay->report,
@@ -122,16 +123,17 @@ void bindMeasured(py::module_& m) {
                                *result.measured);
         },
         py::arg("project"), py::arg("schedule"), py::arg("traces"), py::arg("iteration") = -1,
-        py::arg("median") = false, py::arg("placement") = "loop",
+        py::arg("median") = false, py::arg("placement") = "loop", py::arg("project_timing") = false,
         "A measured trace (one file, or a run's per-rank files) against the project's prediction of "
         "`schedule`: makespan, bubble and op errors, as `stagecraft-cli overlay` (placement: how "
-        "ranges named F{mb}.{chunk} give the stage, 'loop' or 'v', as --placement).");
+        "ranges named F{mb}.{chunk} give the stage, 'loop' or 'v', as --placement; project_timing: a "
+        "stagecraft-run trace predicted with the project's costs.timing, as --project-timing).");
     m.def(
         "calibrate",
         [](const Project& project, const std::string& schedule, const std::vector<std::string>& traces,
            int iteration, bool median, double inputShare, bool runtimeModel, const std::string& placement) {
             const AnalysisRequest request =
-                requestWithTrace(project, schedule, traces, iteration, median, placement);
+                requestWithTrace(project, schedule, traces, iteration, median, placement, false);
             CalibrationOptions options;
             options.inputShare = inputShare;
             options.runtimeModel = runtimeModel;

@@ -396,6 +396,12 @@ class StagecraftRunCalibration(unittest.TestCase):
         # Another schedule's run, overlaid on the calibrated project: within the acceptance's 10 %.
         other = sc.overlay(calibrated, "interleaved", [os.path.join(runs, "interleaved.json")], median=True)
         self.assertLess(abs(other["makespan_error"]), 0.10)
+        # The same run under the list scheduler (the project's own timing, as --project-timing).
+        listed = calibrated.with_overrides({"costs.timing": "list-scheduler"})
+        own = sc.overlay(listed, "interleaved", [os.path.join(runs, "interleaved.json")], median=True,
+                         project_timing=True)
+        self.assertAlmostEqual(own["makespan_predicted"], sc.simulate(listed, "interleaved").makespan)
+        self.assertNotAlmostEqual(own["makespan_predicted"], other["makespan_predicted"], delta=100)
 
 
 class TorchExample(unittest.TestCase):
