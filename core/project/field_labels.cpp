@@ -16,6 +16,7 @@ constexpr std::pair<std::string_view, std::string_view> kLabels[] = {
     {"model.vocab", "Vocabulary size"},
     {"model.micro_batch_size", "Micro-batch size (sequences)"},
     {"model.dtype", "Precision"},
+    {"model.attention", "Attention kernels (dense or causal)"},
     {"cluster.gpu", "GPU name"},
     {"cluster.gpus_per_node", "GPUs per node"},
     {"cluster.nodes", "Nodes"},

@@ -81,6 +81,10 @@ std::string_view timingName(Timing value) {
     return value == Timing::StagecraftRun ? "stagecraft-run" : "list-scheduler";
 }
 
+std::string_view attentionName(Attention value) {
+    return value == Attention::Causal ? "causal" : "dense";
+}
+
 std::string_view sliceSplitName(SliceSplit value) {
     return value == SliceSplit::Balanced ? "balanced" : "uniform";
 }

@@ -39,6 +39,11 @@ enum class Timing { ListScheduler, StagecraftRun };
 /// (thunlp's computation-wise partition), so earlier slices hold more tokens and activations.
 enum class SliceSplit { Uniform, Balanced };
 
+/// What the attention kernels compute of the s x s query-key square (analytic costs). Dense: all of
+/// it, the causal mask applied after (Megatron's count, 4 s^2 b h per layer forward). Causal: the
+/// lower triangle only, half of it (flash attention and other kernels that skip masked blocks).
+enum class Attention { Dense, Causal };
+
 struct ModelConfig {
     int layers = 24;
     int hidden = 2048;
@@ -47,6 +52,7 @@ struct ModelConfig {
     int vocab = 51200;
     int microBatchSize = 1;
     DType dtype = DType::BF16;
+    Attention attention = Attention::Dense;
     friend bool operator==(const ModelConfig&, const ModelConfig&) = default;
 };
 
@@ -164,6 +170,7 @@ std::string_view costModeName(CostMode mode);            ///< "analytic", "manua
 std::string_view optimizerSyncName(OptimizerSync value); ///< "flush", "post-validation"
 std::string_view timingName(Timing value);               ///< "list-scheduler", "stagecraft-run"
 std::string_view sliceSplitName(SliceSplit value);       ///< "uniform", "balanced"
+std::string_view attentionName(Attention value);         ///< "dense", "causal"
 double dtypeBytes(DType dtype);                          ///< 2 or 4
 
 } // namespace stagecraft

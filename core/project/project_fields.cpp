@@ -18,6 +18,7 @@ constexpr std::array<std::string_view, 3> kCostModeChoices{"analytic", "manual",
 constexpr std::array<std::string_view, 2> kOptimizerSyncChoices{"flush", "post-validation"};
 constexpr std::array<std::string_view, 2> kTimingChoices{"list-scheduler", "stagecraft-run"};
 constexpr std::array<std::string_view, 2> kSliceSplitChoices{"uniform", "balanced"};
+constexpr std::array<std::string_view, 2> kAttentionChoices{"dense", "causal"};
 constexpr std::array<std::string_view, 5> kSections{"model", "cluster", "parallel", "memory", "costs"};
 constexpr int kMaxModelLayers = 16384;
 constexpr double kMaxNoteBytes = 2000;
@@ -40,6 +41,9 @@ std::string_view enumText(Timing value) {
 }
 std::string_view enumText(SliceSplit value) {
     return sliceSplitName(value);
+}
+std::string_view enumText(Attention value) {
+    return attentionName(value);
 }
 
 // Accessors are generated from pointers to members, so each table row names its member once.
@@ -147,6 +151,11 @@ const std::array kFields{
     field<EnumAccess<&P::model, &M::dtype, kDTypeChoices.size()>>(
         FieldKind::Enum, "model.dtype", "", 0, 0, false, "bf16",
         "type of weights and activations (fp32 doubles every byte count)", kDTypeChoices),
+    writtenWhenSet(field<EnumAccess<&P::model, &M::attention, kAttentionChoices.size()>>(
+        FieldKind::Enum, "model.attention", "", 0, 0, false, "dense",
+        "what the attention kernels compute (analytic costs): dense (the whole s x s square, masked "
+        "after; Megatron's count) or causal (the lower triangle only, as flash attention)",
+        kAttentionChoices)),
 
     field<SectionAccess<&P::cluster, &C::gpu>>(FieldKind::String, "cluster.gpu", "", 1, 64, false,
                                                "A100-80GB", "GPU model, a label for charts"),

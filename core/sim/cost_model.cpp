@@ -137,12 +137,14 @@ struct Analytic {
     TransformerShape t;
     std::vector<double> layers; ///< per chunk stage of one pipe
     double flopsPerUs = 0;
-    double tpAllReduceUs = 0; ///< one all-reduce of a layer's activations over the tp group
+    double tpAllReduceUs = 0;  ///< one all-reduce of a layer's activations over the tp group
+    double attentionScale = 1; ///< the share of the query-key square the kernels compute
 
     Analytic(const Project& project, const Schedule& s, bool mustSplit)
         : t(shapeOf(project)), layers(layersPerStage(project, s, mustSplit)) {
         const ClusterConfig& c = project.cluster;
         flopsPerUs = c.peakTflops * project.costs.efficiency * kFlopsPerUsPerTflops;
+        attentionScale = project.model.attention == Attention::Causal ? 0.5 : 1.0;
         const int tp = t.tp;
         if (tp > 1) {
             const double gbps = tp <= std::max(1, c.gpusPerNode) ? c.intraNodeGbps : c.interNodeGbps;
@@ -161,10 +163,13 @@ struct Analytic {
     }
 
     /// The attention matmuls of one layer's forward (QK^T and AV over the whole sequence): the
-    /// part of the work that grows with the square of the sequence length.
+    /// part of the work that grows with the square of the sequence length. Causal kernels compute
+    /// half of the square (model.attention).
     double attentionCore() const {
-        return 4.0 * t.seqLen * t.seqLen * t.microBatch * t.hidden / double(t.tp);
+        return attentionScale * 4.0 * t.seqLen * t.seqLen * t.microBatch * t.hidden / double(t.tp);
     }
+    /// What causal kernels skip of transformer_math's dense count, per layer forward.
+    double skippedAttention() const { return (1.0 - attentionScale) * attentionCore() / attentionScale; }
 
     /// The part of `times(recompute)` spent in attention matmuls: the input-gradient backward
     /// does them twice, and a recompute (full or selective) once more.
@@ -182,7 +187,12 @@ struct Analytic {
 
     StageTimes times(Recompute recompute) const {
         const double attentionCore = this->attentionCore();
-        const double recomputeFlops = recompute == Recompute::Full        ? layerForwardFlops(t)
+        // transformer_math counts dense attention; causal kernels skip half of it, once in the
+        // forward (and a full recompute's), twice in the input gradient.
+        const double skipped = skippedAttention();
+        const double forwardFlops = layerForwardFlops(t) - skipped;
+        const double backwardInputFlops = layerBackwardInputFlops(t) - 2.0 * skipped;
+        const double recomputeFlops = recompute == Recompute::Full        ? forwardFlops
                                       : recompute == Recompute::Selective ? attentionCore
                                                                           : 0.0;
         // Megatron's tensor parallelism: two activation all-reduces in a layer's forward, two in its
@@ -193,9 +203,8 @@ struct Analytic {
         for (int stage = 0; stage < int(layers.size()); ++stage) {
             const double l = layers[std::size_t(stage)];
             const double head = last(stage) ? lmHeadFlops(t) : 0.0;
-            out.f.push_back((l * layerForwardFlops(t) + head) / flopsPerUs + l * tpForward);
-            out.b.push_back((l * (layerBackwardInputFlops(t) + recomputeFlops) + head) / flopsPerUs +
-                            l * tpBackward);
+            out.f.push_back((l * forwardFlops + head) / flopsPerUs + l * tpForward);
+            out.b.push_back((l * (backwardInputFlops + recomputeFlops) + head) / flopsPerUs + l * tpBackward);
             out.w.push_back((l * layerBackwardWeightFlops(t) + head) / flopsPerUs);
         }
         return out;

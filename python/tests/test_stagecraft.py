@@ -113,6 +113,15 @@ class Simulation(unittest.TestCase):
         with self.assertRaises(sc.Error):
             sc.Project().with_overrides({"costs.timing": "nccl"})
 
+    def test_causal_attention_kernels_cost_less_at_long_sequences(self):
+        settings = {"model.seq_len": 32768, "parallel.slices": 4}
+        dense = sc.simulate(sc.Project().with_overrides(settings), "seq1f1b")
+        causal_project = sc.Project().with_overrides({**settings, "model.attention": "causal"})
+        self.assertEqual(causal_project.get("model.attention"), "causal")
+        self.assertLess(sc.simulate(causal_project, "seq1f1b").makespan, 0.8 * dense.makespan)
+        with self.assertRaises(sc.Error):
+            sc.Project().with_overrides({"model.attention": "flash"})
+
     def test_slices_of_unequal_cost_are_a_list_of_numbers_away(self):
         # Seq1F1B, p = 4, m = 8, k = 4: the reference's "uneven slices hurt", 132.1 against 105 when
         # a micro-batch's forward is 4 units (unit costs give 1: a quarter of those).

@@ -213,6 +213,44 @@ TEST_CASE("Analytic costs equal a hand computation on a small model", "[costs]")
           Approx((27262976.0 + 2 * 4.0 * 32 * 32 * 2 * 64) / 5e7));
 }
 
+TEST_CASE("Causal attention kernels halve the attention matmuls, and slices split them by causal pairs",
+          "[costs]") {
+    // The small model's dense attention core per layer forward is 4·s²·b·h = 524288 FLOPs; causal
+    // kernels compute half: 262144 less per layer in F, 524288 less in B (its two attention
+    // products), and a selective recompute repeats the causal half.
+    Project p = smallAnalytic(2, 1, 4);
+    p.model.attention = Attention::Causal;
+    const CostSetup c = buildCostSetup(p, generateSchedule("1f1b", {2, 4, 1}));
+    CHECK(dur(c, OpKind::F, 0) == Approx((13631488.0 - 2 * 262144.0) / 5e7));
+    CHECK(dur(c, OpKind::B, 0) == Approx((27262976.0 - 2 * 524288.0) / 5e7));
+    CHECK(dur(c, OpKind::F, 1) == Approx((14450688.0 - 2 * 262144.0) / 5e7));
+    CHECK(c.flopsPerIteration == Approx(4.0 * 84246528.0)); // model FLOPs stay Megatron's dense count
+    Project selective = p;
+    selective.memory.recompute = Recompute::Selective;
+    CHECK(dur(buildCostSetup(selective, generateSchedule("1f1b", {2, 4, 1})), OpKind::B, 0) ==
+          Approx((27262976.0 - 2 * 524288.0 + 2 * 262144.0) / 5e7));
+    Project full = p;
+    full.memory.recompute = Recompute::Full;
+    CHECK(dur(buildCostSetup(full, generateSchedule("1f1b", {2, 4, 1})), OpKind::B, 0) ==
+          Approx((27262976.0 - 2 * 524288.0 + 13631488.0 - 2 * 262144.0) / 5e7));
+
+    // Seq1F1B, k = 2 even slices of 16 tokens: slice 0 computes 16·16 - 16²/2 = 128 of the 512
+    // causal pairs, slice 1 16·32 - 128 = 384. Stage 0's causal F is 12582912 FLOPs of linear work
+    // and 524288 of attention: slice 0 = 6291456 + 131072, slice 1 = 6291456 + 393216.
+    Project sliced = p;
+    sliced.parallel.slices = 2;
+    const Schedule seq = generateSchedule("seq1f1b", scheduleParams(sliced));
+    const CostSetup q = buildCostSetup(sliced, seq);
+    const Op slice0{OpKind::F, 0, 0, 0, 0}, slice1{OpKind::F, 0, 0, 0, 1};
+    CHECK(q.costs.of(slice0, seq.stagesPerPipe) == Approx(6422528.0 / 5e7));
+    CHECK(q.costs.of(slice1, seq.stagesPerPipe) == Approx(6684672.0 / 5e7));
+    // Dense kernels: the same causal spread of twice the attention (the note in docs/schedules.md).
+    sliced.model.attention = Attention::Dense;
+    const CostSetup d = buildCostSetup(sliced, seq);
+    CHECK(d.costs.of(slice0, seq.stagesPerPipe) == Approx((6291456.0 + 262144.0) / 5e7));
+    CHECK(d.costs.of(slice1, seq.stagesPerPipe) == Approx((6291456.0 + 786432.0) / 5e7));
+}
+
 TEST_CASE("Analytic mode needs layers that split into the schedule's stages", "[costs]") {
     Project p = smallAnalytic(2, 1, 4);
     p.model.layers = 5;

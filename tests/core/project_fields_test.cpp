@@ -33,8 +33,8 @@ TEST_CASE("Every field is described once with a consistent place, default and ra
         CHECK(copy == defaults);
     }
     // 32 + memory.limit_microbatches, costs.optimizer_sync, costs.fb, costs.layers, costs.note,
-    // costs.timing, parallel.slices, parallel.slice_split, costs.slice_costs
-    CHECK(paths.size() == 41);
+    // costs.timing, parallel.slices, parallel.slice_split, costs.slice_costs, model.attention
+    CHECK(paths.size() == 42);
     CHECK(findProjectField("model") == nullptr);
     CHECK(findProjectField("stagecraft") == nullptr);
     CHECK(findProjectField("model.layer") == nullptr);

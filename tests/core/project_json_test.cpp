@@ -218,7 +218,7 @@ TEST_CASE("Wrong types name the JSON path and the value", "[project]") {
 TEST_CASE("Unknown and missing keys are refused with the valid ones", "[project]") {
     CHECK(parseFailure(withVersion(R"(, "model": {"layer": 24})"), "project.key") ==
           "t.json: unknown key \"model.layer\"; valid keys of model: layers, hidden, heads, seq_len, vocab, "
-          "micro_batch_size, dtype");
+          "micro_batch_size, dtype, attention");
     CHECK(parseFailure(withVersion(R"(, "modle": {})"), "project.key") ==
           "t.json: unknown key \"modle\"; valid keys: stagecraft, name, schedules, model, cluster, parallel, "
           "memory, costs, runtime_fit");
@@ -287,7 +287,7 @@ TEST_CASE("Errors of --set name the path, the value and the rule", "[project]") 
     CHECK(failure("model.layer", "24", "project.key") ==
           "unknown field \"model.layer\"; fields of model: model.layers, model.hidden, model.heads, "
           "model.seq_len, "
-          "model.vocab, model.micro_batch_size, model.dtype");
+          "model.vocab, model.micro_batch_size, model.dtype, model.attention");
     CHECK(failure("modle.layers", "24", "project.key") ==
           "unknown field \"modle.layers\"; top-level fields: name, schedules; sections: model, cluster, "
           "parallel, "
