@@ -63,6 +63,17 @@ double relative(double predicted, double measured) {
     return (predicted - measured) / measured;
 }
 
+/// The acceptance on one overlay: the fitted run within 5 % and 3 points, another within 10 % and
+/// 5 points. Returns the makespan's relative error.
+double checkAcceptance(const OverlayReport& r, bool fittedRun) {
+    const double makespan = relative(r.makespanPredicted, r.makespanMeasured);
+    const double bubble = r.bubblePredicted - r.bubbleMeasured;
+    CAPTURE(makespan, bubble);
+    CHECK(std::abs(makespan) <= (fittedRun ? 0.05 : 0.10));
+    CHECK(std::abs(bubble) <= (fittedRun ? 0.03 : 0.05));
+    return makespan;
+}
+
 } // namespace
 
 TEST_CASE("a project calibrated on one stagecraft-run run predicts every other schedule's run",
@@ -88,11 +99,7 @@ TEST_CASE("a project calibrated on one stagecraft-run run predicts every other s
                 const AnalysisResult overlaid = analyze(runRequest(ranks, other, file.string()));
                 REQUIRE(overlaid.overlay);
                 const OverlayReport& r = overlaid.overlay->report;
-                const double makespan = relative(r.makespanPredicted, r.makespanMeasured);
-                const double bubble = r.bubblePredicted - r.bubbleMeasured;
-                CAPTURE(makespan, bubble);
-                CHECK(std::abs(makespan) <= (other == fitted ? 0.05 : 0.10));
-                CHECK(std::abs(bubble) <= (other == fitted ? 0.03 : 0.05));
+                const double makespan = checkAcceptance(r, other == fitted);
                 if (other == fitted) continue;
 
                 // The project alone (no trace) predicts what the overlay showed: the timing is the
@@ -150,11 +157,7 @@ TEST_CASE("a calibration on a run of sequence slices finds their costs and predi
                 const AnalysisResult overlaid = analyze(runRequest(ranks, other, file.string(), "sliced"));
                 REQUIRE(overlaid.overlay);
                 const OverlayReport& r = overlaid.overlay->report;
-                const double makespan = relative(r.makespanPredicted, r.makespanMeasured);
-                const double bubble = r.bubblePredicted - r.bubbleMeasured;
-                CAPTURE(makespan, bubble);
-                CHECK(std::abs(makespan) <= (other == fitted ? 0.05 : 0.10));
-                CHECK(std::abs(bubble) <= (other == fitted ? 0.03 : 0.05));
+                const double makespan = checkAcceptance(r, other == fitted);
                 if (other == fitted) continue;
                 const AnalysisResult even = analyze(runRequest(ranks, other, clearedFile.string(), "sliced"));
                 REQUIRE(even.overlay);
