@@ -169,6 +169,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
                                         .toHtmlEscaped());
         }
     });
+    connect(m_overlay, &OverlayPanel::projectTimingRequested, m_document, &ProjectDocument::setProjectTiming);
     connect(m_overlay, &OverlayPanel::eventActivated, m_gantt, &GanttView::revealEvent);
     connect(m_search, &SearchPanel::message, this, [this](const QString& text) {
         m_messages->showMessage(text.toHtmlEscaped(), MessageBar::Kind::Info);
@@ -595,9 +596,15 @@ void MainWindow::onAnalysis(const AnalysisPtr& result) {
     const QString tracePath =
         m_document->trace() ? QString::fromStdString(m_document->trace()->path) : QString();
     m_overlay->setResult(result, tracePath);
-    if (const auto& trace = m_document->trace())
+    if (const auto& trace = m_document->trace()) {
         m_overlay->setIterations(trace->info.iterationIds, trace->info.iteration,
                                  m_document->traceReading().traceMedian);
+        const std::optional<Timing> runTiming =
+            m_document->project().runtimeFit ? std::nullopt : traceTiming(*trace);
+        m_overlay->setTimingChoice(runTiming ? QString::fromLatin1(timingName(*runTiming)) : QString(),
+                                   QString::fromLatin1(timingName(m_document->project().costs.timing)),
+                                   m_document->traceReading().projectTiming);
+    }
 
     QStringList notes;
     for (const ScheduleRefusal& f : result->refusals) {

@@ -12,6 +12,7 @@
 #include <QApplication>
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
 #include <QCursor>
@@ -303,6 +304,13 @@ OverlayPanel::OverlayPanel(QWidget* parent)
         const int id = m_iteration->itemData(index).toInt();
         emit readingRequested(id < 0 ? -1 : id, id < 0);
     });
+    // A run of stagecraft-run is compared with the prediction it made of itself; this asks what the
+    // project's own timing would have said of it (stagecraft-cli overlay --project-timing).
+    m_projectTiming = new QCheckBox(this);
+    m_projectTiming->setObjectName(QStringLiteral("overlayProjectTiming"));
+    m_projectTiming->setVisible(false);
+    layout->addWidget(m_projectTiming);
+    connect(m_projectTiming, &QCheckBox::toggled, this, &OverlayPanel::projectTimingRequested);
     // What a user acts on: the ops that drifted most (a click shows one in the chart) and the
     // error per device, both sorted worst first.
     m_drift = new QTreeWidget(this);
@@ -344,9 +352,26 @@ void OverlayPanel::setIterations(const std::vector<int>& ids, int shown, bool me
     m_iteration->setCurrentIndex(at < 0 ? m_iteration->count() - 1 : at);
 }
 
+void OverlayPanel::setTimingChoice(const QString& runTiming, const QString& projectTiming, bool useProject) {
+    const QSignalBlocker block(m_projectTiming);
+    m_projectTiming->setVisible(!runTiming.isEmpty() && runTiming != projectTiming);
+    m_projectTiming->setText(
+        tr("Time with the project's timing (%1), not the run's (%2)").arg(projectTiming, runTiming));
+    m_projectTiming->setToolTip(
+        tr("The run predicted itself with the %1 timing, and is compared with that prediction. Checked: the "
+           "project's own costs.timing (%2) times it, to see what that timing would have said of the same "
+           "run "
+           "(stagecraft-cli overlay --project-timing); a calibration then keeps the project's timing.")
+            .arg(runTiming, projectTiming));
+    m_projectTiming->setChecked(useProject);
+}
+
 void OverlayPanel::setResult(const AnalysisPtr& result, const QString& tracePath) {
     m_close->setVisible(!tracePath.isEmpty());
-    if (tracePath.isEmpty()) m_iterationRow->setVisible(false);
+    if (tracePath.isEmpty()) {
+        m_iterationRow->setVisible(false);
+        m_projectTiming->setVisible(false);
+    }
     m_drift->clear();
     m_devices->clear();
     const bool lists = result && result->overlay && result->measured && !tracePath.isEmpty();

@@ -14,6 +14,7 @@
 #include <functional>
 #include <vector>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QListView;
@@ -110,10 +111,18 @@ class OverlayPanel : public QWidget {
     void setIterations(const std::vector<int>& ids, int shown, bool median);
     /// The iteration chooser (tests pick from it).
     QComboBox* iterationBox() const { return m_iteration; }
+    /// A trace stagecraft-run wrote predicted itself with `runTiming`: the switch between that
+    /// timing (the default, as the CLI's overlay) and the project's own `projectTiming`
+    /// (--project-timing). Hidden (empty runTiming) for any other trace, or when both are one.
+    void setTimingChoice(const QString& runTiming, const QString& projectTiming, bool useProject);
+    /// The switch (tests click it).
+    QCheckBox* projectTimingBox() const { return m_projectTiming; }
   signals:
     void closeTraceRequested();
     /// The user chose another iteration of the trace (an id), or the median over them.
     void readingRequested(int iteration, bool median);
+    /// The user chose the project's own timing over the run's (or back).
+    void projectTimingRequested(bool useProject);
     /// A row of the drift list was activated: show that predicted event of that chart panel.
     void eventActivated(int panel, int event);
 
@@ -122,6 +131,7 @@ class OverlayPanel : public QWidget {
     QLabel* m_label;
     QWidget* m_iterationRow;
     QComboBox* m_iteration;
+    QCheckBox* m_projectTiming;
     QTreeWidget* m_drift;
     QTreeWidget* m_devices;
     QPushButton* m_close;

@@ -120,6 +120,9 @@ ViewSource loadSource(const std::string& path, const LoadOptions& options) {
         if (s.kind == SourceKind::Schedule) input.projectPath = options.input.projectPath;
         input.sets = options.input.sets;
         AnalysisRequest request = loadAnalysisRequest(input);
+        request.timingFromTrace = !options.input.projectTiming;
+        if (const MeasuredTrace* trace = traceTimingTheRequest(request, options.traces))
+            request.trace = *trace;
         request.cancel = options.cancel;
         request.progress = options.evaluation;
         s.analysis = std::make_shared<AnalysisResult>(analyze(request));
@@ -152,7 +155,14 @@ std::vector<ViewSource> loadSources(const std::vector<std::string>& paths, const
         rankIds.clear();
         readSeconds = 0;
     };
+    std::vector<std::size_t> evaluated; // schedule files and projects: read once the traces are
     for (const std::string& path : paths) {
+        if (!isForeignTrace(path) && inputKind(path) != InputKind::Trace) {
+            endRun();
+            evaluated.push_back(out.size());
+            out.emplace_back().path = path;
+            continue;
+        }
         if (options.fileStarted) options.fileStarted(path);
         if (!isForeignTrace(path)) {
             endRun();
@@ -188,7 +198,22 @@ std::vector<ViewSource> loadSources(const std::vector<std::string>& paths, const
         readSeconds += secondsSince(t0);
     }
     endRun();
+    if (!evaluated.empty()) {
+        LoadOptions withTraces = options;
+        withTraces.traces = openTraces(out);
+        for (const std::size_t at : evaluated) {
+            if (options.fileStarted) options.fileStarted(out[at].path);
+            out[at] = loadSource(out[at].path, withTraces);
+        }
+    }
     return out;
+}
+
+std::vector<MeasuredTrace> openTraces(const std::vector<ViewSource>& sources) {
+    std::vector<MeasuredTrace> traces;
+    for (const ViewSource& s : sources)
+        if (s.trace) traces.push_back(MeasuredTrace{s.path, s.trace, s.traceInfo});
+    return traces;
 }
 
 std::string sourceName(const ViewSource& source) {

@@ -64,6 +64,12 @@ struct LoadOptions {
     std::function<void(double fraction, const std::string& schedule)> evaluation;
     /// Told each file as loadSources starts reading it, on the reading thread.
     std::function<void(const std::string& path)> fileStarted;
+    /// The traces open beside a project or schedule file: one stagecraft-run wrote of one of its
+    /// schedules times it as that run predicted itself (core's traceTimingTheRequest), so the
+    /// viewer compares a run with the prediction the CLI's and the app's overlay show, unless
+    /// `input.projectTiming` (--project-timing) keeps the project's own timing. loadSources reads
+    /// the command line's traces first and fills this itself.
+    std::vector<MeasuredTrace> traces;
 };
 
 /// A trace of another tool (torch profiler, torch's _dump_chrometrace, Nsight Systems), read with
@@ -77,8 +83,12 @@ ViewSource loadSource(const std::string& path, const LoadOptions& options);
 /// Reads the files of the command line, in order. Traces of other tools given one after another
 /// are the per-rank files of one run and become one source (a multi-iteration torch run shows its
 /// iteration `traceIteration`); a file of a rank the run already holds starts the next run, and
-/// any other file ends it. Never throws.
+/// any other file ends it. Schedule files and projects are evaluated after every trace is read,
+/// with them as `options.traces`. Never throws.
 std::vector<ViewSource> loadSources(const std::vector<std::string>& paths, const LoadOptions& options);
+
+/// The traces of `sources` as core's MeasuredTrace (shared, not copied): LoadOptions::traces.
+std::vector<MeasuredTrace> openTraces(const std::vector<ViewSource>& sources);
 
 /// The file name of `source` (no folder), or of every file of its run joined by " + ".
 std::string sourceName(const ViewSource& source);

@@ -181,7 +181,9 @@ void ViewerSession::finishLoading() {
 void ViewerSession::followFiles(Clock::time_point now) {
     m_lastPoll = now;
     bool changed = false;
-    for (ViewSource& s : m_sources) changed = rereadChanged(s, m_o.load) || changed;
+    LoadOptions load = m_o.load;
+    load.traces = openTraces(m_sources); // a project re-read is timed by the traces open beside it
+    for (ViewSource& s : m_sources) changed = rereadChanged(s, load) || changed;
     if (!changed) return;
     rebuild();
     m_view.setChart(&m_chart, true);

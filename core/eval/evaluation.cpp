@@ -64,13 +64,18 @@ void matchTrace(const MeasuredTrace& trace, AnalysisResult& result) {
     }
 }
 
+/// Whether `trace` would time `request` otherwise than its project's own timing.
+bool retimes(const AnalysisRequest& request, const MeasuredTrace& trace) {
+    if (!request.timingFromTrace || request.project.runtimeFit) return false;
+    const std::optional<Timing> timing = traceTiming(trace);
+    return timing && *timing != request.project.costs.timing;
+}
+
 /// The request's project timed as its trace's run predicted itself, or empty when nothing changes.
 std::optional<Project> projectTimedLikeTrace(const AnalysisRequest& request) {
-    if (!request.trace || !request.timingFromTrace || request.project.runtimeFit) return std::nullopt;
-    const std::optional<Timing> timing = traceTiming(*request.trace);
-    if (!timing || *timing == request.project.costs.timing) return std::nullopt;
+    if (!request.trace || !retimes(request, *request.trace)) return std::nullopt;
     Project project = request.project;
-    project.costs.timing = *timing;
+    project.costs.timing = *traceTiming(*request.trace);
     return project;
 }
 
@@ -83,6 +88,21 @@ std::optional<Timing> traceTiming(const MeasuredTrace& trace) {
         run.value("prediction_timing", std::string()) != timingName(Timing::StagecraftRun))
         return std::nullopt;
     return Timing::StagecraftRun;
+}
+
+const MeasuredTrace* traceTimingTheRequest(const AnalysisRequest& request,
+                                           std::span<const MeasuredTrace> traces) {
+    for (const MeasuredTrace& trace : traces) {
+        if (!trace.timeline || !retimes(request, trace)) continue;
+        const std::string& named = trace.timeline->shape.schedule;
+        const auto& registered = request.project.schedules;
+        if (std::find(registered.begin(), registered.end(), named) != registered.end() ||
+            std::any_of(request.imported.begin(), request.imported.end(), [&](const ImportedSchedule& s) {
+                return s.checked && (s.name == named || s.schedule.name == named);
+            }))
+            return &trace;
+    }
+    return nullptr;
 }
 
 TraceMatch matchTraceOutcome(const Timeline& measured, std::span<const ScheduleOutcome* const> candidates) {

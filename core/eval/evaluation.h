@@ -172,6 +172,14 @@ TraceMatch matchTraceOutcome(const Timeline& measured, std::span<const ScheduleO
 /// times it), and a project calibrated on it keeps that timing.
 std::optional<Timing> traceTiming(const MeasuredTrace& trace);
 
+/// Of the traces open beside a request (the viewer opens projects and traces as files of their own
+/// and pairs them afterwards), the one analyze() would time the request by had it been the
+/// request's trace: the first stagecraft-run trace that names one of the request's schedules and
+/// whose run predicted itself with another timing than the project's. nullptr when none does, when
+/// the request keeps the project's timing (`timingFromTrace` false) or a runtime fit times it.
+const MeasuredTrace* traceTimingTheRequest(const AnalysisRequest& request,
+                                           std::span<const MeasuredTrace> traces);
+
 /// Generate, simulate and measure every schedule the request names; match the trace, if any,
 /// with the schedule of the same name. Never throws for a bad schedule: it becomes a refusal.
 AnalysisResult analyze(const AnalysisRequest& request);

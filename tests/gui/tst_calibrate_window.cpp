@@ -4,6 +4,7 @@
 // runtime fit (Parameters > Timing; Use the Cost Model drops it); Save then writes a new file,
 // never the sample the project came from.
 
+#include "eval/evaluation.h"
 #include "gui/gantt_view.h"
 #include "gui/main_window.h"
 #include "gui/models/constants.h"
@@ -13,6 +14,7 @@
 #include "project/project_json.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QFile>
 #include <QLabel>
 #include <QMimeData>
@@ -43,6 +45,32 @@ void drop(QWidget* window, const QStringList& paths) {
     QApplication::sendEvent(window, &event);
 }
 
+/// The tiny runtime project as the host runs were recorded (tests/data/host-runs), with `comm`
+/// µs per transfer and `schedules`.
+Project hostRunProject(int comm, std::vector<std::string> schedules) {
+    Project project = readProject(STAGECRAFT_SOURCE_DIR "/tests/data/runtime/tiny.stagecraft.json");
+    for (const char* set : {"parallel.pp=2", "costs.mode=manual", "costs.f=4000", "costs.b=4000",
+                            "costs.w=4000", "model.hidden=1024", "model.seq_len=1024"})
+        applyProjectOverride(project, set);
+    project.costs.comm = comm;
+    project.schedules = std::move(schedules);
+    return project;
+}
+
+/// Shows `window` with the project `file` analysed; false (the refusal on the test's log) when it
+/// does not open.
+bool showProject(MainWindow& window, const QString& file) {
+    window.resize(1400, 1000);
+    window.show();
+    if (!QTest::qWaitForWindowExposed(&window)) return false;
+    if (const QString refused = window.openPath(file); !refused.isEmpty()) {
+        qWarning("%s", qPrintable(refused));
+        return false;
+    }
+    window.flushAnalysis();
+    return true;
+}
+
 } // namespace
 
 class TestCalibrateWindow : public QObject {
@@ -59,11 +87,7 @@ class TestCalibrateWindow : public QObject {
         const QByteArray original = contents(sample);
 
         QString proposed;
-        MainWindowOptions options;
-        options.offerRecovery = false;
-        options.confirmClose = false;
-        options.restoreGeometry = false;
-        options.autosaveDirectory = dir.filePath(QStringLiteral("autosave"));
+        MainWindowOptions options = test::quietWindowOptions(dir);
         const QString saved = dir.filePath(QStringLiteral("mine.stagecraft.json"));
         options.chooseSavePath = [&](const QString& path) {
             proposed = path;
@@ -188,25 +212,12 @@ class TestCalibrateWindow : public QObject {
         // its programs: after Calibrate from Trace the project keeps that timing, the message says
         // so, and the overlay's device list says where each device's time went.
         QTemporaryDir dir;
-        Project project = readProject(STAGECRAFT_SOURCE_DIR "/tests/data/runtime/tiny.stagecraft.json");
-        for (const char* set : {"parallel.pp=2", "costs.mode=manual", "costs.f=4000", "costs.b=4000",
-                                "costs.w=4000", "model.hidden=1024", "model.seq_len=1024"})
-            applyProjectOverride(project, set);
-        project.schedules = {"zb-h1", "interleaved", "zb-v"};
+        const Project project = hostRunProject(0, {"zb-h1", "interleaved", "zb-v"});
         const QString file = dir.filePath(QStringLiteral("host.stagecraft.json"));
         writeProject(project, file.toStdString());
 
-        MainWindowOptions options;
-        options.offerRecovery = false;
-        options.confirmClose = false;
-        options.restoreGeometry = false;
-        options.autosaveDirectory = dir.filePath(QStringLiteral("autosave"));
-        MainWindow window(options);
-        window.resize(1400, 1000);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QCOMPARE(window.openPath(file), QString());
-        window.flushAnalysis();
+        MainWindow window(test::quietWindowOptions(dir));
+        QVERIFY(showProject(window, file));
         drop(&window, {QStringLiteral(STAGECRAFT_HOST_RUNS_DIR "/sleep_pp2/zb-h1.json")});
         window.flushAnalysis();
         QVERIFY(window.runner()->latest()->overlay);
@@ -233,6 +244,54 @@ class TestCalibrateWindow : public QObject {
         }
         QVERIFY(
             window.grab().save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/calibrated-stagecraft-run.png")));
+    }
+
+    void aStagecraftRunCanBeTimedWithTheProjectsOwnTiming() {
+        // The overlay compares a stagecraft-run run with the prediction it made of itself; the
+        // panel's switch (the CLI's --project-timing) times it with the project's list scheduler
+        // instead, and a calibration then keeps that timing.
+        QTemporaryDir dir;
+        const Project project = hostRunProject(600, {"zb-h1"});
+        const QString file = dir.filePath(QStringLiteral("host.stagecraft.json"));
+        writeProject(project, file.toStdString());
+        AnalysisRequest alone;
+        alone.project = project;
+        const double listed = analyze(alone).outcomes.at(0).prediction.report.time.makespan;
+        alone.project.costs.timing = Timing::StagecraftRun;
+        const double runTimed = analyze(alone).outcomes.at(0).prediction.report.time.makespan;
+        QVERIFY(runTimed > listed * 1.01); // the two timings tell apart on this run
+
+        MainWindow window(test::quietWindowOptions(dir));
+        QVERIFY(showProject(window, file));
+        QCheckBox* own = window.overlayPanel()->projectTimingBox();
+        QVERIFY(own->isHidden()); // no trace yet
+        drop(&window, {QStringLiteral(STAGECRAFT_HOST_RUNS_DIR "/sleep_pp2/zb-h1.json")});
+        window.flushAnalysis();
+        QVERIFY(window.runner()->latest()->overlay);
+        QCOMPARE(window.runner()->latest()->overlay->report.makespanPredicted, runTimed);
+        QVERIFY(own->isVisible());
+        QVERIFY(!own->isChecked());
+        QVERIFY2(own->text().contains(QStringLiteral("list-scheduler")) &&
+                     own->text().contains(QStringLiteral("stagecraft-run")),
+                 qPrintable(own->text()));
+
+        QTest::mouseClick(own, Qt::LeftButton, Qt::NoModifier, QPoint(8, own->height() / 2));
+        window.flushAnalysis();
+        QVERIFY(own->isChecked());
+        QVERIFY(window.runner()->latest()->overlay);
+        QCOMPARE(window.runner()->latest()->overlay->report.makespanPredicted, listed);
+        QVERIFY(window.grab().save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/overlay-project-timing.png")));
+        window.calibrate();
+        window.flushAnalysis();
+        QCOMPARE(window.document()->project().costs.timing, Timing::ListScheduler);
+
+        // Unchecked again, the run's own timing is back; a newly opened trace starts unchecked.
+        QTest::mouseClick(own, Qt::LeftButton, Qt::NoModifier, QPoint(8, own->height() / 2));
+        window.flushAnalysis();
+        QVERIFY(!window.document()->traceReading().projectTiming);
+        drop(&window, {QStringLiteral(STAGECRAFT_HOST_RUNS_DIR "/sleep_pp2/zb-h1.json")});
+        window.flushAnalysis();
+        QVERIFY(!own->isChecked());
     }
 };
 

@@ -202,6 +202,12 @@ void ProjectDocument::setTraceReading(int iteration, bool median) {
     emit projectChanged();
 }
 
+void ProjectDocument::setProjectTiming(bool useProject) {
+    if (m_traceReading.projectTiming == useProject) return;
+    m_traceReading.projectTiming = useProject;
+    emit projectChanged();
+}
+
 void ProjectDocument::setTrace(MeasuredTrace trace) {
     m_trace = std::move(trace);
     emit traceChanged();
@@ -218,6 +224,7 @@ void ProjectDocument::clearTrace() {
 AnalysisRequest ProjectDocument::request() const {
     AnalysisRequest request{m_project, m_imported, m_trace, nullptr, {}};
     request.checks = scheduleChecks();
+    request.timingFromTrace = !m_traceReading.projectTiming;
     return request;
 }
 

@@ -89,6 +89,9 @@ class ProjectDocument : public QObject {
     /// Reads the trace's files again with that iteration (an id of TraceInfo::iterationIds, -1
     /// the last) or the median; throws stagecraft::Error (the trace and its reading then stay).
     void setTraceReading(int iteration, bool median);
+    /// A trace stagecraft-run wrote is predicted as the run predicted itself, unless `useProject`:
+    /// then with the project's own costs.timing (the CLI's --project-timing; traceReading() keeps it).
+    void setProjectTiming(bool useProject);
 
     /// What the analysis needs, copied (it runs on another thread), with scheduleChecks().
     AnalysisRequest request() const;
