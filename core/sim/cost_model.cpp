@@ -222,7 +222,10 @@ struct Analytic {
     double activationBytes(int stage, Recompute recompute) const {
         const double sbh = t.seqLen * t.microBatch * t.hidden;
         double perLayer = layerActivationBytes(t);
-        if (recompute == Recompute::Selective) perLayer = 34.0 * sbh * t.dtypeBytes / 2.0 / double(t.tp);
+        // Selective recompute drops Megatron's 5·a·s²·b bytes of attention scores, softmax and its
+        // dropout mask; causal kernels (flash attention) never write them: either way 34·s·b·h.
+        if (recompute == Recompute::Selective || (recompute == Recompute::None && attentionScale < 1.0))
+            perLayer = 34.0 * sbh * t.dtypeBytes / 2.0 / double(t.tp);
         if (recompute == Recompute::Full) perLayer = boundaryBytes(t);
         const double logits =
             last(stage) ? kLogitBytes * t.seqLen * t.microBatch * t.vocab / double(t.tp) : 0.0;

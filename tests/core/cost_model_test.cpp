@@ -354,6 +354,15 @@ TEST_CASE("Activation memory per stage: M_B, M_W, recompute and the logits", "[c
     p.memory.recompute = Recompute::Full;
     CHECK(buildCostSetup(p, generateSchedule("1f1b", {2, 4, 1})).memory.stages[0].activationBytes ==
           Approx(2 * 2 * sbh));
+    // Causal kernels (flash attention) keep no s x s scores: what selective recompute keeps, and
+    // full recompute still keeps only the stage's inputs.
+    p.model.attention = Attention::Causal;
+    CHECK(buildCostSetup(p, generateSchedule("1f1b", {2, 4, 1})).memory.stages[0].activationBytes ==
+          Approx(2 * 2 * sbh));
+    p.memory.recompute = Recompute::None;
+    CHECK(buildCostSetup(p, generateSchedule("1f1b", {2, 4, 1})).memory.stages[0].activationBytes ==
+          Approx(2 * 34 * sbh));
+    p.memory.recompute = Recompute::Full;
     p.memory.limitGib = 2;
     CHECK(buildCostSetup(p, generateSchedule("1f1b", {2, 4, 1})).memory.limitBytes ==
           2.0 * 1024 * 1024 * 1024);
