@@ -382,8 +382,12 @@ bool allOnes(const std::vector<double>& factors) {
 /// (core/sim/slice_work.h). The relative costs come from costs.slice_costs when given; otherwise from the
 /// model: each (stage, kind) splits into attention, which grows with the query-key pairs a slice computes,
 /// and the rest, which grows with its tokens (manual costs split in the model's proportion). Unit mode keeps
-/// every slice equal unless costs.slice_costs says otherwise.
-void sliceCosts(const Project& project, const Schedule& s, const Analytic* a, CostSetup& setup) {
+/// every slice equal unless costs.slice_costs says otherwise. In analytic mode dense attention kernels make
+/// a sliced micro-batch cost less than a whole one (each slice computes its queries against the keys so
+/// far, not the whole square): the mean slice's `duration` follows. Manual costs are what a micro-batch
+/// costs as the schedule runs it (calibrate sums a sliced run's slices), so they stay.
+void sliceCosts(const Project& project, const Schedule& s, const Analytic* a, bool analytic,
+                CostSetup& setup) {
     const int k = s.sequenceSlices;
     if (k <= 1) return;
     const std::vector<double>& given = project.costs.sliceCosts;
@@ -396,11 +400,14 @@ void sliceCosts(const Project& project, const Schedule& s, const Analytic* a, Co
     const std::size_t slots = std::size_t(s.pipes) * s.stagesPerPipe;
     OpCosts& costs = setup.costs;
     costs.slices = k;
-    if (!given.empty()) {
+    const auto normalized = [](std::vector<double> v) {
         double mean = 0;
-        for (const double v : given) mean += v / k;
-        std::vector<double> relative;
-        for (const double v : given) relative.push_back(v / mean);
+        for (const double x : v) mean += x / double(v.size());
+        for (double& x : v) x /= mean;
+        return std::pair{std::move(v), mean};
+    };
+    if (!given.empty()) {
+        const std::vector<double> relative = normalized(given).first;
         for (const OpKind kind : {OpKind::F, OpKind::B, OpKind::W, OpKind::R}) {
             if (allOnes(relative)) break;
             auto& scale = costs.sliceScale[int(kind)];
@@ -411,7 +418,8 @@ void sliceCosts(const Project& project, const Schedule& s, const Analytic* a, Co
     if (!a) return;
     const std::vector<int> lengths = sliceLengths(project, s, *a);
     if (const auto tokens = relativeSliceTokens(lengths); !allOnes(tokens)) setup.memory.sliceScale = tokens;
-    if (!given.empty()) return;
+    const bool dense = project.model.attention == Attention::Dense;
+    if (!given.empty() && !(analytic && dense)) return;
     const StageTimes model = a->times(project.memory.recompute);
     const StageTimes attention = a->attentionTimes(project.memory.recompute);
     const auto share = [](double part, double whole) {
@@ -426,10 +434,12 @@ void sliceCosts(const Project& project, const Schedule& s, const Analytic* a, Co
         for (const auto& [kind, attentionShare] :
              {std::pair{OpKind::F, forward}, std::pair{OpKind::B, backward}, std::pair{OpKind::W, 0.0},
               std::pair{OpKind::R, forward}}) {
-            const auto relative = relativeSliceWork(lengths, attentionShare);
+            auto [relative, mean] = normalized(relativeSliceWork(lengths, attentionShare, dense));
+            if (analytic) costs.duration[int(kind)][slot] *= mean;
             scale[int(kind)].insert(scale[int(kind)].end(), relative.begin(), relative.end());
         }
     }
+    if (!given.empty()) return; // the measured relative costs, at the model's total
     for (int kind = 0; kind < kOpKindCount; ++kind)
         if (!allOnes(scale[kind])) costs.sliceScale[kind] = std::move(scale[kind]);
 }
@@ -513,7 +523,7 @@ CostSetup buildCostSetup(const Project& project, const Schedule& s) {
         setup.memory = unitMemoryInputs(s);
         // Memory is counted in M_a here, so a limit in activations applies as it is.
         setup.memory.limitBytes = project.memory.limitMicrobatches;
-        sliceCosts(project, s, nullptr, setup);
+        sliceCosts(project, s, nullptr, false, setup);
         setup.summary.f = setup.summary.b = setup.summary.w = 1.0;
         setup.summary.text = "unit: F = B = W = 1 per stage, no communication" + sliceSummary(s, setup.costs);
         return setup;
@@ -533,7 +543,7 @@ CostSetup buildCostSetup(const Project& project, const Schedule& s) {
     const double serial = project.costs.f + project.costs.b + project.costs.w;
     if (fb > 0 && serial > 0) setup.costs.overlap = fb / serial;
     setup.memory = analyticMemory(project, s, model);
-    sliceCosts(project, s, &model, setup);
+    sliceCosts(project, s, &model, analytic, setup);
     setup.flopsPerIteration =
         model.flopsPerMicrobatch() * s.sampleMicrobatches() * double(std::max(1, project.parallel.dp));
     // A sequence slice sends its share of the boundary activation.

@@ -7,8 +7,11 @@ namespace stagecraft {
 
 namespace {
 
-/// Work of `tokens` ending at token `end`, as a fraction of the whole sequence's work.
-double workShare(double tokens, double end, double seqLen, double attentionShare) {
+/// Work of `tokens` ending at token `end`, as a fraction of the whole sequence's work (causal
+/// kernels: of its causal pairs; dense kernels: of its whole square).
+double workShare(double tokens, double end, double seqLen, double attentionShare, bool denseKernels = false) {
+    if (denseKernels) // the slice's queries against every key so far
+        return (1.0 - attentionShare) * tokens / seqLen + attentionShare * tokens * end / (seqLen * seqLen);
     const double pairs = tokens * end - tokens * tokens / 2.0; // causal pairs the slice computes
     return (1.0 - attentionShare) * tokens / seqLen + attentionShare * pairs / (seqLen * seqLen / 2.0);
 }
@@ -43,7 +46,8 @@ std::vector<int> balancedSliceLengths(int seqLen, int slices, double attentionSh
     return lengths;
 }
 
-std::vector<double> relativeSliceWork(const std::vector<int>& lengths, double attentionShare) {
+std::vector<double> relativeSliceWork(const std::vector<int>& lengths, double attentionShare,
+                                      bool denseKernels) {
     double total = 0;
     for (const int s : lengths) total += s;
     std::vector<double> out;
@@ -51,7 +55,7 @@ std::vector<double> relativeSliceWork(const std::vector<int>& lengths, double at
     double end = 0;
     for (const int s : lengths) {
         end += s;
-        out.push_back(double(lengths.size()) * workShare(s, end, total, attentionShare));
+        out.push_back(double(lengths.size()) * workShare(s, end, total, attentionShare, denseKernels));
     }
     return out;
 }

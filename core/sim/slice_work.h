@@ -20,9 +20,14 @@ std::vector<int> uniformSliceLengths(int seqLen, int slices);
 /// empty vector when a slice would hold no token (more slices than the sequence can give).
 std::vector<int> balancedSliceLengths(int seqLen, int slices, double attentionShare, int multiple = 1);
 
-/// Each slice's work relative to the mean slice (the factors average 1): the linear part in
-/// proportion to its tokens, the attention part to the query-key pairs it computes.
-std::vector<double> relativeSliceWork(const std::vector<int>& lengths, double attentionShare);
+/// Each slice's work relative to 1/k of the whole sequence's work done at once: the linear part in
+/// proportion to its tokens, the attention part to the query-key pairs it computes. Causal kernels
+/// compute the s·P − s²/2 pairs under the diagonal, which add up to the sequence's: the factors
+/// average 1. Dense kernels (`denseKernels`) compute each slice's queries against every key so far,
+/// the rectangle s·P, the mask applied after: the factors average (1 − share) + share · Σ s·P / L²,
+/// (k + 1) / 2k of the attention for k even slices, less than the whole square at once.
+std::vector<double> relativeSliceWork(const std::vector<int>& lengths, double attentionShare,
+                                      bool denseKernels = false);
 
 /// Each slice's tokens relative to the mean slice: what its activations weigh.
 std::vector<double> relativeSliceTokens(const std::vector<int>& lengths);

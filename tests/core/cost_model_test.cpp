@@ -244,11 +244,28 @@ TEST_CASE("Causal attention kernels halve the attention matmuls, and slices spli
     const Op slice0{OpKind::F, 0, 0, 0, 0}, slice1{OpKind::F, 0, 0, 0, 1};
     CHECK(q.costs.of(slice0, seq.stagesPerPipe) == Approx(6422528.0 / 5e7));
     CHECK(q.costs.of(slice1, seq.stagesPerPipe) == Approx(6684672.0 / 5e7));
-    // Dense kernels: the same causal spread of twice the attention (the note in docs/schedules.md).
+    // Dense kernels compute each slice's queries against every key so far, the rectangle s·P of the
+    // 32 x 32 square of 1048576 attention FLOPs: slice 0 16·16 = 1/4 of it, slice 1 16·32 = 1/2. The
+    // sliced micro-batch computes 3/4 of the square, where unsliced dense kernels compute all of it.
     sliced.model.attention = Attention::Dense;
     const CostSetup d = buildCostSetup(sliced, seq);
     CHECK(d.costs.of(slice0, seq.stagesPerPipe) == Approx((6291456.0 + 262144.0) / 5e7));
-    CHECK(d.costs.of(slice1, seq.stagesPerPipe) == Approx((6291456.0 + 786432.0) / 5e7));
+    CHECK(d.costs.of(slice1, seq.stagesPerPipe) == Approx((6291456.0 + 524288.0) / 5e7));
+    // Its backward: twice the attention FLOPs of the forward, over the same rectangles.
+    const Op back0{OpKind::B, 0, 0, 0, 0}, back1{OpKind::B, 0, 0, 0, 1};
+    const double linearB = 27262976.0 - 2 * 1048576.0; // the dense B less its attention
+    CHECK(d.costs.of(back0, seq.stagesPerPipe) == Approx((linearB / 2 + 2 * 262144.0) / 5e7));
+    CHECK(d.costs.of(back1, seq.stagesPerPipe) == Approx((linearB / 2 + 2 * 524288.0) / 5e7));
+    // Manual costs are what a micro-batch costs as the schedule runs it: split in the rectangles'
+    // proportion, their total kept.
+    Project manual = sliced;
+    manual.costs.mode = CostMode::Manual;
+    manual.costs.f = 100;
+    const CostSetup m = buildCostSetup(manual, seq);
+    CHECK(m.costs.of(slice0, seq.stagesPerPipe) + m.costs.of(slice1, seq.stagesPerPipe) ==
+          Approx(100.0)); // a micro-batch through a full stage
+    CHECK(m.costs.of(slice1, seq.stagesPerPipe) / m.costs.of(slice0, seq.stagesPerPipe) ==
+          Approx((6291456.0 + 524288.0) / (6291456.0 + 262144.0)));
 }
 
 TEST_CASE("Analytic mode needs layers that split into the schedule's stages", "[costs]") {

@@ -103,13 +103,34 @@ TEST_CASE("Analytic costs give later slices of an even split more attention work
     const auto cost = [&](OpKind kind, int stage, int slice) {
         return setup.costs.of(Op{kind, 0, 0, stage, slice}, s.stagesPerPipe);
     };
+    // The whole micro-batch at once (1F1B: the same stages), with dense and with causal kernels.
+    const auto unsliced = [&](Attention kernels, OpKind kind) {
+        Project whole = project;
+        whole.parallel.slices = 1;
+        whole.model.attention = kernels;
+        return buildCostSetup(whole, generateSchedule("1f1b", whole.parallel)).costs.duration[int(kind)][1];
+    };
+    Project causal = project;
+    causal.model.attention = Attention::Causal;
+    const CostSetup causalSetup = buildCostSetup(causal, s);
     for (const OpKind kind : {OpKind::F, OpKind::B}) {
         INFO("kind " << int(kind));
         for (int q = 1; q < 4; ++q) CHECK(cost(kind, 1, q) > cost(kind, 1, q - 1));
-        // The slices of one micro-batch cost what the whole micro-batch costs.
-        double sum = 0;
-        for (int q = 0; q < 4; ++q) sum += cost(kind, 1, q);
-        CHECK(sum == Approx(4 * setup.costs.duration[int(kind)][1]));
+        // Causal kernels: the slices of one micro-batch cost what the whole micro-batch costs.
+        // Dense kernels: less, each slice computing its queries against the keys so far rather
+        // than the whole square (5/8 of the attention at k = 4).
+        double dense = 0, causalSum = 0;
+        for (int q = 0; q < 4; ++q) {
+            dense += cost(kind, 1, q);
+            causalSum += causalSetup.costs.of(Op{kind, 0, 0, 1, q}, s.stagesPerPipe);
+        }
+        CHECK(causalSum == Approx(unsliced(Attention::Causal, kind)));
+        CHECK(dense < unsliced(Attention::Dense, kind));
+        // The attention dense kernels do over the slices is 5/8 of the square, twice the causal half
+        // less the 3/8 the slices skip: dense - causal = (5/8 - 1/2) / (1 - 1/2) of what the whole
+        // micro-batch's dense kernels do beyond its causal ones.
+        CHECK(dense - causalSum ==
+              Approx(0.25 * (unsliced(Attention::Dense, kind) - unsliced(Attention::Causal, kind))));
     }
     // The backward does twice the forward's attention matmuls, and its weight gradient (folded in
     // here, none of it attention) twice the forward's other work: the same share, the same spread.
@@ -117,7 +138,9 @@ TEST_CASE("Analytic costs give later slices of an even split more attention work
           Approx(cost(OpKind::F, 1, 3) / cost(OpKind::F, 1, 0)));
     // The first stage's forward with the embedding only; the last with the LM head dilutes it.
     CHECK(cost(OpKind::F, 3, 3) / cost(OpKind::F, 3, 0) < cost(OpKind::F, 1, 3) / cost(OpKind::F, 1, 0));
-    // A balanced split evens the costs out and weighs the earlier, longer slices more in memory.
+    // A balanced split evens the costs out and weighs the earlier, longer slices more in memory
+    // (thunlp's cut, for the causal kernels its code runs).
+    project.model.attention = Attention::Causal;
     project.parallel.sliceSplit = SliceSplit::Balanced;
     const CostSetup balanced = buildCostSetup(project, s);
     // The cut balances the whole model's forward (thunlp counts the embedding and the head in
