@@ -133,8 +133,6 @@ constexpr std::array kIds{
     ErrorIdInfo{"runtime.ranks", In,
                 "mpirun started another number of processes than the schedule has ranks"},
     ErrorIdInfo{"runtime.scale", In, "stagecraft-run --scale outside (0, 1]"},
-    ErrorIdInfo{"runtime.slices", In,
-                "stagecraft-run's model workload asked to run a schedule with sequence slices"},
     ErrorIdInfo{"runtime.tp", In,
                 "stagecraft-run asked to run a project with tensor parallelism (one device per rank)"},
     ErrorIdInfo{"schedule.deadlock", In, "a schedule whose devices wait on each other in a ring"},

@@ -374,6 +374,15 @@ std::vector<int> sliceLengths(const Project& project, const Schedule& s, const A
     return lengths;
 }
 
+} // namespace
+
+std::vector<int> sequenceSliceLengths(const Project& project, const Schedule& schedule) {
+    if (schedule.sequenceSlices <= 1) return {project.model.seqLen};
+    return sliceLengths(project, schedule, Analytic(project, schedule, false));
+}
+
+namespace {
+
 bool allOnes(const std::vector<double>& factors) {
     return std::all_of(factors.begin(), factors.end(), [](double v) { return std::abs(v - 1.0) < 1e-12; });
 }

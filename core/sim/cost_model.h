@@ -57,4 +57,9 @@ double hbmBytesPerUs(const std::string& gpu);
 /// analytic mode, the layers do not split into the schedule's stages ("project.layers").
 CostSetup buildCostSetup(const Project& project, const Schedule& schedule);
 
+/// The tokens of each sequence slice of `schedule` (its sequenceSlices, in order) by the project's
+/// parallel.slice_split, as the costs cut them (core/sim/slice_work.h); {seq_len} without slices.
+/// Throws ValidationError ("costs.slices") when the sequence has fewer tokens than slices.
+std::vector<int> sequenceSliceLengths(const Project& project, const Schedule& schedule);
+
 } // namespace stagecraft

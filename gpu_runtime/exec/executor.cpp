@@ -10,7 +10,8 @@
 namespace stagecraft::runtime {
 namespace {
 
-constexpr Buffer kActivations = 0, kWeights = 1, kGrads = 2; // placeholders in the GEMM templates
+constexpr Buffer kActivations = 0, kWeights = 1, kGrads = 2,
+                 kKeysValues = 3; // placeholders in the GEMM templates
 
 /// Between two polls of the device: a few yields (a peer sharing the core runs; alone the rank
 /// comes straight back), then short sleeps, so that a long wait does not burn a core.
@@ -31,17 +32,23 @@ ExecutionFault::ExecutionFault(const std::string& what, int iteration_, int posi
 Executor::Executor(const RunPlan& plan, const RankPlan& rankPlan, DeviceLayer& layer, ExecutorOptions options)
     : m_plan(plan), m_rank(rankPlan), m_layer(layer), m_options(options), m_workload(plan.workload),
       m_splitBackward(plan.prediction.schedule.splitBackward) {
-    const StageBuffers placeholders{kActivations, kWeights, kGrads};
+    const StageBuffers placeholders{kActivations, kWeights, kGrads, kKeysValues};
     for (const LocalStage& s : m_rank.stages) {
         StageState state;
-        state.layout = activationLayout(s.shape);
-        state.activationElements = activationElements(plan, s.shape);
-        if (m_workload == Workload::Model) {
-            state.forward = forwardGemms(s.shape, placeholders);
-            state.backward = backwardGemms(s.shape, placeholders, !m_splitBackward);
-            state.weightGrad = weightGradGemms(s.shape, placeholders);
-            state.optimizer = optimizerStep(s.shape, placeholders);
+        // The model workload computes each sequence slice apart; the sleep workload only waits.
+        const bool sliced = m_workload == Workload::Model && !s.slices.empty();
+        for (const StageShape& shape : sliced ? s.slices : std::vector<StageShape>{s.shape}) {
+            SliceWork work;
+            work.layout = activationLayout(shape);
+            work.activationElements = activationElements(plan, shape);
+            if (m_workload == Workload::Model) {
+                work.forward = forwardGemms(shape, placeholders);
+                work.backward = backwardGemms(shape, placeholders, !m_splitBackward);
+                work.weightGrad = weightGradGemms(shape, placeholders);
+            }
+            state.slices.push_back(std::move(work));
         }
+        if (m_workload == Workload::Model) state.optimizer = optimizerStep(s.shape, placeholders);
         m_stages.push_back(std::move(state));
     }
     m_requests.assign(m_rank.steps.size(), -1);
@@ -66,6 +73,7 @@ Executor::Executor(const RunPlan& plan, const RankPlan& rankPlan, DeviceLayer& l
 Executor::~Executor() {
     for (const Buffer b : m_slots) m_layer.release(b);
     for (const Buffer b : m_gradients) m_layer.release(b);
+    for (const Buffer b : m_keysValues) m_layer.release(b);
     for (const StageState& s : m_stages) {
         if (s.weights >= 0) m_layer.release(s.weights);
         if (s.grads >= 0) m_layer.release(s.grads);
@@ -84,13 +92,17 @@ void Executor::allocateStatic() {
         m_staticBytes += 2 * std::int64_t(elements) * bytes;
     }
     for (std::int32_t s = 0; s < m_rank.slots; ++s) m_slots.push_back(m_layer.allocate(m_rank.slotElements));
+    for (std::int32_t k = 0; k < m_rank.keyValueBuffers; ++k)
+        m_keysValues.push_back(m_layer.allocate(m_rank.keyValueElements));
     for (std::int32_t g = 0; g < m_rank.gradientBuffers; ++g)
         m_gradients.push_back(m_layer.allocate(std::max<std::uint64_t>(m_plan.boundaryElements, 1)));
     m_gradientUser.assign(m_gradients.size(), -1);
 }
 
 std::uint64_t Executor::plannedSlotBytes() const {
-    return std::uint64_t(m_rank.slots) * m_rank.slotElements * m_layer.elementBytes();
+    return (std::uint64_t(m_rank.slots) * m_rank.slotElements +
+            std::uint64_t(m_rank.keyValueBuffers) * m_rank.keyValueElements) *
+           m_layer.elementBytes();
 }
 
 void Executor::injectFault(int iteration, int position, bool hang) {
@@ -149,7 +161,7 @@ RankIteration Executor::run(int iteration, Clock::duration timeout) {
     }
     m_layer.times(m_current.stamps);
     m_current.allocations = m_layer.allocations() - allocationsBefore;
-    m_current.residentSlotBytes = m_layer.residentBytes(m_slots);
+    m_current.residentSlotBytes = m_layer.residentBytes(m_slots) + m_layer.residentBytes(m_keysValues);
     RankIteration out = m_current;
     return out;
 }
@@ -255,9 +267,11 @@ void Executor::step(std::size_t index, Clock::time_point deadline) {
     }
     if (s.take) {
         if (!(in.kind == InstrKind::Recv && m_options.earlyPosts)) takeSlot(s, deadline, true);
-        const auto bytes =
-            std::int64_t(m_stages[std::size_t(s.shape)].activationElements * m_layer.elementBytes());
-        m_current.memory.push_back({std::int32_t(index), bytes});
+        m_current.memory.push_back({std::int32_t(index), activationBytes(s)});
+    }
+    if (s.takeKeysValues) {
+        m_layer.reuse(m_keysValues[std::size_t(s.keyValueBuffer)]);
+        m_current.memory.push_back({std::int32_t(index), keyValueBytes(s)});
     }
     if (m_options.earlyPosts) postReceives(index, deadline);
     for (const std::int32_t dependency : s.after) awaitRequest(std::size_t(dependency), deadline);
@@ -303,12 +317,9 @@ void Executor::step(std::size_t index, Clock::time_point deadline) {
         break; // Wait is done above; FSDP actions move nothing here
     }
 
-    if (s.giveBack) {
-        // The slot stays allocated; the memory counters follow the lowering's lifetimes.
-        const auto bytes =
-            std::int64_t(m_stages[std::size_t(s.shape)].activationElements * m_layer.elementBytes());
-        m_current.memory.push_back({std::int32_t(index), -bytes});
-    }
+    // The slot (and key-value buffer) stays allocated; the memory counters follow the lifetimes.
+    if (s.giveBack) m_current.memory.push_back({std::int32_t(index), -activationBytes(s)});
+    if (s.giveBackKeysValues) m_current.memory.push_back({std::int32_t(index), -keyValueBytes(s)});
     // A tensor just computed goes out at once (on its consumer's critical path), before progress
     // may spend time copying a received one.
     if (m_options.earlyPosts) postSends(index + 1);
@@ -345,15 +356,20 @@ void Executor::compute(const Step& s, std::size_t index) {
         return;
     }
     // A recompute runs its stage's forward again on the activations buffer it rebuilds.
-    const std::vector<Gemm>& templates = in.op == OpKind::F || in.op == OpKind::R ? stage.forward
-                                         : in.op == OpKind::B                     ? stage.backward
-                                                                                  : stage.weightGrad;
+    const SliceWork& work = stage.of(in.mb);
+    const std::vector<Gemm>& templates = in.op == OpKind::F || in.op == OpKind::R ? work.forward
+                                         : in.op == OpKind::B                     ? work.backward
+                                                                                  : work.weightGrad;
     const Buffer activations = m_slots[std::size_t(s.slot)];
     const std::int32_t gradient = m_gradientOf[index];
-    const std::uint64_t gradientBegin = stage.layout.inputGrad;
-    const std::uint64_t gradientEnd = gradientBegin + m_plan.boundaryElements;
+    // The input gradient's region, [T, h] of this micro-batch or slice, ends where the output
+    // gradient's begins.
+    const std::uint64_t gradientBegin = work.layout.inputGrad;
+    const std::uint64_t gradientEnd = work.layout.outputGrad;
     const auto resolve = [&](Operand& o) {
-        if (o.buffer == kActivations) {
+        if (o.buffer == kKeysValues) {
+            o.buffer = m_keysValues.at(std::size_t(s.keyValueBuffer));
+        } else if (o.buffer == kActivations) {
             // The input gradient a SEND_B sends lives in its gradient send buffer (run_plan.h).
             if (gradient >= 0 && o.offset >= gradientBegin && o.offset < gradientEnd) {
                 o.buffer = m_gradients[std::size_t(gradient)];
@@ -380,7 +396,7 @@ Operand Executor::tensorOf(const Step& s) const {
     const Buffer b = m_slots[std::size_t(s.slot)];
     if (m_workload == Workload::Sleep) // [activation | gradient] of one boundary each
         return {b, in.kind == InstrKind::Recv && in.dir == Direction::B ? m_plan.boundaryElements : 0};
-    const ActivationLayout& a = m_stages[std::size_t(s.shape)].layout;
+    const ActivationLayout& a = workOf(s).layout;
     if (in.kind == InstrKind::Send) return {b, in.dir == Direction::F ? a.output : a.inputGrad};
     return {b, in.dir == Direction::F ? a.input : a.outputGrad};
 }
@@ -392,8 +408,21 @@ Transfer Executor::transfer(const Step& s, std::size_t index) const {
     t.peer = s.instr.peer;
     t.tag = s.instr.tag;
     t.data = tensorOf(s);
-    t.elements = m_plan.boundaryElements;
+    // A slice of the model workload sends its own tokens (both ends name the same slice); every
+    // other transfer one boundary.
+    const StageShape& shape = m_rank.stages[std::size_t(s.shape)].shapeOf(s.instr.mb);
+    t.elements = m_workload == Workload::Model ? std::uint64_t(shape.tokens() * shape.hidden)
+                                               : m_plan.boundaryElements;
     return t;
+}
+
+std::int64_t Executor::activationBytes(const Step& s) const {
+    return std::int64_t(workOf(s).activationElements * m_layer.elementBytes());
+}
+
+std::int64_t Executor::keyValueBytes(const Step& s) const {
+    const StageShape& shape = m_rank.stages[std::size_t(s.shape)].shapeOf(s.instr.mb);
+    return std::int64_t(keyValueElements(shape) * m_layer.elementBytes());
 }
 
 } // namespace stagecraft::runtime

@@ -93,6 +93,10 @@ class Executor {
     void awaitRequest(std::size_t index, Clock::time_point deadline);
     void checkHealth(std::size_t waitingFor, Clock::time_point deadline);
     std::string describe(std::size_t index) const;
+    /// Bytes of the activation buffer (of the micro-batch or slice) a step takes or gives back.
+    std::int64_t activationBytes(const Step& s) const;
+    /// Bytes of the key-value buffer of a sliced micro-batch a step takes or gives back.
+    std::int64_t keyValueBytes(const Step& s) const;
 
     const RunPlan& m_plan;
     const RankPlan& m_rank;
@@ -101,19 +105,29 @@ class Executor {
     Workload m_workload;
     bool m_splitBackward;
 
+    /// The work of one micro-batch, or of one sequence slice of it, on a stage.
+    struct SliceWork {
+        std::uint64_t activationElements = 0;
+        ActivationLayout layout;
+        std::vector<Gemm> forward, backward, weightGrad; ///< buffers as placeholders
+    };
     struct StageState {
         Buffer weights = -1;
         Buffer grads = -1;
-        std::uint64_t activationElements = 0;
-        ActivationLayout layout;
-        std::vector<Gemm> forward, backward, weightGrad; ///< buffers as placeholders 0/1/2
+        std::vector<SliceWork> slices; ///< one per sequence slice (model workload); one otherwise
         Axpy optimizer;
+        /// The work of an instruction on slice unit `mb`.
+        const SliceWork& of(int mb) const {
+            return slices.size() == 1 || mb < 0 ? slices.front() : slices[std::size_t(mb) % slices.size()];
+        }
     };
+    const SliceWork& workOf(const Step& s) const { return m_stages[std::size_t(s.shape)].of(s.instr.mb); }
     std::vector<StageState> m_stages;
     std::vector<Buffer> m_slots;           ///< [slot]: allocated once
     std::vector<std::int32_t> m_slotOwner; ///< [slot]: the key holding it this iteration, -1 none
     std::vector<std::vector<std::int32_t>> m_slotUsers; ///< [slot]: instructions that posted transfers on it
     std::vector<Buffer> m_gradients;                    ///< gradient send buffers, used in turn
+    std::vector<Buffer> m_keysValues; ///< sliced micro-batches' key-value buffers (RankPlan::keyValueBuffers)
     std::vector<std::int32_t> m_gradientUser; ///< [gradient buffer]: its SEND_B instruction, -1 none
     std::vector<std::int32_t> m_gradientOf;   ///< [instruction of a B]: the gradient buffer it wrote
     std::size_t m_nextGradient = 0;

@@ -84,6 +84,7 @@ class RankPlanBuilder {
             noteOrder(i, in);
             resolveWaits(i, in, step);
         }
+        planKeysValues();
         finish();
         return std::move(m_out);
     }
@@ -114,10 +115,55 @@ class RankPlanBuilder {
             !usesSlot(in))
             return;
         auto [it, fresh] = m_stageOf.emplace(stageKey(in), std::int32_t(m_out.stages.size()));
-        if (fresh)
-            m_out.stages.push_back(
-                {in.pipe, in.stage, stageShape(m_plan.project, m_plan.prediction.schedule, in.stage)});
+        if (fresh) {
+            LocalStage local{in.pipe, in.stage,
+                             stageShape(m_plan.project, m_plan.prediction.schedule, in.stage)};
+            const std::vector<int>& lengths = m_plan.sliceLengths;
+            if (lengths.size() > 1)
+                for (int q = 0; q < int(lengths.size()); ++q)
+                    local.slices.push_back(sliceShape(local.shape, lengths, q));
+            m_out.stages.push_back(std::move(local));
+        }
         step.shape = it->second;
+    }
+
+    /// The model workload of sequence slices: each micro-batch's key-value buffer on a stage, from
+    /// the first compute of any of its slices to the last, in a pool handed from one micro-batch
+    /// to the next (last-in first-out, as the activation slots).
+    void planKeysValues() {
+        const int slices = int(m_plan.sliceLengths.size());
+        if (m_plan.workload != Workload::Model || slices <= 1) return;
+        std::unordered_map<std::uint64_t, std::size_t> last; // (pipe, stage, micro-batch) -> compute
+        const auto keyOf = [&](const Instruction& in) {
+            return bufferKey(in.pipe, in.stage, in.mb / slices);
+        };
+        for (std::size_t i = 0; i < m_program.size(); ++i)
+            if (m_program[i].kind == InstrKind::Compute && m_program[i].mb >= 0)
+                last[keyOf(m_program[i])] = i;
+        std::unordered_map<std::uint64_t, std::int32_t> held; // key -> pool buffer
+        std::vector<std::int32_t> free;
+        for (std::size_t i = 0; i < m_program.size(); ++i) {
+            const Instruction& in = m_program[i];
+            if (in.kind != InstrKind::Compute || in.mb < 0) continue;
+            Step& step = m_out.steps[i];
+            const std::uint64_t key = keyOf(in);
+            auto it = held.find(key);
+            if (it == held.end()) {
+                std::int32_t buffer = m_out.keyValueBuffers;
+                if (free.empty())
+                    ++m_out.keyValueBuffers;
+                else
+                    buffer = free.back(), free.pop_back();
+                it = held.emplace(key, buffer).first;
+                step.takeKeysValues = true;
+            }
+            step.keyValueBuffer = it->second;
+            if (last.at(key) == i) {
+                step.giveBackKeysValues = true;
+                free.push_back(it->second);
+                held.erase(it);
+            }
+        }
     }
 
     /// Where each receive and forward send is, for the instructions after it.
@@ -191,8 +237,17 @@ class RankPlanBuilder {
             throw std::logic_error("makeRankPlan: rank " + std::to_string(rank) + " needs " +
                                    std::to_string(m_out.slots) +
                                    " activation slots where the lowering counted " + std::to_string(planned));
-        for (const LocalStage& s : m_out.stages)
-            m_out.slotElements = std::max(m_out.slotElements, activationElements(m_plan, s.shape));
+        for (const LocalStage& s : m_out.stages) {
+            if (s.slices.empty() || m_plan.workload != Workload::Model) {
+                m_out.slotElements = std::max(m_out.slotElements, activationElements(m_plan, s.shape));
+                continue;
+            }
+            // A slot holds one slice's buffer; its micro-batch's keys and values are apart.
+            for (const StageShape& slice : s.slices) {
+                m_out.slotElements = std::max(m_out.slotElements, activationElements(m_plan, slice));
+                m_out.keyValueElements = std::max(m_out.keyValueElements, keyValueElements(slice));
+            }
+        }
         m_out.gradientBuffers = m_mostGradientsHeld > 0 ? m_mostGradientsHeld + 1 : 0;
         m_out.sends = postQueues(m_program, InstrKind::Send);
         m_out.receives = postQueues(m_program, InstrKind::Recv);

@@ -5,6 +5,7 @@
 #include "io/schedule_file.h"
 #include "passes/lower.h"
 #include "project/layer_split.h"
+#include "sim/cost_model.h"
 
 #include <algorithm>
 #include <cmath>
@@ -90,18 +91,12 @@ RunPlan makeRunPlan(const RunRequest& request) {
     plan.prediction = std::move(result.outcomes.front().prediction);
 
     const Schedule& schedule = plan.prediction.schedule;
-    if (schedule.sequenceSlices > 1 && request.workload == Workload::Model)
-        throw ValidationError(
-            "runtime.slices", "parallel.slices",
-            plan.schedule + " cuts every micro-batch into " + std::to_string(schedule.sequenceSlices) +
-                " sequence slices; the model workload computes whole micro-batches only (a slice's "
-                "attention would need the earlier slices' keys and values, which it does not keep): run "
-                "it with --workload sleep");
-    // One slice unit carries its share of the micro-batch's sequence.
+    // One slice unit carries its slice of the micro-batch's sequence (the costs' cut); a boundary
+    // buffer holds the longest.
+    plan.sliceLengths = sequenceSliceLengths(project, schedule);
     plan.boundaryElements =
-        (std::uint64_t(project.model.seqLen) + std::uint64_t(schedule.sequenceSlices) - 1) /
-        std::uint64_t(schedule.sequenceSlices) * std::uint64_t(project.model.microBatchSize) *
-        std::uint64_t(project.model.hidden);
+        std::uint64_t(*std::max_element(plan.sliceLengths.begin(), plan.sliceLengths.end())) *
+        std::uint64_t(project.model.microBatchSize) * std::uint64_t(project.model.hidden);
     // One activation per boundary: what the executor sends (in any cost mode, unit included).
     plan.lowered = lower(
         schedule, boundaryBytesOf(schedule, double(plan.boundaryElements) * dtypeBytes(project.model.dtype)));

@@ -64,7 +64,13 @@ struct Step {
     bool producesSentGradient = false;
     std::int32_t gradientOf = -1;
     double sleepUs = 0; ///< the predicted duration (sleep workload)
-    std::string label;  ///< "PP:2F0", "PP:0SEND_F1", "PP:1RECV_B0", "PP:0REDUCE_GRAD", "PP:0OPTIMIZER"
+    /// A compute of a sequence slice (model workload): the key-value buffer of its micro-batch on
+    /// the stage, taken before its first slice's first compute and given back after the last
+    /// compute of its slices (plan/workload.h); -1: none.
+    std::int32_t keyValueBuffer = -1;
+    bool takeKeysValues = false;
+    bool giveBackKeysValues = false;
+    std::string label; ///< "PP:2F0", "PP:0SEND_F1", "PP:1RECV_B0", "PP:0REDUCE_GRAD", "PP:0OPTIMIZER"
 };
 
 /// A stage this rank holds.
@@ -72,6 +78,14 @@ struct LocalStage {
     int pipe = 0;
     int stage = 0;
     StageShape shape;
+    /// A schedule of sequence slices: the shape of each slice (slice q of a slice unit mb is
+    /// mb % slices); empty otherwise.
+    std::vector<StageShape> slices = {};
+
+    /// The shape an instruction on slice unit `mb` works on.
+    const StageShape& shapeOf(int mb) const {
+        return slices.empty() || mb < 0 ? shape : slices[std::size_t(mb) % slices.size()];
+    }
 };
 
 struct RankPlan {
@@ -84,6 +98,10 @@ struct RankPlan {
     /// Gradient send buffers (each one boundary): most input gradients held between a B and the
     /// completion of its SEND_B, counting one send still in flight.
     std::int32_t gradientBuffers = 0;
+    /// Key-value buffers of sliced micro-batches (model workload): the most held at once, each of
+    /// `keyValueElements` (the largest of the rank's stages).
+    std::int32_t keyValueBuffers = 0;
+    std::uint64_t keyValueElements = 0;
     /// Its sends and receives per peer, in the order it posts them (core's rule, which the
     /// prediction of the run times: passes/post_queues.h).
     PostQueues sends, receives;
@@ -94,7 +112,11 @@ struct RunPlan {
     Workload workload = Workload::Model;
     Prediction prediction; ///< the schedule with its iteration tail, simulated
     Lowered lowered;
-    std::uint64_t boundaryElements = 0; ///< elements of one activation crossing a stage boundary
+    std::uint64_t boundaryElements =
+        0; ///< elements of one activation crossing a stage boundary (the longest slice's)
+    /// The tokens of each sequence slice (core's cut, sequenceSliceLengths); one entry, the whole
+    /// sequence, for a schedule without slices.
+    std::vector<int> sliceLengths;
 };
 
 /// Evaluates the request through core (the schedule's refusal becomes a ValidationError naming

@@ -11,6 +11,15 @@
 // its first instruction to its last (the received input, every layer's saved activations and
 // gradients, the output a SEND_F sends and the input gradient a SEND_B sends), so the measured
 // memory follows the schedule.
+//
+// Sequence slices (Seq1F1B, TeraPipe): each slice of a micro-batch has its own activation buffer,
+// and the micro-batch one more on the stage, its keys and values (per layer K, V and their
+// gradients, [L·b, h] each), which every slice's attention needs: slice q of s tokens ending at
+// token P writes its K and V rows [P - s, P) and attends to rows [0, P), the rectangle s x P that
+// dense kernels compute. Its backward adds to dK and dV rows [0, P) (the micro-batch's last slice,
+// whose backward runs first, writes them) and reads its own rows back for its input and weight
+// gradients, complete by then (every later slice's backward ran). Q, K and V are three GEMMs
+// there, on the three h x h blocks of Wqkv.
 
 #include "work/device_work.h"
 
@@ -27,10 +36,26 @@ struct StageShape {
     std::int64_t seqLen = 32;    ///< s
     std::int64_t microBatch = 1; ///< b
     std::int64_t vocab = 0;      ///< V of the LM head on the last stage; 0 elsewhere
+    /// A sequence slice: `seqLen` is its tokens, `keysEnd` the micro-batch's tokens up to its end
+    /// (P), `wholeSeqLen` the micro-batch's (L), `lastSlice` whether it ends the micro-batch.
+    /// keysEnd 0: the whole micro-batch at once.
+    std::int64_t keysEnd = 0;
+    std::int64_t wholeSeqLen = 0;
+    bool lastSlice = false;
 
     std::int64_t tokens() const { return seqLen * microBatch; }
     std::int64_t headDim() const { return hidden / heads; }
+    bool sliced() const { return keysEnd > 0; }
+    /// The keys each query attends to: every token of the micro-batch so far.
+    std::int64_t keys() const { return sliced() ? keysEnd : seqLen; }
 };
+
+/// The shape of slice `slice` of a micro-batch cut into `lengths` tokens (in order).
+StageShape sliceShape(const StageShape& whole, const std::vector<int>& lengths, int slice);
+
+/// Elements of a sliced micro-batch's key-value buffer on the stage: per layer K, V, dK and dV of
+/// the whole sequence; 0 for a shape that is not a slice.
+std::uint64_t keyValueElements(const StageShape& shape);
 
 /// Where each tensor of one (stage, micro-batch) lives inside its activation buffer.
 struct ActivationLayout {
@@ -57,9 +82,10 @@ WeightLayout weightLayout(const StageShape& shape);
 
 /// The buffers one op of the stage works on.
 struct StageBuffers {
-    Buffer activations = -1; ///< this (stage, micro-batch)'s
+    Buffer activations = -1; ///< this (stage, micro-batch)'s, or this slice's
     Buffer weights = -1;
     Buffer grads = -1;
+    Buffer keysValues = -1; ///< a slice's micro-batch's keys and values (sliced shapes only)
 };
 
 /// The GEMMs of the forward, of the input gradient (`withWeightGrad`: also the weight gradient,

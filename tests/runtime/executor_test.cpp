@@ -20,8 +20,7 @@ RunPlan tinyPlan(const std::string& schedule, Workload workload = Workload::Mode
     RunRequest r;
     r.projectPath = std::string(STAGECRAFT_SOURCE_DIR) + "/tests/data/runtime/tiny.stagecraft.json";
     r.schedule = schedule;
-    // A schedule of sequence slices runs the sleep workload only (the model workload refuses it).
-    r.workload = readsParam(findGenerator(schedule), kParamSlices) ? Workload::Sleep : workload;
+    r.workload = workload;
     r.sets = {"costs.mode=manual"};
     return makeRunPlan(r);
 }

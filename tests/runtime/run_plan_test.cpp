@@ -7,10 +7,12 @@
 #include "io/schedule_file.h"
 #include "plan/run_plan.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <map>
 #include <set>
+#include <tuple>
 #include <unistd.h>
 
 using namespace stagecraft;
@@ -26,9 +28,6 @@ RunRequest request(const std::string& schedule) {
     RunRequest r;
     r.projectPath = tinyProject();
     r.schedule = schedule;
-    // A schedule of sequence slices runs the sleep workload only (the model workload refuses it).
-    if (const GeneratorInfo* info = tryFindGenerator(schedule); info && readsParam(*info, kParamSlices))
-        r.workload = Workload::Sleep;
     return r;
 }
 
@@ -83,12 +82,6 @@ TEST_CASE("rank plans hold their buffers in the lowering's slots", "[runtime][pl
                 RunRequest r = request(std::string(info.name));
                 r.workload = workload;
                 r.sets = {"costs.mode=manual"};
-                if (workload == Workload::Model && readsParam(info, kParamSlices)) {
-                    // The model workload computes whole micro-batches only: a sliced schedule is refused.
-                    CHECK_THROWS_WITH(makeRunPlan(r), Catch::Contains("runtime.slices") &&
-                                                          Catch::Contains("--workload sleep"));
-                    continue;
-                }
                 const RunPlan plan = makeRunPlan(r);
                 for (int rank = 0; rank < plan.lowered.ranks; ++rank) {
                     const RankPlan rp = makeRankPlan(plan, rank);
@@ -132,6 +125,67 @@ TEST_CASE("rank plans hold their buffers in the lowering's slots", "[runtime][pl
                     }
                     CHECK(gradientsHeld == 0);
                 }
+            }
+        }
+    }
+}
+
+TEST_CASE("sequence slices: each micro-batch's keys and values live from its first slice to its last",
+          "[runtime][plan][slices]") {
+    for (const std::string schedule : {"seq1f1b", "terapipe", "seq1f1b-i"}) {
+        DYNAMIC_SECTION(schedule) {
+            RunRequest r = request(schedule);
+            r.sets = {"parallel.slices=2", "parallel.microbatches=4", "costs.mode=analytic"};
+            const RunPlan plan = makeRunPlan(r);
+            REQUIRE(plan.sliceLengths.size() == 2);
+            const int slices = 2;
+            const Schedule& s = plan.prediction.schedule;
+            double flopsPerUs = 0; // the cost model's, the same for every op of every rank
+            std::map<std::uint64_t, double> durationOf; // op identity -> predicted µs
+            for (const TimelineEvent& e : plan.prediction.timeline.events)
+                if (e.lane != Lane::Comm) durationOf[opIdentity(e.op)] = e.duration();
+            for (int rank = 0; rank < plan.lowered.ranks; ++rank) {
+                const RankPlan rp = makeRankPlan(plan, rank);
+                REQUIRE(rp.keyValueBuffers > 0);
+                std::map<std::tuple<int, int, int>, std::int32_t> held; // (pipe, stage, mb) -> buffer
+                std::set<std::int32_t> inUse;
+                std::map<std::tuple<int, int, int>, int> taken;
+                for (const Step& step : rp.steps) {
+                    const Instruction& in = step.instr;
+                    if (in.kind != InstrKind::Compute || in.mb < 0) {
+                        CHECK(step.keyValueBuffer == -1);
+                        continue;
+                    }
+                    const auto key = std::tuple{int(in.pipe), in.stage, in.mb / slices};
+                    REQUIRE(step.keyValueBuffer >= 0);
+                    if (step.takeKeysValues) {
+                        CHECK(held.count(key) == 0);
+                        CHECK(inUse.insert(step.keyValueBuffer).second); // no other micro-batch holds it
+                        held[key] = step.keyValueBuffer;
+                        ++taken[key];
+                    }
+                    REQUIRE(held.count(key) == 1);
+                    CHECK(held[key] == step.keyValueBuffer);
+                    if (step.giveBackKeysValues) {
+                        inUse.erase(step.keyValueBuffer);
+                        held.erase(key);
+                    }
+                    // Each slice's GEMMs carry what the cost model times it at.
+                    const LocalStage& stage = rp.stages[std::size_t(step.shape)];
+                    const StageShape& shape = stage.shapeOf(in.mb);
+                    CHECK(shape.seqLen == plan.sliceLengths[std::size_t(in.mb % slices)]);
+                    const StageBuffers none{0, 1, 2, 3};
+                    const double flops = in.op == OpKind::F ? gemmFlops(forwardGemms(shape, none))
+                                         : in.op == OpKind::B
+                                             ? gemmFlops(backwardGemms(shape, none, !s.splitBackward))
+                                             : gemmFlops(weightGradGemms(shape, none));
+                    const double us = durationOf.at(opIdentity(plan.lowered.opOf(in)));
+                    if (flopsPerUs == 0) flopsPerUs = flops / us;
+                    CHECK(flops / us == Approx(flopsPerUs).epsilon(1e-9));
+                }
+                CHECK(held.empty()); // every buffer given back by the iteration's end
+                for (const auto& [key, times] : taken) CHECK(times == 1);
+                CHECK(rp.keyValueElements > 0);
             }
         }
     }
