@@ -219,6 +219,15 @@ struct Analytic {
         return (total + 3.0 * lmHeadFlops(t)) * double(t.tp);
     }
 
+    /// Of activationBytes, the attention scores, softmax and dropout mask Megatron counts
+    /// (5·a·s²·b per layer), which only dense kernels without recompute keep.
+    double attentionScoreBytes(int stage, Recompute recompute) const {
+        if (recompute != Recompute::None || attentionScale < 1.0) return 0.0;
+        const double sbh = t.seqLen * t.microBatch * t.hidden;
+        return layers[std::size_t(stage)] * sbh * 5.0 * t.heads * t.seqLen / t.hidden * t.dtypeBytes / 2.0 /
+               double(t.tp);
+    }
+
     double activationBytes(int stage, Recompute recompute) const {
         const double sbh = t.seqLen * t.microBatch * t.hidden;
         double perLayer = layerActivationBytes(t);
@@ -426,7 +435,17 @@ void sliceCosts(const Project& project, const Schedule& s, const Analytic* a, bo
     }
     if (!a) return;
     const std::vector<int> lengths = sliceLengths(project, s, *a);
-    if (const auto tokens = relativeSliceTokens(lengths); !allOnes(tokens)) setup.memory.sliceScale = tokens;
+    // What each slice keeps: its tokens' share of a stage's activations, and of the scores dense
+    // kernels keep, its rectangle's.
+    std::vector<double> weights;
+    for (std::size_t slot = 0; slot < slots; ++slot) {
+        const int stage = int(slot % std::size_t(s.stagesPerPipe));
+        const double total = a->activationBytes(stage, project.memory.recompute);
+        const double scores = a->attentionScoreBytes(stage, project.memory.recompute);
+        const auto w = relativeSliceWork(lengths, total > 0 ? scores / total : 0.0, true);
+        weights.insert(weights.end(), w.begin(), w.end());
+    }
+    if (!allOnes(weights)) setup.memory.sliceScale = std::move(weights);
     const bool dense = project.model.attention == Attention::Dense;
     if (!given.empty() && !(analytic && dense)) return;
     const StageTimes model = a->times(project.memory.recompute);

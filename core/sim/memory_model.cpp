@@ -36,7 +36,8 @@ OpMemoryChange opMemoryChange(const MemoryInputs& inputs, std::size_t slot, cons
                               bool recomputed) {
     OpMemoryChange change = opMemoryChange(inputs.stages[slot], op.kind, splitBackward, recomputed);
     if (!inputs.sliceScale.empty() && op.mb >= 0) {
-        const double weight = inputs.sliceScale[std::size_t(op.mb) % inputs.sliceScale.size()];
+        const std::size_t slices = inputs.sliceScale.size() / std::max<std::size_t>(1, inputs.stages.size());
+        const double weight = inputs.sliceScale[slot * slices + std::size_t(op.mb) % slices];
         change.allocated *= weight;
         change.freed *= weight;
     }

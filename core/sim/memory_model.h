@@ -30,8 +30,10 @@ struct MemoryInputs {
     /// The limit is the GPU's memory, which is below the project's own limit (a 120 GiB limit
     /// on an 80 GiB GPU is an 80 GiB budget): reports say so.
     bool limitIsGpuMemory = false;
-    /// Sequence slices of unequal length: what slice q's activations weigh relative to `stages`'
-    /// mean slice (core/sim/slice_work.h). Empty = every slice weighs the same.
+    /// Sequence slices that weigh differently: what slice q's activations on stage slot s weigh
+    /// relative to `stages[s]` (1/k of a whole micro-batch's), at sliceScale[s * k + q]: their
+    /// tokens' share, and with dense attention kernels the rectangle of scores they keep
+    /// (core/sim/slice_work.h). Empty = every slice weighs the same.
     std::vector<double> sliceScale;
 };
 

@@ -60,13 +60,4 @@ std::vector<double> relativeSliceWork(const std::vector<int>& lengths, double at
     return out;
 }
 
-std::vector<double> relativeSliceTokens(const std::vector<int>& lengths) {
-    double total = 0;
-    for (const int s : lengths) total += s;
-    std::vector<double> out;
-    out.reserve(lengths.size());
-    for (const int s : lengths) out.push_back(total > 0 ? double(lengths.size()) * s / total : 1.0);
-    return out;
-}
-
 } // namespace stagecraft

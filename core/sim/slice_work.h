@@ -29,7 +29,4 @@ std::vector<int> balancedSliceLengths(int seqLen, int slices, double attentionSh
 std::vector<double> relativeSliceWork(const std::vector<int>& lengths, double attentionShare,
                                       bool denseKernels = false);
 
-/// Each slice's tokens relative to the mean slice: what its activations weigh.
-std::vector<double> relativeSliceTokens(const std::vector<int>& lengths);
-
 } // namespace stagecraft

@@ -371,6 +371,22 @@ TEST_CASE("Activation memory per stage: M_B, M_W, recompute and the logits", "[c
     p.memory.recompute = Recompute::Full;
     CHECK(buildCostSetup(p, generateSchedule("1f1b", {2, 4, 1})).memory.stages[0].activationBytes ==
           Approx(2 * 2 * sbh));
+    // Sequence slices (Seq1F1B, k = 2 of 16 tokens): slice q keeps its tokens' 34·s·b·h and the
+    // s x P scores dense kernels compute, 5·a·16·16·b for slice 0 and 5·a·16·32·b for slice 1
+    // (a whole layer: 139264 + 40960); the last stage adds the logits, 25600, by tokens. Relative
+    // to half a micro-batch's.
+    {
+        Project sliced = smallAnalytic(2, 1, 4);
+        sliced.parallel.slices = 2;
+        const CostSetup q = buildCostSetup(sliced, generateSchedule("seq1f1b", scheduleParams(sliced)));
+        const double first = 2 * 139264.0 + 2 * 40960.0, last = first + 25600.0;
+        const std::vector<double> weights{2 * (2 * 69632.0 + 2 * 10240.0) / first,
+                                          2 * (2 * 69632.0 + 2 * 20480.0) / first,
+                                          2 * (2 * 69632.0 + 12800.0 + 2 * 10240.0) / last,
+                                          2 * (2 * 69632.0 + 12800.0 + 2 * 20480.0) / last};
+        REQUIRE(q.memory.sliceScale.size() == weights.size());
+        for (std::size_t i = 0; i < weights.size(); ++i) CHECK(q.memory.sliceScale[i] == Approx(weights[i]));
+    }
     // Causal kernels (flash attention) keep no s x s scores: what selective recompute keeps, and
     // full recompute still keeps only the stage's inputs.
     p.model.attention = Attention::Causal;

@@ -157,12 +157,16 @@ TEST_CASE("Analytic costs give later slices of an even split more attention work
     const double middle3 = balanced.costs.of(Op{OpKind::F, 0, 0, 1, 3}, s.stagesPerPipe);
     CHECK(middle3 > middle0);
     CHECK(middle3 / middle0 < cost(OpKind::F, 1, 3) / cost(OpKind::F, 1, 0));
-    REQUIRE(balanced.memory.sliceScale.size() == 4);
+    REQUIRE(balanced.memory.sliceScale.size() == 4 * 4); // per stage and slice
     CHECK(balanced.memory.sliceScale[0] > 1.0);
     CHECK(balanced.memory.sliceScale[3] < 1.0);
-    CHECK(std::accumulate(balanced.memory.sliceScale.begin(), balanced.memory.sliceScale.end(), 0.0) ==
+    CHECK(std::accumulate(balanced.memory.sliceScale.begin(), balanced.memory.sliceScale.begin() + 4, 0.0) ==
           Approx(4));
-    CHECK(setup.memory.sliceScale.empty()); // even tokens: even activations
+    CHECK(causalSetup.memory.sliceScale.empty()); // even tokens, causal kernels: even activations
+    // Dense kernels keep each slice's rectangle of attention scores: later slices of even tokens
+    // weigh more.
+    REQUIRE(setup.memory.sliceScale.size() == 4 * 4);
+    CHECK(setup.memory.sliceScale[4 + 3] > setup.memory.sliceScale[4 + 0]);
     // Measured costs that are all the same replace the model's spread; the cut still weighs memory.
     project.costs.sliceCosts = {1, 1, 1, 1};
     const CostSetup measured = buildCostSetup(project, s);
