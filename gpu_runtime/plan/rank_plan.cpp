@@ -150,10 +150,12 @@ class RankPlanBuilder {
             auto it = held.find(key);
             if (it == held.end()) {
                 std::int32_t buffer = m_out.keyValueBuffers;
-                if (free.empty())
+                if (free.empty()) {
                     ++m_out.keyValueBuffers;
-                else
-                    buffer = free.back(), free.pop_back();
+                } else {
+                    buffer = free.back();
+                    free.pop_back();
+                }
                 it = held.emplace(key, buffer).first;
                 step.takeKeysValues = true;
             }
