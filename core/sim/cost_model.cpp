@@ -370,7 +370,8 @@ std::vector<int> sliceLengths(const Project& project, const Schedule& s, const A
         const StageTimes attention = a.attentionTimes(project.memory.recompute);
         double total = 0, quadratic = 0;
         for (std::size_t i = 0; i < all.f.size(); ++i) total += all.f[i], quadratic += attention.f[i];
-        lengths = balancedSliceLengths(tokens, k, total > 0 ? quadratic / total : 0.0);
+        lengths = balancedSliceLengths(tokens, k, total > 0 ? quadratic / total : 0.0, 1,
+                                       project.model.attention == Attention::Dense);
     } else {
         lengths = uniformSliceLengths(tokens, k);
     }

@@ -13,12 +13,15 @@ namespace stagecraft {
 /// more token. Needs 1 <= slices <= seqLen.
 std::vector<int> uniformSliceLengths(int seqLen, int slices);
 
-/// Slice lengths of equal work, where `attentionShare` of the whole sequence's work is causal
-/// attention (0 <= share < 1) and the rest grows linearly with tokens. From the last slice
-/// backwards, each takes the most tokens whose work is at most 1/k of the total, rounded down to a
-/// multiple of `multiple`; the first slice takes the rest (thunlp's `uniform_comp`). Returns an
-/// empty vector when a slice would hold no token (more slices than the sequence can give).
-std::vector<int> balancedSliceLengths(int seqLen, int slices, double attentionShare, int multiple = 1);
+/// Slice lengths of equal work, where `attentionShare` of the whole sequence's work is attention
+/// (0 <= share < 1) and the rest grows linearly with tokens. From the last slice backwards, each
+/// takes the most tokens whose work is at most 1/k of the total, rounded down to a multiple of
+/// `multiple`; the first slice takes the rest (thunlp's `uniform_comp`, for causal kernels). With
+/// `denseKernels` a slice's attention is its rectangle s·P and the total depends on the cut: the
+/// rule is repeated with 1/k of the last cut's total until the cut stays. Returns an empty vector
+/// when a slice would hold no token (more slices than the sequence can give).
+std::vector<int> balancedSliceLengths(int seqLen, int slices, double attentionShare, int multiple = 1,
+                                      bool denseKernels = false);
 
 /// Each slice's work relative to 1/k of the whole sequence's work done at once: the linear part in
 /// proportion to its tokens, the attention part to the query-key pairs it computes. Causal kernels

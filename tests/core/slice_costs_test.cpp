@@ -73,6 +73,14 @@ TEST_CASE("An even split's slices cost what thunlp's FLOP formula gives", "[slic
         for (const double w : relativeSliceWork(balancedSliceLengths(tokens, 4, thunlpAttentionShare(tokens)),
                                                 thunlpAttentionShare(tokens)))
             CHECK(w == Approx(1).epsilon(1e-3));
+        // Dense kernels (each slice its rectangle of keys so far): their balanced cut's slices do
+        // the same dense work, and the earlier slices hold more tokens still.
+        const std::vector<int> dense = balancedSliceLengths(tokens, 4, thunlpAttentionShare(tokens), 1, true);
+        REQUIRE(dense.size() == 4);
+        CHECK(std::accumulate(dense.begin(), dense.end(), 0) == tokens);
+        CHECK(dense.front() > dense.back());
+        const std::vector<double> denseWork = relativeSliceWork(dense, thunlpAttentionShare(tokens), true);
+        for (const double w : denseWork) CHECK(w == Approx(denseWork.front()).epsilon(1e-3));
     }
 }
 
@@ -139,9 +147,22 @@ TEST_CASE("Analytic costs give later slices of an even split more attention work
     // The first stage's forward with the embedding only; the last with the LM head dilutes it.
     CHECK(cost(OpKind::F, 3, 3) / cost(OpKind::F, 3, 0) < cost(OpKind::F, 1, 3) / cost(OpKind::F, 1, 0));
     // A balanced split evens the costs out and weighs the earlier, longer slices more in memory
-    // (thunlp's cut, for the causal kernels its code runs).
-    project.model.attention = Attention::Causal;
+    // (thunlp's cut, for the causal kernels its code runs). With dense kernels it balances their
+    // rectangles: summed over the stages each slice's forward costs the same too.
     project.parallel.sliceSplit = SliceSplit::Balanced;
+    {
+        const CostSetup dense = buildCostSetup(project, s);
+        const auto denseForward = [&](int slice) {
+            double sum = 0;
+            for (int stage = 0; stage < 4; ++stage)
+                sum += dense.costs.of(Op{OpKind::F, 0, 0, stage, slice}, s.stagesPerPipe);
+            return sum;
+        };
+        for (int q = 1; q < 4; ++q) CHECK(denseForward(q) == Approx(denseForward(0)).epsilon(1e-3));
+        CHECK(dense.costs.of(Op{OpKind::F, 0, 0, 1, 0}, s.stagesPerPipe) <
+              dense.costs.of(Op{OpKind::F, 0, 0, 1, 3}, s.stagesPerPipe) * 1.01);
+    }
+    project.model.attention = Attention::Causal;
     const CostSetup balanced = buildCostSetup(project, s);
     // The cut balances the whole model's forward (thunlp counts the embedding and the head in
     // every slice): summed over the stages each slice costs the same; a stage without the head,
