@@ -10,8 +10,10 @@
 namespace stagecraft::runtime {
 namespace {
 
-constexpr Buffer kActivations = 0, kWeights = 1, kGrads = 2,
-                 kKeysValues = 3; // placeholders in the GEMM templates
+// The buffer ids a stage's GEMMs are built with, once per stage and slice; compute() puts each
+// op's own buffers (its slot, its stage's weights and gradients, its micro-batch's keys and
+// values) in their place.
+constexpr Buffer kActivations = 0, kWeights = 1, kGrads = 2, kKeysValues = 3;
 
 /// Between two polls of the device: a few yields (a peer sharing the core runs; alone the rank
 /// comes straight back), then short sleeps, so that a long wait does not burn a core.
@@ -32,7 +34,7 @@ ExecutionFault::ExecutionFault(const std::string& what, int iteration_, int posi
 Executor::Executor(const RunPlan& plan, const RankPlan& rankPlan, DeviceLayer& layer, ExecutorOptions options)
     : m_plan(plan), m_rank(rankPlan), m_layer(layer), m_options(options), m_workload(plan.workload),
       m_splitBackward(plan.prediction.schedule.splitBackward) {
-    const StageBuffers placeholders{kActivations, kWeights, kGrads, kKeysValues};
+    const StageBuffers templateBuffers{kActivations, kWeights, kGrads, kKeysValues};
     for (const LocalStage& s : m_rank.stages) {
         StageState state;
         // The model workload computes each sequence slice apart; the sleep workload only waits.
@@ -42,13 +44,13 @@ Executor::Executor(const RunPlan& plan, const RankPlan& rankPlan, DeviceLayer& l
             work.layout = activationLayout(shape);
             work.activationElements = activationElements(plan, shape);
             if (m_workload == Workload::Model) {
-                work.forward = forwardGemms(shape, placeholders);
-                work.backward = backwardGemms(shape, placeholders, !m_splitBackward);
-                work.weightGrad = weightGradGemms(shape, placeholders);
+                work.forward = forwardGemms(shape, templateBuffers);
+                work.backward = backwardGemms(shape, templateBuffers, !m_splitBackward);
+                work.weightGrad = weightGradGemms(shape, templateBuffers);
             }
             state.slices.push_back(std::move(work));
         }
-        if (m_workload == Workload::Model) state.optimizer = optimizerStep(s.shape, placeholders);
+        if (m_workload == Workload::Model) state.optimizer = optimizerStep(s.shape, templateBuffers);
         m_stages.push_back(std::move(state));
     }
     m_requests.assign(m_rank.steps.size(), -1);

@@ -109,7 +109,7 @@ class Executor {
     struct SliceWork {
         std::uint64_t activationElements = 0;
         ActivationLayout layout;
-        std::vector<Gemm> forward, backward, weightGrad; ///< buffers as placeholders
+        std::vector<Gemm> forward, backward, weightGrad; ///< on the template buffer ids (executor.cpp)
     };
     struct StageState {
         Buffer weights = -1;

@@ -361,16 +361,18 @@ TEST_CASE("Activation memory per stage: M_B, M_W, recompute and the logits", "[c
     const double mb = sbh * (34 + 5.0 * 4 * 32 / 64); // per layer, bf16
     const double logits = 4.0 * 32 * 2 * 100;
     const CostSetup z = buildCostSetup(p, generateSchedule("zb-h1", {2, 4, 1}));
+    // 1F1B's first stage under the project as it is set at that point.
+    const auto firstStage = [](const Project& project) {
+        return buildCostSetup(project, generateSchedule("1f1b", {2, 4, 1})).memory.stages[0];
+    };
     CHECK(z.memory.stages[0].activationBytes == Approx(2 * mb));
     CHECK(z.memory.stages[1].activationBytes == Approx(2 * mb + logits));
     CHECK(z.memory.stages[0].keptForWBytes == Approx(2 * 32 * sbh));
-    CHECK(buildCostSetup(p, generateSchedule("1f1b", {2, 4, 1})).memory.stages[0].keptForWBytes == 0);
+    CHECK(firstStage(p).keptForWBytes == 0);
     p.memory.recompute = Recompute::Selective;
-    CHECK(buildCostSetup(p, generateSchedule("1f1b", {2, 4, 1})).memory.stages[0].activationBytes ==
-          Approx(2 * 34 * sbh));
+    CHECK(firstStage(p).activationBytes == Approx(2 * 34 * sbh));
     p.memory.recompute = Recompute::Full;
-    CHECK(buildCostSetup(p, generateSchedule("1f1b", {2, 4, 1})).memory.stages[0].activationBytes ==
-          Approx(2 * 2 * sbh));
+    CHECK(firstStage(p).activationBytes == Approx(2 * 2 * sbh));
     // Sequence slices (Seq1F1B, k = 2 of 16 tokens): slice q keeps its tokens' 34·s·b·h and the
     // s x P scores dense kernels compute, 5·a·16·16·b for slice 0 and 5·a·16·32·b for slice 1
     // (a whole layer: 139264 + 40960); the last stage adds the logits, 25600, by tokens. Relative
@@ -390,11 +392,9 @@ TEST_CASE("Activation memory per stage: M_B, M_W, recompute and the logits", "[c
     // Causal kernels (flash attention) keep no s x s scores: what selective recompute keeps, and
     // full recompute still keeps only the stage's inputs.
     p.model.attention = Attention::Causal;
-    CHECK(buildCostSetup(p, generateSchedule("1f1b", {2, 4, 1})).memory.stages[0].activationBytes ==
-          Approx(2 * 2 * sbh));
+    CHECK(firstStage(p).activationBytes == Approx(2 * 2 * sbh));
     p.memory.recompute = Recompute::None;
-    CHECK(buildCostSetup(p, generateSchedule("1f1b", {2, 4, 1})).memory.stages[0].activationBytes ==
-          Approx(2 * 34 * sbh));
+    CHECK(firstStage(p).activationBytes == Approx(2 * 34 * sbh));
     p.memory.recompute = Recompute::Full;
     p.memory.limitGib = 2;
     CHECK(buildCostSetup(p, generateSchedule("1f1b", {2, 4, 1})).memory.limitBytes ==
