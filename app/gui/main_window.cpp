@@ -599,9 +599,13 @@ void MainWindow::onAnalysis(const AnalysisPtr& result) {
     if (const auto& trace = m_document->trace()) {
         m_overlay->setIterations(trace->info.iterationIds, trace->info.iteration,
                                  m_document->traceReading().traceMedian);
-        const std::optional<Timing> runTiming =
-            m_document->project().runtimeFit ? std::nullopt : traceTiming(*trace);
-        m_overlay->setTimingChoice(runTiming ? QString::fromLatin1(timingName(*runTiming)) : QString(),
+        // Core's rule (traceTimingTheRequest): a stagecraft-run trace of a shown schedule, whose run
+        // used another timing than the project's, and no runtime fit.
+        AnalysisRequest asRun = m_document->request();
+        asRun.timingFromTrace = true;
+        const bool retimes = traceTimingTheRequest(asRun, std::span(&*trace, 1)) != nullptr;
+        m_overlay->setTimingChoice(retimes ? QString::fromLatin1(timingName(*traceTiming(*trace)))
+                                           : QString(),
                                    QString::fromLatin1(timingName(m_document->project().costs.timing)),
                                    m_document->traceReading().projectTiming);
     }
