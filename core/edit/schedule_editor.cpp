@@ -296,8 +296,8 @@ OpTime ScheduleEditor::timeOf(std::size_t d, std::size_t i) const {
         const std::int32_t at = posOf(p);
         if (at == kAbsent) return;
         const int pd = deviceOf(p);
-        start =
-            std::max(start, m_times[std::size_t(pd)][std::size_t(at)].end + m_costs.commBetween(pd, int(d)));
+        start = std::max(start, m_times[std::size_t(pd)][std::size_t(at)].end +
+                                    m_costs.commBetween(pd, int(d), op.mb));
     });
     double duration = durationOf(op);
     if (op.kind == OpKind::B && m_s.splitBackward && isWhole(op))
@@ -307,11 +307,13 @@ OpTime ScheduleEditor::timeOf(std::size_t d, std::size_t i) const {
 
 double ScheduleEditor::inputsReadyAt(int device, std::size_t index) const {
     double at = 0;
-    forEachProducer(m_s.order[std::size_t(device)][index], [&](const Op& p) {
+    const Op& op = m_s.order[std::size_t(device)][index];
+    forEachProducer(op, [&](const Op& p) {
         const std::int32_t pos = posOf(p);
         if (pos == kAbsent) return;
         const int pd = deviceOf(p);
-        at = std::max(at, m_times[std::size_t(pd)][std::size_t(pos)].end + m_costs.commBetween(pd, device));
+        at = std::max(at, m_times[std::size_t(pd)][std::size_t(pos)].end +
+                              m_costs.commBetween(pd, device, op.mb));
     });
     return at;
 }

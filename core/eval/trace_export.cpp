@@ -47,7 +47,7 @@ std::vector<std::filesystem::path> writeTraceExport(const Prediction& prediction
         return writeChakraTraces(
             lower(prediction.schedule,
                   boundaryBytesOf(prediction.schedule, prediction.setup.p2pBytesPerTransfer,
-                                  prediction.setup.gradientBytes)),
+                                  prediction.setup.gradientBytes, prediction.setup.p2pSliceShares)),
             prediction.timeline, path.substr(0, path.size() - std::string_view(".et").size()));
     case TraceExport::ChromeJson:
         break;

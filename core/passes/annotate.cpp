@@ -3,6 +3,7 @@
 #include "passes/lower.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace stagecraft {
@@ -66,6 +67,10 @@ class Annotator {
         const auto edges = std::int64_t(m_stages - 1);
         in.tag = ((std::int64_t(in.mb) * m_l.pipes + in.pipe) * edges + edge) * 2 + int(in.dir);
         in.bytes = m_options.boundaryBytes.empty() ? 1 : m_options.boundaryBytes[std::size_t(edge)];
+        if (const auto& shares = m_options.sliceShares; !shares.empty()) {
+            const double share = shares[std::size_t(in.mb) % shares.size()];
+            in.bytes = std::max<std::uint64_t>(1, std::uint64_t(std::llround(double(in.bytes) * share)));
+        }
     }
 
     /// Maximal runs of two or more adjacent transfers are posted together.
@@ -174,7 +179,8 @@ class Annotator {
 } // namespace
 
 void annotatePrograms(Lowered& lowered, const LowerOptions& options) {
-    checkBoundaryBytes(options, lowered.stagesPerPipe);
+    // Programs carry no slice count (lower() checks the shares against the schedule's).
+    checkBoundaryBytes(options, lowered.stagesPerPipe, std::max<int>(1, int(options.sliceShares.size())));
     Annotator(lowered, options).run();
 }
 

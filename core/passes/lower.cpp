@@ -7,6 +7,7 @@
 #include "validate/validator.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace stagecraft {
@@ -165,8 +166,10 @@ struct Pending {
 } // namespace
 
 LowerOptions boundaryBytesOf(const Schedule& schedule, double bytesPerTransfer,
-                             const std::vector<double>& gradientBytes) {
+                             const std::vector<double>& gradientBytes,
+                             const std::vector<double>& sliceShares) {
     LowerOptions options;
+    options.sliceShares = sliceShares;
     for (const double bytes : gradientBytes)
         options.gradientBytes.push_back(std::uint64_t(std::max(0.0, bytes)));
     if (bytesPerTransfer >= 1)
@@ -175,7 +178,19 @@ LowerOptions boundaryBytesOf(const Schedule& schedule, double bytesPerTransfer,
     return options;
 }
 
-void checkBoundaryBytes(const LowerOptions& options, int stagesPerPipe) {
+void checkBoundaryBytes(const LowerOptions& options, int stagesPerPipe, int sequenceSlices) {
+    if (!options.sliceShares.empty() &&
+        options.sliceShares.size() != std::size_t(std::max(sequenceSlices, 1)))
+        throw ValidationError("lower.bytes", "sliceShares",
+                              "transfer shares are given for " + std::to_string(options.sliceShares.size()) +
+                                  " sequence slices, the schedule cuts each micro-batch into " +
+                                  std::to_string(sequenceSlices));
+    for (std::size_t q = 0; q < options.sliceShares.size(); ++q)
+        if (!(options.sliceShares[q] > 0) || !std::isfinite(options.sliceShares[q]))
+            throw ValidationError("lower.bytes", "sliceShares",
+                                  "slice " + std::to_string(q) + "'s transfer share is " +
+                                      std::to_string(options.sliceShares[q]) +
+                                      ": it must be a positive number");
     if (!options.gradientBytes.empty() &&
         options.gradientBytes.size() != std::size_t(std::max(stagesPerPipe, 0)))
         throw ValidationError("lower.bytes", "gradientBytes",
@@ -197,7 +212,7 @@ void checkBoundaryBytes(const LowerOptions& options, int stagesPerPipe) {
 
 Lowered lower(const Schedule& input, const LowerOptions& options) {
     validate(input);
-    checkBoundaryBytes(options, input.stagesPerPipe);
+    checkBoundaryBytes(options, input.stagesPerPipe, input.sequenceSlices);
     // A rank runs an overlapped slot's ops one after the other (the forward, then the backward),
     // as torch's runtime does: lowered, the slot is its ops in order, each with its own transfers.
     Schedule s = orderSyncs(input);

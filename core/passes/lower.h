@@ -22,6 +22,10 @@ struct LowerOptions {
     /// pipes; the gradient coming back has the same size. Empty: one unit per boundary (tests and
     /// examples stay readable). Otherwise one positive entry per boundary (stagesPerPipe - 1).
     std::vector<std::uint64_t> boundaryBytes;
+    /// Sequence slices that carry different tokens (a balanced split): a transfer of slice unit u
+    /// carries boundaryBytes x sliceShares[u mod k] (rounded, at least one byte), k =
+    /// sliceShares.size(). Empty: every slice carries boundaryBytes.
+    std::vector<double> sliceShares;
     /// Bytes a gradient sync of each stage all-reduces ([stage], the same in both pipes). Empty:
     /// syncs carry no size (0).
     std::vector<std::uint64_t> gradientBytes;
@@ -48,15 +52,17 @@ Lowered lowerIteration(const Schedule& schedule, const LowerOptions& options = {
 /// annotated exactly as the one written.
 void annotatePrograms(Lowered& lowered, const LowerOptions& options = {});
 
-/// Checks `options.boundaryBytes` against a schedule of `stagesPerPipe` stages
-/// (ValidationError "lower.bytes").
-void checkBoundaryBytes(const LowerOptions& options, int stagesPerPipe);
+/// Checks `options.boundaryBytes` against a schedule of `stagesPerPipe` stages and
+/// `options.sliceShares` against its `sequenceSlices` (ValidationError "lower.bytes").
+void checkBoundaryBytes(const LowerOptions& options, int stagesPerPipe, int sequenceSlices = 1);
 
 /// The options that give every boundary of `schedule` `bytesPerTransfer` bytes (the cost model's
 /// activation size, CostSetup::p2pBytesPerTransfer: what stagecraft-run sends and what a Chakra
 /// export hands a network simulator; one unit per boundary when it is below one byte) and every
-/// stage's gradient sync `gradientBytes[stage]` (CostSetup::gradientBytes; none when empty).
+/// stage's gradient sync `gradientBytes[stage]` (CostSetup::gradientBytes; none when empty), each
+/// sequence slice its share (CostSetup::p2pSliceShares; alike when empty).
 LowerOptions boundaryBytesOf(const Schedule& schedule, double bytesPerTransfer,
-                             const std::vector<double>& gradientBytes = {});
+                             const std::vector<double>& gradientBytes = {},
+                             const std::vector<double>& sliceShares = {});
 
 } // namespace stagecraft

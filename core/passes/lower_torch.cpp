@@ -203,7 +203,7 @@ std::vector<int> autoUnshardLookahead(int ranks, int maxActiveStages) {
 
 Lowered lowerLikeTorch(const Schedule& schedule, const TorchLowerOptions& options) {
     validate(schedule);
-    checkBoundaryBytes(options.lower, schedule.stagesPerPipe);
+    checkBoundaryBytes(options.lower, schedule.stagesPerPipe, schedule.sequenceSlices);
     if (schedule.pipes != 1)
         refuse("pipes", "schedule '" + schedule.name + "' runs " + std::to_string(schedule.pipes) +
                             " pipes: torch's actions name a stage, not a pipe, so torch cannot run it");

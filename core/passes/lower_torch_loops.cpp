@@ -175,7 +175,7 @@ Lowered lowerLoop(const Schedule& s, const LowerOptions& options, Body&& body) {
 
 Lowered lowerGPipeLoopLikeTorch(const Schedule& s, const LowerOptions& options) {
     checkLoopShape(s, "ScheduleGPipe");
-    checkBoundaryBytes(options, s.stagesPerPipe);
+    checkBoundaryBytes(options, s.stagesPerPipe, s.sequenceSlices);
     return lowerLoop(s, options, [&](LoopProgram& p, int) { gpipeRank(p, s.microbatches); });
 }
 
@@ -186,7 +186,7 @@ Lowered lowerOneFOneBLoopLikeTorch(const Schedule& s, const LowerOptions& option
                               "torch's Schedule1F1B needs at least as many micro-batches as stages (" +
                                   std::to_string(s.microbatches) + " < " + std::to_string(s.stagesPerPipe) +
                                   ")");
-    checkBoundaryBytes(options, s.stagesPerPipe);
+    checkBoundaryBytes(options, s.stagesPerPipe, s.sequenceSlices);
     return lowerLoop(s, options, [&](LoopProgram& p, int rank) {
         oneFOneBRank(p, rank, s.stagesPerPipe, s.microbatches);
     });

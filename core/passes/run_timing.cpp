@@ -234,7 +234,7 @@ class RunTimer {
         (send ? t.sendRank : t.recvRank) = r;
         (send ? t.sendPeer : t.recvPeer) = in.peer;
         if (!t.known()) return;
-        t.time = m_links.commBetween(t.sendRank, t.recvRank);
+        t.time = m_links.commBetween(t.sendRank, t.recvRank, in.mb);
         for (int& waiter : t.waiters)
             if (waiter >= 0) ready.push_back(std::exchange(waiter, -1));
     }

@@ -30,7 +30,8 @@ namespace stagecraft {
 
 /// Times `lowered` (the lowering of `schedule`) as stagecraft-run executes it: every op, gradient
 /// sync and optimizer step takes its duration in `listScheduled` (simulate() of `schedule` under
-/// `costs`: the sleep workload waits exactly that), every transfer `costs.commBetween` its ranks.
+/// `costs`: the sleep workload waits exactly that), every transfer `costs.commBetween` its ranks
+/// for its slice.
 /// Returns `listScheduled` re-timed: the compute, sync and optimizer events in their order with the
 /// programs' times, then one transfer event per send that takes time (from both ends posted to the
 /// arrival). `programs` (optional) receives the timing of every instruction. ValidationError

@@ -447,6 +447,15 @@ void sliceCosts(const Project& project, const Schedule& s, const Analytic* a, bo
         weights.insert(weights.end(), w.begin(), w.end());
     }
     if (!allOnes(weights)) setup.memory.sliceScale = std::move(weights);
+    // Each later slice's backward adds to the key and value gradients of the tokens before it: from
+    // the last slice's backward on, K and V gradients of every token but the last slice's.
+    setup.memory.slices = k;
+    const double earlier = double(project.model.seqLen - lengths.back()) / project.model.seqLen;
+    for (std::size_t slot = 0; slot < slots; ++slot) {
+        const int stage = int(slot % std::size_t(s.stagesPerPipe));
+        setup.memory.stages[slot].keyValueGradientBytes =
+            a->layers[std::size_t(stage)] * 2.0 * boundaryBytes(a->t) * earlier;
+    }
     const bool dense = project.model.attention == Attention::Dense;
     if (!given.empty() && !(analytic && dense)) return;
     const StageTimes model = a->times(project.memory.recompute);
@@ -471,6 +480,30 @@ void sliceCosts(const Project& project, const Schedule& s, const Analytic* a, bo
     if (!given.empty()) return; // the measured relative costs, at the model's total
     for (int kind = 0; kind < kOpKindCount; ++kind)
         if (!allOnes(scale[kind])) costs.sliceScale[kind] = std::move(scale[kind]);
+}
+
+/// A slice sends its own tokens: what each slice's transfer carries relative to the mean slice's
+/// (p2pBytesPerTransfer); empty when the slices are alike.
+std::vector<double> sliceTransferShares(const Project& project, const Schedule& s, const Analytic& a) {
+    if (s.sequenceSlices <= 1) return {};
+    const std::vector<int> lengths = sliceLengths(project, s, a);
+    std::vector<double> shares;
+    for (const int tokens : lengths)
+        shares.push_back(double(tokens) * double(lengths.size()) / project.model.seqLen);
+    if (allOnes(shares)) return {};
+    return shares;
+}
+
+/// Every slice's transfer time, between devices of one node and between nodes, from what it carries.
+template <typename TimeOf>
+void sliceTransferTimes(const CostSetup& setup, TimeOf&& timeOf, OpCosts& costs) {
+    costs.commOfSlice.clear();
+    costs.commInterNodeOfSlice.clear();
+    for (const double share : setup.p2pSliceShares) {
+        const auto [intra, inter] = timeOf(share);
+        costs.commOfSlice.push_back(intra);
+        costs.commInterNodeOfSlice.push_back(inter);
+    }
 }
 
 /// ", slices' F 0.80/0.95/1.08/1.17 of the mean (stage 1)": what the costs summary says of slices
@@ -577,6 +610,7 @@ CostSetup buildCostSetup(const Project& project, const Schedule& s) {
         model.flopsPerMicrobatch() * s.sampleMicrobatches() * double(std::max(1, project.parallel.dp));
     // A sequence slice sends its share of the boundary activation.
     setup.p2pBytesPerTransfer = boundaryBytes(model.t) * s.sliceShare();
+    setup.p2pSliceShares = sliceTransferShares(project, s, model);
     setup.summary.f = perFullStage(whole.f, s.devices); // per micro-batch, whatever its slices
     setup.summary.b = perFullStage(whole.b, s.devices);
     setup.summary.w = perFullStage(whole.w, s.devices);
@@ -587,6 +621,13 @@ CostSetup buildCostSetup(const Project& project, const Schedule& s) {
     analyticTail(project, s, model, analytic, setup);
     if (!analytic) {
         setup.costs.comm = setup.costs.commInterNode = project.costs.comm;
+        // A given transfer time is the mean slice's; a slice's moves its own bytes.
+        sliceTransferTimes(
+            setup,
+            [&](double share) {
+                return std::pair{project.costs.comm * share, project.costs.comm * share};
+            },
+            setup.costs);
         setup.summary.commIntra = setup.summary.commInter = project.costs.comm;
         setup.summary.text = "manual: " + fbw + ", comm " + durationText(project.costs.comm);
         if (!project.costs.layers.empty())
@@ -602,6 +643,13 @@ CostSetup buildCostSetup(const Project& project, const Schedule& s) {
     const double bytes = setup.p2pBytesPerTransfer;
     setup.costs.comm = c.latencyUs + bytes / (c.intraNodeGbps * kBytesPerUsPerGbps);
     setup.costs.commInterNode = c.latencyUs + bytes / (c.interNodeGbps * kBytesPerUsPerGbps);
+    sliceTransferTimes(
+        setup,
+        [&](double share) {
+            return std::pair{c.latencyUs + bytes * share / (c.intraNodeGbps * kBytesPerUsPerGbps),
+                             c.latencyUs + bytes * share / (c.interNodeGbps * kBytesPerUsPerGbps)};
+        },
+        setup.costs);
     setup.costs.nodeOfDevice = nodeOfPipelineDevice(project, s.devices);
     setup.summary.commIntra = setup.costs.comm;
     setup.summary.commInter = setup.costs.commInterNode;

@@ -34,6 +34,10 @@ struct CostSetup {
     bool unitless = false;          ///< unit mode: times are units, memory in M_a
     double flopsPerIteration = 0;   ///< model FLOPs of one iteration over all GPUs (no recompute)
     double p2pBytesPerTransfer = 0; ///< bytes one GPU sends per pipeline transfer (s·b·h·dtype/tp)
+    /// Sequence slices of unequal length (a balanced split): what slice q's transfer carries
+    /// relative to p2pBytesPerTransfer (the mean slice's; the shares' mean is 1). Empty when every
+    /// transfer carries p2pBytesPerTransfer.
+    std::vector<double> p2pSliceShares;
     /// [stage of a pipe]: bytes of one stage replica's gradients on one GPU, what its gradient sync
     /// all-reduces (or reduce-scatters); empty under unit costs.
     std::vector<double> gradientBytes;

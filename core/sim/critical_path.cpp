@@ -46,7 +46,7 @@ std::vector<std::size_t> criticalPath(const Schedule& s, const OpIndex& index, c
         slots.forEachProducer(index, gid, [&](std::size_t dep) {
             const TimelineEvent& producer = t.events[eventOf[dep]];
             const double arrival =
-                producer.end + (costs ? costs->commBetween(index.deviceOf(dep), e.device) : 0.0);
+                producer.end + (costs ? costs->commBetween(index.deviceOf(dep), e.device, e.op.mb) : 0.0);
             if (arrival > bestArrival + eps)
                 best = std::int64_t(dep), bestArrival = arrival, bestIsDependency = true;
         });

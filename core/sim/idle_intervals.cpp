@@ -55,7 +55,8 @@ std::vector<IdleInterval> idleIntervals(const Schedule& s, const OpIndex& index,
                         latestEnd = producer.end, latestDevice = producer.device,
                         latest = std::int64_t(eventOf[gid]);
                 });
-                const GapSplit split = splitIdleGap(previousEnd, gap, latestEnd, latestDevice, d, costs);
+                const GapSplit split =
+                    splitIdleGap(previousEnd, gap, latestEnd, latestDevice, d, e.op.mb, costs);
                 const std::int64_t consumer = std::int64_t(k);
                 double at = previousEnd;
                 if (split.waitingOnDevice >= 0) {

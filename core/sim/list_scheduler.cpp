@@ -66,6 +66,7 @@ struct Run {
     ListScheduleResult result;
     std::array<const double*, kOpKindCount> duration{}; // costs.duration[kind].data()
     bool sliceScaled = false;                           // some slice costs other than the mean
+    bool uniformComm = true;                            // every transfer takes costs.comm
     std::vector<std::size_t> head;                      // next op per device
     std::vector<double> deviceFree;                     // end of the last compute op per device
     std::vector<double> commFree;                       // end of the last collective per device
@@ -94,6 +95,7 @@ struct Run {
             duration[k] = costs.duration[k].data();
             sliceScaled |= !costs.sliceScale[k].empty();
         }
+        uniformComm = costs.uniformComm();
         head.assign(devices, 0);
         deviceFree.assign(devices, 0.0);
         commFree.assign(devices, 0.0);
@@ -131,7 +133,7 @@ struct Run {
             const OpDeps producers = index.depsOf(gid + k);
             for (const std::int32_t dep : {producers.first, producers.second}) {
                 if (dep == OpDeps::kNone || (dep >= 0 && std::size_t(dep) - gid < length)) continue;
-                if (!arrived(device, dep, begin, end, start)) return false;
+                if (!arrived(device, ops[i + k].mb, dep, begin, end, start)) return false;
             }
             cost += costOf(ops[i + k]);
         }
@@ -184,9 +186,10 @@ struct Run {
         return {std::int32_t(device), std::int32_t(gid - offsets[std::size_t(device)])};
     }
 
-    /// Fold the arrival of producer `dep` into `start`, or block on it. Returns false when the
-    /// device must wait. `begin`..`end` are the global ids of the device's own ops.
-    bool arrived(int device, std::int32_t dep, std::size_t begin, std::size_t end, double& start) {
+    /// Fold the arrival of producer `dep` of an op of micro-batch (slice unit) `mb` into `start`,
+    /// or block on it. Returns false when the device must wait. `begin`..`end` are the global ids
+    /// of the device's own ops.
+    bool arrived(int device, int mb, std::int32_t dep, std::size_t begin, std::size_t end, double& start) {
         if (dep == OpDeps::kMissing) { // the validator reports it; never runnable
             waitingFor[device] = kNoOp;
             return false;
@@ -199,9 +202,9 @@ struct Run {
         if (std::size_t(dep) - begin < end - begin) {
             start = std::max(start, depEnd);
         } else {
-            const double comm = costs.nodeOfDevice.empty()
+            const double comm = uniformComm
                                     ? costs.comm
-                                    : costs.commBetween(index.refOf(std::size_t(dep)).device, device);
+                                    : costs.commBetween(index.refOf(std::size_t(dep)).device, device, mb);
             start = std::max(start, depEnd + comm);
         }
         return true;
@@ -260,10 +263,11 @@ struct Run {
             double start = free;
             if (isComputeKind(op.kind)) [[likely]] {
                 const OpDeps producers = deps[i];
-                if (producers.first != OpDeps::kNone && !arrived(device, producers.first, begin, end, start))
+                if (producers.first != OpDeps::kNone &&
+                    !arrived(device, op.mb, producers.first, begin, end, start))
                     break;
                 if (producers.second != OpDeps::kNone &&
-                    !arrived(device, producers.second, begin, end, start))
+                    !arrived(device, op.mb, producers.second, begin, end, start))
                     break;
             } else {
                 if (!localBackwardDone(device, op)) break;

@@ -36,11 +36,24 @@ struct OpCosts {
     /// sliceScale[kind][slot * slices + q]. Empty = every slice costs the same.
     std::array<std::vector<double>, kOpKindCount> sliceScale;
     int slices = 1;
+    /// Sequence slices of unequal length (a balanced split): slice q's transfer takes
+    /// commOfSlice[q] between devices of one node and commInterNodeOfSlice[q] between nodes, since
+    /// it carries its own tokens. Empty = every transfer takes `comm` / `commInterNode`.
+    std::vector<double> commOfSlice;
+    std::vector<double> commInterNodeOfSlice;
 
-    double commBetween(int from, int to) const {
+    /// What a dependency of micro-batch (slice unit) `mb` from device `from` to device `to` waits
+    /// for its tensor: 0 on one device.
+    double commBetween(int from, int to, int mb) const {
         if (from == to) return 0.0;
-        return nodeOfDevice.empty() || nodeOfDevice[from] == nodeOfDevice[to] ? comm : commInterNode;
+        const bool near = nodeOfDevice.empty() || nodeOfDevice[from] == nodeOfDevice[to];
+        const auto& ofSlice = near ? commOfSlice : commInterNodeOfSlice;
+        if (!ofSlice.empty()) return ofSlice[std::size_t(mb % slices)];
+        return near ? comm : commInterNode;
     }
+    /// Whether every cross-device dependency takes `comm` (one node, slices alike): the list
+    /// scheduler's fast path.
+    bool uniformComm() const { return nodeOfDevice.empty() && commOfSlice.empty(); }
     double of(const Op& op, int stagesPerPipe) const {
         const std::size_t slot = std::size_t(op.pipe) * std::size_t(stagesPerPipe) + std::size_t(op.stage);
         const auto& scale = sliceScale[static_cast<int>(op.kind)];

@@ -41,6 +41,12 @@ OpMemoryChange opMemoryChange(const MemoryInputs& inputs, std::size_t slot, cons
         change.allocated *= weight;
         change.freed *= weight;
     }
+    if (inputs.slices > 1 && op.kind == OpKind::B && op.mb >= 0) {
+        const int slice = op.mb % inputs.slices;
+        const double gradients = inputs.stages[slot].keyValueGradientBytes;
+        if (slice == inputs.slices - 1) change.allocated += gradients;
+        if (slice == 0) change.freed += gradients;
+    }
     return change;
 }
 
@@ -112,8 +118,11 @@ void forEachChange(const Schedule& s, const Timeline& timeline, const MemoryInpu
         // Every compute op is one change, even of 0 bytes (curves keep a point per op).
         if (e.op.kind == OpKind::F || e.op.kind == OpKind::R)
             f(e.device, Change{e.start, change.allocated});
-        else if (e.op.kind == OpKind::B || e.op.kind == OpKind::W)
+        else if (e.op.kind == OpKind::B || e.op.kind == OpKind::W) {
+            // A sliced micro-batch's last slice's B takes the key-value gradients at its start.
+            if (change.allocated > 0) f(e.device, Change{e.start, change.allocated});
             f(e.device, Change{e.end, -change.freed});
+        }
     }
 }
 

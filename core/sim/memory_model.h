@@ -22,6 +22,10 @@ struct StageMemory {
     double activationBytes = 0; ///< kept from a forward until its backward (M_B)
     double keptForWBytes = 0;   ///< of those, kept after B until W (M_W; split backward only)
     double checkpointBytes = 0; ///< kept from a recomputed forward until its backward: the stage input
+    /// Sequence slices: the gradients of the keys and values of a micro-batch's earlier slices,
+    /// which each later slice's backward adds to, held from the micro-batch's last slice's backward
+    /// (the first to run) to the end of its first slice's.
+    double keyValueGradientBytes = 0;
 };
 
 struct MemoryInputs {
@@ -35,6 +39,7 @@ struct MemoryInputs {
     /// tokens' share, and with dense attention kernels the rectangle of scores they keep
     /// (core/sim/slice_work.h). Empty = every slice weighs the same.
     std::vector<double> sliceScale;
+    int slices = 1; ///< sequence slices per micro-batch (Schedule::sequenceSlices)
 };
 
 struct DeviceMemory {
@@ -62,8 +67,9 @@ struct OpMemoryChange {
 };
 OpMemoryChange opMemoryChange(const StageMemory& m, OpKind kind, bool splitBackward, bool recomputed);
 
-/// The change of `op` of stage replica `slot`, its slice's weight included: what the curves and
-/// the inspector call for an op of a schedule.
+/// The change of `op` of stage replica `slot`, its slice's weight included (and a sliced
+/// micro-batch's key-value gradients: allocated by its last slice's B, freed by its first's): what
+/// the curves and the inspector call for an op of a schedule.
 OpMemoryChange opMemoryChange(const MemoryInputs& inputs, std::size_t slot, const Op& op, bool splitBackward,
                               bool recomputed);
 

@@ -103,7 +103,8 @@ bool measureDevices(const Schedule& s, const OpIndex& index, EventAt eventAt, co
                     // check rejects such a timeline before its numbers are used.)
                     if (latestDevice >= s.devices) return false;
                 }
-                const GapSplit split = splitIdleGap(previousEnd, gap, latestEnd, latestDevice, d, costs);
+                const GapSplit split =
+                    splitIdleGap(previousEnd, gap, latestEnd, latestDevice, d, e.op.mb, costs);
                 if (split.waitingOnDevice >= 0) dm.bubbles.waitingOn[split.waitingOnDevice] += split.waiting;
                 dm.bubbles.communication += split.communication;
                 dm.bubbles.other += split.other;

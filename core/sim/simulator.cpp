@@ -33,7 +33,7 @@ void addTransfers(const Schedule& s, const OpIndex& index, const OpCosts& costs,
                 e.lane = Lane::Comm;
                 e.comm = op.kind == OpKind::F ? CommKind::Activation : CommKind::Gradient;
                 e.start = leaves;
-                e.end = leaves + costs.commBetween(from, d);
+                e.end = leaves + costs.commBetween(from, d, op.mb);
             }
         }
     }

@@ -410,11 +410,10 @@ Transfer Executor::transfer(const Step& s, std::size_t index) const {
     t.peer = s.instr.peer;
     t.tag = s.instr.tag;
     t.data = tensorOf(s);
-    // A slice of the model workload sends its own tokens (both ends name the same slice); every
-    // other transfer one boundary.
+    // A transfer carries its slice's tokens (both ends name the same slice; a schedule without
+    // slices, the whole sequence), as the lowering's bytes say and the prediction prices it.
     const StageShape& shape = m_rank.stages[std::size_t(s.shape)].shapeOf(s.instr.mb);
-    t.elements = m_workload == Workload::Model ? std::uint64_t(shape.tokens() * shape.hidden)
-                                               : m_plan.boundaryElements;
+    t.elements = std::uint64_t(shape.tokens() * shape.hidden);
     return t;
 }
 

@@ -97,9 +97,15 @@ RunPlan makeRunPlan(const RunRequest& request) {
     plan.boundaryElements =
         std::uint64_t(*std::max_element(plan.sliceLengths.begin(), plan.sliceLengths.end())) *
         std::uint64_t(project.model.microBatchSize) * std::uint64_t(project.model.hidden);
-    // One activation per boundary: what the executor sends (in any cost mode, unit included).
+    // One activation per boundary, each slice's own tokens: what the executor sends (in any cost
+    // mode, unit included).
+    const int longest = *std::max_element(plan.sliceLengths.begin(), plan.sliceLengths.end());
+    std::vector<double> shares;
+    if (plan.sliceLengths.size() > 1)
+        for (const int tokens : plan.sliceLengths) shares.push_back(double(tokens) / longest);
     plan.lowered = lower(
-        schedule, boundaryBytesOf(schedule, double(plan.boundaryElements) * dtypeBytes(project.model.dtype)));
+        schedule, boundaryBytesOf(schedule, double(plan.boundaryElements) * dtypeBytes(project.model.dtype),
+                                  {}, shares));
     return plan;
 }
 

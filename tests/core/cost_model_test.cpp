@@ -49,8 +49,8 @@ TEST_CASE("Manual costs: chunk ops cost their share of a full stage, an unsplit 
     CHECK(dur(one, OpKind::B, 2) == 1400);
     CHECK(dur(one, OpKind::W, 2) == 0);
     CHECK(one.costs.comm == 50);
-    CHECK(one.costs.commBetween(0, 3) == 50);
-    CHECK(one.costs.commBetween(2, 2) == 0);
+    CHECK(one.costs.commBetween(0, 3, 0) == 50);
+    CHECK(one.costs.commBetween(2, 2, 0) == 0);
     CHECK_FALSE(one.unitless);
     CHECK(one.summary.text == "manual: F 1 ms, B 800 µs, W 600 µs per stage, comm 50 µs");
 

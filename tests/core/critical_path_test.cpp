@@ -98,7 +98,7 @@ TEST_CASE("Critical paths chain dependent or device-adjacent ops without gaps",
                 }
                 const bool adjacent = ra.device == rb.device && ra.index + 1 == rb.index;
                 CHECK((dependent || adjacent));
-                const double transfer = dependent ? costs.commBetween(a.device, b.device) : 0.0;
+                const double transfer = dependent ? costs.commBetween(a.device, b.device, b.op.mb) : 0.0;
                 CHECK(b.start == Approx(a.end + transfer));
                 covered += transfer + (b.end - b.start);
             }

@@ -5,6 +5,7 @@
 #include "error.h"
 #include "eval/project_simulation.h"
 #include "generators/registry.h"
+#include "passes/lower.h"
 #include "project/project.h"
 #include "project/project_json.h"
 #include "sim/calibration.h"
@@ -36,6 +37,16 @@ Project slicedProject(int p, int m, int k) {
     project.parallel.microbatches = m;
     project.parallel.slices = k;
     project.model.layers = 4 * p;
+    return project;
+}
+
+/// The default (analytic) project with p devices, m micro-batches of k slices of seqLen tokens.
+Project analyticSlices(int p, int m, int k, int seqLen) {
+    Project project;
+    project.parallel.pp = p;
+    project.parallel.microbatches = m;
+    project.parallel.slices = k;
+    project.model.seqLen = seqLen;
     return project;
 }
 
@@ -101,11 +112,7 @@ TEST_CASE("Uneven slices hurt: the reference's makespans at p=4, m=8", "[golden]
 }
 
 TEST_CASE("Analytic costs give later slices of an even split more attention work", "[slices]") {
-    Project project;
-    project.parallel.pp = 4;
-    project.parallel.microbatches = 8;
-    project.parallel.slices = 4;
-    project.model.seqLen = 32768;
+    Project project = analyticSlices(4, 8, 4, 32768);
     const Schedule s = generateSchedule("seq1f1b", project.parallel);
     const CostSetup setup = buildCostSetup(project, s);
     const auto cost = [&](OpKind kind, int stage, int slice) {
@@ -189,11 +196,7 @@ TEST_CASE("Analytic costs give later slices of an even split more attention work
 
 TEST_CASE("A balanced split holds more activations early: device 0 peaks above the even split",
           "[slices][memory]") {
-    Project project;
-    project.parallel.pp = 4;
-    project.parallel.microbatches = 8;
-    project.parallel.slices = 4;
-    project.model.seqLen = 32768;
+    Project project = analyticSlices(4, 8, 4, 32768);
     project.memory.limitGib = 0;
     const Prediction even = predict(project, generateSchedule("seq1f1b", project.parallel));
     project.parallel.sliceSplit = SliceSplit::Balanced;
@@ -207,6 +210,101 @@ TEST_CASE("A balanced split holds more activations early: device 0 peaks above t
     CHECK(peak(balanced, 3) > peak(even, 3));
     // ... and the balanced split's even costs shorten the iteration.
     CHECK(balanced.timeline.makespan() < even.timeline.makespan());
+}
+
+TEST_CASE("A slice's transfer carries its own tokens: a balanced split's sends differ", "[slices][comm]") {
+    Project project = analyticSlices(4, 4, 4, 32768);
+    project.parallel.sliceSplit = SliceSplit::Balanced;
+    project.model.attention = Attention::Causal;
+    project.memory.limitGib = 0;
+    const Schedule s = generateSchedule("seq1f1b", project.parallel);
+    const std::vector<int> lengths = sequenceSliceLengths(project, s);
+    REQUIRE(lengths.size() == 4);
+    CHECK(lengths.front() > 2 * lengths.back()); // the first slice attends to the fewest keys
+    // One slice's activation on the wire: its tokens x micro-batch x hidden x 2 bytes (bf16, tp 1),
+    // at 2400 Gbit/s (300 bytes/ns) after 5 µs of latency, all four devices on one node.
+    const auto transferUs = [&](int q) {
+        return 5.0 + double(lengths[std::size_t(q)]) * 1 * 2048 * 2 / (2400 * 125.0);
+    };
+    const CostSetup setup = buildCostSetup(project, s);
+    REQUIRE(setup.p2pSliceShares.size() == 4);
+    REQUIRE(setup.costs.commOfSlice.size() == 4);
+    for (int q = 0; q < 4; ++q) {
+        INFO("slice " << q);
+        CHECK(setup.p2pSliceShares[std::size_t(q)] * setup.p2pBytesPerTransfer ==
+              Approx(double(lengths[std::size_t(q)]) * 2048 * 2));
+        CHECK(setup.costs.commOfSlice[std::size_t(q)] == Approx(transferUs(q)));
+        CHECK(setup.costs.commBetween(0, 1, 2 * 4 + q) == Approx(transferUs(q))); // micro-batch 2, slice q
+        CHECK(setup.costs.commBetween(1, 1, q) == 0);
+    }
+    // The prediction's transfers take their slice's time, in either direction.
+    const Prediction prediction = predict(project, s);
+    int transfers = 0;
+    for (const TimelineEvent& e : prediction.timeline.events)
+        if (e.isTransfer()) {
+            ++transfers;
+            CHECK(e.duration() == Approx(transferUs(e.op.mb % 4)));
+        }
+    CHECK(transfers == 2 * 3 * 4 * 4); // forward and backward, 3 boundaries, 4 micro-batches of 4 slices
+    // The lowering of the prediction (a Chakra export's comm_size, what stagecraft-run sends) gives
+    // each transfer its slice's bytes.
+    const Lowered lowered =
+        lower(prediction.schedule, boundaryBytesOf(prediction.schedule, prediction.setup.p2pBytesPerTransfer,
+                                                   {}, prediction.setup.p2pSliceShares));
+    for (const Program& program : lowered.programs)
+        for (const Instruction& in : program.instructions)
+            if (in.kind == InstrKind::Send || in.kind == InstrKind::Recv)
+                CHECK(in.bytes == std::uint64_t(lengths[std::size_t(in.mb % 4)]) * 2048 * 2);
+    // A given transfer time is the mean slice's; each slice moves its share.
+    project.costs.mode = CostMode::Manual;
+    project.costs.comm = 100;
+    const CostSetup manual = buildCostSetup(project, s);
+    REQUIRE(manual.costs.commOfSlice.size() == 4);
+    for (int q = 0; q < 4; ++q)
+        CHECK(manual.costs.commOfSlice[std::size_t(q)] ==
+              Approx(100.0 * lengths[std::size_t(q)] * 4 / 32768));
+    // A uniform split's slices are alike: one transfer time.
+    project.parallel.sliceSplit = SliceSplit::Uniform;
+    CHECK(buildCostSetup(project, s).costs.commOfSlice.empty());
+    CHECK(buildCostSetup(project, s).p2pSliceShares.empty());
+    // Shares that do not fit the slices are refused.
+    LowerOptions wrong;
+    wrong.sliceShares = {1.5, 0.5};
+    CHECK_THROWS_WITH(lower(s, wrong), Catch::Contains("transfer shares are given for 2 sequence slices") &&
+                                           Catch::Contains("into 4"));
+    wrong.sliceShares = {1, 1, 0, 2};
+    CHECK_THROWS_WITH(lower(s, wrong), Catch::Contains("slice 2's transfer share is 0"));
+}
+
+TEST_CASE("A sliced backward holds the earlier slices' key and value gradients", "[slices][memory]") {
+    Project project = analyticSlices(2, 1, 2, 4096);
+    project.model.layers = 4;
+    project.model.attention = Attention::Causal;
+    project.memory.limitGib = 0;
+    const Schedule s = generateSchedule("seq1f1b", project.parallel);
+    const Prediction prediction = predict(project, s);
+    const MemoryInputs& inputs = prediction.setup.memory;
+    // dK and dV of the first slice's 2048 tokens (b = 1, h = 2048, bf16), on each of a stage's two
+    // layers: 2 x 2 x 2048 x 2048 x 2 bytes = 32 MiB.
+    const double gradients = 2.0 * 2 * 2048 * 2048 * 2;
+    REQUIRE(inputs.slices == 2);
+    CHECK(inputs.stages[1].keyValueGradientBytes == gradients);
+    // The last slice's backward (the first to run) allocates them, the first slice's frees them.
+    const auto change = [&](int slice) {
+        return opMemoryChange(inputs, 1, Op{OpKind::B, 0, 0, 1, slice}, false, false);
+    };
+    CHECK(change(1).allocated == gradients);
+    CHECK(change(1).freed == Approx(inputs.stages[1].activationBytes));
+    CHECK(change(0).allocated == 0);
+    CHECK(change(0).freed == Approx(inputs.stages[1].activationBytes + gradients));
+    // The last device peaks when its second slice's backward starts: both slices' activations and
+    // the gradients, above its static memory.
+    const DeviceMemory& last = prediction.report.memory.devices[1];
+    CHECK(last.peakBytes - last.staticBytes == Approx(2 * inputs.stages[1].activationBytes + gradients));
+    // Without slices there is nothing to accumulate.
+    project.parallel.slices = 1;
+    const Prediction whole = predict(project, generateSchedule("seq1f1b", project.parallel));
+    CHECK(whole.setup.memory.stages[1].keyValueGradientBytes == 0);
 }
 
 TEST_CASE("Slice costs are checked against the slices", "[slices][errors]") {

@@ -191,6 +191,41 @@ TEST_CASE("sequence slices: each micro-batch's keys and values live from its fir
     }
 }
 
+TEST_CASE("sequence slices: each transfer carries its slice's tokens, as the prediction prices it",
+          "[runtime][plan][slices]") {
+    for (const std::string workload : {"model", "sleep"}) {
+        DYNAMIC_SECTION(workload) {
+            RunRequest r = request("seq1f1b");
+            r.workload = workload == "model" ? Workload::Model : Workload::Sleep;
+            r.sets = {"parallel.slices=2", "parallel.microbatches=4", "costs.mode=analytic",
+                      "parallel.slice_split=balanced", "model.attention=causal"};
+            const RunPlan plan = makeRunPlan(r);
+            REQUIRE(plan.sliceLengths.size() == 2);
+            REQUIRE(plan.sliceLengths[0] > plan.sliceLengths[1]); // a balanced cut: the first is longer
+            const double dtype = dtypeBytes(plan.project.model.dtype);
+            const std::vector<double>& shares = plan.prediction.setup.p2pSliceShares;
+            REQUIRE(shares.size() == 2);
+            int transfers = 0;
+            for (int rank = 0; rank < plan.lowered.ranks; ++rank) {
+                const RankPlan rp = makeRankPlan(plan, rank);
+                for (const Step& step : rp.steps) {
+                    const Instruction& in = step.instr;
+                    if (!isTransfer(in)) continue;
+                    ++transfers;
+                    // What the executor sends (its slice's shape) is what the lowering says ...
+                    const StageShape& shape = rp.stages[std::size_t(step.shape)].shapeOf(in.mb);
+                    CHECK(shape.seqLen == plan.sliceLengths[std::size_t(in.mb % 2)]);
+                    CHECK(double(in.bytes) == double(shape.tokens() * shape.hidden) * dtype);
+                    // ... and what the prediction times the transfer at.
+                    CHECK(double(in.bytes) ==
+                          Approx(plan.prediction.setup.p2pBytesPerTransfer * shares[std::size_t(in.mb % 2)]));
+                }
+            }
+            CHECK(transfers > 0);
+        }
+    }
+}
+
 TEST_CASE("labels are torch's profiler names", "[runtime][plan]") {
     const RunPlan plan = makeRunPlan(request("1f1b"));
     const RankPlan rank1 = makeRankPlan(plan, 1);
