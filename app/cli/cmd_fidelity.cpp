@@ -213,6 +213,7 @@ nlohmann::ordered_json reportJson(const FidelityReport& r) {
         {"measured_bubble", r.measured.bubble},
         {"predicted_bubble", r.predicted.bubble},
         {"bubble_error", r.bubbleError},
+        {"busy_error", r.busyError},
         {"op_mape", r.opMape},
         {"op_speed", r.opSpeed},
         {"start_mae_us", r.startMae},

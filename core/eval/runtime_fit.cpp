@@ -508,6 +508,10 @@ FidelityReport compareRuns(const RunSummary& measured, const RunSummary& predict
     f.makespanError =
         measured.makespan > 0 ? (predicted.makespan - measured.makespan) / measured.makespan : 0.0;
     f.bubbleError = predicted.bubble - measured.bubble;
+    for (std::size_t d = 0; d < measured.ranks.size() && d < predicted.ranks.size(); ++d)
+        if (measured.ranks[d].compute > 0)
+            f.busyError =
+                std::max(f.busyError, std::abs(predicted.ranks[d].compute / measured.ranks[d].compute - 1));
     if (measured.makespan > 0 && measured.makespanHigh > measured.makespanLow)
         f.measuredNoise = (measured.makespanHigh - measured.makespanLow) / 2 / measured.makespan;
     std::map<OpKey, const RunSummary::Op*> byKey;
@@ -805,8 +809,10 @@ RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& so
     fit.programs = executedPrograms(ranks, 0, source);
     // How many processors the ranks shared is a property of the machine the trace does not name
     // (CPU ranks oversubscribed on a few cores, or one GPU each): the fit takes the count whose
-    // replay comes closest to the run's makespan and bubble, measured against the acceptance's
-    // 5 % and 3 points, none shared first (a tie keeps one processor per rank).
+    // replay comes closest to the run's makespan, bubble and every rank's busy time, measured
+    // against the acceptance's 5 %, 3 points and 5 %, none shared first (a tie keeps one processor
+    // per rank). Busy time counts: a shared count can meet the makespan by stretching every rank's
+    // compute beyond what the run measured.
     const RunSummary measured = summarizeMeasured(ranks);
     std::vector<double> counts;
     if (processors >= 0) { // the user's: one count, no search
@@ -825,7 +831,8 @@ RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& so
         RuntimeFit candidate = fit;
         fitCosts(candidate, ranks, source, measured, cores);
         auto miss = [](const FidelityReport& r) {
-            return std::max(std::abs(r.makespanError) / 0.05, std::abs(r.bubbleError) / 0.03);
+            return std::max(
+                {std::abs(r.makespanError) / 0.05, std::abs(r.bubbleError) / 0.03, r.busyError / 0.05});
         };
         if (cores == counts.front() || miss(candidate.residual) < miss(best.residual))
             best = std::move(candidate);
@@ -834,8 +841,8 @@ RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& so
         std::ostringstream note;
         note << "the " << ranks.size() << " ranks shared about " << best.costs.cores
              << (processors >= 0 ? " processors (as given)"
-                                 : " processors (the count whose replay comes closest to the run's makespan "
-                                   "and bubble)")
+                                 : " processors (the count whose replay comes closest to the run's makespan, "
+                                   "bubble and busy time per rank)")
              << ": while more ranks compute at once each runs slower, and the costs are each op's work on a "
                 "processor of its own";
         best.notes.push_back(note.str());

@@ -95,7 +95,10 @@ struct FidelityReport {
     /// error within it is within the run's own noise.
     double measuredNoise = 0;
     double bubbleError = 0; ///< predicted - measured, in points of a fraction (0.03 = 3 points)
-    double opMape = 0;      ///< mean absolute percentage error of the op durations
+    /// The largest |predicted / measured - 1| of a rank's busy (compute) time, over the ranks both
+    /// runs have (0.05 = one rank 5 % off).
+    double busyError = 0;
+    double opMape = 0; ///< mean absolute percentage error of the op durations
     /// How long the run's compute ops took against the prediction's, summed over the matched ops
     /// (measured / predicted; 1.1: the run's ops ran 10 % longer). Runs of one model on one machine
     /// differ in this alone by 10-20 % (docs/fidelity.md); it is the part of an error that the

@@ -3,7 +3,9 @@
 // and the refusals a user meets.
 #include "cli_run.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -35,6 +37,14 @@ TEST_CASE("fidelity fits one torch run, checks another and predicts registered s
     // torch's first stage computes nothing in I and the whole backward in W.
     CHECK(json["stages"][0]["i_us"].get<double>() < 0.1 * json["stages"][0]["w_us"].get<double>());
     CHECK(json["residual"]["matched_ops"] == 48);
+    // The worst rank's busy time error, from the ranks the report lists.
+    double busy = 0;
+    const auto& residual = json["residual"];
+    for (std::size_t d = 0; d < residual["measured_ranks"].size(); ++d)
+        busy = std::max(busy, std::abs(residual["predicted_ranks"][d]["compute_us"].get<double>() /
+                                           residual["measured_ranks"][d]["compute_us"].get<double>() -
+                                       1));
+    CHECK(residual["busy_error"].get<double>() == Approx(busy));
     REQUIRE(json["checks"].size() == 1);
     CHECK(json["checks"][0]["matched_ops"] == 32);
     CHECK(json["checks"][0]["predicted_makespan_us"].get<double>() > 0);
