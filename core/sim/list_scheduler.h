@@ -47,9 +47,9 @@ struct OpCosts {
     double commBetween(int from, int to, int mb) const {
         if (from == to) return 0.0;
         const bool near = nodeOfDevice.empty() || nodeOfDevice[from] == nodeOfDevice[to];
-        const auto& ofSlice = near ? commOfSlice : commInterNodeOfSlice;
-        if (!ofSlice.empty()) return ofSlice[std::size_t(mb % slices)];
-        return near ? comm : commInterNode;
+        if (commOfSlice.empty()) [[likely]]
+            return near ? comm : commInterNode;
+        return (near ? commOfSlice : commInterNodeOfSlice)[std::size_t(mb % slices)];
     }
     /// Whether every cross-device dependency takes `comm` (one node, slices alike): the list
     /// scheduler's fast path.

@@ -6,6 +6,9 @@
 // A recomputed (stage, micro-batch), one the timeline has an R for, keeps only its checkpoint (the
 // stage input) from its forward on; the R allocates the activations again when it starts, and the
 // backward (W when split) frees them with the checkpoint.
+// A micro-batch cut into sequence slices also holds the key and value gradients of its earlier
+// slices from its last slice's B (the first backward to run, which allocates them at its start)
+// to the end of its first slice's B.
 
 #include "ir/schedule.h"
 #include "sim/timeline.h"
