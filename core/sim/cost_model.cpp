@@ -488,6 +488,7 @@ std::vector<double> sliceTransferShares(const Project& project, const Schedule& 
     if (s.sequenceSlices <= 1) return {};
     const std::vector<int> lengths = sliceLengths(project, s, a);
     std::vector<double> shares;
+    shares.reserve(lengths.size());
     for (const int tokens : lengths)
         shares.push_back(double(tokens) * double(lengths.size()) / project.model.seqLen);
     if (allOnes(shares)) return {};
