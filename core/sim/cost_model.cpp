@@ -397,7 +397,7 @@ bool allOnes(const std::vector<double>& factors) {
     return std::all_of(factors.begin(), factors.end(), [](double v) { return std::abs(v - 1.0) < 1e-12; });
 }
 
-/// What each sequence slice of a sliced schedule costs and weighs relative to the mean slice
+/// What each sequence slice of a sliced schedule costs, weighs and sends relative to the mean slice
 /// (core/sim/slice_work.h). The relative costs come from costs.slice_costs when given; otherwise from the
 /// model: each (stage, kind) splits into attention, which grows with the query-key pairs a slice computes,
 /// and the rest, which grows with its tokens (manual costs split in the model's proportion). Unit mode keeps
@@ -436,6 +436,12 @@ void sliceCosts(const Project& project, const Schedule& s, const Analytic* a, bo
     }
     if (!a) return;
     const std::vector<int> lengths = sliceLengths(project, s, *a);
+    // A slice sends its own tokens: what its transfer carries relative to the mean slice's
+    // (p2pBytesPerTransfer).
+    std::vector<double> shares;
+    shares.reserve(lengths.size());
+    for (const int tokens : lengths) shares.push_back(double(tokens) * double(k) / project.model.seqLen);
+    if (!allOnes(shares)) setup.p2pSliceShares = std::move(shares);
     // What each slice keeps: its tokens' share of a stage's activations, and of the scores dense
     // kernels keep, its rectangle's.
     std::vector<double> weights;
@@ -480,19 +486,6 @@ void sliceCosts(const Project& project, const Schedule& s, const Analytic* a, bo
     if (!given.empty()) return; // the measured relative costs, at the model's total
     for (int kind = 0; kind < kOpKindCount; ++kind)
         if (!allOnes(scale[kind])) costs.sliceScale[kind] = std::move(scale[kind]);
-}
-
-/// A slice sends its own tokens: what each slice's transfer carries relative to the mean slice's
-/// (p2pBytesPerTransfer); empty when the slices are alike.
-std::vector<double> sliceTransferShares(const Project& project, const Schedule& s, const Analytic& a) {
-    if (s.sequenceSlices <= 1) return {};
-    const std::vector<int> lengths = sliceLengths(project, s, a);
-    std::vector<double> shares;
-    shares.reserve(lengths.size());
-    for (const int tokens : lengths)
-        shares.push_back(double(tokens) * double(lengths.size()) / project.model.seqLen);
-    if (allOnes(shares)) return {};
-    return shares;
 }
 
 /// Every slice's transfer time, between devices of one node and between nodes, from what it carries.
@@ -611,7 +604,6 @@ CostSetup buildCostSetup(const Project& project, const Schedule& s) {
         model.flopsPerMicrobatch() * s.sampleMicrobatches() * double(std::max(1, project.parallel.dp));
     // A sequence slice sends its share of the boundary activation.
     setup.p2pBytesPerTransfer = boundaryBytes(model.t) * s.sliceShare();
-    setup.p2pSliceShares = sliceTransferShares(project, s, model);
     setup.summary.f = perFullStage(whole.f, s.devices); // per micro-batch, whatever its slices
     setup.summary.b = perFullStage(whole.b, s.devices);
     setup.summary.w = perFullStage(whole.w, s.devices);
