@@ -42,10 +42,14 @@ constexpr double kWaited = 50;
 /// Quantiles a fitted spread keeps of its samples.
 constexpr std::size_t kSpreadQuantiles = 256;
 
-/// Timings a prediction is the median of (the headers' default).
-constexpr int kReplications = 33;
-/// Above this many instructions a schedule's timing takes fewer draws, at least kMinReplications.
-constexpr std::size_t kManyInstructions = 200'000;
+/// Timings a prediction is the median of, at most. On the 4-rank torch runs one draw's makespan
+/// is 11-16 % from the next (the ranks wait on each other's drawn ops), so the median of 33 draws
+/// moved by 2-3 % with the seeds alone, the width of the acceptance itself; of 257, under 1 %.
+constexpr int kReplications = 257;
+/// Instruction timings one prediction takes at most (33 draws of 200,000 instructions): longer
+/// programs take fewer draws, at least kMinReplications, as a long iteration varies less from
+/// draw to draw (its ops' variations average out).
+constexpr std::size_t kDrawBudget = std::size_t(33) * 200'000;
 constexpr int kMinReplications = 3;
 
 /// One iteration of a measured run.
@@ -861,6 +865,7 @@ struct Replicated {
 
 Replicated replicate(const Lowered& programs, const RuntimeCosts& costs, int replications,
                      const WorkControl* control = nullptr) {
+    if (replications <= 0) replications = drawsFor(programs);
     const CostSpread& d = costs.spread;
     const bool spread = !d.compute.empty() || !d.gap.empty() || !d.post.empty() || !d.transfer.empty();
     if (!spread || replications <= 1) return {summarizePredicted(programs, timePrograms(programs, costs)), 0};
@@ -896,6 +901,13 @@ ProgramTiming timingWithSeed(const Lowered& programs, const RuntimeCosts& costs,
 }
 
 } // namespace
+
+int drawsFor(const Lowered& programs) {
+    std::size_t instructions = 0;
+    for (const Program& p : programs.programs) instructions += p.instructions.size();
+    const std::size_t draws = kDrawBudget / std::max<std::size_t>(1, instructions);
+    return int(std::clamp<std::size_t>(draws, kMinReplications, kReplications)) | 1;
+}
 
 RunSummary predictSummary(const Lowered& programs, const RuntimeCosts& costs, int replications) {
     return replicate(programs, costs, replications).summary;
@@ -1082,15 +1094,7 @@ ScheduleTiming timeScheduleLikeTorch(const RuntimeCosts& costs, const Schedule& 
         programs = lowerLikeTorch(order, runtime);
         out.runtime = torchRuntimeName(runtime);
     }
-    // A long iteration varies less from draw to draw (its ops' variations average out): fewer
-    // draws keep a million-op prediction to a few timings, with cancellation between them.
-    std::size_t instructions = 0;
-    for (const Program& p : programs.programs) instructions += p.instructions.size();
-    const int draws =
-        instructions <= kManyInstructions
-            ? kReplications
-            : std::max(kMinReplications, int(kReplications * kManyInstructions / instructions) | 1);
-    const Replicated timed = replicate(programs, mapped, draws, control);
+    const Replicated timed = replicate(programs, mapped, drawsFor(programs), control);
     out.summary = timed.summary;
     out.timeline =
         timelineOfSchedule(schedule, programs, timingWithSeed(programs, mapped, timed.representativeSeed));

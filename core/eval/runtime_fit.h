@@ -82,10 +82,17 @@ RunSummary summarizeMeasured(const std::vector<RankTrace>& ranks);
 /// The same summary of a predicted timing of programs.
 RunSummary summarizePredicted(const Lowered& programs, const ProgramTiming& timing);
 
+/// How many draws of the spread a prediction of `programs` is the median of: 257 (the median then
+/// within about 1 % of the model's on a 4-rank run whose draws spread 12 %), fewer for programs of
+/// more than about 25,000 instructions (at most 6.6 million instruction timings in all), at least
+/// 3; always odd.
+int drawsFor(const Lowered& programs);
+
 /// The prediction of `programs` under `costs`: with a spread, the median over `replications`
-/// timings, each a draw of the spread (seeds 1..replications; the same every call), as the
-/// measured summary is the median over a run's iterations; without one, the one timing.
-RunSummary predictSummary(const Lowered& programs, const RuntimeCosts& costs, int replications = 33);
+/// timings (0: drawsFor(programs)), each a draw of the spread (seeds 1..replications; the same
+/// every call), as the measured summary is the median over a run's iterations; without one, the
+/// one timing.
+RunSummary predictSummary(const Lowered& programs, const RuntimeCosts& costs, int replications = 0);
 
 /// A prediction against a measurement.
 struct FidelityReport {
@@ -155,11 +162,11 @@ RuntimeFitRecord recordOf(const RuntimeFit& fit, const std::string& source);
 FidelityReport predictRun(const RuntimeCosts& costs, const std::vector<RankTrace>& ranks,
                           const std::string& source, std::vector<std::string>* notes = nullptr);
 
-/// Of `replications` timings of `programs` drawn from the costs' spread (seeds 1..replications),
-/// the one nearest the median summary in makespan and bubble (each against its acceptance bound,
-/// 5 % and 3 points): a timeline to draw and measure that is neither a lucky nor an unlucky draw.
-/// Without a spread, the one timing.
-ProgramTiming representativeTiming(const Lowered& programs, const RuntimeCosts& costs, int replications = 33);
+/// Of `replications` timings of `programs` drawn from the costs' spread (seeds 1..replications;
+/// 0: drawsFor(programs)), the one nearest the median summary in makespan and bubble (each against
+/// its acceptance bound, 5 % and 3 points): a timeline to draw and measure that is neither a lucky
+/// nor an unlucky draw. Without a spread, the one timing.
+ProgramTiming representativeTiming(const Lowered& programs, const RuntimeCosts& costs, int replications = 0);
 
 /// A measured run and its prediction, to draw one above the other on one time axis: the run's
 /// median iteration (assembleMeasuredRun, compute without the receive waits torch counts inside
