@@ -401,7 +401,19 @@ std::vector<RankTrace> readTorchRun(const std::vector<std::filesystem::path>& pa
                            "that runtime executes its programs, and overlay compares one)"
                          : "an Nsight Systems export; the runtime fit reads torch profiler traces "
                            "(stagecraft-cli overlay reads this one)"));
-        for (RankTrace& t : readTorchTrace(path, TraceClock::Host)) ranks.push_back(std::move(t));
+        for (RankTrace& t : readTorchTrace(path, TraceClock::Auto)) {
+            // torch-gloo times what holds a rank's thread; on a GPU the host ranges only launch.
+            if (t.clock == "gpu")
+                throw ValidationError(
+                    "calibrate.trace", "trace",
+                    path.filename().string() +
+                        ": the run's ops ran on a GPU (its ranges launched kernels the trace times on "
+                        "the device); the runtime model (torch-gloo) is fitted to torch's CPU runs with "
+                        "gloo, where an op holds the rank's thread for its whole time, and a GPU run's host "
+                        "ranges time only the launches. `stagecraft-cli overlay` compares this run with a "
+                        "prediction, and `calibrate` fits the list scheduler's costs to its kernel times");
+            ranks.push_back(std::move(t));
+        }
     }
     if (ranks.empty()) throw ParseError("trace.empty", "", 0, 0, "no trace file was given");
     const bool named =

@@ -45,7 +45,8 @@ std::string repeatedRunOf(const std::filesystem::path& file);
 /// recordings of the run (new processes, one after the other on one machine) and are joined, their
 /// iterations counted on across the files; files of one rank that overlap in time are refused
 /// (trace.shape), as are ranges named by a model chunk rather than a stage (the fit needs torch's
-/// own `PP:` names).
+/// own `PP:` names). A run on GPUs (ranges that launched kernels, or Kineto's device copies of
+/// them) is refused (calibrate.trace): its host ranges time launches, not the ops torch-gloo times.
 std::vector<RankTrace> readTorchRun(const std::vector<std::filesystem::path>& paths);
 
 /// What a rank's time in one iteration is made of, µs: the ops' own work, the waits for a

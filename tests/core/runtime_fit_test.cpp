@@ -5,6 +5,7 @@
 #include "eval/runtime_fit.h"
 #include "eval/runtime_fit_chart.h"
 #include "eval/shared_processors.h"
+#include "file_io.h"
 #include "io/executed_program.h"
 #include "io/torch_comms_csv.h"
 #include "passes/program_timing.h"
@@ -559,4 +560,41 @@ TEST_CASE("a prediction is the median of 257 draws, fewer for long programs at t
         CHECK(double(draws) * double(2 * n) <=
               33.0 * 200'000 + double(2 * n)); // at most one draw over the ceiling
     }
+}
+
+TEST_CASE("a torch run on GPUs is refused by the runtime fit with what to use instead", "[runtime_fit]") {
+    // torch-gloo times ops that hold the rank's thread. On a GPU, torch's ranges only launch
+    // kernels: fitted as they are, the "compute" would be launch times. Two ways a GPU run shows
+    // itself: kernels joined to the ranges that launched them, or Kineto's device copies of the
+    // ranges (gpu_user_annotation).
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("stagecraft-gpu-run-" + std::to_string(std::random_device{}()) + ".json");
+    auto refusal = [&](const std::string& events) {
+        writeFileAtomically(path, R"({"distributedInfo":{"rank":0},"traceEvents":[)" + events + "]}");
+        try {
+            readTorchRun({path});
+        } catch (const ValidationError& e) {
+            std::filesystem::remove(path);
+            return e.id() + ": " + e.message();
+        }
+        std::filesystem::remove(path);
+        return std::string("read");
+    };
+    const std::string ranges =
+        R"({"ph":"X","cat":"user_annotation","name":"PP:0F0","pid":7,"tid":1,"ts":10,"dur":20},)"
+        R"({"ph":"X","cat":"user_annotation","name":"PP:0SEND_F0","pid":7,"tid":1,"ts":31,"dur":2},)"
+        R"({"ph":"X","cat":"user_annotation","name":"PP:0B0","pid":7,"tid":1,"ts":40,"dur":30})";
+    CHECK(refusal(ranges) == "read"); // the same ranges on a CPU run are the fit's
+    const std::string launched =
+        ranges +
+        R"(,{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":7,"tid":1,"ts":12,"dur":3,"args":{"correlation":5}},)"
+        R"({"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":14,"dur":400,"args":{"correlation":5}})";
+    const std::string why = refusal(launched);
+    CHECK(why.rfind("calibrate.trace: ", 0) == 0);
+    CHECK(why.find("ran on a GPU") != std::string::npos);
+    CHECK(why.find("`calibrate` fits the list scheduler's costs to its kernel times") != std::string::npos);
+    const std::string copies =
+        ranges +
+        R"(,{"ph":"X","cat":"gpu_user_annotation","name":"PP:0F0","pid":0,"tid":7,"ts":14,"dur":400})";
+    CHECK(refusal(copies).find("ran on a GPU") != std::string::npos);
 }
