@@ -770,8 +770,8 @@ void fitCosts(RuntimeFit& fit, const std::vector<RankTrace>& ranks, const std::s
         if (!d[1].empty()) sc.b = typicalCompute(stage, 1);
     }
     if (split) {
-        c = wholeBackwardCosts(c);
         fitWeightFactors(fit);
+        c = wholeBackwardCosts(c);
     }
     ActionCosts& a = c.actions;
     a.gap = typicalAction(&Samples::gaps);

@@ -59,8 +59,21 @@ RuntimeCosts splitBackwardCosts(const RuntimeCosts& costs, double inputShare) {
 
 RuntimeCosts wholeBackwardCosts(const RuntimeCosts& costs) {
     RuntimeCosts out = costs;
-    for (StageCompute& c : out.stages)
-        if (c.b < 0 && c.i >= 0 && c.w >= 0) c.b = c.i + c.w;
+    // A split W runs slower on some ranks than the same GEMMs on others (weightFactors); a whole
+    // backward does not: on the recorded runs its weight half ran at the fastest rank's W speed on
+    // every rank (docs/fidelity.md, "I + W is not B").
+    double fastest = INFINITY;
+    for (const double f : costs.weightFactors)
+        if (std::isfinite(f) && f > 0) fastest = std::min(fastest, f);
+    for (std::size_t s = 0; s < out.stages.size(); ++s) {
+        StageCompute& c = out.stages[s];
+        if (c.b >= 0 || c.i < 0 || c.w < 0) continue;
+        const int rank = s < costs.stageRanks.size() ? costs.stageRanks[s] : -1;
+        const double own = rank >= 0 && std::size_t(rank) < costs.weightFactors.size()
+                               ? costs.weightFactors[std::size_t(rank)]
+                               : NAN;
+        c.b = c.i + (std::isfinite(fastest) && std::isfinite(own) && own > 0 ? c.w * fastest / own : c.w);
+    }
     return out;
 }
 

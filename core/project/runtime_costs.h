@@ -91,7 +91,9 @@ RuntimeCosts remapStages(const RuntimeCosts& costs, int stages);
 /// W = B - I. Stages that already have I and W keep them.
 RuntimeCosts splitBackwardCosts(const RuntimeCosts& costs, double inputShare);
 
-/// Fills a missing whole backward from a split run: B = I + W (what torch's I and W add up to).
+/// Fills a missing whole backward from a split run: B = I + W, the W at the speed of the rank whose
+/// W over I is lowest (weightFactors; a split W runs slower on some ranks, a whole backward's
+/// weight half did not on the recorded runs). Without weight factors, B = I + W.
 RuntimeCosts wholeBackwardCosts(const RuntimeCosts& costs);
 
 /// `costs` with every known compute cost (F, B, I, W of every stage) times `factor`: the same

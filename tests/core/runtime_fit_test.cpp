@@ -311,6 +311,15 @@ TEST_CASE("a split run's W speed is its rank's, and a W moved to another rank ta
     CHECK(computeCost(fit.costs, w, true) == Approx(1800)); // no rank: the stage's own W
     CHECK(std::any_of(fit.notes.begin(), fit.notes.end(),
                       [](const std::string& n) { return n.rfind("W over I by rank: 1.00, 2.00", 0) == 0; }));
+    // A whole backward (a schedule that does not split it) runs its weight half at the fastest
+    // rank's W speed on every rank: stage 1's B is I + W / 2 on rank 1, stage 3's I + W on rank 0,
+    // stage 0's its whole W (its I computes nothing).
+    CHECK(fit.costs.stages[1].b == Approx(900 + 900));
+    CHECK(fit.costs.stages[2].b == Approx(1000 + 1000));
+    CHECK(fit.costs.stages[3].b == Approx(1100 + 1100));
+    CHECK(fit.costs.stages[0].b == Approx(0.5 + 2000));
+    RuntimeCosts noFactors = truth;
+    CHECK(wholeBackwardCosts(noFactors).stages[1].b == Approx(900 + 1800)); // no speeds known: I + W
     // Another cut of the model has no stage on a known rank: the W costs stay as mapped.
     CHECK(remapStages(fit.costs, 2).weightFactors.empty());
     // A run that does not split its backward shows no W speed.
