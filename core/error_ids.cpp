@@ -13,7 +13,9 @@ constexpr auto Fail = ErrorClass::Failure;
 constexpr std::array kIds{
     ErrorIdInfo{"calibrate.options", In,
                 "a calibration option out of its range (B's share of a whole backward)"},
-    ErrorIdInfo{"calibrate.trace", In, "a measured trace cannot be fitted (a stage without F or B ops)"},
+    ErrorIdInfo{"calibrate.trace", In,
+                "a measured trace cannot be fitted (a stage without F or B ops; a GPU run for the CPU "
+                "runtime model)"},
     ErrorIdInfo{"chart.devices", In, "a timeline names a device beyond the rows a chart can hold"},
     ErrorIdInfo{"chart.mapping", In,
                 "a chart's time mapping asked to fit an empty range or zoom by a bad factor"},
