@@ -315,7 +315,9 @@ class Fidelity(unittest.TestCase):
         names = ["1f1b", "zb-v", "chimera", "no-such"]
         predictions = {p["schedule"]: p for p in fit.predict(names, pp=2, microbatches=8)}
         self.assertEqual(predictions["1f1b"]["runtime"], "1f1b-loop")
-        self.assertLess(predictions["zb-v"]["makespan"], predictions["1f1b"]["makespan"])
+        # ZB-V fills 1F1B's bubble with W; which is faster here is the fit's to say (torch's split
+        # backward costs more on CPU: the recorded ZBVZeroBubble run took longer than GPipe's).
+        self.assertLess(predictions["zb-v"]["bubble"], predictions["1f1b"]["bubble"])
         # torch runs one pipe: two are timed with Stagecraft's lowering at the fitted costs.
         self.assertEqual(predictions["chimera"]["runtime"], "stagecraft")
         self.assertGreater(predictions["chimera"]["makespan"], 0)
