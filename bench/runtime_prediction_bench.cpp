@@ -38,7 +38,6 @@ void interleavedUnderFit(benchmark::State& state) {
 } // namespace
 
 // m = 8: the recorded runs' size (257 draws); m = 8,192: 65,536 ops and m = 65,536: 524,288 ops,
-// past 25,000 instructions (fewer draws: drawsFor keeps a prediction to 6.6 million instruction
-// timings).
+// fewer draws (drawsFor keeps a prediction to a million instruction timings, at least 3 draws).
 BENCHMARK(interleavedUnderFit)->Arg(8)->Arg(8192)->Arg(65536)->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();

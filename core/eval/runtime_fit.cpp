@@ -46,10 +46,11 @@ constexpr std::size_t kSpreadQuantiles = 256;
 /// is 11-16 % from the next (the ranks wait on each other's drawn ops), so the median of 33 draws
 /// moved by 2-3 % with the seeds alone, the width of the acceptance itself; of 257, under 1 %.
 constexpr int kReplications = 257;
-/// Instruction timings one prediction takes at most (33 draws of 200,000 instructions): longer
-/// programs take fewer draws, at least kMinReplications, as a long iteration varies less from
-/// draw to draw (its ops' variations average out).
-constexpr std::size_t kDrawBudget = std::size_t(33) * 200'000;
+/// Instruction timings one prediction takes at most. A longer iteration varies less from draw to
+/// draw, as 1 / sqrt(instructions) (its ops' variations average out: 12.2, 6.0, 2.9 and 1.5 % at
+/// 496, 1,888, 7,456 and 29,728 instructions of the 4-rank fit), so a fixed number of instruction
+/// timings keeps the median's standard error fixed: under 1 % at every size with this budget.
+constexpr std::size_t kDrawBudget = 1'000'000;
 constexpr int kMinReplications = 3;
 
 /// One iteration of a measured run.

@@ -85,8 +85,8 @@ RunSummary summarizePredicted(const Lowered& programs, const ProgramTiming& timi
 
 /// How many draws of the spread a prediction of `programs` is the median of: 257 (the median then
 /// within about 1 % of the model's on a 4-rank run whose draws spread 12 %), fewer for programs of
-/// more than about 25,000 instructions (at most 6.6 million instruction timings in all), at least
-/// 3; always odd.
+/// more than about 3,900 instructions, whose draws spread less (at most a million instruction
+/// timings in all), at least 3; always odd.
 int drawsFor(const Lowered& programs);
 
 /// The prediction of `programs` under `costs`: with a spread, the median over `replications`
