@@ -721,6 +721,7 @@ void fitWeightFactors(RuntimeFit& fit) {
     }
     fit.notes.push_back("W over I by rank: " + text +
                         " (the same FLOPs): a W another schedule runs on another rank takes that rank's "
+                        "speed; a whole backward (not measured) is I + W with the W at the fastest rank's "
                         "speed");
 }
 

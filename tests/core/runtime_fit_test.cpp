@@ -309,8 +309,11 @@ TEST_CASE("a split run's W speed is its rank's, and a W moved to another rank ta
     w.stage = 1;
     CHECK(computeCost(fit.costs, w, true, 0) == Approx(900));
     CHECK(computeCost(fit.costs, w, true) == Approx(1800)); // no rank: the stage's own W
-    CHECK(std::any_of(fit.notes.begin(), fit.notes.end(),
-                      [](const std::string& n) { return n.rfind("W over I by rank: 1.00, 2.00", 0) == 0; }));
+    CHECK(std::any_of(fit.notes.begin(), fit.notes.end(), [](const std::string& n) {
+        return n.rfind("W over I by rank: 1.00, 2.00", 0) == 0 &&
+               n.find("a whole backward (not measured) is I + W with the W at the fastest "
+                      "rank's speed") != std::string::npos;
+    }));
     // A whole backward (a schedule that does not split it) runs its weight half at the fastest
     // rank's W speed on every rank: stage 1's B is I + W / 2 on rank 1, stage 3's I + W on rank 0,
     // stage 0's its whole W (its I computes nothing).
