@@ -33,16 +33,25 @@ RuntimeCosts remapStages(const RuntimeCosts& costs, int stages) {
     return out;
 }
 
+namespace {
+
+/// The W of `stage` run at the speed `factor` (a W over I, RuntimeCosts::weightFactors): its fitted
+/// W times `factor` over its own rank's; the fitted W where either is not known.
+double weightCostAt(const RuntimeCosts& costs, std::size_t stage, double factor) {
+    const double w = costs.stages[stage].w;
+    const int fitted = stage < costs.stageRanks.size() ? costs.stageRanks[stage] : -1;
+    if (w < 0 || fitted < 0 || std::size_t(fitted) >= costs.weightFactors.size()) return w;
+    const double from = costs.weightFactors[std::size_t(fitted)];
+    return std::isfinite(from) && std::isfinite(factor) && from > 0 && factor > 0 ? w * (factor / from) : w;
+}
+
+} // namespace
+
 double weightCostOn(const RuntimeCosts& costs, int stage, int rank) {
     if (stage < 0 || std::size_t(stage) >= costs.stages.size()) return -1;
-    const double w = costs.stages[std::size_t(stage)].w;
-    if (w < 0 || rank < 0 || std::size_t(stage) >= costs.stageRanks.size()) return w;
-    const int fitted = costs.stageRanks[std::size_t(stage)];
-    if (fitted == rank || fitted < 0 || std::size_t(fitted) >= costs.weightFactors.size() ||
-        std::size_t(rank) >= costs.weightFactors.size())
-        return w;
-    const double from = costs.weightFactors[std::size_t(fitted)], to = costs.weightFactors[std::size_t(rank)];
-    return std::isfinite(from) && std::isfinite(to) && from > 0 && to > 0 ? w * to / from : w;
+    if (rank < 0 || std::size_t(rank) >= costs.weightFactors.size())
+        return costs.stages[std::size_t(stage)].w;
+    return weightCostAt(costs, std::size_t(stage), costs.weightFactors[std::size_t(rank)]);
 }
 
 RuntimeCosts splitBackwardCosts(const RuntimeCosts& costs, double inputShare) {
@@ -67,12 +76,7 @@ RuntimeCosts wholeBackwardCosts(const RuntimeCosts& costs) {
         if (std::isfinite(f) && f > 0) fastest = std::min(fastest, f);
     for (std::size_t s = 0; s < out.stages.size(); ++s) {
         StageCompute& c = out.stages[s];
-        if (c.b >= 0 || c.i < 0 || c.w < 0) continue;
-        const int rank = s < costs.stageRanks.size() ? costs.stageRanks[s] : -1;
-        const double own = rank >= 0 && std::size_t(rank) < costs.weightFactors.size()
-                               ? costs.weightFactors[std::size_t(rank)]
-                               : NAN;
-        c.b = c.i + (std::isfinite(fastest) && std::isfinite(own) && own > 0 ? c.w * fastest / own : c.w);
+        if (c.b < 0 && c.i >= 0 && c.w >= 0) c.b = c.i + weightCostAt(costs, s, fastest);
     }
     return out;
 }
