@@ -381,8 +381,14 @@ std::vector<std::filesystem::path> runFiles(const std::string& spec) {
                  std::filesystem::is_regular_file(entry + "_rep" + std::to_string(k) + "_rank0.json", ec);
                  ++k)
                 rankFiles(entry + "_rep" + std::to_string(k));
+        } else if (aFile) {
+            files.emplace_back(entry);
         } else {
-            files.emplace_back(entry); // a file, or not there: reading it names the file
+            // Neither a file nor a run's prefix: say both readings, or the sniffer would call the
+            // missing file "not a torch trace".
+            throw Error("io.read", "cannot read '" + entry +
+                                       "': no such file, and no run with that prefix (" + entry +
+                                       "_rank0.json or " + entry + "_rep0_rank0.json)");
         }
     }
     return files;

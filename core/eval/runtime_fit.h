@@ -32,7 +32,8 @@ namespace stagecraft {
 /// but the common prefix of torch's per-rank traces (`RUN` for `RUN_rank0.json`, `RUN_rank1.json`,
 /// ...) stands for all of them, rank 0 up to the first missing one; failing that, the prefix of
 /// repeated recordings of the run (`RUN_rep0_rank0.json`, ..., `RUN_rep1_rank0.json`, ...) stands
-/// for every rank of every repeat, repeat 0 up to the first missing one.
+/// for every rank of every repeat, repeat 0 up to the first missing one. An entry that is neither
+/// is an Error("io.read") naming both readings.
 std::vector<std::filesystem::path> runFiles(const std::string& spec);
 
 /// The run a file of a repeated recording belongs to: `RUN` for `.../RUN_rep<k>_rank<R>.json`,

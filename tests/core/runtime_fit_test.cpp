@@ -544,6 +544,21 @@ TEST_CASE("repeated recordings of one run are joined, their iterations counted o
     const auto files = runFiles((tmp / "R").string());
     REQUIRE(files.size() == 4);
     CHECK(files[2].filename() == "R_rep1_rank0.json");
+
+    // A name that is neither a file nor a run's prefix is said to be missing, not "not a torch
+    // trace" (which the format sniffer would say of a file it cannot read).
+    const std::string missing = (tmp / "Q").string();
+    const std::string said = [&] {
+        try {
+            runFiles(missing);
+        } catch (const Error& e) {
+            CHECK(e.id() == "io.read");
+            return std::string(e.what());
+        }
+        return std::string();
+    }();
+    CHECK(said.find("no such file, and no run with that prefix (" + missing + "_rank0.json") !=
+          std::string::npos);
     std::filesystem::remove_all(tmp);
 }
 
