@@ -145,7 +145,7 @@ std::string predictionTable(const std::vector<SchedulePrediction>& predictions) 
             rows.push_back({p.schedule, p.runtime, millisecondsText(p.summary.makespan),
                             fixed(100 * p.summary.bubble, 1), notes});
     }
-    return "predicted under torch's runtime with the fitted costs:\n" + textTable(rows);
+    return "predicted under torch's runtime with the fitted costs:\n" + textTable(rows, LastColumn::Text);
 }
 
 std::string text(const Fitted& fit, const std::vector<Check>& checks) {

@@ -57,7 +57,7 @@ const Column kColumns[] = {
 
 } // namespace
 
-std::string textTable(const std::vector<std::vector<std::string>>& rows) {
+std::string textTable(const std::vector<std::vector<std::string>>& rows, LastColumn last) {
     std::vector<std::size_t> widths;
     for (const auto& row : rows)
         for (std::size_t i = 0; i < row.size(); ++i) {
@@ -66,8 +66,13 @@ std::string textTable(const std::vector<std::vector<std::string>>& rows) {
         }
     std::string out;
     for (const auto& row : rows) {
-        for (std::size_t i = 0; i < row.size(); ++i) out += pad(row[i], widths[i], i > 0) + "  ";
-        out += '\n';
+        std::string line;
+        for (std::size_t i = 0; i < row.size(); ++i) {
+            const bool text = last == LastColumn::Text && i + 1 == widths.size();
+            line += (text ? row[i] : pad(row[i], widths[i], i > 0)) + "  ";
+        }
+        line.erase(line.find_last_not_of(' ') + 1);
+        out += line + '\n';
     }
     return out;
 }

@@ -64,6 +64,30 @@ TEST_CASE("fidelity fits one torch run, checks another and predicts registered s
     CHECK(text.out.find("fitted torch-gloo") != std::string::npos);
     CHECK(text.out.find("I and W are not measured") != std::string::npos);
     CHECK(text.out.find("ends last") != std::string::npos);
+
+    // The predictions as text: a long note or refusal sits at the end of its own line and widens
+    // no other row (the notes column is text, not padded), and no line ends in spaces.
+    const Run table =
+        cli("fidelity --fit " + kTraces + "ZBVZeroBubble_pp2_m4 --predict 1f1b,chimera,no-such");
+    INFO(table.out);
+    REQUIRE(table.status == 0);
+    const auto lineWith = [&](const std::string& start) {
+        const std::size_t at = table.out.find("\n" + start);
+        REQUIRE(at != std::string::npos);
+        return table.out.substr(at + 1, table.out.find('\n', at + 1) - at - 1);
+    };
+    const std::string oneF = lineWith("1f1b ");
+    const std::string refused = lineWith("no-such ");
+    CHECK(refused.find("refused: [schedule.unknown]") != std::string::npos);
+    // Ends with its own note, not padded to the refusal's width.
+    CHECK(oneF.size() < refused.size());
+    CHECK(oneF.substr(oneF.size() - 12) == "of the model");
+    CHECK(table.out.find(" \n") == std::string::npos);
+
+    // A run that is not there is said to be missing (not "not a torch profiler trace").
+    const Run missing = cli("fidelity --fit " + kTraces + "NoSuchRun");
+    CHECK(missing.status == 2);
+    CHECK(missing.out.find("no such file, and no run with that prefix") != std::string::npos);
 }
 
 TEST_CASE("fidelity writes a fit file, predicts from it, and draws the run above its prediction",
