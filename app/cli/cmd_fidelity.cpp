@@ -129,7 +129,10 @@ std::string rankTable(const FidelityReport& r) {
     return textTable(rows) + "rank " + std::to_string(r.criticalRank) +
            " ends last; its time predicted - measured (ms): compute " + millisecondsText(c.compute) +
            ", input wait " + millisecondsText(c.inputWait) + ", comm " + millisecondsText(c.comm) +
-           ", bookkeeping " + millisecondsText(c.bookkeeping) + ", gaps " + millisecondsText(c.gaps) + "\n";
+           ", bookkeeping " + millisecondsText(c.bookkeeping) + ", gaps " + millisecondsText(c.gaps) +
+           "; the makespan past this rank's median time " + millisecondsText(r.criticalPastRank) +
+           " (each iteration ends with its slowest rank); in all " +
+           millisecondsText(r.predicted.makespan - r.measured.makespan) + ", the makespan error\n";
 }
 
 std::string predictionTable(const std::vector<SchedulePrediction>& predictions) {
@@ -222,7 +225,15 @@ nlohmann::ordered_json reportJson(const FidelityReport& r) {
                                              {"bubble_error", r.bubbleErrorAtRunSpeed}}
                                       : Json(nullptr)},
         {"measured_ranks", ranks(r.measured)},
-        {"predicted_ranks", ranks(r.predicted)}};
+        {"predicted_ranks", ranks(r.predicted)},
+        {"critical_rank", r.criticalRank},
+        {"critical_delta_us",
+         {{"compute", r.criticalDelta.compute},
+          {"input_wait", r.criticalDelta.inputWait},
+          {"comm", r.criticalDelta.comm},
+          {"bookkeeping", r.criticalDelta.bookkeeping},
+          {"gaps", r.criticalDelta.gaps},
+          {"past_rank", r.criticalPastRank}}}};
 }
 
 std::string json(const Fitted& fit, const std::vector<Check>& checks,

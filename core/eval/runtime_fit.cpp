@@ -585,6 +585,7 @@ FidelityReport compareRuns(const RunSummary& measured, const RunSummary& predict
         const RankTime& p = predicted.ranks[std::size_t(f.criticalRank)];
         f.criticalDelta = RankTime{p.compute - m.compute, p.inputWait - m.inputWait, p.comm - m.comm,
                                    p.bookkeeping - m.bookkeeping, p.gaps - m.gaps};
+        f.criticalPastRank = (predicted.makespan - p.total()) - (measured.makespan - m.total());
     }
     return f;
 }

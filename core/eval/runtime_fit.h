@@ -124,6 +124,12 @@ struct FidelityReport {
     /// The share of the makespan error each part of the rank that ends last makes up: its compute,
     /// input waits, communication actions, bookkeeping and gaps (predicted - measured, µs).
     RankTime criticalDelta;
+    /// The rest of the makespan error, µs: how far each side's makespan runs past that rank's
+    /// median time, predicted - measured. Every figure is a median over iterations (or draws), and
+    /// an iteration ends with its slowest rank, which is not always this one nor at its median:
+    /// the more the ranks' times vary apart, the further the median makespan runs past any one
+    /// rank's median. With criticalDelta it sums to predicted - measured makespan.
+    double criticalPastRank = 0;
     int criticalRank = 0;
 };
 

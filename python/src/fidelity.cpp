@@ -48,7 +48,8 @@ py::dict reportDict(const FidelityReport& r) {
                     py::arg("bubble_error_at_run_speed") =
                         r.atRunSpeed ? py::object(py::float_(r.bubbleErrorAtRunSpeed)) : py::none(),
                     py::arg("start_mae") = r.startMae, py::arg("matched_ops") = r.matchedOps,
-                    py::arg("critical_rank") = r.criticalRank, py::arg("ranks") = ranks);
+                    py::arg("critical_rank") = r.criticalRank,
+                    py::arg("critical_past_rank") = r.criticalPastRank, py::arg("ranks") = ranks);
 }
 
 std::vector<std::filesystem::path> filesOf(const std::vector<std::string>& specs) {

@@ -260,6 +260,10 @@ TEST_CASE("a run made by the model is fitted back to its own costs with no resid
     const FidelityReport wrong = predictRun(fit.costs, slowRun, "slow");
     CHECK(wrong.makespanError < -0.01);
     CHECK(wrong.criticalDelta.inputWait < 0);
+    // The parts of the last rank's time and how far the makespan runs past it add up to the error.
+    const RankTime& d = wrong.criticalDelta;
+    CHECK(d.compute + d.inputWait + d.comm + d.bookkeeping + d.gaps + wrong.criticalPastRank ==
+          Approx(wrong.predicted.makespan - wrong.measured.makespan).margin(1e-6));
     // A slower transfer is the schedule's timing, not the ops' speed: at the run's op speed the
     // error stays.
     CHECK(wrong.opSpeed == Approx(1).epsilon(1e-6));
