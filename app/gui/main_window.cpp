@@ -778,10 +778,11 @@ void MainWindow::calibrate() {
         const CalibrationReport report = calibrateFromTrace(m_document->request());
         m_document->applyProject(report.project, tr("Calibrate from trace"));
         m_document->proposeSaveAs(derivedPath(m_document->filePath(), QStringLiteral("-calibrated")));
-        const QString summary = tr("Calibrated %1: makespan error %2% before, %3% after")
-                                    .arg(QString::fromStdString(report.schedule))
-                                    .arg(100 * report.before.makespanError, 0, 'f', 1)
-                                    .arg(100 * report.after.makespanError, 0, 'f', 1);
+        const QString summary =
+            tr("Calibrated %1: the run's makespan against the prediction %2% before, %3% after")
+                .arg(QString::fromStdString(report.schedule))
+                .arg(100 * report.before.makespanError, 0, 'f', 1)
+                .arg(100 * report.after.makespanError, 0, 'f', 1);
         statusBar()->showMessage(summary, 10000);
         // What the trace could not measure is said where it is seen, and kept in costs.note.
         const QString rule =

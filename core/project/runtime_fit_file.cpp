@@ -126,9 +126,12 @@ OrderedJson actionCostsJson(const ActionCosts& a) {
 }
 
 std::string describeRuntimeFit(const RuntimeFitRecord& r) {
-    char replay[96];
-    std::snprintf(replay, sizeof replay, "makespan %+.1f %%, bubble %+.1f points",
-                  100 * r.residualMakespanError, 100 * r.residualBubbleError);
+    // In words, not signs: beside it the overlay's error is the run against the prediction, this one
+    // the prediction against the run.
+    char replay[128];
+    std::snprintf(replay, sizeof replay, "makespan %.1f %% %s, bubble %.1f points %s",
+                  100 * std::abs(r.residualMakespanError), r.residualMakespanError < 0 ? "short" : "long",
+                  100 * std::abs(r.residualBubbleError), r.residualBubbleError < 0 ? "under" : "over");
     return r.model + " runtime model fitted to " + fileNamesOf(r.source) + " (" +
            std::to_string(r.iterations) + " iterations; its replay of that run: " + replay + ")";
 }

@@ -29,7 +29,7 @@ struct RuntimeFitRecord {
 };
 
 /// One line on what `record` rests on, for every front end: "torch-gloo runtime model fitted to
-/// FILES (8 iterations; its replay of that run: makespan +1.4 %, bubble -2.8 points)".
+/// FILES (8 iterations; its replay of that run: makespan 1.4 % long, bubble 2.8 points under)".
 std::string describeRuntimeFit(const RuntimeFitRecord& record);
 
 /// The per-action costs as the fit file writes them (`actions_us`: gap, post_recv, post_send,
