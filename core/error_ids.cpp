@@ -15,7 +15,7 @@ constexpr std::array kIds{
                 "a calibration option out of its range (B's share of a whole backward)"},
     ErrorIdInfo{"calibrate.trace", In,
                 "a measured trace cannot be fitted (a stage without F or B ops; a GPU run for the CPU "
-                "runtime model)"},
+                "runtime model; overlapped halves a trace without CPU ops cannot time apart)"},
     ErrorIdInfo{"chart.devices", In, "a timeline names a device beyond the rows a chart can hold"},
     ErrorIdInfo{"chart.mapping", In,
                 "a chart's time mapping asked to fit an empty range or zoom by a bad factor"},

@@ -726,10 +726,15 @@ void fitWeightFactors(RuntimeFit& fit) {
         std::snprintf(one, sizeof one, "%s%.2f", r == 0 ? "" : ", ", f);
         text += std::isfinite(f) ? one : (r == 0 ? "?" : ", ?");
     }
+    // DualPipeV's runs measure whole backwards too (the backward half of each OVERLAP_F_B).
+    const bool wholeMeasured =
+        std::all_of(c.stages.begin(), c.stages.end(), [](const StageCompute& sc) { return sc.b >= 0; });
     fit.notes.push_back("W over I by rank: " + text +
                         " (the same FLOPs): a W another schedule runs on another rank takes that rank's "
-                        "speed; a whole backward (not measured) is I + W with the W at the fastest rank's "
-                        "speed");
+                        "speed; " +
+                        (wholeMeasured ? std::string("whole backwards as the run measured them")
+                                       : std::string("a whole backward (not measured) is I + W with the W at "
+                                                     "the fastest rank's speed")));
 }
 
 /// Fills `fit`'s costs, spread, counts, notes and residual from the run, its ranks sharing `cores`
@@ -824,13 +829,16 @@ RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& so
                      "torch's runtime classes (Interleaved1F1B, LoopedBFS, the zero-bubble ones) and "
                      "check GPipe against it");
     for (const RankTrace& t : ranks)
-        for (const ActionRange& r : t.ranges)
-            if (r.overlap != OverlapHalf::None)
-                throw ValidationError(
-                    "calibrate.trace", "trace",
-                    source + ": the run overlaps a forward and a backward in one action "
-                             "(DualPipeV's OVERLAP_F_B), whose halves the trace does not time apart "
-                             "exactly: fit on a run of another class and check DualPipeV against it");
+        if (t.overlapsByRule > 0)
+            throw ValidationError(
+                "calibrate.trace", "trace",
+                source +
+                    ": the run overlaps a forward and a backward in one action "
+                    "(DualPipeV's OVERLAP_F_B), and " +
+                    std::to_string(t.overlapsByRule) +
+                    " of them were divided into their halves by a rule (the trace records no "
+                    "CPU ops that show where the backward began): record with CPU activity, or fit "
+                    "on a run of another class and check DualPipeV against it");
     fit.programs = executedPrograms(ranks, 0, source);
     // How many processors the ranks shared is a property of the machine the trace does not name
     // (CPU ranks oversubscribed on a few cores, or one GPU each): the fit takes the count whose
