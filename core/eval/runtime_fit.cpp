@@ -386,9 +386,15 @@ std::vector<std::filesystem::path> runFiles(const std::string& spec) {
         } else {
             // Neither a file nor a run's prefix: say both readings, or the sniffer would call the
             // missing file "not a torch trace".
-            throw Error("io.read", "cannot read '" + entry +
-                                       "': no such file, and no run with that prefix (" + entry +
-                                       "_rank0.json or " + entry + "_rep0_rank0.json)");
+            std::string message = "cannot read '";
+            message += entry;
+            message += std::filesystem::exists(entry, ec) ? "': not a file" : "': no such file";
+            message += ", and no run with that prefix (";
+            message += entry;
+            message += "_rank0.json or ";
+            message += entry;
+            message += "_rep0_rank0.json)";
+            throw Error("io.read", message);
         }
     }
     return files;
