@@ -171,9 +171,10 @@ FidelityReport predictRun(const RuntimeCosts& costs, const std::vector<RankTrace
                           const std::string& source, std::vector<std::string>* notes = nullptr);
 
 /// Of `replications` timings of `programs` drawn from the costs' spread (seeds 1..replications;
-/// 0: drawsFor(programs)), the one nearest the median summary in makespan and bubble (each against
-/// its acceptance bound, 5 % and 3 points): a timeline to draw and measure that is neither a lucky
-/// nor an unlucky draw. Without a spread, the one timing.
+/// 0: drawsFor(programs)), one near the median summary in makespan and bubble (within 1 % and 0.6
+/// points of the nearest, against the acceptance's 5 % and 3 points) whose ops are nearest their
+/// own median durations: a timeline to draw and measure that is neither a lucky nor an unlucky
+/// draw, with no op drawn from the spread's far tail. Without a spread, the one timing.
 ProgramTiming representativeTiming(const Lowered& programs, const RuntimeCosts& costs, int replications = 0);
 
 /// A measured run and its prediction, to draw one above the other on one time axis: the run's
@@ -199,8 +200,8 @@ struct ScheduleTiming {
 /// 0's I = 0 and W = B, as torch's first stage does). torch runs one pipe and has no recompute: a
 /// schedule of two (Chimera, BitPipe) or with R ops is lowered Stagecraft's way (passes/lower.h)
 /// and timed with the same costs, which says so in the notes. `schedule` has no GradSync or Optimizer ops
-/// (torch's step has none). Above 200,000 instructions fewer draws of the spread are timed (at least 3): a
-/// long iteration's draws differ less. `control` (optional) gets the share of the draws done and stops the
+/// (torch's step has none). A longer program takes fewer draws of the spread (drawsFor, at least 3):
+/// a long iteration's draws differ less. `control` (optional) gets the share of the draws done and stops the
 /// work between draws (Error "work.cancelled"). Throws what the lowering throws (ValidationError
 /// "lower.torch") and what timing throws.
 ScheduleTiming timeScheduleLikeTorch(const RuntimeCosts& costs, const Schedule& schedule,

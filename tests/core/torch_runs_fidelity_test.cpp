@@ -7,12 +7,17 @@
 // the fit or the timing gets worse, not when the acceptance is missed.
 #include "error.h"
 #include "eval/runtime_fit.h"
+#include "generators/registry.h"
+#include "project/runtime_costs.h"
 #include "torch_runs.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace stagecraft;
@@ -166,6 +171,22 @@ TEST_CASE("a DualPipeV run is fitted from its overlapped halves, and predicted f
         CHECK(std::string(e.what()).find("3 of them were divided into their halves by a rule") !=
               std::string::npos);
     }
+
+    // The timeline drawn for a prediction is a typical iteration: near the median, and no op drawn
+    // from the spread's far tail (this fit's ZB-V once drew a forward at 4 times its peers').
+    const ScheduleTiming timed =
+        timeScheduleLikeTorch(fit.costs, generateSchedule("zb-v", {2, 8, 2}), "zb-v", kFittedInputShare);
+    std::map<std::tuple<int, int, int>, std::vector<double>> peers; // (device, stage, kind)
+    for (const TimelineEvent& e : timed.timeline.events)
+        if (e.lane == Lane::Compute && !e.isTransfer())
+            peers[{e.device, e.op.stage, int(e.op.kind)}].push_back(e.duration());
+    double worst = 0;
+    for (auto& [key, durations] : peers) {
+        std::sort(durations.begin(), durations.end());
+        const double typical = durations[durations.size() / 2];
+        worst = std::max(worst, durations.back() / typical);
+    }
+    CHECK(worst < 2.5);
 
     // From a split run of another class, its prediction.
     const RuntimeFit zbv = fitRuntime(readTorchRun(runFiles("pp2_h1024", "ZBVZeroBubble")), "ZBVZeroBubble");
