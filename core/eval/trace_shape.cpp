@@ -58,7 +58,14 @@ TraceShapeFit fitTraceShape(const Project& project, const Timeline& measured) {
             continue;
         const double ops = computeOpCount(info, own);
         try {
-            if (ops > kMaxOpsToGenerate || samePlacement(generateSchedule(info.name, own), placement))
+            if (ops > kMaxOpsToGenerate) {
+                fit.schedules.emplace_back(info.name);
+                continue;
+            }
+            // A run with overlapped F&B slots (DualPipeV's) is matched by a schedule that has them,
+            // one without by a schedule without: ZB-V has DualPipeV's placement and split.
+            const Schedule order = generateSchedule(info.name, own);
+            if (samePlacement(order, placement) && order.overlapped.empty() == shape.overlapped.empty())
                 fit.schedules.emplace_back(info.name);
         } catch (const Error&) {
             // A generator that refuses these parameters cannot be the run's schedule.

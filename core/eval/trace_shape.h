@@ -17,8 +17,8 @@ struct TraceShapeFit {
     /// device holds several stages, chunks = stages per device; nothing else changed.
     Project project;
     /// Registered schedules (registry order) whose order for those parameters has the run's
-    /// devices, pipes, stages, split of the backward and stage placement (loop or V): the ones an
-    /// overlay of the run can match. Empty when none has.
+    /// devices, pipes, stages, split of the backward, stage placement (loop or V) and overlapped
+    /// F&B slots or none: the ones an overlay of the run can match. Empty when none has.
     std::vector<std::string> schedules;
 };
 

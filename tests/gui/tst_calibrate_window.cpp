@@ -23,6 +23,7 @@
 #include <QTest>
 #include <QTreeWidget>
 #include <QUndoStack>
+#include <algorithm>
 
 using namespace stagecraft;
 using namespace stagecraft::gui;
@@ -205,6 +206,47 @@ class TestCalibrateWindow : public QObject {
         proposed.clear();
         QVERIFY(window.save());
         QVERIFY(proposed.isEmpty());
+    }
+
+    void calibratingADualPipeVRunFitsItsOverlappedHalves() {
+        // torch's DualPipeV overlaps a forward and a whole backward in one action; its profiler
+        // records the CPU ops inside, so the halves are timed apart and the runtime model is
+        // fitted to the run like any other class's.
+        QTemporaryDir dir;
+        const QString sample = dir.filePath(QStringLiteral("zb-6.2b.stagecraft.json"));
+        QVERIFY(
+            QFile::copy(QStringLiteral(STAGECRAFT_SOURCE_DIR "/samples/zb-6.2b.stagecraft.json"), sample));
+        MainWindow window(test::quietWindowOptions(dir));
+        QVERIFY(showProject(window, sample));
+        const QString run = QStringLiteral(STAGECRAFT_TORCH_RUNS_DIR "/pp2_h512/DualPipeV_pp2_v2_m8_h512");
+        drop(&window, {run + QStringLiteral("_rank0.json"), run + QStringLiteral("_rank1.json")});
+        window.flushAnalysis();
+        QPushButton* apply = window.messageBar()->actionButton();
+        QVERIFY2(apply && apply->isVisible(), qPrintable(window.messageBar()->text()));
+        apply->click();
+        window.flushAnalysis();
+        QVERIFY2(window.runner()->latest()->overlay, qPrintable(window.messageBar()->text()));
+        const auto& schedules = window.document()->project().schedules;
+        QVERIFY(std::find(schedules.begin(), schedules.end(), "dualpipev") != schedules.end());
+
+        window.calibrate();
+        window.flushAnalysis();
+        const Project& calibrated = window.document()->project();
+        QVERIFY2(calibrated.runtimeFit.has_value(), qPrintable(window.messageBar()->text()));
+        QVERIFY2(window.messageBar()->text().contains(QStringLiteral("timed as torch runs it")),
+                 qPrintable(window.messageBar()->text()));
+        // The whole backwards the run measured are kept, not made of I + W.
+        const std::vector<std::string>& notes = calibrated.runtimeFit->notes;
+        QVERIFY(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+            return n.find("whole backwards as the run measured them") != std::string::npos;
+        }));
+        const AnalysisPtr result = window.runner()->latest();
+        for (const ScheduleRefusal& r : result->refusals)
+            qWarning("%s: %s", r.name.c_str(), r.message.c_str());
+        QVERIFY(result->refusals.empty());
+        QVERIFY(result->overlay);
+        QVERIFY(
+            window.grab().save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/calibrated-dualpipev-run.png")));
     }
 
     void calibratingAStagecraftRunKeepsTheRuntimesTiming() {
