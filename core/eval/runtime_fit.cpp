@@ -899,9 +899,9 @@ constexpr double kNearMedian = 0.2;
 /// acceptance bound (5 % and 3 points): the median makespan's draw alone can be several points of
 /// bubble off the median, which a chart's metrics would then show. Of those within kNearMedian of
 /// the nearest (1 % of makespan, 0.6 points), the one whose op farthest from its own median
-/// duration is nearest it (|log ratio|): a draw can be near the median overall with one op drawn
-/// from the spread's tail at 3-5 times its cost, which a chart for a paper would show as the
-/// prediction.
+/// duration, or rank farthest from its median time posting or between actions, is nearest it
+/// (|log ratio|): a draw can be near the median overall with one op or post drawn from the
+/// spread's tail at 3-5 times its cost, which a chart for a paper would show as the prediction.
 std::size_t representativeDraw(const std::vector<RunSummary>& runs, const RunSummary& center) {
     std::vector<double> distance(runs.size());
     double best = INFINITY;
@@ -919,15 +919,29 @@ std::size_t representativeDraw(const std::vector<RunSummary>& runs, const RunSum
             durations[k] = i < runs[k].ops.size() ? runs[k].ops[i].end - runs[k].ops[i].start : 0.0;
         typical[i] = median(durations);
     }
+    // And each rank's time posting and in the framework's gaps: a post drawn from the tail (a
+    // stall of milliseconds) shows as both ranks idle at once.
+    const std::size_t ranks = runs.front().ranks.size();
+    std::vector<double> typicalComm(ranks), typicalGaps(ranks);
+    for (std::size_t r = 0; r < ranks; ++r) {
+        for (std::size_t k = 0; k < runs.size(); ++k) durations[k] = runs[k].ranks.at(r).comm;
+        typicalComm[r] = median(durations);
+        for (std::size_t k = 0; k < runs.size(); ++k) durations[k] = runs[k].ranks.at(r).gaps;
+        typicalGaps[r] = median(durations);
+    }
+    const auto logOff = [](double value, double typicalValue) {
+        return value > 0 && typicalValue > 0 ? std::abs(std::log(value / typicalValue)) : 0.0;
+    };
     std::size_t chosen = 0;
     double smoothest = INFINITY;
     for (std::size_t k = 0; k < runs.size(); ++k) {
         if (distance[k] > best + kNearMedian || runs[k].ops.size() != ops) continue;
         double off = 0;
-        for (std::size_t i = 0; i < ops; ++i) {
-            const double d = runs[k].ops[i].end - runs[k].ops[i].start;
-            if (d > 0 && typical[i] > 0) off = std::max(off, std::abs(std::log(d / typical[i])));
-        }
+        for (std::size_t i = 0; i < ops; ++i)
+            off = std::max(off, logOff(runs[k].ops[i].end - runs[k].ops[i].start, typical[i]));
+        for (std::size_t r = 0; r < ranks; ++r)
+            off = std::max({off, logOff(runs[k].ranks[r].comm, typicalComm[r]),
+                            logOff(runs[k].ranks[r].gaps, typicalGaps[r])});
         if (off < smoothest) {
             smoothest = off;
             chosen = k;
