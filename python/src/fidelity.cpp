@@ -136,7 +136,9 @@ void bindFitMethods(py::class_<Fit>& fit) {
            py::arg("run"),
            "Predicts another measured run (its per-rank traces) and compares: makespan, bubble, per-rank "
            "times, op errors; op_speed (the run's compute time over the prediction's) and the errors at "
-           "that speed (a diagnosis: what the schedule's timing leaves).")
+           "that speed (a diagnosis: what the schedule's timing leaves); critical_rank, the rank that "
+           "ends last, and critical_past_rank, the part of the makespan error beyond that rank's own "
+           "times (µs).")
         .def(
             "predict",
             [](const Fit& f, const std::vector<std::string>& names, int pp, int microbatches, int chunks,

@@ -277,6 +277,10 @@ class Fidelity(unittest.TestCase):
             self.assertAlmostEqual(report["checks"][0]["op_speed"], check["op_speed"], places=12)
             self.assertAlmostEqual(report["checks"][0]["at_run_speed"]["makespan_error"],
                                    check["makespan_error_at_run_speed"], places=12)
+            # The last rank's error parts as the CLI reports them, past its own times included.
+            self.assertEqual(report["checks"][0]["critical_rank"], check["critical_rank"])
+            self.assertAlmostEqual(report["checks"][0]["critical_delta_us"]["past_rank"],
+                                   check["critical_past_rank"], places=6)
             # The processors the ranks shared, given as the CLI's --processors.
             given = sc.fit_torch_run(self.run_of("ZBVZeroBubble"), processors=1.5)
             self.assertEqual(given.shared_processors, 1.5)
