@@ -10,6 +10,7 @@
 #include "io/torch_comms_csv.h"
 #include "passes/program_timing.h"
 #include "project/runtime_fit_file.h"
+#include "test_support.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -552,17 +553,9 @@ TEST_CASE("repeated recordings of one run are joined, their iterations counted o
     // A name that is neither a file nor a run's prefix is said to be missing, not "not a torch
     // trace" (which the format sniffer would say of a file it cannot read).
     const std::string missing = (tmp / "Q").string();
-    const std::string said = [&] {
-        try {
-            runFiles(missing);
-        } catch (const Error& e) {
-            CHECK(e.id() == "io.read");
-            return std::string(e.what());
-        }
-        return std::string();
-    }();
-    CHECK(said.find("no such file, and no run with that prefix (" + missing + "_rank0.json") !=
-          std::string::npos);
+    CHECK(test::errorSummary([&] { runFiles(missing); }) ==
+          "io.read | cannot read '" + missing + "': no such file, and no run with that prefix (" + missing +
+              "_rank0.json or " + missing + "_rep0_rank0.json)");
     std::filesystem::remove_all(tmp);
 }
 

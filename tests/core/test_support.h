@@ -31,7 +31,8 @@ void forEachAcceptedParams(int maxP, int maxM, int maxV, Visit&& visit) {
 }
 
 /// Runs `parse` and sums up how it refused its input: "id line:column | message" for a
-/// ParseError, "id [field] | message" for a ValidationError, "accepted" when nothing was thrown.
+/// ParseError, "id [field] | message" for a ValidationError, "id | message" for another Error,
+/// "accepted" when nothing was thrown.
 template <typename Parse>
 std::string errorSummary(Parse&& parse) {
     try {
@@ -41,6 +42,8 @@ std::string errorSummary(Parse&& parse) {
                e.message();
     } catch (const ValidationError& e) {
         return e.id() + " [" + e.field() + "] | " + e.message();
+    } catch (const Error& e) {
+        return e.id() + " | " + e.message();
     }
     return "accepted";
 }
