@@ -8,7 +8,9 @@ Every figure comes from `stagecraft-cli` itself, the way a user gets it:
 
 - "project": `calibrate` on one class's run (the runtime model, and `--list-scheduler` for the
   list scheduler's calibration), then `overlay --median` of every class's run on the calibrated
-  project, as the app and tests/core/calibrated_runtime_test.cpp do;
+  project, as the app and tests/core/calibrated_runtime_test.cpp do; the overlay's makespan error
+  (the run against the prediction) is turned into the prediction's against the run, as the
+  other tables and the acceptance read, and the bubble is predicted minus measured in both;
 - "pairs": `fidelity --fit RUN --check OTHER ... --json`, the fits and predictions of
   tests/core/torch_runs_fidelity_test.cpp (a split target only from a split source);
 - "noise": each run's median makespan and its 95 % interval, from the same JSON.
@@ -44,8 +46,11 @@ def acceptance_pair(fitted, predicted):
 
 
 def run_prefix(runs, set_name, cls):
-    """The run's base path (without _rank<R>.json), or None when the set lacks the class."""
+    """The run's base path (without _rank<R>.json), or None when the set lacks the class (or the
+    recording lacks the set: a set recorded again alone, `record_timing_matrix.py --set`)."""
     folder = os.path.join(runs, set_name)
+    if not os.path.isdir(folder):
+        return None
     for name in sorted(os.listdir(folder)):
         if name.startswith(cls + "_pp") and name.endswith(".meta.json"):
             return os.path.join(folder, name[: -len(".meta.json")])
@@ -71,15 +76,25 @@ def pct(x, signed=True):
     return f"{100 * x:+.1f} %" if signed else f"{100 * x:.1f} %"
 
 
+def prediction_error(overlay_error):
+    """The overlay's makespan error, (measured - predicted) / predicted, as the fit's and the
+    acceptance's (predicted - measured) / measured, so that every table here reads one way."""
+    return -overlay_error / (1 + overlay_error)
+
+
 def within(makespan_error, bubble_points):
     return abs(makespan_error) <= 0.10 and abs(bubble_points) <= 0.05
 
 
 def project_table(exe, runs):
+    with tempfile.TemporaryDirectory(prefix="fidelity-tables-") as tmp:
+        project_rows(exe, runs, tmp)
+
+
+def project_rows(exe, runs, tmp):
     print("| set | fitted on | same run: makespan, bubble | other runs within 10 % / 5 points "
           "| other runs: mean abs makespan error | the same with the list scheduler's calibration |")
     print("| --- | --- | --- | --- | --- | --- |")
-    tmp = tempfile.mkdtemp(prefix="fidelity-tables-")
     totals = {"within": 0, "others": 0, "runtime": [], "list": [], "pairs": 0, "pairs_within": 0}
     for set_name in SETS:
         for fitted in PROJECT_FITTED:
@@ -97,7 +112,7 @@ def project_table(exe, runs):
                         continue
                     o = json.loads(cli(exe, "overlay", target + ".csv", "--project", project,
                                        "--trace", *traces(target), "--median", "--json"))
-                    errors[(model, other)] = (o["makespan"]["error"],
+                    errors[(model, other)] = (prediction_error(o["makespan"]["error"]),
                                               o["bubble"]["predicted"] - o["bubble"]["measured"])
             same = errors[("runtime", fitted)]
             others = [c for c in CLASSES if c != fitted and ("runtime", c) in errors]
@@ -115,6 +130,8 @@ def project_table(exe, runs):
             print(f"| {set_name} | {fitted} | {pct(same[0])}, {100 * same[1]:+.1f} points | {inside} of {len(others)} "
                   f"| {pct(runtime_mean, False)} | {pct(list_mean, False)} |")
     rt, ls = totals["runtime"], totals["list"]
+    if not rt:
+        raise SystemExit(f"{runs}: no set holds a fitted class's run ({', '.join(SETS)})")
     print()
     print(f"Over the matrix: {totals['within']} of {totals['others']} other runs within 10 % and 5 points "
           f"(mean absolute makespan error {pct(sum(rt) / len(rt), False)}, worst {pct(max(rt), False)}) against "
@@ -162,6 +179,8 @@ def pairs_and_noise(exe, runs):
                     counts["pairs_within_at_speed"] += ok_at_speed
                 rows.append((set_name, fitted, t, check, ok))
                 noise[(set_name, t)] = check
+    if not rows:
+        raise SystemExit(f"{runs}: no set holds a fitted class's run ({', '.join(SETS)})")
     print("| set | fitted on | predicted run | makespan measured (ms) | predicted | error | bubble measured "
           "| predicted | points | op MAPE | | op speed | at its speed |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
