@@ -16,6 +16,7 @@ nlohmann::json instructionJson(const Instruction& in) {
         j["op"] = opKindName(in.op);
         j["mb"] = in.mb;
         j["slot"] = in.slot;
+        if (in.wholeBackward) j["whole_backward"] = true;
         break;
     case InstrKind::Send:
     case InstrKind::Recv:

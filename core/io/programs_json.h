@@ -4,7 +4,8 @@
 //  "split_backward", "placement": [[{"device", "chunk"}]], "buffers": [per pipe * stage],
 //  "peak_buffers": [per rank], "collectives": [{"stage", "ranks"}], "matches": [[send rank,
 //  send index, recv rank, recv index]], "programs": [{"rank", "instructions": [{"kind", ...}]}]}.
-// An instruction carries only the fields its kind uses (docs/lowering.md).
+// An instruction carries only the fields its kind uses (docs/lowering.md); a compute B or W that
+// is a half of one whole backward of a split program says `"whole_backward": true`.
 
 #include "passes/program.h"
 

@@ -217,13 +217,25 @@ class CommsReader {
             const auto stage = number(parts.stage), mb = number(parts.mb);
             if (!stage || !mb) return;
             auto take = [&](OpKind kind) {
-                if (next < ops.size() && ops[next].kind == kind && ops[next].stage == *stage &&
-                    ops[next].mb == *mb)
-                    program.instructions.push_back(compute(ops[next++]));
+                const bool taken = next < ops.size() && ops[next].kind == kind && ops[next].stage == *stage &&
+                                   ops[next].mb == *mb;
+                if (taken) program.instructions.push_back(compute(ops[next++]));
+                return taken;
             };
             if (parts.type == "F") take(OpKind::F);
-            if (parts.type == "I" || parts.type == "B" || parts.type == "BW") take(OpKind::B);
-            if (parts.type == "W" || parts.type == "B" || parts.type == "BW") take(OpKind::W);
+            const bool whole = parts.type == "B" || parts.type == "BW";
+            if (parts.type == "I" || whole) take(OpKind::B);
+            // A whole backward of a split schedule is its B and W, run as one action.
+            if ((parts.type == "W" || whole) && take(OpKind::W) && whole) {
+                auto& ins = program.instructions;
+                const Instruction& w = ins.back();
+                ins.back().wholeBackward = true;
+                if (ins.size() >= 2) {
+                    Instruction& b = ins[ins.size() - 2];
+                    b.wholeBackward = b.kind == InstrKind::Compute && b.op == OpKind::B &&
+                                      b.stage == w.stage && b.mb == w.mb && b.pipe == w.pipe;
+                }
+            }
         };
         if (cell.front() != '(') return emitAction(cell);
         std::string_view inner = cell.substr(1, cell.find(')') - 1);

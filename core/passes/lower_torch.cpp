@@ -108,7 +108,10 @@ Lowered toLowered(const Schedule& s, const RankActions& actions, const LowerOpti
         };
         auto wholeBackward = [&](int stage, int mb) {
             ins.push_back(computeInstruction(OpKind::B, stage, mb));
-            if (s.splitBackward) ins.push_back(computeInstruction(OpKind::W, stage, mb));
+            if (!s.splitBackward) return;
+            ins.back().wholeBackward = true;
+            ins.push_back(computeInstruction(OpKind::W, stage, mb));
+            ins.back().wholeBackward = true;
         };
         for (const Action& a : actions[r]) {
             Instruction in;
@@ -197,6 +200,7 @@ TorchRuntime torchRuntimeOf(std::string_view registryName) {
 
 std::vector<int> autoUnshardLookahead(int ranks, int maxActiveStages) {
     std::vector<int> out;
+    out.reserve(std::size_t(std::max(0, ranks)));
     for (int r = 0; r < ranks; ++r) out.push_back(std::min(r + 2, maxActiveStages));
     return out;
 }

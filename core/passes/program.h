@@ -36,6 +36,10 @@ struct Instruction {
     OpKind op = OpKind::F;        ///< Compute: F, B, W or R
     std::uint8_t pipe = 0;
     InstrKind waits = InstrKind::Compute; ///< Wait: the kind of the instruction waited for
+    /// Compute B or W of a split program: a half of one whole backward that the runtime runs as
+    /// one action (torch's FULL_BACKWARD, the backward of DualPipeV's OVERLAP_F_B), so the two are
+    /// timed at the whole backward's cost, not at a split I's and W's (which run slower apart).
+    bool wholeBackward = false;
     /// The stage this rank runs that the instruction belongs to: the op's stage, the sending stage
     /// of a Send, the receiving stage of a Recv (torch's action naming: `2SEND_F3`, `3RECV_F3`).
     std::int32_t stage = 0;

@@ -344,6 +344,11 @@ const char* runtimeModelName(RuntimeModel model) {
 double computeCost(const RuntimeCosts& costs, const Instruction& in, bool split, int rank) {
     if (in.stage < 0 || std::size_t(in.stage) >= costs.stages.size()) return -1;
     const StageCompute& s = costs.stages[std::size_t(in.stage)];
+    // The halves of a whole backward share its cost, in the proportion of a split I and W: torch
+    // runs them in one autograd pass, which takes less than the two apart (docs/fidelity.md).
+    if (split && in.wholeBackward && s.b > 0 && s.i >= 0 && s.w > 0 &&
+        (in.op == OpKind::B || in.op == OpKind::W))
+        return s.b * (in.op == OpKind::B ? s.i : s.w) / (s.i + s.w);
     switch (in.op) {
     case OpKind::F:
         return s.f;

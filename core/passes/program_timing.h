@@ -76,7 +76,8 @@ TimelineEvent transferEvent(const Lowered& lowered, int rank, const Instruction&
 
 /// The µs `costs` gives the compute instruction `in` of a program whose backward is `split`, run
 /// by `rank` (a W takes that rank's speed, weightCostOn; -1: the stage's own W); negative when
-/// unknown.
+/// unknown. The B and W of a whole backward (Instruction::wholeBackward) share the stage's whole
+/// backward cost `b` in the proportion of its I and W, where all three are known.
 double computeCost(const RuntimeCosts& costs, const Instruction& in, bool split, int rank = -1);
 
 } // namespace stagecraft

@@ -139,6 +139,33 @@ TEST_CASE("a torch program is timed action by action: posts, rendezvous, waits i
     CHECK(t.timeline.events.size() == 6);
 }
 
+TEST_CASE("a whole backward of a split program is timed at its whole cost, shared by its halves",
+          "[program_timing]") {
+    // Rank 1's 1B0 is a whole backward (torch's FULL_BACKWARD) in a program whose other backward
+    // is split (0I0, 0W0): lowered, its B and W, which torch runs in one autograd pass.
+    const Lowered l = programsOf("0F0,0SEND_F0,0RECV_B0,0I0,0W0\n1RECV_F0,1F0,1B0,1SEND_B0\n");
+    REQUIRE(l.splitBackward);
+    const auto& rank0 = l.programs[0].instructions;
+    const auto& rank1 = l.programs[1].instructions;
+    REQUIRE(rank1.size() == 5);
+    CHECK((rank1[2].op == OpKind::B && rank1[2].wholeBackward));
+    CHECK((rank1[3].op == OpKind::W && rank1[3].wholeBackward));
+    CHECK(std::none_of(rank0.begin(), rank0.end(), [](const Instruction& in) { return in.wholeBackward; }));
+    RuntimeCosts c;
+    c.stages = {StageCompute{10, -1, 5, 7}, StageCompute{10, 25, 12, 18}};
+    const ProgramTiming t = timePrograms(l, c);
+    // Worked by hand (no gaps, posts or latency): 0F0 0..10; 1F0 10..20; the whole 1B0 takes 25,
+    // its halves in the proportion of I to W (12 : 18): 20..30 and 30..45, not I + W = 30; the
+    // gradient arrives at 45, 0I0 45..50, 0W0 50..57.
+    CHECK(t.ranks[1][2].begin == Approx(20));
+    CHECK(t.ranks[1][2].end == Approx(30));
+    CHECK(t.ranks[1][3].end == Approx(45));
+    CHECK(t.makespan == Approx(57));
+    // Without a whole backward cost, its halves take a split I and W.
+    c.stages[1].b = -1;
+    CHECK(timePrograms(l, c).makespan == Approx(62));
+}
+
 TEST_CASE("ranks that share processors slow each other down while both compute", "[program_timing]") {
     // Two micro-batches through two stages, no framework or transfer time: F = 10, B = 20.
     const Lowered l = programsOf("0F0,0SEND_F0,0F1,0SEND_F1,0RECV_B0,0B0,0RECV_B1,0B1\n"
