@@ -1063,6 +1063,11 @@ RuntimeFitRecord recordOf(const RuntimeFit& fit, const std::string& source) {
     r.notes = fit.notes;
     r.residualMakespanError = fit.residual.makespanError;
     r.residualBubbleError = fit.residual.bubbleError;
+    const FidelityReport& res = fit.residual;
+    const RankTime& d = res.criticalDelta;
+    if (!res.measured.ranks.empty())
+        r.residualParts = ResidualParts{res.criticalRank, d.compute, d.inputWait,         d.comm,
+                                        d.bookkeeping,    d.gaps,    res.criticalPastRank};
     return r;
 }
 

@@ -4,9 +4,12 @@
 #include "file_io.h"
 #include "json_failure.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 namespace stagecraft {
 
@@ -125,6 +128,34 @@ OrderedJson actionCostsJson(const ActionCosts& a) {
                        {"reshard", a.reshard}};
 }
 
+namespace {
+
+/// "; the largest part: rank 0's waits for its inputs, 9.3 ms under the run's" where the replay's
+/// makespan is off by more than 2 % and the parts are known; "" otherwise.
+std::string largestResidualPart(const RuntimeFitRecord& r) {
+    const ResidualParts& p = r.residualParts;
+    if (p.rank < 0 || std::abs(r.residualMakespanError) <= 0.02) return {};
+    const std::string rank = "rank " + std::to_string(p.rank) + "'s ";
+    const std::array<std::pair<std::string, double>, 6> parts{{
+        {rank + "compute", p.compute},
+        {rank + "waits for its inputs", p.inputWait},
+        {rank + "posting and waiting on transfers", p.comm},
+        {rank + "bookkeeping actions", p.bookkeeping},
+        {rank + "framework gaps between actions", p.gaps},
+        {"how far each step's slowest rank ends past rank " + std::to_string(p.rank) + "'s median time",
+         p.pastRank},
+    }};
+    const auto largest = std::max_element(parts.begin(), parts.end(), [](const auto& a, const auto& b) {
+        return std::abs(a.second) < std::abs(b.second);
+    });
+    char amount[64];
+    std::snprintf(amount, sizeof amount, ", %.1f ms %s the run's", std::abs(largest->second) / 1000,
+                  largest->second < 0 ? "under" : "over");
+    return "; the largest part: " + largest->first + amount;
+}
+
+} // namespace
+
 std::string describeRuntimeFit(const RuntimeFitRecord& r) {
     // In words, not signs: beside it the overlay's error is the run against the prediction, this one
     // the prediction against the run.
@@ -133,8 +164,33 @@ std::string describeRuntimeFit(const RuntimeFitRecord& r) {
                   100 * std::abs(r.residualMakespanError), r.residualMakespanError < 0 ? "short" : "long",
                   100 * std::abs(r.residualBubbleError), r.residualBubbleError < 0 ? "under" : "over");
     return r.model + " runtime model fitted to " + fileNamesOf(r.source) + " (" +
-           std::to_string(r.iterations) + " iterations; its replay of that run: " + replay + ")";
+           std::to_string(r.iterations) + " iterations; its replay of that run: " + replay +
+           largestResidualPart(r) + ")";
 }
+
+namespace {
+
+/// The parts of ResidualParts, by their names in a fit file's `residual.critical_delta_us`.
+constexpr std::array<std::pair<const char*, double ResidualParts::*>, 6> kResidualParts{{
+    {"compute", &ResidualParts::compute},
+    {"input_wait", &ResidualParts::inputWait},
+    {"comm", &ResidualParts::comm},
+    {"bookkeeping", &ResidualParts::bookkeeping},
+    {"gaps", &ResidualParts::gaps},
+    {"past_rank", &ResidualParts::pastRank},
+}};
+
+OrderedJson residualJson(const RuntimeFitRecord& r) {
+    OrderedJson out{{"makespan_error", r.residualMakespanError}, {"bubble_error", r.residualBubbleError}};
+    if (r.residualParts.rank < 0) return out;
+    out["critical_rank"] = r.residualParts.rank;
+    OrderedJson parts;
+    for (const auto& [name, member] : kResidualParts) parts[name] = r.residualParts.*member;
+    out["critical_delta_us"] = parts;
+    return out;
+}
+
+} // namespace
 
 OrderedJson runtimeFitJson(const RuntimeFitRecord& r) {
     OrderedJson stages = OrderedJson::array();
@@ -156,7 +212,7 @@ OrderedJson runtimeFitJson(const RuntimeFitRecord& r) {
         {"weight_factors", weightFactorsJson(r.costs.weightFactors)},
         {"stage_ranks", r.costs.stageRanks},
         {"notes", r.notes},
-        {"residual", {{"makespan_error", r.residualMakespanError}, {"bubble_error", r.residualBubbleError}}}};
+        {"residual", residualJson(r)}};
 }
 
 std::string runtimeFitToJson(const RuntimeFitRecord& r) {
@@ -249,6 +305,21 @@ RuntimeFitRecord runtimeFitFromJson(const Json& doc, const std::string& source, 
         if (!v.is_number() || !std::isfinite(v.get<double>()))
             bad(at("residual.") + key, "= " + shown(v) + ": must be a finite number");
         *to = v.get<double>();
+    }
+    // Absent in files written before the residual's parts were kept.
+    if (const auto it = res.find("critical_rank"); it != res.end()) {
+        if (!it->is_number_integer() || it->get<long long>() < 0 || it->get<long long>() >= r.ranks)
+            bad(at("residual.critical_rank"),
+                "= " + shown(*it) + ": must be a rank of the run, 0.." + std::to_string(r.ranks - 1));
+        r.residualParts.rank = it->get<int>();
+        const Json& parts = member(res, "critical_delta_us", at("residual"));
+        for (const auto& [name, to] : kResidualParts) {
+            const Json& v = member(parts, name, at("residual.critical_delta_us"));
+            if (!v.is_number() || !std::isfinite(v.get<double>()))
+                bad(at("residual.critical_delta_us.") + name,
+                    "= " + shown(v) + ": must be a finite number of µs");
+            r.residualParts.*to = v.get<double>();
+        }
     }
     return r;
 }

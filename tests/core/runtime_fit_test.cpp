@@ -449,6 +449,28 @@ TEST_CASE("a fit file reads back to the same fit and refuses bad fields by name"
     older.replace(older.find("\"shared_processors\": 1.5,"),
                   std::string("\"shared_processors\": 1.5,").size(), "");
     CHECK(parseRuntimeFitJson(older, "fit.json").costs.cores == 0);
+
+    // What the replay got wrong on the rank that ends last: kept, read back, and said in words
+    // where the makespan is off by more than 2 %.
+    CHECK(describeRuntimeFit(r).find("largest part") == std::string::npos); // parts not known
+    r.residualMakespanError = -0.054;
+    r.residualParts = ResidualParts{1, 120, -2700, -1400, -10, 30, 900};
+    text = runtimeFitToJson(r);
+    CHECK(parseRuntimeFitJson(text, "fit.json") == r);
+    CHECK(
+        describeRuntimeFit(r).find("makespan 5.4 % short, bubble 2.0 points over; the largest part: rank 1's "
+                                   "waits for its inputs, 2.7 ms under the run's)") != std::string::npos);
+    r.residualMakespanError = 0.015; // within 2 %: no part named
+    CHECK(describeRuntimeFit(r).find("largest part") == std::string::npos);
+    refused("\"critical_rank\": 1", "\"critical_rank\": 2", "fit.field", "residual.critical_rank");
+    refused("\"input_wait\": -2700.0", "\"input_wait\": \"x\"", "fit.field",
+            "residual.critical_delta_us.input_wait");
+    // Files written before the parts were kept read as not knowing them.
+    std::string withoutParts = text;
+    const auto from = withoutParts.find(",\n    \"critical_rank\"");
+    REQUIRE(from != std::string::npos);
+    withoutParts.erase(from, withoutParts.find("}", withoutParts.find("critical_delta_us")) + 1 - from);
+    CHECK(parseRuntimeFitJson(withoutParts, "fit.json").residualParts.rank == -1);
 }
 
 TEST_CASE("the comparison figure puts each device's measured row under its predicted row",

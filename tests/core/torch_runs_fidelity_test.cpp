@@ -159,6 +159,11 @@ TEST_CASE("a DualPipeV run is fitted from its overlapped halves, and predicted f
     // rank computes as long as in the run: timed as a split I + W, rank 1 of the H = 512 run
     // computed 5.9 % longer than it did.
     CHECK(fit.residual.busyError < 0.05);
+    // The fit's record keeps what its replay got wrong on the last rank, and the parts add up.
+    const ResidualParts parts = recordOf(fit, "DualPipeV").residualParts;
+    CHECK(parts.rank == fit.residual.criticalRank);
+    CHECK(parts.compute + parts.inputWait + parts.comm + parts.bookkeeping + parts.gaps + parts.pastRank ==
+          Approx(fit.residual.predicted.makespan - fit.residual.measured.makespan).margin(1e-6));
     CHECK(fitRuntime(readTorchRun(runFiles("pp2_h512", "DualPipeV")), "DualPipeV").residual.busyError < 0.05);
     CHECK(fit.residual.matchedOps == fit.residual.measured.ops.size());
     bool said = false;
