@@ -114,8 +114,14 @@ void bindFitProperties(py::class_<Fit>& fit) {
             "residual",
             [](const Fit& f) -> py::dict {
                 if (f.residual) return reportDict(*f.residual);
-                return py::dict(py::arg("makespan_error") = f.record.residualMakespanError,
-                                py::arg("bubble_error") = f.record.residualBubbleError);
+                py::dict out(py::arg("makespan_error") = f.record.residualMakespanError,
+                             py::arg("bubble_error") = f.record.residualBubbleError);
+                // A fit file keeps the last rank's parts of the error (absent in older files).
+                if (const ResidualParts& p = f.record.residualParts; p.rank >= 0) {
+                    out["critical_rank"] = p.rank;
+                    out["critical_past_rank"] = p.pastRank;
+                }
+                return out;
             },
             "the fitted run predicted from the fit, against its measurement");
 }

@@ -332,6 +332,9 @@ class Fidelity(unittest.TestCase):
             fit.save(path)
             again = sc.load_fit(path)
             self.assertEqual(again.predict(["zb-v"], 2, 8)[0]["makespan"], predictions["zb-v"]["makespan"])
+            # The file keeps which rank ended the replay last and how far past its median time.
+            self.assertEqual(again.residual["critical_rank"], fit.residual["critical_rank"])
+            self.assertAlmostEqual(again.residual["critical_past_rank"], fit.residual["critical_past_rank"], places=6)
         with self.assertRaises(sc.Error) as caught:
             sc.fit_torch_run([os.path.join(self.set, "GPipe_pp2_v1_m8_h1024")])  # no SEND/RECV to fit
         self.assertEqual(caught.exception.id, "calibrate.trace")
