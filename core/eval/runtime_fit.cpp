@@ -1063,11 +1063,17 @@ RuntimeFitRecord recordOf(const RuntimeFit& fit, const std::string& source) {
     r.notes = fit.notes;
     r.residualMakespanError = fit.residual.makespanError;
     r.residualBubbleError = fit.residual.bubbleError;
-    const FidelityReport& res = fit.residual;
-    const RankTime& d = res.criticalDelta;
-    if (!res.measured.ranks.empty())
-        r.residualParts = ResidualParts{res.criticalRank, d.compute, d.inputWait,         d.comm,
-                                        d.bookkeeping,    d.gaps,    res.criticalPastRank};
+    if (!fit.residual.measured.ranks.empty()) {
+        const RankTime& d = fit.residual.criticalDelta;
+        ResidualParts& p = r.residualParts;
+        p.rank = fit.residual.criticalRank;
+        p.compute = d.compute;
+        p.inputWait = d.inputWait;
+        p.comm = d.comm;
+        p.bookkeeping = d.bookkeeping;
+        p.gaps = d.gaps;
+        p.pastRank = fit.residual.criticalPastRank;
+    }
     return r;
 }
 

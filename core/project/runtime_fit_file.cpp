@@ -130,6 +130,26 @@ OrderedJson actionCostsJson(const ActionCosts& a) {
 
 namespace {
 
+/// The parts of ResidualParts, by their names in a fit file's `residual.critical_delta_us`.
+constexpr std::array<std::pair<const char*, double ResidualParts::*>, 6> kResidualParts{{
+    {"compute", &ResidualParts::compute},
+    {"input_wait", &ResidualParts::inputWait},
+    {"comm", &ResidualParts::comm},
+    {"bookkeeping", &ResidualParts::bookkeeping},
+    {"gaps", &ResidualParts::gaps},
+    {"past_rank", &ResidualParts::pastRank},
+}};
+
+OrderedJson residualJson(const RuntimeFitRecord& r) {
+    OrderedJson out{{"makespan_error", r.residualMakespanError}, {"bubble_error", r.residualBubbleError}};
+    if (r.residualParts.rank < 0) return out;
+    out["critical_rank"] = r.residualParts.rank;
+    OrderedJson parts;
+    for (const auto& [name, member] : kResidualParts) parts[name] = r.residualParts.*member;
+    out["critical_delta_us"] = parts;
+    return out;
+}
+
 /// "; the largest part: rank 0's waits for its inputs, 9.3 ms under the run's" where the replay's
 /// makespan is off by more than 2 % and the parts are known; "" otherwise.
 std::string largestResidualPart(const RuntimeFitRecord& r) {
@@ -167,30 +187,6 @@ std::string describeRuntimeFit(const RuntimeFitRecord& r) {
            std::to_string(r.iterations) + " iterations; its replay of that run: " + replay +
            largestResidualPart(r) + ")";
 }
-
-namespace {
-
-/// The parts of ResidualParts, by their names in a fit file's `residual.critical_delta_us`.
-constexpr std::array<std::pair<const char*, double ResidualParts::*>, 6> kResidualParts{{
-    {"compute", &ResidualParts::compute},
-    {"input_wait", &ResidualParts::inputWait},
-    {"comm", &ResidualParts::comm},
-    {"bookkeeping", &ResidualParts::bookkeeping},
-    {"gaps", &ResidualParts::gaps},
-    {"past_rank", &ResidualParts::pastRank},
-}};
-
-OrderedJson residualJson(const RuntimeFitRecord& r) {
-    OrderedJson out{{"makespan_error", r.residualMakespanError}, {"bubble_error", r.residualBubbleError}};
-    if (r.residualParts.rank < 0) return out;
-    out["critical_rank"] = r.residualParts.rank;
-    OrderedJson parts;
-    for (const auto& [name, member] : kResidualParts) parts[name] = r.residualParts.*member;
-    out["critical_delta_us"] = parts;
-    return out;
-}
-
-} // namespace
 
 OrderedJson runtimeFitJson(const RuntimeFitRecord& r) {
     OrderedJson stages = OrderedJson::array();

@@ -15,7 +15,6 @@ namespace stagecraft {
 
 inline constexpr int kRuntimeFitFormatVersion = 1;
 
-/// What a fit file holds besides the costs.
 /// What the fit's replay of its own run got wrong on the rank that ends the run last, µs,
 /// predicted - measured (FidelityReport::criticalDelta and criticalPastRank): the parts add up to
 /// the makespan error. `rank` -1: not known (a fit file written before these were kept).
@@ -26,6 +25,7 @@ struct ResidualParts {
     friend bool operator==(const ResidualParts&, const ResidualParts&) = default;
 };
 
+/// What a fit file holds besides the costs.
 struct RuntimeFitRecord {
     RuntimeCosts costs;
     std::string model = "torch-gloo";
@@ -42,7 +42,7 @@ struct RuntimeFitRecord {
 /// One line on what `record` rests on, for every front end: "torch-gloo runtime model fitted to
 /// FILES (8 iterations; its replay of that run: makespan 1.4 % long, bubble 2.8 points under)",
 /// and where the replay is off by more than 2 %, the largest part of that on the rank that ends
-/// last ("; most of it rank 0's waits for its inputs, 9.3 ms under the run's").
+/// last ("; the largest part: rank 0's waits for its inputs, 9.3 ms under the run's").
 std::string describeRuntimeFit(const RuntimeFitRecord& record);
 
 /// The per-action costs as the fit file writes them (`actions_us`: gap, post_recv, post_send,
