@@ -227,13 +227,7 @@ nlohmann::ordered_json reportJson(const FidelityReport& r) {
         {"measured_ranks", ranks(r.measured)},
         {"predicted_ranks", ranks(r.predicted)},
         {"critical_rank", r.criticalRank},
-        {"critical_delta_us",
-         {{"compute", r.criticalDelta.compute},
-          {"input_wait", r.criticalDelta.inputWait},
-          {"comm", r.criticalDelta.comm},
-          {"bookkeeping", r.criticalDelta.bookkeeping},
-          {"gaps", r.criticalDelta.gaps},
-          {"past_rank", r.criticalPastRank}}}};
+        {"critical_delta_us", residualPartsJson(residualPartsOf(r))}};
 }
 
 std::string json(const Fitted& fit, const std::vector<Check>& checks,

@@ -1063,18 +1063,22 @@ RuntimeFitRecord recordOf(const RuntimeFit& fit, const std::string& source) {
     r.notes = fit.notes;
     r.residualMakespanError = fit.residual.makespanError;
     r.residualBubbleError = fit.residual.bubbleError;
-    if (!fit.residual.measured.ranks.empty()) {
-        const RankTime& d = fit.residual.criticalDelta;
-        ResidualParts& p = r.residualParts;
-        p.rank = fit.residual.criticalRank;
-        p.compute = d.compute;
-        p.inputWait = d.inputWait;
-        p.comm = d.comm;
-        p.bookkeeping = d.bookkeeping;
-        p.gaps = d.gaps;
-        p.pastRank = fit.residual.criticalPastRank;
-    }
+    r.residualParts = residualPartsOf(fit.residual);
     return r;
+}
+
+ResidualParts residualPartsOf(const FidelityReport& report) {
+    ResidualParts p;
+    if (report.measured.ranks.empty()) return p;
+    const RankTime& d = report.criticalDelta;
+    p.rank = report.criticalRank;
+    p.compute = d.compute;
+    p.inputWait = d.inputWait;
+    p.comm = d.comm;
+    p.bookkeeping = d.bookkeeping;
+    p.gaps = d.gaps;
+    p.pastRank = report.criticalPastRank;
+    return p;
 }
 
 namespace {

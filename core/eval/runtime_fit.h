@@ -135,6 +135,10 @@ struct FidelityReport {
 
 FidelityReport compareRuns(const RunSummary& measured, const RunSummary& predicted);
 
+/// The rank that ends `report`'s run last and its parts of the makespan error, as a fit file keeps
+/// them (rank -1 for a report without ranks).
+ResidualParts residualPartsOf(const FidelityReport& report);
+
 struct RuntimeFit {
     RuntimeCosts costs;
     Lowered programs; ///< what the run executed (its first complete iteration's actions)

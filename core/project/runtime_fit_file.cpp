@@ -144,9 +144,7 @@ OrderedJson residualJson(const RuntimeFitRecord& r) {
     OrderedJson out{{"makespan_error", r.residualMakespanError}, {"bubble_error", r.residualBubbleError}};
     if (r.residualParts.rank < 0) return out;
     out["critical_rank"] = r.residualParts.rank;
-    OrderedJson parts;
-    for (const auto& [name, member] : kResidualParts) parts[name] = r.residualParts.*member;
-    out["critical_delta_us"] = parts;
+    out["critical_delta_us"] = residualPartsJson(r.residualParts);
     return out;
 }
 
@@ -175,6 +173,12 @@ std::string largestResidualPart(const RuntimeFitRecord& r) {
 }
 
 } // namespace
+
+OrderedJson residualPartsJson(const ResidualParts& parts) {
+    OrderedJson out;
+    for (const auto& [name, member] : kResidualParts) out[name] = parts.*member;
+    return out;
+}
 
 std::string describeRuntimeFit(const RuntimeFitRecord& r) {
     // In words, not signs: beside it the overlay's error is the run against the prediction, this one

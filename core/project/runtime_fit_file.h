@@ -45,6 +45,10 @@ struct RuntimeFitRecord {
 /// last ("; the largest part: rank 0's waits for its inputs, 9.3 ms under the run's").
 std::string describeRuntimeFit(const RuntimeFitRecord& record);
 
+/// The parts as a fit file writes them (`residual.critical_delta_us`: compute, input_wait, comm,
+/// bookkeeping, gaps, past_rank, µs), for every report that shows them.
+nlohmann::ordered_json residualPartsJson(const ResidualParts& parts);
+
 /// The per-action costs as the fit file writes them (`actions_us`: gap, post_recv, post_send,
 /// wait_send, reduce_grad, unshard, reshard), for every report that shows them.
 nlohmann::ordered_json actionCostsJson(const ActionCosts& actions);
