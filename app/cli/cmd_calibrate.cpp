@@ -40,7 +40,7 @@ std::string backwardText(const CostFit& fit) {
 
 std::string reportText(const CalibrationReport& r, const std::string& output) {
     std::vector<std::vector<std::string>> rows{
-        {"", "predicted makespan", "measured makespan", "measured vs predicted", "mean |op duration error|"},
+        {"", "predicted makespan", "measured makespan", "predicted vs measured", "mean |op duration error|"},
         {"before", durationText(r.before.makespanPredicted), durationText(r.before.makespanMeasured),
          pct(r.before.makespanError), durationText(r.before.meanAbsDurationError)},
         {r.runtime ? "after, list scheduler" : "after", durationText(r.listAfter.makespanPredicted),

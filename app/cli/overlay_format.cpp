@@ -81,12 +81,12 @@ std::string summaryText(const OverlayView& v) {
     const TimeText t{v.unitless};
     const OverlayReport& r = v.report;
     std::vector<std::vector<std::string>> rows{
-        {"", "predicted", "measured", "error"},
+        {"", "predicted", "measured", "prediction error"},
         {"makespan", t(r.makespanPredicted), t(r.makespanMeasured),
          (r.makespanError >= 0 ? "+" : "") + percent(r.makespanError)},
         {"bubble", percent(r.bubblePredicted), percent(r.bubbleMeasured),
-         (r.bubbleMeasured >= r.bubblePredicted ? "+" : "") +
-             fixed(100 * (r.bubbleMeasured - r.bubblePredicted), 2) + " points"}};
+         (r.bubblePredicted >= r.bubbleMeasured ? "+" : "") +
+             fixed(100 * (r.bubblePredicted - r.bubbleMeasured), 2) + " points"}};
     std::string out = textTable(rows);
     out += "op duration |error|: mean " + t(r.meanAbsDurationError) + ", max " + t(r.maxAbsDurationError);
     if (r.worstOp >= 0) out += " (" + opName(v, r.ops[std::size_t(r.worstOp)]) + ")";
@@ -123,8 +123,9 @@ std::string groupsText(const OverlayView& v) {
 
 std::string driftText(const OverlayView& v) {
     const TimeText t{v.unitless};
-    std::vector<std::vector<std::string>> rows{
-        {"drifted most", "device", "predicted", "measured", "duration error", "start error"}};
+    std::vector<std::vector<std::string>> rows{{"drifted most", "device", "predicted", "measured",
+                                                "duration: measured - predicted",
+                                                "start: measured - predicted"}};
     for (const std::size_t k : v.breakdown.mostDrift) {
         const OpDeviation& d = v.report.ops[k];
         const TimelineEvent& p = v.predicted.events[d.predictedEvent];

@@ -779,7 +779,7 @@ void MainWindow::calibrate() {
         m_document->applyProject(report.project, tr("Calibrate from trace"));
         m_document->proposeSaveAs(derivedPath(m_document->filePath(), QStringLiteral("-calibrated")));
         const QString summary =
-            tr("Calibrated %1: the run's makespan against the prediction %2% before, %3% after")
+            tr("Calibrated %1: the predicted makespan against the run %2% before, %3% after")
                 .arg(QString::fromStdString(report.schedule))
                 .arg(100 * report.before.makespanError, 0, 'f', 1)
                 .arg(100 * report.after.makespanError, 0, 'f', 1);

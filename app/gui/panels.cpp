@@ -315,7 +315,8 @@ OverlayPanel::OverlayPanel(QWidget* parent)
     // error per device, both sorted worst first.
     m_drift = new QTreeWidget(this);
     m_drift->setObjectName(QStringLiteral("overlayDrift"));
-    m_drift->setHeaderLabels({tr("Op"), tr("Device"), tr("Predicted"), tr("Measured"), tr("Error")});
+    m_drift->setHeaderLabels(
+        {tr("Op"), tr("Device"), tr("Predicted"), tr("Measured"), tr("Measured − predicted")});
     m_drift->setRootIsDecorated(false);
     m_drift->setToolTip(tr("The ops whose measured duration departs most from the prediction; click one "
                            "to show it in the chart"));
@@ -409,7 +410,7 @@ void OverlayPanel::setResult(const AnalysisPtr& result, const QString& tracePath
         tr("<b>Trace</b> %1 against <b>%2</b><table cellspacing='4'>"
            "<tr><td>Predicted makespan</td><td align='right'>%3</td></tr>"
            "<tr><td>Measured makespan</td><td align='right'>%4</td></tr>"
-           "<tr><td>Makespan error</td><td align='right'><b>%5</b></td></tr>"
+           "<tr><td>Prediction's makespan error</td><td align='right'><b>%5</b></td></tr>"
            "<tr><td>Op duration error |mean| / max</td><td align='right'>%6 / %7</td></tr>"
            "<tr><td>Op start deviation |mean| / max</td><td align='right'>%8 / %9</td></tr>"
            "<tr><td>Ops matched</td><td align='right'>%10</td></tr>"

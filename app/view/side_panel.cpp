@@ -43,7 +43,7 @@ void SidePanel::drawMetrics(const ViewChart& chart, int panel) const {
     ImGui::Text("bubble %.1f %%", bubble * 100);
     if (vp.overlay && !vp.prediction) {
         const OverlayReport& r = *vp.overlay;
-        ImGui::Text("vs prediction: makespan %+.1f %%", r.makespanError * 100);
+        ImGui::Text("predicted makespan %+.1f %% against it", r.makespanError * 100);
         ImGui::TextWrapped("op duration error: mean %s, max %s",
                            durationText(r.meanAbsDurationError, false).c_str(),
                            durationText(r.maxAbsDurationError, false).c_str());

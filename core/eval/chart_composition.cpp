@@ -120,8 +120,8 @@ void appendChartNotes(Scene& scene, const AnalysisResult& result, const ChartSet
         for (const std::string& part :
              wrapText("Measured (" + file +
                           ") under each device's prediction, aligned at the first op: "
-                          "makespan " +
-                          error + " against the prediction",
+                          "predicted makespan " +
+                          error + " against the run",
                       pal.fontSize, scene.width - 2 * pal.margin)) {
             scene.height += pal.fontSize * 1.4;
             scene.texts.push_back({pal.margin, scene.height - pal.fontSize * 0.35, part, pal.fontSize,
@@ -146,8 +146,9 @@ void appendChartNotes(Scene& scene, const AnalysisResult& result, const ChartSet
         std::snprintf(error, sizeof error, "%+.1f%%", result.overlay->report.makespanError * 100);
         scene.texts.push_back({pal.margin + swatch.w + pal.fontSize * 0.5, y,
                                "measured (" + file +
-                                   "), outlined by duration error (red slower, blue faster): makespan " +
-                                   error + " against the prediction",
+                                   "), outlined by duration error (red slower, blue faster): predicted "
+                                   "makespan " +
+                                   error + " against the run",
                                pal.fontSize, pal.text, TextAnchor::Start, false});
         grew = true;
     }

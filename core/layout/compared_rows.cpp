@@ -112,7 +112,7 @@ std::string comparedSummary(const ComparedRows& rows, const OverlayReport& overl
     std::string text = rows.predicted ? timelineSummary(*rows.predicted, unit) : std::string();
     const TimeAxis axis = niceTimeAxis(overlay.makespanMeasured, 1, unit);
     text += " \u00b7 measured " + formatSignificant(overlay.makespanMeasured / axis.displayScale) +
-            (axis.unit.empty() ? "" : " " + axis.unit) + " (" +
+            (axis.unit.empty() ? "" : " " + axis.unit) + " (predicted " +
             (overlay.makespanError >= 0 ? "+" : "\u2212") +
             formatNumber(std::abs(100.0 * overlay.makespanError), 1) + "%)";
     return text;

@@ -181,8 +181,7 @@ OrderedJson residualPartsJson(const ResidualParts& parts) {
 }
 
 std::string describeRuntimeFit(const RuntimeFitRecord& r) {
-    // In words, not signs: beside it the overlay's error is the run against the prediction, this one
-    // the prediction against the run.
+    // In words as well as a sign: the prediction against the run, as the overlay's error reads.
     char replay[128];
     std::snprintf(replay, sizeof replay, "makespan %.1f %% %s, bubble %.1f points %s",
                   100 * std::abs(r.residualMakespanError), r.residualMakespanError < 0 ? "short" : "long",

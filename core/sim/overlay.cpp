@@ -160,8 +160,8 @@ OverlayReport compareTimelines(const Timeline& predicted, const Timeline& measur
     for (const TimelineEvent& e : measured.events)
         report.makespanMeasured = std::max(report.makespanMeasured, e.end - report.alignOffset);
     report.makespanError =
-        report.makespanPredicted > 0
-            ? (report.makespanMeasured - report.makespanPredicted) / report.makespanPredicted
+        report.makespanMeasured > 0
+            ? (report.makespanPredicted - report.makespanMeasured) / report.makespanMeasured
             : 0.0;
     report.bubblePredicted = bubble(predicted, report.makespanPredicted, 0.0);
     report.bubbleMeasured = bubble(measured, report.makespanMeasured, report.alignOffset);

@@ -23,7 +23,10 @@ struct OverlayReport {
     std::vector<OpDeviation> ops; ///< in the predicted timeline's event order
     double makespanPredicted = 0;
     double makespanMeasured = 0; ///< after alignment
-    double makespanError = 0;    ///< (measured - predicted) / predicted; 0 when predicted is 0
+    /// The prediction's error against the run, (predicted - measured) / measured, as the runtime
+    /// fit's reports and the acceptance read it (-0.05: predicted 5 % short); 0 when nothing was
+    /// measured.
+    double makespanError = 0;
     double meanAbsDurationError = 0;
     double maxAbsDurationError = 0;
     double meanAbsStartError = 0;

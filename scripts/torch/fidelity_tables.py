@@ -9,8 +9,8 @@ Every figure comes from `stagecraft-cli` itself, the way a user gets it:
 - "project": `calibrate` on one class's run (the runtime model, and `--list-scheduler` for the
   list scheduler's calibration), then `overlay --median` of every class's run on the calibrated
   project, as the app and tests/core/calibrated_runtime_test.cpp do; the overlay's makespan error
-  (the run against the prediction) is turned into the prediction's against the run, as the
-  other tables and the acceptance read, and the bubble is predicted minus measured in both;
+  is the prediction's against the run, (predicted - measured) / measured, as the other tables and
+  the acceptance read, and the bubble is predicted minus measured in both;
 - "pairs": `fidelity --fit RUN --check OTHER ... --json`, the fits and predictions of
   tests/core/torch_runs_fidelity_test.cpp (a split target only from a split source);
 - "noise": each run's median makespan and its 95 % interval, from the same JSON.
@@ -76,12 +76,6 @@ def pct(x, signed=True):
     return f"{100 * x:+.1f} %" if signed else f"{100 * x:.1f} %"
 
 
-def prediction_error(overlay_error):
-    """The overlay's makespan error, (measured - predicted) / predicted, as the fit's and the
-    acceptance's (predicted - measured) / measured, so that every table here reads one way."""
-    return -overlay_error / (1 + overlay_error)
-
-
 def within(makespan_error, bubble_points):
     return abs(makespan_error) <= 0.10 and abs(bubble_points) <= 0.05
 
@@ -112,7 +106,7 @@ def project_rows(exe, runs, tmp):
                         continue
                     o = json.loads(cli(exe, "overlay", target + ".csv", "--project", project,
                                        "--trace", *traces(target), "--median", "--json"))
-                    errors[(model, other)] = (prediction_error(o["makespan"]["error"]),
+                    errors[(model, other)] = (o["makespan"]["error"],
                                               o["bubble"]["predicted"] - o["bubble"]["measured"])
             same = errors[("runtime", fitted)]
             others = [c for c in CLASSES if c != fitted and ("runtime", c) in errors]

@@ -199,7 +199,8 @@ class TestGuiModels : public QObject {
             "t.json", std::make_shared<const Timeline>(test::measuredTimeline(project, "1f1b", 1.1))};
         const AnalysisResult result = analyze(request);
         QVERIFY2(result.overlay, result.overlayError.c_str());
-        QVERIFY(std::abs(result.overlay->report.makespanError - 0.1) < 1e-6);
+        // A run 10 % slower: the prediction 1 / 1.1 of it, 9.1 % short.
+        QVERIFY(std::abs(result.overlay->report.makespanError - (1 / 1.1 - 1)) < 1e-6);
         const Scene scene = buildChartScene(result, ChartSettings{}, 600);
         int outlines = 0, bars = 0;
         for (const SceneRect& r : scene.rects) {

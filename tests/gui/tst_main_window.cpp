@@ -196,7 +196,7 @@ class TestMainWindow : public QObject {
         QVERIFY(result->overlay);
         QCOMPARE(result->outcomes[result->overlay->outcome].name, std::string("1f1b"));
         const QString text = m_window->overlayPanel()->text();
-        QVERIFY2(text.contains(QStringLiteral("Makespan error: +10.0 %")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("Prediction's makespan error: -9.1 %")), qPrintable(text));
         QVERIFY(text.contains(QStringLiteral("Ops matched")));
         int outlines = 0;
         for (const SceneRect& r : m_window->ganttView()->scene().rects) outlines += r.kind == kMeasuredKind;

@@ -147,10 +147,10 @@ int main(int argc, char** argv) {
               "every op of the prediction, syncs and optimizer steps included, is measured (" +
                   std::to_string(report.unmatched.size()) + " missing)");
         std::cerr << "check_measured: " << run.at("schedule").get<std::string>() << ": measured iteration "
-                  << report.makespanMeasured << " µs, predicted " << report.makespanPredicted << " µs (error "
-                  << report.makespanError * 100 << " %), bubble measured " << report.bubbleMeasured
-                  << " predicted " << report.bubblePredicted << ", peak memory " << maxPeak(run) / 1048576.0
-                  << " MiB\n";
+                  << report.makespanMeasured << " µs, predicted " << report.makespanPredicted
+                  << " µs (the prediction " << report.makespanError * 100
+                  << " % against the run), bubble measured " << report.bubbleMeasured << " predicted "
+                  << report.bubblePredicted << ", peak memory " << maxPeak(run) / 1048576.0 << " MiB\n";
         if (within >= 0) {
             std::vector<double> times;
             for (const auto& us : run.at("iteration_us")) times.push_back(us.get<double>());
