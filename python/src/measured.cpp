@@ -125,7 +125,8 @@ void bindMeasured(py::module_& m) {
         py::arg("project"), py::arg("schedule"), py::arg("traces"), py::arg("iteration") = -1,
         py::arg("median") = false, py::arg("placement") = "loop", py::arg("project_timing") = false,
         "A measured trace (one file, or a run's per-rank files) against the project's prediction of "
-        "`schedule`: makespan, bubble and op errors, as `stagecraft-cli overlay` (placement: how "
+        "`schedule`: makespan, bubble and op errors, as `stagecraft-cli overlay` (makespan_error: the "
+        "prediction's against the run, (predicted - measured) / measured; placement: how "
         "ranges named F{mb}.{chunk} give the stage, 'loop' or 'v', as --placement; project_timing: a "
         "stagecraft-run trace predicted with the project's costs.timing, as --project-timing).");
     m.def(
