@@ -114,6 +114,16 @@ std::vector<std::string> row(const std::string& name, const FidelityReport& r) {
                          : "-"};
 }
 
+/// How far the run's iterations and the replay's draws spread apart, where both are known.
+std::string spreadLine(const FidelityReport& r) {
+    const RunSummary &m = r.measured, &p = r.predicted;
+    if (m.makespanP90 <= 0 || p.makespanP90 <= 0) return {};
+    return "makespans from the 10th to the 90th percentile: the run's iterations " +
+           millisecondsText(m.makespanP10) + " to " + millisecondsText(m.makespanP90) +
+           " ms, the replay's draws " + millisecondsText(p.makespanP10) + " to " +
+           millisecondsText(p.makespanP90) + " ms\n";
+}
+
 std::string rankTable(const FidelityReport& r) {
     std::vector<std::vector<std::string>> rows{
         {"rank", "compute", "input wait", "comm", "bookkeeping", "gaps", "busy error"}};
@@ -132,7 +142,8 @@ std::string rankTable(const FidelityReport& r) {
            ", bookkeeping " + millisecondsText(c.bookkeeping) + ", gaps " + millisecondsText(c.gaps) +
            "; the makespan past this rank's median time " + millisecondsText(r.criticalPastRank) +
            " (each iteration ends with its slowest rank); in all " +
-           millisecondsText(r.predicted.makespan - r.measured.makespan) + ", the makespan error\n";
+           millisecondsText(r.predicted.makespan - r.measured.makespan) + ", the makespan error\n" +
+           spreadLine(r);
 }
 
 std::string predictionTable(const std::vector<SchedulePrediction>& predictions) {
@@ -212,6 +223,8 @@ nlohmann::ordered_json reportJson(const FidelityReport& r) {
         {"predicted_makespan_us", r.predicted.makespan},
         {"makespan_error", r.makespanError},
         {"measured_makespan_interval_us", Json::array({r.measured.makespanLow, r.measured.makespanHigh})},
+        {"measured_makespan_p10_p90_us", Json::array({r.measured.makespanP10, r.measured.makespanP90})},
+        {"predicted_makespan_p10_p90_us", Json::array({r.predicted.makespanP10, r.predicted.makespanP90})},
         {"measured_noise", r.measuredNoise},
         {"measured_bubble", r.measured.bubble},
         {"predicted_bubble", r.predicted.bubble},

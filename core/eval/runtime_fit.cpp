@@ -91,6 +91,20 @@ RunSummary summarizeIteration(const std::vector<RankTrace>& ranks, int k) {
     return s;
 }
 
+std::vector<double> makespansOf(const std::vector<RunSummary>& runs) {
+    std::vector<double> makespans;
+    makespans.reserve(runs.size());
+    for (const RunSummary& r : runs) makespans.push_back(r.makespan);
+    return makespans;
+}
+
+/// `out`'s makespanP10 and makespanP90 from the makespans of its iterations (or draws); none for one.
+void setMakespanPercentiles(RunSummary& out, const std::vector<double>& makespans) {
+    if (makespans.size() < 2) return;
+    out.makespanP10 = quantile(makespans, 0.1);
+    out.makespanP90 = quantile(makespans, 0.9);
+}
+
 /// The median of each field over the iterations.
 RunSummary medianOf(const std::vector<RunSummary>& runs) {
     RunSummary out;
@@ -472,10 +486,9 @@ RunSummary summarizeMeasured(const std::vector<RankTrace>& ranks) {
     runs.reserve(std::size_t(iterations));
     for (int k = 0; k < iterations; ++k) runs.push_back(summarizeIteration(ranks, k));
     RunSummary out = medianOf(runs);
-    std::vector<double> makespans;
-    makespans.reserve(runs.size());
-    for (const RunSummary& r : runs) makespans.push_back(r.makespan);
+    const std::vector<double> makespans = makespansOf(runs);
     std::tie(out.makespanLow, out.makespanHigh) = medianInterval(makespans);
+    setMakespanPercentiles(out, makespans);
     return out;
 }
 
@@ -973,6 +986,7 @@ Replicated replicate(const Lowered& programs, const RuntimeCosts& costs, int rep
         runs.push_back(summarizePredicted(programs, timePrograms(programs, costs, options)));
     }
     Replicated out{medianOf(runs), 1};
+    setMakespanPercentiles(out.summary, makespansOf(runs));
     out.representativeSeed = representativeDraw(runs, out.summary) + 1;
     return out;
 }

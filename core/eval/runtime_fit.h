@@ -67,6 +67,10 @@ struct RunSummary {
     /// median (a bootstrap over its iterations, seeded, so the same run always gives the same
     /// interval), µs. Both 0 for a prediction or a run of fewer than 3 iterations.
     double makespanLow = 0, makespanHigh = 0;
+    /// How far the makespans spread: the 10th and 90th percentile of a measured run's iterations, or
+    /// of a prediction's draws of the spread, µs; both 0 for one timing. Draws that spread much wider
+    /// than the run's iterations place stalls the run did not have (docs/fidelity.md).
+    double makespanP10 = 0, makespanP90 = 0;
     std::vector<RankTime> ranks; ///< [rank]
     /// Each compute op: (kind, stage, mb) -> its start and end from the iteration's start.
     struct Op {

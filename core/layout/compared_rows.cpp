@@ -63,7 +63,7 @@ std::string spanText(const TimelineEvent& e, const TimeText& text) {
 }
 
 std::string nameOf(const TimelineEvent& e, bool splitBackward) {
-    const std::string name = opName(e.op, splitBackward);
+    std::string name = opName(e.op, splitBackward);
     if (e.lane != Lane::Comm) return name;
     std::string out = std::string(commKindName(e.comm)) + " of " + name;
     if (e.peer >= 0) out += " \u2192 D" + std::to_string(ComparedRows::deviceOfRow(e.peer));

@@ -37,19 +37,22 @@ py::dict reportDict(const FidelityReport& r) {
             py::arg("measured_comm") = m.comm, py::arg("predicted_comm") = p.comm,
             py::arg("measured_gaps") = m.gaps, py::arg("predicted_gaps") = p.gaps));
     }
-    return py::dict(py::arg("measured_makespan") = r.measured.makespan,
-                    py::arg("predicted_makespan") = r.predicted.makespan,
-                    py::arg("makespan_error") = r.makespanError,
-                    py::arg("measured_bubble") = r.measured.bubble,
-                    py::arg("predicted_bubble") = r.predicted.bubble, py::arg("bubble_error") = r.bubbleError,
-                    py::arg("op_mape") = r.opMape, py::arg("op_speed") = r.opSpeed,
-                    py::arg("makespan_error_at_run_speed") =
-                        r.atRunSpeed ? py::object(py::float_(r.makespanErrorAtRunSpeed)) : py::none(),
-                    py::arg("bubble_error_at_run_speed") =
-                        r.atRunSpeed ? py::object(py::float_(r.bubbleErrorAtRunSpeed)) : py::none(),
-                    py::arg("start_mae") = r.startMae, py::arg("matched_ops") = r.matchedOps,
-                    py::arg("critical_rank") = r.criticalRank,
-                    py::arg("critical_past_rank") = r.criticalPastRank, py::arg("ranks") = ranks);
+    return py::dict(
+        py::arg("measured_makespan") = r.measured.makespan,
+        py::arg("predicted_makespan") = r.predicted.makespan, py::arg("makespan_error") = r.makespanError,
+        py::arg("measured_makespan_p10_p90") = py::make_tuple(r.measured.makespanP10, r.measured.makespanP90),
+        py::arg("predicted_makespan_p10_p90") =
+            py::make_tuple(r.predicted.makespanP10, r.predicted.makespanP90),
+        py::arg("measured_bubble") = r.measured.bubble, py::arg("predicted_bubble") = r.predicted.bubble,
+        py::arg("bubble_error") = r.bubbleError, py::arg("op_mape") = r.opMape,
+        py::arg("op_speed") = r.opSpeed,
+        py::arg("makespan_error_at_run_speed") =
+            r.atRunSpeed ? py::object(py::float_(r.makespanErrorAtRunSpeed)) : py::none(),
+        py::arg("bubble_error_at_run_speed") =
+            r.atRunSpeed ? py::object(py::float_(r.bubbleErrorAtRunSpeed)) : py::none(),
+        py::arg("start_mae") = r.startMae, py::arg("matched_ops") = r.matchedOps,
+        py::arg("critical_rank") = r.criticalRank, py::arg("critical_past_rank") = r.criticalPastRank,
+        py::arg("ranks") = ranks);
 }
 
 std::vector<std::filesystem::path> filesOf(const std::vector<std::string>& specs) {

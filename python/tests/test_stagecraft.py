@@ -281,6 +281,11 @@ class Fidelity(unittest.TestCase):
             self.assertEqual(report["checks"][0]["critical_rank"], check["critical_rank"])
             self.assertAlmostEqual(report["checks"][0]["critical_delta_us"]["past_rank"],
                                    check["critical_past_rank"], places=6)
+            # How far the run's iterations and the replay's draws spread, as the CLI reports them.
+            for side in ("measured", "predicted"):
+                low, high = check[side + "_makespan_p10_p90"]
+                self.assertLess(low, high)
+                self.assertEqual([low, high], report["checks"][0][side + "_makespan_p10_p90_us"])
             # The processors the ranks shared, given as the CLI's --processors.
             given = sc.fit_torch_run(self.run_of("ZBVZeroBubble"), processors=1.5)
             self.assertEqual(given.shared_processors, 1.5)

@@ -45,6 +45,16 @@ TEST_CASE("fidelity fits one torch run, checks another and predicts registered s
                                            residual["measured_ranks"][d]["compute_us"].get<double>() -
                                        1));
     CHECK(residual["busy_error"].get<double>() == Approx(busy));
+    // How far the run's iterations and the replay's draws spread, each around its median.
+    for (const char* side : {"measured", "predicted"}) {
+        INFO(side);
+        const auto& range = residual[std::string(side) + "_makespan_p10_p90_us"];
+        const double median = residual[std::string(side) + "_makespan_us"].get<double>();
+        CHECK(range[0].get<double>() > 0);
+        CHECK(range[0].get<double>() <= median);
+        CHECK(median <= range[1].get<double>());
+        CHECK(range[0].get<double>() < range[1].get<double>());
+    }
     REQUIRE(json["checks"].size() == 1);
     CHECK(json["checks"][0]["matched_ops"] == 32);
     CHECK(json["checks"][0]["predicted_makespan_us"].get<double>() > 0);
@@ -64,6 +74,8 @@ TEST_CASE("fidelity fits one torch run, checks another and predicts registered s
     CHECK(text.out.find("fitted torch-gloo") != std::string::npos);
     CHECK(text.out.find("I and W are not measured") != std::string::npos);
     CHECK(text.out.find("ends last") != std::string::npos);
+    CHECK(text.out.find("the run's iterations") != std::string::npos);
+    CHECK(text.out.find("the replay's draws") != std::string::npos);
 
     // The predictions as text: a long note or refusal sits at the end of its own line and widens
     // no other row (the notes column is text, not padded), and no line ends in spaces.
