@@ -91,6 +91,7 @@ RunSummary summarizeIteration(const std::vector<RankTrace>& ranks, int k) {
     return s;
 }
 
+/// The makespan of each of `runs` (a run's iterations, or a prediction's draws).
 std::vector<double> makespansOf(const std::vector<RunSummary>& runs) {
     std::vector<double> makespans;
     makespans.reserve(runs.size());
