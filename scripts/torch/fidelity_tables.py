@@ -76,6 +76,10 @@ def pct(x, signed=True):
     return f"{100 * x:+.1f} %" if signed else f"{100 * x:.1f} %"
 
 
+def mean(values):
+    return sum(values) / len(values) if values else 0.0
+
+
 def within(makespan_error, bubble_points):
     return abs(makespan_error) <= 0.10 and abs(bubble_points) <= 0.05
 
@@ -138,6 +142,7 @@ def pairs_and_noise(exe, runs):
     rows, noise = [], {}
     counts = {"fits": 0, "fits_within": 0, "checks": 0, "checks_within": 0, "pairs": 0, "pairs_within": 0,
               "in_noise": 0, "checks_within_at_speed": 0, "pairs_within_at_speed": 0}
+    abs_errors = {"fitted": [], "others": []}
     for set_name in SETS:
         for fitted in FITTED:
             source = run_prefix(runs, set_name, fitted)
@@ -157,6 +162,7 @@ def pairs_and_noise(exe, runs):
             ok = abs(res["makespan_error"]) <= 0.05 and abs(res["bubble_error"]) <= 0.03 and busy <= 0.05
             counts["fits"] += 1
             counts["fits_within"] += ok
+            abs_errors["fitted"].append(abs(res["makespan_error"]))
             rows.append((set_name, label, "(same run)", res, ok))
             noise[(set_name, fitted)] = res
             for t, check in zip(targets, d["checks"]):
@@ -165,6 +171,7 @@ def pairs_and_noise(exe, runs):
                 ok_at_speed = bool(speed) and within(speed["makespan_error"], speed["bubble_error"])
                 counts["checks"] += 1
                 counts["checks_within"] += ok
+                abs_errors["others"].append(abs(check["makespan_error"]))
                 counts["checks_within_at_speed"] += ok_at_speed
                 counts["in_noise"] += abs(check["makespan_error"]) <= check["measured_noise"]
                 if acceptance_pair(fitted, t):
@@ -193,7 +200,8 @@ def pairs_and_noise(exe, runs):
           f"of the {counts['pairs']} pairs whose op kinds the source measured, {counts['pairs_within']}; "
           f"{counts['in_noise']} of {counts['checks']} within their target's own 95 % interval. At the checked "
           f"run's own op speed: {counts['checks_within_at_speed']} of {counts['checks']} other runs, "
-          f"{counts['pairs_within_at_speed']} of the {counts['pairs']} pairs.")
+          f"{counts['pairs_within_at_speed']} of the {counts['pairs']} pairs. Mean absolute makespan error: "
+          f"fitted runs {pct(mean(abs_errors['fitted']), False)}, other runs {pct(mean(abs_errors['others']), False)}.")
     print()
     print("| set | class | median makespan (ms) | 95 % interval of the median (ms) | ± |")
     print("| --- | --- | --- | --- | --- |")
