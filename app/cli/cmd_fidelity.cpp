@@ -124,6 +124,17 @@ std::string spreadLine(const FidelityReport& r) {
            millisecondsText(p.makespanP90) + " ms\n";
 }
 
+/// What the run's and the replay's critical paths are made of (medians over iterations and draws).
+std::string pathLine(const FidelityReport& r) {
+    const ActionPathParts &m = r.measured.path, &p = r.predicted.path;
+    auto pair = [](double a, double b) { return millisecondsText(a) + " / " + millisecondsText(b); };
+    return "the critical path, measured / predicted ms (medians): compute " + pair(m.compute, p.compute) +
+           ", transfers " + pair(m.transfers, p.transfers) + " (" + fixed(m.hops, 1) + " / " +
+           fixed(p.hops, 1) + " hops), comm " + pair(m.comm, p.comm) + ", waits not followed " +
+           pair(m.waits, p.waits) + ", bookkeeping " + pair(m.bookkeeping, p.bookkeeping) + ", gaps " +
+           pair(m.gaps, p.gaps) + "\n";
+}
+
 std::string rankTable(const FidelityReport& r) {
     std::vector<std::vector<std::string>> rows{
         {"rank", "compute", "input wait", "comm", "bookkeeping", "gaps", "busy error"}};
@@ -143,7 +154,7 @@ std::string rankTable(const FidelityReport& r) {
            "; the makespan past this rank's median time " + millisecondsText(r.criticalPastRank) +
            " (each iteration ends with its slowest rank); in all " +
            millisecondsText(r.predicted.makespan - r.measured.makespan) + ", the makespan error\n" +
-           spreadLine(r);
+           spreadLine(r) + pathLine(r);
 }
 
 std::string predictionTable(const std::vector<SchedulePrediction>& predictions) {
@@ -218,6 +229,11 @@ nlohmann::ordered_json reportJson(const FidelityReport& r) {
                            {"gaps_us", t.gaps}});
         return out;
     };
+    auto path = [](const ActionPathParts& p) {
+        return Json{{"compute_us", p.compute}, {"transfers_us", p.transfers},     {"comm_us", p.comm},
+                    {"waits_us", p.waits},     {"bookkeeping_us", p.bookkeeping}, {"gaps_us", p.gaps},
+                    {"hops", p.hops}};
+    };
     return Json{
         {"measured_makespan_us", r.measured.makespan},
         {"predicted_makespan_us", r.predicted.makespan},
@@ -239,6 +255,8 @@ nlohmann::ordered_json reportJson(const FidelityReport& r) {
                                       : Json(nullptr)},
         {"measured_ranks", ranks(r.measured)},
         {"predicted_ranks", ranks(r.predicted)},
+        {"measured_critical_path", path(r.measured.path)},
+        {"predicted_critical_path", path(r.predicted.path)},
         {"critical_rank", r.criticalRank},
         {"critical_delta_us", residualPartsJson(residualPartsOf(r))}};
 }

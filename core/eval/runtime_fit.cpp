@@ -53,6 +53,60 @@ constexpr int kReplications = 257;
 constexpr std::size_t kDrawBudget = 1'000'000;
 constexpr int kMinReplications = 3;
 
+/// The path steps of one measured iteration (each rank's actions in its order): a compute range
+/// waits for its received input (the later of the transfer's SEND and RECV ranges), a WAIT_SEND
+/// for its send to complete (the later of that SEND and the peer's RECV).
+std::vector<std::vector<ActionStep>>
+measuredSteps(const std::vector<std::vector<const ActionRange*>>& actions) {
+    std::map<OpKey, std::pair<int, std::size_t>> where; // (kind, stage, mb) -> (rank, step)
+    for (std::size_t d = 0; d < actions.size(); ++d)
+        for (std::size_t i = 0; i < actions[d].size(); ++i) {
+            const ActionRange& r = *actions[d][i];
+            where[{int(r.kind), r.stage, r.mb}] = {int(d), i};
+        }
+    auto step = [&](RangeKind kind, int stage, int mb) -> const std::pair<int, std::size_t>* {
+        const auto it = where.find({int(kind), stage, mb});
+        return it == where.end() ? nullptr : &it->second;
+    };
+    std::vector<std::vector<ActionStep>> steps(actions.size());
+    for (std::size_t d = 0; d < actions.size(); ++d)
+        for (const ActionRange* a : actions[d]) {
+            const ActionRange& r = *a;
+            ActionStep p;
+            p.start = r.start;
+            p.begin = r.start;
+            p.end = r.end;
+            const std::pair<int, std::size_t>*send = nullptr, *recv = nullptr;
+            if (isComputeRange(r.kind)) {
+                p.begin = opStart(r);
+                if (r.kind != RangeKind::W) {
+                    const bool forward = r.kind == RangeKind::F;
+                    send = step(forward ? RangeKind::SendF : RangeKind::SendB,
+                                transferPeerStage(forward ? OpKind::F : OpKind::B, false, r.stage), r.mb);
+                    recv = step(forward ? RangeKind::RecvF : RangeKind::RecvB, r.stage, r.mb);
+                }
+            } else if (r.kind == RangeKind::WaitSendF || r.kind == RangeKind::WaitSendB) {
+                p.part = ActionStep::Part::Comm;
+                p.begin = r.end; // it blocks until its send completes
+                const bool forward = r.kind == RangeKind::WaitSendF;
+                send = step(forward ? RangeKind::SendF : RangeKind::SendB, r.stage, r.mb);
+                recv = step(forward ? RangeKind::RecvF : RangeKind::RecvB,
+                            transferPeerStage(forward ? OpKind::F : OpKind::B, true, r.stage), r.mb);
+            } else {
+                p.part = isTransferRange(r.kind) ? ActionStep::Part::Comm : ActionStep::Part::Bookkeeping;
+            }
+            if (send && recv) {
+                const ActionRange& s = *actions[std::size_t(send->first)][send->second];
+                const ActionRange& v = *actions[std::size_t(recv->first)][recv->second];
+                const auto& later = s.end >= v.end ? *send : *recv;
+                p.fromRank = later.first;
+                p.fromStep = later.second;
+            }
+            steps[d].push_back(p);
+        }
+    return steps;
+}
+
 /// One iteration of a measured run.
 RunSummary summarizeIteration(const std::vector<RankTrace>& ranks, int k) {
     RunSummary s;
@@ -88,6 +142,7 @@ RunSummary summarizeIteration(const std::vector<RankTrace>& ranks, int k) {
         s.ranks.push_back(time);
     }
     s.bubble = s.makespan > 0 ? 1.0 - compute / (double(ranks.size()) * s.makespan) : 0.0;
+    s.path = actionCriticalPath(measuredSteps(actions), t0, kWaited);
     return s;
 }
 
@@ -116,6 +171,10 @@ RunSummary medianOf(const std::vector<RunSummary>& runs) {
         return median(v);
     };
     out.makespan = med([](const RunSummary& r) { return r.makespan; });
+    std::vector<ActionPathParts> paths;
+    paths.reserve(runs.size());
+    for (const RunSummary& r : runs) paths.push_back(r.path);
+    out.path = medianActionPath(paths);
     out.bubble = med([](const RunSummary& r) { return r.bubble; });
     const std::size_t rankCount = runs.front().ranks.size();
     for (std::size_t d = 0; d < rankCount; ++d) {
@@ -493,6 +552,57 @@ RunSummary summarizeMeasured(const std::vector<RankTrace>& ranks) {
     return out;
 }
 
+/// The path steps of a timing of `programs`: an instruction that awaited a transfer waits for the
+/// later of its Send and Recv posts.
+std::vector<std::vector<ActionStep>> predictedSteps(const Lowered& programs, const ProgramTiming& timing) {
+    struct Posts {
+        std::pair<int, std::size_t> send{-1, 0}, recv{-1, 0};
+    };
+    std::vector<Posts> posts; // by tag (the lowering numbers a program's transfers from 0)
+    for (int r = 0; r < programs.ranks; ++r) {
+        const auto& ins = programs.programs[std::size_t(r)].instructions;
+        for (std::size_t i = 0; i < ins.size(); ++i) {
+            if ((ins[i].kind != InstrKind::Send && ins[i].kind != InstrKind::Recv) || ins[i].tag < 0)
+                continue;
+            const auto tag = std::size_t(ins[i].tag);
+            if (tag >= posts.size()) posts.resize(tag + 1);
+            (ins[i].kind == InstrKind::Send ? posts[tag].send : posts[tag].recv) = {r, i};
+        }
+    }
+    std::vector<std::vector<ActionStep>> steps(std::size_t(programs.ranks));
+    for (int r = 0; r < programs.ranks; ++r) {
+        const auto& ins = programs.programs[std::size_t(r)].instructions;
+        const auto& times = timing.ranks[std::size_t(r)];
+        steps[std::size_t(r)].reserve(ins.size());
+        for (std::size_t i = 0; i < ins.size() && i < times.size(); ++i) {
+            const Instruction& in = ins[i];
+            const TimedInstruction& t = times[i];
+            ActionStep p;
+            p.start = t.start;
+            p.begin = t.begin;
+            p.end = t.end;
+            const bool comm =
+                in.kind == InstrKind::Send || in.kind == InstrKind::Recv ||
+                (in.kind == InstrKind::Wait && (in.waits == InstrKind::Send || in.waits == InstrKind::Recv));
+            p.part = in.kind == InstrKind::Compute ? ActionStep::Part::Compute
+                     : comm                        ? ActionStep::Part::Comm
+                                                   : ActionStep::Part::Bookkeeping;
+            if (t.awaited >= 0 && std::size_t(t.awaited) < posts.size()) {
+                const auto [send, recv] = posts[std::size_t(t.awaited)];
+                if (send.first >= 0 && recv.first >= 0) {
+                    const double sent = timing.ranks[std::size_t(send.first)][send.second].end;
+                    const double received = timing.ranks[std::size_t(recv.first)][recv.second].end;
+                    const auto& later = sent >= received ? send : recv;
+                    p.fromRank = later.first;
+                    p.fromStep = later.second;
+                }
+            }
+            steps[std::size_t(r)].push_back(p);
+        }
+    }
+    return steps;
+}
+
 RunSummary summarizePredicted(const Lowered& programs, const ProgramTiming& timing) {
     RunSummary s;
     double t0 = INFINITY, t1 = 0;
@@ -541,6 +651,7 @@ RunSummary summarizePredicted(const Lowered& programs, const ProgramTiming& timi
         s.ranks.push_back(time);
     }
     s.bubble = s.makespan > 0 ? 1.0 - compute / (double(programs.ranks) * s.makespan) : 0.0;
+    s.path = actionCriticalPath(predictedSteps(programs, timing), t0, kWaited);
     return s;
 }
 

@@ -13,6 +13,7 @@
 //    consumer), over the transfers the consumer did wait for (the others only bound it).
 // Then the run's own programs are timed with those costs and compared with the run.
 
+#include "eval/action_critical_path.h"
 #include "generators/schedule_params.h"
 #include "io/measured_run.h"
 #include "passes/program.h"
@@ -72,6 +73,9 @@ struct RunSummary {
     /// than the run's iterations place stalls the run did not have (docs/fidelity.md).
     double makespanP10 = 0, makespanP90 = 0;
     std::vector<RankTime> ranks; ///< [rank]
+    /// What the chain of actions and transfers that ends each iteration is made of (the median
+    /// of each part over the iterations or draws): which of the ranks' time decided the makespan.
+    ActionPathParts path;
     /// Each compute op: (kind, stage, mb) -> its start and end from the iteration's start.
     struct Op {
         RangeKind kind = RangeKind::F;

@@ -106,6 +106,7 @@ class Timer {
                     if (phase[r] == Phase::Gap && over[r]) {
                         m_out.ranks[r][m_pc[r]].start = now;
                         awaitedTag[r] = awaited(int(r), ins[m_pc[r]]);
+                        m_out.ranks[r][m_pc[r]].awaited = awaitedTag[r];
                         phase[r] = Phase::Waiting;
                         if (awaitedTag[r] >= 0) {
                             TransferState& t = m_transfers[std::size_t(awaitedTag[r])];
@@ -260,7 +261,8 @@ class Timer {
                 clock +
                 (in.kind == InstrKind::Optimizer ? 0.0 : drawn(m_costs.actions.gap, m_costs.spread.gap));
             double begin = start;
-            if (const std::int64_t tag = awaited(r, in); tag >= 0) {
+            const std::int64_t tag = awaited(r, in);
+            if (tag >= 0) {
                 TransferState& t = m_transfers[std::size_t(tag)];
                 if (!t.arrived()) {
                     (t.waiters[0] < 0 ? t.waiters[0] : t.waiters[1]) = r;
@@ -269,7 +271,7 @@ class Timer {
                 begin = std::max(start, arrival(t));
             }
             const double end = begin + busy(in, r);
-            m_out.ranks[std::size_t(r)][pc] = TimedInstruction{start, begin, end};
+            m_out.ranks[std::size_t(r)][pc] = TimedInstruction{start, begin, end, tag};
             clock = end;
             if (in.kind == InstrKind::Send || in.kind == InstrKind::Recv) post(r, in, end, ready);
             if (in.kind == InstrKind::Recv)

@@ -45,9 +45,11 @@ struct TimingOptions {
 
 /// When one instruction ran on its rank: `start` when the rank reached it (after the gap),
 /// `begin` when it began its own work (after waiting for an input or a transfer), `end` when the
-/// rank went on.
+/// rank went on; `awaited`: the tag of the transfer it waited for (its received input, or the
+/// transfer a wait instruction completes), -1 for none.
 struct TimedInstruction {
     double start = 0, begin = 0, end = 0;
+    std::int64_t awaited = -1;
 };
 
 struct ProgramTiming {

@@ -26,6 +26,13 @@ py::object costOrNone(double us) {
     return us < 0 ? py::none() : py::object(py::float_(us));
 }
 
+py::dict pathDict(const ActionPathParts& p) {
+    return py::dict(py::arg("compute") = p.compute, py::arg("transfers") = p.transfers,
+                    py::arg("comm") = p.comm, py::arg("waits") = p.waits,
+                    py::arg("bookkeeping") = p.bookkeeping, py::arg("gaps") = p.gaps,
+                    py::arg("hops") = p.hops);
+}
+
 py::dict reportDict(const FidelityReport& r) {
     py::list ranks;
     for (std::size_t d = 0; d < r.measured.ranks.size() && d < r.predicted.ranks.size(); ++d) {
@@ -52,7 +59,8 @@ py::dict reportDict(const FidelityReport& r) {
             r.atRunSpeed ? py::object(py::float_(r.bubbleErrorAtRunSpeed)) : py::none(),
         py::arg("start_mae") = r.startMae, py::arg("matched_ops") = r.matchedOps,
         py::arg("critical_rank") = r.criticalRank, py::arg("critical_past_rank") = r.criticalPastRank,
-        py::arg("ranks") = ranks);
+        py::arg("measured_critical_path") = pathDict(r.measured.path),
+        py::arg("predicted_critical_path") = pathDict(r.predicted.path), py::arg("ranks") = ranks);
 }
 
 std::vector<std::filesystem::path> filesOf(const std::vector<std::string>& specs) {

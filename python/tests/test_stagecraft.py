@@ -293,6 +293,14 @@ class Fidelity(unittest.TestCase):
                 low, high = check[side + "_makespan_p10_p90"]
                 self.assertLess(low, high)
                 self.assertEqual([low, high], report["checks"][0][side + "_makespan_p10_p90_us"])
+            # What the run's and the replay's critical paths are made of, as the CLI reports them.
+            for side in ("measured", "predicted"):
+                path = check[side + "_critical_path"]
+                cli_path = report["checks"][0][side + "_critical_path"]
+                for part in ("compute", "transfers", "comm", "waits", "bookkeeping", "gaps"):
+                    self.assertAlmostEqual(path[part], cli_path[part + "_us"], places=6)
+                self.assertEqual(path["hops"], cli_path["hops"])
+                self.assertGreater(path["compute"], 0)
             # The processors the ranks shared, given as the CLI's --processors.
             given = sc.fit_torch_run(self.run_of("ZBVZeroBubble"), processors=1.5)
             self.assertEqual(given.shared_processors, 1.5)

@@ -55,8 +55,24 @@ TEST_CASE("fidelity fits one torch run, checks another and predicts registered s
         CHECK(median <= range[1].get<double>());
         CHECK(range[0].get<double>() < range[1].get<double>());
     }
+    // The critical path of the run and of the replay: a 2-rank run crosses transfers, and its parts
+    // come to about its makespan (each part a median of its own, so not exactly).
+    for (const char* side : {"measured", "predicted"}) {
+        INFO(side);
+        const auto& path = residual[std::string(side) + "_critical_path"];
+        double total = 0;
+        for (const char* part :
+             {"compute_us", "transfers_us", "comm_us", "waits_us", "bookkeeping_us", "gaps_us"}) {
+            CHECK(path[part].get<double>() >= 0);
+            total += path[part].get<double>();
+        }
+        CHECK(path["hops"].get<double>() >= 1);
+        CHECK(path["compute_us"].get<double>() > 0);
+        CHECK(total == Approx(residual[std::string(side) + "_makespan_us"].get<double>()).epsilon(0.15));
+    }
     REQUIRE(json["checks"].size() == 1);
     CHECK(json["checks"][0]["matched_ops"] == 32);
+    CHECK(json["checks"][0]["measured_critical_path"]["compute_us"].get<double>() > 0);
     CHECK(json["checks"][0]["predicted_makespan_us"].get<double>() > 0);
     REQUIRE(json["predictions"].size() == 4);
     CHECK(json["predictions"][0]["schedule"] == "1f1b");
@@ -76,6 +92,8 @@ TEST_CASE("fidelity fits one torch run, checks another and predicts registered s
     CHECK(text.out.find("ends last") != std::string::npos);
     CHECK(text.out.find("the run's iterations") != std::string::npos);
     CHECK(text.out.find("the replay's draws") != std::string::npos);
+    CHECK(text.out.find("the critical path, measured / predicted ms (medians): compute ") !=
+          std::string::npos);
 
     // The predictions as text: a long note or refusal sits at the end of its own line and widens
     // no other row (the notes column is text, not padded), and no line ends in spaces.

@@ -101,6 +101,14 @@ Lowered programsOf(const std::string& csv) {
     return parseTorchCommsCsv(csv, "test.csv");
 }
 
+/// The programs torch's Interleaved1F1B ran (pp = 2, m = 4, v = 2), read off its own trace.
+Lowered interleavedPrograms() {
+    const auto dir = std::filesystem::path(STAGECRAFT_REFERENCE_DIR) / "torch-traces";
+    return programsOf(executedActionsCsv(
+        readTorchRun({dir / "Interleaved1F1B_pp2_m4_rank0.json", dir / "Interleaved1F1B_pp2_m4_rank1.json"}),
+        0));
+}
+
 } // namespace
 
 TEST_CASE("a torch program is timed action by action: posts, rendezvous, waits inside compute",
@@ -309,6 +317,32 @@ TEST_CASE("a run made by the model is fitted back to its own costs with no resid
     CHECK(slowOps.bubbleErrorAtRunSpeed == Approx(0).margin(1e-9));
 }
 
+TEST_CASE("the critical path of a run made by the model is the model's, and adds up to the makespan",
+          "[runtime_fit][critical_path]") {
+    const Lowered l = interleavedPrograms();
+    const RuntimeCosts truth = knownCosts();
+    const ProgramTiming timing = timePrograms(l, truth);
+    const RunSummary predicted = summarizePredicted(l, timing);
+    const ActionPathParts& p = predicted.path;
+    CHECK(p.total() == Approx(predicted.makespan));
+    // Every transfer the path crosses is one the model timed: both posts, then 300 µs.
+    REQUIRE(p.hops > 0);
+    CHECK(p.transfers == Approx(300 * p.hops));
+    CHECK(p.compute > 0);
+    CHECK(p.comm > 0);
+    CHECK(p.gaps > 0);
+    CHECK(p.waits == 0);
+    // The same run read as a trace: the ranges give the same path.
+    const ActionPathParts m = summarizeMeasured(asTrace(l, timing, 3)).path;
+    CHECK(m.compute == Approx(p.compute));
+    CHECK(m.transfers == Approx(p.transfers));
+    CHECK(m.hops == p.hops);
+    CHECK(m.comm == Approx(p.comm));
+    CHECK(m.bookkeeping == Approx(p.bookkeeping));
+    CHECK(m.gaps == Approx(p.gaps));
+    CHECK(m.waits == Approx(0).margin(1e-9));
+}
+
 TEST_CASE("a split run's W speed is its rank's, and a W moved to another rank takes that rank's speed",
           "[runtime_fit]") {
     // The programs torch's ZBVZeroBubble ran (pp = 2, m = 4: rank 0 holds stages 0 and 3, rank 1
@@ -515,10 +549,7 @@ TEST_CASE("the comparison figure puts each device's measured row under its predi
 }
 
 TEST_CASE("repeated recordings of one run are joined, their iterations counted on", "[runtime_fit]") {
-    const auto dir = std::filesystem::path(STAGECRAFT_REFERENCE_DIR) / "torch-traces";
-    const Lowered l = programsOf(executedActionsCsv(
-        readTorchRun({dir / "Interleaved1F1B_pp2_m4_rank0.json", dir / "Interleaved1F1B_pp2_m4_rank1.json"}),
-        0));
+    const Lowered l = interleavedPrograms();
     const RuntimeCosts truth = knownCosts();
     const ProgramTiming timing = timePrograms(l, truth);
 
