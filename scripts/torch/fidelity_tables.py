@@ -13,7 +13,8 @@ Every figure comes from `stagecraft-cli` itself, the way a user gets it:
   the acceptance read, and the bubble is predicted minus measured in both;
 - "pairs": `fidelity --fit RUN --check OTHER ... --json`, the fits and predictions of
   tests/core/torch_runs_fidelity_test.cpp (a split target only from a split source);
-- "noise": each run's median makespan and its 95 % interval, from the same JSON.
+- "noise": each run's median makespan and its 95 % interval, from the same JSON;
+- "path": each fitted run's critical path and its replay's (`fidelity --fit RUN --json`).
 
 Only the Python standard library is used; nothing here is a build or test dependency.
 """
@@ -211,17 +212,42 @@ def pairs_and_noise(exe, runs):
               f"| {100 * r['measured_noise']:.0f} % |")
 
 
+def path_table(exe, runs):
+    """Each fitted run's critical path against its replay's: which of the ranks' time decided the
+    makespan, and where the replay makes it up instead."""
+    print("| run | makespan | compute | transfers (hops) | comm | waits not followed | gaps |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    found = False
+    for set_name in SETS:
+        for fitted in FITTED:
+            source = run_prefix(runs, set_name, fitted)
+            if source is None:
+                continue
+            found = True
+            res = json.loads(cli(exe, "fidelity", "--fit", source, "--json"))["residual"]
+            for side, label in (("measured", f"{set_name} {fitted}, run"), ("predicted", "its replay")):
+                p = res[side + "_critical_path"]
+                print(f"| {label} | {res[side + '_makespan_us'] / 1000:.1f} | {p['compute_us'] / 1000:.1f} "
+                      f"| {p['transfers_us'] / 1000:.1f} ({p['hops']:g}) | {p['comm_us'] / 1000:.1f} "
+                      f"| {p['waits_us'] / 1000:.1f} | {p['gaps_us'] / 1000:.1f} |")
+    if not found:
+        raise SystemExit(f"{runs}: no set holds a fitted class's run ({', '.join(SETS)})")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("cli", help="the stagecraft-cli program")
     parser.add_argument("runs", help="the unpacked recordings (<build>/tests/data/torch-runs)")
-    parser.add_argument("--table", choices=["project", "pairs", "all"], default="all")
+    parser.add_argument("--table", choices=["project", "pairs", "path", "all"], default="all")
     args = parser.parse_args()
     if args.table in ("project", "all"):
         project_table(args.cli, args.runs)
         print()
     if args.table in ("pairs", "all"):
         pairs_and_noise(args.cli, args.runs)
+    if args.table in ("path", "all"):
+        print()
+        path_table(args.cli, args.runs)
     return 0
 
 
