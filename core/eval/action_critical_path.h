@@ -2,8 +2,8 @@
 // The critical path of one iteration of executed programs, measured (a torch run's ranges) or
 // timed (passes/program_timing.h): the chain of actions and transfers that ends last, walked back
 // from its end, and what it is made of. A rank's own totals say where its time went; this says
-// which of that time decided the makespan (on the 4-rank torch runs, transfers and posts more
-// than half of it, docs/fidelity.md). sim/critical_path.h is the op-level chain of a schedule's
+// which of that time decided the makespan (on the 4-rank torch runs, transfers and posts half of
+// it or more, docs/fidelity.md). sim/critical_path.h is the op-level chain of a schedule's
 // simulated timeline, which has no posts nor framework gaps.
 
 #include <cstddef>
