@@ -11,18 +11,6 @@ namespace {
 
 using Part = ActionStep::Part;
 
-ActionStep step(Part part, double start, double begin, double end, int fromRank = -1,
-                std::size_t fromStep = 0) {
-    ActionStep s;
-    s.part = part;
-    s.start = start;
-    s.begin = begin;
-    s.end = end;
-    s.fromRank = fromRank;
-    s.fromStep = fromStep;
-    return s;
-}
-
 constexpr double kWaited = 0.05;
 
 } // namespace
@@ -32,8 +20,8 @@ TEST_CASE("the critical path crosses to the later post of a transfer its consume
     // Rank 0 computes 0-10 and posts its send 12-13; rank 1 posts its receive 0-1, then waits
     // inside its compute range (2-16) for the data and computes 16-26.
     const std::vector<std::vector<ActionStep>> ranks{
-        {step(Part::Compute, 0, 0, 10), step(Part::Comm, 12, 12, 13)},
-        {step(Part::Comm, 0, 0, 1), step(Part::Compute, 2, 16, 26, 0, 1)}};
+        {ActionStep{Part::Compute, 0, 0, 10}, ActionStep{Part::Comm, 12, 12, 13}},
+        {ActionStep{Part::Comm, 0, 0, 1}, ActionStep{Part::Compute, 2, 16, 26, 0, 1}}};
     const ActionPathParts p = actionCriticalPath(ranks, 0, kWaited);
     CHECK(p.compute == Approx(20));  // rank 1's op, then rank 0's
     CHECK(p.transfers == Approx(3)); // the send's end (13) to the arrival (16)
@@ -45,8 +33,8 @@ TEST_CASE("the critical path crosses to the later post of a transfer its consume
 
     SECTION("the receive posted later: the path stays on the waiting rank") {
         std::vector<std::vector<ActionStep>> late = ranks;
-        late[1][0] = step(Part::Comm, 13.5, 13.5, 14);
-        late[1][1] = step(Part::Compute, 14.2, 16, 26, 1, 0);
+        late[1][0] = ActionStep{Part::Comm, 13.5, 13.5, 14};
+        late[1][1] = ActionStep{Part::Compute, 14.2, 16, 26, 1, 0};
         const ActionPathParts q = actionCriticalPath(late, 0, kWaited);
         CHECK(q.hops == 1);
         CHECK(q.transfers == Approx(2)); // from its own receive's post (14) to the arrival
@@ -62,9 +50,9 @@ TEST_CASE("waits the critical path cannot follow are told apart from the waiting
     // A short wait is the call's own time; a long one without known posts, or whose later post
     // ends after it (another host's clock), is a wait the path does not follow.
     const std::vector<std::vector<ActionStep>> ranks{
-        {step(Part::Compute, 0, 0, 10), step(Part::Comm, 26, 26, 27)},
-        {step(Part::Compute, 0, 0.02, 5), step(Part::Compute, 5, 12, 20),
-         step(Part::Compute, 20, 25, 28, 0, 1)}};
+        {ActionStep{Part::Compute, 0, 0, 10}, ActionStep{Part::Comm, 26, 26, 27}},
+        {ActionStep{Part::Compute, 0, 0.02, 5}, ActionStep{Part::Compute, 5, 12, 20},
+         ActionStep{Part::Compute, 20, 25, 28, 0, 1}}};
     const ActionPathParts p = actionCriticalPath(ranks, 0, kWaited);
     CHECK(p.hops == 0);
     CHECK(p.transfers == 0);
@@ -73,6 +61,24 @@ TEST_CASE("waits the critical path cannot follow are told apart from the waiting
     CHECK(p.compute == Approx(4.98 + 8 + 3));
     CHECK(p.total() == Approx(28));
     CHECK(actionCriticalPath({}, 0, kWaited).total() == 0);
+}
+
+TEST_CASE("data posted before the waiting rank's previous action ended was late: the path stays on the rank",
+          "[critical_path]") {
+    // Rank 1 posts its receive (0-1), computes another op (1-10), then waits 0.2 for data whose
+    // send was posted at 6: the transfer was late, not released late, and rank 1's own op is the
+    // path.
+    const std::vector<std::vector<ActionStep>> ranks{
+        {ActionStep{Part::Compute, 0, 0, 5}, ActionStep{Part::Comm, 5, 5, 6}},
+        {ActionStep{Part::Comm, 0, 0, 1}, ActionStep{Part::Compute, 1, 1, 10},
+         ActionStep{Part::Compute, 10, 10.2, 20, 0, 1}}};
+    const ActionPathParts p = actionCriticalPath(ranks, 0, kWaited);
+    CHECK(p.hops == 0);
+    CHECK(p.transfers == 0);
+    CHECK(p.waits == Approx(0.2));
+    CHECK(p.compute == Approx(18.8));
+    CHECK(p.comm == Approx(1));
+    CHECK(p.total() == Approx(20));
 }
 
 TEST_CASE("the critical path of several iterations is the median of each part", "[critical_path]") {
