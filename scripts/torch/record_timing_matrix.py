@@ -47,6 +47,15 @@ other. Stagecraft's readers join a rank's repeats into one run (`stagecraft-cli 
 machine: one class recorded again a minute later ran the same forward in 2.7 to 4.1 ms, so a
 single recording per class compares the machine's moods as much as the schedules.
 
+Parts of the matrix: `--set` and `--class` choose sets and classes, `--hidden H` records them at
+another width (into OUTDIR/pp<world>_h<H>/), and `--thread-slice-us US` sets every rank thread's
+scheduler time slice after the warm-up (Linux 6.12+). docs/fidelity.md's "What the path's
+transfers are made of" was recorded so:
+
+    VENV/bin/python scripts/torch/record_timing_matrix.py OUT --set pp4_h512 --class LoopedBFS \
+        --thread-slice-us 100
+    VENV/bin/python scripts/torch/record_timing_matrix.py OUT --set pp4_h512 --class LoopedBFS --hidden 64
+
 A class that refuses a shape gets only `<base>.meta.json`, with `"refused": "<torch's message>"`.
 Runs go one after the other into OUTDIR/<set>/; one line per run is printed. `--pack DIR` then
 writes DIR/<set>.tar.xz per set (sorted names, zeroed owners and times: reproducible archives).
@@ -60,6 +69,7 @@ import platform
 import random
 import socket
 import statistics
+import struct
 import sys
 import tarfile
 import time
@@ -103,6 +113,26 @@ def free_port():
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def set_thread_slices(slice_ns):
+    """Sets the scheduler's time slice of every thread of this process (Linux's EEVDF scheduler,
+    kernel 6.12 or later: `sched_setattr`'s `sched_runtime` of a SCHED_OTHER thread is its slice,
+    0.1-100 ms). A thread woken while every core is busy waits up to the running thread's slice
+    (docs/fidelity.md, "What the path's transfers are made of")."""
+    import ctypes
+    import platform as _platform
+    if sys.platform != "linux" or _platform.machine() != "x86_64":
+        raise SystemExit("--thread-slice-us: needs Linux on x86_64 (sched_setattr is syscall 314 there)")
+    libc = ctypes.CDLL(None, use_errno=True)
+    # struct sched_attr, version 1: size, policy (SCHED_OTHER), flags, nice, priority, runtime
+    # (the slice), deadline, period, util_min, util_max.
+    attr = ctypes.create_string_buffer(struct.pack("IIQiIQQQII", 56, 0, 0, 0, 0, slice_ns, 0, 0, 0, 0), 56)
+    for tid in os.listdir("/proc/self/task"):
+        if libc.syscall(314, int(tid), attr, 0) != 0:
+            err = ctypes.get_errno()
+            raise SystemExit(f"--thread-slice-us: sched_setattr on thread {tid}: {os.strerror(err)} "
+                             "(a custom slice needs Linux 6.12 or later)")
 
 
 def worker(rank, cfg):
@@ -181,7 +211,10 @@ def worker(rank, cfg):
     dist.barrier()
     prof_schedule = torch.profiler.schedule(wait=0, warmup=warmup, active=profiled, repeat=1)
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], schedule=prof_schedule) as prof:
-        for _ in range(warmup + profiled):
+        for k in range(warmup + profiled):
+            if k == warmup and cfg["slice_us"]:
+                # After the warm-up: gloo's and the profiler's threads exist by then.
+                set_thread_slices(round(cfg["slice_us"] * 1000))
             t0 = time.perf_counter()
             step()
             dist.barrier()
@@ -233,6 +266,7 @@ def worker(rank, cfg):
             "rank_cores": list(range(world)) if cfg["pin"] else None,
             "loadavg_start": cfg["loadavg_start"],
             "loadavg_end": [round(a, 2) for a in os.getloadavg()],
+            "thread_slice_us": cfg["slice_us"],
         }
         with open(meta_path, "w") as f:
             json.dump(meta, f, indent=1)
@@ -268,7 +302,7 @@ def step_medians_ms(meta):
 
 
 def record_one(out_dir, set_name, cls_name, world, hidden, warmup, profiled, unprofiled, pin, max_attempts,
-               repeat, repeats):
+               repeat, repeats, slice_us):
     """One recording of one class: `world` new processes; repeat k of `repeats` (traces
     `<base>_rep<k>_rank<R>.json` when there are several), again while disturbed."""
     import torch.multiprocessing as mp
@@ -282,6 +316,7 @@ def record_one(out_dir, set_name, cls_name, world, hidden, warmup, profiled, unp
         "write_csv": repeat == 0, "port": free_port(),
         "warmup": warmup, "profiled": profiled[world], "unprofiled": unprofiled, "pin": pin and world <= os.cpu_count(),
         "cpu_count": os.cpu_count(), "loadavg_start": [round(a, 2) for a in os.getloadavg()],
+        "slice_us": slice_us,
     }
     started = time.perf_counter()
     disturbed = []
@@ -337,25 +372,23 @@ def join_repeat_metas(out_dir, base, repeats):
         f.write("\n")
 
 
-def record(out_root, set_names, warmup, profiled, unprofiled, pin, max_attempts, repeats):
+def record(out_root, sets, warmup, profiled, unprofiled, pin, max_attempts, repeats, slice_us):
     # Repeats go round the whole matrix (every class of every set, then again), so that the
     # machine's speed, which drifts over minutes on a shared VM, and each process's own luck (the
     # same forward took 2.7-4.1 ms in runs of one class a minute apart) fall on every class alike.
     refused = set()
     for repeat in range(repeats):
-        for set_name in set_names:
-            world, hidden, classes = SETS[set_name]
+        for set_name, (world, hidden, classes) in sets.items():
             out_dir = os.path.abspath(os.path.join(out_root, set_name))
             os.makedirs(out_dir, exist_ok=True)
             for cls_name in classes:
                 if (set_name, cls_name) in refused:
                     continue
                 if not record_one(out_dir, set_name, cls_name, world, hidden, warmup, profiled, unprofiled, pin,
-                                  max_attempts, repeat, repeats):
+                                  max_attempts, repeat, repeats, slice_us):
                     refused.add((set_name, cls_name))
     if repeats > 1:
-        for set_name in set_names:
-            world, hidden, classes = SETS[set_name]
+        for set_name, (world, hidden, classes) in sets.items():
             out_dir = os.path.abspath(os.path.join(out_root, set_name))
             for cls_name in classes:
                 base = base_name(cls_name, world, CLASSES[cls_name][0], hidden)
@@ -397,12 +430,11 @@ def load_at_start(meta):
     return f"{loads[0]:.2f}"
 
 
-def table(out_root, set_names):
+def table(out_root, sets):
     print("| class | world | v | H | layers/stage | median unprofiled step (ms) | unprofiled min-max (ms) "
           "| median profiled step (ms) | load at start |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    for set_name in set_names:
-        world, hidden, classes = SETS[set_name]
+    for set_name, (world, hidden, classes) in sets.items():
         for cls_name in classes:
             v, _ = CLASSES[cls_name]
             path = os.path.join(out_root, set_name, base_name(cls_name, world, v, hidden) + ".meta.json")
@@ -419,6 +451,19 @@ def table(out_root, set_names):
                   f"| {min(slowest):.1f}-{max(slowest):.1f} | {prof:.1f} | {load_at_start(meta)} |")
 
 
+def chosen_sets(set_names, classes, hidden):
+    """folder -> (world, H, classes) of the sets to record: `classes` of each (all where None), at
+    width `hidden` (each set's own where None); a set left with no class is dropped."""
+    out = {}
+    for set_name in set_names:
+        world, own_hidden, own_classes = SETS[set_name]
+        width = own_hidden if hidden is None else hidden
+        kept = [c for c in own_classes if classes is None or c in classes]
+        if kept:
+            out[set_name if hidden is None else f"pp{world}_h{width}"] = (world, width, kept)
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("out_dir", help="recordings go to OUT_DIR/<set>/")
@@ -432,6 +477,13 @@ def main():
                              "(traces <base>_rep<k>_rank<R>.json); the steps options are per repeat")
     parser.add_argument("--max-attempts", type=int, default=4,
                         help="record a disturbed run again, at most this many attempts in all (see DISTURBED_FACTOR)")
+    parser.add_argument("--class", dest="classes", action="append", choices=list(CLASSES), metavar="CLASS",
+                        help="record only these classes of the chosen sets (repeatable; default: every class of a set)")
+    parser.add_argument("--hidden", type=int, metavar="H",
+                        help="the layers' width instead of each set's own; the set's folder is then pp<world>_h<H>")
+    parser.add_argument("--thread-slice-us", type=float, metavar="US",
+                        help="set every rank thread's scheduler time slice (Linux 6.12+, 100-100000 µs) after the "
+                             "warm-up steps; kept in the meta file as thread_slice_us")
     parser.add_argument("--no-pin", action="store_true", help="let the kernel place ranks (default: rank r on core r where there are as many cores)")
     parser.add_argument("--pack", metavar="DIR", help="after recording, write DIR/<set>.tar.xz per set")
     parser.add_argument("--pack-only", action="store_true", help="pack an existing recording, record nothing")
@@ -441,16 +493,22 @@ def main():
         parser.error("--repeats must be at least 1")
     if args.warmup_steps < 2:
         parser.error("--warmup-steps must be at least 2: torch's first step runs its init")
-    set_names = args.set or list(SETS)
+    if args.hidden is not None and not 1 <= args.hidden <= 65536:
+        parser.error(f"--hidden {args.hidden}: must be 1..65536")
+    if args.thread_slice_us is not None and not 100 <= args.thread_slice_us <= 100000:
+        parser.error(f"--thread-slice-us {args.thread_slice_us}: must be 100..100000 (the kernel's range)")
+    sets = chosen_sets(args.set or list(SETS), args.classes, args.hidden)
+    if not sets:
+        parser.error(f"no chosen set runs the classes {', '.join(args.classes)}")
     if args.table:
-        table(args.out_dir, set_names)
+        table(args.out_dir, sets)
         return 0
     if not args.pack_only:
-        record(args.out_dir, set_names, args.warmup_steps,
+        record(args.out_dir, sets, args.warmup_steps,
                {2: args.profiled_steps, 4: args.profiled_steps_pp4}, args.unprofiled_steps, not args.no_pin,
-               args.max_attempts, args.repeats)
+               args.max_attempts, args.repeats, args.thread_slice_us)
     if args.pack:
-        pack(args.out_dir, set_names, args.pack)
+        pack(args.out_dir, list(sets), args.pack)
     return 0
 
 
