@@ -126,13 +126,7 @@ std::string spreadLine(const FidelityReport& r) {
 
 /// What the run's and the replay's critical paths are made of (medians over iterations and draws).
 std::string pathLine(const FidelityReport& r) {
-    const ActionPathParts &m = r.measured.path, &p = r.predicted.path;
-    auto pair = [](double a, double b) { return millisecondsText(a) + " / " + millisecondsText(b); };
-    return "the critical path, measured / predicted ms (medians): compute " + pair(m.compute, p.compute) +
-           ", transfers " + pair(m.transfers, p.transfers) + " (" + fixed(m.hops, 1) + " / " +
-           fixed(p.hops, 1) + " hops), comm " + pair(m.comm, p.comm) + ", waits not followed " +
-           pair(m.waits, p.waits) + ", bookkeeping " + pair(m.bookkeeping, p.bookkeeping) + ", gaps " +
-           pair(m.gaps, p.gaps) + "\n";
+    return criticalPathText(r.measured.path, r.predicted.path) + "\n";
 }
 
 std::string rankTable(const FidelityReport& r) {
@@ -229,11 +223,6 @@ nlohmann::ordered_json reportJson(const FidelityReport& r) {
                            {"gaps_us", t.gaps}});
         return out;
     };
-    auto path = [](const ActionPathParts& p) {
-        return Json{{"compute_us", p.compute}, {"transfers_us", p.transfers},     {"comm_us", p.comm},
-                    {"waits_us", p.waits},     {"bookkeeping_us", p.bookkeeping}, {"gaps_us", p.gaps},
-                    {"hops", p.hops}};
-    };
     return Json{
         {"measured_makespan_us", r.measured.makespan},
         {"predicted_makespan_us", r.predicted.makespan},
@@ -255,8 +244,8 @@ nlohmann::ordered_json reportJson(const FidelityReport& r) {
                                       : Json(nullptr)},
         {"measured_ranks", ranks(r.measured)},
         {"predicted_ranks", ranks(r.predicted)},
-        {"measured_critical_path", path(r.measured.path)},
-        {"predicted_critical_path", path(r.predicted.path)},
+        {"measured_critical_path", actionPathJson(r.measured.path)},
+        {"predicted_critical_path", actionPathJson(r.predicted.path)},
         {"critical_rank", r.criticalRank},
         {"critical_delta_us", residualPartsJson(residualPartsOf(r))}};
 }

@@ -3,6 +3,7 @@
 #include "gui/models/constants.h"
 #include "gui/models/gpu_catalogue.h"
 #include "gui/models/project_document.h"
+#include "number_text.h"
 #include "project/field_labels.h"
 #include "project/project_fields.h"
 #include "project/project_validate.h"
@@ -194,13 +195,40 @@ void ParameterPanel::buildRuntimeFitRow(QFormLayout* form) {
     m_runtimeFitRow = cell;
 }
 
+QString ParameterPanel::criticalPathTable(const FitCriticalPath& path) {
+    const ActionPathParts &m = path.measured, &p = path.predicted;
+    QString rows;
+    auto row = [&](const QString& part, double measured, double replayed, const QString& extra = {}) {
+        rows += QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td></tr>")
+                    .arg(part + extra, QString::fromStdString(millisecondsText(measured)),
+                         QString::fromStdString(millisecondsText(replayed)));
+    };
+    row(tr("compute"), m.compute, p.compute);
+    row(tr("transfers"), m.transfers, p.transfers,
+        tr(" (%1 / %2 hops)").arg(m.hops, 0, 'f', 1).arg(p.hops, 0, 'f', 1));
+    row(tr("posting and waiting"), m.comm, p.comm);
+    row(tr("waits not followed"), m.waits, p.waits);
+    row(tr("bookkeeping"), m.bookkeeping, p.bookkeeping);
+    row(tr("framework gaps"), m.gaps, p.gaps);
+    return tr("<b>What decided the fitted run's makespan</b> (its critical path; medians over the "
+              "iterations and the replay's draws):<table cellspacing=6><tr><th align=left>ms</th>"
+              "<th>run</th><th>replay</th></tr>%1</table>")
+        .arg(rows);
+}
+
 void ParameterPanel::syncRuntimeFit() {
     if (!m_runtimeFitRow) return;
     const auto& fit = m_document->project().runtimeFit;
     m_runtimeFitRow->setVisible(fit.has_value());
-    if (fit)
-        m_runtimeFitText->setText(tr("<b>Timing:</b> every schedule is timed as torch runs it by the %1.")
-                                      .arg(QString::fromStdString(describeRuntimeFit(*fit)).toHtmlEscaped()));
+    if (!fit) return;
+    m_runtimeFitText->setText(tr("<b>Timing:</b> every schedule is timed as torch runs it by the %1.")
+                                  .arg(QString::fromStdString(describeRuntimeFit(*fit)).toHtmlEscaped()));
+    // What decided the fitted run's makespan, and whether the replay decides it the same way:
+    // the first thing to read when the replay is off.
+    m_runtimeFitText->setToolTip(fit->criticalPath
+                                     ? criticalPathTable(*fit->criticalPath)
+                                     : tr("The fit does not keep its run's critical path (written "
+                                          "before it was kept): calibrate again to see it."));
 }
 
 QWidget* ParameterPanel::makeEditor(const ProjectField& field) {

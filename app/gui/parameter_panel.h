@@ -17,6 +17,7 @@ class QVBoxLayout;
 namespace stagecraft {
 struct FieldProblem;
 struct ProjectField;
+struct FitCriticalPath;
 } // namespace stagecraft
 
 namespace stagecraft::gui {
@@ -64,6 +65,8 @@ class ParameterPanel : public QWidget {
     void syncGpuCombo();
     void buildRuntimeFitRow(QFormLayout* form);
     void syncRuntimeFit();
+    /// The fitted run's critical path, measured and replayed, as a table for a tooltip.
+    static QString criticalPathTable(const FitCriticalPath& path);
     bool eventFilter(QObject* watched, QEvent* event) override;
 
     ProjectDocument* m_document;

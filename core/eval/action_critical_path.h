@@ -6,6 +6,8 @@
 // it or more, docs/fidelity.md). sim/critical_path.h is the op-level chain of a schedule's
 // simulated timeline, which has no posts nor framework gaps.
 
+#include "project/action_path_parts.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -21,23 +23,6 @@ struct ActionStep {
     double start = 0, begin = 0, end = 0;
     int fromRank = -1;        ///< the rank of the later post, or -1: no transfer awaited
     std::size_t fromStep = 0; ///< that post's step on its rank
-};
-
-/// What an iteration's critical path is made of, µs; the parts add up to the makespan. Over
-/// several iterations (or draws of a prediction) each part is the median of its own, so the
-/// medians need not add up to the median makespan.
-struct ActionPathParts {
-    double compute = 0;   ///< the ops' own work
-    double transfers = 0; ///< from a transfer's later post to its arrival, where a rank waited
-    double comm = 0;      ///< posting sends and receives, waiting for sends, short receive waits
-    /// Waits the path does not follow across: for data posted before the waiting rank's previous
-    /// action ended, or whose posts the trace does not show (torch's GPipe records none); the path
-    /// goes on with that previous action.
-    double waits = 0;
-    double bookkeeping = 0; ///< gradient syncs, unshard, reshard
-    double gaps = 0;        ///< the framework between actions, and before a rank's first one
-    double hops = 0;        ///< transfers on the path
-    double total() const { return compute + transfers + comm + waits + bookkeeping + gaps; }
 };
 
 /// The critical path of `ranks` (each rank's steps in its order), from `t0`: from the step that

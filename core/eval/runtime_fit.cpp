@@ -1190,6 +1190,7 @@ RuntimeFitRecord recordOf(const RuntimeFit& fit, const std::string& source) {
     r.residualMakespanError = fit.residual.makespanError;
     r.residualBubbleError = fit.residual.bubbleError;
     r.residualParts = residualPartsOf(fit.residual);
+    r.criticalPath = FitCriticalPath{fit.residual.measured.path, fit.residual.predicted.path};
     return r;
 }
 

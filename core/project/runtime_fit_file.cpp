@@ -3,6 +3,7 @@
 #include "error.h"
 #include "file_io.h"
 #include "json_failure.h"
+#include "number_text.h"
 
 #include <algorithm>
 #include <array>
@@ -140,12 +141,34 @@ constexpr std::array<std::pair<const char*, double ResidualParts::*>, 6> kResidu
     {"past_rank", &ResidualParts::pastRank},
 }};
 
+/// The parts of ActionPathParts, by their names in every report that writes a critical path.
+constexpr std::array<std::pair<const char*, double ActionPathParts::*>, 7> kPathParts{{
+    {"compute_us", &ActionPathParts::compute},
+    {"transfers_us", &ActionPathParts::transfers},
+    {"comm_us", &ActionPathParts::comm},
+    {"waits_us", &ActionPathParts::waits},
+    {"bookkeeping_us", &ActionPathParts::bookkeeping},
+    {"gaps_us", &ActionPathParts::gaps},
+    {"hops", &ActionPathParts::hops},
+}};
+
 OrderedJson residualJson(const RuntimeFitRecord& r) {
     OrderedJson out{{"makespan_error", r.residualMakespanError}, {"bubble_error", r.residualBubbleError}};
-    if (r.residualParts.rank < 0) return out;
-    out["critical_rank"] = r.residualParts.rank;
-    out["critical_delta_us"] = residualPartsJson(r.residualParts);
+    if (r.residualParts.rank >= 0) {
+        out["critical_rank"] = r.residualParts.rank;
+        out["critical_delta_us"] = residualPartsJson(r.residualParts);
+    }
+    if (r.criticalPath)
+        out["critical_path"] = {{"measured", actionPathJson(r.criticalPath->measured)},
+                                {"predicted", actionPathJson(r.criticalPath->predicted)}};
     return out;
+}
+
+ActionPathParts readPath(const Json& v, const std::string& path) {
+    ActionPathParts parts;
+    for (const auto& [name, to] : kPathParts)
+        parts.*to = readCost(member(v, name, path), path + "." + name, false);
+    return parts;
 }
 
 /// "; the largest part: rank 0's waits for its inputs, 9.3 ms under the run's" where the replay's
@@ -173,6 +196,21 @@ std::string largestResidualPart(const RuntimeFitRecord& r) {
 }
 
 } // namespace
+
+OrderedJson actionPathJson(const ActionPathParts& parts) {
+    OrderedJson out;
+    for (const auto& [name, member] : kPathParts) out[name] = parts.*member;
+    return out;
+}
+
+std::string criticalPathText(const ActionPathParts& m, const ActionPathParts& p) {
+    auto pair = [](double a, double b) { return millisecondsText(a) + " / " + millisecondsText(b); };
+    return "the critical path, measured / predicted ms (medians): compute " + pair(m.compute, p.compute) +
+           ", transfers " + pair(m.transfers, p.transfers) + " (" + fixedText(m.hops, 1) + " / " +
+           fixedText(p.hops, 1) + " hops), comm " + pair(m.comm, p.comm) + ", waits not followed " +
+           pair(m.waits, p.waits) + ", bookkeeping " + pair(m.bookkeeping, p.bookkeeping) + ", gaps " +
+           pair(m.gaps, p.gaps);
+}
 
 OrderedJson residualPartsJson(const ResidualParts& parts) {
     OrderedJson out;
@@ -319,6 +357,12 @@ RuntimeFitRecord runtimeFitFromJson(const Json& doc, const std::string& source, 
                     "= " + shown(v) + ": must be a finite number of µs");
             r.residualParts.*to = v.get<double>();
         }
+    }
+    // Absent in files written before the fitted run's critical path was kept.
+    if (const auto it = res.find("critical_path"); it != res.end()) {
+        const std::string path = at("residual.critical_path");
+        r.criticalPath = FitCriticalPath{readPath(member(*it, "measured", path), path + ".measured"),
+                                         readPath(member(*it, "predicted", path), path + ".predicted")};
     }
     return r;
 }

@@ -5,9 +5,11 @@
 // prediction made later can say what it rests on. A calibrated project embeds the same object as
 // its `runtime_fit` (project/project.h). docs/fidelity.md gives the format.
 
+#include "project/action_path_parts.h"
 #include "project/runtime_costs.h"
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -25,6 +27,13 @@ struct ResidualParts {
     friend bool operator==(const ResidualParts&, const ResidualParts&) = default;
 };
 
+/// What decided the fitted run's makespan (eval/action_critical_path.h), as the run measured it and
+/// as the fit's replay timed it: medians over the iterations and the draws.
+struct FitCriticalPath {
+    ActionPathParts measured, predicted;
+    friend bool operator==(const FitCriticalPath&, const FitCriticalPath&) = default;
+};
+
 /// What a fit file holds besides the costs.
 struct RuntimeFitRecord {
     RuntimeCosts costs;
@@ -36,6 +45,7 @@ struct RuntimeFitRecord {
     double residualMakespanError = 0; ///< the fitted run predicted from the fit
     double residualBubbleError = 0;
     ResidualParts residualParts;
+    std::optional<FitCriticalPath> criticalPath; ///< absent in files written before it was kept
     friend bool operator==(const RuntimeFitRecord&, const RuntimeFitRecord&) = default;
 };
 
@@ -48,6 +58,16 @@ std::string describeRuntimeFit(const RuntimeFitRecord& record);
 /// The parts as a fit file writes them (`residual.critical_delta_us`: compute, input_wait, comm,
 /// bookkeeping, gaps, past_rank, µs), for every report that shows them.
 nlohmann::ordered_json residualPartsJson(const ResidualParts& parts);
+
+/// A critical path's parts as every report writes them (compute_us, transfers_us, comm_us,
+/// waits_us, bookkeeping_us, gaps_us, hops): the fit file's `residual.critical_path` and the
+/// fidelity report's `measured_critical_path` / `predicted_critical_path`.
+nlohmann::ordered_json actionPathJson(const ActionPathParts& parts);
+
+/// "the critical path, measured / predicted ms (medians): compute 35.68 / 37.02, transfers 18.94 /
+/// 3.4 (22.0 / 29.0 hops), comm ..., waits not followed ..., bookkeeping ..., gaps ...", one line
+/// for every front end.
+std::string criticalPathText(const ActionPathParts& measured, const ActionPathParts& predicted);
 
 /// The per-action costs as the fit file writes them (`actions_us`: gap, post_recv, post_send,
 /// wait_send, reduce_grad, unshard, reshard), for every report that shows them.

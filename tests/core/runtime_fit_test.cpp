@@ -257,7 +257,14 @@ TEST_CASE("a run made by the model is fitted back to its own costs with no resid
     CHECK(fit.residual.bubbleError == Approx(0).margin(1e-9));
     CHECK(fit.residual.startMae == Approx(0).margin(1e-6));
     CHECK(fit.residual.matchedOps == 32); // 4 stages x 4 micro-batches x (F, B)
-    CHECK(fit.costs.cores == 0);          // nothing made the ranks slow each other down
+    // The file keeps what decided the run's makespan, measured and replayed: here the same path.
+    const RuntimeFitRecord record = recordOf(fit, "run");
+    REQUIRE(record.criticalPath);
+    CHECK(record.criticalPath->measured == fit.residual.measured.path);
+    CHECK(record.criticalPath->predicted == fit.residual.predicted.path);
+    CHECK(record.criticalPath->measured.hops > 0);
+    CHECK(record.criticalPath->predicted.total() == Approx(record.criticalPath->measured.total()));
+    CHECK(fit.costs.cores == 0); // nothing made the ranks slow each other down
 
     // The same programs on ranks that share one processor: the trace's compute ranges are longer
     // wherever both ranks computed at once; the fit finds the processor count and takes each op's
@@ -505,6 +512,31 @@ TEST_CASE("a fit file reads back to the same fit and refuses bad fields by name"
     REQUIRE(from != std::string::npos);
     withoutParts.erase(from, withoutParts.find("}", withoutParts.find("critical_delta_us")) + 1 - from);
     CHECK(parseRuntimeFitJson(withoutParts, "fit.json").residualParts.rank == -1);
+
+    // The fitted run's critical path, measured and replayed: kept, read back, refused by name.
+    CHECK(text.find("critical_path") == std::string::npos); // not known: not written
+    r.criticalPath = FitCriticalPath{ActionPathParts{35680, 18940, 47630, 1783, 276, 1727, 22},
+                                     ActionPathParts{38000, 3400, 53000, 0, 270, 6700, 29}};
+    text = runtimeFitToJson(r);
+    CHECK(text.find("\"critical_path\": {\n      \"measured\": {\n        \"compute_us\": 35680.0,") !=
+          std::string::npos);
+    CHECK(parseRuntimeFitJson(text, "fit.json") == r);
+    refused("\"hops\": 29.0", "\"hops\": -1", "fit.field", "residual.critical_path.predicted.hops");
+    refused("\"transfers_us\": 18940.0", "\"transfers_us\": null", "fit.field",
+            "residual.critical_path.measured.transfers_us");
+    std::string withoutPredicted = text;
+    withoutPredicted.replace(withoutPredicted.find("\"predicted\": {"), std::string("\"predicted\"").size(),
+                             "\"replayed\"");
+    try {
+        parseRuntimeFitJson(withoutPredicted, "fit.json");
+        FAIL("a critical path without its replay was accepted");
+    } catch (const Error& e) {
+        CHECK(std::string(e.what()).find("residual.critical_path.predicted is missing") != std::string::npos);
+    }
+    CHECK(criticalPathText(r.criticalPath->measured, r.criticalPath->predicted) ==
+          "the critical path, measured / predicted ms (medians): compute 35.68 / 38, transfers 18.94 / 3.4 "
+          "(22.0 / 29.0 hops), comm 47.63 / 53, waits not followed 1.783 / 0, bookkeeping 0.276 / 0.27, "
+          "gaps 1.727 / 6.7");
 }
 
 TEST_CASE("the comparison figure puts each device's measured row under its predicted row",

@@ -21,6 +21,7 @@
 #include <QPushButton>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolTip>
 #include <QTreeWidget>
 #include <QUndoStack>
 #include <algorithm>
@@ -145,6 +146,22 @@ class TestCalibrateWindow : public QObject {
         QVERIFY(timing->isVisibleTo(&window));
         QVERIFY2(timingText->text().contains(QStringLiteral("torch-gloo runtime model fitted to")),
                  qPrintable(timingText->text()));
+        // What decided the fitted run's makespan, measured and replayed, is one hover away.
+        QVERIFY2(
+            timingText->toolTip().startsWith(QStringLiteral("<b>What decided the fitted run's makespan</b>")),
+            qPrintable(timingText->toolTip()));
+        QVERIFY2(timingText->toolTip().contains(QStringLiteral("<tr><td>transfers (")) &&
+                     timingText->toolTip().contains(QStringLiteral(" hops)</td>")),
+                 qPrintable(timingText->toolTip()));
+        QToolTip::showText(timingText->mapToGlobal(QPoint(10, 10)), timingText->toolTip(), timingText);
+        QTest::qWait(100);
+        const QWidgetList tops = QApplication::topLevelWidgets();
+        const auto tip = std::find_if(tops.begin(), tops.end(),
+                                      [](QWidget* w) { return w->inherits("QTipLabel") && w->isVisible(); });
+        QVERIFY(tip != tops.end());
+        QVERIFY(
+            (*tip)->grab().save(QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/calibrated-timing-tooltip.png")));
+        QToolTip::hideText();
         QTest::qWait(100); // the wrapped sentence takes its height once laid out
         QVERIFY(timing->parentWidget()->grab().save(
             QStringLiteral(STAGECRAFT_TEST_OUTPUT_DIR "/calibrated-timing-row.png")));
