@@ -37,7 +37,8 @@ every rank, each between two barriers. Files, base name `<Class>_pp<world>_v<v>_
     <base>_comms.csv      multi-stage classes: `_dump_csv(format="compute_comms")`, the lowered
                           program torch's runtime executes
     <base>.meta.json      versions, shapes, step counts, per-rank step wall times (µs) of the
-                          profiled and the unprofiled steps, cpu_count and load average
+                          profiled and the unprofiled steps, cpu_count and load average, the
+                          kernel's release and its thread time slice
 
 With `--repeats R` every class is recorded R times, round the whole matrix each time (every class
 of every set, then again), each time in new processes; the traces are then
@@ -115,19 +116,43 @@ def free_port():
         return s.getsockname()[1]
 
 
-def set_thread_slices(slice_ns):
-    """Sets the scheduler's time slice of every thread of this process (Linux's EEVDF scheduler,
-    kernel 6.12 or later: `sched_setattr`'s `sched_runtime` of a SCHED_OTHER thread is its slice,
-    0.1-100 ms). A thread woken while every core is busy waits up to the running thread's slice
-    (docs/fidelity.md, "What the path's transfers are made of")."""
+# struct sched_attr, version 1 (56 bytes): size, policy (SCHED_OTHER), flags, nice, priority,
+# runtime (a SCHED_OTHER thread's slice under Linux 6.12+'s EEVDF scheduler), deadline, period,
+# util_min, util_max. sched_setattr and sched_getattr are syscalls 314 and 315 on x86_64.
+SCHED_ATTR = "IIQiIQQQII"
+
+
+def _libc():
     import ctypes
     import platform as _platform
     if sys.platform != "linux" or _platform.machine() != "x86_64":
+        return None
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def thread_slice_us():
+    """This thread's scheduler time slice in µs, or None where the kernel does not say (not
+    Linux on x86_64, or no sched_getattr)."""
+    import ctypes
+    libc = _libc()
+    if libc is None:
+        return None
+    attr = ctypes.create_string_buffer(56)
+    if libc.syscall(315, 0, attr, 56, 0) != 0:
+        return None
+    return struct.unpack(SCHED_ATTR, attr.raw)[5] / 1000.0
+
+
+def set_thread_slices(slice_ns):
+    """Sets the scheduler's time slice of every thread of this process (`--thread-slice-us`; Linux
+    6.12 or later, 0.1-100 ms). A woken thread may wait up to the running thread's slice for a busy
+    core; on the recordings of docs/fidelity.md ("What the path's transfers are made of") the
+    transfers did not follow it."""
+    import ctypes
+    libc = _libc()
+    if libc is None:
         raise SystemExit("--thread-slice-us: needs Linux on x86_64 (sched_setattr is syscall 314 there)")
-    libc = ctypes.CDLL(None, use_errno=True)
-    # struct sched_attr, version 1: size, policy (SCHED_OTHER), flags, nice, priority, runtime
-    # (the slice), deadline, period, util_min, util_max.
-    attr = ctypes.create_string_buffer(struct.pack("IIQiIQQQII", 56, 0, 0, 0, 0, slice_ns, 0, 0, 0, 0), 56)
+    attr = ctypes.create_string_buffer(struct.pack(SCHED_ATTR, 56, 0, 0, 0, 0, slice_ns, 0, 0, 0, 0), 56)
     for tid in os.listdir("/proc/self/task"):
         if libc.syscall(314, int(tid), attr, 0) != 0:
             err = ctypes.get_errno()
@@ -267,6 +292,8 @@ def worker(rank, cfg):
             "loadavg_start": cfg["loadavg_start"],
             "loadavg_end": [round(a, 2) for a in os.getloadavg()],
             "thread_slice_us": cfg["slice_us"],
+            "kernel": platform.release(),
+            "kernel_thread_slice_us": cfg["kernel_slice_us"],
         }
         with open(meta_path, "w") as f:
             json.dump(meta, f, indent=1)
@@ -316,7 +343,7 @@ def record_one(out_dir, set_name, cls_name, world, hidden, warmup, profiled, unp
         "write_csv": repeat == 0, "port": free_port(),
         "warmup": warmup, "profiled": profiled[world], "unprofiled": unprofiled, "pin": pin and world <= os.cpu_count(),
         "cpu_count": os.cpu_count(), "loadavg_start": [round(a, 2) for a in os.getloadavg()],
-        "slice_us": slice_us,
+        "slice_us": slice_us, "kernel_slice_us": thread_slice_us(),
     }
     started = time.perf_counter()
     disturbed = []
