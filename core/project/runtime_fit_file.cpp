@@ -166,8 +166,15 @@ OrderedJson residualJson(const RuntimeFitRecord& r) {
 
 ActionPathParts readPath(const Json& v, const std::string& path) {
     ActionPathParts parts;
-    for (const auto& [name, to] : kPathParts)
-        parts.*to = readCost(member(v, name, path), path + "." + name, false);
+    for (const auto& [name, to] : kPathParts) {
+        const Json& part = member(v, name, path);
+        const std::string at = path + "." + name;
+        // Every part is µs but the count of transfers on the path (a median: it may be a half).
+        if (to == &ActionPathParts::hops &&
+            (!part.is_number() || !std::isfinite(part.get<double>()) || part.get<double>() < 0))
+            bad(at, "= " + shown(part) + ": must be a count of transfers, finite and >= 0");
+        parts.*to = readCost(part, at, false);
+    }
     return parts;
 }
 

@@ -521,7 +521,8 @@ TEST_CASE("a fit file reads back to the same fit and refuses bad fields by name"
     CHECK(text.find("\"critical_path\": {\n      \"measured\": {\n        \"compute_us\": 35680.0,") !=
           std::string::npos);
     CHECK(parseRuntimeFitJson(text, "fit.json") == r);
-    refused("\"hops\": 29.0", "\"hops\": -1", "fit.field", "residual.critical_path.predicted.hops");
+    refused("\"hops\": 29.0", "\"hops\": -1", "fit.field",
+            "residual.critical_path.predicted.hops = -1: must be a count of transfers");
     refused("\"transfers_us\": 18940.0", "\"transfers_us\": null", "fit.field",
             "residual.critical_path.measured.transfers_us");
     std::string withoutPredicted = text;
