@@ -124,8 +124,7 @@ SCHED_ATTR = "IIQiIQQQII"
 
 def _libc():
     import ctypes
-    import platform as _platform
-    if sys.platform != "linux" or _platform.machine() != "x86_64":
+    if sys.platform != "linux" or platform.machine() != "x86_64":
         return None
     return ctypes.CDLL(None, use_errno=True)
 
