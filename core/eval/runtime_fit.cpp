@@ -1,6 +1,7 @@
 #include "eval/runtime_fit.h"
 
 #include "error.h"
+#include "eval/post_stalls.h"
 #include "eval/shared_processors.h"
 #include "generators/registry.h"
 #include "io/executed_program.h"
@@ -215,6 +216,7 @@ RangeKind rangeKindOf(OpKind op, bool split) {
 struct Samples {
     std::vector<std::array<std::vector<double>, 4>> compute; ///< [stage][F, B, I, W]
     std::vector<double> gaps, postRecv, postSend, waitSend, reduceGrad, unshard, reshard, transfer;
+    std::vector<PostRecord> posts; ///< every post as it ran (wall time), for countPostStalls
 };
 
 /// The typical value of a primitive over some iterations: its mean within each iteration (an
@@ -302,7 +304,19 @@ Samples collect(const std::vector<RankTrace>& ranks, int k, int stages, bool old
             actions.push_back(iterationActions(t, k));
             for (const ActionRange* r : actions.back()) byKey[{int(r->kind), r->stage, r->mb}] = r;
         }
-        for (const auto& list : actions) {
+        std::map<int, int> rankOfStage;
+        for (std::size_t d = 0; d < actions.size(); ++d)
+            for (const ActionRange* r : actions[d])
+                if (isComputeRange(r->kind)) rankOfStage.emplace(r->stage, int(d));
+        auto postOf = [&](int rank, const ActionRange& r, bool send) {
+            const bool forward = r.kind == RangeKind::SendF || r.kind == RangeKind::RecvF;
+            const auto peer =
+                rankOfStage.find(transferPeerStage(forward ? OpKind::F : OpKind::B, send, r.stage));
+            return PostRecord{rank, peer == rankOfStage.end() ? -1 : peer->second, send, r.start,
+                              r.end - r.start};
+        };
+        for (std::size_t rank = 0; rank < actions.size(); ++rank) {
+            const auto& list = actions[rank];
             for (std::size_t i = 0; i < list.size(); ++i) {
                 const ActionRange& r = *list[i];
                 if (i > 0) s.gaps.push_back(clock.work(list[i - 1]->end, r.start));
@@ -321,10 +335,12 @@ Samples collect(const std::vector<RankTrace>& ranks, int k, int stages, bool old
                 case RangeKind::RecvF:
                 case RangeKind::RecvB:
                     s.postRecv.push_back(d);
+                    s.posts.push_back(postOf(int(rank), r, false));
                     break;
                 case RangeKind::SendF:
                 case RangeKind::SendB:
                     s.postSend.push_back(d);
+                    s.posts.push_back(postOf(int(rank), r, true));
                     break;
                 case RangeKind::WaitSendF:
                 case RangeKind::WaitSendB:
@@ -941,6 +957,11 @@ void fitCosts(RuntimeFit& fit, const std::vector<RankTrace>& ranks, const std::s
             "needs --input-share: stage 0's I is 0 and its W the whole backward, as in torch)");
 
     fitSpread(fit, ranks, run, olderNaming);
+    std::vector<std::vector<PostRecord>> posts;
+    posts.reserve(iterations.size());
+    for (const Samples& it : iterations) posts.push_back(it.posts);
+    fit.postStalls = countPostStalls(posts);
+    if (std::string note = postStallNote(fit.postStalls); !note.empty()) fit.notes.push_back(std::move(note));
     fit.residual = compareRuns(measured, predictSummary(fit.programs, c));
 }
 

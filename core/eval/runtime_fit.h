@@ -14,6 +14,7 @@
 // Then the run's own programs are timed with those costs and compared with the run.
 
 #include "eval/action_critical_path.h"
+#include "eval/post_stalls.h"
 #include "generators/schedule_params.h"
 #include "io/measured_run.h"
 #include "passes/program.h"
@@ -156,6 +157,8 @@ struct RuntimeFit {
     /// at the same time on different ranks): a slowdown of the machine, which stretches every rank
     /// alike and makes none wait; the spread keeps only the rest.
     double sharedVariation = 0;
+    /// The run's posts that stalled (eval/post_stalls.h); the posts' spread holds them.
+    PostStallCount postStalls;
     /// What the run could not show and the rule used instead, one sentence each.
     std::vector<std::string> notes;
     FidelityReport residual; ///< the run's own programs timed with the fit, against the run
