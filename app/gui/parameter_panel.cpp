@@ -224,11 +224,20 @@ void ParameterPanel::syncRuntimeFit() {
     m_runtimeFitText->setText(tr("<b>Timing:</b> every schedule is timed as torch runs it by the %1.")
                                   .arg(QString::fromStdString(describeRuntimeFit(*fit)).toHtmlEscaped()));
     // What decided the fitted run's makespan, and whether the replay decides it the same way:
-    // the first thing to read when the replay is off.
-    m_runtimeFitText->setToolTip(fit->criticalPath
-                                     ? criticalPathTable(*fit->criticalPath)
-                                     : tr("The fit does not keep its run's critical path (written "
-                                          "before it was kept): calibrate again to see it."));
+    // the first thing to read when the replay is off; then what the fit could not measure and
+    // the rules it used instead, and what it found in the run (its posts' stalls).
+    QString tip = fit->criticalPath ? criticalPathTable(*fit->criticalPath)
+                                    : tr("The fit does not keep its run's critical path (written "
+                                         "before it was kept): calibrate again to see it.");
+    if (!fit->notes.empty()) {
+        QString items;
+        for (const std::string& note : fit->notes)
+            items += QStringLiteral("<li>%1</li>").arg(QString::fromStdString(note).toHtmlEscaped());
+        tip += tr("<p><b>The fit's notes</b> (what it could not measure, the rules it used instead, "
+                  "what it found):</p><ul>%1</ul>")
+                   .arg(items);
+    }
+    m_runtimeFitText->setToolTip(tip);
 }
 
 QWidget* ParameterPanel::makeEditor(const ProjectField& field) {

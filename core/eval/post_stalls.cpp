@@ -1,5 +1,6 @@
 #include "eval/post_stalls.h"
 
+#include "number_text.h"
 #include "sim/statistics.h"
 
 #include <algorithm>
@@ -62,9 +63,9 @@ std::string postStallNote(const PostStallCount& c) {
     s.precision(3);
     s << c.stalls() << " posts stalled (took over " << kStallFactor << "x the median post), "
       << double(c.stalls()) / double(c.iterations) << " an iteration, "
-      << c.stalledUs / double(c.stalls()) / 1000
-      << " ms each past the median: " << percent(c.nearStalls, c.nearPosts)
-      << " of the posts that began within " << c.window << " µs of the peer's post on the same pair, "
+      << durationText(c.stalledUs / double(c.stalls()))
+      << " each past the median: " << percent(c.nearStalls, c.nearPosts) << " of the posts that began within "
+      << durationText(c.window) << " of the peer's post on the same pair, "
       << percent(c.otherStalls, c.otherPosts) << " of the others";
     // Three times as often near the peer's post, and not by chance alone.
     if (c.nearStalls >= 3 && nearRate >= 3 * otherRate)

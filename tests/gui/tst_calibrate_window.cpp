@@ -153,6 +153,11 @@ class TestCalibrateWindow : public QObject {
         QVERIFY2(timingText->toolTip().contains(QStringLiteral("<tr><td>transfers (")) &&
                      timingText->toolTip().contains(QStringLiteral(" hops)</td>")),
                  qPrintable(timingText->toolTip()));
+        // And the fit's notes: the rule that split the run's whole backward, among them.
+        QVERIFY2(
+            timingText->toolTip().contains(QStringLiteral("<b>The fit's notes</b>")) &&
+                timingText->toolTip().contains(QStringLiteral("<li>the run does not split the backward")),
+            qPrintable(timingText->toolTip()));
         QToolTip::showText(timingText->mapToGlobal(QPoint(10, 10)), timingText->toolTip(), timingText);
         QTest::qWait(100);
         const QWidgetList tops = QApplication::topLevelWidgets();
