@@ -65,6 +65,7 @@ struct Fitted {
     RuntimeFitRecord record;
     std::string header;
     std::optional<FidelityReport> residual;
+    std::optional<PostStallCount> postStalls; ///< counted when fitted now (a fit file keeps the note)
 };
 
 Fitted fitNow(const std::string& run, double processors) {
@@ -72,6 +73,7 @@ Fitted fitNow(const std::string& run, double processors) {
     Fitted f;
     f.record = recordOf(fit, run);
     f.residual = fit.residual;
+    f.postStalls = fit.postStalls;
     f.header = "fitted " + f.record.model + " on " + run + ": " + std::to_string(fit.programs.ranks) +
                " ranks, " + std::to_string(fit.iterations) + " iterations, " +
                std::to_string(fit.computeSamples) + " compute ranges, " +
@@ -265,6 +267,15 @@ std::string json(const Fitted& fit, const std::vector<Check>& checks,
              {"transfer_us", costs.transfer.latency},
              {"shared_processors", costs.cores},
              {"notes", fit.record.notes}};
+    if (fit.postStalls) {
+        const PostStallCount& c = *fit.postStalls;
+        out["post_stalls"] = Json{{"iterations", c.iterations},           {"near_posts", c.nearPosts},
+                                  {"near_stalls", c.nearStalls},          {"other_posts", c.otherPosts},
+                                  {"other_stalls", c.otherStalls},        {"near_window_us", c.window},
+                                  {"stalled_past_median_us", c.stalledUs}};
+    } else {
+        out["post_stalls"] = nullptr;
+    }
     if (fit.residual)
         out["residual"] = reportJson(*fit.residual);
     else

@@ -37,6 +37,12 @@ TEST_CASE("fidelity fits one torch run, checks another and predicts registered s
     // torch's first stage computes nothing in I and the whole backward in W.
     CHECK(json["stages"][0]["i_us"].get<double>() < 0.1 * json["stages"][0]["w_us"].get<double>());
     CHECK(json["residual"]["matched_ops"] == 48);
+    // The posts that stalled, as counted: every post is near the peer's or not.
+    const auto& stalls = json["post_stalls"];
+    CHECK(stalls["iterations"] == json["iterations"]);
+    CHECK(stalls["near_posts"].get<int>() + stalls["other_posts"].get<int>() > 0);
+    CHECK(stalls["near_stalls"].get<int>() <= stalls["near_posts"].get<int>());
+    CHECK(stalls["near_window_us"].get<double>() > 0);
     // The worst rank's busy time error, from the ranks the report lists.
     double busy = 0;
     const auto& residual = json["residual"];
