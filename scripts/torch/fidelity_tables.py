@@ -14,7 +14,9 @@ Every figure comes from `stagecraft-cli` itself, the way a user gets it:
 - "pairs": `fidelity --fit RUN --check OTHER ... --json`, the fits and predictions of
   tests/core/torch_runs_fidelity_test.cpp (a split target only from a split source);
 - "noise": each run's median makespan and its 95 % interval, from the same JSON;
-- "path": each fitted run's critical path and its replay's (`fidelity --fit RUN --json`).
+- "path": each fitted run's critical path and its replay's (`fidelity --fit RUN --json`);
+- "stalls": each fitted run's posts that stalled, near the peer's post on the same pair and
+  elsewhere (`post_stalls` of the same JSON; docs/fidelity.md, "gloo's I/O thread spins").
 
 Only the Python standard library is used; nothing here is a build or test dependency.
 """
@@ -234,11 +236,35 @@ def path_table(exe, runs):
         raise SystemExit(f"{runs}: no set holds a fitted class's run ({', '.join(SETS)})")
 
 
+def stalls_table(exe, runs):
+    """Each fitted run's posts that stalled (over ten times the median post), near a post of the
+    peer towards their rank and elsewhere."""
+    print("| set | class | stalls an iteration | ms each past the median | near the peer's post: stalled "
+          "| other posts: stalled |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    found = False
+    for set_name in SETS:
+        for fitted in FITTED:
+            source = run_prefix(runs, set_name, fitted)
+            if source is None:
+                continue
+            found = True
+            c = json.loads(cli(exe, "fidelity", "--fit", source, "--json"))["post_stalls"]
+            stalls = c["near_stalls"] + c["other_stalls"]
+            each = c["stalled_past_median_us"] / stalls / 1000 if stalls else 0
+            near = 100 * c["near_stalls"] / max(c["near_posts"], 1)
+            other = 100 * c["other_stalls"] / max(c["other_posts"], 1)
+            print(f"| {set_name} | {fitted} | {stalls / c['iterations']:.2f} | {each:.1f} | {near:.1f} % "
+                  f"| {other:.1f} % |")
+    if not found:
+        raise SystemExit(f"{runs}: no set holds a fitted class's run ({', '.join(SETS)})")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("cli", help="the stagecraft-cli program")
     parser.add_argument("runs", help="the unpacked recordings (<build>/tests/data/torch-runs)")
-    parser.add_argument("--table", choices=["project", "pairs", "path", "all"], default="all")
+    parser.add_argument("--table", choices=["project", "pairs", "path", "stalls", "all"], default="all")
     args = parser.parse_args()
     if args.table in ("project", "all"):
         project_table(args.cli, args.runs)
@@ -248,6 +274,9 @@ def main():
     if args.table in ("path", "all"):
         print()
         path_table(args.cli, args.runs)
+    if args.table in ("stalls", "all"):
+        print()
+        stalls_table(args.cli, args.runs)
     return 0
 
 
