@@ -30,8 +30,8 @@ import re
 import statistics
 import sys
 
-SWITCH = re.compile(r"^\s*(?P<comm>.+?)\s+(?P<pid>\d+)/(?P<tid>\d+)\s+\[(?P<cpu>\d+)\]\s+(?P<time>[\d.]+): "
-                    r"sched:sched_switch: (?P<rest>.*)$")
+SWITCH = re.compile(r"^\s*(?P<comm>.+?)\s+(?P<pid>\d+)/(?P<tid>\d+)\s+\[(?P<cpu>\d+)\]\s+(?P<time>[\d.]+):\s+"
+                    r"sched:sched_switch:\s+(?P<rest>.*)$")
 SWITCH_FIELDS = re.compile(r"prev_pid=(?P<prev>\d+) .*prev_state=(?P<state>\S+) ==> next_comm=.* next_pid=(?P<next>\d+)")
 POST = re.compile(r"PP:\d+(SEND|RECV)_[FB]\d+$")
 STALL_FACTOR = 10  # as eval/post_stalls.h counts
@@ -68,6 +68,8 @@ def loop_runs(sched_path, shift_us):
         fail(f"{sched_path}: {e.strerror}")
     with lines:
         for number, line in enumerate(lines, 1):
+            if "sched_switch" not in line:  # a recording may hold other events too
+                continue
             m = SWITCH.match(line)
             if not m:
                 continue
