@@ -106,7 +106,8 @@ def spun_inside(runs, starts, start, end, spin_us):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("run", help="the run's traces' common prefix (RUN for RUN_rank0.json, RUN_rank1.json, ...)")
+    parser.add_argument("run", help="the run's traces' common prefix (RUN for RUN_rank0.json, RUN_rank1.json, ...; "
+                        "RUN_rep<k> for one repeat of a recording made with --repeats)")
     parser.add_argument("sched", help="`perf script` text of a sched_switch recording of the same run")
     parser.add_argument("--clock-offset", type=float, required=True, metavar="S",
                         help="CLOCK_REALTIME - CLOCK_MONOTONIC in seconds when the run was recorded")
