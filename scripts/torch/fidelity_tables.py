@@ -214,11 +214,9 @@ def pairs_and_noise(exe, runs):
               f"| {100 * r['measured_noise']:.0f} % |")
 
 
-def path_table(exe, runs):
-    """Each fitted run's critical path against its replay's: which of the ranks' time decided the
-    makespan, and where the replay makes it up instead."""
-    print("| run | makespan | compute | transfers (hops) | comm | waits not followed | gaps |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+def fitted_runs(exe, runs):
+    """(set, fitted class, `fidelity --fit RUN --json`) for every fitted class's run of every set;
+    refuses a folder that holds none."""
     found = False
     for set_name in SETS:
         for fitted in FITTED:
@@ -226,14 +224,23 @@ def path_table(exe, runs):
             if source is None:
                 continue
             found = True
-            res = json.loads(cli(exe, "fidelity", "--fit", source, "--json"))["residual"]
-            for side, label in (("measured", f"{set_name} {fitted}, run"), ("predicted", "its replay")):
-                p = res[side + "_critical_path"]
-                print(f"| {label} | {res[side + '_makespan_us'] / 1000:.1f} | {p['compute_us'] / 1000:.1f} "
-                      f"| {p['transfers_us'] / 1000:.1f} ({p['hops']:g}) | {p['comm_us'] / 1000:.1f} "
-                      f"| {p['waits_us'] / 1000:.1f} | {p['gaps_us'] / 1000:.1f} |")
+            yield set_name, fitted, json.loads(cli(exe, "fidelity", "--fit", source, "--json"))
     if not found:
         raise SystemExit(f"{runs}: no set holds a fitted class's run ({', '.join(SETS)})")
+
+
+def path_table(exe, runs):
+    """Each fitted run's critical path against its replay's: which of the ranks' time decided the
+    makespan, and where the replay makes it up instead."""
+    print("| run | makespan | compute | transfers (hops) | comm | waits not followed | gaps |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for set_name, fitted, fit in fitted_runs(exe, runs):
+        res = fit["residual"]
+        for side, label in (("measured", f"{set_name} {fitted}, run"), ("predicted", "its replay")):
+            p = res[side + "_critical_path"]
+            print(f"| {label} | {res[side + '_makespan_us'] / 1000:.1f} | {p['compute_us'] / 1000:.1f} "
+                  f"| {p['transfers_us'] / 1000:.1f} ({p['hops']:g}) | {p['comm_us'] / 1000:.1f} "
+                  f"| {p['waits_us'] / 1000:.1f} | {p['gaps_us'] / 1000:.1f} |")
 
 
 def stalls_table(exe, runs):
@@ -242,22 +249,14 @@ def stalls_table(exe, runs):
     print("| set | class | stalls an iteration | ms each past the median | near the peer's post: stalled "
           "| other posts: stalled |")
     print("| --- | --- | --- | --- | --- | --- |")
-    found = False
-    for set_name in SETS:
-        for fitted in FITTED:
-            source = run_prefix(runs, set_name, fitted)
-            if source is None:
-                continue
-            found = True
-            c = json.loads(cli(exe, "fidelity", "--fit", source, "--json"))["post_stalls"]
-            stalls = c["near_stalls"] + c["other_stalls"]
-            each = c["stalled_past_median_us"] / stalls / 1000 if stalls else 0
-            near = 100 * c["near_stalls"] / max(c["near_posts"], 1)
-            other = 100 * c["other_stalls"] / max(c["other_posts"], 1)
-            print(f"| {set_name} | {fitted} | {stalls / c['iterations']:.2f} | {each:.1f} | {near:.1f} % "
-                  f"| {other:.1f} % |")
-    if not found:
-        raise SystemExit(f"{runs}: no set holds a fitted class's run ({', '.join(SETS)})")
+    for set_name, fitted, fit in fitted_runs(exe, runs):
+        c = fit["post_stalls"]
+        stalls = c["near_stalls"] + c["other_stalls"]
+        each = c["stalled_past_median_us"] / stalls / 1000 if stalls else 0
+        near = 100 * c["near_stalls"] / max(c["near_posts"], 1)
+        other = 100 * c["other_stalls"] / max(c["other_posts"], 1)
+        print(f"| {set_name} | {fitted} | {stalls / c['iterations']:.2f} | {each:.1f} | {near:.1f} % "
+              f"| {other:.1f} % |")
 
 
 def main():
