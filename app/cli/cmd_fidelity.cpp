@@ -65,7 +65,8 @@ struct Fitted {
     RuntimeFitRecord record;
     std::string header;
     std::optional<FidelityReport> residual;
-    std::optional<PostStallCount> postStalls; ///< counted when fitted now (a fit file keeps the note)
+    std::optional<PostStallCount> postStalls;     ///< counted when fitted now (a fit file keeps the note)
+    std::optional<HeldPayloadCount> heldPayloads; ///< likewise
 };
 
 Fitted fitNow(const std::string& run, double processors) {
@@ -74,6 +75,7 @@ Fitted fitNow(const std::string& run, double processors) {
     f.record = recordOf(fit, run);
     f.residual = fit.residual;
     f.postStalls = fit.postStalls;
+    f.heldPayloads = fit.heldPayloads;
     f.header = "fitted " + f.record.model + " on " + run + ": " + std::to_string(fit.programs.ranks) +
                " ranks, " + std::to_string(fit.iterations) + " iterations, " +
                std::to_string(fit.computeSamples) + " compute ranges, " +
@@ -275,6 +277,21 @@ std::string json(const Fitted& fit, const std::vector<Check>& checks,
                                   {"stalled_past_median_us", c.stalledUs}};
     } else {
         out["post_stalls"] = nullptr;
+    }
+    if (fit.heldPayloads) {
+        const HeldPayloadCount& c = *fit.heldPayloads;
+        Json bySender = Json::object();
+        for (const SenderState state : {SenderState::Blocked, SenderState::Computing, SenderState::Other}) {
+            const auto i = std::size_t(state);
+            bySender[senderStateKey(state)] = Json{
+                {"transfers", c.transfers[i]}, {"held", c.held[i]}, {"held_past_transfer_us", c.heldUs[i]}};
+        }
+        out["held_payloads"] = Json{{"iterations", c.iterations},
+                                    {"transfer_us", c.transferUs},
+                                    {"held_over_us", kHeldUs},
+                                    {"by_sender", bySender}};
+    } else {
+        out["held_payloads"] = nullptr;
     }
     if (fit.residual)
         out["residual"] = reportJson(*fit.residual);

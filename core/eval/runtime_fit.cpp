@@ -1,6 +1,7 @@
 #include "eval/runtime_fit.h"
 
 #include "error.h"
+#include "eval/held_payloads.h"
 #include "eval/post_stalls.h"
 #include "eval/shared_processors.h"
 #include "generators/registry.h"
@@ -216,7 +217,8 @@ RangeKind rangeKindOf(OpKind op, bool split) {
 struct Samples {
     std::vector<std::array<std::vector<double>, 4>> compute; ///< [stage][F, B, I, W]
     std::vector<double> gaps, postRecv, postSend, waitSend, reduceGrad, unshard, reshard, transfer;
-    std::vector<PostRecord> posts; ///< every post as it ran (wall time), for countPostStalls
+    std::vector<PostRecord> posts;            ///< every post as it ran (wall time), for countPostStalls
+    std::vector<SendFirstTransfer> sendFirst; ///< for countHeldPayloads
 };
 
 /// The typical value of a primitive over some iterations: its mean within each iteration (an
@@ -315,6 +317,16 @@ Samples collect(const std::vector<RankTrace>& ranks, int k, int stages, bool old
             return PostRecord{rank, peer == rankOfStage.end() ? -1 : peer->second, send, r.start,
                               r.end - r.start};
         };
+        // Each rank's blocking waits (a compute range's wait for its input, WAIT_SEND), in order.
+        std::vector<Intervals> blocked(actions.size()), computing(actions.size());
+        for (std::size_t rank = 0; rank < actions.size(); ++rank)
+            for (const ActionRange* r : actions[rank]) {
+                if (r->kind == RangeKind::WaitSendF || r->kind == RangeKind::WaitSendB)
+                    blocked[rank].emplace_back(r->start, r->end);
+                else if (isComputeRange(r->kind) && r->wait > kWaited)
+                    blocked[rank].emplace_back(r->start, opStart(*r));
+                if (isComputeRange(r->kind)) computing[rank].emplace_back(opStart(*r), r->end);
+            }
         for (std::size_t rank = 0; rank < actions.size(); ++rank) {
             const auto& list = actions[rank];
             for (std::size_t i = 0; i < list.size(); ++i) {
@@ -361,16 +373,27 @@ Samples collect(const std::vector<RankTrace>& ranks, int k, int stages, bool old
                 }
                 // A transfer the consumer waited for: from the later post to its arrival.
                 // (a wait() that returned at once still ends inside the range: the data was there)
-                if (!isComputeRange(r.kind) || r.kind == RangeKind::W || r.wait <= kWaited) continue;
+                if (!isComputeRange(r.kind) || r.kind == RangeKind::W) continue;
                 const bool forward = r.kind == RangeKind::F;
+                const int peerStage = transferPeerStage(forward ? OpKind::F : OpKind::B, false, r.stage);
                 const auto send =
-                    byKey.find({int(forward ? RangeKind::SendF : RangeKind::SendB),
-                                transferPeerStage(forward ? OpKind::F : OpKind::B, false, r.stage), r.mb});
+                    byKey.find({int(forward ? RangeKind::SendF : RangeKind::SendB), peerStage, r.mb});
                 const auto recv =
                     byKey.find({int(forward ? RangeKind::RecvF : RangeKind::RecvB), r.stage, r.mb});
                 if (send == byKey.end() || recv == byKey.end()) continue;
-                s.transfer.push_back(
-                    std::max(0.0, opStart(r) - std::max(send->second->end, recv->second->end)));
+                const double sent = send->second->end, posted = recv->second->end;
+                // Sent before its receive was posted, both before the consumer began: the payload
+                // was left to the sender's I/O thread (eval/held_payloads.h).
+                if (const auto sender = rankOfStage.find(peerStage);
+                    sent < posted && posted <= r.start && sender != rankOfStage.end()) {
+                    const auto d = std::size_t(sender->second);
+                    const SenderState state = within(blocked[d], r.start)     ? SenderState::Blocked
+                                              : within(computing[d], r.start) ? SenderState::Computing
+                                                                              : SenderState::Other;
+                    s.sendFirst.push_back(SendFirstTransfer{state, opStart(r) - r.start});
+                }
+                if (r.wait <= kWaited) continue;
+                s.transfer.push_back(std::max(0.0, opStart(r) - std::max(sent, posted)));
             }
         }
     }
@@ -962,6 +985,12 @@ void fitCosts(RuntimeFit& fit, const std::vector<RankTrace>& ranks, const std::s
     for (const Samples& it : iterations) posts.push_back(it.posts);
     fit.postStalls = countPostStalls(posts);
     if (std::string note = postStallNote(fit.postStalls); !note.empty()) fit.notes.push_back(std::move(note));
+    std::vector<std::vector<SendFirstTransfer>> sendFirst;
+    sendFirst.reserve(iterations.size());
+    for (const Samples& it : iterations) sendFirst.push_back(it.sendFirst);
+    fit.heldPayloads = countHeldPayloads(sendFirst, c.transfer.latency);
+    if (std::string note = heldPayloadNote(fit.heldPayloads); !note.empty())
+        fit.notes.push_back(std::move(note));
     fit.residual = compareRuns(measured, predictSummary(fit.programs, c));
 }
 

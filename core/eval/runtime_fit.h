@@ -14,6 +14,7 @@
 // Then the run's own programs are timed with those costs and compared with the run.
 
 #include "eval/action_critical_path.h"
+#include "eval/held_payloads.h"
 #include "eval/post_stalls.h"
 #include "generators/schedule_params.h"
 #include "io/measured_run.h"
@@ -159,6 +160,9 @@ struct RuntimeFit {
     double sharedVariation = 0;
     /// The run's posts that stalled (eval/post_stalls.h); the posts' spread holds them.
     PostStallCount postStalls;
+    /// The run's send-first payloads its consumers waited long for, by what the sender was doing
+    /// (eval/held_payloads.h); the timing gives every transfer the run's one transfer time.
+    HeldPayloadCount heldPayloads;
     /// What the run could not show and the rule used instead, one sentence each.
     std::vector<std::string> notes;
     FidelityReport residual; ///< the run's own programs timed with the fit, against the run

@@ -16,7 +16,10 @@ Every figure comes from `stagecraft-cli` itself, the way a user gets it:
 - "noise": each run's median makespan and its 95 % interval, from the same JSON;
 - "path": each fitted run's critical path and its replay's (`fidelity --fit RUN --json`);
 - "stalls": each fitted run's posts that stalled, near the peer's post on the same pair and
-  elsewhere (`post_stalls` of the same JSON; docs/fidelity.md, "gloo's I/O thread spins").
+  elsewhere (`post_stalls` of the same JSON; docs/fidelity.md, "gloo's I/O thread spins");
+- "held": each fitted run's payloads sent before their receive was posted whose consumer waited
+  over 0.5 ms past the run's transfer time, by what the sender was doing when the consumer began
+  to wait (`held_payloads` of the same JSON; docs/fidelity.md, "Payloads held by a busy sender").
 
 Only the Python standard library is used; nothing here is a build or test dependency.
 """
@@ -259,11 +262,27 @@ def stalls_table(exe, runs):
               f"| {other:.1f} % |")
 
 
+def held_table(exe, runs):
+    """Each fitted run's send-first payloads its consumers waited long for, by the sender's state."""
+    states = (("blocked", "sender blocked"), ("computing", "computing"), ("other", "posting or between actions"))
+    print("| set | class | held an iteration | ms each past the transfer time | "
+          + " | ".join(label for _, label in states) + " |")
+    print("| --- | --- | --- | --- | " + " | ".join("---" for _ in states) + " |")
+    for set_name, fitted, fit in fitted_runs(exe, runs):
+        c = fit["held_payloads"]
+        by = c["by_sender"]
+        held = sum(by[k]["held"] for k, _ in states)
+        each = sum(by[k]["held_past_transfer_us"] for k, _ in states) / held / 1000 if held else 0
+        cells = " | ".join(f"{by[k]['held']} of {by[k]['transfers']} "
+                           f"({100 * by[k]['held'] / max(by[k]['transfers'], 1):.1f} %)" for k, _ in states)
+        print(f"| {set_name} | {fitted} | {held / c['iterations']:.2f} | {each:.1f} | {cells} |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("cli", help="the stagecraft-cli program")
     parser.add_argument("runs", help="the unpacked recordings (<build>/tests/data/torch-runs)")
-    parser.add_argument("--table", choices=["project", "pairs", "path", "stalls", "all"], default="all")
+    parser.add_argument("--table", choices=["project", "pairs", "path", "stalls", "held", "all"], default="all")
     args = parser.parse_args()
     if args.table in ("project", "all"):
         project_table(args.cli, args.runs)
@@ -276,6 +295,9 @@ def main():
     if args.table in ("stalls", "all"):
         print()
         stalls_table(args.cli, args.runs)
+    if args.table in ("held", "all"):
+        print()
+        held_table(args.cli, args.runs)
     return 0
 
 

@@ -43,6 +43,20 @@ TEST_CASE("fidelity fits one torch run, checks another and predicts registered s
     CHECK(stalls["near_posts"].get<int>() + stalls["other_posts"].get<int>() > 0);
     CHECK(stalls["near_stalls"].get<int>() <= stalls["near_posts"].get<int>());
     CHECK(stalls["near_window_us"].get<double>() > 0);
+    // The send-first payloads, by what their sender did when the consumer began to wait.
+    const auto& held = json["held_payloads"];
+    CHECK(held["iterations"] == json["iterations"]);
+    CHECK(held["transfer_us"].get<double>() == Approx(json["transfer_us"].get<double>()));
+    CHECK(held["held_over_us"].get<double>() == 500);
+    int sendFirst = 0;
+    for (const char* state : {"blocked", "computing", "other"}) {
+        INFO(state);
+        const auto& s = held["by_sender"][state];
+        CHECK(s["held"].get<int>() <= s["transfers"].get<int>());
+        CHECK(s["held_past_transfer_us"].get<double>() >= 500 * s["held"].get<double>());
+        sendFirst += s["transfers"].get<int>();
+    }
+    CHECK(sendFirst > 0);
     // The worst rank's busy time error, from the ranks the report lists.
     double busy = 0;
     const auto& residual = json["residual"];
