@@ -58,6 +58,7 @@ struct Check {
     std::string run;
     std::vector<std::string> notes;
     FidelityReport report;
+    TransferContention contention; ///< the checked run's stalled posts and held payloads
 };
 
 /// The fit the command predicts with: made now from a run (with its residual) or read from a file.
@@ -65,8 +66,9 @@ struct Fitted {
     RuntimeFitRecord record;
     std::string header;
     std::optional<FidelityReport> residual;
-    std::optional<PostStallCount> postStalls;     ///< counted when fitted now (a fit file keeps the note)
-    std::optional<HeldPayloadCount> heldPayloads; ///< likewise
+    /// The fitted run's stalled posts and held payloads, counted when fitted now (a fit file keeps
+    /// the notes).
+    std::optional<TransferContention> contention;
 };
 
 Fitted fitNow(const std::string& run, double processors) {
@@ -74,8 +76,7 @@ Fitted fitNow(const std::string& run, double processors) {
     Fitted f;
     f.record = recordOf(fit, run);
     f.residual = fit.residual;
-    f.postStalls = fit.postStalls;
-    f.heldPayloads = fit.heldPayloads;
+    f.contention = TransferContention{fit.postStalls, fit.heldPayloads};
     f.header = "fitted " + f.record.model + " on " + run + ": " + std::to_string(fit.programs.ranks) +
                " ranks, " + std::to_string(fit.iterations) + " iterations, " +
                std::to_string(fit.computeSamples) + " compute ranges, " +
@@ -96,7 +97,9 @@ Fitted readFit(const std::string& path) {
 Check check(const Fitted& fit, const std::string& list) {
     Check c;
     c.run = list;
-    c.report = predictRun(fit.record.costs, readTorchRun(runFiles(list)), list, &c.notes);
+    const std::vector<RankTrace> ranks = readTorchRun(runFiles(list));
+    c.report = predictRun(fit.record.costs, ranks, list, &c.notes);
+    c.contention = measureContention(ranks);
     return c;
 }
 
@@ -171,6 +174,25 @@ std::string predictionTable(const std::vector<SchedulePrediction>& predictions) 
     return "predicted under torch's runtime with the fitted costs:\n" + textTable(rows, LastColumn::Text);
 }
 
+/// "1.66 an iteration, 4.2 ms each" of `count` things an iteration over `us` µs in all.
+std::string perIteration(std::size_t count, std::size_t iterations, double us) {
+    if (iterations == 0) return "-";
+    std::string out = fixed(double(count) / double(iterations), 2) + " an iteration";
+    if (count > 0) out += ", " + millisecondsText(us / double(count)) + " ms each";
+    return out;
+}
+
+/// One line: a run's stalled posts and held payloads an iteration, where gloo's I/O threads
+/// delayed it (eval/post_stalls.h, eval/held_payloads.h).
+std::string contentionLine(const std::string& who, const TransferContention& c) {
+    const HeldPayloadCount& h = c.heldPayloads;
+    double heldUs = 0;
+    for (const double us : h.heldUs) heldUs += us;
+    return who + ": posts stalled " +
+           perIteration(c.postStalls.stalls(), c.postStalls.iterations, c.postStalls.stalledUs) +
+           "; payloads held " + perIteration(h.totalHeld(), h.iterations, heldUs) + "\n";
+}
+
 std::string text(const Fitted& fit, const std::vector<Check>& checks) {
     const RuntimeCosts& costs = fit.record.costs;
     std::string out = fit.header;
@@ -210,6 +232,8 @@ std::string text(const Fitted& fit, const std::vector<Check>& checks) {
     for (std::size_t i = 0; i < checks.size(); ++i) {
         out += "check " + std::to_string(i + 1) + ": " + checks[i].run + "\n";
         for (const std::string& n : checks[i].notes) out += "note: " + n + "\n";
+        out += contentionLine("this run", checks[i].contention);
+        if (fit.contention) out += contentionLine("the fitted run", *fit.contention);
         out += rankTable(checks[i].report);
     }
     return out;
@@ -254,6 +278,26 @@ nlohmann::ordered_json reportJson(const FidelityReport& r) {
         {"critical_delta_us", residualPartsJson(residualPartsOf(r))}};
 }
 
+nlohmann::ordered_json postStallsJson(const PostStallCount& c) {
+    return {{"iterations", c.iterations},           {"near_posts", c.nearPosts},
+            {"near_stalls", c.nearStalls},          {"other_posts", c.otherPosts},
+            {"other_stalls", c.otherStalls},        {"near_window_us", c.window},
+            {"stalled_past_median_us", c.stalledUs}};
+}
+
+nlohmann::ordered_json heldPayloadsJson(const HeldPayloadCount& c) {
+    nlohmann::ordered_json bySender = nlohmann::ordered_json::object();
+    for (const SenderState state : {SenderState::Blocked, SenderState::Computing, SenderState::Other}) {
+        const auto i = std::size_t(state);
+        bySender[senderStateKey(state)] = {
+            {"transfers", c.transfers[i]}, {"held", c.held[i]}, {"held_past_transfer_us", c.heldUs[i]}};
+    }
+    return {{"iterations", c.iterations},
+            {"transfer_us", c.transferUs},
+            {"held_over_us", kHeldUs},
+            {"by_sender", bySender}};
+}
+
 std::string json(const Fitted& fit, const std::vector<Check>& checks,
                  const std::vector<SchedulePrediction>& predictions) {
     using Json = nlohmann::ordered_json;
@@ -269,30 +313,8 @@ std::string json(const Fitted& fit, const std::vector<Check>& checks,
              {"transfer_us", costs.transfer.latency},
              {"shared_processors", costs.cores},
              {"notes", fit.record.notes}};
-    if (fit.postStalls) {
-        const PostStallCount& c = *fit.postStalls;
-        out["post_stalls"] = Json{{"iterations", c.iterations},           {"near_posts", c.nearPosts},
-                                  {"near_stalls", c.nearStalls},          {"other_posts", c.otherPosts},
-                                  {"other_stalls", c.otherStalls},        {"near_window_us", c.window},
-                                  {"stalled_past_median_us", c.stalledUs}};
-    } else {
-        out["post_stalls"] = nullptr;
-    }
-    if (fit.heldPayloads) {
-        const HeldPayloadCount& c = *fit.heldPayloads;
-        Json bySender = Json::object();
-        for (const SenderState state : {SenderState::Blocked, SenderState::Computing, SenderState::Other}) {
-            const auto i = std::size_t(state);
-            bySender[senderStateKey(state)] = Json{
-                {"transfers", c.transfers[i]}, {"held", c.held[i]}, {"held_past_transfer_us", c.heldUs[i]}};
-        }
-        out["held_payloads"] = Json{{"iterations", c.iterations},
-                                    {"transfer_us", c.transferUs},
-                                    {"held_over_us", kHeldUs},
-                                    {"by_sender", bySender}};
-    } else {
-        out["held_payloads"] = nullptr;
-    }
+    out["post_stalls"] = fit.contention ? postStallsJson(fit.contention->postStalls) : Json(nullptr);
+    out["held_payloads"] = fit.contention ? heldPayloadsJson(fit.contention->heldPayloads) : Json(nullptr);
     if (fit.residual)
         out["residual"] = reportJson(*fit.residual);
     else
@@ -303,6 +325,8 @@ std::string json(const Fitted& fit, const std::vector<Check>& checks,
         Json item = reportJson(c.report);
         item["run"] = c.run;
         item["notes"] = c.notes;
+        item["post_stalls"] = postStallsJson(c.contention.postStalls);
+        item["held_payloads"] = heldPayloadsJson(c.contention.heldPayloads);
         list.push_back(item);
     }
     out["checks"] = list;

@@ -213,12 +213,20 @@ RangeKind rangeKindOf(OpKind op, bool split) {
                              : RangeKind::B;
 }
 
+/// What one iteration's transfers show, in wall time: every post as it ran (countPostStalls),
+/// every send-first transfer by its sender's state (countHeldPayloads), and the time of every
+/// transfer its consumer waited for, from the later post to its arrival.
+struct TransferRecords {
+    std::vector<PostRecord> posts;
+    std::vector<SendFirstTransfer> sendFirst;
+    std::vector<double> waited;
+};
+
 /// The samples of every primitive the model has, read off the ranks' ranges.
 struct Samples {
     std::vector<std::array<std::vector<double>, 4>> compute; ///< [stage][F, B, I, W]
     std::vector<double> gaps, postRecv, postSend, waitSend, reduceGrad, unshard, reshard, transfer;
-    std::vector<PostRecord> posts;            ///< every post as it ran (wall time), for countPostStalls
-    std::vector<SendFirstTransfer> sendFirst; ///< for countHeldPayloads
+    TransferRecords transfers; ///< in wall time, for the stalled posts and held payloads
 };
 
 /// The typical value of a primitive over some iterations: its mean within each iteration (an
@@ -294,106 +302,131 @@ std::vector<BusyIntervals> busyIntervals(const std::vector<RankTrace>& ranks, in
     return busy;
 }
 
+TransferRecords transferRecords(const std::vector<std::vector<const ActionRange*>>& actions) {
+    TransferRecords out;
+    // (kind, stage, mb) -> the range of this iteration, over all ranks (a stage has one rank).
+    std::map<OpKey, const ActionRange*> byKey;
+    std::map<int, int> rankOfStage;
+    for (std::size_t d = 0; d < actions.size(); ++d)
+        for (const ActionRange* r : actions[d]) {
+            byKey[{int(r->kind), r->stage, r->mb}] = r;
+            if (isComputeRange(r->kind)) rankOfStage.emplace(r->stage, int(d));
+        }
+    // Each rank's blocking waits (a compute range's wait for its input, WAIT_SEND) and its
+    // compute, in order.
+    std::vector<Intervals> blocked(actions.size()), computing(actions.size());
+    for (std::size_t rank = 0; rank < actions.size(); ++rank)
+        for (const ActionRange* r : actions[rank]) {
+            if (r->kind == RangeKind::WaitSendF || r->kind == RangeKind::WaitSendB)
+                blocked[rank].emplace_back(r->start, r->end);
+            else if (isComputeRange(r->kind) && r->wait > kWaited)
+                blocked[rank].emplace_back(r->start, opStart(*r));
+            if (isComputeRange(r->kind)) computing[rank].emplace_back(opStart(*r), r->end);
+        }
+    for (std::size_t rank = 0; rank < actions.size(); ++rank)
+        for (const ActionRange* a : actions[rank]) {
+            const ActionRange& r = *a;
+            if (r.kind == RangeKind::RecvF || r.kind == RangeKind::RecvB || r.kind == RangeKind::SendF ||
+                r.kind == RangeKind::SendB) {
+                const bool send = r.kind == RangeKind::SendF || r.kind == RangeKind::SendB;
+                const bool forward = r.kind == RangeKind::SendF || r.kind == RangeKind::RecvF;
+                const auto peer =
+                    rankOfStage.find(transferPeerStage(forward ? OpKind::F : OpKind::B, send, r.stage));
+                out.posts.push_back(PostRecord{int(rank), peer == rankOfStage.end() ? -1 : peer->second, send,
+                                               r.start, r.end - r.start});
+                continue;
+            }
+            if (!isComputeRange(r.kind) || r.kind == RangeKind::W) continue;
+            const bool forward = r.kind == RangeKind::F;
+            const int peerStage = transferPeerStage(forward ? OpKind::F : OpKind::B, false, r.stage);
+            const auto send =
+                byKey.find({int(forward ? RangeKind::SendF : RangeKind::SendB), peerStage, r.mb});
+            const auto recv = byKey.find({int(forward ? RangeKind::RecvF : RangeKind::RecvB), r.stage, r.mb});
+            if (send == byKey.end() || recv == byKey.end()) continue;
+            const double sent = send->second->end, posted = recv->second->end;
+            // Sent before its receive was posted, both before the consumer began: the payload was
+            // left to the sender's I/O thread (eval/held_payloads.h).
+            if (const auto sender = rankOfStage.find(peerStage);
+                sent < posted && posted <= r.start && sender != rankOfStage.end()) {
+                const auto d = std::size_t(sender->second);
+                const SenderState state = within(blocked[d], r.start)     ? SenderState::Blocked
+                                          : within(computing[d], r.start) ? SenderState::Computing
+                                                                          : SenderState::Other;
+                out.sendFirst.push_back(SendFirstTransfer{state, opStart(r) - r.start});
+            }
+            // A wait() that returned at once still ends inside the range: the data was there.
+            if (r.wait > kWaited) out.waited.push_back(std::max(0.0, opStart(r) - std::max(sent, posted)));
+        }
+    return out;
+}
+
+std::vector<std::vector<const ActionRange*>> actionsOf(const std::vector<RankTrace>& ranks, int k) {
+    std::vector<std::vector<const ActionRange*>> actions;
+    actions.reserve(ranks.size());
+    for (const RankTrace& t : ranks) actions.push_back(iterationActions(t, k));
+    return actions;
+}
+
+/// The stalled posts and held payloads of some iterations' records, the held ones past
+/// `transferUs`.
+TransferContention contentionOf(const std::vector<const TransferRecords*>& iterations, double transferUs) {
+    std::vector<std::vector<PostRecord>> posts;
+    std::vector<std::vector<SendFirstTransfer>> sendFirst;
+    for (const TransferRecords* it : iterations) {
+        posts.push_back(it->posts);
+        sendFirst.push_back(it->sendFirst);
+    }
+    return TransferContention{countPostStalls(posts), countHeldPayloads(sendFirst, transferUs)};
+}
+
 Samples collect(const std::vector<RankTrace>& ranks, int k, int stages, bool olderNaming,
                 const SharedProcessorClock& clock) {
     Samples s;
     s.compute.resize(std::size_t(stages));
-    {
-        // (kind, stage, mb) -> the range of this iteration, over all ranks (a stage has one rank).
-        std::map<OpKey, const ActionRange*> byKey;
-        std::vector<std::vector<const ActionRange*>> actions;
-        for (const RankTrace& t : ranks) {
-            actions.push_back(iterationActions(t, k));
-            for (const ActionRange* r : actions.back()) byKey[{int(r->kind), r->stage, r->mb}] = r;
-        }
-        std::map<int, int> rankOfStage;
-        for (std::size_t d = 0; d < actions.size(); ++d)
-            for (const ActionRange* r : actions[d])
-                if (isComputeRange(r->kind)) rankOfStage.emplace(r->stage, int(d));
-        auto postOf = [&](int rank, const ActionRange& r, bool send) {
-            const bool forward = r.kind == RangeKind::SendF || r.kind == RangeKind::RecvF;
-            const auto peer =
-                rankOfStage.find(transferPeerStage(forward ? OpKind::F : OpKind::B, send, r.stage));
-            return PostRecord{rank, peer == rankOfStage.end() ? -1 : peer->second, send, r.start,
-                              r.end - r.start};
-        };
-        // Each rank's blocking waits (a compute range's wait for its input, WAIT_SEND), in order.
-        std::vector<Intervals> blocked(actions.size()), computing(actions.size());
-        for (std::size_t rank = 0; rank < actions.size(); ++rank)
-            for (const ActionRange* r : actions[rank]) {
-                if (r->kind == RangeKind::WaitSendF || r->kind == RangeKind::WaitSendB)
-                    blocked[rank].emplace_back(r->start, r->end);
-                else if (isComputeRange(r->kind) && r->wait > kWaited)
-                    blocked[rank].emplace_back(r->start, opStart(*r));
-                if (isComputeRange(r->kind)) computing[rank].emplace_back(opStart(*r), r->end);
+    const std::vector<std::vector<const ActionRange*>> actions = actionsOf(ranks, k);
+    s.transfers = transferRecords(actions);
+    s.transfer = s.transfers.waited;
+    for (std::size_t rank = 0; rank < actions.size(); ++rank) {
+        const auto& list = actions[rank];
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const ActionRange& r = *list[i];
+            if (i > 0) s.gaps.push_back(clock.work(list[i - 1]->end, r.start));
+            const double d = clock.work(r.start, r.end);
+            switch (r.kind) {
+            case RangeKind::F:
+            case RangeKind::B:
+            case RangeKind::I:
+            case RangeKind::W: {
+                const RangeKind kind = fittedKind(r.kind, olderNaming);
+                if (r.stage >= 0 && r.stage < stages)
+                    s.compute[std::size_t(r.stage)][std::size_t(computeSlot(kind))].push_back(
+                        clock.work(opStart(r), r.end));
+                break;
             }
-        for (std::size_t rank = 0; rank < actions.size(); ++rank) {
-            const auto& list = actions[rank];
-            for (std::size_t i = 0; i < list.size(); ++i) {
-                const ActionRange& r = *list[i];
-                if (i > 0) s.gaps.push_back(clock.work(list[i - 1]->end, r.start));
-                const double d = clock.work(r.start, r.end);
-                switch (r.kind) {
-                case RangeKind::F:
-                case RangeKind::B:
-                case RangeKind::I:
-                case RangeKind::W: {
-                    const RangeKind kind = fittedKind(r.kind, olderNaming);
-                    if (r.stage >= 0 && r.stage < stages)
-                        s.compute[std::size_t(r.stage)][std::size_t(computeSlot(kind))].push_back(
-                            clock.work(opStart(r), r.end));
-                    break;
-                }
-                case RangeKind::RecvF:
-                case RangeKind::RecvB:
-                    s.postRecv.push_back(d);
-                    s.posts.push_back(postOf(int(rank), r, false));
-                    break;
-                case RangeKind::SendF:
-                case RangeKind::SendB:
-                    s.postSend.push_back(d);
-                    s.posts.push_back(postOf(int(rank), r, true));
-                    break;
-                case RangeKind::WaitSendF:
-                case RangeKind::WaitSendB:
-                    s.waitSend.push_back(r.end - r.start);
-                    break;
-                case RangeKind::ReduceGrad:
-                    s.reduceGrad.push_back(d);
-                    break;
-                case RangeKind::Unshard:
-                    s.unshard.push_back(d);
-                    break;
-                case RangeKind::Reshard:
-                    s.reshard.push_back(d);
-                    break;
-                case RangeKind::Other:
-                case RangeKind::R: // stagecraft-run's recompute: no primitive of torch's runtime
-                    break;
-                }
-                // A transfer the consumer waited for: from the later post to its arrival.
-                // (a wait() that returned at once still ends inside the range: the data was there)
-                if (!isComputeRange(r.kind) || r.kind == RangeKind::W) continue;
-                const bool forward = r.kind == RangeKind::F;
-                const int peerStage = transferPeerStage(forward ? OpKind::F : OpKind::B, false, r.stage);
-                const auto send =
-                    byKey.find({int(forward ? RangeKind::SendF : RangeKind::SendB), peerStage, r.mb});
-                const auto recv =
-                    byKey.find({int(forward ? RangeKind::RecvF : RangeKind::RecvB), r.stage, r.mb});
-                if (send == byKey.end() || recv == byKey.end()) continue;
-                const double sent = send->second->end, posted = recv->second->end;
-                // Sent before its receive was posted, both before the consumer began: the payload
-                // was left to the sender's I/O thread (eval/held_payloads.h).
-                if (const auto sender = rankOfStage.find(peerStage);
-                    sent < posted && posted <= r.start && sender != rankOfStage.end()) {
-                    const auto d = std::size_t(sender->second);
-                    const SenderState state = within(blocked[d], r.start)     ? SenderState::Blocked
-                                              : within(computing[d], r.start) ? SenderState::Computing
-                                                                              : SenderState::Other;
-                    s.sendFirst.push_back(SendFirstTransfer{state, opStart(r) - r.start});
-                }
-                if (r.wait <= kWaited) continue;
-                s.transfer.push_back(std::max(0.0, opStart(r) - std::max(sent, posted)));
+            case RangeKind::RecvF:
+            case RangeKind::RecvB:
+                s.postRecv.push_back(d);
+                break;
+            case RangeKind::SendF:
+            case RangeKind::SendB:
+                s.postSend.push_back(d);
+                break;
+            case RangeKind::WaitSendF:
+            case RangeKind::WaitSendB:
+                s.waitSend.push_back(r.end - r.start);
+                break;
+            case RangeKind::ReduceGrad:
+                s.reduceGrad.push_back(d);
+                break;
+            case RangeKind::Unshard:
+                s.unshard.push_back(d);
+                break;
+            case RangeKind::Reshard:
+                s.reshard.push_back(d);
+                break;
+            case RangeKind::Other:
+            case RangeKind::R: // stagecraft-run's recompute: no primitive of torch's runtime
+                break;
             }
         }
     }
@@ -980,21 +1013,31 @@ void fitCosts(RuntimeFit& fit, const std::vector<RankTrace>& ranks, const std::s
             "needs --input-share: stage 0's I is 0 and its W the whole backward, as in torch)");
 
     fitSpread(fit, ranks, run, olderNaming);
-    std::vector<std::vector<PostRecord>> posts;
-    posts.reserve(iterations.size());
-    for (const Samples& it : iterations) posts.push_back(it.posts);
-    fit.postStalls = countPostStalls(posts);
-    if (std::string note = postStallNote(fit.postStalls); !note.empty()) fit.notes.push_back(std::move(note));
-    std::vector<std::vector<SendFirstTransfer>> sendFirst;
-    sendFirst.reserve(iterations.size());
-    for (const Samples& it : iterations) sendFirst.push_back(it.sendFirst);
-    fit.heldPayloads = countHeldPayloads(sendFirst, c.transfer.latency);
-    if (std::string note = heldPayloadNote(fit.heldPayloads); !note.empty())
-        fit.notes.push_back(std::move(note));
+    std::vector<const TransferRecords*> records;
+    records.reserve(iterations.size());
+    for (const Samples& it : iterations) records.push_back(&it.transfers);
+    const TransferContention contention = contentionOf(records, c.transfer.latency);
+    fit.postStalls = contention.postStalls;
+    fit.heldPayloads = contention.heldPayloads;
+    for (std::string note : {postStallNote(fit.postStalls), heldPayloadNote(fit.heldPayloads)})
+        if (!note.empty()) fit.notes.push_back(std::move(note));
     fit.residual = compareRuns(measured, predictSummary(fit.programs, c));
 }
 
 } // namespace
+
+TransferContention measureContention(const std::vector<RankTrace>& ranks) {
+    const int iterations = completeIterations(ranks);
+    std::vector<TransferRecords> records;
+    std::vector<double> waited;
+    for (int k = 0; k < iterations; ++k) {
+        records.push_back(transferRecords(actionsOf(ranks, k)));
+        waited.insert(waited.end(), records.back().waited.begin(), records.back().waited.end());
+    }
+    std::vector<const TransferRecords*> pointers;
+    for (const TransferRecords& r : records) pointers.push_back(&r);
+    return contentionOf(pointers, waited.empty() ? 0.0 : median(waited));
+}
 
 RuntimeFit fitRuntime(const std::vector<RankTrace>& ranks, const std::string& source, double processors) {
     RuntimeFit fit;

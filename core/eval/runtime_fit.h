@@ -168,6 +168,16 @@ struct RuntimeFit {
     FidelityReport residual; ///< the run's own programs timed with the fit, against the run
 };
 
+/// What a measured run's transfers show about gloo's I/O threads on CPU ranks: its posts that
+/// stalled (eval/post_stalls.h) and its send-first payloads held back (eval/held_payloads.h, past
+/// the run's own median waited-for transfer), over its complete iterations. A fit counts its run
+/// the same way; `fidelity` counts every checked run, so a miss can be read against them.
+struct TransferContention {
+    PostStallCount postStalls;
+    HeldPayloadCount heldPayloads;
+};
+TransferContention measureContention(const std::vector<RankTrace>& ranks);
+
 /// Fits the torch-gloo runtime model to a measured run of torch's `_PipelineScheduleRuntime`
 /// (ranks in rank order, as read by readTorchTrace, with every stage known). Throws
 /// ValidationError("calibrate.trace") when a stage has no F or no backward to fit, and what

@@ -57,6 +57,11 @@ TEST_CASE("fidelity fits one torch run, checks another and predicts registered s
         sendFirst += s["transfers"].get<int>();
     }
     CHECK(sendFirst > 0);
+    // Each checked run is counted the same way, to read its miss against the fitted run's.
+    const auto& checked = json["checks"][0];
+    CHECK(checked["post_stalls"]["iterations"].get<int>() > 0);
+    CHECK(checked["held_payloads"]["iterations"] == checked["post_stalls"]["iterations"]);
+    CHECK(checked["held_payloads"]["by_sender"]["computing"]["transfers"].get<int>() >= 0);
     // The worst rank's busy time error, from the ranks the report lists.
     double busy = 0;
     const auto& residual = json["residual"];
@@ -114,6 +119,13 @@ TEST_CASE("fidelity fits one torch run, checks another and predicts registered s
     CHECK(text.out.find("the replay's draws") != std::string::npos);
     CHECK(text.out.find("the critical path, measured / predicted ms (medians): compute ") !=
           std::string::npos);
+    const Run checkedText =
+        cli("fidelity --fit " + kTraces + "ZBVZeroBubble_pp2_m4 --check " + run("Interleaved1F1B_pp2_m4"));
+    INFO(checkedText.out);
+    REQUIRE(checkedText.status == 0);
+    CHECK(checkedText.out.find("\nthis run: posts stalled ") != std::string::npos);
+    CHECK(checkedText.out.find("; payloads held ") != std::string::npos);
+    CHECK(checkedText.out.find("\nthe fitted run: posts stalled ") != std::string::npos);
 
     // The predictions as text: a long note or refusal sits at the end of its own line and widens
     // no other row (the notes column is text, not padded), and no line ends in spaces.

@@ -94,6 +94,13 @@ TEST_CASE("in the recorded torch runs, a busy sender holds its payload back and 
     for (const std::string& n : fit.notes)
         noted = noted || n.find("payloads sent before") != std::string::npos;
     CHECK(noted);
+    // A run counted without a fit (a checked run) is counted as its fit counts it.
+    const TransferContention measured = measureContention(readTorchRun(files));
+    CHECK(measured.heldPayloads.transferUs == Approx(c.transferUs));
+    CHECK(measured.heldPayloads.transfers == c.transfers);
+    CHECK(measured.heldPayloads.held == c.held);
+    CHECK(measured.postStalls.stalls() == fit.postStalls.stalls());
+    CHECK(measured.postStalls.nearPosts == fit.postStalls.nearPosts);
     // Four ranks on two cores: a blocked sender's I/O thread waits for a core the others hold.
     const RuntimeFit four =
         fitRuntime(readTorchRun(test::torchRunFiles("pp4_h512", "LoopedBFS")), "LoopedBFS");
