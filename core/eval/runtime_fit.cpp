@@ -1029,12 +1029,14 @@ void fitCosts(RuntimeFit& fit, const std::vector<RankTrace>& ranks, const std::s
 TransferContention measureContention(const std::vector<RankTrace>& ranks) {
     const int iterations = completeIterations(ranks);
     std::vector<TransferRecords> records;
+    records.reserve(std::size_t(std::max(iterations, 0)));
     std::vector<double> waited;
     for (int k = 0; k < iterations; ++k) {
         records.push_back(transferRecords(actionsOf(ranks, k)));
         waited.insert(waited.end(), records.back().waited.begin(), records.back().waited.end());
     }
     std::vector<const TransferRecords*> pointers;
+    pointers.reserve(records.size());
     for (const TransferRecords& r : records) pointers.push_back(&r);
     return contentionOf(pointers, waited.empty() ? 0.0 : median(waited));
 }
