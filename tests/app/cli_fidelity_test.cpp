@@ -172,6 +172,10 @@ TEST_CASE("fidelity writes a fit file, predicts from it, and draws the run above
     CHECK(reread["stages"] == fitted["stages"]);
     CHECK(reread["residual"]["makespan_error"] == fitted["residual"]["makespan_error"]);
     REQUIRE(reread["checks"].size() == 1);
+    // A fit file keeps the fitted run's counts as notes only; the checked run is counted anew.
+    CHECK(reread["post_stalls"].is_null());
+    CHECK(reread["held_payloads"].is_null());
+    CHECK(reread["checks"][0]["held_payloads"]["iterations"].get<int>() > 0);
     std::ifstream in(svg);
     const std::string drawn((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     CHECK(drawn.find("<svg") != std::string::npos);
