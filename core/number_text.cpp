@@ -14,6 +14,10 @@ std::string fixedText(double value, int decimals) {
     return buffer;
 }
 
+std::string shareText(std::size_t n, std::size_t of) {
+    return fixedText(of == 0 ? 0.0 : 100.0 * double(n) / double(of), 1) + " %";
+}
+
 std::string formatNumber(double value, int decimals) {
     if (!std::isfinite(value)) return "?";
     decimals = std::clamp(decimals, 0, 9);

@@ -25,6 +25,8 @@ std::string formatSignificant(double value, int digits = 4);
 std::string durationText(double us);
 /// A duration in ms as a bare number, for table columns whose header names the unit: "12.35".
 std::string millisecondsText(double us);
+/// `n` of `of` as a percentage with one decimal: "12.5 %" ("0.0 %" when `of` is 0).
+std::string shareText(std::size_t n, std::size_t of);
 /// Time under unit costs: "42.5 units".
 std::string unitsText(double units);
 /// Digits grouped by thousands with commas: 40000000 -> "40,000,000".

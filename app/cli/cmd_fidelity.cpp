@@ -186,11 +186,9 @@ std::string perIteration(std::size_t count, std::size_t iterations, double us) {
 /// delayed it (eval/post_stalls.h, eval/held_payloads.h).
 std::string contentionLine(const std::string& who, const TransferContention& c) {
     const HeldPayloadCount& h = c.heldPayloads;
-    double heldUs = 0;
-    for (const double us : h.heldUs) heldUs += us;
     return who + ": posts stalled " +
            perIteration(c.postStalls.stalls(), c.postStalls.iterations, c.postStalls.stalledUs) +
-           "; payloads held " + perIteration(h.totalHeld(), h.iterations, heldUs) + "\n";
+           "; payloads held " + perIteration(h.totalHeld(), h.iterations, h.totalHeldUs()) + "\n";
 }
 
 std::string text(const Fitted& fit, const std::vector<Check>& checks) {

@@ -7,28 +7,24 @@
 
 namespace stagecraft {
 
+namespace {
+
+/// Each state's words, in SenderState's order: for sentences, and as a JSON key.
+struct StateWords {
+    const char* name;
+    const char* key;
+};
+constexpr StateWords kStateWords[kSenderStates] = {
+    {"blocked in a wait", "blocked"}, {"computing", "computing"}, {"posting or between actions", "other"}};
+
+} // namespace
+
 const char* senderStateName(SenderState state) {
-    switch (state) {
-    case SenderState::Blocked:
-        return "blocked in a wait";
-    case SenderState::Computing:
-        return "computing";
-    case SenderState::Other:
-        return "posting or between actions";
-    }
-    return "?";
+    return std::size_t(state) < kSenderStates ? kStateWords[std::size_t(state)].name : "?";
 }
 
 const char* senderStateKey(SenderState state) {
-    switch (state) {
-    case SenderState::Blocked:
-        return "blocked";
-    case SenderState::Computing:
-        return "computing";
-    case SenderState::Other:
-        return "other";
-    }
-    return "?";
+    return std::size_t(state) < kSenderStates ? kStateWords[std::size_t(state)].key : "?";
 }
 
 bool within(const Intervals& intervals, double when) {
@@ -57,8 +53,7 @@ HeldPayloadCount countHeldPayloads(const std::vector<std::vector<SendFirstTransf
 std::string heldPayloadNote(const HeldPayloadCount& c) {
     const std::size_t held = c.totalHeld();
     if (held < 3 || c.iterations == 0) return {};
-    double us = 0;
-    for (const double h : c.heldUs) us += h;
+    const double us = c.totalHeldUs();
     std::ostringstream s;
     s.precision(3);
     s << held << " payloads sent before their receive was posted came over " << durationText(kHeldUs)
@@ -68,12 +63,8 @@ std::string heldPayloadNote(const HeldPayloadCount& c) {
     const char* sep = " ";
     for (std::size_t i = 0; i < kSenderStates; ++i) {
         if (c.transfers[i] == 0) continue;
-        std::ostringstream rate;
-        rate.setf(std::ios::fixed);
-        rate.precision(1);
-        rate << 100.0 * double(c.held[i]) / double(c.transfers[i]) << " %";
         s << sep << senderStateName(SenderState(i)) << " " << c.held[i] << " of " << c.transfers[i] << " ("
-          << rate.str() << ")";
+          << shareText(c.held[i], c.transfers[i]) << ")";
         sep = ", ";
     }
     s << " (gloo's I/O thread writes such a payload and shares its rank's core, docs/fidelity.md)";

@@ -55,6 +55,7 @@ struct HeldPayloadCount {
     std::array<std::size_t, kSenderStates> transfers{}, held{};
     std::array<double, kSenderStates> heldUs{}; ///< what the held ones waited past the transfer time
     std::size_t totalHeld() const { return held[0] + held[1] + held[2]; }
+    double totalHeldUs() const { return heldUs[0] + heldUs[1] + heldUs[2]; }
 };
 
 /// Counts `iterations` (each iteration's send-first transfers): a transfer is held when its

@@ -43,18 +43,6 @@ PostStallCount countPostStalls(const std::vector<std::vector<PostRecord>>& itera
     return out;
 }
 
-namespace {
-
-std::string percent(std::size_t n, std::size_t of) {
-    std::ostringstream s;
-    s << std::fixed;
-    s.precision(1);
-    s << 100.0 * double(n) / double(std::max<std::size_t>(of, 1)) << " %";
-    return s.str();
-}
-
-} // namespace
-
 std::string postStallNote(const PostStallCount& c) {
     if (c.stalls() == 0 || c.iterations == 0) return {};
     const double nearRate = double(c.nearStalls) / double(std::max<std::size_t>(c.nearPosts, 1));
@@ -64,9 +52,10 @@ std::string postStallNote(const PostStallCount& c) {
     s << c.stalls() << " posts stalled (took over " << kStallFactor << "x the median post), "
       << double(c.stalls()) / double(c.iterations) << " an iteration, "
       << durationText(c.stalledUs / double(c.stalls()))
-      << " each past the median: " << percent(c.nearStalls, c.nearPosts) << " of the posts that began within "
-      << durationText(c.window) << " of the peer's post on the same pair, "
-      << percent(c.otherStalls, c.otherPosts) << " of the others";
+      << " each past the median: " << shareText(c.nearStalls, c.nearPosts)
+      << " of the posts that began within " << durationText(c.window)
+      << " of the peer's post on the same pair, " << shareText(c.otherStalls, c.otherPosts)
+      << " of the others";
     // Three times as often near the peer's post, and not by chance alone.
     if (c.nearStalls >= 3 && nearRate >= 3 * otherRate)
         s << " (gloo's I/O thread spinning on the pair's lock until the scheduler's tick, "

@@ -40,3 +40,10 @@ TEST_CASE("Sizes read in the largest binary unit they reach", "[text]") {
     CHECK(gibText(1.5 * (1ull << 30)) == "1.50 GiB"); // messages that compare sizes keep two decimals
     CHECK(groupedInteger(1234567) == "1,234,567");
 }
+
+TEST_CASE("A share reads as a percentage with one decimal", "[text]") {
+    CHECK(shareText(1, 8) == "12.5 %");
+    CHECK(shareText(1, 3) == "33.3 %");
+    CHECK(shareText(3, 3) == "100.0 %");
+    CHECK(shareText(0, 0) == "0.0 %");
+}
